@@ -1,0 +1,208 @@
+package models
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/logz-ml/logz/internal/npyx"
+	"github.com/sbinet/npyio/npz"
+	"gonum.org/v1/gonum/mat"
+)
+
+// FormatVersion is the model.npz format written by this version of logz.
+const FormatVersion = 1
+
+// Meta is the JSON object stored, UTF-8 encoded, in the uint8 array "meta".
+type Meta struct {
+	Type       string `json:"type"`
+	Format     int    `json:"format"`
+	Experiment string `json:"experiment,omitempty"`
+	// Epoch is the number of completed training epochs.
+	Epoch int `json:"epoch,omitempty"`
+	// Train holds trainer state that is not an array (schedule position,
+	// generator seeds, ...), opaque to this package.
+	Train json.RawMessage `json:"train,omitempty"`
+	// Version is the logz version that wrote the file.
+	Version string `json:"logz_version,omitempty"`
+}
+
+// StatePrefix starts the names of arrays that hold training state (momentum
+// buffers, persistent chains, generator state) rather than parameters.
+const StatePrefix = "state_"
+
+// Checkpoint is the content of a model.npz: the model, its meta and any
+// training state needed to resume bit-for-bit.
+type Checkpoint struct {
+	Model Model
+	Meta  Meta
+	// State arrays are saved as "state_<key>".
+	State map[string]Array
+	// Bytes are saved as uint8 arrays "state_<key>" (e.g. PCG generator state).
+	Bytes map[string][]byte
+}
+
+// Save writes c to path atomically: a temporary file in the same directory,
+// synced, then renamed over path, so a crash leaves the old file intact.
+func Save(path string, c *Checkpoint) error {
+	t, err := Lookup(c.Model.TypeName())
+	if err != nil {
+		return err
+	}
+	meta := c.Meta
+	meta.Type, meta.Format = t.Name, FormatVersion
+	js, err := json.Marshal(meta)
+	if err != nil {
+		return err
+	}
+	return WriteFileAtomic(path, func(f io.Writer) error {
+		w := npz.NewWriter(f)
+		for _, a := range t.Arrays(c.Model) {
+			if err := writeArray(w, a.Name, a); err != nil {
+				return err
+			}
+		}
+		for _, k := range sortedKeys(c.State) {
+			if err := writeArray(w, StatePrefix+k, c.State[k]); err != nil {
+				return err
+			}
+		}
+		for _, k := range sortedKeys(c.Bytes) {
+			if err := w.Write(StatePrefix+k, append([]uint8(nil), c.Bytes[k]...)); err != nil {
+				return err
+			}
+		}
+		if err := w.Write("meta", []uint8(js)); err != nil {
+			return err
+		}
+		return w.Close()
+	})
+}
+
+func writeArray(w *npz.Writer, name string, a Array) error {
+	n := 1
+	for _, d := range a.Shape {
+		n *= d
+	}
+	if n != len(a.Data) {
+		return fmt.Errorf("array %s: shape %v but %d values", name, a.Shape, len(a.Data))
+	}
+	switch len(a.Shape) {
+	case 1:
+		return w.Write(name, a.Data)
+	case 2:
+		if n == 0 {
+			return fmt.Errorf("array %s: empty", name)
+		}
+		return w.Write(name, mat.NewDense(a.Shape[0], a.Shape[1], a.Data))
+	}
+	return fmt.Errorf("array %s: %d-D arrays are not supported", name, len(a.Shape))
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// Load reads a model.npz. A file with a "meta" array is decoded as the type it
+// names; one without (e.g. np.savez("m.npz", W=W, vbias=a, hbias=b)) is
+// recognised by its array names. Errors name the file.
+func Load(path string) (*Checkpoint, error) {
+	arrays, err := npyx.ReadNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := fromArrays(arrays)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+func fromArrays(arrays map[string]*npyx.Array) (*Checkpoint, error) {
+	var t Type
+	var meta Meta
+	if m, ok := arrays["meta"]; ok {
+		b, err := m.Bytes()
+		if err != nil {
+			return nil, fmt.Errorf("meta: %w", err)
+		}
+		if err := json.Unmarshal(b, &meta); err != nil {
+			return nil, fmt.Errorf("meta is not valid JSON: %w", err)
+		}
+		if meta.Format > FormatVersion {
+			return nil, fmt.Errorf("format %d is newer than this logz understands (%d)", meta.Format, FormatVersion)
+		}
+		if t, err = Lookup(meta.Type); err != nil {
+			return nil, fmt.Errorf("meta: %w", err)
+		}
+	} else {
+		var err error
+		if t, err = detect(arrays); err != nil {
+			return nil, err
+		}
+		meta = Meta{Type: t.Name, Format: FormatVersion}
+	}
+	m, err := t.FromArrays(arrays)
+	if err != nil {
+		return nil, err
+	}
+	c := &Checkpoint{Model: m, Meta: meta, State: map[string]Array{}, Bytes: map[string][]byte{}}
+	for name, a := range arrays {
+		k, ok := strings.CutPrefix(name, StatePrefix)
+		if !ok {
+			continue
+		}
+		if a.DType == "|u1" {
+			b, err := a.Bytes()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			c.Bytes[k] = b
+			continue
+		}
+		c.State[k] = Array{Name: k, Shape: a.Shape, Data: a.Data}
+	}
+	return c, nil
+}
+
+// WriteFileAtomic writes a file through write into a temporary file in the
+// same directory, syncs it and renames it over path. If write fails, path is
+// left untouched.
+func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	if err = write(f); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
+}

@@ -1,0 +1,176 @@
+// Package models holds the model types of logz (the binary RBM first), their
+// energies, free energies and conditionals, the model registry that maps a type
+// name to a loader, and the model.npz checkpoint format.
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/logz-ml/logz/internal/nmath"
+)
+
+// RBM is a binary restricted Boltzmann machine over v ∈ {0,1}^D, h ∈ {0,1}^H
+// with energy
+//
+//	E(v,h) = −vᵀWh − aᵀv − bᵀh,
+//
+// free energy F(v) = −aᵀv − Σ_j softplus(b_j + vᵀW_{:,j}) and
+// p(v) = e^{−F(v)}/Z. The conditionals factorise:
+// p(h_j=1|v) = σ(b_j + vᵀW_{:,j}) and p(v_i=1|h) = σ(a_i + W_{i,:}h).
+type RBM struct {
+	NVis, NHid int
+	// W is the D×H weight matrix, row-major: W[i*NHid+j] couples v_i and h_j.
+	W     []float64
+	VBias []float64 // a, length D
+	HBias []float64 // b, length H
+}
+
+// NewRBM returns an RBM with all parameters zero.
+func NewRBM(nvis, nhid int) *RBM {
+	return &RBM{
+		NVis: nvis, NHid: nhid,
+		W:     make([]float64, nvis*nhid),
+		VBias: make([]float64, nvis),
+		HBias: make([]float64, nhid),
+	}
+}
+
+// TypeName implements Model.
+func (m *RBM) TypeName() string { return "rbm" }
+
+// NumVisible implements Model.
+func (m *RBM) NumVisible() int { return m.NVis }
+
+// Clone returns a deep copy.
+func (m *RBM) Clone() *RBM {
+	c := NewRBM(m.NVis, m.NHid)
+	copy(c.W, m.W)
+	copy(c.VBias, m.VBias)
+	copy(c.HBias, m.HBias)
+	return c
+}
+
+// Validate checks shapes and that every parameter is finite.
+func (m *RBM) Validate() error {
+	if m.NVis <= 0 || m.NHid <= 0 {
+		return fmt.Errorf("rbm: sizes must be positive, got %d visible × %d hidden", m.NVis, m.NHid)
+	}
+	if len(m.W) != m.NVis*m.NHid || len(m.VBias) != m.NVis || len(m.HBias) != m.NHid {
+		return fmt.Errorf("rbm: W has %d entries, vbias %d, hbias %d; want %d×%d=%d, %d, %d",
+			len(m.W), len(m.VBias), len(m.HBias), m.NVis, m.NHid, m.NVis*m.NHid, m.NVis, m.NHid)
+	}
+	for name, xs := range map[string][]float64{"W": m.W, "vbias": m.VBias, "hbias": m.HBias} {
+		for i, x := range xs {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("rbm: %s[%d] is %v; parameters must be finite", name, i, x)
+			}
+		}
+	}
+	return nil
+}
+
+// HiddenPreact sets dst_j = b_j + Σ_i v_i W_ij.
+func (m *RBM) HiddenPreact(dst, v []float64) {
+	H := m.NHid
+	copy(dst[:H], m.HBias)
+	for i, vi := range v[:m.NVis] {
+		if vi == 0 {
+			continue
+		}
+		row := m.W[i*H : (i+1)*H]
+		for j, w := range row {
+			dst[j] += vi * w
+		}
+	}
+}
+
+// VisiblePreact sets dst_i = a_i + Σ_j W_ij h_j.
+func (m *RBM) VisiblePreact(dst, h []float64) {
+	H := m.NHid
+	h = h[:H]
+	for i := range m.NVis {
+		row := m.W[i*H : (i+1)*H]
+		s := m.VBias[i]
+		for j, w := range row {
+			s += w * h[j]
+		}
+		dst[i] = s
+	}
+}
+
+// FreeEnergy returns F(v) = −aᵀv − Σ_j softplus(b_j + vᵀW_{:,j}); scratch, if
+// non-nil, must have length ≥ H and avoids an allocation.
+func (m *RBM) FreeEnergy(v, scratch []float64) float64 {
+	if len(scratch) < m.NHid {
+		scratch = make([]float64, m.NHid)
+	}
+	m.HiddenPreact(scratch, v)
+	f := 0.0
+	for i, vi := range v[:m.NVis] {
+		f -= m.VBias[i] * vi
+	}
+	for _, x := range scratch[:m.NHid] {
+		f -= nmath.Softplus(x)
+	}
+	return f
+}
+
+// LogUnnorm returns log f(v) = −F(v), the log of the unnormalised marginal.
+func (m *RBM) LogUnnorm(v, scratch []float64) float64 { return -m.FreeEnergy(v, scratch) }
+
+// Energy returns E(v,h).
+func (m *RBM) Energy(v, h []float64) float64 {
+	H := m.NHid
+	e := 0.0
+	for i, vi := range v[:m.NVis] {
+		if vi == 0 {
+			continue
+		}
+		e -= m.VBias[i] * vi
+		row := m.W[i*H : (i+1)*H]
+		for j, w := range row {
+			e -= vi * w * h[j]
+		}
+	}
+	for j, hj := range h[:H] {
+		e -= m.HBias[j] * hj
+	}
+	return e
+}
+
+// LogUnnormGivenHidden returns log Σ_v e^{−E(v,h)} = bᵀh + Σ_i softplus(a_i + W_{i,:}h),
+// the unnormalised log marginal of h; scratch needs length ≥ D.
+func (m *RBM) LogUnnormGivenHidden(h, scratch []float64) float64 {
+	if len(scratch) < m.NVis {
+		scratch = make([]float64, m.NVis)
+	}
+	m.VisiblePreact(scratch, h)
+	f := 0.0
+	for j, hj := range h[:m.NHid] {
+		f += m.HBias[j] * hj
+	}
+	for _, x := range scratch[:m.NVis] {
+		f += nmath.Softplus(x)
+	}
+	return f
+}
+
+// SampleBernoulli sets dst_i ∈ {0,1} with P(dst_i = 1) = σ(preact_i).
+func SampleBernoulli(dst, preact []float64, rng *rand.Rand) {
+	for i, x := range preact {
+		if rng.Float64() < nmath.Sigmoid(x) {
+			dst[i] = 1
+		} else {
+			dst[i] = 0
+		}
+	}
+}
+
+// SigmoidInPlace replaces each x by σ(x).
+func SigmoidInPlace(x []float64) {
+	for i, v := range x {
+		x[i] = nmath.Sigmoid(v)
+	}
+}

@@ -1,0 +1,446 @@
+// Package train holds the trainers of logz: CD-k and PCD for RBMs (this
+// file), with SGD, momentum, weight decay and schedules, and checkpointable
+// state so that a resumed run reproduces an uninterrupted one bit for bit.
+package train
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/models"
+)
+
+// Schedule gives the per-epoch settings (epochs are 1-based).
+type Schedule interface {
+	KAt(epoch int) int
+	LearningRateAt(epoch int) float64
+	MomentumAt(epoch int) float64
+}
+
+// Data is the training set: N binary rows of D units.
+type Data interface {
+	Len() int
+	Row(n int) []uint8
+}
+
+// ErrDiverged is wrapped by the error returned when a parameter becomes NaN or ±Inf.
+var ErrDiverged = errors.New("training diverged")
+
+// chunkSize is the number of examples of a minibatch handled by one goroutine
+// with its own generator. It is fixed, so results do not depend on GOMAXPROCS.
+const chunkSize = 25
+
+// RBMOptions configures an RBMTrainer.
+type RBMOptions struct {
+	// Persistent selects PCD (persistent chains) instead of CD-k.
+	Persistent bool
+	// Chains is the number of persistent chains (PCD); default BatchSize.
+	Chains      int
+	BatchSize   int
+	WeightDecay float64 // L2 penalty λ on W
+	Shuffle     bool
+	Schedule    Schedule
+	Workers     int // goroutines; 0 = 2. Results do not depend on it.
+}
+
+// RBMTrainer trains an RBM by stochastic gradient ascent on the
+// log-likelihood with the CD-k or PCD approximation of its gradient,
+//
+//	∂ log p(v)/∂W = E_data[v hᵀ] − E_model[v hᵀ],
+//
+// where the data term uses p(h|v) for the minibatch and the model term the
+// state of k block-Gibbs steps started at the data (CD-k) or at persistent
+// chains (PCD), with p(h|v_k) in place of h_k. The update with momentum μ,
+// learning rate ε and weight decay λ is Δ ← μΔ + ε(∇ − λW), W ← W + Δ
+// (biases are not decayed).
+type RBMTrainer struct {
+	M     *models.RBM
+	Opt   RBMOptions
+	Epoch int // completed epochs
+
+	src              *rand.PCG // master generator (checkpointed)
+	rng              *rand.Rand
+	velW, velA, velB []float64
+	chains           []float64 // Chains×D persistent visible states (PCD)
+	wt               []float64 // Wᵀ (H×D), refreshed each batch
+	tasks            []*task
+	perm             []int
+	ready            bool
+}
+
+// task is one fixed-size piece of a minibatch update: either the positive
+// phase of up to chunkSize examples (with, for CD, their negative phase), or
+// the negative phase of up to chunkSize persistent chains. Each task has its
+// own generator, seeded from the master in a fixed order.
+type task struct {
+	src      rand.PCG
+	rng      *rand.Rand
+	v, vk    []float64 // D
+	p, pk, h []float64 // H
+	vpre     []float64 // D
+	gW       []float64 // D×H statistics, summed over the task's rows
+	gA, gB   []float64
+	scale    float64 // weight of this task's statistics in the gradient
+	sqErr    float64
+	rows     []int // examples (positive tasks)
+	chainLo  int   // first chain (negative tasks)
+	chainHi  int
+	negative bool
+}
+
+// NewRBMTrainer prepares a trainer; seed determines every random draw.
+func NewRBMTrainer(m *models.RBM, opt RBMOptions, seed uint64) (*RBMTrainer, error) {
+	if opt.BatchSize <= 0 {
+		return nil, fmt.Errorf("batch size must be positive, got %d", opt.BatchSize)
+	}
+	if opt.Schedule == nil {
+		return nil, errors.New("no schedule")
+	}
+	if opt.Persistent && opt.Chains <= 0 {
+		opt.Chains = opt.BatchSize
+	}
+	if opt.Workers <= 0 {
+		opt.Workers = 2
+	}
+	t := &RBMTrainer{M: m, Opt: opt, src: rand.NewPCG(seed, 0x6c6f677a)}
+	t.rng = rand.New(t.src)
+	t.velW = make([]float64, len(m.W))
+	t.velA = make([]float64, m.NVis)
+	t.velB = make([]float64, m.NHid)
+	return t, nil
+}
+
+// InitParams sets the initial parameters as is usual in the literature:
+// W_ij ~ N(0, std²), hidden biases 0, visible biases vbias (e.g. the
+// smoothed data log-odds; nil means 0). PCD chains start at random states
+// drawn from the visible biases' Bernoulli distribution.
+func (t *RBMTrainer) InitParams(std float64, vbias []float64) {
+	m := t.M
+	for i := range m.W {
+		m.W[i] = std * t.rng.NormFloat64()
+	}
+	clear(m.HBias)
+	if vbias != nil {
+		copy(m.VBias, vbias)
+	} else {
+		clear(m.VBias)
+	}
+}
+
+func (t *RBMTrainer) setup() {
+	if t.ready {
+		return
+	}
+	m, o := t.M, t.Opt
+	D, H := m.NVis, m.NHid
+	t.wt = make([]float64, D*H)
+	n := (o.BatchSize + chunkSize - 1) / chunkSize
+	if o.Persistent {
+		n += (o.Chains + chunkSize - 1) / chunkSize
+	}
+	for range n {
+		w := &task{
+			v: make([]float64, D), vk: make([]float64, D), vpre: make([]float64, D),
+			p: make([]float64, H), pk: make([]float64, H), h: make([]float64, H),
+			gW: make([]float64, D*H), gA: make([]float64, D), gB: make([]float64, H),
+		}
+		w.rng = rand.New(&w.src)
+		t.tasks = append(t.tasks, w)
+	}
+	if o.Persistent && t.chains == nil {
+		t.chains = make([]float64, o.Chains*D)
+		for i := range t.chains {
+			if t.rng.Float64() < nmath.Sigmoid(m.VBias[i%D]) {
+				t.chains[i] = 1
+			}
+		}
+	}
+	t.ready = true
+}
+
+// EpochStats summarises one epoch of training.
+type EpochStats struct {
+	Epoch        int
+	K            int
+	LearningRate float64
+	Momentum     float64
+	// ReconError is the mean over examples of Σ_i (v_i − p(v_i|h))² after one
+	// Gibbs step from the data: a cheap signal, not a likelihood.
+	ReconError float64
+}
+
+// TrainEpoch runs one pass over data in minibatches. On divergence it returns
+// an error wrapping ErrDiverged that names the epoch and batch; the model's
+// parameters are then unusable and the caller keeps its last checkpoint.
+func (t *RBMTrainer) TrainEpoch(data Data) (EpochStats, error) {
+	t.setup()
+	m, o := t.M, t.Opt
+	if len(data.Row(0)) != m.NVis {
+		return EpochStats{}, fmt.Errorf("data has %d units per example, the model %d visible units", len(data.Row(0)), m.NVis)
+	}
+	epoch := t.Epoch + 1
+	k := o.Schedule.KAt(epoch)
+	lr := o.Schedule.LearningRateAt(epoch)
+	mom := o.Schedule.MomentumAt(epoch)
+	n := data.Len()
+	if cap(t.perm) < n {
+		t.perm = make([]int, n)
+	}
+	t.perm = t.perm[:n]
+	for i := range t.perm {
+		t.perm[i] = i
+	}
+	if o.Shuffle {
+		t.rng.Shuffle(n, func(i, j int) { t.perm[i], t.perm[j] = t.perm[j], t.perm[i] })
+	}
+	var sqErr float64
+	for b, start := 0, 0; start < n; b, start = b+1, start+o.BatchSize {
+		end := min(start+o.BatchSize, n)
+		sqErr += t.batch(data, t.perm[start:end], k, lr, mom)
+		if err := t.checkFinite(); err != nil {
+			return EpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, b+1, err)
+		}
+	}
+	t.Epoch = epoch
+	return EpochStats{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sqErr / float64(n)}, nil
+}
+
+func (t *RBMTrainer) checkFinite() error {
+	s := 0.0
+	for _, x := range t.M.W {
+		s += x
+	}
+	for _, x := range t.M.VBias {
+		s += x
+	}
+	for _, x := range t.M.HBias {
+		s += x
+	}
+	if math.IsNaN(s) || math.IsInf(s, 0) {
+		return t.M.Validate()
+	}
+	return nil
+}
+
+// batch performs one parameter update from the examples idx and returns the
+// summed squared reconstruction error.
+func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64 {
+	m, o := t.M, t.Opt
+	D, H := m.NVis, m.NHid
+	for i := range D {
+		for j := range H {
+			t.wt[j*D+i] = m.W[i*H+j]
+		}
+	}
+	// Lay out the tasks: positive chunks of examples, then (PCD) chunks of chains.
+	var active []*task
+	for lo := 0; lo < len(idx); lo += chunkSize {
+		w := t.tasks[len(active)]
+		w.rows, w.negative, w.scale = idx[lo:min(lo+chunkSize, len(idx))], false, 1/float64(len(idx))
+		active = append(active, w)
+	}
+	if o.Persistent {
+		for lo := 0; lo < o.Chains; lo += chunkSize {
+			w := t.tasks[len(active)]
+			w.rows, w.negative, w.scale = nil, true, 1/float64(o.Chains)
+			w.chainLo, w.chainHi = lo, min(lo+chunkSize, o.Chains)
+			active = append(active, w)
+		}
+	}
+	for _, w := range active {
+		w.src.Seed(t.rng.Uint64(), t.rng.Uint64())
+	}
+	var wg sync.WaitGroup
+	next := make(chan *task, len(active))
+	for _, w := range active {
+		next <- w
+	}
+	close(next)
+	for range min(o.Workers, len(active)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range next {
+				t.run(w, data, k)
+			}
+		}()
+	}
+	wg.Wait()
+	// Combine the tasks' statistics in a fixed order and update.
+	gW, gA, gB := active[0].gW, active[0].gA, active[0].gB
+	s0 := active[0].scale
+	for i := range gW {
+		gW[i] *= s0
+	}
+	for i := range gA {
+		gA[i] *= s0
+	}
+	for j := range gB {
+		gB[j] *= s0
+	}
+	for _, w := range active[1:] {
+		axpy(gW, w.scale, w.gW)
+		axpy(gA, w.scale, w.gA)
+		axpy(gB, w.scale, w.gB)
+	}
+	wd := o.WeightDecay
+	for i, x := range m.W {
+		t.velW[i] = mom*t.velW[i] + lr*(gW[i]-wd*x)
+		m.W[i] = x + t.velW[i]
+	}
+	for i := range m.VBias {
+		t.velA[i] = mom*t.velA[i] + lr*gA[i]
+		m.VBias[i] += t.velA[i]
+	}
+	for j := range m.HBias {
+		t.velB[j] = mom*t.velB[j] + lr*gB[j]
+		m.HBias[j] += t.velB[j]
+	}
+	sq := 0.0
+	for _, w := range active {
+		sq += w.sqErr
+	}
+	return sq
+}
+
+func axpy(dst []float64, a float64, x []float64) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] += a * v
+	}
+}
+
+// run computes a task's summed statistics into w.gW, w.gA, w.gB (overwritten):
+// for a positive task Σ v p(h|v)ᵀ over its examples, and for CD minus the
+// same at the end of k Gibbs steps started at each example; for a negative
+// (PCD) task minus the statistics of its chains after k more Gibbs steps.
+func (t *RBMTrainer) run(w *task, data Data, k int) {
+	m := t.M
+	D := m.NVis
+	clear(w.gW)
+	clear(w.gA)
+	clear(w.gB)
+	w.sqErr = 0
+	if w.negative {
+		for c := w.chainLo; c < w.chainHi; c++ {
+			chain := t.chains[c*D : (c+1)*D]
+			copy(w.vk, chain)
+			hiddenProbs(w.pk, m, w.vk)
+			t.gibbs(w, k)
+			copy(chain, w.vk)
+			accumulate(w, w.vk, w.pk, -1)
+		}
+		return
+	}
+	for _, n := range w.rows {
+		for i, x := range data.Row(n) {
+			w.v[i] = float64(x)
+		}
+		hiddenProbs(w.p, m, w.v)
+		accumulate(w, w.v, w.p, 1)
+		// One Gibbs step from the data: the reconstruction error, and for CD
+		// the start of the negative chain.
+		copy(w.vk, w.v)
+		copy(w.pk, w.p)
+		if t.Opt.Persistent {
+			sample(w.h, w.p, w.rng)
+			visiblePre(w.vpre, m, t.wt, w.h)
+			for i, x := range w.vpre {
+				d := w.v[i] - nmath.Sigmoid(x)
+				w.sqErr += d * d
+			}
+			continue
+		}
+		t.gibbs(w, k)
+		accumulate(w, w.vk, w.pk, -1)
+	}
+}
+
+// gibbs advances the state (w.vk, with w.pk = p(h|w.vk)) by k block-Gibbs
+// steps h ~ p(h|v), v ~ p(v|h), leaving w.pk = p(h|v_k). For a positive task
+// it adds the first step's squared reconstruction error to w.sqErr.
+func (t *RBMTrainer) gibbs(w *task, k int) {
+	m := t.M
+	for step := range k {
+		sample(w.h, w.pk, w.rng)
+		visiblePre(w.vpre, m, t.wt, w.h)
+		for i, x := range w.vpre {
+			p := nmath.Sigmoid(x)
+			if step == 0 && !w.negative {
+				d := w.v[i] - p
+				w.sqErr += d * d
+			}
+			if w.rng.Float64() < p {
+				w.vk[i] = 1
+			} else {
+				w.vk[i] = 0
+			}
+		}
+		hiddenProbs(w.pk, m, w.vk)
+	}
+}
+
+// accumulate adds sign·v pᵀ to gW (binary v: a sum of selected rows), sign·v to gA
+// and sign·p to gB.
+func accumulate(w *task, v, p []float64, sign float64) {
+	H := len(p)
+	for i, x := range v {
+		if x == 0 {
+			continue
+		}
+		row := w.gW[i*H : (i+1)*H]
+		for j, q := range p {
+			row[j] += sign * q
+		}
+		w.gA[i] += sign
+	}
+	for j, q := range p {
+		w.gB[j] += sign * q
+	}
+}
+
+// hiddenProbs sets p_j = σ(b_j + Σ_{i: v_i=1} W_ij) for a binary v.
+func hiddenProbs(p []float64, m *models.RBM, v []float64) {
+	H := m.NHid
+	copy(p, m.HBias)
+	for i, x := range v {
+		if x != 0 {
+			row := m.W[i*H : (i+1)*H]
+			for j, w := range row {
+				p[j] += w
+			}
+		}
+	}
+	for j, x := range p {
+		p[j] = nmath.Sigmoid(x)
+	}
+}
+
+// visiblePre sets pre_i = a_i + Σ_{j: h_j=1} W_ij for a binary h, reading Wᵀ.
+func visiblePre(pre []float64, m *models.RBM, wt []float64, h []float64) {
+	D := m.NVis
+	copy(pre, m.VBias)
+	for j, x := range h {
+		if x != 0 {
+			row := wt[j*D : (j+1)*D]
+			for i, w := range row {
+				pre[i] += w
+			}
+		}
+	}
+}
+
+// sample sets dst_i ~ Bernoulli(p_i).
+func sample(dst, p []float64, rng *rand.Rand) {
+	for i, x := range p {
+		if rng.Float64() < x {
+			dst[i] = 1
+		} else {
+			dst[i] = 0
+		}
+	}
+}

@@ -1,0 +1,103 @@
+package train
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/logz-ml/logz/models"
+)
+
+// trainState is the non-array part of the trainer state kept in model.npz meta.
+type trainState struct {
+	Epoch      int  `json:"epoch"`
+	Persistent bool `json:"persistent"`
+	Chains     int  `json:"chains,omitempty"`
+}
+
+// Checkpoint returns the model with everything needed to resume training
+// exactly where it stands: momentum buffers, persistent chains and the
+// master generator's state. The arrays alias the trainer's buffers: save the
+// checkpoint before training further.
+func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
+	rng, err := t.src.MarshalBinary()
+	if err != nil {
+		return nil, err
+	}
+	js, err := json.Marshal(trainState{Epoch: t.Epoch, Persistent: t.Opt.Persistent, Chains: t.Opt.Chains})
+	if err != nil {
+		return nil, err
+	}
+	m := t.M
+	c := &models.Checkpoint{
+		Model: m,
+		Meta:  models.Meta{Experiment: experiment, Epoch: t.Epoch, Train: js},
+		State: map[string]models.Array{
+			"vel_W":     {Shape: []int{m.NVis, m.NHid}, Data: t.velW},
+			"vel_vbias": {Shape: []int{m.NVis}, Data: t.velA},
+			"vel_hbias": {Shape: []int{m.NHid}, Data: t.velB},
+		},
+		Bytes: map[string][]byte{"rng": rng},
+	}
+	if t.chains != nil {
+		c.State["chains"] = models.Array{Shape: []int{t.Opt.Chains, m.NVis}, Data: t.chains}
+	}
+	return c, nil
+}
+
+// Resume restores a trainer from a checkpoint written by Checkpoint. The
+// options must match the ones the checkpoint was trained with (PCD and its
+// number of chains are checked).
+func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
+	m, ok := c.Model.(*models.RBM)
+	if !ok {
+		return fmt.Errorf("checkpoint holds a %s, not an rbm", c.Model.TypeName())
+	}
+	if m.NVis != t.M.NVis || m.NHid != t.M.NHid {
+		return fmt.Errorf("checkpoint RBM is %d×%d, the experiment's %d×%d", m.NVis, m.NHid, t.M.NVis, t.M.NHid)
+	}
+	var st trainState
+	if len(c.Meta.Train) == 0 {
+		return fmt.Errorf("checkpoint has no training state (it cannot be resumed, only evaluated)")
+	}
+	if err := json.Unmarshal(c.Meta.Train, &st); err != nil {
+		return fmt.Errorf("checkpoint training state: %w", err)
+	}
+	if st.Persistent != t.Opt.Persistent || (st.Persistent && st.Chains != t.Opt.Chains) {
+		return fmt.Errorf("checkpoint was trained with persistent=%v chains=%d, the experiment asks for persistent=%v chains=%d",
+			st.Persistent, st.Chains, t.Opt.Persistent, t.Opt.Chains)
+	}
+	get := func(name string, n int) ([]float64, error) {
+		a, ok := c.State[name]
+		if !ok || len(a.Data) != n {
+			return nil, fmt.Errorf("checkpoint state %q missing or of the wrong size (want %d values)", name, n)
+		}
+		return a.Data, nil
+	}
+	var err error
+	if t.velW, err = get("vel_W", len(m.W)); err != nil {
+		return err
+	}
+	if t.velA, err = get("vel_vbias", m.NVis); err != nil {
+		return err
+	}
+	if t.velB, err = get("vel_hbias", m.NHid); err != nil {
+		return err
+	}
+	if st.Persistent {
+		if t.chains, err = get("chains", st.Chains*m.NVis); err != nil {
+			return err
+		}
+	}
+	rng, ok := c.Bytes["rng"]
+	if !ok {
+		return fmt.Errorf("checkpoint has no generator state")
+	}
+	if err := t.src.UnmarshalBinary(rng); err != nil {
+		return fmt.Errorf("checkpoint generator state: %w", err)
+	}
+	copy(t.M.W, m.W)
+	copy(t.M.VBias, m.VBias)
+	copy(t.M.HBias, m.HBias)
+	t.Epoch = st.Epoch
+	return nil
+}
