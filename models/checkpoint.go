@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/npyx"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
@@ -46,8 +47,8 @@ type Checkpoint struct {
 	Bytes map[string][]byte
 }
 
-// Save writes c to path atomically: a temporary file in the same directory,
-// synced, then renamed over path, so a crash leaves the old file intact.
+// Save writes c to path atomically (atomicfile: a temporary file in the same
+// directory, synced, then renamed over path), so a crash leaves the old file intact.
 func Save(path string, c *Checkpoint) error {
 	t, err := Lookup(c.Model.TypeName())
 	if err != nil {
@@ -59,7 +60,10 @@ func Save(path string, c *Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	return WriteFileAtomic(path, func(f io.Writer) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, func(f io.Writer) error {
 		w := npz.NewWriter(f)
 		for _, a := range t.Arrays(c.Model) {
 			if err := writeArray(w, a.Name, a); err != nil {
@@ -172,37 +176,4 @@ func fromArrays(arrays map[string]*npyx.Array) (*Checkpoint, error) {
 		c.State[k] = Array{Name: k, Shape: a.Shape, Data: a.Data}
 	}
 	return c, nil
-}
-
-// WriteFileAtomic writes a file through write into a temporary file in the
-// same directory, syncs it and renames it over path. If write fails, path is
-// left untouched.
-func WriteFileAtomic(path string, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if err = write(f); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
 }

@@ -1,0 +1,410 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+)
+
+// WriteMarkdown writes report.md: the title ("logz report" if empty); the meta entries (config name,
+// date, seed, versions, command, ...) as a list sorted by key; the final
+// table and the cheap-signals table of RenderTable as GitHub-flavoured
+// Markdown tables with their numbered warnings and notes; per experiment a
+// per-epoch table (one line per epoch; for each estimator its log Ẑ and its
+// mean log-likelihood, or value for pll/recon, per split; "†" marks a number
+// with warnings); and finally every warning, grouped by experiment and text
+// with where it occurred. Text from rows and meta is escaped (| * \ < and
+// line breaks) so it cannot break the tables.
+func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row) error {
+	if err := validateRows(rows); err != nil {
+		return fmt.Errorf("report: report.md: %w", err)
+	}
+	if title == "" {
+		title = "logz report"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n", escapeMD(title))
+	if len(meta) > 0 {
+		keys := make([]string, 0, len(meta))
+		for k := range meta {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, "- **%s**: %s\n", escapeMD(k), escapeMD(meta[k]))
+		}
+		b.WriteString("\n")
+	}
+
+	b.WriteString("## Final estimates\n\n")
+	var fn footnotes
+	main, signals, notes := finalTables(rows, DefaultWarningWidth, &fn)
+	if main == nil && signals == nil {
+		b.WriteString("No final estimates.\n\n")
+	}
+	if main != nil {
+		renderGFM(&b, main)
+		b.WriteString("\n")
+	}
+	if signals != nil {
+		b.WriteString("Cheap training signals (not log-likelihoods):\n\n")
+		renderGFM(&b, signals)
+		b.WriteString("\n")
+	}
+	if len(fn.texts) > 0 {
+		b.WriteString("Warnings in the tables:\n\n")
+		for i, t := range fn.texts {
+			fmt.Fprintf(&b, "%d. %s\n", i+1, escapeMD(t))
+		}
+		b.WriteString("\n")
+	}
+	if len(notes) > 0 {
+		b.WriteString("Notes:\n\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "- %s\n", escapeMD(n))
+		}
+		b.WriteString("\n")
+	}
+
+	exps := Experiments(rows)
+	hasEpochs := slices.ContainsFunc(rows, func(r Row) bool { return r.Stage == StageEpoch })
+	if hasEpochs {
+		b.WriteString("## Per-epoch estimates\n\n")
+		for _, e := range exps {
+			g := epochGrid(Select(rows, e))
+			if g == nil {
+				continue
+			}
+			fmt.Fprintf(&b, "### %s\n\n", escapeMD(e))
+			renderGFM(&b, g)
+			b.WriteString("\n")
+		}
+		b.WriteString("Mean log-likelihoods (log-probabilities) are in nats per example; pll and recon are values per example; † marks a number with warnings (listed below).\n\n")
+	}
+
+	b.WriteString("## Warnings\n\n")
+	wroteAny := false
+	for _, e := range exps {
+		groups := warningGroups(Select(rows, e))
+		if len(groups) == 0 {
+			continue
+		}
+		wroteAny = true
+		fmt.Fprintf(&b, "### %s\n\n", escapeMD(e))
+		for _, g := range groups {
+			fmt.Fprintf(&b, "- %s (%s)\n", escapeMD(g.text), escapeMD(g.where()))
+		}
+		b.WriteString("\n")
+	}
+	if !wroteAny {
+		b.WriteString("None.\n")
+	}
+	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
+	return err
+}
+
+// rowLabel names an estimator configuration in per-epoch columns and in the
+// warning list: the estimator and its init.
+func rowLabel(r *Row) string {
+	if r.Init != "" {
+		return r.Estimator + " (" + r.Init + ")"
+	}
+	return r.Estimator
+}
+
+// splitOrder sorts splits test, valid, train, then others by name, then "".
+func splitOrder(a, b string) int {
+	rank := func(s string) int {
+		switch s {
+		case "test":
+			return 0
+		case "valid":
+			return 1
+		case "train":
+			return 2
+		case "":
+			return 4
+		}
+		return 3
+	}
+	if ra, rb := rank(a), rank(b); ra != rb {
+		return ra - rb
+	}
+	return strings.Compare(a, b)
+}
+
+// epochGrid builds the per-epoch table of one experiment's epoch rows: one
+// line per epoch (ascending); per estimator label (in order of first
+// appearance) a log Ẑ column if any of its rows has one, then a column per
+// split with the mean log-likelihood, or the value for pll/recon rows. It
+// returns nil when there are no epoch rows.
+func epochGrid(rows []Row) *grid {
+	type cellKey struct {
+		epoch        int
+		label, split string
+	}
+	var labels []string
+	splits := map[string][]string{} // label → splits with a number
+	hasLogZ := map[string]bool{}
+	logZ := map[cellKey]string{} // split "" holds log Ẑ
+	vals := map[cellKey]string{}
+	var epochs []int
+	for i := range rows {
+		r := &rows[i]
+		if r.Stage != StageEpoch {
+			continue
+		}
+		if !slices.Contains(epochs, r.Epoch) {
+			epochs = append(epochs, r.Epoch)
+		}
+		lab := rowLabel(r)
+		if _, ok := splits[lab]; !ok {
+			labels = append(labels, lab)
+			splits[lab] = nil
+		}
+		mark := ""
+		if len(r.Warnings) > 0 {
+			mark = " †"
+		}
+		if r.LogZ != nil {
+			hasLogZ[lab] = true
+			k := cellKey{r.Epoch, lab, ""}
+			if _, ok := logZ[k]; !ok {
+				logZ[k] = num2(*r.LogZ) + mark
+			}
+		}
+		v := r.MeanLoglik
+		if v == nil {
+			v = r.Value
+		}
+		if v == nil {
+			continue
+		}
+		if !slices.Contains(splits[lab], r.Split) {
+			splits[lab] = append(splits[lab], r.Split)
+		}
+		k := cellKey{r.Epoch, lab, r.Split}
+		if _, ok := vals[k]; !ok {
+			vals[k] = num2(*v) + mark
+		}
+	}
+	if len(epochs) == 0 {
+		return nil
+	}
+	slices.Sort(epochs)
+	g := &grid{header: []string{"Epoch"}, align: []align{alignRight}}
+	type col struct {
+		label, split string
+		isLogZ       bool
+	}
+	var cols []col
+	for _, lab := range labels {
+		if hasLogZ[lab] {
+			cols = append(cols, col{lab, "", true})
+			g.header = append(g.header, lab+" log Ẑ")
+			g.align = append(g.align, alignRight)
+		}
+		ss := splits[lab]
+		slices.SortFunc(ss, splitOrder)
+		for _, s := range ss {
+			cols = append(cols, col{lab, s, false})
+			h := lab
+			if s != "" {
+				h += " " + s
+			}
+			g.header = append(g.header, h)
+			g.align = append(g.align, alignRight)
+		}
+	}
+	for _, e := range epochs {
+		cells := []string{strconv.Itoa(e)}
+		for _, c := range cols {
+			src := vals
+			if c.isLogZ {
+				src = logZ
+			}
+			s, ok := src[cellKey{e, c.label, c.split}]
+			if !ok {
+				s = Missing
+			}
+			cells = append(cells, s)
+		}
+		g.rows = append(g.rows, cells)
+	}
+	return g
+}
+
+// warningGroup is one warning text with the places it occurred: per
+// estimator label and split, the epochs (-1 for the final evaluation).
+type warningGroup struct {
+	text   string
+	places []string         // "label split", in order of first appearance
+	epochs map[string][]int // place → epochs
+}
+
+func (g *warningGroup) where() string {
+	parts := make([]string, len(g.places))
+	for i, p := range g.places {
+		parts[i] = p + ": " + epochList(g.epochs[p])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// epochList formats epochs as "epochs 1–3, 7, final" (ascending, ranges of
+// consecutive epochs compressed; -1 is the final evaluation).
+func epochList(es []int) string {
+	es = slices.Clone(es)
+	slices.Sort(es)
+	es = slices.Compact(es)
+	final := len(es) > 0 && es[0] == -1
+	if final {
+		es = es[1:]
+	}
+	var parts []string
+	for i := 0; i < len(es); {
+		j := i
+		for j+1 < len(es) && es[j+1] == es[j]+1 {
+			j++
+		}
+		switch {
+		case j == i:
+			parts = append(parts, strconv.Itoa(es[i]))
+		case j == i+1:
+			parts = append(parts, strconv.Itoa(es[i]), strconv.Itoa(es[j]))
+		default:
+			parts = append(parts, strconv.Itoa(es[i])+"–"+strconv.Itoa(es[j]))
+		}
+		i = j + 1
+	}
+	s := ""
+	switch {
+	case len(es) == 1:
+		s = "epoch " + parts[0]
+	case len(es) > 1:
+		s = "epochs " + strings.Join(parts, ", ")
+	}
+	if final {
+		if s != "" {
+			s += ", "
+		}
+		s += "final"
+	}
+	return s
+}
+
+// warningGroups collects the warnings of one experiment's rows, grouped by
+// text in order of first appearance.
+func warningGroups(rows []Row) []*warningGroup {
+	var groups []*warningGroup
+	byText := map[string]*warningGroup{}
+	for i := range rows {
+		r := &rows[i]
+		place := rowLabel(r)
+		if r.Split != "" {
+			place += " " + r.Split
+		}
+		ep := r.Epoch
+		if r.Stage == StageFinal {
+			ep = -1
+		}
+		for _, w := range r.Warnings {
+			w = strings.Join(strings.Fields(w), " ")
+			g := byText[w]
+			if g == nil {
+				g = &warningGroup{text: w, epochs: map[string][]int{}}
+				byText[w] = g
+				groups = append(groups, g)
+			}
+			if _, ok := g.epochs[place]; !ok {
+				g.places = append(g.places, place)
+			}
+			g.epochs[place] = append(g.epochs[place], ep)
+		}
+	}
+	return groups
+}
+
+// escapeMD makes text safe inside a Markdown paragraph or table cell:
+// backslash, | and * are backslash-escaped, < becomes &lt; and a line
+// break becomes <br>.
+func escapeMD(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ReplaceAll(s, "\r\n", "\n") {
+		switch r {
+		case '\\', '|', '*':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '<':
+			b.WriteString("&lt;")
+		case '\n', '\r':
+			b.WriteString("<br>")
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// renderGFM writes g as a GitHub-flavoured Markdown table, columns padded
+// to a common width so that the source reads as a table too.
+func renderGFM(b *strings.Builder, g *grid) {
+	cells := make([][]string, 0, len(g.rows)+1)
+	cells = append(cells, escapeAll(g.header))
+	for _, r := range g.rows {
+		cells = append(cells, escapeAll(r))
+	}
+	width := make([]int, len(g.header))
+	for _, r := range cells {
+		for j, c := range r {
+			width[j] = max(width[j], displayWidth(c), 3)
+		}
+	}
+	writeRow := func(r []string) {
+		b.WriteString("|")
+		for j, c := range r {
+			pad := strings.Repeat(" ", width[j]-displayWidth(c))
+			if g.align[j] == alignRight {
+				b.WriteString(" " + pad + c + " |")
+			} else {
+				b.WriteString(" " + c + pad + " |")
+			}
+		}
+		b.WriteString("\n")
+	}
+	writeRow(cells[0])
+	b.WriteString("|")
+	for j := range g.header {
+		if g.align[j] == alignRight {
+			b.WriteString(" " + strings.Repeat("-", width[j]-1) + ": |")
+		} else {
+			b.WriteString(" " + strings.Repeat("-", width[j]) + " |")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range cells[1:] {
+		writeRow(r)
+	}
+}
+
+func escapeAll(s []string) []string {
+	out := make([]string, len(s))
+	for i, c := range s {
+		out[i] = escapeMD(c)
+	}
+	return out
+}
+
+// displayWidth counts the characters of s as a terminal shows them:
+// combining marks (the hat of σ̂) and format characters take no column.
+func displayWidth(s string) int {
+	n := 0
+	for _, r := range s {
+		if !unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf) {
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,373 @@
+package report
+
+import (
+	"bytes"
+	"encoding/csv"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestEpochsCSV(t *testing.T) {
+	rows := Select(fixtureRows(), "cd1-25")
+	var buf bytes.Buffer
+	if err := WriteEpochsCSV(&buf, rows); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "epochs.csv.golden", buf.Bytes())
+	recs, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatalf("epochs.csv does not parse: %v", err)
+	}
+	if strings.Join(recs[0], ",") != "epoch,estimator,split,log_z,log_z_lo,log_z_hi,mean_loglik,loglik_lo,loglik_hi,value,ess,n_examples,seconds,warnings" {
+		t.Fatalf("header %q", recs[0])
+	}
+	var epochRows []Row
+	for _, r := range rows {
+		if r.Stage == StageEpoch {
+			epochRows = append(epochRows, r)
+		}
+	}
+	if len(recs)-1 != len(epochRows) {
+		t.Fatalf("%d data lines, want one per epoch row (%d); final rows must be skipped", len(recs)-1, len(epochRows))
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for i, r := range epochRows {
+		rec := recs[i+1]
+		if len(rec) != len(EpochsCSVHeader) {
+			t.Fatalf("line %d has %d cells", i+2, len(rec))
+		}
+		if rec[col["epoch"]] != strconv.Itoa(r.Epoch) || rec[col["estimator"]] != r.Estimator || rec[col["split"]] != r.Split {
+			t.Errorf("line %d: %q", i+2, rec)
+		}
+		for name, want := range map[string]*float64{"log_z": r.LogZ, "log_z_lo": r.LogZLo, "log_z_hi": r.LogZHi,
+			"mean_loglik": r.MeanLoglik, "loglik_lo": r.LoglikLo, "loglik_hi": r.LoglikHi, "value": r.Value, "ess": r.ESS} {
+			cell := rec[col[name]]
+			if want == nil {
+				if cell != "" {
+					t.Errorf("line %d: %s = %q, want empty for null", i+2, name, cell)
+				}
+				continue
+			}
+			if got, err := strconv.ParseFloat(cell, 64); err != nil || got != *want {
+				t.Errorf("line %d: %s = %q, want exactly %v", i+2, name, cell, *want)
+			}
+		}
+		if s, _ := strconv.ParseFloat(rec[col["seconds"]], 64); s != r.Seconds {
+			t.Errorf("line %d: seconds %q", i+2, rec[col["seconds"]])
+		}
+		if rec[col["n_examples"]] != strconv.Itoa(r.NExamples) || rec[col["warnings"]] != strings.Join(r.Warnings, "; ") {
+			t.Errorf("line %d: n_examples/warnings %q", i+2, rec)
+		}
+	}
+
+	// Several warnings are joined with "; " and quoted as CSV requires.
+	buf.Reset()
+	err = WriteEpochsCSV(&buf, []Row{{Experiment: "e", Stage: StageEpoch, Epoch: 4, Estimator: "ais", Split: "valid",
+		Warnings: []string{`low ESS, "3.1"`, "second"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err = csv.NewReader(&buf).ReadAll()
+	if err != nil || len(recs) != 2 || recs[1][len(recs[1])-1] != `low ESS, "3.1"; second` {
+		t.Errorf("warnings cell: %q, %v", recs, err)
+	}
+
+	// No epoch rows: the header alone.
+	buf.Reset()
+	if err := WriteEpochsCSV(&buf, nil); err != nil || buf.String() != strings.Join(EpochsCSVHeader, ",")+"\n" {
+		t.Errorf("empty epochs.csv = %q, %v", buf.String(), err)
+	}
+
+	// Two experiments in one file is a caller's mistake.
+	buf.Reset()
+	err = WriteEpochsCSV(&buf, fixtureRows())
+	if err == nil || !strings.Contains(err.Error(), `"cd1-25" and "cd25-500"`) || buf.Len() != 0 {
+		t.Errorf("mixed experiments: %v (%d bytes written)", err, buf.Len())
+	}
+}
+
+func TestRenderTableGolden(t *testing.T) {
+	var buf bytes.Buffer
+	if err := RenderTable(&buf, fixtureRows(), TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "table.golden", buf.Bytes())
+
+	buf.Reset()
+	if err := RenderTable(&buf, fixtureRows(), TableOptions{ASCII: true, WarningWidth: -1}); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "table_ascii.golden", buf.Bytes())
+	if strings.ContainsAny(strings.SplitN(buf.String(), "\nWarnings:", 2)[0], "┌│─") {
+		t.Error("ASCII table contains box-drawing characters")
+	}
+}
+
+// TestRenderTableContent checks the facts the golden file holds, so that an
+// -update cannot silently bless a wrong table.
+func TestRenderTableContent(t *testing.T) {
+	var buf bytes.Buffer
+	if err := RenderTable(&buf, fixtureRows(), TableOptions{ASCII: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	lineWith := func(parts ...string) string {
+		for _, l := range strings.Split(out, "\n") {
+			ok := true
+			for _, p := range parts {
+				ok = ok && strings.Contains(l, p)
+			}
+			if ok {
+				return l
+			}
+		}
+		t.Errorf("no table line contains %q in\n%s", parts, out)
+		return ""
+	}
+	cells := func(l string) []string {
+		f := strings.Split(l, "|")
+		for i := range f {
+			f[i] = strings.TrimSpace(f[i])
+		}
+		return f[1 : len(f)-1]
+	}
+	header := cells(lineWith("Experiment", "Estimator"))
+	wantHeader := []string{"Experiment", "Model", "Estimator", "Runs", "β", "log Ẑ", "log(Ẑ±σ̂)", "log(Ẑ±3σ̂)", "Minutes",
+		"Test log-prob", "Valid log-prob", "Train log-prob", "True log Z", "Warnings"}
+	// The final rows have no valid split: no Valid column.
+	wantHeader = append(wantHeader[:10], wantHeader[11:]...)
+	if strings.Join(header, "|") != strings.Join(wantHeader, "|") {
+		t.Fatalf("header %q\nwant   %q", header, wantHeader)
+	}
+	// The AIS line of cd1-25 merges its split-free, test and train rows:
+	// minutes (198+3+15)/60 = 3.60, the undefined log(Ẑ−3σ̂), the exact log Z.
+	ais := cells(lineWith("cd1-25", "ais (base-rate)"))
+	want := []string{"cd1-25", "rbm 784-25", "ais (base-rate)", "100", "14500", "256.52", "255.00, 257.10", "—, 257.73", "3.60",
+		"-152.68", "-153.46", "255.41", "[1] effective sample size 3.7…"}
+	if strings.Join(ais, "|") != strings.Join(want, "|") {
+		t.Errorf("AIS line %q\nwant     %q", ais, want)
+	}
+	// Exact: missing bands and runs; the true log Z column shows its own log Z.
+	exact := cells(lineWith("cd1-25", "exact"))
+	want = []string{"cd1-25", "rbm 784-25", "exact", "—", "—", "255.41", "—", "—", "0.50", "-151.57 ± 0.45", "-152.35 ± 0.19", "255.41", ""}
+	if strings.Join(exact, "|") != strings.Join(want, "|") {
+		t.Errorf("exact line %q\nwant       %q", exact, want)
+	}
+	raise := cells(lineWith("raise (base-rate)"))
+	if raise[9] != "-86.39 [-86.39, -86.34]" || raise[10] != "—" {
+		t.Errorf("RAISE line %q", raise)
+	}
+	// Negative zero is not printed.
+	if u := cells(lineWith("ais (uniform)")); u[7] != "0.00, 431.90" {
+		t.Errorf("uniform AIS log(Ẑ±3σ̂) = %q", u[7])
+	}
+	// One line per configuration: 2 cd1-25 lines, 4 cd25-500 lines, 2 signals.
+	if n := strings.Count(out, "| cd1-25 "); n != 4 {
+		t.Errorf("%d cd1-25 lines, want 2 estimates + 2 signals", n)
+	}
+	if n := strings.Count(out, "| cd25-500 "); n != 4 {
+		t.Errorf("%d cd25-500 lines, want 4", n)
+	}
+	sig := cells(lineWith("recon"))
+	if strings.Join(sig, "|") != "cd1-25|rbm 784-25|recon|0.0131|0.0123|0.05|" {
+		t.Errorf("recon line %q", sig)
+	}
+	// Full warning texts are numbered footnotes, each once.
+	for i, w := range []string{
+		"effective sample size 3.7 of 100 AIS runs: log Ẑ is dominated by a few weights",
+		"AIS log Ẑ is 1.11 nats above the exact log Z (more than 3σ̂)",
+		"CSL is 44.61 nats below AIS | a conservative estimate; chains may not have mixed",
+		"AIS and RAISE disagree by 44.26 nats (AIS −106.52, RAISE −150.78): neither can be trusted",
+	} {
+		if n := strings.Count(out, "["+strconv.Itoa(i+1)+"] "+w+"\n"); n != 1 {
+			t.Errorf("footnote [%d] %q appears %d times", i+1, w, n)
+		}
+	}
+	// Notes on bounds for the estimators present, and only those.
+	for est, present := range map[string]bool{"ais": true, "raise": true, "csl": true, "pll": true, "recon": true, "chi2": false, "is": false} {
+		if got := strings.Contains(out, "\n  "+est+": "); got != present {
+			t.Errorf("note for %s present = %v, want %v", est, got, present)
+		}
+	}
+	if !strings.Contains(out, "overestimate") || !strings.Contains(out, "undefined") {
+		t.Error("missing the AIS overestimate note or the undefined-band note")
+	}
+}
+
+func TestRenderTableMerging(t *testing.T) {
+	base := Row{Experiment: "e", Stage: StageFinal, Estimator: "ais", Runs: 10, Betas: 100}
+	a, b, c, d := base, base, base, base
+	a.Split, a.LogZ, a.Seconds = "test", F(5), 60
+	b.Split, b.LogZ, b.Seconds = "train", F(5.5), 30 // disagrees on log Z
+	c.Split, c.Runs, c.Seconds = "test", 0, 6        // runs unset: compatible, but test is taken
+	d.Split, d.Betas, d.Seconds = "valid", 200, 6    // other β: a line of its own
+	rows := []Row{a, b, c, d, {Experiment: "e", Stage: StageEpoch, Estimator: "ais", Split: "train"}}
+	lines := finalLines(rows)
+	if len(lines) != 3 {
+		t.Fatalf("%d lines, want 3", len(lines))
+	}
+	if l := lines[0]; l.seconds != 90 || *l.logZ != 5 || len(l.warnings) != 1 || !strings.Contains(l.warnings[0], "disagree on log Z: 5.00 vs 5.50 (train row)") {
+		t.Errorf("merged line: seconds %v, log Z %v, warnings %q", l.seconds, *l.logZ, l.warnings)
+	}
+	if l := lines[1]; len(l.splits) != 1 || l.splits["test"] != &rows[2] || l.runs != 0 || l.seconds != 6 {
+		t.Errorf("second line %+v", l)
+	}
+	if l := lines[2]; l.betas != 200 {
+		t.Errorf("third line β = %d", l.betas)
+	}
+}
+
+func TestRenderTableEmptyAndRefusal(t *testing.T) {
+	var buf bytes.Buffer
+	epochOnly := []Row{{Experiment: "e", Stage: StageEpoch, Estimator: "exact", Split: "test", MeanLoglik: F(-1)}}
+	if err := RenderTable(&buf, epochOnly, TableOptions{}); err != nil || buf.String() != "No final estimates.\n" {
+		t.Errorf("no final rows: %q, %v", buf.String(), err)
+	}
+	buf.Reset()
+	bad := []Row{{Experiment: "e", Stage: StageFinal, Estimator: "ais", Split: "test", MeanLoglik: p(math.NaN())}}
+	if err := RenderTable(&buf, bad, TableOptions{}); err == nil || !strings.Contains(err.Error(), "mean_loglik") || buf.Len() != 0 {
+		t.Errorf("NaN: %v, %q", err, buf.String())
+	}
+}
+
+func TestWriteMarkdownGolden(t *testing.T) {
+	meta := map[string]string{
+		"config":  "mnist_rbm.yaml",
+		"date":    "2025-01-02T03:04:05Z",
+		"seed":    "1",
+		"logz":    "v0.1.0",
+		"go":      "go1.26.8",
+		"command": "logz run configs/mnist_rbm.yaml --out runs/a|b",
+	}
+	var buf bytes.Buffer
+	if err := WriteMarkdown(&buf, "logz report: mnist_rbm", meta, fixtureRows()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.md.golden", buf.Bytes())
+	out := buf.String()
+
+	// Every table line has as many unescaped | as its header: a | in a
+	// warning or in the meta cannot break a table.
+	var header int
+	for _, l := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(l, "|") {
+			header = 0
+			continue
+		}
+		n := strings.Count(l, "|") - strings.Count(l, `\|`)
+		if header == 0 {
+			header = n
+		} else if n != header {
+			t.Errorf("table line has %d cell separators, header %d: %s", n, header, l)
+		}
+	}
+	for _, want := range []string{
+		"- **command**: logz run configs/mnist_rbm.yaml --out runs/a\\|b\n",
+		"| Epoch | exact log Ẑ | exact test | exact train | pll train |",
+		"|     2 |      250.50 |    -160.25 |           — |  -95.50 † |",
+		"| Epoch | ais (base-rate) log Ẑ | ais (base-rate) valid |",
+		"- pll computed on a subsample of 1000 training examples (pll train: epochs 1–3)\n",
+		"- CSL is 44.61 nats below AIS \\| a conservative estimate; chains may not have mixed (csl test: final)\n",
+		"1. effective sample size 3.7 of 100 AIS runs: log Ẑ is dominated by a few weights\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	// Meta keys are sorted.
+	if strings.Index(out, "**command**") > strings.Index(out, "**config**") || strings.Index(out, "**seed**") < strings.Index(out, "**logz**") {
+		t.Error("meta not sorted by key")
+	}
+
+	// Nothing at all still gives a valid document.
+	buf.Reset()
+	if err := WriteMarkdown(&buf, "empty", nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if buf.String() != "# empty\n\n## Final estimates\n\nNo final estimates.\n\n## Warnings\n\nNone.\n" {
+		t.Errorf("empty report:\n%s", buf.String())
+	}
+}
+
+func TestEscapeMD(t *testing.T) {
+	for in, want := range map[string]string{
+		"a|b":       `a\|b`,
+		`x\y`:       `x\\y`,
+		"2*3*4":     `2\*3\*4`,
+		"<script>":  "&lt;script>",
+		"one\ntwo":  "one<br>two",
+		"one\r\ntw": "one<br>tw",
+		"σ̂ ± 3":    "σ̂ ± 3",
+	} {
+		if got := escapeMD(in); got != want {
+			t.Errorf("escapeMD(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if displayWidth("log(Ẑ±σ̂)") != 8 {
+		t.Errorf("displayWidth(log(Ẑ±σ̂)) = %d, want 8", displayWidth("log(Ẑ±σ̂)"))
+	}
+}
+
+func TestEpochList(t *testing.T) {
+	for _, c := range []struct {
+		in   []int
+		want string
+	}{
+		{[]int{3}, "epoch 3"},
+		{[]int{-1}, "final"},
+		{[]int{1, 2, 3, 5, 7, 8, -1}, "epochs 1–3, 5, 7, 8, final"},
+		{[]int{4, 2, 3, 3}, "epochs 2–4"},
+		{[]int{0, 10, -1}, "epochs 0, 10, final"},
+	} {
+		if got := epochList(c.in); got != c.want {
+			t.Errorf("epochList(%v) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestAbbreviate(t *testing.T) {
+	for _, c := range []struct {
+		in    string
+		width int
+		want  string
+	}{
+		{"short", 10, "short"},
+		{"exactly ten", 11, "exactly ten"},
+		{"a warning that is long", 10, "a warning…"},
+		{"a warning that is long", 13, "a warning…"},
+		{"a warning that is long", 16, "a warning that…"},
+		{"abcdefghijklmnop", 8, "abcdefg…"},
+		{"σ̂σ̂σ̂σ̂σ̂", 4, "σ̂σ…"},
+		{"line\nbreak  spaces", 40, "line break spaces"},
+	} {
+		if got := abbreviate(c.in, c.width); got != c.want {
+			t.Errorf("abbreviate(%q, %d) = %q, want %q", c.in, c.width, got, c.want)
+		}
+	}
+}
+
+func TestRenderTableExtraSplits(t *testing.T) {
+	rows := []Row{
+		{Experiment: "e", Stage: StageFinal, Estimator: "exact", Split: "heldout", MeanLoglik: F(-3)},
+		{Experiment: "e", Stage: StageFinal, Estimator: "exact", Split: "train", MeanLoglik: F(-1)},
+		{Experiment: "e", Stage: StageFinal, Estimator: "exact", Split: "valid", MeanLoglik: F(-2)},
+	}
+	var buf bytes.Buffer
+	if err := RenderTable(&buf, rows, TableOptions{ASCII: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	iTest, iValid, iTrain, iHeld := strings.Index(out, "Test log-prob"), strings.Index(out, "Valid log-prob"),
+		strings.Index(out, "Train log-prob"), strings.Index(out, "Heldout log-prob")
+	if iTest < 0 || !(iTest < iValid && iValid < iTrain && iTrain < iHeld) {
+		t.Errorf("split columns out of order (test %d, valid %d, train %d, heldout %d):\n%s", iTest, iValid, iTrain, iHeld, out)
+	}
+	if !strings.Contains(out, "|             — |          -2.00 |          -1.00 |            -3.00 |") {
+		t.Errorf("split cells misplaced:\n%s", out)
+	}
+}

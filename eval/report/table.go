@@ -1,0 +1,547 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Missing is shown in a table cell for a number that does not exist.
+const Missing = "—"
+
+// DefaultWarningWidth is the number of characters of a warning shown in a
+// table cell when TableOptions.WarningWidth is 0.
+const DefaultWarningWidth = 28
+
+// TableOptions adjust RenderTable. The zero value gives the default layout.
+type TableOptions struct {
+	// WarningWidth is the number of characters of each warning shown in the
+	// Warnings column, after its footnote number; longer warnings are cut
+	// with "…" (the full text is always listed below the table). 0 means
+	// DefaultWarningWidth; a negative value shows only the footnote numbers.
+	WarningWidth int
+	// ASCII draws the borders with + - | instead of box-drawing characters.
+	ASCII bool
+}
+
+// boundNotes explain, per estimator, on which side of the truth its numbers
+// fall; RenderTable and WriteMarkdown print the notes of the estimators
+// present below the final table.
+var boundNotes = map[string]string{
+	"ais":       "ais: log Ẑ is a stochastic lower bound on log Z (E[log Ẑ] ≤ log Z), so its log-probabilities tend to be overestimates.",
+	"raise":     "raise: a stochastic lower bound on the log-probability (of the annealed model), so it tends to underestimate; AIS above and RAISE below bracket the truth.",
+	"csl":       "csl: conservative on average (a lower estimate of the log-probability), often by tens of nats.",
+	"is":        "is: log of an unbiased importance-sampling estimate of p(v), a stochastic lower bound on log p(v).",
+	"dbn-bound": "dbn-bound: a variational lower bound on log p(v) whose top-level log Z comes from AIS, so it is itself only a stochastic bound.",
+	"chi2":      "chi2: an upper bound on log Z (χ² bound), so log-probabilities computed with it are lower bounds.",
+	"pll":       "pll: pseudo-log-likelihood per example, Σ_i log p(v_i | v_−i); a training signal, not a log-likelihood.",
+	"recon":     "recon: squared reconstruction error per example after one Gibbs step (lower is better); a training signal, not a log-likelihood.",
+}
+
+// noteUndefinedLo is printed when some log(Ẑ−kσ̂) is undefined.
+const noteUndefinedLo = Missing + " before the comma in log(Ẑ±σ̂) or log(Ẑ±3σ̂): Ẑ−kσ̂ ≤ 0, so its log is undefined (the error bar reaches zero)."
+
+// align of a table column.
+type align int
+
+const (
+	alignLeft align = iota
+	alignRight
+)
+
+// grid is a rendered-to-text table, shared by the terminal and Markdown
+// renderers. Cells may hold "\n" (several lines in one cell).
+type grid struct {
+	header []string
+	align  []align
+	rows   [][]string
+}
+
+// line is one line of the final table: the final rows of one experiment
+// and estimator configuration, merged over splits.
+type line struct {
+	experiment, model, estimator, init string
+	runs, betas                        int
+	logZ, lo3, hi3, lo1, hi1, exact    *float64
+	seconds                            float64
+	splits                             map[string]*Row // split → row ("" = split-free)
+	warnings                           []string
+	signal                             bool // a pll/recon line: Value, not log-likelihoods
+}
+
+// compatible reports whether r can be merged into l: same experiment,
+// model, estimator and init, equal runs and betas where both are set, and
+// l has no row yet for r's split.
+func (l *line) compatible(r *Row, signal bool) bool {
+	eqOrZero := func(a, b int) bool { return a == 0 || b == 0 || a == b }
+	_, taken := l.splits[r.Split]
+	return !taken && l.signal == signal && l.experiment == r.Experiment && l.model == r.Model &&
+		l.estimator == r.Estimator && l.init == r.Init && eqOrZero(l.runs, r.Runs) && eqOrZero(l.betas, r.Betas)
+}
+
+// mergeFloat keeps the first value of a quantity that several rows of a
+// line carry (log Z is split-free) and warns when a later row disagrees.
+func (l *line) mergeFloat(dst **float64, v *float64, what, split string) {
+	if v == nil {
+		return
+	}
+	if *dst == nil {
+		*dst = v
+		return
+	}
+	if d := math.Abs(**dst - *v); d > 1e-9*math.Max(1, math.Abs(*v)) {
+		l.addWarning(fmt.Sprintf("rows disagree on %s: %s vs %s (%s row)", what, num2(**dst), num2(*v), splitName(split)))
+	}
+}
+
+func (l *line) addWarning(w string) {
+	if !slices.Contains(l.warnings, w) {
+		l.warnings = append(l.warnings, w)
+	}
+}
+
+func (l *line) add(r *Row) {
+	l.splits[r.Split] = r
+	l.runs = max(l.runs, r.Runs)
+	l.betas = max(l.betas, r.Betas)
+	l.seconds += r.Seconds
+	l.mergeFloat(&l.logZ, r.LogZ, "log Z", r.Split)
+	l.mergeFloat(&l.lo3, r.LogZLo, "log(Z-3σ)", r.Split)
+	l.mergeFloat(&l.hi3, r.LogZHi, "log(Z+3σ)", r.Split)
+	l.mergeFloat(&l.lo1, r.LogZLo1, "log(Z-σ)", r.Split)
+	l.mergeFloat(&l.hi1, r.LogZHi1, "log(Z+σ)", r.Split)
+	l.mergeFloat(&l.exact, r.ExactLogZ, "the exact log Z", r.Split)
+	for _, w := range r.Warnings {
+		l.addWarning(w)
+	}
+}
+
+func splitName(s string) string {
+	if s == "" {
+		return "split-free"
+	}
+	return s
+}
+
+// finalLines groups the final rows into table lines, ordered by the first
+// appearance of their experiment, then by the first appearance of the line.
+func finalLines(rows []Row) []*line {
+	var lines []*line
+	for i := range rows {
+		r := &rows[i]
+		if r.Stage != StageFinal {
+			continue
+		}
+		signal := r.Value != nil
+		var l *line
+		for _, c := range lines {
+			if c.compatible(r, signal) {
+				l = c
+				break
+			}
+		}
+		if l == nil {
+			l = &line{experiment: r.Experiment, model: r.Model, estimator: r.Estimator, init: r.Init,
+				signal: signal, splits: map[string]*Row{}}
+			lines = append(lines, l)
+		}
+		l.add(r)
+	}
+	order := map[string]int{}
+	for i, e := range Experiments(rows) {
+		order[e] = i
+	}
+	slices.SortStableFunc(lines, func(a, b *line) int { return order[a.experiment] - order[b.experiment] })
+	return lines
+}
+
+// footnotes numbers distinct warning texts in order of first use.
+type footnotes struct {
+	texts []string
+	index map[string]int
+}
+
+func (f *footnotes) number(w string) int {
+	if f.index == nil {
+		f.index = map[string]int{}
+	}
+	n, ok := f.index[w]
+	if !ok {
+		f.texts = append(f.texts, w)
+		n = len(f.texts)
+		f.index[w] = n
+	}
+	return n
+}
+
+// cell lists a line's warnings by footnote number, each abbreviated to
+// width characters (only the numbers if width < 0), one per cell line.
+func (f *footnotes) cell(ws []string, width int) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	parts := make([]string, len(ws))
+	for i, w := range ws {
+		parts[i] = "[" + strconv.Itoa(f.number(w)) + "]"
+		if width >= 0 {
+			parts[i] += " " + abbreviate(w, width)
+		}
+	}
+	if width < 0 {
+		return strings.Join(parts, " ")
+	}
+	return strings.Join(parts, "\n")
+}
+
+// abbreviate cuts s to at most width characters (runes), ending in "…"
+// when cut, preferably at a word boundary, and flattens line breaks.
+func abbreviate(s string, width int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if width <= 0 || utf8.RuneCountInString(s) <= width {
+		return s
+	}
+	r := []rune(s)
+	cut := width - 1
+	if r[cut] != ' ' {
+		// Prefer to end at a word boundary in the last third of the text kept.
+		for i := cut - 1; i > cut-cut/3 && i > 0; i-- {
+			if r[i] == ' ' {
+				cut = i
+				break
+			}
+		}
+	}
+	return strings.TrimRight(string(r[:cut]), " ") + "…"
+}
+
+// num2 formats x with two decimals, without a negative zero.
+func num2(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 2, 64)
+	if s == "-0.00" {
+		s = "0.00"
+	}
+	return s
+}
+
+// opt2 formats an optional number with two decimals, Missing for nil.
+func opt2(p *float64) string {
+	if p == nil {
+		return Missing
+	}
+	return num2(*p)
+}
+
+// pair formats an interval "lo, hi"; Missing when both ends are missing.
+func pair(lo, hi *float64) string {
+	if lo == nil && hi == nil {
+		return Missing
+	}
+	return opt2(lo) + ", " + opt2(hi)
+}
+
+// loglikCell formats a split's mean log-probability: "mean ± se" and a
+// bracket "[lo, hi]" where the row has them.
+func loglikCell(r *Row) string {
+	if r == nil || (r.MeanLoglik == nil && r.LoglikLo == nil && r.LoglikHi == nil) {
+		return Missing
+	}
+	var parts []string
+	if r.MeanLoglik != nil {
+		s := num2(*r.MeanLoglik)
+		if r.LoglikSE != nil {
+			s += " ± " + num2(*r.LoglikSE)
+		}
+		parts = append(parts, s)
+	}
+	if r.LoglikLo != nil || r.LoglikHi != nil {
+		parts = append(parts, "["+pair(r.LoglikLo, r.LoglikHi)+"]")
+	}
+	return strings.Join(parts, " ")
+}
+
+// signalCell formats a pll/recon value: two decimals, or three significant
+// digits for small values.
+func signalCell(r *Row) string {
+	if r == nil || r.Value == nil {
+		return Missing
+	}
+	if x := math.Abs(*r.Value); x != 0 && x < 0.1 {
+		return strconv.FormatFloat(*r.Value, 'g', 3, 64)
+	}
+	return num2(*r.Value)
+}
+
+func intCell(n int) string {
+	if n == 0 {
+		return Missing
+	}
+	return strconv.Itoa(n)
+}
+
+func orMissing(s string) string {
+	if s == "" {
+		return Missing
+	}
+	return s
+}
+
+func estimatorLabel(l *line) string {
+	if l.init != "" {
+		return l.estimator + " (" + l.init + ")"
+	}
+	return l.estimator
+}
+
+// splitColumns returns the splits that get a column: test and train always
+// when always is set, valid and any other split when a line has it, in the
+// order test, valid, train, others by first appearance.
+func splitColumns(lines []*line, always bool) []string {
+	have := map[string]bool{}
+	var others []string
+	for _, l := range lines {
+		for _, r := range orderedRows(l) {
+			if r.Split == "" || have[r.Split] {
+				continue
+			}
+			have[r.Split] = true
+			if r.Split != "train" && r.Split != "valid" && r.Split != "test" {
+				others = append(others, r.Split)
+			}
+		}
+	}
+	var cols []string
+	for _, s := range []string{"test", "valid", "train"} {
+		if have[s] || (always && s != "valid") {
+			cols = append(cols, s)
+		}
+	}
+	return append(cols, others...)
+}
+
+// orderedRows returns a line's rows in a deterministic order (by split name).
+func orderedRows(l *line) []*Row {
+	keys := make([]string, 0, len(l.splits))
+	for k := range l.splits {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	rs := make([]*Row, len(keys))
+	for i, k := range keys {
+		rs[i] = l.splits[k]
+	}
+	return rs
+}
+
+func titleSplit(s string) string {
+	if s == "" {
+		return s
+	}
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
+
+// finalTables builds the main table (Table 1 of the 2008 paper) and the
+// cheap-signals table from the final rows, numbering warnings in fn, and
+// returns the notes that apply.
+func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid, notes []string) {
+	if warnWidth == 0 {
+		warnWidth = DefaultWarningWidth
+	}
+	lines := finalLines(rows)
+	var mainLines, sigLines []*line
+	for _, l := range lines {
+		if l.signal {
+			sigLines = append(sigLines, l)
+		} else {
+			mainLines = append(mainLines, l)
+		}
+	}
+	seenNote := map[string]bool{}
+	note := func(est string) {
+		if n, ok := boundNotes[est]; ok && !seenNote[est] {
+			seenNote[est] = true
+			notes = append(notes, n)
+		}
+	}
+	undefinedLo := false
+
+	if len(mainLines) > 0 {
+		cols := splitColumns(mainLines, true)
+		main = &grid{
+			header: []string{"Experiment", "Model", "Estimator", "Runs", "β", "log Ẑ", "log(Ẑ±σ̂)", "log(Ẑ±3σ̂)", "Minutes"},
+			align:  []align{alignLeft, alignLeft, alignLeft, alignRight, alignRight, alignRight, alignRight, alignRight, alignRight},
+		}
+		for _, s := range cols {
+			main.header = append(main.header, titleSplit(s)+" log-prob")
+			main.align = append(main.align, alignRight)
+		}
+		main.header = append(main.header, "True log Z", "Warnings")
+		main.align = append(main.align, alignRight, alignLeft)
+		for _, l := range mainLines {
+			note(l.estimator)
+			if (l.lo1 == nil && l.hi1 != nil) || (l.lo3 == nil && l.hi3 != nil) {
+				undefinedLo = true
+			}
+			exact := l.exact
+			if exact == nil && l.estimator == "exact" {
+				exact = l.logZ
+			}
+			cells := []string{
+				l.experiment, orMissing(l.model), estimatorLabel(l), intCell(l.runs), intCell(l.betas),
+				opt2(l.logZ), pair(l.lo1, l.hi1), pair(l.lo3, l.hi3), num2(l.seconds / 60),
+			}
+			for _, s := range cols {
+				cells = append(cells, loglikCell(l.splits[s]))
+			}
+			cells = append(cells, opt2(exact), fn.cell(l.warnings, warnWidth))
+			main.rows = append(main.rows, cells)
+		}
+	}
+
+	if len(sigLines) > 0 {
+		cols := splitColumns(sigLines, false)
+		signals = &grid{
+			header: []string{"Experiment", "Model", "Signal"},
+			align:  []align{alignLeft, alignLeft, alignLeft},
+		}
+		for _, s := range cols {
+			signals.header = append(signals.header, titleSplit(s))
+			signals.align = append(signals.align, alignRight)
+		}
+		if hasSplitFree(sigLines) {
+			signals.header = append(signals.header, "Value")
+			signals.align = append(signals.align, alignRight)
+			cols = append(cols, "")
+		}
+		signals.header = append(signals.header, "Minutes", "Warnings")
+		signals.align = append(signals.align, alignRight, alignLeft)
+		for _, l := range sigLines {
+			note(l.estimator)
+			cells := []string{l.experiment, orMissing(l.model), estimatorLabel(l)}
+			for _, s := range cols {
+				cells = append(cells, signalCell(l.splits[s]))
+			}
+			cells = append(cells, num2(l.seconds/60), fn.cell(l.warnings, warnWidth))
+			signals.rows = append(signals.rows, cells)
+		}
+	}
+	if undefinedLo {
+		notes = append(notes, noteUndefinedLo)
+	}
+	return main, signals, notes
+}
+
+func hasSplitFree(lines []*line) bool {
+	for _, l := range lines {
+		if _, ok := l.splits[""]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// RenderTable writes the final rows (stage "final") to w as the terminal
+// table, laid out like Table 1 of Salakhutdinov & Murray (2008): one line
+// per experiment and estimator configuration (estimator, init, runs, β)
+// with its splits merged:
+//
+//	Experiment | Model | Estimator | Runs | β | log Ẑ | log(Ẑ±σ̂) | log(Ẑ±3σ̂) | Minutes |
+//	Test log-prob | [Valid log-prob |] Train log-prob | True log Z | Warnings
+//
+// log Ẑ and log-probabilities have two decimals, "—" marks a missing
+// number, a log-prob is "mean ± se [lo, hi]" where the row has a standard
+// error and a bracket, Minutes is the summed time of the merged rows, and
+// True log Z is the exact log Z (of an exact line, or ExactLogZ). Rows with
+// a Value (pll, recon) form a second "cheap signals" table. Warnings appear
+// abbreviated with footnote numbers; the full texts follow the tables,
+// then notes on which side of the truth each estimator errs.
+func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
+	if err := validateRows(rows); err != nil {
+		return fmt.Errorf("report: table: %w", err)
+	}
+	var fn footnotes
+	main, signals, notes := finalTables(rows, opt.WarningWidth, &fn)
+	var b strings.Builder
+	if main == nil && signals == nil {
+		b.WriteString("No final estimates.\n")
+	}
+	if main != nil {
+		if err := renderTerminal(&b, main, opt.ASCII); err != nil {
+			return err
+		}
+	}
+	if signals != nil {
+		if main != nil {
+			b.WriteString("\n")
+		}
+		b.WriteString("Cheap training signals (not log-likelihoods):\n")
+		if err := renderTerminal(&b, signals, opt.ASCII); err != nil {
+			return err
+		}
+	}
+	if len(fn.texts) > 0 {
+		b.WriteString("Warnings:\n")
+		for i, t := range fn.texts {
+			fmt.Fprintf(&b, "  [%d] %s\n", i+1, strings.Join(strings.Fields(t), " "))
+		}
+	}
+	if len(notes) > 0 {
+		b.WriteString("Notes:\n")
+		for _, n := range notes {
+			fmt.Fprintf(&b, "  %s\n", n)
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// renderTerminal draws g with tablewriter.
+func renderTerminal(w io.Writer, g *grid, ascii bool) error {
+	style := tw.StyleLight
+	if ascii {
+		style = tw.StyleASCII
+	}
+	aligns := make([]tw.Align, len(g.align))
+	for i, a := range g.align {
+		aligns[i] = tw.AlignLeft
+		if a == alignRight {
+			aligns[i] = tw.AlignRight
+		}
+	}
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{Symbols: tw.NewSymbols(style)})),
+		tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithHeaderAlignment(tw.AlignCenter),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: aligns}),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	t.Header(anySlice(g.header)...)
+	for _, r := range g.rows {
+		if err := t.Append(r); err != nil {
+			return fmt.Errorf("report: table: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("report: table: %w", err)
+	}
+	return nil
+}
+
+func anySlice(s []string) []any {
+	a := make([]any, len(s))
+	for i, v := range s {
+		a[i] = v
+	}
+	return a
+}
