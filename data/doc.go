@@ -1,0 +1,20 @@
+// Package data loads the binary data sets of logz and turns grey images into
+// 0/1 data explicitly.
+//
+// A data set is named by a spec string (see ParseSpec and Load):
+//
+//	mnist:train|test           MNIST IDX files from Options.DataDir, $LOGZ_DATA_DIR or ./data/mnist
+//	fashion-mnist:train|test   the same file names from Options.FashionDir, $LOGZ_FASHION_DIR or
+//	                           /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist)
+//	idx:PATH                   an IDX file of unsigned-byte images (N×rows×cols or N×D), raw or gzip
+//	npy:PATH                   an N×D .npy array of 0/1 values, any numeric dtype
+//	planted:train|valid|test   synthetic data drawn exactly from a small planted RBM (no files)
+//
+// Grey images are binarised by an explicit method: Stochastic (pixel/255 is
+// the probability of a 1, drawn from a seeded generator, as in Salakhutdinov
+// & Murray 2008), Threshold (pixel/255 > t) or None (data already 0/1).
+//
+// Every reader is strict: a malformed, truncated or oversized file, trailing
+// bytes or a corrupt gzip stream is an error naming the file, never a panic.
+// Randomness comes only from an explicit *rand.Rand (math/rand/v2).
+package data

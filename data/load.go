@@ -1,0 +1,178 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Default directories and the environment variables that override them.
+const (
+	DefaultMNISTDir   = "data/mnist" // relative to the working directory
+	DefaultFashionDir = "/usr/share/datasets/fashion-mnist"
+	EnvDataDir        = "LOGZ_DATA_DIR"    // MNIST directory
+	EnvFashionDir     = "LOGZ_FASHION_DIR" // Fashion-MNIST directory
+)
+
+// SpecForms lists the accepted data spec forms, for messages and help.
+const SpecForms = "mnist:train|test, fashion-mnist:train|test, idx:PATH, npy:PATH, planted:train|valid|test"
+
+// Spec is a parsed data spec string.
+type Spec struct {
+	Scheme string // "mnist", "fashion-mnist", "idx", "npy" or "planted"
+	Part   string // the split for mnist, fashion-mnist and planted
+	Path   string // the file for idx and npy
+}
+
+// String returns the canonical spec string.
+func (s Spec) String() string {
+	if s.Path != "" {
+		return s.Scheme + ":" + s.Path
+	}
+	return s.Scheme + ":" + s.Part
+}
+
+// ParseSpec parses a data spec:
+//
+//	mnist:train | mnist:test                  MNIST IDX files (see Load for the directory)
+//	fashion-mnist:train | fashion-mnist:test  Fashion-MNIST IDX files
+//	idx:PATH                                  an IDX file of images, raw or gzip
+//	npy:PATH                                  an N×D .npy array of 0/1 values
+//	planted:train | planted:valid | planted:test  synthetic data from a planted RBM
+//
+// It checks the form only, not that files exist.
+func ParseSpec(spec string) (Spec, error) {
+	scheme, rest, ok := strings.Cut(spec, ":")
+	if !ok {
+		return Spec{}, fmt.Errorf("data spec %q has no scheme; accepted forms: %s", spec, SpecForms)
+	}
+	split := func(parts ...string) (Spec, error) {
+		for _, p := range parts {
+			if rest == p {
+				return Spec{Scheme: scheme, Part: rest}, nil
+			}
+		}
+		if rest == "" {
+			return Spec{}, fmt.Errorf("data spec %q lacks the split; expected %s:%s", spec, scheme, strings.Join(parts, "|"))
+		}
+		return Spec{}, fmt.Errorf("data spec %q: unknown split %q; expected %s:%s", spec, rest, scheme, strings.Join(parts, "|"))
+	}
+	switch scheme {
+	case "mnist", "fashion-mnist":
+		return split("train", "test")
+	case "planted":
+		return split("train", "valid", "test")
+	case "idx", "npy":
+		if rest == "" {
+			return Spec{}, fmt.Errorf("data spec %q lacks the file; expected %s:PATH", spec, scheme)
+		}
+		return Spec{Scheme: scheme, Path: rest}, nil
+	}
+	return Spec{}, fmt.Errorf("data spec %q: unknown scheme %q; accepted forms: %s", spec, scheme, SpecForms)
+}
+
+// Options says where Load finds files and how it binarises them.
+type Options struct {
+	// DataDir is the MNIST directory; "" means $LOGZ_DATA_DIR, else
+	// ./data/mnist.
+	DataDir string
+	// FashionDir is the Fashion-MNIST directory; "" means $LOGZ_FASHION_DIR,
+	// else /usr/share/datasets/fashion-mnist (Debian package
+	// dataset-fashion-mnist).
+	FashionDir string
+	// Binarize is required for grey images (mnist, fashion-mnist, idx);
+	// binary sources (npy, planted) accept any valid method and are
+	// returned unchanged (0 and 1 are fixed points of every method).
+	Binarize Binarization
+	// Planted describes planted:… data.
+	Planted PlantedSpec
+}
+
+// Load reads the data named by spec (see ParseSpec) and returns it as
+// binary data named by the spec string.
+//
+// mnist:SPLIT reads train-images-idx3-ubyte or t10k-images-idx3-ubyte, raw or
+// with a .gz suffix (raw preferred when both exist), from the MNIST directory;
+// fashion-mnist:SPLIT reads the same names from the Fashion-MNIST directory
+// (see Options). Grey images are binarised as Options.Binarize says, with the
+// stochastic generator rand.NewPCG(Seed, FNV-1a-64(spec)).
+func Load(spec string, opt Options) (*Set, error) {
+	sp, err := ParseSpec(spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := opt.Binarize.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", spec, err)
+	}
+	var g *Grey
+	switch sp.Scheme {
+	case "planted":
+		return Planted(opt.Planted, sp.Part)
+	case "npy":
+		s, err := ReadNPY(sp.Path)
+		if err != nil {
+			return nil, err
+		}
+		s.Name = spec
+		return s, nil
+	case "idx":
+		if g, err = ReadImages(sp.Path); err != nil {
+			return nil, err
+		}
+	case "mnist", "fashion-mnist":
+		path, err := findImages(sp, opt)
+		if err != nil {
+			return nil, err
+		}
+		if g, err = ReadImages(path); err != nil {
+			return nil, err
+		}
+	}
+	g.Name = spec
+	b := opt.Binarize
+	var rng *rand.Rand
+	if b.Method == Stochastic {
+		h := fnv.New64a()
+		h.Write([]byte(spec))
+		rng = rand.New(rand.NewPCG(b.Seed, h.Sum64()))
+	}
+	return g.Binarize(b.Method, b.threshold(), rng)
+}
+
+// findImages returns the image file of an mnist or fashion-mnist spec.
+func findImages(sp Spec, opt Options) (string, error) {
+	dir, from := opt.DataDir, "the data directory option"
+	env, def := EnvDataDir, DefaultMNISTDir
+	hint := "run scripts/get-data.sh mnist " + DefaultMNISTDir + ", or point " + EnvDataDir + " or the data directory option at a directory holding the IDX files"
+	if sp.Scheme == "fashion-mnist" {
+		dir, from = opt.FashionDir, "the Fashion-MNIST directory option"
+		env, def = EnvFashionDir, DefaultFashionDir
+		hint = "install the Debian package dataset-fashion-mnist (apt-get install dataset-fashion-mnist, or scripts/get-data.sh fashion-mnist), or point " + EnvFashionDir + " at a directory holding the IDX files"
+	}
+	if dir == "" {
+		dir, from = os.Getenv(env), "$"+env
+	}
+	if dir == "" {
+		dir, from = def, "the default"
+	}
+	base := "train-images-idx3-ubyte"
+	if sp.Part == "test" {
+		base = "t10k-images-idx3-ubyte"
+	}
+	for _, name := range []string{base, base + ".gz"} {
+		p := filepath.Join(dir, name)
+		st, err := os.Stat(p)
+		if err == nil && st.Mode().IsRegular() {
+			return p, nil
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%s: %w", sp, err)
+		}
+	}
+	return "", fmt.Errorf("%s: no %s or %s.gz in %s (directory from %s); %s", sp, base, base, dir, from, hint)
+}

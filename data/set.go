@@ -1,0 +1,105 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+)
+
+// Set is a binary data matrix: N examples of D units, X[n*D+i] ∈ {0,1}.
+// Sets are treated as read-only once built; Subset, Limit and Split copy.
+type Set struct {
+	Name string
+	N, D int
+	X    []uint8
+}
+
+// Row returns example n (a view into X, not a copy).
+func (s *Set) Row(n int) []uint8 { return s.X[n*s.D : (n+1)*s.D : (n+1)*s.D] }
+
+// RowFloat sets dst[i] = float64(X[n*D+i]) for i < D; dst needs length ≥ D.
+func (s *Set) RowFloat(dst []float64, n int) {
+	row := s.X[n*s.D : (n+1)*s.D]
+	dst = dst[:len(row)]
+	for i, x := range row {
+		dst[i] = float64(x)
+	}
+}
+
+// Subset returns a copy holding the examples idx[0], idx[1], … in that order
+// (repeats allowed). An index outside [0, N) panics, like a slice index.
+func (s *Set) Subset(idx []int) *Set {
+	out := &Set{Name: s.Name, N: len(idx), D: s.D, X: make([]uint8, len(idx)*s.D)}
+	for k, n := range idx {
+		copy(out.X[k*s.D:(k+1)*s.D], s.Row(n))
+	}
+	return out
+}
+
+// Limit returns a copy of the first n examples (the files' own order), or a
+// copy of the whole set when n ≤ 0 or n ≥ N. Use Split or Subset for a
+// random selection.
+func (s *Set) Limit(n int) *Set {
+	if n <= 0 || n > s.N {
+		n = s.N
+	}
+	return &Set{Name: s.Name, N: n, D: s.D, X: slices.Clone(s.X[:n*s.D])}
+}
+
+// Validate checks that len(X) = N·D and every value is 0 or 1.
+func (s *Set) Validate() error {
+	if s.N < 0 || s.D < 0 || len(s.X) != s.N*s.D {
+		return fmt.Errorf("%s: %d values for %d examples of %d units", s.Name, len(s.X), s.N, s.D)
+	}
+	for k, x := range s.X {
+		if x > 1 {
+			return fmt.Errorf("%s: example %d, unit %d is %d; expected 0 or 1", s.Name, k/s.D, k%s.D, x)
+		}
+	}
+	return nil
+}
+
+// Split carves a validation set of nValid examples out of s: with
+// π = rng.Perm(N), valid holds the examples π[0..nValid) and train the rest,
+// each kept in the original order. The two are a partition of s, and the same
+// generator state gives the same split. Names get the suffixes "#train" and
+// "#valid". nValid must be in [0, N).
+func Split(s *Set, nValid int, rng *rand.Rand) (train, valid *Set, err error) {
+	if nValid < 0 || nValid >= s.N {
+		return nil, nil, fmt.Errorf("%s: cannot hold out %d of %d examples for validation; expected 0 ≤ n < %d", s.Name, nValid, s.N, s.N)
+	}
+	if rng == nil {
+		return nil, nil, fmt.Errorf("%s: Split needs a random generator", s.Name)
+	}
+	perm := rng.Perm(s.N)
+	v := slices.Clone(perm[:nValid])
+	t := slices.Clone(perm[nValid:])
+	slices.Sort(v)
+	slices.Sort(t)
+	train, valid = s.Subset(t), s.Subset(v)
+	train.Name, valid.Name = s.Name+"#train", s.Name+"#valid"
+	return train, valid, nil
+}
+
+// LogOdds returns the smoothed per-unit log-odds of the data,
+//
+//	a_i = log((c_i + α) / (N − c_i + α)),   c_i = Σ_n x_{n,i},
+//
+// i.e. logit of the posterior-mean-like rate (c_i+α)/(N+2α). With α > 0 every
+// a_i is finite, so no unit has probability 0 or 1; this is the visible bias
+// of the "data base rate" model of Salakhutdinov & Murray (2008) and a
+// common visible-bias initialisation. α ≤ 0 may give ±Inf.
+func LogOdds(s *Set, smoothing float64) []float64 {
+	counts := make([]int, s.D)
+	for n := range s.N {
+		for i, x := range s.Row(n) {
+			counts[i] += int(x)
+		}
+	}
+	out := make([]float64, s.D)
+	for i, c := range counts {
+		out[i] = math.Log(float64(c)+smoothing) - math.Log(float64(s.N-c)+smoothing)
+	}
+	return out
+}
