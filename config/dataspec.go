@@ -1,0 +1,82 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DataSpec is a parsed data spec such as "mnist:train" or "npy:data/x.npy".
+type DataSpec struct {
+	// Scheme is one of mnist, fashion-mnist, idx, npy, planted.
+	Scheme string
+	// Part is the split for mnist/fashion-mnist (train, test) and planted
+	// (train, valid, test); "" for idx and npy.
+	Part string
+	// Path is the file of idx and npy specs; "" otherwise.
+	Path string
+}
+
+// String formats the spec as it is written in a config.
+func (d DataSpec) String() string {
+	if d.Path != "" {
+		return d.Scheme + ":" + d.Path
+	}
+	return d.Scheme + ":" + d.Part
+}
+
+// dataScheme describes one accepted data scheme.
+type dataScheme struct {
+	name  string
+	parts []string // nil: the rest is a path
+	doc   string
+}
+
+// dataSchemes is the one list of data schemes the config accepts.
+var dataSchemes = []dataScheme{
+	{"mnist", []string{"train", "test"}, "MNIST IDX files from data_dir, $LOGZ_DATA_DIR or ./data/mnist"},
+	{"fashion-mnist", []string{"train", "test"}, "Fashion-MNIST IDX files from data_dir or /usr/share/datasets/fashion-mnist"},
+	{"idx", nil, "an IDX image file (gzip or not)"},
+	{"npy", nil, "an N×D .npy array of 0/1 (any numeric dtype)"},
+	{"planted", []string{"train", "valid", "test"}, "samples of the planted synthetic RBM (data.planted)"},
+}
+
+func dataSpecForms() string {
+	forms := make([]string, len(dataSchemes))
+	for i, s := range dataSchemes {
+		if s.parts == nil {
+			forms[i] = s.name + ":PATH"
+		} else {
+			forms[i] = s.name + ":" + strings.Join(s.parts, "|")
+		}
+	}
+	return strings.Join(forms, ", ")
+}
+
+// ParseDataSpec parses a data spec: mnist:train|test,
+// fashion-mnist:train|test, idx:PATH, npy:PATH or planted:train|valid|test.
+func ParseDataSpec(s string) (DataSpec, error) {
+	scheme, rest, ok := strings.Cut(s, ":")
+	if !ok {
+		return DataSpec{}, fmt.Errorf("data spec %q has no scheme (want SCHEME:PART, one of %s)", s, dataSpecForms())
+	}
+	names := make([]string, len(dataSchemes))
+	for i, ds := range dataSchemes {
+		names[i] = ds.name
+		if ds.name != scheme {
+			continue
+		}
+		if ds.parts == nil {
+			if strings.TrimSpace(rest) == "" {
+				return DataSpec{}, fmt.Errorf("data spec %q needs a file path after %q", s, scheme+":")
+			}
+			return DataSpec{Scheme: scheme, Path: rest}, nil
+		}
+		for _, p := range ds.parts {
+			if p == rest {
+				return DataSpec{Scheme: scheme, Part: rest}, nil
+			}
+		}
+		return DataSpec{}, fmt.Errorf("data spec %q: unknown part %q%s", s, rest, knownHintAs(rest, ds.parts, scheme+":"+strings.Join(ds.parts, "|")))
+	}
+	return DataSpec{}, fmt.Errorf("data spec %q: unknown scheme %q%s", s, scheme, knownHintAs(scheme, names, dataSpecForms()))
+}

@@ -1,0 +1,267 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// ok is a minimal valid experiment list; bad cases edit around it.
+const okExp = `experiments:
+  - name: a
+    data: {train: planted:train, test: planted:test}
+`
+
+// TestBadConfigs checks that each bad config is rejected with a message
+// naming the file, the line, the key path and what was expected.
+func TestBadConfigs(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		want []string // each must appear in the error text
+	}{
+		{"empty file", ``, []string{`bad.yaml: empty config`}},
+		{"only comments", "# nothing\n# here\n", []string{`bad.yaml: empty config`}},
+		{"top-level list", "- name: a\n", []string{`bad.yaml:1: expected a mapping at the top level`, `got a list`}},
+		{"top-level scalar", "hello\n", []string{`bad.yaml:1: expected a mapping at the top level`, `got "hello"`}},
+		{"tab indentation", "experiments:\n\t- name: a\n", []string{`bad.yaml:2: tab character in indentation`}},
+		{"syntax error", "experiments: [a\n", []string{`bad.yaml:1: invalid YAML:`}},
+		{"two documents", okExp + "---\nseed: 2\n", []string{`bad.yaml:4: a second YAML document`}},
+		{"duplicate top key", "seed: 1\nseed: 2\n" + okExp, []string{`bad.yaml:2: seed: duplicate key (first defined at line 1)`}},
+		{"duplicate nested key", `experiments:
+  - name: a
+    data: {train: planted:train, test: planted:test}
+    train:
+      k: 1
+      k: 2
+`, []string{`bad.yaml:6: experiments[0].train.k: duplicate key (first defined at line 5)`}},
+		{"unknown top key", "sed: 3\n" + okExp, []string{`bad.yaml:1: sed: unknown key (did you mean "seed"?; known keys: name, description, seed, base, experiments)`}},
+		{"unknown nested key", okExp + "    train:\n      lerning_rate: 0.1\n", []string{
+			`bad.yaml:5: experiments[0].train.lerning_rate: unknown key (did you mean "learning_rate"?; known keys: method, k, k_end, chains,`}},
+		{"unknown key, other spelling", okExp + "    train:\n      learning-rate: 0.1\n", []string{
+			`bad.yaml:5: experiments[0].train.learning-rate: unknown key (did you mean "learning_rate"?`}},
+		{"unknown key in second experiment", okExp + "  - name: b\n    data: {train: planted:train, test: planted:test}\n    modle: {hidden: 3}\n", []string{
+			`bad.yaml:6: experiments[1].modle: unknown key (did you mean "model"?`}},
+		{"unknown key in base", "base:\n  train: {epoch: 3}\n" + okExp, []string{
+			`bad.yaml:2: base.train.epoch: unknown key (did you mean "epochs"?`}},
+		{"name in base", "base:\n  name: x\n" + okExp, []string{`bad.yaml:2: base.name: base cannot set name`}},
+		{"unknown key in estimator", okExp + "    evaluate:\n      final:\n        - {name: ais, rnus: 10}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0].rnus: unknown key (did you mean "runs"?`}},
+		{"setting of another estimator", okExp + "    evaluate:\n      final:\n        - {name: exact, runs: 10}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0].runs: not a setting of estimator "exact" (its settings: max_units)`}},
+		{"setting of estimator without settings", okExp + "    evaluate:\n      final:\n        - {name: pll, seed: 3}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0].seed: not a setting of estimator "pll" (it has no settings)`}},
+		{"unknown estimator", okExp + "    evaluate:\n      final: [exact, raise]\n", []string{
+			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "raise" (known: exact, ais, pll, recon)`}},
+		{"misspelt estimator", okExp + "    evaluate:\n      every_epoch:\n        - name: aiss\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais, pll, recon)`}},
+		{"estimator without name", okExp + "    evaluate:\n      final:\n        - {runs: 10}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0]: missing required key "name"`}},
+		{"wrong type: word for int", okExp + "    train:\n      k: one\n", []string{
+			`bad.yaml:5: experiments[0].train.k: expected a positive integer, got "one"`}},
+		{"wrong type: fraction for int", okExp + "    train:\n      epochs: 2.5\n", []string{
+			`bad.yaml:5: experiments[0].train.epochs: expected a positive integer, got 2.5`}},
+		{"wrong type: list for number", okExp + "    train:\n      learning_rate: [0.1]\n", []string{
+			`bad.yaml:5: experiments[0].train.learning_rate: expected a positive number, got a list`}},
+		{"wrong type: string for bool", okExp + "    train:\n      shuffle: yes\n", []string{
+			`bad.yaml:5: experiments[0].train.shuffle: expected true or false, got "yes"`}},
+		{"wrong type: number for string", okExp + "    train:\n      method: 1\n", []string{
+			`bad.yaml:5: experiments[0].train.method: expected cd or pcd, got 1 (write "1" in quotes`}},
+		{"wrong type: scalar for mapping", okExp + "    train: fast\n", []string{
+			`bad.yaml:4: experiments[0].train: expected a mapping (method, k,`, `got "fast"`}},
+		{"wrong type: empty value", okExp + "    train:\n      k:\n", []string{
+			`bad.yaml:5: experiments[0].train.k: expected a positive integer, got an empty value`}},
+		{"non-finite number", okExp + "    train:\n      learning_rate: .inf\n", []string{
+			`bad.yaml:5: experiments[0].train.learning_rate: expected a positive number, got .inf (must be finite)`}},
+		{"negative seed", "seed: -1\n" + okExp, []string{`bad.yaml:1: seed: expected a non-negative integer, got -1`}},
+		{"negative epochs", okExp + "    train:\n      epochs: -3\n", []string{
+			`bad.yaml:5: experiments[0].train.epochs: expected a positive integer, got -3`}},
+		{"zero learning rate", okExp + "    train:\n      learning_rate: 0\n", []string{
+			`bad.yaml:5: experiments[0].train.learning_rate: expected a positive number, got 0`}},
+		{"momentum 1", okExp + "    train:\n      final_momentum: 1\n", []string{
+			`bad.yaml:5: experiments[0].train.final_momentum: expected a number in [0,1), got 1`}},
+		{"bad enum with suggestion", okExp + "    train:\n      lr_schedule: exponentail\n", []string{
+			`bad.yaml:5: experiments[0].train.lr_schedule: expected constant, linear or exponential, got "exponentail" (did you mean "exponential"?)`}},
+		{"no experiments key", "seed: 3\n", []string{`bad.yaml: experiments: missing required key`}},
+		{"empty experiments", "experiments: []\n", []string{`bad.yaml:1: experiments: expected at least one experiment`}},
+		{"experiments not a list", "experiments: {name: a}\n", []string{`bad.yaml:1: experiments: expected a list of experiments`}},
+		{"experiment not a mapping", "experiments:\n  - a\n", []string{`bad.yaml:2: experiments[0]: expected a mapping`}},
+		{"missing name", "experiments:\n  - data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:2: experiments[0]: missing required key "name"`}},
+		{"bad name", "experiments:\n  - name: a/b\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:2: experiments[0].name: expected a name of letters, digits`, `got "a/b"`}},
+		{"dot name", "experiments:\n  - name: ..\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:2: experiments[0].name: expected a name`}},
+		{"duplicate experiment names", okExp + "  - name: a\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:4: experiments[1].name: duplicate experiment name "a" (also experiments[0])`}},
+		{"duplicate after a bad entry", "experiments:\n  - oops\n  - name: a\n    data: {train: planted:train, test: planted:test}\n  - name: a\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:2: experiments[0]: expected a mapping`,
+			`bad.yaml:5: experiments[2].name: duplicate experiment name "a" (also experiments[1])`}},
+		{"names equal up to case", okExp + "  - name: A\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:4: experiments[1].name: experiment name "A" differs from experiments[0] "a" only in case`}},
+		{"missing data", "experiments:\n  - name: a\n", []string{
+			`bad.yaml:2: experiments[0].data.train: missing required key`, `bad.yaml:2: experiments[0].data.test: missing required key`}},
+		{"unknown data scheme", "experiments:\n  - name: a\n    data: {train: mnst:train, test: planted:test}\n", []string{
+			`bad.yaml:3: experiments[0].data.train: data spec "mnst:train": unknown scheme "mnst" (did you mean "mnist"?; known: mnist:train|test, fashion-mnist:train|test, idx:PATH, npy:PATH, planted:train|valid|test)`}},
+		{"bad data part", "experiments:\n  - name: a\n    data:\n      train: mnist:valid\n      test: mnist:test\n", []string{
+			`bad.yaml:4: experiments[0].data.train: data spec "mnist:valid": unknown part "valid" (known: mnist:train|test)`}},
+		{"spec without scheme", "experiments:\n  - name: a\n    data: {train: train, test: planted:test}\n", []string{
+			`bad.yaml:3: experiments[0].data.train: data spec "train" has no scheme`}},
+		{"npy without path", "experiments:\n  - name: a\n    data: {train: 'npy:', test: planted:test}\n", []string{
+			`bad.yaml:3: experiments[0].data.train: data spec "npy:" needs a file path`}},
+		{"planted split with no examples", "experiments:\n  - name: a\n    data:\n      train: planted:train\n      test: planted:valid\n      planted: {valid: 0}\n", []string{
+			`bad.yaml:6: experiments[0].data.planted.valid: expected a positive integer, got 0`}},
+		{"planted model too big to sample", "experiments:\n  - name: a\n    data:\n      train: planted:train\n      test: planted:test\n      planted:\n        visible: 30\n        hidden: 21\n", []string{
+			`bad.yaml:8: experiments[0].data.planted: min(visible, hidden) must be ≤ 20 (exact sampling enumerates 2^min(visible, hidden) states), got 30 visible and 21 hidden`}},
+		{"duplicate mapping key", okExp + "    data:\n      threshold: 0.4\n", []string{
+			`bad.yaml:4: experiments[0].data: duplicate key (first defined at line 3)`}},
+		{"threshold 1", "experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test, binarize: threshold, threshold: 1}\n", []string{
+			`bad.yaml:3: experiments[0].data.threshold: expected a number in (0,1), got 1`}},
+		{"validation eats the training set", "experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test, validation: 2000}\n", []string{
+			`bad.yaml:3: experiments[0].data: validation 2000 leaves no training examples (the training set has 2000)`}},
+		{"validation above limit", "experiments:\n  - name: a\n    data: {train: mnist:train, test: mnist:test, limit_train: 100,\n           validation: 100}\n", []string{
+			`bad.yaml:4: experiments[0].data: validation 100 leaves no training examples (the training set has 100)`}},
+		{"unknown model type", okExp + "    model: {type: dbm}\n", []string{
+			`bad.yaml:4: experiments[0].model.type: unknown model type "dbm" (did you mean "rbm"?; known: rbm)`}},
+		{"zero hidden", okExp + "    model: {hidden: 0}\n", []string{`bad.yaml:4: experiments[0].model.hidden: expected a positive integer, got 0`}},
+		{"pcd with chains 0 after defaulting", okExp + "    train: {method: pcd, batch_size: 0}\n", []string{
+			`bad.yaml:4: experiments[0].train: method "pcd" needs chains ≥ 1, got 0`,
+			`bad.yaml:4: experiments[0].train.batch_size: expected a positive integer, got 0`}},
+		{"pcd with negative chains", okExp + "    train:\n      method: pcd\n      chains: -1\n", []string{
+			`bad.yaml:6: experiments[0].train: method "pcd" needs chains ≥ 1, got -1`}},
+		{"cd with chains", okExp + "    train:\n      chains: 10\n", []string{
+			`bad.yaml:5: experiments[0].train: method "cd" needs chains = 0`}},
+		{"k_end below k", okExp + "    train:\n      k: 3\n      k_end: 2\n", []string{
+			`bad.yaml:6: experiments[0].train: k_end must be 0 (constant k) or ≥ k (3), got 2`}},
+		{"linear lr_end too big", okExp + "    train:\n      lr_schedule: linear\n      lr_end: 0.1\n", []string{
+			`bad.yaml:6: experiments[0].train: lr_schedule "linear" needs 0 ≤ lr_end < learning_rate (0.05), got lr_end 0.1`}},
+		{"lr_end without linear", okExp + "    train:\n      lr_end: 0.01\n", []string{
+			`bad.yaml:5: experiments[0].train.lr_end: only used by lr_schedule "linear"`}},
+		{"exponential decay 0", okExp + "    train:\n      lr_schedule: exponential\n      lr_decay: 0\n", []string{
+			`bad.yaml:6: experiments[0].train: lr_schedule "exponential" needs 0 < lr_decay ≤ 1, got 0`}},
+		{"momentum switch 0", okExp + "    train:\n      momentum_switch_epoch: 0\n", []string{
+			`bad.yaml:5: experiments[0].train.momentum_switch_epoch: expected a positive integer (1-based epoch), got 0`}},
+		{"unknown split", okExp + "    evaluate:\n      splits: [test, tset]\n", []string{
+			`bad.yaml:5: experiments[0].evaluate.splits[1]: expected train, valid or test, got "tset" (did you mean "test"?)`}},
+		{"duplicate split", okExp + "    evaluate:\n      splits: [test, test]\n", []string{
+			`bad.yaml:5: experiments[0].evaluate.splits[1]: duplicate split "test" (also evaluate.splits[0])`}},
+		{"valid split without validation data", "experiments:\n  - name: a\n    data: {train: mnist:train, test: mnist:test}\n    evaluate:\n      splits: [valid]\n", []string{
+			`bad.yaml:5: experiments[0].evaluate.splits[0]: split "valid" needs data.validation > 0`}},
+		{"ais runs 1", okExp + "    evaluate:\n      final:\n        - name: ais\n          runs: 1\n", []string{
+			`bad.yaml:7: experiments[0].evaluate.final[0].runs: expected an integer ≥ 2, got 1`}},
+		{"2008 schedule with 2 betas", okExp + "    evaluate:\n      final:\n        - {name: ais, betas: 2, schedule: 2008}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0]: schedule "2008" (three segments) needs betas ≥ 3, got 2`}},
+		{"bad ais schedule", okExp + "    evaluate:\n      final:\n        - {name: ais, schedule: 2009}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0].schedule: expected linear or 2008, got "2009"`}},
+		{"bad ais init", okExp + "    evaluate:\n      final:\n        - {name: ais, init: data}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0].init: expected base-rate or uniform, got "data"`}},
+		{"max_units above 40", okExp + "    evaluate:\n      final:\n        - {name: exact, max_units: 41}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0].max_units: expected an integer in [1,40], got 41`}},
+		{"exact on a model too big", "experiments:\n  - name: a\n    data: {train: mnist:train, test: mnist:test}\n    model: {hidden: 500}\n    evaluate:\n      every_epoch: []\n      final: [exact]\n", []string{
+			`bad.yaml:7: experiments[0].evaluate.final[0]: exact enumeration needs min(visible, hidden) ≤ max_units (25), but the model has 784 visible and 500 hidden units`}},
+		{"duplicate estimator", okExp + "    evaluate:\n      final: [pll, pll]\n", []string{
+			`bad.yaml:5: experiments[0].evaluate.final[1]: duplicate of evaluate.final[0]`}},
+		{"estimator list not a list", okExp + "    evaluate:\n      final: exact\n", []string{
+			`bad.yaml:5: experiments[0].evaluate.final: expected a list of estimators, got "exact"`}},
+		{"non-string key", okExp + "    1: x\n", []string{`bad.yaml:4: experiments[0]: keys must be plain words`}},
+		{"error in base reported at base line", "base:\n  train: {method: pcd, batch_size: 0}\n" + okExp, []string{
+			`bad.yaml:2: experiments[0].train: method "pcd" needs chains ≥ 1, got 0`}},
+		{"bad file name", "name: my run\n" + okExp, []string{`bad.yaml:1: name: expected a name of letters`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml), "bad.yaml", Options{})
+			if err == nil {
+				t.Fatalf("accepted:\n%s", c.yaml)
+			}
+			var list ErrorList
+			if !errors.As(err, &list) {
+				t.Fatalf("error is %T, want ErrorList: %v", err, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error text lacks %q; got:\n%v", w, err)
+				}
+			}
+			for _, e := range list {
+				if e.File != "bad.yaml" {
+					t.Errorf("error without the file name: %v", e)
+				}
+			}
+		})
+	}
+}
+
+// TestAllErrorsCollected checks that several independent problems are all
+// reported, in line order.
+func TestAllErrorsCollected(t *testing.T) {
+	src := `seed: x
+experiments:
+  - name: a
+    data: {train: planted:train, test: planted:test}
+    train:
+      k: one
+      epochs: 0
+    evaluate:
+      final: [exact, nope]
+  - name: b
+    data: {train: foo:bar, test: planted:test}
+`
+	_, err := Parse([]byte(src), "multi.yaml", Options{})
+	var list ErrorList
+	if !errors.As(err, &list) {
+		t.Fatalf("want ErrorList, got %v", err)
+	}
+	want := []string{
+		`multi.yaml:1: seed: expected a non-negative integer, got "x"`,
+		`multi.yaml:6: experiments[0].train.k: expected a positive integer, got "one"`,
+		`multi.yaml:7: experiments[0].train.epochs: expected a positive integer, got 0`,
+		`multi.yaml:9: experiments[0].evaluate.final[1].name: unknown estimator "nope"`,
+		`multi.yaml:11: experiments[1].data.train: data spec "foo:bar": unknown scheme "foo"`,
+	}
+	if len(list) != len(want) {
+		t.Fatalf("got %d errors, want %d:\n%v", len(list), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(list[i].Error(), w) {
+			t.Errorf("error %d = %q, want prefix %q", i, list[i].Error(), w)
+		}
+	}
+	if errs := list.Unwrap(); len(errs) != len(list) {
+		t.Errorf("Unwrap gave %d errors, want %d", len(errs), len(list))
+	}
+}
+
+func TestNoFileName(t *testing.T) {
+	f, err := Parse([]byte(okExp), "", Options{})
+	if err != nil || f.Name != "config" {
+		t.Fatalf("Parse without a file name: %v, %+v", err, f)
+	}
+	_, err = Parse([]byte("seed: x\n"+okExp), "", Options{})
+	if err == nil || !strings.HasPrefix(err.Error(), "<config>:1: seed: ") {
+		t.Errorf("error without a file name: %v", err)
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	keys := []string{"method", "k", "k_end", "learning_rate", "lr_schedule", "epochs"}
+	for in, want := range map[string]string{
+		"lerning_rate": "learning_rate", "learningRate": "learning_rate", "LEARNING-RATE": "learning_rate",
+		"epoch": "epochs", "mehtod": "method", "kend": "k_end",
+	} {
+		if got, ok := suggest(in, keys); !ok || got != want {
+			t.Errorf("suggest(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"batch", "x", "zzzzzz"} {
+		if got, ok := suggest(in, keys); ok {
+			t.Errorf("suggest(%q) = %q, want no suggestion", in, got)
+		}
+	}
+	if d := editDistance("abcd", "acbd"); d != 1 {
+		t.Errorf("transposition distance = %d, want 1", d)
+	}
+	if d := editDistance("kitten", "sitting"); d != 3 {
+		t.Errorf("editDistance(kitten, sitting) = %d, want 3", d)
+	}
+}
