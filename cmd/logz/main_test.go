@@ -1,0 +1,260 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/models"
+)
+
+func runLogz(t *testing.T, args ...string) (string, string, error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	err := run(args, &out, &errb)
+	return out.String(), errb.String(), err
+}
+
+// TestEvalMatchesNumPy evaluates an RBM written by NumPy on data written by
+// NumPy and compares with log Z and the mean log-likelihood that NumPy
+// computed by brute force (scripts/make-numpy-fixture.py).
+func TestEvalMatchesNumPy(t *testing.T) {
+	var want struct {
+		LogZ       float64 `json:"log_z"`
+		MeanLoglik float64 `json:"mean_loglik"`
+		N          int     `json:"n"`
+	}
+	b, err := os.ReadFile("../../models/testdata/numpy_expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.Unmarshal(b, &want)
+	out, _, err := runLogz(t, "eval", "--model", "../../models/testdata/numpy_rbm.npz",
+		"--data", "npy:../../models/testdata/numpy_data.npy", "--estimator", "exact,ais,pll",
+		"--chains", "100", "--betas", "3000", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := report.DecodeResults(strings.NewReader(out), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.Estimator] = true
+		switch r.Estimator {
+		case "exact":
+			if math.Abs(*r.LogZ-want.LogZ) > 1e-6 || math.Abs(*r.MeanLoglik-want.MeanLoglik) > 1e-6 || r.NExamples != want.N {
+				t.Errorf("exact: log Z %v mean %v n %d; NumPy %v %v %d", *r.LogZ, *r.MeanLoglik, r.NExamples, want.LogZ, want.MeanLoglik, want.N)
+			}
+		case "ais":
+			if math.Abs(*r.LogZ-want.LogZ) > 0.3 || math.Abs(*r.MeanLoglik-want.MeanLoglik) > 0.3 {
+				t.Errorf("ais: log Z %v mean %v; NumPy %v %v", *r.LogZ, *r.MeanLoglik, want.LogZ, want.MeanLoglik)
+			}
+			if r.ExactLogZ == nil || *r.ExactLogZ != *rows[0].LogZ {
+				t.Errorf("ais row lacks the exact log Z for comparison")
+			}
+		}
+	}
+	if !seen["exact"] || !seen["ais"] || !seen["pll"] {
+		t.Errorf("estimators seen: %v", seen)
+	}
+}
+
+const tinyConfig = `name: tiny
+seed: 3
+base:
+  data: {train: planted:train, test: planted:test, planted: {train: 400, test: 200}}
+  model: {type: rbm, hidden: 6}
+  train: {epochs: 4, batch_size: 20, learning_rate: 0.05, lr_schedule: constant, checkpoint_every: 1}
+  evaluate:
+    splits: [test]
+    every_epoch: [{name: exact}, {name: ais, runs: 8, betas: 200, schedule: linear}]
+    final: [{name: exact}, {name: ais, runs: 20, betas: 500, schedule: linear}, pll, recon]
+experiments:
+  - name: cd
+    train: {method: cd}
+  - name: pcd
+    train: {method: pcd, chains: 30}
+`
+
+func writeConfig(t *testing.T, dir, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, "tiny.yaml")
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// stripTimes removes wall-clock fields so runs can be compared.
+func stripTimes(t *testing.T, path string) []report.Row {
+	t.Helper()
+	rows, err := report.ReadResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		rows[i].Seconds = 0
+	}
+	return rows
+}
+
+func sameRows(a, b []report.Row) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return bytes.Equal(ja, jb)
+}
+
+// TestRunDeterministic: the same config and seed give identical results.json
+// (apart from timings) with GOMAXPROCS 1 and 2, and every contract file exists.
+func TestRunDeterministic(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, tinyConfig)
+	var results [][]report.Row
+	for _, procs := range []int{1, 2} {
+		old := runtime.GOMAXPROCS(procs)
+		out := filepath.Join(dir, "out", string(rune('0'+procs)))
+		stdout, _, err := runLogz(t, "run", cfg, "--out", out)
+		runtime.GOMAXPROCS(old)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stdout, "True log Z") {
+			t.Errorf("no table on stdout:\n%s", stdout)
+		}
+		for _, f := range []string{"results.json", "report.md", "config.resolved.yaml", "cd/model.npz", "cd/epochs.csv", "pcd/model.npz", "pcd/epochs.csv"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+				t.Errorf("missing %s", f)
+			}
+		}
+		results = append(results, stripTimes(t, filepath.Join(out, "results.json")))
+	}
+	if !sameRows(results[0], results[1]) {
+		t.Fatal("results differ between GOMAXPROCS=1 and 2")
+	}
+	// The resolved config reproduces the run.
+	out3 := filepath.Join(dir, "out", "resolved")
+	if _, _, err := runLogz(t, "run", filepath.Join(dir, "out", "1", "config.resolved.yaml"), "--out", out3); err != nil {
+		t.Fatal(err)
+	}
+	if !sameRows(results[0], stripTimes(t, filepath.Join(out3, "results.json"))) {
+		t.Fatal("running config.resolved.yaml gives different results")
+	}
+}
+
+// TestResumeEqualsUninterrupted stops after 2 of 4 epochs (a shorter run of
+// the same experiment) and resumes with --resume; the model and every row
+// must equal those of an uninterrupted 4-epoch run.
+func TestResumeEqualsUninterrupted(t *testing.T) {
+	dir := t.TempDir()
+	full := filepath.Join(dir, "full")
+	if _, _, err := runLogz(t, "run", writeConfig(t, dir, tinyConfig), "--out", full); err != nil {
+		t.Fatal(err)
+	}
+	part := filepath.Join(dir, "part")
+	short := strings.Replace(tinyConfig, "epochs: 4", "epochs: 2", 1)
+	if _, _, err := runLogz(t, "run", writeConfig(t, dir, short), "--out", part); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err := runLogz(t, "run", writeConfig(t, dir, tinyConfig), "--out", part, "--resume")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr, "resuming after epoch 2") {
+		t.Errorf("stderr does not say it resumed:\n%s", stderr)
+	}
+	if !sameRows(stripTimes(t, filepath.Join(full, "results.json")), stripTimes(t, filepath.Join(part, "results.json"))) {
+		t.Error("resumed results differ from the uninterrupted run")
+	}
+	for _, e := range []string{"cd", "pcd"} {
+		a, _ := models.Load(filepath.Join(full, e, "model.npz"))
+		b, _ := models.Load(filepath.Join(part, e, "model.npz"))
+		ra, rb := a.Model.(*models.RBM), b.Model.(*models.RBM)
+		for i := range ra.W {
+			if ra.W[i] != rb.W[i] {
+				t.Fatalf("%s: W differs after resume", e)
+			}
+		}
+	}
+}
+
+// TestDivergenceKeepsLastGoodCheckpoint: a learning rate that overflows
+// stops the experiment with a message naming the epoch; results.json holds
+// no NaN and model.npz is the last good one.
+func TestDivergenceKeepsLastGoodCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	cfg := strings.Replace(tinyConfig, "learning_rate: 0.05, lr_schedule: constant", "learning_rate: 0.05, lr_schedule: exponential, lr_decay: 1", 1)
+	cfg = strings.Replace(cfg, "train: {method: pcd, chains: 30}", "train: {method: pcd, chains: 30, learning_rate: 1e306, momentum: 0.9}", 1)
+	out := filepath.Join(dir, "out")
+	_, stderr, err := runLogz(t, "run", writeConfig(t, dir, cfg), "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "diverged at epoch") || !strings.Contains(err.Error(), "pcd") {
+		t.Fatalf("err = %v\n%s", err, stderr)
+	}
+	rows, rerr := report.ReadResults(filepath.Join(out, "results.json"))
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	cd := 0
+	for _, r := range rows {
+		if r.Experiment == "cd" && r.Stage == report.StageFinal {
+			cd++
+		}
+	}
+	if cd == 0 {
+		t.Error("the healthy experiment's final rows are missing")
+	}
+	if _, err := os.Stat(filepath.Join(out, "pcd", "model.npz")); err == nil {
+		c, err := models.Load(filepath.Join(out, "pcd", "model.npz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Model.Validate(); err != nil {
+			t.Fatalf("a non-finite checkpoint was written: %v", err)
+		}
+	}
+}
+
+func TestBadInvocations(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
+	os.WriteFile(bad, []byte("name: x\nexperiments:\n  - name: a\n    data: {train: planted:train, test: planted:test}\n    model: {type: rbm, hidden: 4}\n    train: {lerning_rate: 0.1}\n"), 0o644)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "no command"},
+		{[]string{"frobnicate"}, "unknown command"},
+		{[]string{"run", "a.yaml", "b.yaml"}, "one config file"},
+		{[]string{"run", filepath.Join(dir, "missing.yaml")}, "missing.yaml"},
+		{[]string{"run", bad}, `bad.yaml:6: experiments[0].train.lerning_rate: unknown key`},
+		{[]string{"run", "--seed", "x"}, "--seed wants"},
+		{[]string{"eval", "--data", "planted:test"}, "--model and --data are required"},
+		{[]string{"eval", "--model", "nope.npz", "--data", "planted:test", "--estimator", "magic"}, `unknown estimator "magic"`},
+		{[]string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "planted:test"}, "20 units per example but the model"},
+		{[]string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "npy:../../models/testdata/numpy_data.npy", "--chains", "1"}, "--chains wants"},
+		{[]string{"eval", "--model", "../../models/testdata/numpy_expected.json", "--data", "planted:test"}, "numpy_expected.json"},
+		{[]string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "mnist:test", "--data-dir", dir}, "get-data.sh"},
+	}
+	for _, c := range cases {
+		_, _, err := runLogz(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("logz %s: err = %v, want it to contain %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+}
+
+func TestHelpAndVersion(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"run", "--help"}, {"eval", "--help"}, {"help", "eval"}, {"version"}} {
+		out, _, err := runLogz(t, args...)
+		if err != nil || out == "" {
+			t.Errorf("logz %v: err %v, output %q", args, err, out)
+		}
+	}
+}

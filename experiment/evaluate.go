@@ -1,0 +1,217 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/progress"
+	"github.com/logz-ml/logz/models"
+)
+
+// Split is one named data split to report mean log-likelihoods on.
+type Split struct {
+	Name string
+	Data eval.Examples
+}
+
+// Evaluation is everything the estimators need besides the model.
+type Evaluation struct {
+	Experiment string
+	Stage      string // report.StageEpoch or report.StageFinal
+	Epoch      int
+	Splits     []Split
+	// BaseRate is the smoothed log-odds of the training data, the visible
+	// biases of the AIS data-base-rate start.
+	BaseRate []float64
+	// Seed derives every estimator's seed (with the stage, epoch and
+	// position) unless the estimator sets its own.
+	Seed uint64
+	// Progress, if set, is told about long estimators (label, total work)
+	// and returns a function to report work done and one to call at the end.
+	Progress func(label string, total int64) (add func(int64), done func())
+}
+
+// CheckFeasible reports settings that cannot work for this model before any
+// training time is spent (e.g. exact enumeration of a layer above max_units).
+func CheckFeasible(m models.Model, ests []config.Estimator) error {
+	r, ok := m.(*models.RBM)
+	if !ok {
+		return fmt.Errorf("model type %s has no estimators yet", m.TypeName())
+	}
+	for _, e := range ests {
+		if e.Name == "exact" {
+			if n := min(r.NVis, r.NHid); n > e.MaxUnits {
+				return fmt.Errorf("exact: the smaller layer of a %d×%d RBM has %d units, above max_units %d (2^%d terms); raise max_units (≤ 40) or drop exact", r.NVis, r.NHid, n, e.MaxUnits, n)
+			}
+		}
+	}
+	return nil
+}
+
+// Run evaluates m with the estimators in order and returns one row per
+// (estimator, split), or one split-free row for an estimator of log Z alone.
+// AIS rows carry the exact log Z of an earlier exact estimator of the same
+// list, for "true vs estimate".
+func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row, error) {
+	r, ok := m.(*models.RBM)
+	if !ok {
+		return nil, fmt.Errorf("model type %s has no estimators yet", m.TypeName())
+	}
+	label := fmt.Sprintf("rbm %d-%d", r.NVis, r.NHid)
+	exactLogZ := math.NaN()
+	var rows []report.Row
+	for i, e := range ests {
+		seed := e.Seed
+		if seed == 0 {
+			stage := uint64(1)
+			if ev.Stage == report.StageFinal {
+				stage = 2
+			}
+			seed = config.DeriveSeed(ev.Seed, stage, uint64(ev.Epoch), uint64(i))
+		}
+		base := report.Row{Experiment: ev.Experiment, Model: label, Stage: ev.Stage, Epoch: ev.Epoch, Estimator: e.Name}
+		start := time.Now()
+		switch e.Name {
+		case "exact":
+			logZ, err := eval.Exact{MaxUnits: e.MaxUnits}.LogZ(r)
+			if err != nil {
+				return rows, fmt.Errorf("exact: %w", err)
+			}
+			exactLogZ = logZ
+			base.LogZ = report.F(logZ)
+			base.Seconds = time.Since(start).Seconds()
+			rows = append(rows, ev.loglikRows(base, r, logZ, nil)...)
+		case "ais":
+			res, err := ev.ais(r, e, seed)
+			if err != nil {
+				return rows, fmt.Errorf("ais: %w", err)
+			}
+			base.LogZ = report.F(res.LogZ)
+			base.LogZLo, base.LogZHi = report.F(res.LogZLo3), report.F(res.LogZHi3)
+			base.LogZLo1, base.LogZHi1 = report.F(res.LogZLo1), report.F(res.LogZHi1)
+			base.ESS = report.F(res.ESS)
+			base.Runs, base.Betas, base.Init = e.Runs, e.Betas, e.Init
+			base.ExactLogZ = report.F(exactLogZ)
+			base.Seconds = time.Since(start).Seconds()
+			warn := append([]string(nil), res.Warnings...)
+			if res.ESS < e.MinESSFraction*float64(e.Runs) && !hasESSWarning(warn) {
+				warn = append(warn, fmt.Sprintf("ESS %.1f of %d runs is below %.0f%%: log Z may be underestimated", res.ESS, e.Runs, 100*e.MinESSFraction))
+			}
+			if !math.IsNaN(exactLogZ) && math.Abs(res.LogZ-exactLogZ) > 3*math.Max(res.LogZHi3-res.LogZ, 0.01) {
+				warn = append(warn, fmt.Sprintf("AIS log Z %.3f is %.3f nats from the exact %.3f, outside its ±3σ band", res.LogZ, res.LogZ-exactLogZ, exactLogZ))
+			}
+			rows = append(rows, ev.loglikRows(base, r, res.LogZ, warn)...)
+		case "pll":
+			for _, s := range ev.Splits {
+				row := base
+				st := eval.PseudoLogLik(r, s.Data)
+				row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
+				row.Seconds = time.Since(start).Seconds()
+				rows = append(rows, row)
+			}
+		case "recon":
+			rng := rand.New(rand.NewPCG(seed, 0))
+			for _, s := range ev.Splits {
+				row := base
+				st := eval.ReconError(r, s.Data, rng)
+				row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
+				row.Seconds = time.Since(start).Seconds()
+				rows = append(rows, row)
+			}
+		default:
+			return rows, fmt.Errorf("estimator %q is not available for model type rbm", e.Name)
+		}
+	}
+	return rows, nil
+}
+
+func hasESSWarning(ws []string) bool {
+	for _, w := range ws {
+		if len(w) >= 3 && w[:3] == "ESS" {
+			return true
+		}
+	}
+	return false
+}
+
+// loglikRows turns a log Z into one row per split with the mean
+// log-likelihood mean_n(log f(v_n)) − log Z and its standard error over
+// examples; with no splits, one split-free row holds the log Z.
+func (ev Evaluation) loglikRows(base report.Row, m *models.RBM, logZ float64, warn []string) []report.Row {
+	base.Warnings = warn
+	if len(ev.Splits) == 0 {
+		return []report.Row{base}
+	}
+	var rows []report.Row
+	for _, s := range ev.Splits {
+		row := base
+		st := eval.MeanLogUnnorm(m, s.Data)
+		row.Split = s.Name
+		row.MeanLoglik = report.F(st.Mean - logZ)
+		row.LoglikSE = report.F(st.SE)
+		row.NExamples = st.N
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// Schedule returns the β schedule an estimator asks for.
+func Schedule(e config.Estimator) ([]float64, error) {
+	switch e.Schedule {
+	case "linear":
+		return inference.LinearSchedule(e.Betas), nil
+	case "2008":
+		return inference.PiecewiseSchedule(e.Betas), nil
+	}
+	return nil, fmt.Errorf("unknown schedule %q", e.Schedule)
+}
+
+func (ev Evaluation) ais(m *models.RBM, e config.Estimator, seed uint64) (eval.AISResult, error) {
+	betas, err := Schedule(e)
+	if err != nil {
+		return eval.AISResult{}, err
+	}
+	a := eval.AIS{Runs: e.Runs, Betas: betas, Seed: seed}
+	if e.Init == "base-rate" {
+		if len(ev.BaseRate) != m.NVis {
+			return eval.AISResult{}, fmt.Errorf("base-rate start needs the training data's log-odds (%d values for %d visible units)", len(ev.BaseRate), m.NVis)
+		}
+		a.BaseVBias = ev.BaseRate
+	}
+	if ev.Progress != nil {
+		total := int64(e.Runs) * int64(len(betas)-1)
+		add, done := ev.Progress(fmt.Sprintf("%s epoch %d AIS %d×%d", ev.Experiment, ev.Epoch, e.Runs, e.Betas), total)
+		defer done()
+		var last atomic.Int64 // AIS reports cumulative counts from several goroutines
+		a.Progress = func(d, _ int64) {
+			for old := last.Load(); d > old; old = last.Load() {
+				if last.CompareAndSwap(old, d) {
+					add(d - old)
+					return
+				}
+			}
+		}
+	}
+	return a.LogZ(m)
+}
+
+// Rows adapts a data set to the estimators' view of examples.
+func Rows(s *data.Set) eval.Examples { return setRows{s} }
+
+// StderrProgress returns an Evaluation.Progress that draws progress bars on w
+// (quiet when w is not a terminal).
+func StderrProgress(w io.Writer) func(string, int64) (func(int64), func()) {
+	return func(label string, total int64) (func(int64), func()) {
+		b := progress.New(w, label, total)
+		return b.Add, b.Done
+	}
+}
