@@ -1,0 +1,115 @@
+// Package eval holds the estimators of logz — exact log Z, AIS, and the
+// per-example quantities they are combined with — plus cheap training signals.
+// Every estimator works in log space and reports its warnings with its result.
+package eval
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/models"
+)
+
+// Examples is a set of binary examples (a data split).
+type Examples interface {
+	Len() int
+	Row(n int) []uint8
+}
+
+// MeanStat is a mean over examples with its standard error.
+type MeanStat struct {
+	Mean, SE float64
+	N        int
+}
+
+func meanStat(sum, sumSq float64, n int) MeanStat {
+	mean := sum / float64(n)
+	se := math.NaN()
+	if n > 1 {
+		v := (sumSq - float64(n)*mean*mean) / float64(n-1)
+		se = math.Sqrt(math.Max(v, 0) / float64(n))
+	}
+	return MeanStat{Mean: mean, SE: se, N: n}
+}
+
+// MeanLogUnnorm returns the mean over the examples of log f(v) = −F(v), the
+// log unnormalised probability; the mean log-likelihood is this minus log Z
+// (whose own error is reported separately).
+func MeanLogUnnorm(m *models.RBM, x Examples) MeanStat {
+	v := make([]float64, m.NVis)
+	scratch := make([]float64, m.NHid)
+	var s, s2 float64
+	for n := range x.Len() {
+		for i, b := range x.Row(n) {
+			v[i] = float64(b)
+		}
+		l := m.LogUnnorm(v, scratch)
+		s += l
+		s2 += l * l
+	}
+	return meanStat(s, s2, x.Len())
+}
+
+// PseudoLogLik returns the mean over examples of the pseudo-log-likelihood
+// Σ_i log p(v_i | v_{−i}), where with Δ_i = log f(v|v_i=1) − log f(v|v_i=0)
+// = a_i + Σ_j [softplus(x_j + (1−v_i)W_ij) − softplus(x_j − v_i W_ij)],
+// x = b + Wᵀv, the term is log σ(Δ_i) if v_i = 1 and log σ(−Δ_i) otherwise.
+// It costs O(D·H) per example: a cheap training signal, not a likelihood.
+func PseudoLogLik(m *models.RBM, x Examples) MeanStat {
+	D, H := m.NVis, m.NHid
+	v := make([]float64, D)
+	pre := make([]float64, H)
+	var s, s2 float64
+	for n := range x.Len() {
+		for i, b := range x.Row(n) {
+			v[i] = float64(b)
+		}
+		m.HiddenPreact(pre, v)
+		pll := 0.0
+		for i := range D {
+			row := m.W[i*H : (i+1)*H]
+			d := m.VBias[i]
+			if v[i] == 1 {
+				for j, w := range row {
+					d += nmath.Softplus(pre[j]) - nmath.Softplus(pre[j]-w)
+				}
+				pll += nmath.LogSigmoid(d)
+			} else {
+				for j, w := range row {
+					d += nmath.Softplus(pre[j]+w) - nmath.Softplus(pre[j])
+				}
+				pll += nmath.LogSigmoid(-d)
+			}
+		}
+		s += pll
+		s2 += pll * pll
+	}
+	return meanStat(s, s2, x.Len())
+}
+
+// ReconError returns the mean over examples of Σ_i (v_i − p(v_i = 1 | h))²
+// with h ~ p(h|v): one Gibbs step from the data. A cheap signal only.
+func ReconError(m *models.RBM, x Examples, rng *rand.Rand) MeanStat {
+	D, H := m.NVis, m.NHid
+	v := make([]float64, D)
+	h := make([]float64, H)
+	pv := make([]float64, D)
+	var s, s2 float64
+	for n := range x.Len() {
+		for i, b := range x.Row(n) {
+			v[i] = float64(b)
+		}
+		m.HiddenPreact(h, v)
+		models.SampleBernoulli(h, h, rng)
+		m.VisiblePreact(pv, h)
+		e := 0.0
+		for i, p := range pv {
+			d := v[i] - nmath.Sigmoid(p)
+			e += d * d
+		}
+		s += e
+		s2 += e * e
+	}
+	return meanStat(s, s2, x.Len())
+}

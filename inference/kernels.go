@@ -1,0 +1,167 @@
+package inference
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// addRows adds the rows idx of the row-major matrix w (row length len(dst))
+// to dst, four rows per pass over dst.
+func addRows(dst, w []float64, idx []int32) {
+	n := len(dst)
+	k := 0
+	for ; k+4 <= len(idx); k += 4 {
+		o0, o1, o2, o3 := int(idx[k])*n, int(idx[k+1])*n, int(idx[k+2])*n, int(idx[k+3])*n
+		r0, r1, r2, r3 := w[o0:o0+n], w[o1:o1+n], w[o2:o2+n], w[o3:o3+n]
+		r0, r1, r2, r3 = r0[:len(dst)], r1[:len(dst)], r2[:len(dst)], r3[:len(dst)]
+		for j := range dst {
+			dst[j] += (r0[j] + r1[j]) + (r2[j] + r3[j])
+		}
+	}
+	for ; k < len(idx); k++ {
+		o := int(idx[k]) * n
+		r := w[o : o+n]
+		r = r[:len(dst)]
+		for j := range dst {
+			dst[j] += r[j]
+		}
+	}
+}
+
+// subRows subtracts the rows idx of w from dst.
+func subRows(dst, w []float64, idx []int32) {
+	n := len(dst)
+	k := 0
+	for ; k+4 <= len(idx); k += 4 {
+		o0, o1, o2, o3 := int(idx[k])*n, int(idx[k+1])*n, int(idx[k+2])*n, int(idx[k+3])*n
+		r0, r1, r2, r3 := w[o0:o0+n], w[o1:o1+n], w[o2:o2+n], w[o3:o3+n]
+		r0, r1, r2, r3 = r0[:len(dst)], r1[:len(dst)], r2[:len(dst)], r3[:len(dst)]
+		for j := range dst {
+			dst[j] -= (r0[j] + r1[j]) + (r2[j] + r3[j])
+		}
+	}
+	for ; k < len(idx); k++ {
+		o := int(idx[k]) * n
+		r := w[o : o+n]
+		r = r[:len(dst)]
+		for j := range dst {
+			dst[j] -= r[j]
+		}
+	}
+}
+
+// two32 is 2^32: a 32-bit uniform integer k stands for u = k·2^{−32} ∈ [0,1).
+const two32 = 4294967296.0
+
+// bernoulliBit returns 1 with probability σ(x) given e = e^{−|x|} and a
+// 32-bit uniform integer k (u = k·2^{−32} ∈ [0,1)), without a division or a
+// branch. With A = [u(1+e) < 1], P(A) = 1/(1+e) = σ(|x|); for x ≥ 0 the draw
+// is A, for x < 0 it is not-A, since 1 − σ(|x|) = σ(x). Both sides are scaled
+// by 2^32, which leaves k exact; only k(1+e) is rounded (relative error
+// 2^{−53}, far below the 2^{−32} resolution of u). The sign comes from the
+// sign bit, so x = −0 gives not-A with P = 1/2 = σ(0), as it should.
+func bernoulliBit(k uint64, x, e float64) uint8 {
+	a := b2u(float64(int64(k))*(1+e) < two32) // k < 2^32: a signed conversion is exact and cheaper
+	return a ^ uint8(math.Float64bits(x)>>63)
+}
+
+// sampleUnits draws s_j ~ Bernoulli(σ(x_j)) for every j, given e_j = e^{−|x_j|}
+// (only the sign of pre is used; pre may be the pre-activation before scaling
+// by a β > 0). It appends the units that turned on to up and those that turned
+// off to down (they are reallocated unless their spare capacity is at least len(s)), and returns the
+// lists and the change in the number of ones. Each Uint64 of rng provides two
+// 32-bit uniforms, for units j and j+1. The loop has no data-dependent branch.
+func sampleUnits(s []uint8, pre, e []float64, rng *rand.Rand, up, down []int32) ([]int32, []int32, int) {
+	n := len(s)
+	pre, e = pre[:n], e[:n]
+	nu, nd := len(up), len(down)
+	nu0, nd0 := nu, nd
+	if cap(up)-nu < n {
+		up = append(make([]int32, 0, nu+n), up...)
+	}
+	if cap(down)-nd < n {
+		down = append(make([]int32, 0, nd+n), down...)
+	}
+	up, down = up[:cap(up)], down[:cap(down)]
+	j := 0
+	for ; j+2 <= n; j += 2 {
+		r := rng.Uint64()
+		b0 := bernoulliBit(r&0xffffffff, pre[j], e[j])
+		b1 := bernoulliBit(r>>32, pre[j+1], e[j+1])
+		f0, f1 := b0^s[j], b1^s[j+1]
+		s[j], s[j+1] = b0, b1
+		up[nu] = int32(j)
+		nu += int(f0 & b0)
+		down[nd] = int32(j)
+		nd += int(f0 &^ b0)
+		up[nu] = int32(j + 1)
+		nu += int(f1 & b1)
+		down[nd] = int32(j + 1)
+		nd += int(f1 &^ b1)
+	}
+	if j < n {
+		b0 := bernoulliBit(rng.Uint64()&0xffffffff, pre[j], e[j])
+		f0 := b0 ^ s[j]
+		s[j] = b0
+		if f0 == 1 {
+			if b0 == 1 {
+				up[nu] = int32(j)
+				nu++
+			} else {
+				down[nd] = int32(j)
+				nd++
+			}
+		}
+	}
+	return up[:nu], down[:nd], (nu - nu0) - (nd - nd0)
+}
+
+// softplusDiff returns Σ_j [softplus(βn·x_j) − softplus(βp·x_j)] for
+// βn, βp ≥ 0, given en_j = e^{−βn|x_j|} and ep_j = e^{−βp|x_j|}. With
+// softplus(βx) = β·max(x,0) + log(1+e^{−β|x|}) this is
+// (βn−βp)·Σ_j max(x_j,0) + log Π_j (1+en_j)/(1+ep_j); the products are taken
+// in chunks of 512 factors (each factor in [1,2], so no overflow) with one
+// log per chunk.
+func softplusDiff(x, en, ep []float64, bn, bp float64) float64 {
+	n := len(x)
+	en, ep = en[:n], ep[:n]
+	pos := 0.0
+	lr := 0.0
+	for lo := 0; lo < n; lo += 512 {
+		hi := min(lo+512, n)
+		pn0, pp0, pn1, pp1 := 1.0, 1.0, 1.0, 1.0
+		j := lo
+		for ; j+2 <= hi; j += 2 {
+			pos += max(x[j], 0) + max(x[j+1], 0)
+			pn0 *= 1 + en[j]
+			pp0 *= 1 + ep[j]
+			pn1 *= 1 + en[j+1]
+			pp1 *= 1 + ep[j+1]
+		}
+		if j < hi {
+			pos += max(x[j], 0)
+			pn0 *= 1 + en[j]
+			pp0 *= 1 + ep[j]
+		}
+		lr += math.Log((pn0 * pn1) / (pp0 * pp1))
+	}
+	return (bn-bp)*pos + lr
+}
+
+// softplusSumScaled returns Σ_j softplus(β·x_j) for β ≥ 0 given e_j = e^{−β|x_j|}.
+func softplusSumScaled(x, e []float64, beta float64) float64 {
+	n := len(x)
+	e = e[:n]
+	pos := 0.0
+	l := 0.0
+	for lo := 0; lo < n; lo += 512 {
+		hi := min(lo+512, n)
+		p := 1.0
+		for j := lo; j < hi; j++ {
+			pos += max(x[j], 0)
+			p *= 1 + e[j]
+		}
+		l += math.Log(p)
+	}
+	return beta*pos + l
+}
