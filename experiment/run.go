@@ -17,6 +17,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/internal/atomicfile"
+	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -220,9 +221,16 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		return models.Save(ckptPath, c)
 	}
 	epochs := exp.Train.Epochs
+	live := progress.IsTerminal(r.opt.Stderr)
 	for tr.Epoch < epochs {
 		start := time.Now()
+		var bar *progress.Bar
+		if live {
+			bar = progress.New(r.opt.Stderr, fmt.Sprintf("%s epoch %d/%d", exp.Name, tr.Epoch+1, epochs), int64(train0.N))
+		}
+		tr.Opt.OnBatch = func(n int) { bar.Add(int64(n)) }
 		st, err := tr.TrainEpoch(setRows{train0})
+		bar.Done()
 		if err != nil {
 			ferr := flush()
 			return append(others, mine...), errors.Join(fmt.Errorf("%w; the last good checkpoint is %s (epoch %d)", err, ckptPath, lastSaved(exp.Train, tr.Epoch)), ferr)

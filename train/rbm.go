@@ -45,6 +45,9 @@ type RBMOptions struct {
 	Shuffle     bool
 	Schedule    Schedule
 	Workers     int // goroutines; 0 = 2. Results do not depend on it.
+	// OnBatch, if set, is called after each minibatch with its size (for
+	// progress display).
+	OnBatch func(examples int)
 }
 
 // RBMTrainer trains an RBM by stochastic gradient ascent on the
@@ -201,6 +204,9 @@ func (t *RBMTrainer) TrainEpoch(data Data) (EpochStats, error) {
 	for b, start := 0, 0; start < n; b, start = b+1, start+o.BatchSize {
 		end := min(start+o.BatchSize, n)
 		sqErr += t.batch(data, t.perm[start:end], k, lr, mom)
+		if o.OnBatch != nil {
+			o.OnBatch(end - start)
+		}
 		if err := t.checkFinite(); err != nil {
 			return EpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, b+1, err)
 		}
