@@ -1,6 +1,14 @@
 module github.com/logz-ml/logz
 
-go 1.26.8
+go 1.24.0
+
+require (
+	github.com/olekukonko/tablewriter v1.1.5
+	github.com/sajari/regression v1.0.1
+	github.com/sbinet/npyio v0.6.0
+	gonum.org/v1/gonum v0.17.0
+	gopkg.in/yaml.v3 v3.0.1
+)
 
 require (
 	github.com/campoy/embedmd v1.0.0 // indirect
@@ -14,11 +22,6 @@ require (
 	github.com/olekukonko/cat v0.0.0-20250911104152-50322a0618f6 // indirect
 	github.com/olekukonko/errors v1.2.0 // indirect
 	github.com/olekukonko/ll v0.1.6 // indirect
-	github.com/olekukonko/tablewriter v1.1.5 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	github.com/sajari/regression v1.0.1 // indirect
-	github.com/sbinet/npyio v0.6.0 // indirect
 	golang.org/x/sys v0.30.0 // indirect
-	gonum.org/v1/gonum v0.17.0 // indirect
-	gopkg.in/yaml.v3 v3.0.1 // indirect
 )

@@ -51,10 +51,10 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:6: experiments[0].evaluate.final[0].runs: not a setting of estimator "exact" (its settings: max_units)`}},
 		{"setting of estimator without settings", okExp + "    evaluate:\n      final:\n        - {name: pll, seed: 3}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0].seed: not a setting of estimator "pll" (it has no settings)`}},
-		{"unknown estimator", okExp + "    evaluate:\n      final: [exact, raise]\n", []string{
-			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "raise" (known: exact, ais, pll, recon)`}},
+		{"unknown estimator", okExp + "    evaluate:\n      final: [exact, dbn-bound]\n", []string{
+			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbn-bound" (known: exact, ais, raise, csl, pll, recon)`}},
 		{"misspelt estimator", okExp + "    evaluate:\n      every_epoch:\n        - name: aiss\n", []string{
-			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais, pll, recon)`}},
+			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais, raise, csl, pll, recon)`}},
 		{"estimator without name", okExp + "    evaluate:\n      final:\n        - {runs: 10}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0]: missing required key "name"`}},
 		{"wrong type: word for int", okExp + "    train:\n      k: one\n", []string{

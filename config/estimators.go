@@ -34,6 +34,27 @@ type Estimator struct {
 	// MinESSFraction: warn when the effective sample size of the AIS
 	// weights is below MinESSFraction × Runs; in [0,1].
 	MinESSFraction float64 `yaml:"min_ess_fraction" want:"a number in [0,1]"`
+	// Chains is the number of chains: RAISE reverse chains per example (M),
+	// or CSL Gibbs chains.
+	Chains int `yaml:"chains" want:"a positive integer"`
+	// Examples is the number of examples of each split that RAISE or CSL
+	// evaluate (a random subsample; the control variate extends RAISE to
+	// the whole split); 0 = all.
+	Examples int `yaml:"examples" want:"a non-negative integer (0 = all)"`
+	// Steps is the number of Gibbs steps per CSL chain after burn-in; 0 =
+	// matched, as in Burda et al. (2015, footnote 4), to the Gibbs steps
+	// RAISE spends per example (chains × betas) or else AIS's (runs × betas)
+	// in the same list.
+	Steps int `yaml:"steps" want:"a non-negative integer (0 = matched to RAISE/AIS)"`
+	// BurnIn is the number of CSL Gibbs steps discarded per chain.
+	BurnIn int `yaml:"burn_in" want:"a non-negative integer"`
+	// ControlVariate is how RAISE's subsample mean is extended to the whole
+	// split with X = log f(v): "alpha1" (Y − X, Burda et al. §4), "fit"
+	// (α by least squares) or "none" (plain subsample mean).
+	ControlVariate string `yaml:"control_variate" want:"alpha1, fit or none"`
+	// GapTolerance: warn when the AIS − RAISE gap of the same start exceeds
+	// this many nats.
+	GapTolerance float64 `yaml:"gap_tolerance" want:"a positive number (nats)"`
 	// Seed seeds the estimator; 0 = derived by the runner from the
 	// experiment seed (see DeriveSeed).
 	Seed uint64 `yaml:"seed" want:"a non-negative integer (0 = derived)"`
@@ -67,6 +88,21 @@ var estimatorKinds = []EstimatorKind{
 		Defaults: Estimator{
 			Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1,
 		},
+	},
+	{
+		Name: "raise",
+		Doc:  "reverse AIS estimator: a stochastic lower bound on each example's log-probability under the annealing model (Burda et al. 2015)",
+		Keys: []string{"chains", "betas", "schedule", "init", "examples", "control_variate", "gap_tolerance", "min_ess_fraction", "seed"},
+		Defaults: Estimator{
+			Chains: 50, Betas: 14500, Schedule: "2008", Init: "base-rate", Examples: 100,
+			ControlVariate: "alpha1", GapTolerance: 1, MinESSFraction: 0.1,
+		},
+	},
+	{
+		Name:     "csl",
+		Doc:      "conservative sampling-based log-likelihood: log of the mean of p(v|h_s) over hidden states of Gibbs chains (Bengio et al. 2013)",
+		Keys:     []string{"chains", "steps", "burn_in", "init", "examples", "seed"},
+		Defaults: Estimator{Chains: 100, Init: "base-rate", Examples: 100},
 	},
 	{
 		Name: "pll",

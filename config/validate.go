@@ -16,6 +16,7 @@ var (
 	splitNames      = []string{"train", "valid", "test"}
 	aisSchedules    = []string{"linear", "2008"}
 	aisInits        = []string{"base-rate", "uniform"}
+	controlVariates = []string{"alpha1", "fit", "none"}
 )
 
 // knownSize holds the number of examples of the parts of the built-in data
@@ -260,6 +261,26 @@ func (v *validator) estimator(rel string, est Estimator, m Model, visible int) {
 		}
 		v.enum(rel+".init", est.Init, aisInits)
 		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
+	case "raise":
+		v.check(rel+".chains", est.Chains >= 1, "a positive integer", est.Chains)
+		v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
+		if v.enum(rel+".schedule", est.Schedule, aisSchedules) && est.Schedule == "2008" && est.Betas >= 1 && est.Betas < 3 {
+			v.crossf(rel, rel+".betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", est.Betas)
+		}
+		v.enum(rel+".init", est.Init, aisInits)
+		v.check(rel+".examples", est.Examples >= 0, "a non-negative integer (0 = all)", est.Examples)
+		v.enum(rel+".control_variate", est.ControlVariate, controlVariates)
+		v.check(rel+".gap_tolerance", est.GapTolerance > 0, "a positive number (nats)", est.GapTolerance)
+		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
+		if est.ControlVariate == "fit" && est.Examples > 0 && est.Examples < 3 {
+			v.crossf(rel, rel+".examples", "control_variate \"fit\" needs examples ≥ 3 to fit α, got %d", est.Examples)
+		}
+	case "csl":
+		v.check(rel+".chains", est.Chains >= 1, "a positive integer", est.Chains)
+		v.check(rel+".steps", est.Steps >= 0, "a non-negative integer (0 = matched to RAISE/AIS)", est.Steps)
+		v.check(rel+".burn_in", est.BurnIn >= 0, "a non-negative integer", est.BurnIn)
+		v.enum(rel+".init", est.Init, aisInits)
+		v.check(rel+".examples", est.Examples >= 0, "a non-negative integer (0 = all)", est.Examples)
 	case "exact":
 		if est.MaxUnits < 1 || est.MaxUnits > maxExactUnits {
 			v.check(rel+".max_units", false, fmt.Sprintf("an integer in [1,%d]", maxExactUnits), est.MaxUnits)

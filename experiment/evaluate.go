@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"sync/atomic"
 	"time"
 
 	"github.com/logz-ml/logz/config"
@@ -110,6 +109,18 @@ func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row,
 				warn = append(warn, fmt.Sprintf("AIS log Z %.3f is %.3f nats from the exact %.3f, outside its ±3σ band", res.LogZ, res.LogZ-exactLogZ, exactLogZ))
 			}
 			rows = append(rows, ev.loglikRows(base, r, res.LogZ, warn)...)
+		case "raise":
+			rs, err := ev.raise(r, e, seed, base)
+			rows = append(rows, rs...)
+			if err != nil {
+				return rows, fmt.Errorf("raise: %w", err)
+			}
+		case "csl":
+			rs, err := ev.csl(r, e, ests, seed, base)
+			rows = append(rows, rs...)
+			if err != nil {
+				return rows, fmt.Errorf("csl: %w", err)
+			}
 		case "pll":
 			for _, s := range ev.Splits {
 				row := base
@@ -131,6 +142,7 @@ func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row,
 			return rows, fmt.Errorf("estimator %q is not available for model type rbm", e.Name)
 		}
 	}
+	pairSandwich(rows, ests)
 	return rows, nil
 }
 
@@ -191,15 +203,7 @@ func (ev Evaluation) ais(m *models.RBM, e config.Estimator, seed uint64) (eval.A
 		total := int64(e.Runs) * int64(len(betas)-1)
 		add, done := ev.Progress(fmt.Sprintf("%s epoch %d AIS %d×%d", ev.Experiment, ev.Epoch, e.Runs, e.Betas), total)
 		defer done()
-		var last atomic.Int64 // AIS reports cumulative counts from several goroutines
-		a.Progress = func(d, _ int64) {
-			for old := last.Load(); d > old; old = last.Load() {
-				if last.CompareAndSwap(old, d) {
-					add(d - old)
-					return
-				}
-			}
-		}
+		a.Progress = cumulative(add)
 	}
 	return a.LogZ(m)
 }

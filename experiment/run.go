@@ -92,6 +92,9 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if err := report.RenderTable(opt.Stdout, final, report.TableOptions{}); err != nil {
 		return rows, err
 	}
+	if err := report.RenderSandwich(opt.Stdout, final, report.TableOptions{}); err != nil {
+		return rows, err
+	}
 	meta := map[string]string{"config": f.Name, "seed": fmt.Sprint(f.Seed)}
 	if f.Path != "" {
 		meta["file"] = f.Path

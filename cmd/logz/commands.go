@@ -84,7 +84,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 const evalUsage = `Usage: logz eval --model FILE.npz --data SPEC --estimator LIST [flags]
 
 Evaluates a saved model (a logz model.npz, or an .npz written by NumPy with
-W, vbias, hbias) on a data set. LIST is comma-separated, e.g. exact,ais.
+W, vbias, hbias) on a data set. LIST is comma-separated, e.g.
+exact,ais,raise,csl: AIS and RAISE run on the same annealing path and are
+shown side by side with their gap.
 SPEC is mnist:train|test, fashion-mnist:train|test, idx:PATH or npy:PATH
 (an N×D array of 0/1). Prints a table, or with --json the results.json object.
 
@@ -97,12 +99,14 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	spec := fs.String("data", "", "data spec of the examples to evaluate (required)")
 	baseSpec := fs.String("base-data", "", "data spec whose log-odds give the AIS base-rate start (default: --data)")
 	ests := fs.String("estimator", "exact,ais", "comma-separated estimators: "+strings.Join(estimatorNames(), ", "))
-	chains := fs.Int("chains", 100, "AIS runs (chains)")
+	chains := fs.Int("chains", 100, "AIS runs; RAISE chains per example; CSL chains")
 	betas := fs.Int("betas", 14500, "number of intermediate distributions K")
 	schedule := fs.String("schedule", "2008", "β schedule: linear or 2008")
 	init := fs.String("init", "base-rate", "AIS start: base-rate or uniform")
 	maxUnits := fs.Int("max-units", 25, "exact: refuse above this many units in the smaller layer (≤ 40)")
-	limit := fs.Int("examples", 0, "evaluate on the first N examples only (0 = all)")
+	examples := fs.Int("examples", 100, "RAISE and CSL: evaluate a random subsample of N examples, extended to all by the control variate log f(v) (0 = all)")
+	cv := fs.String("control-variate", "alpha1", "RAISE: alpha1, fit (least squares) or none")
+	limit := fs.Int("limit", 0, "use only the first N examples of --data (0 = all)")
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	binarize := fs.String("binarize", "stochastic", "grey images: stochastic, threshold or none")
 	threshold := fs.Float64("threshold", 0.5, "cut for --binarize threshold")
@@ -125,8 +129,13 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usageError{"eval: --estimator: " + err.Error()}
 		}
-		if e.Name == "ais" {
+		switch e.Name {
+		case "ais":
 			e.Runs, e.Betas, e.Schedule, e.Init = *chains, *betas, *schedule, *init
+		case "raise":
+			e.Chains, e.Betas, e.Schedule, e.Init, e.Examples, e.ControlVariate = *chains, *betas, *schedule, *init, *examples, *cv
+		case "csl":
+			e.Chains, e.Init, e.Examples = *chains, *init, *examples
 		}
 		if e.Name == "exact" {
 			e.MaxUnits = *maxUnits
@@ -135,6 +144,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkEvalFlags(*chains, *betas, *schedule, *init, *maxUnits); err != nil {
 		return err
+	}
+	if *examples < 0 {
+		return usageError{fmt.Sprintf("eval: --examples wants a non-negative integer, got %d", *examples)}
+	}
+	if *cv != "alpha1" && *cv != "fit" && *cv != "none" {
+		return usageError{fmt.Sprintf("eval: --control-variate wants alpha1, fit or none, got %q", *cv)}
 	}
 	ckpt, err := models.Load(*modelPath)
 	if err != nil {
@@ -179,7 +194,10 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *asJSON {
 		return report.EncodeResults(stdout, rows)
 	}
-	return report.RenderTable(stdout, rows, report.TableOptions{})
+	if err := report.RenderTable(stdout, rows, report.TableOptions{}); err != nil {
+		return err
+	}
+	return report.RenderSandwich(stdout, rows, report.TableOptions{})
 }
 
 func checkEvalFlags(chains, betas int, schedule, init string, maxUnits int) error {

@@ -49,6 +49,11 @@ func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row
 		renderGFM(&b, main)
 		b.WriteString("\n")
 	}
+	if sw := sandwichGrid(rows); sw != nil {
+		b.WriteString("AIS and RAISE side by side (mean log-probability, nats; gap = AIS − RAISE, the honest error bar; ⚠ marks a warning on the pair):\n\n")
+		renderGFM(&b, sw)
+		b.WriteString("\n")
+	}
 	if signals != nil {
 		b.WriteString("Cheap training signals (not log-likelihoods):\n\n")
 		renderGFM(&b, signals)

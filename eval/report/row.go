@@ -67,6 +67,10 @@ type Row struct {
 	Seconds   float64  `json:"seconds"` // wall time of this estimate
 	// Warnings say why the number may not be trusted; encoded as [] when empty.
 	Warnings []string `json:"warnings"`
+	// Notes are facts about how the number was obtained that are not reasons
+	// to distrust it (e.g. a subsample extended by a control variate, with
+	// the variance reduction achieved).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // F returns a pointer to x, or nil when x is NaN or ±Inf, so that a missing
