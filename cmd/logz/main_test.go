@@ -36,8 +36,8 @@ func TestEvalMatchesNumPy(t *testing.T) {
 	}
 	json.Unmarshal(b, &want)
 	out, _, err := runLogz(t, "eval", "--model", "../../models/testdata/numpy_rbm.npz",
-		"--data", "npy:../../models/testdata/numpy_data.npy", "--estimator", "exact,ais,pll",
-		"--chains", "100", "--betas", "3000", "--json")
+		"--data", "npy:../../models/testdata/numpy_data.npy", "--estimator", "exact,ais,raise,csl,pll",
+		"--chains", "40", "--betas", "2000", "--examples", "0", "--json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,8 +62,38 @@ func TestEvalMatchesNumPy(t *testing.T) {
 			}
 		}
 	}
-	if !seen["exact"] || !seen["ais"] || !seen["pll"] {
+	if !seen["exact"] || !seen["ais"] || !seen["raise"] || !seen["csl"] || !seen["pll"] {
 		t.Errorf("estimators seen: %v", seen)
+	}
+	// The sandwich: RAISE below the exact value and AIS above it, each up to
+	// three of its own standard errors; CSL below. Both AIS and RAISE rows
+	// carry the bracket [RAISE, AIS].
+	for _, r := range rows {
+		se := 0.0
+		if r.LoglikSE != nil {
+			se = *r.LoglikSE
+		}
+		switch r.Estimator {
+		case "raise":
+			if *r.MeanLoglik > want.MeanLoglik+3*se {
+				t.Errorf("raise %.4f ± %.4f is above the exact %.4f", *r.MeanLoglik, se, want.MeanLoglik)
+			}
+			if r.LoglikLo == nil || r.LoglikHi == nil || *r.LoglikLo != *r.MeanLoglik {
+				t.Errorf("raise row lacks the bracket: %+v", r)
+			}
+		case "ais":
+			sigma := *r.LogZHi1 - *r.LogZ // the log Z error moves the log-lik the other way
+			if *r.MeanLoglik < want.MeanLoglik-3*sigma {
+				t.Errorf("ais %.4f (σ %.4f) is below the exact %.4f", *r.MeanLoglik, sigma, want.MeanLoglik)
+			}
+			if r.LoglikHi == nil || *r.LoglikHi != *r.MeanLoglik {
+				t.Errorf("ais row lacks the bracket")
+			}
+		case "csl":
+			if *r.MeanLoglik > want.MeanLoglik+3*se {
+				t.Errorf("csl %.4f ± %.4f is above the exact %.4f", *r.MeanLoglik, se, want.MeanLoglik)
+			}
+		}
 	}
 }
 
