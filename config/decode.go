@@ -465,6 +465,9 @@ func (s *scope) value(n *yaml.Node, rv reflect.Value, f field, rel string, line 
 		// unknown name leaves a zero entry, which validation skips), so
 		// that validation still reports the entries' other problems.
 		if ok || rv.Type().Elem() == estimatorType {
+			if out.Len() == 0 {
+				out = reflect.Zero(rv.Type()) // [] and an absent list both mean nil
+			}
 			rv.Set(out)
 		}
 	default:
