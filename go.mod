@@ -1,6 +1,6 @@
 module github.com/logz-ml/logz
 
-go 1.24.0
+go 1.25
 
 require (
 	github.com/olekukonko/tablewriter v1.1.5

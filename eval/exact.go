@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -26,17 +27,20 @@ import (
 // goroutine, and the block sums are combined in block order.
 //
 // Two summation paths exist. The multiplicative path (used when every |x_i|
-// is bounded by 600, see below) keeps t_i = e^{x_i}; a Gray flip of unit j
-// multiplies t by the precomputed e^{±M_ij} (no exp per element), and the
-// term is Π_i (1+t_i), accumulated with exponent tracking so that it cannot
-// overflow, with one log per term. The lowest three enumerated units are
-// handled as 8 simultaneous products Π_i (1 + t_i·e^{Σ_{j∈c} M_ij}), one per
-// combination c of those units, so t is updated once per 8 terms. t is
-// recomputed from scratch every 512 flips to bound the rounding drift. The
-// additive path keeps x_i and sums softplus(x_i) = max(x_i,0) + log1p(e^{−|x_i|})
-// with one exp per element (the product of the (1+e^{−|x_i|}) ∈ (1,2] is taken
-// in chunks, with one log per chunk); it is used when the bound
-// B = max_i (|c_{N,i}| + Σ_j |M_ij|) exceeds 600, where e^{x} could leave the
+// is bounded by 600, see below) writes 1 + e^{x} = e^{x}(e^{−x} + 1) and keeps
+// s_i = e^{−x_i} and Σ_i x_i: a Gray flip of unit j multiplies s by the
+// precomputed e^{∓M_ij} (no exp per element) and adds ±Σ_i M_ij. The lowest
+// three enumerated units are handled as 8 simultaneous products
+// Π_i (s_i + e^{m_ic}), m_ic = Σ_{j∈c} M_ij, one per combination c of those
+// units, so s is updated once per 8 terms and each factor costs one addition
+// and one multiplication; the products are accumulated with exponent tracking
+// (split into mantissa and binary exponent every few factors) so that they
+// cannot overflow or underflow, with one log per term. s is recomputed from
+// scratch every 512 flips to bound the rounding drift. The additive path keeps
+// x_i and sums softplus(x_i) = max(x_i,0) + log1p(e^{−|x_i|}) with one exp
+// per element (the product of the (1+e^{−|x_i|}) ∈ (1,2] is taken in chunks,
+// with one log per chunk); it is used when the bound
+// B = max_i (|c_{N,i}| + Σ_j |M_ij|) exceeds 600, where e^{±x} could leave the
 // range of normal float64 numbers, and for K < 3.
 type Exact struct {
 	// MaxUnits refuses models whose smaller layer has more units (0 means 30):
@@ -279,8 +283,8 @@ func logSumExpSlice(x []float64) float64 {
 
 // multShared holds the read-only tables of the multiplicative path.
 type multShared struct {
-	// combLo[i*4+c] = e^{m_ic} for c < 4, combHi[i*4+c−4] for c ≥ 4.
-	combLo, combHi []float64
+	// comb[i*8+c] = e^{m_ic}.
+	comb []float64
 	// combBias[c] = Σ_{j∈c} c_{S,j}.
 	combBias [8]float64
 	// eOn[j*N+i] = e^{−M_ij} (applied to s when unit j turns on), eOff[j*N+i] = e^{M_ij}.
@@ -293,8 +297,7 @@ type multShared struct {
 func (p *enumProblem) newMultShared(B float64) *multShared {
 	N := p.N
 	s := &multShared{
-		combLo: make([]float64, N*4),
-		combHi: make([]float64, N*4),
+		comb:   make([]float64, N*8),
 		eOn:    make([]float64, p.K*N),
 		eOff:   make([]float64, p.K*N),
 		rowSum: make([]float64, p.K),
@@ -312,11 +315,7 @@ func (p *enumProblem) newMultShared(B float64) *multShared {
 					x += p.M[j*N+i]
 				}
 			}
-			if c < 4 {
-				s.combLo[i*4+c] = math.Exp(x)
-			} else {
-				s.combHi[i*4+c-4] = math.Exp(x)
-			}
+			s.comb[i*8+c] = math.Exp(x)
 		}
 	}
 	for j := range p.K {
@@ -389,7 +388,7 @@ func (p *enumProblem) multBlock(b, gray int, sh *multShared, sc *multScratch, ac
 	}
 	x, s := sc.x, sc.s
 	bias, sumX := p.refreshMult(on, x, s)
-	combLo, combHi := sh.combLo[:N*4], sh.combHi[:N*4]
+	comb := sh.comb[:N*8]
 	chunk := sh.chunk
 	sinceRefresh := 0
 	for g := range 1 << gray {
@@ -422,7 +421,7 @@ func (p *enumProblem) multBlock(b, gray int, sh *multShared, sc *multScratch, ac
 			if f != nil {
 				fc = f[lo:hi]
 			}
-			prod8(&pr, s[lo:hi], fc, combLo[lo*4:hi*4], combHi[lo*4:hi*4])
+			prod8(&pr, s[lo:hi], fc, comb[lo*8:hi*8])
 			for c := range pr {
 				pr[c], ex[c] = renorm(pr[c], ex[c])
 			}
@@ -442,20 +441,16 @@ func (p *enumProblem) multBlock(b, gray int, sh *multShared, sc *multScratch, ac
 	}
 }
 
-// prod8 multiplies pr[c] by Π_i (s_i + comb_c,i) for c = 0…7, in two passes
-// of four products (eight accumulators would not fit the registers); lo and
-// hi hold comb_{c,i} at [4i+c] for c < 4 and [4i+c−4] for c ≥ 4, so that each
-// pass streams one contiguous array. If f is non-nil, s_i is first replaced
-// by s_i·f_i (a Gray flip), fused into the first pass.
-func prod8(pr *[8]float64, s, f, lo, hi []float64) {
+// prod8 multiplies pr[c] by Π_i (s_i + comb[8i+c]) for c = 0…7.
+func prod8(pr *[8]float64, s, f, comb []float64) {
 	p0, p1, p2, p3 := pr[0], pr[1], pr[2], pr[3]
-	lo = lo[:4*len(s)]
+	comb = comb[:8*len(s)]
 	if f != nil {
 		f = f[:len(s)]
 		for i := range s {
 			si := s[i] * f[i]
 			s[i] = si
-			c := (*[4]float64)(lo[4*i:])
+			c := (*[8]float64)(comb[8*i:])
 			p0 *= si + c[0]
 			p1 *= si + c[1]
 			p2 *= si + c[2]
@@ -463,7 +458,7 @@ func prod8(pr *[8]float64, s, f, lo, hi []float64) {
 		}
 	} else {
 		for i, si := range s {
-			c := (*[4]float64)(lo[4*i:])
+			c := (*[8]float64)(comb[8*i:])
 			p0 *= si + c[0]
 			p1 *= si + c[1]
 			p2 *= si + c[2]
@@ -472,13 +467,12 @@ func prod8(pr *[8]float64, s, f, lo, hi []float64) {
 	}
 	pr[0], pr[1], pr[2], pr[3] = p0, p1, p2, p3
 	p0, p1, p2, p3 = pr[4], pr[5], pr[6], pr[7]
-	hi = hi[:4*len(s)]
 	for i, si := range s {
-		c := (*[4]float64)(hi[4*i:])
-		p0 *= si + c[0]
-		p1 *= si + c[1]
-		p2 *= si + c[2]
-		p3 *= si + c[3]
+		c := (*[8]float64)(comb[8*i:])
+		p0 *= si + c[4]
+		p1 *= si + c[5]
+		p2 *= si + c[6]
+		p3 *= si + c[7]
 	}
 	pr[4], pr[5], pr[6], pr[7] = p0, p1, p2, p3
 }
@@ -556,7 +550,7 @@ func softplusSum(x []float64) float64 {
 		prod := 1.0
 		for _, v := range x[lo:hi] {
 			s += max(v, 0)
-			prod *= 1 + math.Exp(-math.Abs(v))
+			prod *= 1 + inference.Exp(-math.Abs(v))
 		}
 		s += math.Log(prod)
 	}

@@ -108,6 +108,26 @@ func TestExactPathsAgree(t *testing.T) {
 	}
 }
 
+// TestExactStrongWeights compares both paths with brute force on models
+// whose pre-activations reach a few hundred (the multiplicative path then
+// renormalises its products every few factors).
+func TestExactStrongWeights(t *testing.T) {
+	for _, c := range []struct{ d, h int }{{7, 6}, {5, 9}} {
+		m := testRBM(c.d, c.h, 40, 20, 17)
+		p := newEnumProblem(m)
+		want := bruteLogZ(m)
+		for _, path := range []exactPath{pathMultiplicative, pathAdditive} {
+			got := p.logZ(2, path, nil)
+			if math.Abs(got-want) > 1e-13*math.Abs(want) {
+				t.Errorf("%d×%d path %d (bound %.0f): %.15g, brute force %.15g", c.d, c.h, path, p.bound(), got, want)
+			}
+		}
+		if sh := p.newMultShared(p.bound()); sh.chunk > 8 {
+			t.Errorf("bound %.0f gives chunks of %d factors; the test should exercise small chunks", p.bound(), sh.chunk)
+		}
+	}
+}
+
 // TestExactLargeWeightsUseAdditivePath checks a model whose pre-activations
 // exceed the multiplicative bound (|x| up to ~1000, e^x would overflow).
 func TestExactLargeWeightsUseAdditivePath(t *testing.T) {

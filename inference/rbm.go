@@ -39,10 +39,10 @@ import (
 // recomputing from scratch every 50 updates, or whenever that is cheaper
 // (from the ones, or from the zeros with the precomputed row sums).
 type RBMPath struct {
-	D     int
-	A, B  rbmLayer
-	logZ0 float64
-	base  VisibleSampler // exact sampler of p_A; nil when A is weightless
+	d      int      // visible units
+	la, lb rbmLayer // the RBMs at β = 0 and β = 1
+	logZ0  float64
+	base   VisibleSampler // exact sampler of p_A; nil when A is weightless
 	// baseThr[i] = σ(a_{A,i})·2^32 for the weightless base.
 	baseThr []float64
 	// hiddenConstA is true when A is weightless with non-zero hidden biases:
@@ -72,6 +72,7 @@ type rbmLayer struct {
 	w          []float64 // D×H, row i = W[i,:] (x = b + Σ_{v_i=1} row i)
 	wt         []float64 // H×D, row j = W[:,j] (Wh = Σ_{h_j=1} row j)
 	a, b       []float64
+	aSum       float64   // Σ_i a_i
 	colSum     []float64 // Σ_i W[i,:], length H
 	rowSum     []float64 // Σ_j W[:,j], length D
 	weightless bool      // W = 0: the hidden layer does not influence v
@@ -80,6 +81,9 @@ type rbmLayer struct {
 func newLayer(m *models.RBM) rbmLayer {
 	D, H := m.NVis, m.NHid
 	L := rbmLayer{H: H, a: append([]float64(nil), m.VBias...), b: append([]float64(nil), m.HBias...), weightless: true}
+	for _, a := range L.a {
+		L.aSum += a
+	}
 	for _, w := range m.W {
 		if w != 0 {
 			L.weightless = false
@@ -131,6 +135,9 @@ func NewBaseRatePath(m *models.RBM, baseVBias []float64) (*RBMPath, error) {
 			}
 		}
 		copy(L.a, baseVBias)
+		for _, a := range L.a {
+			L.aSum += a
+		}
 	}
 	return newPath(L, newLayer(m), nil, 0)
 }
@@ -166,11 +173,11 @@ func NewRBMPath(a, b *models.RBM, base VisibleSampler, logZA float64) (*RBMPath,
 }
 
 func newPath(A, B rbmLayer, base VisibleSampler, logZA float64) (*RBMPath, error) {
-	p := &RBMPath{D: len(B.a), A: A, B: B, recompute: recomputeEvery}
+	p := &RBMPath{d: len(B.a), la: A, lb: B, recompute: recomputeEvery}
 	p.dH = float64(A.H-B.H) * math.Ln2
 	if A.weightless {
 		p.base = nil
-		p.baseThr = make([]float64, p.D)
+		p.baseThr = make([]float64, p.d)
 		lz := 0.0
 		for i, a := range A.a {
 			p.baseThr[i] = nmath.Sigmoid(a) * two32
@@ -199,20 +206,20 @@ func (p *RBMPath) NewChain() Chain { return p.NewRBMChain() }
 // NewRBMChain returns a chain on p with every slice allocated; its state is
 // undefined until SampleBase or SetVisible.
 func (p *RBMPath) NewRBMChain() *RBMChain {
-	D := p.D
+	D := p.d
 	c := &RBMChain{
 		p:     p,
 		v:     make([]uint8, D),
 		vUp:   make([]int32, 0, D),
 		vDown: make([]int32, 0, D),
-		idx:   make([]int32, 0, max(D, p.A.H, p.B.H)),
+		idx:   make([]int32, 0, max(D, p.la.H, p.lb.H)),
 		z:     make([]float64, D),
-		e:     make([]float64, max(D, p.A.H, p.B.H)),
-		e2:    make([]float64, max(p.A.H, p.B.H)),
+		e:     make([]float64, max(D, p.la.H, p.lb.H)),
+		e2:    make([]float64, max(p.la.H, p.lb.H)),
 	}
-	c.B = newLayerState(&p.B, D)
-	if !p.A.weightless {
-		c.A = newLayerState(&p.A, D)
+	c.sb = newLayerState(&p.lb, D)
+	if !p.la.weightless {
+		c.sa = newLayerState(&p.la, D)
 	}
 	c.xStale = true
 	return c
@@ -232,13 +239,13 @@ type RBMChain struct {
 	p          *RBMPath
 	v          []uint8
 	vOn        int
-	vUp, vDown []int32 // visible units turned on/off since x was last synced
-	xStale     bool    // x must be recomputed from scratch
-	sinceX     int     // incremental updates of x since the last recomputation
-	aAv, aBv   float64 // a_Aᵀv, a_Bᵀv, synced with x
-	A, B       layerState
-	idx        []int32   // scratch
-	z, e, e2   []float64 // scratch
+	vUp, vDown []int32    // visible units turned on/off since x was last synced
+	xStale     bool       // x must be recomputed from scratch
+	sinceX     int        // incremental updates of x since the last recomputation
+	aAv, aBv   float64    // a_Aᵀv, a_Bᵀv, synced with x
+	sa, sb     layerState // hidden layers of A and B
+	idx        []int32    // scratch
+	z, e, e2   []float64  // scratch
 }
 
 type layerState struct {
@@ -299,8 +306,8 @@ func (c *RBMChain) resetVisible() {
 	}
 	c.vUp, c.vDown = c.vUp[:0], c.vDown[:0]
 	c.xStale = true
-	c.B.yStale = true
-	c.A.yStale = true
+	c.sb.yStale = true
+	c.sa.yStale = true
 }
 
 // syncX brings x_A, x_B, a_Aᵀv and a_Bᵀv up to date with v.
@@ -308,20 +315,20 @@ func (c *RBMChain) syncX() {
 	p := c.p
 	nf := len(c.vUp) + len(c.vDown)
 	switch {
-	case c.xStale || c.sinceX >= p.recompute || !p.alwaysIncremental && nf >= min(c.vOn, p.D-c.vOn):
+	case c.xStale || c.sinceX >= p.recompute || !p.alwaysIncremental && nf >= min(c.vOn, p.d-c.vOn):
 		c.fullX()
 	case nf > 0:
 		for _, L := range [2]struct {
 			st *layerState
 			l  *rbmLayer
-		}{{&c.B, &p.B}, {&c.A, &p.A}} {
+		}{{&c.sb, &p.lb}, {&c.sa, &p.la}} {
 			if L.l.weightless {
 				continue
 			}
 			addRows(L.st.x, L.l.w, c.vUp)
 			subRows(L.st.x, L.l.w, c.vDown)
 		}
-		aA, aB := p.A.a, p.B.a
+		aA, aB := p.la.a, p.lb.a
 		for _, i := range c.vUp {
 			c.aAv += aA[i]
 			c.aBv += aB[i]
@@ -338,12 +345,12 @@ func (c *RBMChain) syncX() {
 // fullX recomputes x from the ones of v, or from the zeros when fewer.
 func (c *RBMChain) fullX() {
 	p := c.p
-	fromOnes := c.vOn <= p.D-c.vOn
+	fromOnes := c.vOn <= p.d-c.vOn
 	idx := gatherIndices(c.idx, c.v, fromOnes)
 	for _, L := range [2]struct {
 		st *layerState
 		l  *rbmLayer
-	}{{&c.B, &p.B}, {&c.A, &p.A}} {
+	}{{&c.sb, &p.lb}, {&c.sa, &p.la}} {
 		if L.l.weightless {
 			continue
 		}
@@ -358,12 +365,16 @@ func (c *RBMChain) fullX() {
 			subRows(x, L.l.w, idx)
 		}
 	}
-	c.aAv, c.aBv = 0, 0
-	for i, b := range c.v {
-		if b == 1 {
-			c.aAv += p.A.a[i]
-			c.aBv += p.B.a[i]
-		}
+	aA, aB := p.la.a, p.lb.a
+	sA, sB := 0.0, 0.0
+	for _, i := range idx {
+		sA += aA[i]
+		sB += aB[i]
+	}
+	if fromOnes {
+		c.aAv, c.aBv = sA, sB
+	} else {
+		c.aAv, c.aBv = p.la.aSum-sA, p.lb.aSum-sB
 	}
 	c.xStale = false
 	c.sinceX = 0
@@ -431,14 +442,14 @@ func (c *RBMChain) hidden(st *layerState, bp, bn float64, weight bool, rng *rand
 func (c *RBMChain) visible(beta float64, rng *rand.Rand) {
 	p := c.p
 	z := c.z
-	aA, aB, yB := p.A.a[:len(z)], p.B.a[:len(z)], c.B.y[:len(z)]
+	aA, aB, yB := p.la.a[:len(z)], p.lb.a[:len(z)], c.sb.y[:len(z)]
 	ob := 1 - beta
-	if p.A.weightless {
+	if p.la.weightless {
 		for i := range z {
 			z[i] = ob*aA[i] + beta*(aB[i]+yB[i])
 		}
 	} else {
-		yA := c.A.y[:len(z)]
+		yA := c.sa.y[:len(z)]
 		for i := range z {
 			z[i] = ob*(aA[i]+yA[i]) + beta*(aB[i]+yB[i])
 		}
@@ -456,16 +467,16 @@ func (c *RBMChain) Step(prev, next float64, rng *rand.Rand) float64 {
 	p := c.p
 	c.syncX()
 	d := (next - prev) * (c.aBv - c.aAv - p.dH)
-	d += c.hidden(&c.B, prev, next, true, rng)
-	if !p.A.weightless {
-		d += c.hidden(&c.A, 1-prev, 1-next, true, rng)
-		c.syncY(&c.A, &p.A)
+	d += c.hidden(&c.sb, prev, next, true, rng)
+	if !p.la.weightless {
+		d += c.hidden(&c.sa, 1-prev, 1-next, true, rng)
+		c.syncY(&c.sa, &p.la)
 	} else if p.hiddenConstA {
-		for _, b := range p.A.b {
+		for _, b := range p.la.b {
 			d += nmath.Softplus((1-next)*b) - nmath.Softplus((1-prev)*b)
 		}
 	}
-	c.syncY(&c.B, &p.B)
+	c.syncY(&c.sb, &p.lb)
 	c.visible(next, rng)
 	return d
 }
@@ -474,12 +485,12 @@ func (c *RBMChain) Step(prev, next float64, rng *rand.Rand) float64 {
 func (c *RBMChain) Transition(beta float64, rng *rand.Rand) {
 	p := c.p
 	c.syncX()
-	c.hidden(&c.B, beta, beta, false, rng)
-	if !p.A.weightless {
-		c.hidden(&c.A, 1-beta, 1-beta, false, rng)
-		c.syncY(&c.A, &p.A)
+	c.hidden(&c.sb, beta, beta, false, rng)
+	if !p.la.weightless {
+		c.hidden(&c.sa, 1-beta, 1-beta, false, rng)
+		c.syncY(&c.sa, &p.la)
 	}
-	c.syncY(&c.B, &p.B)
+	c.syncY(&c.sb, &p.lb)
 	c.visible(beta, rng)
 }
 
@@ -487,18 +498,18 @@ func (c *RBMChain) Transition(beta float64, rng *rand.Rand) {
 func (c *RBMChain) LogUnnorm(beta float64) float64 {
 	p := c.p
 	c.syncX()
-	l := (1-beta)*c.aAv + beta*c.aBv - ((1-beta)*float64(p.B.H)+beta*float64(p.A.H))*math.Ln2
-	e := c.e[:p.B.H]
-	expNegAbs(e, c.B.x, beta)
-	l += softplusSumScaled(c.B.x, e, beta)
-	if p.A.weightless {
-		for _, b := range p.A.b {
+	l := (1-beta)*c.aAv + beta*c.aBv - ((1-beta)*float64(p.lb.H)+beta*float64(p.la.H))*math.Ln2
+	e := c.e[:p.lb.H]
+	expNegAbs(e, c.sb.x, beta)
+	l += softplusSumScaled(c.sb.x, e, beta)
+	if p.la.weightless {
+		for _, b := range p.la.b {
 			l += nmath.Softplus((1 - beta) * b)
 		}
 	} else {
-		e := c.e[:p.A.H]
-		expNegAbs(e, c.A.x, 1-beta)
-		l += softplusSumScaled(c.A.x, e, 1-beta)
+		e := c.e[:p.la.H]
+		expNegAbs(e, c.sa.x, 1-beta)
+		l += softplusSumScaled(c.sa.x, e, 1-beta)
 	}
 	return l
 }

@@ -63,8 +63,8 @@ func BenchmarkHiddenPhase(b *testing.B) {
 	b.ReportAllocs()
 	s := 0.0
 	for b.Loop() {
-		s += c.hidden(&c.B, 0.9, 0.9001, true, rng)
-		c.B.hUp, c.B.hDown = c.B.hUp[:0], c.B.hDown[:0]
+		s += c.hidden(&c.sb, 0.9, 0.9001, true, rng)
+		c.sb.hUp, c.sb.hDown = c.sb.hUp[:0], c.sb.hDown[:0]
 	}
 	sinkF = s
 }

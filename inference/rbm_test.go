@@ -258,8 +258,9 @@ func TestSampleBaseIsExact(t *testing.T) {
 	}
 }
 
-// TestIncrementalPreactsDoNotDrift runs a 784×500 chain for 2,000 steps with
-// the periodic recomputation disabled and compares the incrementally updated
+// TestIncrementalPreactsDoNotDrift runs a 100×80 chain for 3,000 steps with
+// the periodic recomputation (and the switch to recomputing when cheaper)
+// disabled and compares the incrementally updated
 // pre-activations with a recomputation from scratch.
 func TestIncrementalPreactsDoNotDrift(t *testing.T) {
 	m := randRBM(100, 80, 0.3, 1, 4)
@@ -282,21 +283,21 @@ func TestIncrementalPreactsDoNotDrift(t *testing.T) {
 		}
 	}
 	c.syncX()
-	if incremental < 2900 || c.sinceX < 2900 || c.B.sinceY < 2900 {
+	if incremental < 2900 || c.sinceX < 2900 || c.sb.sinceY < 2900 {
 		t.Fatalf("only %d incremental updates (%d since the last recomputation): the test does not exercise the incremental path", incremental, c.sinceX)
 	}
-	x := append([]float64(nil), c.B.x...)
-	y := append([]float64(nil), c.B.y...)
+	x := append([]float64(nil), c.sb.x...)
+	y := append([]float64(nil), c.sb.y...)
 	aBv := c.aBv
 	c.fullX()
-	c.B.yStale = true
-	c.syncY(&c.B, &path.B)
+	c.sb.yStale = true
+	c.syncY(&c.sb, &path.lb)
 	worst := 0.0
 	for j := range x {
-		worst = max(worst, math.Abs(x[j]-c.B.x[j]))
+		worst = max(worst, math.Abs(x[j]-c.sb.x[j]))
 	}
 	for i := range y {
-		worst = max(worst, math.Abs(y[i]-c.B.y[i]))
+		worst = max(worst, math.Abs(y[i]-c.sb.y[i]))
 	}
 	worst = max(worst, math.Abs(aBv-c.aBv))
 	t.Logf("max |incremental − recomputed| after %d steps: %.3g", len(betas)-1, worst)
