@@ -176,7 +176,14 @@ type EpochStats struct {
 	ReconError float64
 }
 
-// TrainEpoch runs one pass over data in minibatches. On divergence it returns
+// trainsOnRealRows declares that the trainer takes real-valued rows from
+// data that implement RealData (train/dbn.go checks for it).
+func (*RBMTrainer) trainsOnRealRows() {}
+
+// TrainEpoch runs one pass over data in minibatches. Data that implement
+// RealData are read with RealRow: the positive phase then uses the real
+// values (e.g. mean-field probabilities) and CD chains start from them;
+// binary data give the same numbers as before. On divergence it returns
 // an error wrapping ErrDiverged that names the epoch and batch; the model's
 // parameters are then unusable and the caller keeps its last checkpoint.
 func (t *RBMTrainer) TrainEpoch(data Data) (EpochStats, error) {
@@ -331,6 +338,7 @@ func (t *RBMTrainer) run(w *task, data Data, k int) {
 	clear(w.gA)
 	clear(w.gB)
 	w.sqErr = 0
+	rd, _ := data.(RealData)
 	if w.negative {
 		for c := w.chainLo; c < w.chainHi; c++ {
 			chain := t.chains[c*D : (c+1)*D]
@@ -343,8 +351,12 @@ func (t *RBMTrainer) run(w *task, data Data, k int) {
 		return
 	}
 	for _, n := range w.rows {
-		for i, x := range data.Row(n) {
-			w.v[i] = float64(x)
+		if rd != nil {
+			rd.RealRow(n, w.v)
+		} else {
+			for i, x := range data.Row(n) {
+				w.v[i] = float64(x)
+			}
 		}
 		hiddenProbs(w.p, m, w.v)
 		accumulate(w, w.v, w.p, 1)
@@ -390,8 +402,8 @@ func (t *RBMTrainer) gibbs(w *task, k int) {
 	}
 }
 
-// accumulate adds sign·v pᵀ to gW (binary v: a sum of selected rows), sign·v to gA
-// and sign·p to gB.
+// accumulate adds sign·v pᵀ to gW (a sum of selected rows for binary v,
+// weighted by v_i for real-valued v), sign·v to gA and sign·p to gB.
 func accumulate(w *task, v, p []float64, sign float64) {
 	H := len(p)
 	for i, x := range v {
@@ -399,25 +411,34 @@ func accumulate(w *task, v, p []float64, sign float64) {
 			continue
 		}
 		row := w.gW[i*H : (i+1)*H]
+		s := sign * x
 		for j, q := range p {
-			row[j] += sign * q
+			row[j] += s * q
 		}
-		w.gA[i] += sign
+		w.gA[i] += s
 	}
 	for j, q := range p {
 		w.gB[j] += sign * q
 	}
 }
 
-// hiddenProbs sets p_j = σ(b_j + Σ_{i: v_i=1} W_ij) for a binary v.
+// hiddenProbs sets p_j = σ(b_j + Σ_i v_i W_ij): a sum of selected rows for
+// a binary v, weighted rows for the real-valued entries.
 func hiddenProbs(p []float64, m *models.RBM, v []float64) {
 	H := m.NHid
 	copy(p, m.HBias)
 	for i, x := range v {
-		if x != 0 {
+		switch x {
+		case 0:
+		case 1:
 			row := m.W[i*H : (i+1)*H]
 			for j, w := range row {
 				p[j] += w
+			}
+		default:
+			row := m.W[i*H : (i+1)*H]
+			for j, w := range row {
+				p[j] += x * w
 			}
 		}
 	}
