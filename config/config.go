@@ -118,6 +118,9 @@ type Model struct {
 	Type string `yaml:"type" want:"a model type such as rbm"`
 	// Hidden is the number of hidden units.
 	Hidden int `yaml:"hidden" want:"a positive integer"`
+	// Layers are the hidden layer sizes of a "dbn", bottom to top (at least
+	// two; the top two layers form the top RBM). Not used by "rbm".
+	Layers []int `yaml:"layers" want:"a list of positive integers"`
 	// InitWeightStd is σ of the initial weights W_ij ~ N(0, σ²).
 	InitWeightStd float64 `yaml:"init_weight_std" want:"a non-negative number"`
 	// InitVisibleBias is "base-rate" (a_i = log(p_i/(1−p_i)) with p_i the
@@ -163,6 +166,15 @@ type Train struct {
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
 	// Shuffle reshuffles the training set before each epoch.
 	Shuffle bool `yaml:"shuffle" want:"true or false"`
+	// LayerData (dbn) is what the layers above the first train on:
+	// "sampled" (one draw from Q(h_l|h_{l−1}) per example, 2008 §4.1),
+	// "resampled" (a fresh draw every epoch) or "mean-field" (the
+	// probabilities themselves).
+	LayerData string `yaml:"layer_data" want:"sampled, resampled or mean-field"`
+	// TransposeInit (dbn) initialises each new layer with the transpose of
+	// the one below (2008 §5.2), so the bound does not fall at stacking; it
+	// needs layer l+1 to have as many units as layer l−1.
+	TransposeInit bool `yaml:"transpose_init" want:"true or false"`
 }
 
 // Evaluate says what is measured, on which splits and when.
@@ -186,7 +198,7 @@ type Evaluate struct {
 // Options adjusts what Parse accepts.
 type Options struct {
 	// ModelTypes are the registered model type names (models.Names());
-	// empty means {"rbm"}.
+	// empty means the built-in {"dbn", "rbm"}.
 	ModelTypes []string
 	// Seed, if non-nil, replaces the file's seed (as `logz run --seed N`
 	// does). Experiments that set their own seed keep it.
@@ -195,7 +207,7 @@ type Options struct {
 
 func (o Options) modelTypes() []string {
 	if len(o.ModelTypes) == 0 {
-		return []string{"rbm"}
+		return []string{"dbn", "rbm"}
 	}
 	return o.ModelTypes
 }
@@ -236,6 +248,7 @@ func Default() Experiment {
 			LearningRate: 0.05, LRSchedule: "constant", LRDecay: 1.0,
 			Momentum: 0.5, FinalMomentum: 0.9, MomentumSwitchEpoch: 5,
 			WeightDecay: 0.0002, CheckpointEvery: 1, Shuffle: true,
+			LayerData: "sampled",
 		},
 		Evaluate: Evaluate{
 			Splits:     []string{"test", "train"},

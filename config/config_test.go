@@ -57,14 +57,14 @@ func TestDefaultDocumented(t *testing.T) {
 		tr.WeightDecay != 0.0002 || tr.CheckpointEvery != 1 || !tr.Shuffle {
 		t.Errorf("train defaults: %+v", tr)
 	}
-	if d.Model != (Model{Type: "rbm", Hidden: 25, InitWeightStd: 0.01, InitVisibleBias: "base-rate"}) {
+	if !reflect.DeepEqual(d.Model, Model{Type: "rbm", Hidden: 25, InitWeightStd: 0.01, InitVisibleBias: "base-rate"}) {
 		t.Errorf("model defaults: %+v", d.Model)
 	}
 	wantPlanted := Planted{Visible: 20, Hidden: 8, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
 	if d.Data.Planted != wantPlanted || d.Data.Binarize != "stochastic" || d.Data.Threshold != 0.5 {
 		t.Errorf("data defaults: %+v", d.Data)
 	}
-	ais := Estimator{Name: "ais", Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1}
+	ais := Estimator{Name: "ais", Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1, Samples: 500}
 	if MustEstimator("ais") != ais {
 		t.Errorf("ais defaults: %+v", MustEstimator("ais"))
 	}
@@ -240,7 +240,7 @@ func TestShippedConfigs(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		f := mustParse(t, string(b), "configs/"+path, Options{ModelTypes: []string{"rbm"}})
+		f := mustParse(t, string(b), "configs/"+path, Options{ModelTypes: []string{"dbn", "rbm"}})
 		if stem := strings.TrimSuffix(path, ".yaml"); f.Name != stem {
 			t.Errorf("%s: name %q, want the file stem %q", path, f.Name, stem)
 		}
@@ -310,7 +310,7 @@ func TestShippedConfigs(t *testing.T) {
 	if len(m.Experiments) != len(want) {
 		t.Fatalf("mnist config has %d experiments", len(m.Experiments))
 	}
-	paperAIS := Estimator{Name: "ais", Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1}
+	paperAIS := Estimator{Name: "ais", Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1, Samples: 500}
 	for i, w := range want {
 		e := m.Experiments[i]
 		if e.Name != w.name || e.Train.K != w.k || e.Model.Hidden != w.hid || e.Train.Method != "cd" {
@@ -404,13 +404,13 @@ experiments:
 	if a.Train.K != 2 || a.Train.Epochs != 3 || b.Train.K != 4 || b.Train.Epochs != 3 {
 		t.Errorf("anchors/merge keys: a %d/%d b %d/%d", a.Train.K, a.Train.Epochs, b.Train.K, b.Train.Epochs)
 	}
-	if a.Model != Default().Model {
+	if !reflect.DeepEqual(a.Model, Default().Model) {
 		t.Errorf("empty model: mapping changed the model: %+v", a.Model)
 	}
 	want := []Estimator{
 		MustEstimator("exact"),
-		{Name: "ais", Runs: 1000, Betas: 10000, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1},
-		{Name: "ais", Runs: 20, Betas: 15, Schedule: "2008", Init: "uniform", MinESSFraction: 0.1},
+		{Name: "ais", Runs: 1000, Betas: 10000, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1, Samples: 500},
+		{Name: "ais", Runs: 20, Betas: 15, Schedule: "2008", Init: "uniform", MinESSFraction: 0.1, Samples: 500},
 	}
 	if !reflect.DeepEqual(a.Evaluate.Final, want) || !reflect.DeepEqual(b.Evaluate.EveryEpoch, want) {
 		t.Errorf("estimators:\n got %+v\n and %+v\nwant %+v", a.Evaluate.Final, b.Evaluate.EveryEpoch, want)

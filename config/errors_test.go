@@ -51,10 +51,10 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:6: experiments[0].evaluate.final[0].runs: not a setting of estimator "exact" (its settings: max_units)`}},
 		{"setting of estimator without settings", okExp + "    evaluate:\n      final:\n        - {name: pll, seed: 3}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0].seed: not a setting of estimator "pll" (it has no settings)`}},
-		{"unknown estimator", okExp + "    evaluate:\n      final: [exact, dbn-bound]\n", []string{
-			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbn-bound" (known: exact, ais, raise, csl, pll, recon)`}},
+		{"unknown estimator", okExp + "    evaluate:\n      final: [exact, dbm-bound]\n", []string{
+			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbm-bound" (did you mean "dbn-bound"?; known: exact, ais, dbn-bound, raise, csl, pll, recon)`}},
 		{"misspelt estimator", okExp + "    evaluate:\n      every_epoch:\n        - name: aiss\n", []string{
-			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais, raise, csl, pll, recon)`}},
+			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais, dbn-bound, raise, csl, pll, recon)`}},
 		{"estimator without name", okExp + "    evaluate:\n      final:\n        - {runs: 10}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0]: missing required key "name"`}},
 		{"wrong type: word for int", okExp + "    train:\n      k: one\n", []string{
@@ -121,8 +121,8 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:3: experiments[0].data: validation 2000 leaves no training examples (the training set has 2000)`}},
 		{"validation above limit", "experiments:\n  - name: a\n    data: {train: mnist:train, test: mnist:test, limit_train: 100,\n           validation: 100}\n", []string{
 			`bad.yaml:4: experiments[0].data: validation 100 leaves no training examples (the training set has 100)`}},
-		{"unknown model type", okExp + "    model: {type: dbm}\n", []string{
-			`bad.yaml:4: experiments[0].model.type: unknown model type "dbm" (did you mean "rbm"?; known: rbm)`}},
+		{"unknown model type", okExp + "    model: {type: sbm}\n", []string{
+			`bad.yaml:4: experiments[0].model.type: unknown model type "sbm" (did you mean "rbm"?; known: dbn, rbm)`}},
 		{"zero hidden", okExp + "    model: {hidden: 0}\n", []string{`bad.yaml:4: experiments[0].model.hidden: expected a positive integer, got 0`}},
 		{"pcd with chains 0 after defaulting", okExp + "    train: {method: pcd, batch_size: 0}\n", []string{
 			`bad.yaml:4: experiments[0].train: method "pcd" needs chains ≥ 1, got 0`,

@@ -13,7 +13,7 @@ import (
 // are zero, and setting them in a file is an error. In a file an entry is a
 // mapping such as {name: ais, runs: 100} or just the name (`- pll`).
 type Estimator struct {
-	// Name is the estimator: exact, ais, pll or recon.
+	// Name is the estimator: exact, ais, raise, csl, dbn-bound, pll or recon.
 	Name string `yaml:"name" want:"an estimator name"`
 	// Runs is the number M of independent AIS runs (chains), ≥ 2.
 	Runs int `yaml:"runs" want:"an integer ≥ 2"`
@@ -34,6 +34,10 @@ type Estimator struct {
 	// MinESSFraction: warn when the effective sample size of the AIS
 	// weights is below MinESSFraction × Runs; in [0,1].
 	MinESSFraction float64 `yaml:"min_ess_fraction" want:"a number in [0,1]"`
+	// Samples (dbn): proposals from the recognition model Q per test
+	// example — importance samples for ais (RAISE §5.3), draws for
+	// dbn-bound (2008 eq. 23).
+	Samples int `yaml:"samples" want:"a positive integer"`
 	// Chains is the number of chains: RAISE reverse chains per example (M),
 	// or CSL Gibbs chains.
 	Chains int `yaml:"chains" want:"a positive integer"`
@@ -84,9 +88,17 @@ var estimatorKinds = []EstimatorKind{
 	{
 		Name: "ais",
 		Doc:  "annealed importance sampling estimate of log Z (Salakhutdinov & Murray 2008)",
-		Keys: []string{"runs", "betas", "schedule", "init", "min_ess_fraction", "seed"},
+		Keys: []string{"runs", "betas", "schedule", "init", "min_ess_fraction", "samples", "seed"},
 		Defaults: Estimator{
-			Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1,
+			Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1, Samples: 500,
+		},
+	},
+	{
+		Name: "dbn-bound",
+		Doc:  "DBN variational lower bound (2008 eq. 22–24) with the top RBM's log Z exact when small, else by AIS",
+		Keys: []string{"samples", "runs", "betas", "schedule", "init", "max_units", "seed"},
+		Defaults: Estimator{
+			Samples: 5, Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MaxUnits: 25,
 		},
 	},
 	{

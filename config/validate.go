@@ -160,12 +160,26 @@ func (v *validator) model(m *Model) {
 		v.errorAt("model.type", "unknown model type %q%s", m.Type, knownHint(m.Type, types))
 	}
 	v.check("model.hidden", m.Hidden >= 1, "a positive integer", m.Hidden)
+	switch m.Type {
+	case "dbn":
+		if len(m.Layers) < 2 {
+			v.errorAt("model.layers", "a dbn needs at least two hidden layer sizes (e.g. [500, 2000]), got %v", m.Layers)
+		}
+		for i, n := range m.Layers {
+			v.check(fmt.Sprintf("model.layers[%d]", i), n >= 1, "a positive integer", n)
+		}
+	default:
+		if len(m.Layers) > 0 {
+			v.errorAt("model.layers", "layers is for model type dbn; an %s uses hidden", m.Type)
+		}
+	}
 	v.check("model.init_weight_std", m.InitWeightStd >= 0 && finite(m.InitWeightStd), "a non-negative number", m.InitWeightStd)
 	v.enum("model.init_visible_bias", m.InitVisibleBias, visibleBiasInit)
 }
 
 func (v *validator) train(t *Train) {
 	v.enum("train.method", t.Method, trainMethods)
+	v.enum("train.layer_data", t.LayerData, []string{"sampled", "resampled", "mean-field"})
 	v.check("train.k", t.K >= 1, "a positive integer", t.K)
 	if t.KEnd != 0 && t.KEnd < t.K {
 		v.crossf("train", "train.k_end", "k_end must be 0 (constant k) or ≥ k (%d), got %d", t.K, t.KEnd)
@@ -261,6 +275,7 @@ func (v *validator) estimator(rel string, est Estimator, m Model, visible int) {
 		}
 		v.enum(rel+".init", est.Init, aisInits)
 		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
+		v.check(rel+".samples", est.Samples >= 1, "a positive integer", est.Samples)
 	case "raise":
 		v.check(rel+".chains", est.Chains >= 1, "a positive integer", est.Chains)
 		v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
@@ -275,6 +290,12 @@ func (v *validator) estimator(rel string, est Estimator, m Model, visible int) {
 		if est.ControlVariate == "fit" && est.Examples > 0 && est.Examples < 3 {
 			v.crossf(rel, rel+".examples", "control_variate \"fit\" needs examples ≥ 3 to fit α, got %d", est.Examples)
 		}
+	case "dbn-bound":
+		v.check(rel+".samples", est.Samples >= 1, "a positive integer", est.Samples)
+		v.check(rel+".runs", est.Runs >= 2, "an integer ≥ 2", est.Runs)
+		v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
+		v.enum(rel+".schedule", est.Schedule, aisSchedules)
+		v.enum(rel+".init", est.Init, aisInits)
 	case "csl":
 		v.check(rel+".chains", est.Chains >= 1, "a positive integer", est.Chains)
 		v.check(rel+".steps", est.Steps >= 0, "a non-negative integer (0 = matched to RAISE/AIS)", est.Steps)

@@ -31,6 +31,9 @@ type Evaluation struct {
 	// BaseRate is the smoothed log-odds of the training data, the visible
 	// biases of the AIS data-base-rate start.
 	BaseRate []float64
+	// Train is the training set (the top RBM of a DBN takes its base rate
+	// from the training data propagated up by Q).
+	Train eval.Examples
 	// Seed derives every estimator's seed (with the stage, epoch and
 	// position) unless the estimator sets its own.
 	Seed uint64
@@ -42,6 +45,9 @@ type Evaluation struct {
 // CheckFeasible reports settings that cannot work for this model before any
 // training time is spent (e.g. exact enumeration of a layer above max_units).
 func CheckFeasible(m models.Model, ests []config.Estimator) error {
+	if d, ok := m.(*models.DBN); ok {
+		return checkFeasibleDBN(d, ests)
+	}
 	r, ok := m.(*models.RBM)
 	if !ok {
 		return fmt.Errorf("model type %s has no estimators yet", m.TypeName())
@@ -61,11 +67,14 @@ func CheckFeasible(m models.Model, ests []config.Estimator) error {
 // AIS rows carry the exact log Z of an earlier exact estimator of the same
 // list, for "true vs estimate".
 func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row, error) {
+	if d, ok := m.(*models.DBN); ok {
+		return ev.runDBN(d, ests)
+	}
 	r, ok := m.(*models.RBM)
 	if !ok {
 		return nil, fmt.Errorf("model type %s has no estimators yet", m.TypeName())
 	}
-	label := fmt.Sprintf("rbm %d-%d", r.NVis, r.NHid)
+	label := modelLabel(r)
 	exactLogZ := math.NaN()
 	var rows []report.Row
 	for i, e := range ests {
@@ -121,6 +130,10 @@ func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row,
 			if err != nil {
 				return rows, fmt.Errorf("csl: %w", err)
 			}
+		case "dbn-bound":
+			// The stack is still a single RBM (the first layer of a DBN being
+			// trained): its bound is its log-likelihood, which exact/ais give.
+			continue
 		case "pll":
 			for _, s := range ev.Splits {
 				row := base

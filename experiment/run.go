@@ -19,7 +19,7 @@ import (
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
-	"github.com/logz-ml/logz/train"
+
 )
 
 // Options controls a run.
@@ -141,13 +141,13 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	if err != nil {
 		return all, err
 	}
-	mm, err := t.New(train0.D, []int{exp.Model.Hidden})
+	sizes := []int{exp.Model.Hidden}
+	if exp.Model.Type == "dbn" {
+		sizes = exp.Model.Layers
+	}
+	m, err := t.New(train0.D, sizes)
 	if err != nil {
 		return all, err
-	}
-	m, ok := mm.(*models.RBM)
-	if !ok {
-		return all, fmt.Errorf("model type %s cannot be trained yet", exp.Model.Type)
 	}
 	if err := CheckFeasible(m, append(append([]config.Estimator(nil), exp.Evaluate.EveryEpoch...), exp.Evaluate.Final...)); err != nil {
 		return all, err
@@ -155,24 +155,11 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return all, err
 	}
-	tr, err := train.NewRBMTrainer(m, train.RBMOptions{
-		Persistent:  exp.Train.Method == "pcd",
-		Chains:      exp.Train.Chains,
-		BatchSize:   exp.Train.BatchSize,
-		WeightDecay: exp.Train.WeightDecay,
-		Shuffle:     exp.Train.Shuffle,
-		Schedule:    exp.Train,
-		Workers:     r.opt.Workers,
-	}, config.DeriveSeed(exp.Seed, 1))
+	baseRate := data.LogOdds(train0, 1)
+	tr, err := newTrainer(exp, m, train0, baseRate, r.opt.Workers)
 	if err != nil {
 		return all, err
 	}
-	baseRate := data.LogOdds(train0, 1)
-	var vb []float64
-	if exp.Model.InitVisibleBias == "base-rate" {
-		vb = baseRate
-	}
-	tr.InitParams(exp.Model.InitWeightStd, vb)
 
 	ckptPath := filepath.Join(r.dir, "model.npz")
 	var mine []report.Row
@@ -189,11 +176,11 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			if err := tr.Resume(c); err != nil {
 				return all, fmt.Errorf("--resume from %s: %w", ckptPath, err)
 			}
-			fmt.Fprintf(r.opt.Stderr, "%s: resuming after epoch %d from %s\n", exp.Name, tr.Epoch, ckptPath)
+			fmt.Fprintf(r.opt.Stderr, "%s: resuming after epoch %d from %s\n", exp.Name, tr.Completed(), ckptPath)
 			// Keep the rows of the epochs already done; drop later ones and finals.
 			kept := mine[:0]
 			for _, row := range mine {
-				if row.Stage == report.StageEpoch && row.Epoch <= tr.Epoch {
+				if row.Stage == report.StageEpoch && row.Epoch <= tr.Completed() {
 					kept = append(kept, row)
 				}
 			}
@@ -215,7 +202,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		})
 	}
 	evalSplits := Splits(exp, train0, valid, test)
-	ev := Evaluation{Experiment: exp.Name, Splits: evalSplits, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 2)}
+	ev := Evaluation{Experiment: exp.Name, Splits: evalSplits, BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2)}
 	save := func() error {
 		c, err := tr.Checkpoint(exp.Name)
 		if err != nil {
@@ -223,32 +210,36 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		}
 		return models.Save(ckptPath, c)
 	}
-	epochs := exp.Train.Epochs
+	epochs := tr.Total()
 	live := progress.IsTerminal(r.opt.Stderr)
-	for tr.Epoch < epochs {
+	for tr.Completed() < epochs {
 		start := time.Now()
 		var bar *progress.Bar
 		if live {
-			bar = progress.New(r.opt.Stderr, fmt.Sprintf("%s epoch %d/%d", exp.Name, tr.Epoch+1, epochs), int64(train0.N))
+			bar = progress.New(r.opt.Stderr, fmt.Sprintf("%s epoch %d/%d", exp.Name, tr.Completed()+1, epochs), int64(train0.N))
 		}
-		tr.Opt.OnBatch = func(n int) { bar.Add(int64(n)) }
+		tr.SetOnBatch(func(n int) { bar.Add(int64(n)) })
 		st, err := tr.TrainEpoch(setRows{train0})
 		bar.Done()
 		if err != nil {
 			ferr := flush()
-			return append(others, mine...), errors.Join(fmt.Errorf("%w; the last good checkpoint is %s (epoch %d)", err, ckptPath, lastSaved(exp.Train, tr.Epoch)), ferr)
+			return append(others, mine...), errors.Join(fmt.Errorf("%w; the last good checkpoint is %s (epoch %d)", err, ckptPath, lastSaved(exp.Train, tr.Completed())), ferr)
 		}
 		secs := time.Since(start).Seconds()
 		mine = append(mine, report.Row{
-			Experiment: exp.Name, Model: fmt.Sprintf("rbm %d-%d", m.NVis, m.NHid), Stage: report.StageEpoch,
+			Experiment: exp.Name, Model: modelLabel(tr.Current()), Stage: report.StageEpoch,
 			Epoch: st.Epoch, Estimator: "train", Split: "train", Value: report.F(st.ReconError),
 			NExamples: train0.N, Seconds: secs,
 		})
-		line := fmt.Sprintf("%s: epoch %d/%d  k=%d lr=%.4g mom=%.2f  recon %.4f (%.1f s)",
-			exp.Name, st.Epoch, epochs, st.K, st.LearningRate, st.Momentum, st.ReconError, secs)
+		layer := ""
+		if st.Layer > 0 {
+			layer = fmt.Sprintf(" layer %d", st.Layer)
+		}
+		line := fmt.Sprintf("%s: epoch %d/%d%s  k=%d lr=%.4g mom=%.2f  recon %.4f (%.1f s)",
+			exp.Name, st.Epoch, epochs, layer, st.K, st.LearningRate, st.Momentum, st.ReconError, secs)
 		if exp.Evaluate.Due(st.Epoch) && len(exp.Evaluate.EveryEpoch) > 0 {
 			ev.Stage, ev.Epoch = report.StageEpoch, st.Epoch
-			rows, err := ev.Run(m, exp.Evaluate.EveryEpoch)
+			rows, err := ev.Run(tr.Current(), exp.Evaluate.EveryEpoch)
 			mine = append(mine, rows...)
 			if err != nil {
 				flush()
@@ -270,9 +261,9 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			return append(others, mine...), err
 		}
 	}
-	ev.Stage, ev.Epoch = report.StageFinal, tr.Epoch
+	ev.Stage, ev.Epoch = report.StageFinal, tr.Completed()
 	ev.Progress = StderrProgress(r.opt.Stderr)
-	rows, err := ev.Run(m, exp.Evaluate.Final)
+	rows, err := ev.Run(tr.Current(), exp.Evaluate.Final)
 	mine = append(mine, rows...)
 	ferr := flush()
 	return append(others, mine...), errors.Join(err, ferr)

@@ -106,6 +106,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	maxUnits := fs.Int("max-units", 25, "exact: refuse above this many units in the smaller layer (≤ 40)")
 	examples := fs.Int("examples", 100, "RAISE and CSL: evaluate a random subsample of N examples, extended to all by the control variate log f(v) (0 = all)")
 	cv := fs.String("control-variate", "alpha1", "RAISE: alpha1, fit (least squares) or none")
+	samples := fs.Int("samples", 0, "DBN: proposals from Q per example for ais (default 500) and dbn-bound (default 5)")
 	limit := fs.Int("limit", 0, "use only the first N examples of --data (0 = all)")
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	binarize := fs.String("binarize", "stochastic", "grey images: stochastic, threshold or none")
@@ -136,6 +137,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			e.Chains, e.Betas, e.Schedule, e.Init, e.Examples, e.ControlVariate = *chains, *betas, *schedule, *init, *examples, *cv
 		case "csl":
 			e.Chains, e.Init, e.Examples = *chains, *init, *examples
+		case "dbn-bound":
+			e.Runs, e.Betas, e.Schedule, e.Init = *chains, *betas, *schedule, *init
+		}
+		if *samples > 0 && (e.Name == "ais" || e.Name == "dbn-bound") {
+			e.Samples = *samples
 		}
 		if e.Name == "exact" {
 			e.MaxUnits = *maxUnits
@@ -144,6 +150,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkEvalFlags(*chains, *betas, *schedule, *init, *maxUnits); err != nil {
 		return err
+	}
+	if *samples < 0 {
+		return usageError{fmt.Sprintf("eval: --samples wants a positive integer, got %d", *samples)}
 	}
 	if *examples < 0 {
 		return usageError{fmt.Sprintf("eval: --examples wants a non-negative integer, got %d", *examples)}
@@ -182,7 +191,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	ev := experiment.Evaluation{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
 		Splits:   []experiment.Split{{Name: splitLabel(*spec), Data: experiment.Rows(set)}},
-		BaseRate: data.LogOdds(base, 1), Seed: *seed,
+		BaseRate: data.LogOdds(base, 1), Train: experiment.Rows(base), Seed: *seed,
 	}
 	if !*asJSON {
 		ev.Progress = experiment.StderrProgress(stderr)

@@ -1,0 +1,218 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/models"
+)
+
+// checkFeasibleDBN refuses exact enumeration of a DBN whose hidden layers
+// below the top are too many units together, before any training.
+func checkFeasibleDBN(d *models.DBN, ests []config.Estimator) error {
+	for _, e := range ests {
+		if e.Name != "exact" {
+			continue
+		}
+		sizes := d.Sizes()
+		below := 0
+		for _, n := range sizes[1 : len(sizes)-1] {
+			below += n
+		}
+		top := min(sizes[len(sizes)-2], sizes[len(sizes)-1])
+		if below > e.MaxUnits || top > 30 {
+			return fmt.Errorf("exact: a DBN %v needs 2^%d terms for the hidden layers below the top (max_units %d) and 2^%d for the top RBM (at most 2^30); drop exact", sizes, below, e.MaxUnits, top)
+		}
+	}
+	return nil
+}
+
+// topLogZ returns log Z of the DBN's top RBM: exact when its smaller layer
+// has at most maxUnits units, else by AIS with the estimator's settings.
+func (ev Evaluation) topLogZ(d *models.DBN, e config.Estimator, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+	top := d.Top()
+	if min(top.NVis, top.NHid) <= maxUnits {
+		z, err := eval.ExactTopLogZ(d, eval.Exact{MaxUnits: maxUnits})
+		return z, nil, err
+	}
+	betas, err := Schedule(e)
+	if err != nil {
+		return eval.TopLogZ{}, nil, err
+	}
+	a := eval.AIS{Runs: e.Runs, Betas: betas, Seed: seed}
+	if e.Init == "base-rate" && ev.Train != nil {
+		if a.BaseVBias, err = eval.TopBaseRate(d, ev.Train, 1); err != nil {
+			return eval.TopLogZ{}, nil, err
+		}
+	}
+	if ev.Progress != nil {
+		add, done := ev.Progress(fmt.Sprintf("%s epoch %d top-RBM AIS %d×%d", ev.Experiment, ev.Epoch, e.Runs, e.Betas), int64(e.Runs)*int64(len(betas)-1))
+		a.Progress = cumulative(add)
+		defer done()
+	}
+	z, res, err := eval.AISTopLogZ(d, a)
+	return z, &res, err
+}
+
+func setTopLogZ(row *report.Row, z eval.TopLogZ, res *eval.AISResult) {
+	row.LogZ = report.F(z.LogZ)
+	if res != nil {
+		row.LogZLo, row.LogZHi = report.F(res.LogZLo3), report.F(res.LogZHi3)
+		row.LogZLo1, row.LogZHi1 = report.F(res.LogZLo1), report.F(res.LogZHi1)
+		row.ESS = report.F(res.ESS)
+		row.Warnings = append(row.Warnings, res.Warnings...)
+	}
+	row.Warnings = append(row.Warnings, z.Warnings...)
+}
+
+// runDBN evaluates a DBN: exact (enumeration), dbn-bound (2008 eq. 22–24),
+// ais (IS with Q as proposal, RAISE §5.3, minus the top RBM's AIS log Z) and
+// raise (RAISE with the top RBM unrolled, RAISE §3.3), with control variates.
+func (ev Evaluation) runDBN(d *models.DBN, ests []config.Estimator) ([]report.Row, error) {
+	label := modelLabel(d)
+	var rows []report.Row
+	for i, e := range ests {
+		seed := e.Seed
+		if seed == 0 {
+			stage := uint64(1)
+			if ev.Stage == report.StageFinal {
+				stage = 2
+			}
+			seed = config.DeriveSeed(ev.Seed, stage, uint64(ev.Epoch), uint64(i))
+		}
+		base := report.Row{Experiment: ev.Experiment, Model: label, Stage: ev.Stage, Epoch: ev.Epoch, Estimator: e.Name}
+		start := time.Now()
+		switch e.Name {
+		case "exact":
+			for _, s := range ev.Splits {
+				res, err := eval.DBNExact{MaxUnits: e.MaxUnits, Top: eval.Exact{MaxUnits: 30}}.LogProb(d, s.Data)
+				if err != nil {
+					return rows, fmt.Errorf("exact: %w", err)
+				}
+				row := base
+				row.Split, row.LogZ = s.Name, report.F(res.LogZ)
+				row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
+				row.Notes = append(row.Notes, fmt.Sprintf("exact variational bound (Q of the greedy layers): %.3f", res.MeanELBO.Mean))
+				row.Seconds = time.Since(start).Seconds()
+				rows = append(rows, row)
+			}
+		case "dbn-bound":
+			z, zres, err := ev.topLogZ(d, e, seed, e.MaxUnits)
+			if err != nil {
+				return rows, fmt.Errorf("dbn-bound: %w", err)
+			}
+			for si, s := range ev.Splits {
+				res, err := eval.DBNBound{Samples: e.Samples, Seed: config.DeriveSeed(seed, uint64(si))}.LogProb(d, z, s.Data)
+				if err != nil {
+					return rows, fmt.Errorf("dbn-bound: %w", err)
+				}
+				row := base
+				row.Split, row.Runs, row.Betas, row.Init = s.Name, e.Runs, e.Betas, e.Init
+				if zres == nil {
+					row.Runs, row.Betas, row.Init = 0, 0, ""
+				}
+				setTopLogZ(&row, z, zres)
+				row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Error), res.Mean.N
+				row.Warnings = append(row.Warnings, res.Warnings...)
+				row.Notes = append(row.Notes, fmt.Sprintf("lower bound with %d samples from Q per example; error of eq. 24 √(Var r̂_B + Var ln Ẑ) = %.3f", res.Samples, res.Error))
+				row.Seconds = time.Since(start).Seconds()
+				rows = append(rows, row)
+			}
+		case "ais":
+			z, zres, err := ev.topLogZ(d, e, seed, 0)
+			if err != nil {
+				return rows, fmt.Errorf("ais: %w", err)
+			}
+			for si, s := range ev.Splits {
+				res, err := eval.DBNIS{Samples: e.Samples, Seed: config.DeriveSeed(seed, 100+uint64(si))}.LogProb(d, z, s.Data)
+				if err != nil {
+					return rows, fmt.Errorf("ais: %w", err)
+				}
+				row := base
+				row.Split, row.Runs, row.Betas, row.Init = s.Name, e.Runs, e.Betas, e.Init
+				setTopLogZ(&row, z, zres)
+				row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
+				row.Warnings = append(row.Warnings, res.Warnings...)
+				row.Notes = append(row.Notes, fmt.Sprintf("log f(v) by importance sampling with Q (%d proposals per example, smallest ESS %.1f) minus the top RBM's AIS log Z", res.Samples, res.MinESS))
+				row.Seconds = time.Since(start).Seconds()
+				rows = append(rows, row)
+			}
+		case "raise":
+			rs, err := ev.raiseDBN(d, e, seed, base)
+			rows = append(rows, rs...)
+			if err != nil {
+				return rows, fmt.Errorf("raise: %w", err)
+			}
+		default:
+			return rows, fmt.Errorf("estimator %q is not available for model type dbn (use exact, dbn-bound, ais, raise)", e.Name)
+		}
+	}
+	pairSandwich(rows, ests)
+	return rows, nil
+}
+
+// raiseDBN runs RAISE with the top RBM unrolled on a subsample of each split
+// and extends it to the whole split with the control variate X = log f̂(v),
+// an importance-sampling estimate of the unnormalised log-probability.
+func (ev Evaluation) raiseDBN(d *models.DBN, e config.Estimator, seed uint64, base report.Row) ([]report.Row, error) {
+	betas, err := Schedule(e)
+	if err != nil {
+		return nil, err
+	}
+	r := eval.DBNRAISE{Samples: e.Chains, Betas: betas, Seed: seed}
+	if e.Init == "base-rate" && ev.Train != nil {
+		if r.BaseVBias, err = eval.TopBaseRate(d, ev.Train, 1); err != nil {
+			return nil, err
+		}
+	}
+	var rows []report.Row
+	for si, s := range ev.Splits {
+		start := time.Now()
+		idx, err := ev.sample(si, s.Data, e.Examples)
+		if err != nil {
+			return rows, err
+		}
+		var done func()
+		if ev.Progress != nil {
+			var add func(int64)
+			add, done = ev.Progress(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d × %d β", ev.Experiment, ev.Epoch, s.Name, len(idx), e.Chains, e.Betas), int64(len(idx))*int64(e.Chains)*int64(len(betas)-1))
+			r.Progress = cumulative(add)
+		}
+		res, err := r.LogProb(d, subset{s.Data, idx})
+		if done != nil {
+			done()
+		}
+		if err != nil {
+			return rows, err
+		}
+		row := base
+		row.Split, row.Runs, row.Betas, row.Init = s.Name, e.Chains, e.Betas, e.Init
+		row.Warnings = append(row.Warnings, res.Warnings...)
+		cv := eval.CVResult{Estimate: res.Mean.Mean, SE: res.Mean.SE}
+		if len(idx) < s.Data.Len() && e.ControlVariate != "none" {
+			// X = log f̂(v) by IS with a few proposals: any fixed per-example
+			// X keeps the estimate unbiased; a better X only lowers its variance.
+			is, err := eval.DBNIS{Samples: 50, Seed: config.DeriveSeed(seed, 200+uint64(si))}.LogProb(d, eval.TopLogZ{}, s.Data)
+			if err != nil {
+				return rows, err
+			}
+			if c, err := extend(e.ControlVariate, res.LogP, idx, is.LogF); err == nil {
+				cv = c
+				row.Notes = append(row.Notes, fmt.Sprintf("RAISE on %d of %d examples, extended by the control variate log f̂(v) (IS, 50 proposals; α = %.3g; variance reduced %.3g×)", len(idx), s.Data.Len(), cv.Alpha, cv.VarianceReduction))
+			} else {
+				row.Warnings = append(row.Warnings, "control variate: "+err.Error())
+			}
+		}
+		if math.IsNaN(cv.SE) {
+			cv.SE = res.Mean.SE
+		}
+		row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(cv.Estimate), report.F(cv.SE), len(idx)
+		row.Seconds = time.Since(start).Seconds()
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
