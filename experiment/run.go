@@ -19,7 +19,6 @@ import (
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
-
 )
 
 // Options controls a run.
