@@ -64,13 +64,6 @@ type RealData interface {
 	RealRow(n int, dst []float64)
 }
 
-// realRowsSupported reports whether RBMTrainer uses RealRow when its data
-// provide it: RBMTrainer declares that with a method trainsOnRealRows.
-func realRowsSupported() bool {
-	_, ok := any((*RBMTrainer)(nil)).(interface{ trainsOnRealRows() })
-	return ok
-}
-
 // DBNLayerOptions configures the training of one layer.
 type DBNLayerOptions struct {
 	// RBM configures the layer's RBM trainer (CD-k or PCD, schedule, ...);
@@ -177,9 +170,6 @@ func NewDBNTrainer(m *models.DBN, opt DBNOptions, seed uint64) (*DBNTrainer, err
 	}
 	if opt.Data < SampledData || opt.Data > MeanFieldData {
 		return nil, fmt.Errorf("dbn trainer: unknown layer data %v", opt.Data)
-	}
-	if opt.Data == MeanFieldData && !realRowsSupported() {
-		return nil, errors.New("dbn trainer: mean-field layer data need an RBM trainer that trains on real-valued rows, which this build's does not; use sampled or resampled")
 	}
 	if opt.InitStd < 0 || math.IsNaN(opt.InitStd) {
 		return nil, fmt.Errorf("dbn trainer: initial weight std %v must be ≥ 0", opt.InitStd)

@@ -305,9 +305,6 @@ func TestDBNTrainerErrors(t *testing.T) {
 	bad := dbnOptions(SampledData, false, 1)
 	bad.Layers[0].RBM.Schedule = nil
 	check("schedule", bad, "layer 1: no schedule")
-	if !realRowsSupported() {
-		check("mean-field", dbnOptions(MeanFieldData, false, 1), "real-valued rows")
-	}
 	if _, err := NewDBNTrainer(m, dbnOptions(SampledData, false, 1), 1); err != nil {
 		t.Fatal(err)
 	}
@@ -329,9 +326,6 @@ func TestDBNTrainerErrors(t *testing.T) {
 // real-valued rows R and one on all-zero rows is exactly the positive phase
 // ε·(1/N) Σ_n r_n σ(b + Wᵀr_n)ᵀ (and ε·mean r for the visible biases).
 func TestRBMTrainerRealRows(t *testing.T) {
-	if !realRowsSupported() {
-		t.Skip("this build's RBMTrainer does not train on real-valued rows")
-	}
 	const D, H, N = 6, 4, 50
 	real := &realRows{d: D, data: make([]float32, N*D)}
 	for i := range real.data {
@@ -394,9 +388,6 @@ func TestRBMTrainerRealRows(t *testing.T) {
 // TestDBNMeanField (when supported): mean-field layer data are the
 // propagated probabilities, training is deterministic, and resumes exactly.
 func TestDBNMeanField(t *testing.T) {
-	if !realRowsSupported() {
-		t.Skip("this build's RBMTrainer does not train on real-valued rows")
-	}
 	_, train, _ := planted(300, 12)
 	opt := dbnOptions(MeanFieldData, false, 2, 2, 1)
 	a := newDBNTrainer(t, opt, 5, 10, 6, 5, 3)

@@ -176,10 +176,6 @@ type EpochStats struct {
 	ReconError float64
 }
 
-// trainsOnRealRows declares that the trainer takes real-valued rows from
-// data that implement RealData (train/dbn.go checks for it).
-func (*RBMTrainer) trainsOnRealRows() {}
-
 // TrainEpoch runs one pass over data in minibatches. Data that implement
 // RealData are read with RealRow: the positive phase then uses the real
 // values (e.g. mean-field probabilities) and CD chains start from them;
