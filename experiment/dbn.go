@@ -152,7 +152,23 @@ func (ev Evaluation) runDBN(d *models.DBN, ests []config.Estimator) ([]report.Ro
 		}
 	}
 	pairSandwich(rows, ests)
+	for i := range rows {
+		rows[i].Warnings = dedupe(rows[i].Warnings)
+	}
 	return rows, nil
+}
+
+// dedupe drops repeated warnings, keeping the first occurrence of each.
+func dedupe(ws []string) []string {
+	seen := map[string]bool{}
+	out := ws[:0]
+	for _, w := range ws {
+		if !seen[w] {
+			seen[w] = true
+			out = append(out, w)
+		}
+	}
+	return out
 }
 
 // raiseDBN runs RAISE with the top RBM unrolled on a subsample of each split
