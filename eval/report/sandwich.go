@@ -8,20 +8,21 @@ import (
 
 // sandwichGrid lays out the final rows like Table 1 of Burda, Grosse &
 // Salakhutdinov (2015): one line per (experiment, split) with the exact
-// log-likelihood, CSL, and for each AIS start (uniform, base-rate) the
+// log-likelihood, CSL, the DBN bound when present, and for each AIS start (uniform, base-rate) the
 // RAISE estimate, the AIS estimate and their gap AIS − RAISE. It returns nil
 // when no RAISE row is present.
 func sandwichGrid(rows []Row) *grid {
 	type key struct{ exp, split string }
 	type cell struct {
-		exact, csl *float64
-		raise, ais map[string]*float64
-		model      string
-		warn       bool
+		exact, csl, bound *float64
+		raise, ais        map[string]*float64
+		model             string
+		warn              bool
 	}
 	var order []key
 	cells := map[key]*cell{}
 	any := false
+	hasBound := false
 	for i := range rows {
 		r := &rows[i]
 		if r.Stage != StageFinal || r.MeanLoglik == nil || r.Split == "" {
@@ -39,6 +40,9 @@ func sandwichGrid(rows []Row) *grid {
 			c.exact = r.MeanLoglik
 		case "csl":
 			c.csl = r.MeanLoglik
+		case "dbn-bound":
+			c.bound = r.MeanLoglik
+			hasBound = true
 		case "raise":
 			c.raise[r.Init] = r.MeanLoglik
 			any = true
@@ -56,19 +60,23 @@ func sandwichGrid(rows []Row) *grid {
 	if !any {
 		return nil
 	}
-	g := &grid{
-		header: []string{"Experiment", "Model", "Split", "exact", "CSL",
-			"uniform RAISE", "uniform AIS", "uniform gap",
-			"base-rate RAISE", "base-rate AIS", "base-rate gap", "!"},
+	g := &grid{header: []string{"Experiment", "Model", "Split", "exact", "CSL"}}
+	if hasBound {
+		g.header = append(g.header, "bound")
 	}
+	g.header = append(g.header, "uniform RAISE", "uniform AIS", "uniform gap",
+		"base-rate RAISE", "base-rate AIS", "base-rate gap", "!")
 	g.align = []align{alignLeft, alignLeft, alignLeft}
-	for range 8 {
+	for range len(g.header) - 4 {
 		g.align = append(g.align, alignRight)
 	}
 	g.align = append(g.align, alignLeft)
 	for _, k := range order {
 		c := cells[k]
 		row := []string{k.exp, orMissing(c.model), k.split, opt2(c.exact), opt2(c.csl)}
+		if hasBound {
+			row = append(row, opt2(c.bound))
+		}
 		for _, init := range []string{"uniform", "base-rate"} {
 			r, a := c.raise[init], c.ais[init]
 			gap := Missing
