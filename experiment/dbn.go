@@ -75,6 +75,33 @@ func setTopLogZ(row *report.Row, z eval.TopLogZ, res *eval.AISResult) {
 func (ev Evaluation) runDBN(d *models.DBN, ests []config.Estimator) ([]report.Row, error) {
 	label := modelLabel(d)
 	var rows []report.Row
+	// One top-RBM log Z per setting within an evaluation, so that dbn-bound
+	// and ais of the same settings subtract the same estimate.
+	type topKey struct {
+		exact          bool
+		runs, betas    int
+		schedule, init string
+	}
+	type topVal struct {
+		z   eval.TopLogZ
+		res *eval.AISResult
+	}
+	tops := map[topKey]topVal{}
+	topFor := func(e config.Estimator, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+		top := d.Top()
+		k := topKey{exact: min(top.NVis, top.NHid) <= maxUnits}
+		if !k.exact {
+			k.runs, k.betas, k.schedule, k.init = e.Runs, e.Betas, e.Schedule, e.Init
+		}
+		if v, ok := tops[k]; ok {
+			return v.z, v.res, nil
+		}
+		z, res, err := ev.topLogZ(d, e, seed, maxUnits)
+		if err == nil {
+			tops[k] = topVal{z, res}
+		}
+		return z, res, err
+	}
 	for i, e := range ests {
 		seed := e.Seed
 		if seed == 0 {
@@ -101,7 +128,7 @@ func (ev Evaluation) runDBN(d *models.DBN, ests []config.Estimator) ([]report.Ro
 				rows = append(rows, row)
 			}
 		case "dbn-bound":
-			z, zres, err := ev.topLogZ(d, e, seed, e.MaxUnits)
+			z, zres, err := topFor(e, seed, e.MaxUnits)
 			if err != nil {
 				return rows, fmt.Errorf("dbn-bound: %w", err)
 			}
@@ -123,7 +150,7 @@ func (ev Evaluation) runDBN(d *models.DBN, ests []config.Estimator) ([]report.Ro
 				rows = append(rows, row)
 			}
 		case "ais":
-			z, zres, err := ev.topLogZ(d, e, seed, 0)
+			z, zres, err := topFor(e, seed, 0)
 			if err != nil {
 				return rows, fmt.Errorf("ais: %w", err)
 			}
