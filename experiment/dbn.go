@@ -103,15 +103,7 @@ func (ev Evaluation) runDBN(d *models.DBN, ests []config.Estimator) ([]report.Ro
 		return z, res, err
 	}
 	for i, e := range ests {
-		seed := e.Seed
-		if seed == 0 {
-			stage := uint64(1)
-			if ev.Stage == report.StageFinal {
-				stage = 2
-			}
-			seed = config.DeriveSeed(ev.Seed, stage, uint64(ev.Epoch), uint64(i))
-		}
-		base := report.Row{Experiment: ev.Experiment, Model: label, Stage: ev.Stage, Epoch: ev.Epoch, Estimator: e.Name}
+		seed, base := ev.start(e, i, label)
 		start := time.Now()
 		switch e.Name {
 		case "exact":

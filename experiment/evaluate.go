@@ -78,15 +78,7 @@ func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row,
 	exactLogZ := math.NaN()
 	var rows []report.Row
 	for i, e := range ests {
-		seed := e.Seed
-		if seed == 0 {
-			stage := uint64(1)
-			if ev.Stage == report.StageFinal {
-				stage = 2
-			}
-			seed = config.DeriveSeed(ev.Seed, stage, uint64(ev.Epoch), uint64(i))
-		}
-		base := report.Row{Experiment: ev.Experiment, Model: label, Stage: ev.Stage, Epoch: ev.Epoch, Estimator: e.Name}
+		seed, base := ev.start(e, i, label)
 		start := time.Now()
 		switch e.Name {
 		case "exact":
@@ -157,6 +149,21 @@ func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row,
 	}
 	pairSandwich(rows, ests)
 	return rows, nil
+}
+
+// start returns the seed of the i-th estimator of an evaluation — its own,
+// or derived from the evaluation seed, the stage, the epoch and i — and the
+// row fields every estimator shares.
+func (ev Evaluation) start(e config.Estimator, i int, model string) (uint64, report.Row) {
+	seed := e.Seed
+	if seed == 0 {
+		stage := uint64(1)
+		if ev.Stage == report.StageFinal {
+			stage = 2
+		}
+		seed = config.DeriveSeed(ev.Seed, stage, uint64(ev.Epoch), uint64(i))
+	}
+	return seed, report.Row{Experiment: ev.Experiment, Model: model, Stage: ev.Stage, Epoch: ev.Epoch, Estimator: e.Name}
 }
 
 func hasESSWarning(ws []string) bool {
