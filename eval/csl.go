@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -548,8 +549,8 @@ func (c *cslChain) hiddenStep(rng *rand.Rand) {
 		c.idx = recomputeRowSum(c.x, m.b, m.colSum, m.w, c.v, c.vOn, c.idx)
 		c.xStale, c.sinceX = false, 0
 	} else if nf > 0 {
-		addRowsCSL(c.x, m.w, c.vUp, 1)
-		addRowsCSL(c.x, m.w, c.vDown, -1)
+		rowsum.AddRows(c.x, m.w, c.vUp)
+		rowsum.SubRows(c.x, m.w, c.vDown)
 		c.sinceX++
 		c.incX++
 	}
@@ -568,8 +569,8 @@ func (c *cslChain) syncY() {
 		c.idx = recomputeRowSum(c.y, m.a, m.rowSum, m.wt, c.h, c.hOn, c.idx)
 		c.yStale, c.sinceY = false, 0
 	} else if nf > 0 {
-		addRowsCSL(c.y, m.wt, c.hUp, 1)
-		addRowsCSL(c.y, m.wt, c.hDown, -1)
+		rowsum.AddRows(c.y, m.wt, c.hUp)
+		rowsum.SubRows(c.y, m.wt, c.hDown)
 		c.sinceY++
 		c.incY++
 	}
@@ -601,50 +602,15 @@ func recomputeRowSum(dst, bias, all, w []float64, s []uint8, on int, idx []int32
 	}
 	if fromOnes {
 		copy(dst, bias)
-		addRowsCSL(dst, w, idx, 1)
+		rowsum.AddRows(dst, w, idx)
 	} else {
 		bias, all = bias[:len(dst)], all[:len(dst)]
 		for j := range dst {
 			dst[j] = bias[j] + all[j]
 		}
-		addRowsCSL(dst, w, idx, -1)
+		rowsum.SubRows(dst, w, idx)
 	}
 	return idx
-}
-
-// addRowsCSL adds sign·(row k of w) to dst for every k in idx (rows of length
-// len(dst)), four rows per pass.
-func addRowsCSL(dst, w []float64, idx []int32, sign float64) {
-	n := len(dst)
-	k := 0
-	for ; k+4 <= len(idx); k += 4 {
-		o0, o1, o2, o3 := int(idx[k])*n, int(idx[k+1])*n, int(idx[k+2])*n, int(idx[k+3])*n
-		r0, r1, r2, r3 := w[o0:o0+n], w[o1:o1+n], w[o2:o2+n], w[o3:o3+n]
-		r0, r1, r2, r3 = r0[:len(dst)], r1[:len(dst)], r2[:len(dst)], r3[:len(dst)]
-		if sign > 0 {
-			for j := range dst {
-				dst[j] += (r0[j] + r1[j]) + (r2[j] + r3[j])
-			}
-		} else {
-			for j := range dst {
-				dst[j] -= (r0[j] + r1[j]) + (r2[j] + r3[j])
-			}
-		}
-	}
-	for ; k < len(idx); k++ {
-		o := int(idx[k]) * n
-		r := w[o : o+n]
-		r = r[:len(dst)]
-		if sign > 0 {
-			for j := range dst {
-				dst[j] += r[j]
-			}
-		} else {
-			for j := range dst {
-				dst[j] -= r[j]
-			}
-		}
-	}
 }
 
 // expNegAbsCSL sets e_j = e^{−|x_j|}.

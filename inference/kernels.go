@@ -5,51 +5,6 @@ import (
 	"math/rand/v2"
 )
 
-// addRows adds the rows idx of the row-major matrix w (row length len(dst))
-// to dst, four rows per pass over dst.
-func addRows(dst, w []float64, idx []int32) {
-	n := len(dst)
-	k := 0
-	for ; k+4 <= len(idx); k += 4 {
-		o0, o1, o2, o3 := int(idx[k])*n, int(idx[k+1])*n, int(idx[k+2])*n, int(idx[k+3])*n
-		r0, r1, r2, r3 := w[o0:o0+n], w[o1:o1+n], w[o2:o2+n], w[o3:o3+n]
-		r0, r1, r2, r3 = r0[:len(dst)], r1[:len(dst)], r2[:len(dst)], r3[:len(dst)]
-		for j := range dst {
-			dst[j] += (r0[j] + r1[j]) + (r2[j] + r3[j])
-		}
-	}
-	for ; k < len(idx); k++ {
-		o := int(idx[k]) * n
-		r := w[o : o+n]
-		r = r[:len(dst)]
-		for j := range dst {
-			dst[j] += r[j]
-		}
-	}
-}
-
-// subRows subtracts the rows idx of w from dst.
-func subRows(dst, w []float64, idx []int32) {
-	n := len(dst)
-	k := 0
-	for ; k+4 <= len(idx); k += 4 {
-		o0, o1, o2, o3 := int(idx[k])*n, int(idx[k+1])*n, int(idx[k+2])*n, int(idx[k+3])*n
-		r0, r1, r2, r3 := w[o0:o0+n], w[o1:o1+n], w[o2:o2+n], w[o3:o3+n]
-		r0, r1, r2, r3 = r0[:len(dst)], r1[:len(dst)], r2[:len(dst)], r3[:len(dst)]
-		for j := range dst {
-			dst[j] -= (r0[j] + r1[j]) + (r2[j] + r3[j])
-		}
-	}
-	for ; k < len(idx); k++ {
-		o := int(idx[k]) * n
-		r := w[o : o+n]
-		r = r[:len(dst)]
-		for j := range dst {
-			dst[j] -= r[j]
-		}
-	}
-}
-
 // two32 is 2^32: a 32-bit uniform integer k stands for u = k·2^{−32} ∈ [0,1).
 const two32 = 4294967296.0
 

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -325,8 +326,8 @@ func (c *RBMChain) syncX() {
 			if L.l.weightless {
 				continue
 			}
-			addRows(L.st.x, L.l.w, c.vUp)
-			subRows(L.st.x, L.l.w, c.vDown)
+			rowsum.AddRows(L.st.x, L.l.w, c.vUp)
+			rowsum.SubRows(L.st.x, L.l.w, c.vDown)
 		}
 		aA, aB := p.la.a, p.lb.a
 		for _, i := range c.vUp {
@@ -356,13 +357,13 @@ func (c *RBMChain) fullX() {
 		}
 		if fromOnes {
 			copy(L.st.x, L.l.b)
-			addRows(L.st.x, L.l.w, idx)
+			rowsum.AddRows(L.st.x, L.l.w, idx)
 		} else {
 			x := L.st.x
 			for j := range x {
 				x[j] = L.l.b[j] + L.l.colSum[j]
 			}
-			subRows(x, L.l.w, idx)
+			rowsum.SubRows(x, L.l.w, idx)
 		}
 	}
 	aA, aB := p.la.a, p.lb.a
@@ -405,16 +406,16 @@ func (c *RBMChain) syncY(st *layerState, L *rbmLayer) {
 		idx := gatherIndices(c.idx, st.h, fromOnes)
 		if fromOnes {
 			clear(st.y)
-			addRows(st.y, L.wt, idx)
+			rowsum.AddRows(st.y, L.wt, idx)
 		} else {
 			copy(st.y, L.rowSum)
-			subRows(st.y, L.wt, idx)
+			rowsum.SubRows(st.y, L.wt, idx)
 		}
 		st.yStale = false
 		st.sinceY = 0
 	case nf > 0:
-		addRows(st.y, L.wt, st.hUp)
-		subRows(st.y, L.wt, st.hDown)
+		rowsum.AddRows(st.y, L.wt, st.hUp)
+		rowsum.SubRows(st.y, L.wt, st.hDown)
 		st.sinceY++
 	}
 	st.hUp, st.hDown = st.hUp[:0], st.hDown[:0]
