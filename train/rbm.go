@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -85,6 +86,8 @@ type task struct {
 	v, vk    []float64 // D
 	p, pk, h []float64 // H
 	vpre     []float64 // D
+	on       []int32   // indices of the units at 1 (scratch, max(D,H))
+	pd       []float64 // H: p − p_k (scratch)
 	gW       []float64 // D×H statistics, summed over the task's rows
 	gA, gB   []float64
 	scale    float64 // weight of this task's statistics in the gradient
@@ -147,7 +150,7 @@ func (t *RBMTrainer) setup() {
 	}
 	for range n {
 		w := &task{
-			v: make([]float64, D), vk: make([]float64, D), vpre: make([]float64, D),
+			v: make([]float64, D), vk: make([]float64, D), vpre: make([]float64, D), on: make([]int32, 0, max(D, H)), pd: make([]float64, H),
 			p: make([]float64, H), pk: make([]float64, H), h: make([]float64, H),
 			gW: make([]float64, D*H), gA: make([]float64, D), gB: make([]float64, H),
 		}
@@ -339,7 +342,7 @@ func (t *RBMTrainer) run(w *task, data Data, k int) {
 		for c := w.chainLo; c < w.chainHi; c++ {
 			chain := t.chains[c*D : (c+1)*D]
 			copy(w.vk, chain)
-			hiddenProbs(w.pk, m, w.vk)
+			hiddenProbs(w.pk, m, w.vk, w.on)
 			t.gibbs(w, k)
 			copy(chain, w.vk)
 			accumulate(w, w.vk, w.pk, -1)
@@ -354,15 +357,17 @@ func (t *RBMTrainer) run(w *task, data Data, k int) {
 				w.v[i] = float64(x)
 			}
 		}
-		hiddenProbs(w.p, m, w.v)
-		accumulate(w, w.v, w.p, 1)
+		hiddenProbs(w.p, m, w.v, w.on)
 		// One Gibbs step from the data: the reconstruction error, and for CD
 		// the start of the negative chain.
 		copy(w.vk, w.v)
 		copy(w.pk, w.p)
+		if t.Opt.Persistent || rd != nil {
+			accumulate(w, w.v, w.p, 1)
+		}
 		if t.Opt.Persistent {
 			sample(w.h, w.p, w.rng)
-			visiblePre(w.vpre, m, t.wt, w.h)
+			visiblePre(w.vpre, m, t.wt, w.h, w.on)
 			for i, x := range w.vpre {
 				d := w.v[i] - nmath.Sigmoid(x)
 				w.sqErr += d * d
@@ -370,7 +375,48 @@ func (t *RBMTrainer) run(w *task, data Data, k int) {
 			continue
 		}
 		t.gibbs(w, k)
-		accumulate(w, w.vk, w.pk, -1)
+		if rd != nil {
+			accumulate(w, w.vk, w.pk, -1)
+			continue
+		}
+		accumulatePair(w)
+	}
+}
+
+// accumulatePair adds the CD statistics v pᵀ − v_k p_kᵀ of one example with
+// binary v and v_k to gW in one pass over the rows: p − p_k for the units on
+// in both (most of them after a few Gibbs steps from the data), p for those
+// on only in v, −p_k for those on only in v_k; and v − v_k, p − p_k to the
+// biases.
+func accumulatePair(w *task) {
+	H := len(w.p)
+	d := w.pd[:H]
+	for j := range d {
+		d[j] = w.p[j] - w.pk[j]
+		w.gB[j] += d[j]
+	}
+	for i, x := range w.v {
+		y := w.vk[i]
+		if x == 0 && y == 0 {
+			continue
+		}
+		row := w.gW[i*H : (i+1)*H]
+		switch {
+		case x != 0 && y != 0:
+			for j, q := range d {
+				row[j] += q
+			}
+		case x != 0:
+			for j, q := range w.p {
+				row[j] += q
+			}
+			w.gA[i]++
+		default:
+			for j, q := range w.pk {
+				row[j] -= q
+			}
+			w.gA[i]--
+		}
 	}
 }
 
@@ -381,7 +427,7 @@ func (t *RBMTrainer) gibbs(w *task, k int) {
 	m := t.M
 	for step := range k {
 		sample(w.h, w.pk, w.rng)
-		visiblePre(w.vpre, m, t.wt, w.h)
+		visiblePre(w.vpre, m, t.wt, w.h, w.on)
 		for i, x := range w.vpre {
 			p := nmath.Sigmoid(x)
 			if step == 0 && !w.negative {
@@ -394,7 +440,7 @@ func (t *RBMTrainer) gibbs(w *task, k int) {
 				w.vk[i] = 0
 			}
 		}
-		hiddenProbs(w.pk, m, w.vk)
+		hiddenProbs(w.pk, m, w.vk, w.on)
 	}
 }
 
@@ -418,19 +464,18 @@ func accumulate(w *task, v, p []float64, sign float64) {
 	}
 }
 
-// hiddenProbs sets p_j = σ(b_j + Σ_i v_i W_ij): a sum of selected rows for
-// a binary v, weighted rows for the real-valued entries.
-func hiddenProbs(p []float64, m *models.RBM, v []float64) {
+// hiddenProbs sets p_j = σ(b_j + Σ_i v_i W_ij): a sum of the rows of W
+// selected by the units at 1 (rowsum, four rows per pass), plus weighted rows
+// for real-valued entries (mean-field data). on is scratch of length ≥ D.
+func hiddenProbs(p []float64, m *models.RBM, v []float64, on []int32) {
 	H := m.NHid
 	copy(p, m.HBias)
+	on = on[:0]
 	for i, x := range v {
 		switch x {
 		case 0:
 		case 1:
-			row := m.W[i*H : (i+1)*H]
-			for j, w := range row {
-				p[j] += w
-			}
+			on = append(on, int32(i))
 		default:
 			row := m.W[i*H : (i+1)*H]
 			for j, w := range row {
@@ -438,23 +483,23 @@ func hiddenProbs(p []float64, m *models.RBM, v []float64) {
 			}
 		}
 	}
+	rowsum.AddRows(p[:H], m.W, on)
 	for j, x := range p {
 		p[j] = nmath.Sigmoid(x)
 	}
 }
 
-// visiblePre sets pre_i = a_i + Σ_{j: h_j=1} W_ij for a binary h, reading Wᵀ.
-func visiblePre(pre []float64, m *models.RBM, wt []float64, h []float64) {
-	D := m.NVis
+// visiblePre sets pre_i = a_i + Σ_{j: h_j=1} W_ij for a binary h, a sum of
+// rows of Wᵀ. on is scratch of length ≥ H.
+func visiblePre(pre []float64, m *models.RBM, wt []float64, h []float64, on []int32) {
 	copy(pre, m.VBias)
+	on = on[:0]
 	for j, x := range h {
 		if x != 0 {
-			row := wt[j*D : (j+1)*D]
-			for i, w := range row {
-				pre[i] += w
-			}
+			on = append(on, int32(j))
 		}
 	}
+	rowsum.AddRows(pre[:m.NVis], wt, on)
 }
 
 // sample sets dst_i ~ Bernoulli(p_i).
