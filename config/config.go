@@ -81,6 +81,11 @@ type Data struct {
 	// Salakhutdinov & Murray 2008), "threshold" (v = [grey > Threshold]) or
 	// "none" (the data must already be 0/1).
 	Binarize string `yaml:"binarize" want:"stochastic, threshold or none"`
+	// BinarizeSeed seeds the stochastic binarisation; 0 in the file means
+	// derived from the file seed (the same for every experiment of the
+	// file, so that they are measured on the same bits); after Parse it holds
+	// the seed in use.
+	BinarizeSeed uint64 `yaml:"binarize_seed" want:"a non-negative integer (0 = derived from the file seed)"`
 	// Threshold is the cut for Binarize "threshold", in (0,1).
 	Threshold float64 `yaml:"threshold" want:"a number in (0,1)"`
 	// DataDir is the directory of the IDX files for mnist: and

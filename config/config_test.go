@@ -34,6 +34,7 @@ func TestMinimalIsDefault(t *testing.T) {
 	want.Name = "a"
 	want.Data.Train, want.Data.Test = "planted:train", "planted:test"
 	want.Seed = DeriveSeed(1, 0)
+	want.Data.BinarizeSeed = DeriveSeed(1, binarizeLabel)
 	if got := f.Experiments[0]; !reflect.DeepEqual(got, want) {
 		t.Errorf("minimal experiment differs from Default():\n got %+v\nwant %+v", got, want)
 	}
@@ -142,6 +143,7 @@ experiments:
 	base.Train.K, base.Train.Epochs = 3, 7
 	base.Evaluate.Splits = []string{"test"}
 	base.Evaluate.Final = []Estimator{MustEstimator("exact"), MustEstimator("pll")}
+	base.Data.BinarizeSeed = DeriveSeed(9, binarizeLabel) // the file's, shared by all experiments
 
 	a := base.Clone()
 	a.Name, a.Seed = "a", DeriveSeed(9, 0)

@@ -189,6 +189,12 @@ func (p *parser) parse(data []byte) *File {
 		if e.Seed == 0 {
 			e.Seed = DeriveSeed(f.Seed, uint64(i))
 		}
+		if e.Data.BinarizeSeed == 0 {
+			// From the file seed, not the experiment's: every experiment of a
+			// file sees the same binarised images, so one table compares
+			// models on one test set.
+			e.Data.BinarizeSeed = DeriveSeed(f.Seed, binarizeLabel)
+		}
 		if e.Train.Method == "pcd" && e.Train.Chains == 0 {
 			e.Train.Chains = e.Train.BatchSize
 		}

@@ -77,6 +77,9 @@ func (ev Evaluate) Due(epoch int) bool {
 	return ev.Every > 0 && epoch%ev.Every == 0
 }
 
+// binarizeLabel is the DeriveSeed label of the file-level binarisation seed.
+const binarizeLabel = 1 << 40
+
 // DeriveSeed derives a child seed from a parent seed and a path of labels
 // (e.g. an experiment's index, or a stage, epoch and estimator index) by
 // chained SplitMix64 mixing. Different label paths give unrelated seeds; the

@@ -308,7 +308,7 @@ func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error
 	d := exp.Data
 	opt := data.Options{
 		DataDir:  d.DataDir,
-		Binarize: data.Binarization{Method: d.Binarize, Threshold: d.Threshold, Seed: config.DeriveSeed(exp.Seed, 3)},
+		Binarize: data.Binarization{Method: d.Binarize, Threshold: d.Threshold, Seed: d.BinarizeSeed},
 		Planted: data.PlantedSpec{
 			Visible: d.Planted.Visible, Hidden: d.Planted.Hidden, Train: d.Planted.Train,
 			Valid: d.Planted.Valid, Test: d.Planted.Test, Seed: d.Planted.Seed, WeightScale: d.Planted.WeightScale,
