@@ -1,0 +1,666 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/models"
+)
+
+// This file holds the estimators for deep Boltzmann machines (models.DBM,
+// E(x) = −Σ_l x_lᵀW_l x_{l+1} − Σ_l b_lᵀx_l, x_0 = v): exact enumeration for
+// tiny models, the mean-field lower bound on log f(v), importance sampling of
+// f(v) with a mean-field proposal (RAISE §5.2) and AIS for log Z with the odd
+// layers summed out (GUIDE §2.7).
+
+// ---------------------------------------------------------------------------
+// Exact enumeration
+
+// DBMExact computes log Z and log f(v) = log Σ_h e^{−E(v,h)} of a tiny DBM
+// exactly. Layers of the same parity are conditionally independent given the
+// others, so it enumerates every joint state of one parity class (the even
+// or the odd layers, whichever has fewer free units; v is free for log Z and
+// clamped for log f(v)) and sums the other class out analytically:
+//
+//	log Σ_{x_S} e^{−E(x)} = −E_F(x_F) + Σ_{l∈S} Σ_j softplus(z_{l,j}(x_F)),
+//
+// where F are the enumerated and clamped layers, S the summed-out ones, E_F
+// the bias and coupling terms among F, and z_l = b_l + W_{l−1}ᵀx_{l−1} + W_l x_{l+1}.
+// For log f(v) with L = 2 this enumerates h2 and sums out h1: cost 2^{n_2}.
+type DBMExact struct {
+	// MaxUnits bounds the number of enumerated units (the cost is
+	// 2^MaxUnits terms); 0 means 20, and more than 40 is refused.
+	MaxUnits int
+}
+
+func (e DBMExact) check(d *models.DBM) error {
+	if e.MaxUnits < 0 || e.MaxUnits > 40 {
+		return fmt.Errorf("exact DBM: MaxUnits = %d; want 0 (meaning 20) … 40", e.MaxUnits)
+	}
+	return checkDBMModel(d)
+}
+
+func (e DBMExact) maxUnits() int {
+	if e.MaxUnits > 0 {
+		return e.MaxUnits
+	}
+	return 20
+}
+
+// LogZ returns log Z = log Σ_x e^{−E(x)}.
+func (e DBMExact) LogZ(d *models.DBM) (float64, error) {
+	if err := e.check(d); err != nil {
+		return 0, err
+	}
+	p, n := cheaperParity(d, false)
+	if n > e.maxUnits() {
+		return 0, fmt.Errorf("exact DBM log Z: would enumerate 2^%d states (the %s layers, sizes %v); more than MaxUnits = %d", n, parityName(p), d.Sizes, e.maxUnits())
+	}
+	return dbmEnumerate(d, nil, p), nil
+}
+
+// LogUnnorm returns log f(v) = log Σ_{h1…hL} e^{−E(v,h1,…,hL)}.
+func (e DBMExact) LogUnnorm(d *models.DBM, v []float64) (float64, error) {
+	if err := e.check(d); err != nil {
+		return 0, err
+	}
+	if err := checkDBMVisible(d, v); err != nil {
+		return 0, err
+	}
+	p, n := cheaperParity(d, true)
+	if n > e.maxUnits() {
+		return 0, fmt.Errorf("exact DBM log f(v): would enumerate 2^%d states (the %s hidden layers, sizes %v); more than MaxUnits = %d", n, parityName(p), d.Sizes, e.maxUnits())
+	}
+	return dbmEnumerate(d, v, p), nil
+}
+
+// DBMExactResult holds exact per-example values.
+type DBMExactResult struct {
+	LogZ float64
+	LogF []float64 // log f(v_n)
+	LogP []float64 // log p(v_n) = log f(v_n) − log Z
+	Mean float64   // mean of LogP
+}
+
+// LogProb returns log Z and log f(v_n), log p(v_n) for every example.
+func (e DBMExact) LogProb(d *models.DBM, x Examples) (DBMExactResult, error) {
+	logZ, err := e.LogZ(d)
+	if err != nil {
+		return DBMExactResult{}, err
+	}
+	r := DBMExactResult{LogZ: logZ}
+	v := make([]float64, d.NumVisible())
+	for n := 0; n < x.Len(); n++ {
+		if err := rowToFloat(v, x.Row(n), n); err != nil {
+			return DBMExactResult{}, err
+		}
+		lf, err := e.LogUnnorm(d, v)
+		if err != nil {
+			return DBMExactResult{}, err
+		}
+		r.LogF = append(r.LogF, lf)
+		r.LogP = append(r.LogP, lf-logZ)
+		r.Mean += (lf - logZ - r.Mean) / float64(n+1)
+	}
+	return r, nil
+}
+
+func parityName(p int) string {
+	if p == 0 {
+		return "even"
+	}
+	return "odd"
+}
+
+// cheaperParity returns the parity class with fewer free units to enumerate
+// (layer 0 is not free when clamped) and that number.
+func cheaperParity(d *models.DBM, clamped bool) (parity, units int) {
+	var n [2]int
+	for l, s := range d.Sizes {
+		if l == 0 && clamped {
+			continue
+		}
+		n[l%2] += s
+	}
+	if n[0] <= n[1] {
+		return 0, n[0]
+	}
+	return 1, n[1]
+}
+
+// dbmEnumerate returns log Σ e^{−E} over all free layers, enumerating the
+// free layers of the given parity and summing the others out; v, if not nil,
+// clamps layer 0.
+func dbmEnumerate(d *models.DBM, v []float64, parity int) float64 {
+	L := d.NumLayers()
+	xs := make([][]float64, L+1)
+	fixed := make([]bool, L+1)
+	var enum []int
+	n := 0
+	for l := 0; l <= L; l++ {
+		xs[l] = make([]float64, d.Sizes[l])
+		switch {
+		case l == 0 && v != nil:
+			copy(xs[0], v)
+			fixed[0] = true
+		case l%2 == parity:
+			fixed[l] = true
+			enum = append(enum, l)
+			n += d.Sizes[l]
+		}
+	}
+	scratch := make([]float64, maxInts(d.Sizes))
+	var acc onlineLSE
+	acc.reset()
+	for s := uint64(0); s < 1<<uint(n); s++ {
+		bit := 0
+		for _, l := range enum {
+			for j := range xs[l] {
+				xs[l][j] = float64((s >> uint(bit)) & 1)
+				bit++
+			}
+		}
+		t := 0.0
+		for l := 0; l <= L; l++ {
+			if fixed[l] {
+				t += dotF(d.B[l], xs[l])
+				if l < L && fixed[l+1] {
+					t += bilinearF(xs[l], d.W[l], xs[l+1])
+				}
+				continue
+			}
+			var below, above []float64
+			if l > 0 {
+				below = xs[l-1]
+			}
+			if l < L {
+				above = xs[l+1]
+			}
+			z := scratch[:d.Sizes[l]]
+			d.Preact(z, l, below, above)
+			for _, zj := range z {
+				t += nmath.Softplus(zj)
+			}
+		}
+		acc.add(t)
+	}
+	return acc.value()
+}
+
+// onlineLSE accumulates log Σ e^{t} in one pass.
+type onlineLSE struct{ m, s float64 }
+
+func (a *onlineLSE) reset() { a.m, a.s = math.Inf(-1), 0 }
+
+func (a *onlineLSE) add(t float64) {
+	if t <= a.m {
+		a.s += math.Exp(t - a.m)
+		return
+	}
+	a.s = a.s*math.Exp(a.m-t) + 1
+	a.m = t
+}
+
+func (a *onlineLSE) value() float64 { return a.m + math.Log(a.s) }
+
+func maxInts(x []int) int {
+	m := 0
+	for _, v := range x {
+		m = max(m, v)
+	}
+	return m
+}
+
+func dotF(a, b []float64) float64 {
+	s := 0.0
+	for i, x := range a {
+		s += x * b[i]
+	}
+	return s
+}
+
+func bilinearF(x, w, y []float64) float64 {
+	m := len(y)
+	s := 0.0
+	for i, xi := range x {
+		if xi != 0 {
+			s += xi * dotF(w[i*m:(i+1)*m], y)
+		}
+	}
+	return s
+}
+
+func checkDBMModel(d *models.DBM) error {
+	if d == nil {
+		return fmt.Errorf("DBM: nil model")
+	}
+	return d.Validate()
+}
+
+func checkDBMVisible(d *models.DBM, v []float64) error {
+	if len(v) != d.NumVisible() {
+		return fmt.Errorf("DBM: visible vector has %d values, the model has %d visible units", len(v), d.NumVisible())
+	}
+	for i, x := range v {
+		if x != 0 && x != 1 {
+			return fmt.Errorf("DBM: visible value v[%d] = %v; want 0 or 1", i, x)
+		}
+	}
+	return nil
+}
+
+func rowToFloat(dst []float64, row []uint8, n int) error {
+	if len(row) != len(dst) {
+		return fmt.Errorf("DBM: example %d has %d values, the model has %d visible units", n, len(row), len(dst))
+	}
+	for i, b := range row {
+		if b > 1 {
+			return fmt.Errorf("DBM: example %d, value %d is %d; want 0 or 1", n, i, b)
+		}
+		dst[i] = float64(b)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Mean field
+
+// DBMMeanField fits the factorial approximation q(h) = Π_{l≥1} Π_j
+// Bern(h_{l,j}; μ_{l,j}) to p(h | v) by the fixed-point equations
+//
+//	μ_l = σ(b_l + W_{l−1}ᵀμ_{l−1} + W_l μ_{l+1}),  μ_0 = v,
+//
+// updating all odd layers, then all even hidden layers, per iteration (same-
+// parity layers do not interact, so each half-step is an exact block
+// coordinate ascent and the bound never decreases). It starts from a
+// bottom-up pass μ_l = σ(b_l + W_{l−1}ᵀμ_{l−1}). The variational lower bound is
+//
+//	log f(v) ≥ B(v) = −E_q[E(v,h)] + H(q)
+//	               = Σ_l b_lᵀμ_l + Σ_l μ_lᵀW_l μ_{l+1} + Σ_{l≥1} Σ_j [softplus(z_{l,j}) − μ_{l,j} z_{l,j}],
+//
+// with μ = σ(z) (the entropy of Bern(σ(z)) written stably).
+type DBMMeanField struct {
+	Iters int     // maximum number of iterations; 0 means 50
+	Tol   float64 // stop when no μ changes by more than Tol; 0 means 1e-8
+}
+
+// MeanFieldFit is the result of DBMMeanField.Fit.
+type MeanFieldFit struct {
+	// Mu[l] are the means of layer l (Mu[0] = v); Z[l] their logits, μ = σ(z)
+	// (Z[0] is nil).
+	Mu, Z [][]float64
+	Bound float64 // B(v) ≤ log f(v)
+	Iters int     // iterations done
+}
+
+func (m DBMMeanField) iters() int {
+	if m.Iters > 0 {
+		return m.Iters
+	}
+	return 50
+}
+
+func (m DBMMeanField) tol() float64 {
+	if m.Tol > 0 {
+		return m.Tol
+	}
+	return 1e-8
+}
+
+// Fit runs the fixed-point iterations for one visible vector.
+func (m DBMMeanField) Fit(d *models.DBM, v []float64) (MeanFieldFit, error) {
+	if m.Iters < 0 || m.Tol < 0 || math.IsNaN(m.Tol) {
+		return MeanFieldFit{}, fmt.Errorf("DBM mean field: Iters = %d and Tol = %v; want both ≥ 0", m.Iters, m.Tol)
+	}
+	if err := checkDBMModel(d); err != nil {
+		return MeanFieldFit{}, err
+	}
+	if err := checkDBMVisible(d, v); err != nil {
+		return MeanFieldFit{}, err
+	}
+	L := d.NumLayers()
+	f := MeanFieldFit{Mu: make([][]float64, L+1), Z: make([][]float64, L+1)}
+	f.Mu[0] = append([]float64(nil), v...)
+	for l := 1; l <= L; l++ {
+		f.Mu[l] = make([]float64, d.Sizes[l])
+		f.Z[l] = make([]float64, d.Sizes[l])
+		d.Preact(f.Z[l], l, f.Mu[l-1], nil)
+		for j, z := range f.Z[l] {
+			f.Mu[l][j] = nmath.Sigmoid(z)
+		}
+	}
+	for f.Iters < m.iters() {
+		f.Iters++
+		delta := 0.0
+		for _, start := range []int{1, 2} {
+			for l := start; l <= L; l += 2 {
+				var above []float64
+				if l < L {
+					above = f.Mu[l+1]
+				}
+				d.Preact(f.Z[l], l, f.Mu[l-1], above)
+				for j, z := range f.Z[l] {
+					mu := nmath.Sigmoid(z)
+					delta = math.Max(delta, math.Abs(mu-f.Mu[l][j]))
+					f.Mu[l][j] = mu
+				}
+			}
+		}
+		if delta <= m.tol() {
+			break
+		}
+	}
+	f.Bound = meanFieldBound(d, f.Mu, f.Z)
+	return f, nil
+}
+
+// meanFieldBound evaluates B(v) for means mu with logits z.
+func meanFieldBound(d *models.DBM, mu, z [][]float64) float64 {
+	L := d.NumLayers()
+	b := 0.0
+	for l := 0; l <= L; l++ {
+		b += dotF(d.B[l], mu[l])
+		if l < L {
+			b += bilinearF(mu[l], d.W[l], mu[l+1])
+		}
+		if l > 0 {
+			for j, zj := range z[l] {
+				b += nmath.Softplus(zj) - mu[l][j]*zj
+			}
+		}
+	}
+	return b
+}
+
+// ---------------------------------------------------------------------------
+// Importance sampling of f(v)
+
+// DBMIS estimates f(v) by importance sampling over the even hidden layers
+// with the odd layers summed out (RAISE §5.2; for L = 2: h2, summing out h1):
+//
+//	f(v) = E_q[ f(v, h_even) / q(h_even) ],  q(h_even) = Π_{l even ≥ 2} Bern(h_l; μ_l),
+//
+// with μ the mean-field means of DBMMeanField and log f(v, h_even) from
+// models.DBM.LogUnnormEven. The estimate of f(v) is unbiased; its log is a
+// stochastic lower bound on log f(v) (Jensen).
+type DBMIS struct {
+	Samples   int // S proposals per vector; 0 means 500
+	MeanField DBMMeanField
+	// Floor, if > 0, clips the proposal means to [Floor, 1−Floor] so that q
+	// is never much narrower than p (heavier tails, bounded weights).
+	Floor float64
+}
+
+// DBMISResult is one IS estimate of log f(v).
+type DBMISResult struct {
+	LogF  float64 // log((1/S) Σ_s w_s)
+	Stats nmath.LogStats
+	Bound float64 // the mean-field bound B(v) of the proposal
+}
+
+// LogUnnorm estimates log f(v), drawing from rng.
+func (s DBMIS) LogUnnorm(d *models.DBM, v []float64, rng *rand.Rand) (DBMISResult, error) {
+	if s.Samples < 0 || s.Floor < 0 || s.Floor >= 0.5 {
+		return DBMISResult{}, fmt.Errorf("DBM IS: Samples = %d, Floor = %v; want Samples ≥ 0 and 0 ≤ Floor < 0.5", s.Samples, s.Floor)
+	}
+	fit, err := s.MeanField.Fit(d, v)
+	if err != nil {
+		return DBMISResult{}, err
+	}
+	S := s.Samples
+	if S == 0 {
+		S = 500
+	}
+	L := d.NumLayers()
+	// Proposal logits (clipped if Floor > 0).
+	zq := make([][]float64, L+1)
+	xs := make([][]float64, L+1)
+	xs[0] = fit.Mu[0]
+	for l := 1; l <= L; l++ {
+		xs[l] = make([]float64, d.Sizes[l])
+		if l%2 == 1 {
+			continue
+		}
+		zq[l] = append([]float64(nil), fit.Z[l]...)
+		if s.Floor > 0 {
+			c := nmath.Logit(1 - s.Floor)
+			for j, z := range zq[l] {
+				zq[l][j] = math.Max(-c, math.Min(c, z))
+			}
+		}
+	}
+	scratch := make([]float64, maxInts(d.Sizes))
+	logw := make([]float64, S)
+	for i := range logw {
+		lq := 0.0
+		for l := 2; l <= L; l += 2 {
+			models.SampleBernoulli(xs[l], zq[l], rng)
+			for j, z := range zq[l] {
+				lq += xs[l][j]*z - nmath.Softplus(z)
+			}
+		}
+		logw[i] = d.LogUnnormEven(xs, scratch) - lq
+	}
+	st := nmath.Summarise(logw)
+	return DBMISResult{LogF: st.LogMean, Stats: st, Bound: fit.Bound}, nil
+}
+
+// ---------------------------------------------------------------------------
+// AIS for log Z
+
+// DBMPath is the AIS path for a DBM (GUIDE §2.7; Salakhutdinov & Hinton 2009):
+// the chain state is the even layers x_E = (v, h2, h4, …), the odd layers are
+// summed out, and
+//
+//	log f_β(x_E) = β Σ_{l even} b_lᵀx_l + (1−β) a_0ᵀv + Σ_{l odd} Σ_j softplus(β z_{l,j}(x_E)),
+//
+// the marginal of the DBM with all parameters scaled by β plus (1−β) times a
+// base with no weights, visible biases a_0 (the data base rate, or zero) and
+// zero hidden biases. The base is tractable:
+// log Z_0 = Σ_i softplus(a_{0,i}) + (Σ_{l≥1} n_l) log 2, with exact draws
+// v ~ Bern(σ(a_0)) and uniform even hidden layers. The transition at β
+// samples the odd layers given the even ones, then the even layers given
+// the odd ones, from the joint at β; it leaves f_β invariant. DBMPath
+// implements inference.Path, so AIS.Run anneals it.
+type DBMPath struct {
+	d     *models.DBM
+	base  []float64
+	logZ0 float64
+}
+
+// NewDBMPath builds the path; baseVBias nil means zeros.
+func NewDBMPath(d *models.DBM, baseVBias []float64) (*DBMPath, error) {
+	if err := checkDBMModel(d); err != nil {
+		return nil, err
+	}
+	D := d.NumVisible()
+	base := make([]float64, D)
+	if baseVBias != nil {
+		if len(baseVBias) != D {
+			return nil, fmt.Errorf("DBM AIS: base visible biases have length %d, the model has %d visible units", len(baseVBias), D)
+		}
+		for i, a := range baseVBias {
+			if math.IsNaN(a) || math.IsInf(a, 0) {
+				return nil, fmt.Errorf("DBM AIS: base visible bias %d is %v; want a finite number", i, a)
+			}
+		}
+		copy(base, baseVBias)
+	}
+	logZ0 := 0.0
+	for _, a := range base {
+		logZ0 += nmath.Softplus(a)
+	}
+	for _, n := range d.Sizes[1:] {
+		logZ0 += float64(n) * math.Ln2
+	}
+	return &DBMPath{d: d, base: base, logZ0: logZ0}, nil
+}
+
+// LogZ0 implements inference.Path.
+func (p *DBMPath) LogZ0() float64 { return p.logZ0 }
+
+// NewChain implements inference.Path.
+func (p *DBMPath) NewChain() inference.Chain {
+	d := p.d
+	L := d.NumLayers()
+	c := &dbmChain{p: p, xs: make([][]float64, L+1), zt: make([][]float64, L+1), scratch: make([]float64, maxInts(d.Sizes))}
+	for l := 0; l <= L; l++ {
+		c.xs[l] = make([]float64, d.Sizes[l])
+		c.zt[l] = make([]float64, d.Sizes[l])
+	}
+	return c
+}
+
+// dbmChain is one chain on a DBMPath. zt[l] (odd l) caches the target
+// pre-activations of the odd layers given the current even state, evenT the
+// target bias term Σ_{l even} b_lᵀx_l and evenB the base term a_0ᵀv.
+type dbmChain struct {
+	p            *DBMPath
+	xs, zt       [][]float64
+	scratch      []float64
+	evenT, evenB float64
+}
+
+func (c *dbmChain) neighbours(l int) (below, above []float64) {
+	if l > 0 {
+		below = c.xs[l-1]
+	}
+	if l < len(c.xs)-1 {
+		above = c.xs[l+1]
+	}
+	return below, above
+}
+
+// refresh recomputes the cached terms from the even layers.
+func (c *dbmChain) refresh() {
+	d := c.p.d
+	c.evenT, c.evenB = 0, dotF(c.p.base, c.xs[0])
+	for l := 0; l < len(c.xs); l += 2 {
+		c.evenT += dotF(d.B[l], c.xs[l])
+	}
+	for l := 1; l < len(c.xs); l += 2 {
+		below, above := c.neighbours(l)
+		d.Preact(c.zt[l], l, below, above)
+	}
+}
+
+// SampleBase implements inference.Chain.
+func (c *dbmChain) SampleBase(rng *rand.Rand) {
+	models.SampleBernoulli(c.xs[0], c.p.base, rng)
+	for l := 2; l < len(c.xs); l += 2 {
+		for j := range c.xs[l] {
+			c.xs[l][j] = float64(rng.IntN(2))
+		}
+	}
+	c.refresh()
+}
+
+// LogUnnorm implements inference.Chain: log f_β(x_E).
+func (c *dbmChain) LogUnnorm(beta float64) float64 {
+	s := beta*c.evenT + (1-beta)*c.evenB
+	for l := 1; l < len(c.xs); l += 2 {
+		for _, z := range c.zt[l] {
+			s += nmath.Softplus(beta * z)
+		}
+	}
+	return s
+}
+
+// Transition implements inference.Chain.
+func (c *dbmChain) Transition(beta float64, rng *rand.Rand) {
+	d := c.p.d
+	z := c.scratch
+	for l := 1; l < len(c.xs); l += 2 {
+		zl := z[:len(c.xs[l])]
+		for j, t := range c.zt[l] {
+			zl[j] = beta * t
+		}
+		models.SampleBernoulli(c.xs[l], zl, rng)
+	}
+	for l := 0; l < len(c.xs); l += 2 {
+		zl := z[:len(c.xs[l])]
+		below, above := c.neighbours(l)
+		d.Preact(zl, l, below, above)
+		for j := range zl {
+			zl[j] *= beta
+		}
+		if l == 0 {
+			for j, a := range c.p.base {
+				zl[j] += (1 - beta) * a
+			}
+		}
+		models.SampleBernoulli(c.xs[l], zl, rng)
+	}
+	c.refresh()
+}
+
+// Step implements inference.Chain.
+func (c *dbmChain) Step(prev, next float64, rng *rand.Rand) float64 {
+	lw := c.LogUnnorm(next) - c.LogUnnorm(prev)
+	c.Transition(next, rng)
+	return lw
+}
+
+// DBMAISLogZ estimates log Z of a DBM by AIS along NewDBMPath(d,
+// a.BaseVBias), with a's runs, schedule, seed and workers (see AIS).
+func DBMAISLogZ(d *models.DBM, a AIS) (AISResult, error) {
+	path, err := NewDBMPath(d, a.BaseVBias)
+	if err != nil {
+		return AISResult{}, fmt.Errorf("AIS: %w", err)
+	}
+	return a.Run(path)
+}
+
+// ---------------------------------------------------------------------------
+// Per-example drivers
+
+// Bounds returns the mean-field bound B(v_n) ≤ log f(v_n) of every example
+// and their mean with its standard error; log p(v_n) ≥ B(v_n) − log Z.
+func (m DBMMeanField) Bounds(d *models.DBM, x Examples) ([]float64, MeanStat, error) {
+	if err := checkDBMModel(d); err != nil {
+		return nil, MeanStat{}, err
+	}
+	v := make([]float64, d.NumVisible())
+	out := make([]float64, x.Len())
+	var sum, sumSq float64
+	for n := range out {
+		if err := rowToFloat(v, x.Row(n), n); err != nil {
+			return nil, MeanStat{}, err
+		}
+		f, err := m.Fit(d, v)
+		if err != nil {
+			return nil, MeanStat{}, fmt.Errorf("example %d: %w", n, err)
+		}
+		out[n] = f.Bound
+		sum += f.Bound
+		sumSq += f.Bound * f.Bound
+	}
+	if len(out) == 0 {
+		return out, MeanStat{}, fmt.Errorf("DBM mean field: no examples")
+	}
+	return out, meanStat(sum, sumSq, len(out)), nil
+}
+
+// LogUnnormAll runs LogUnnorm on every example, example n drawing from
+// rand.New(rand.NewPCG(seed, n)) so that results are reproducible.
+func (s DBMIS) LogUnnormAll(d *models.DBM, x Examples, seed uint64) ([]DBMISResult, error) {
+	if err := checkDBMModel(d); err != nil {
+		return nil, err
+	}
+	v := make([]float64, d.NumVisible())
+	out := make([]DBMISResult, x.Len())
+	for n := range out {
+		if err := rowToFloat(v, x.Row(n), n); err != nil {
+			return nil, err
+		}
+		r, err := s.LogUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))))
+		if err != nil {
+			return nil, fmt.Errorf("example %d: %w", n, err)
+		}
+		out[n] = r
+	}
+	return out, nil
+}

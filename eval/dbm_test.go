@@ -1,0 +1,382 @@
+package eval
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/models"
+)
+
+func randomDBM(t *testing.T, seed uint64, wScale, bScale float64, sizes ...int) *models.DBM {
+	t.Helper()
+	d, err := models.NewDBM(sizes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	for _, w := range d.W {
+		for i := range w {
+			w[i] = wScale * rng.NormFloat64()
+		}
+	}
+	for _, b := range d.B {
+		for i := range b {
+			b[i] = bScale * rng.NormFloat64()
+		}
+	}
+	return d
+}
+
+// bruteDBM sums e^{−E} over every joint state: it returns log Z and, for
+// every visible configuration (bits of the index), log f(v).
+func bruteDBM(d *models.DBM) (logZ float64, logF []float64) {
+	L := d.NumLayers()
+	D := d.Sizes[0]
+	nh := 0
+	for _, n := range d.Sizes[1:] {
+		nh += n
+	}
+	xs := make([][]float64, L+1)
+	for l := range xs {
+		xs[l] = make([]float64, d.Sizes[l])
+	}
+	logF = make([]float64, 1<<D)
+	terms := make([]float64, 1<<nh)
+	for vs := 0; vs < 1<<D; vs++ {
+		for i := range xs[0] {
+			xs[0][i] = float64((vs >> i) & 1)
+		}
+		for hs := 0; hs < 1<<nh; hs++ {
+			bit := 0
+			for l := 1; l <= L; l++ {
+				for j := range xs[l] {
+					xs[l][j] = float64((hs >> bit) & 1)
+					bit++
+				}
+			}
+			terms[hs] = -d.Energy(xs)
+		}
+		logF[vs] = nmath.LogSumExp(terms)
+	}
+	return nmath.LogSumExp(logF), logF
+}
+
+func bitsVec(s, n int) []float64 {
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = float64((s >> i) & 1)
+	}
+	return v
+}
+
+func TestDBMExactMatchesBruteForce(t *testing.T) {
+	for _, sizes := range [][]int{{6, 4, 3}, {3, 2, 3, 2}, {2, 2, 2, 2, 2}} {
+		d := randomDBM(t, 1, 1.0, 0.5, sizes...)
+		wantZ, wantF := bruteDBM(d)
+		for parity := 0; parity < 2; parity++ {
+			if got := dbmEnumerate(d, nil, parity); math.Abs(got-wantZ) > 1e-9 {
+				t.Errorf("sizes %v parity %d: log Z = %.12f, brute force %.12f", sizes, parity, got, wantZ)
+			}
+			for s := range wantF {
+				if got := dbmEnumerate(d, bitsVec(s, sizes[0]), parity); math.Abs(got-wantF[s]) > 1e-9 {
+					t.Fatalf("sizes %v parity %d v=%d: log f = %.12f, brute force %.12f", sizes, parity, s, got, wantF[s])
+				}
+			}
+		}
+		var e DBMExact
+		gotZ, err := e.LogZ(d)
+		if err != nil || math.Abs(gotZ-wantZ) > 1e-9 {
+			t.Errorf("sizes %v: DBMExact.LogZ = %v, %v; want %v", sizes, gotZ, err, wantZ)
+		}
+		last := len(wantF) - 1
+		got, err := e.LogUnnorm(d, bitsVec(last, sizes[0]))
+		if err != nil || math.Abs(got-wantF[last]) > 1e-9 {
+			t.Errorf("sizes %v: DBMExact.LogUnnorm = %v, %v; want %v", sizes, got, err, wantF[last])
+		}
+	}
+}
+
+type rowsForTest [][]uint8
+
+func (r rowsForTest) Len() int          { return len(r) }
+func (r rowsForTest) Row(n int) []uint8 { return r[n] }
+
+func TestDBMExactLogProbAndErrors(t *testing.T) {
+	d := randomDBM(t, 2, 1.0, 0.5, 6, 4, 3)
+	wantZ, wantF := bruteDBM(d)
+	x := rowsForTest{{1, 0, 1, 1, 0, 0}, {0, 0, 0, 0, 0, 1}}
+	r, err := DBMExact{}.LogProb(d, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n, s := range []int{1 + 4 + 8, 32} {
+		if math.Abs(r.LogP[n]-(wantF[s]-wantZ)) > 1e-9 {
+			t.Errorf("example %d: log p = %v, want %v", n, r.LogP[n], wantF[s]-wantZ)
+		}
+	}
+	// Sizes of the enumerated class: log Z enumerates min(6+3, 4) = 4 units,
+	// log f(v) min(3, 4) = 3.
+	if _, err := (DBMExact{MaxUnits: 3}).LogZ(d); err == nil || !strings.Contains(err.Error(), "MaxUnits") {
+		t.Errorf("MaxUnits 3 for log Z: got %v", err)
+	}
+	if _, err := (DBMExact{MaxUnits: 3}).LogUnnorm(d, bitsVec(0, 6)); err != nil {
+		t.Errorf("MaxUnits 3 for log f(v): %v", err)
+	}
+	if _, err := (DBMExact{MaxUnits: 2}).LogUnnorm(d, bitsVec(0, 6)); err == nil {
+		t.Error("MaxUnits 2 for log f(v): want an error")
+	}
+	if _, err := (DBMExact{}).LogUnnorm(d, []float64{1, 0}); err == nil || !strings.Contains(err.Error(), "visible") {
+		t.Errorf("short v: got %v", err)
+	}
+	if _, err := (DBMExact{}).LogProb(d, rowsForTest{{1, 0, 2, 0, 0, 0}}); err == nil || !strings.Contains(err.Error(), "example 0") {
+		t.Errorf("non-binary example: got %v", err)
+	}
+}
+
+func TestDBMMeanFieldBound(t *testing.T) {
+	for _, sizes := range [][]int{{6, 4, 3}, {3, 3, 2, 2}} {
+		d := randomDBM(t, 3, 1.5, 0.5, sizes...)
+		_, wantF := bruteDBM(d)
+		for s := range wantF {
+			v := bitsVec(s, sizes[0])
+			prev := math.Inf(-1)
+			for _, it := range []int{1, 2, 5, 100} {
+				fit, err := DBMMeanField{Iters: it, Tol: 1e-300}.Fit(d, v)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if fit.Bound > wantF[s]+1e-9 {
+					t.Fatalf("sizes %v v=%d iters %d: bound %v above log f(v) = %v", sizes, s, it, fit.Bound, wantF[s])
+				}
+				if fit.Bound < prev-1e-9 {
+					t.Fatalf("sizes %v v=%d: bound fell from %v to %v at %d iterations", sizes, s, prev, fit.Bound, it)
+				}
+				prev = fit.Bound
+			}
+		}
+	}
+	// With W2 = 0 (L = 2) the posterior is p(h1|v) p(h2), a product of
+	// Bernoullis, so the mean-field bound is exact.
+	d := randomDBM(t, 4, 1.5, 0.8, 6, 4, 3)
+	for i := range d.W[1] {
+		d.W[1][i] = 0
+	}
+	_, wantF := bruteDBM(d)
+	for s := range wantF {
+		fit, err := DBMMeanField{}.Fit(d, bitsVec(s, 6))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(fit.Bound-wantF[s]) > 1e-9 {
+			t.Fatalf("W2 = 0, v=%d: bound %v, log f(v) %v (should be tight)", s, fit.Bound, wantF[s])
+		}
+	}
+	if _, err := (DBMMeanField{Iters: -1}).Fit(d, bitsVec(0, 6)); err == nil {
+		t.Error("Iters = -1: want an error")
+	}
+}
+
+// withinSE checks that the mean weight e^{st.LogMean} equals e^{want} within
+// k standard errors, comparing ratios so that nothing huge is exponentiated.
+func withinSE(t *testing.T, what string, st nmath.LogStats, want, k float64) {
+	t.Helper()
+	r := math.Exp(st.LogMean - want)
+	se := math.Exp(st.LogStdErr - want)
+	if math.Abs(r-1) > k*se {
+		t.Errorf("%s: mean weight / truth = %.5f, standard error %.5f: off by %.1f SE (> %.0f)", what, r, se, math.Abs(r-1)/se, k)
+	}
+}
+
+func TestDBMAISUnbiased(t *testing.T) {
+	cases := []struct {
+		sizes []int
+		base  bool
+	}{{[]int{6, 4, 3}, false}, {[]int{6, 4, 3}, true}, {[]int{3, 2, 3, 2}, false}}
+	for ci, c := range cases {
+		d := randomDBM(t, 5+uint64(ci), 0.7, 0.5, c.sizes...)
+		logZ, err := DBMExact{}.LogZ(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var base []float64
+		if c.base {
+			base = []float64{-1, 0.5, 0, 2, -0.3, 0.1}
+		}
+		for _, K := range []int{2, 10} {
+			a := AIS{Runs: 20000, Betas: inference.LinearSchedule(K), BaseVBias: base, Seed: uint64(17 + K), Workers: 2}
+			r, err := DBMAISLogZ(d, a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st := nmath.Summarise(r.LogW)
+			withinSE(t, fmt.Sprintf("case %d (sizes %v) K=%d", ci, c.sizes, K), st, logZ-r.LogZBase, 4)
+		}
+	}
+}
+
+func TestDBMAISConverges(t *testing.T) {
+	d := randomDBM(t, 8, 1.0, 0.5, 6, 4, 3)
+	logZ, err := DBMExact{}.LogZ(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sd := map[int]float64{}
+	for _, K := range []int{1000, 16000} {
+		a := AIS{Runs: 40, Betas: inference.PiecewiseSchedule(K), Seed: 3}
+		r, err := DBMAISLogZ(d, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		withinSE(t, fmt.Sprintf("K=%d", K), nmath.Summarise(r.LogW), logZ-r.LogZBase, 4)
+		var m, m2 float64
+		for _, l := range r.LogW {
+			m += l / float64(len(r.LogW))
+			m2 += l * l / float64(len(r.LogW))
+		}
+		sd[K] = math.Sqrt(m2 - m*m)
+		t.Logf("K=%d: log Ẑ = %.4f (±%.4f), exact %.4f, sd of log w %.4f", K, r.LogZ, r.LogZHi1-r.LogZ, logZ, sd[K])
+	}
+	// The variance of the log weights falls like 1/K (Neal 2001): 16× the
+	// distributions give ¼ of the spread; allow up to ½.
+	if sd[16000] > 0.5*sd[1000] || sd[16000] > 0.1 {
+		t.Errorf("sd of log weights %v at K=1000, %v at K=16000: AIS does not converge", sd[1000], sd[16000])
+	}
+}
+
+func TestDBMAISDeterministic(t *testing.T) {
+	d := randomDBM(t, 9, 1.0, 0.5, 5, 3, 4)
+	a := AIS{Runs: 7, Betas: inference.LinearSchedule(50), Seed: 11, Workers: 1}
+	r1, err := DBMAISLogZ(d, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Workers = 3
+	r2, _ := DBMAISLogZ(d, a)
+	for i := range r1.LogW {
+		if r1.LogW[i] != r2.LogW[i] {
+			t.Fatalf("run %d: log weight %v with 1 worker, %v with 3", i, r1.LogW[i], r2.LogW[i])
+		}
+	}
+	if _, err := DBMAISLogZ(d, AIS{BaseVBias: []float64{1}}); err == nil || !strings.Contains(err.Error(), "visible") {
+		t.Errorf("short base biases: got %v", err)
+	}
+}
+
+func TestDBMISConverges(t *testing.T) {
+	for ci, sizes := range [][]int{{6, 4, 3}, {3, 2, 3, 2}} {
+		d := randomDBM(t, 12+uint64(ci), 1.2, 0.5, sizes...)
+		_, wantF := bruteDBM(d)
+		rng := rand.New(rand.NewPCG(21, uint64(ci)))
+		for _, s := range []int{0, 5, len(wantF) - 1} {
+			r, err := DBMIS{Samples: 5000, Floor: 0.05}.LogUnnorm(d, bitsVec(s, sizes[0]), rng)
+			if err != nil {
+				t.Fatal(err)
+			}
+			withinSE(t, "IS", r.Stats, wantF[s], 4)
+			if r.Bound > wantF[s]+1e-9 {
+				t.Errorf("mean-field bound %v above log f(v) %v", r.Bound, wantF[s])
+			}
+		}
+	}
+	// W2 = 0: the mean-field proposal is the exact posterior of h2, so every
+	// weight equals f(v).
+	d := randomDBM(t, 14, 1.2, 0.5, 6, 4, 3)
+	for i := range d.W[1] {
+		d.W[1][i] = 0
+	}
+	_, wantF := bruteDBM(d)
+	r, err := DBMIS{Samples: 20}.LogUnnorm(d, bitsVec(9, 6), rand.New(rand.NewPCG(1, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(r.LogF-wantF[9]) > 1e-9 {
+		t.Errorf("W2 = 0: IS log f = %v, exact %v", r.LogF, wantF[9])
+	}
+}
+
+// BenchmarkDBMAISStep times one AIS step (weight + odd|even and even|odd
+// Gibbs sweeps) of one chain on a 784-500-1000 DBM (the 2009 MNIST shape).
+func BenchmarkDBMAISStep(b *testing.B) {
+	d, _ := models.NewDBM(784, 500, 1000)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, w := range d.W {
+		for i := range w {
+			w[i] = 0.05 * rng.NormFloat64()
+		}
+	}
+	path, err := NewDBMPath(d, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch := path.NewChain()
+	ch.SampleBase(rng)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		ch.Step(0.5, 0.5+1e-4, rng)
+	}
+}
+
+// BenchmarkDBMMeanField times a 10-iteration mean-field fit on 784-500-1000.
+func BenchmarkDBMMeanField(b *testing.B) {
+	d, _ := models.NewDBM(784, 500, 1000)
+	rng := rand.New(rand.NewPCG(1, 3))
+	for _, w := range d.W {
+		for i := range w {
+			w[i] = 0.05 * rng.NormFloat64()
+		}
+	}
+	v := make([]float64, 784)
+	for i := range v {
+		v[i] = float64(rng.IntN(2))
+	}
+	mf := DBMMeanField{Iters: 10, Tol: 1e-300}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := mf.Fit(d, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func TestDBMExampleDrivers(t *testing.T) {
+	d := randomDBM(t, 15, 1.0, 0.5, 6, 4, 3)
+	_, wantF := bruteDBM(d)
+	x := rowsForTest{{1, 0, 1, 1, 0, 0}, {0, 0, 0, 0, 0, 1}, {1, 1, 1, 1, 1, 1}}
+	idx := []int{1 + 4 + 8, 32, 63}
+	bounds, ms, err := DBMMeanField{}.Bounds(d, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := 0.0
+	for n, s := range idx {
+		one, _ := DBMMeanField{}.Fit(d, bitsVec(s, 6))
+		if bounds[n] != one.Bound || bounds[n] > wantF[s]+1e-9 {
+			t.Errorf("example %d: bound %v, single fit %v, log f %v", n, bounds[n], one.Bound, wantF[s])
+		}
+		mean += bounds[n] / 3
+	}
+	if math.Abs(ms.Mean-mean) > 1e-12 || ms.N != 3 {
+		t.Errorf("mean bound %v (n=%d), want %v", ms.Mean, ms.N, mean)
+	}
+	is := DBMIS{Samples: 3000}
+	r1, err := is.LogUnnormAll(d, x, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, _ := is.LogUnnormAll(d, x, 5)
+	for n, s := range idx {
+		if r1[n].LogF != r2[n].LogF {
+			t.Errorf("example %d: not reproducible (%v vs %v)", n, r1[n].LogF, r2[n].LogF)
+		}
+		withinSE(t, fmt.Sprintf("IS example %d", n), r1[n].Stats, wantF[s], 4)
+	}
+	if _, err := is.LogUnnormAll(d, rowsForTest{{1, 0}}, 1); err == nil || !strings.Contains(err.Error(), "example 0") {
+		t.Errorf("short example: got %v", err)
+	}
+}
