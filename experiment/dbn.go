@@ -212,15 +212,9 @@ func (ev Evaluation) raiseDBN(d *models.DBN, e config.Estimator, seed uint64, ba
 			return rows, err
 		}
 		var done func()
-		if ev.Progress != nil {
-			var add func(int64)
-			add, done = ev.Progress(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d × %d β", ev.Experiment, ev.Epoch, s.Name, len(idx), e.Chains, e.Betas), int64(len(idx))*int64(e.Chains)*int64(len(betas)-1))
-			r.Progress = cumulative(add)
-		}
+		r.Progress, done = ev.bar(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d × %d β", ev.Experiment, ev.Epoch, s.Name, len(idx), e.Chains, e.Betas), int64(len(idx))*int64(e.Chains)*int64(len(betas)-1))
 		res, err := r.LogProb(d, subset{s.Data, idx})
-		if done != nil {
-			done()
-		}
+		done()
 		if err != nil {
 			return rows, err
 		}

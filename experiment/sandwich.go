@@ -127,18 +127,10 @@ func (ev Evaluation) raise(m *models.RBM, e config.Estimator, seed uint64, base 
 		if err != nil {
 			return rows, err
 		}
-		if ev.Progress != nil {
-			add, done := ev.Progress(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d chains × %d β", ev.Experiment, ev.Epoch, s.Name, len(idx), e.Chains, e.Betas), int64(len(idx))*int64(e.Chains)*int64(len(betas)-1))
-			r.Progress = cumulative(add)
-			res, err := r.LogProb(m, subset{s.Data, idx})
-			done()
-			if err != nil {
-				return rows, err
-			}
-			rows = append(rows, ev.raiseRow(base, e, s, idx, res, m, start)...)
-			continue
-		}
+		var done func()
+		r.Progress, done = ev.bar(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d chains × %d β", ev.Experiment, ev.Epoch, s.Name, len(idx), e.Chains, e.Betas), int64(len(idx))*int64(e.Chains)*int64(len(betas)-1))
 		res, err := r.LogProb(m, subset{s.Data, idx})
+		done()
 		if err != nil {
 			return rows, err
 		}
@@ -192,15 +184,9 @@ func (ev Evaluation) csl(m *models.RBM, e config.Estimator, all []config.Estimat
 			return rows, err
 		}
 		var done func()
-		if ev.Progress != nil {
-			var add func(int64)
-			add, done = ev.Progress(fmt.Sprintf("%s epoch %d CSL %s %d chains × %d steps", ev.Experiment, ev.Epoch, s.Name, e.Chains, steps), int64(e.Chains)*int64(steps+e.BurnIn))
-			c.Progress = cumulative(add)
-		}
+		c.Progress, done = ev.bar(fmt.Sprintf("%s epoch %d CSL %s %d chains × %d steps", ev.Experiment, ev.Epoch, s.Name, e.Chains, steps), int64(e.Chains)*int64(steps+e.BurnIn))
 		res, err := c.Estimate(m, subset{s.Data, idx})
-		if done != nil {
-			done()
-		}
+		done()
 		if err != nil {
 			return rows, err
 		}
@@ -270,6 +256,17 @@ func pairSandwich(rows []report.Row, ests []config.Estimator) {
 			}
 		}
 	}
+}
+
+// bar opens a progress bar for a long estimator when the evaluation has
+// one: it returns the estimators' cumulative (done, total) callback (nil
+// without a bar) and a function to call at the end (a no-op without one).
+func (ev Evaluation) bar(label string, total int64) (func(done, total int64), func()) {
+	if ev.Progress == nil {
+		return nil, func() {}
+	}
+	add, done := ev.Progress(label, total)
+	return cumulative(add), done
 }
 
 // cumulative adapts an increment callback to estimators that report
