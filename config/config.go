@@ -123,8 +123,9 @@ type Model struct {
 	Type string `yaml:"type" want:"a model type such as rbm"`
 	// Hidden is the number of hidden units.
 	Hidden int `yaml:"hidden" want:"a positive integer"`
-	// Layers are the hidden layer sizes of a "dbn", bottom to top (at least
-	// two; the top two layers form the top RBM). Not used by "rbm".
+	// Layers are the hidden layer sizes of a "dbn" or "dbm", bottom to top
+	// (at least two; for a dbn the top two layers form the top RBM). Not
+	// used by "rbm".
 	Layers []int `yaml:"layers" want:"a list of positive integers"`
 	// InitWeightStd is σ of the initial weights W_ij ~ N(0, σ²).
 	InitWeightStd float64 `yaml:"init_weight_std" want:"a non-negative number"`
@@ -180,6 +181,31 @@ type Train struct {
 	// the one below (2008 §5.2), so the bound does not fall at stacking; it
 	// needs layer l+1 to have as many units as layer l−1.
 	TransposeInit bool `yaml:"transpose_init" want:"true or false"`
+	// MeanFieldIters (dbm) is the number of mean-field fixed-point
+	// iterations of the positive phase of joint DBM training (Salakhutdinov
+	// & Hinton 2009); the negative phase is PCD with Chains persistent
+	// chains and K Gibbs sweeps per update, so a dbm needs method "pcd".
+	MeanFieldIters int `yaml:"mean_field_iters" want:"a positive integer"`
+	// Pretrain (dbm) configures greedy layer-wise pretraining with the
+	// modified RBMs of Salakhutdinov & Hinton (2009) before joint training.
+	Pretrain Pretrain `yaml:"pretrain"`
+}
+
+// Pretrain configures DBM pretraining: each layer is trained as an RBM
+// whose input from the missing neighbour layer is doubled (bottom-up for
+// the first RBM, top-down for the top one, both for middle ones), for
+// Epochs epochs, with train.batch_size, train.momentum,
+// train.final_momentum, train.momentum_switch_epoch and train.weight_decay.
+type Pretrain struct {
+	// Epochs per layer; 0 = no pretraining (joint training starts from
+	// random weights).
+	Epochs int `yaml:"epochs" want:"a non-negative integer (0 = no pretraining)"`
+	// Method is "cd" or "pcd" for the pretraining RBMs.
+	Method string `yaml:"method" want:"cd or pcd"`
+	// K is the number of Gibbs steps per pretraining update.
+	K int `yaml:"k" want:"a positive integer"`
+	// LearningRate is the constant learning rate of pretraining.
+	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
 }
 
 // Evaluate says what is measured, on which splits and when.
@@ -203,7 +229,7 @@ type Evaluate struct {
 // Options adjusts what Parse accepts.
 type Options struct {
 	// ModelTypes are the registered model type names (models.Names());
-	// empty means the built-in {"dbn", "rbm"}.
+	// empty means the built-in {"dbm", "dbn", "rbm"}.
 	ModelTypes []string
 	// Seed, if non-nil, replaces the file's seed (as `logz run --seed N`
 	// does). Experiments that set their own seed keep it.
@@ -212,7 +238,7 @@ type Options struct {
 
 func (o Options) modelTypes() []string {
 	if len(o.ModelTypes) == 0 {
-		return []string{"dbn", "rbm"}
+		return []string{"dbm", "dbn", "rbm"}
 	}
 	return o.ModelTypes
 }
@@ -230,7 +256,9 @@ func (o Options) modelTypes() []string {
 //	train:    cd, k 1, k_end 0, chains 0, epochs 10, batch_size 100,
 //	          learning_rate 0.05 constant (lr_end 0, lr_decay 1),
 //	          momentum 0.5 → final_momentum 0.9 from epoch 5,
-//	          weight_decay 0.0002, checkpoint_every 1, shuffle true
+//	          weight_decay 0.0002, checkpoint_every 1, shuffle true,
+//	          layer_data sampled (dbn), mean_field_iters 10 (dbm),
+//	          pretrain {epochs 0, method cd, k 1, learning_rate 0.05} (dbm)
 //	evaluate: splits [test, train], max_examples 0, every 1,
 //	          every_epoch [exact, ais runs 16 betas 1000 linear],
 //	          final [exact, ais runs 100 betas 14500 "2008", pll, recon]
@@ -253,7 +281,8 @@ func Default() Experiment {
 			LearningRate: 0.05, LRSchedule: "constant", LRDecay: 1.0,
 			Momentum: 0.5, FinalMomentum: 0.9, MomentumSwitchEpoch: 5,
 			WeightDecay: 0.0002, CheckpointEvery: 1, Shuffle: true,
-			LayerData: "sampled",
+			LayerData: "sampled", MeanFieldIters: 10,
+			Pretrain: Pretrain{Epochs: 0, Method: "cd", K: 1, LearningRate: 0.05},
 		},
 		Evaluate: Evaluate{
 			Splits:     []string{"test", "train"},

@@ -420,11 +420,11 @@ experiments:
 }
 
 func TestModelTypesOption(t *testing.T) {
-	src := okExp + "    model: {type: dbm}\n"
-	if _, err := Parse([]byte(src), "m.yaml", Options{ModelTypes: []string{"rbm", "dbm"}}); err != nil {
+	src := okExp + "    model: {type: vae}\n"
+	if _, err := Parse([]byte(src), "m.yaml", Options{ModelTypes: []string{"rbm", "vae"}}); err != nil {
 		t.Errorf("registered type rejected: %v", err)
 	}
-	if _, err := Parse([]byte(okExp+"    model: {type: rbm}\n"), "m.yaml", Options{ModelTypes: []string{"dbm"}}); err == nil {
+	if _, err := Parse([]byte(okExp+"    model: {type: rbm}\n"), "m.yaml", Options{ModelTypes: []string{"vae"}}); err == nil {
 		t.Error("rbm accepted although not registered")
 	}
 }

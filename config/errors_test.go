@@ -52,9 +52,9 @@ func TestBadConfigs(t *testing.T) {
 		{"setting of estimator without settings", okExp + "    evaluate:\n      final:\n        - {name: pll, seed: 3}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0].seed: not a setting of estimator "pll" (it has no settings)`}},
 		{"unknown estimator", okExp + "    evaluate:\n      final: [exact, dbm-bound]\n", []string{
-			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbm-bound" (did you mean "dbn-bound"?; known: exact, ais, dbn-bound, raise, csl, pll, recon)`}},
+			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbm-bound" (did you mean "dbn-bound"?; known: exact, ais, dbn-bound, mf-bound, raise, csl, pll, recon)`}},
 		{"misspelt estimator", okExp + "    evaluate:\n      every_epoch:\n        - name: aiss\n", []string{
-			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais, dbn-bound, raise, csl, pll, recon)`}},
+			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais, dbn-bound, mf-bound, raise, csl, pll, recon)`}},
 		{"estimator without name", okExp + "    evaluate:\n      final:\n        - {runs: 10}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0]: missing required key "name"`}},
 		{"wrong type: word for int", okExp + "    train:\n      k: one\n", []string{
@@ -122,7 +122,19 @@ func TestBadConfigs(t *testing.T) {
 		{"validation above limit", "experiments:\n  - name: a\n    data: {train: mnist:train, test: mnist:test, limit_train: 100,\n           validation: 100}\n", []string{
 			`bad.yaml:4: experiments[0].data: validation 100 leaves no training examples (the training set has 100)`}},
 		{"unknown model type", okExp + "    model: {type: sbm}\n", []string{
-			`bad.yaml:4: experiments[0].model.type: unknown model type "sbm" (did you mean "rbm"?; known: dbn, rbm)`}},
+			`bad.yaml:4: experiments[0].model.type: unknown model type "sbm" (did you mean "dbm"?; known: dbm, dbn, rbm)`}},
+		{"dbm trained with cd", okExp + "    model: {type: dbm, layers: [4, 3]}\n", []string{
+			`bad.yaml:2: experiments[0].train.method: a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got "cd"; pretraining has its own train.pretrain.method)`}},
+		{"dbm with one layer", okExp + "    model: {type: dbm, layers: [4]}\n    train: {method: pcd}\n", []string{
+			`bad.yaml:4: experiments[0].model.layers: a dbm needs at least two hidden layer sizes (e.g. [500, 1000]), got [4]`}},
+		{"mf-bound on an rbm", okExp + "    evaluate: {final: [mf-bound]}\n", []string{
+			`bad.yaml:4: experiments[0].evaluate.final[0].name: mf-bound is the mean-field bound of a dbm; the model type is rbm`}},
+		{"bad pretrain settings", okExp + "    model: {type: dbm, layers: [4, 3]}\n    train: {method: pcd, mean_field_iters: 0, pretrain: {epochs: -1, method: cdd, k: 0, learning_rate: 0}}\n", []string{
+			`experiments[0].train.mean_field_iters: expected a positive integer, got 0`,
+			`experiments[0].train.pretrain.epochs: expected a non-negative integer (0 = no pretraining), got -1`,
+			`experiments[0].train.pretrain.method: expected cd or pcd, got "cdd"`,
+			`experiments[0].train.pretrain.k: expected a positive integer, got 0`,
+			`experiments[0].train.pretrain.learning_rate: expected a positive number, got 0`}},
 		{"zero hidden", okExp + "    model: {hidden: 0}\n", []string{`bad.yaml:4: experiments[0].model.hidden: expected a positive integer, got 0`}},
 		{"pcd with chains 0 after defaulting", okExp + "    train: {method: pcd, batch_size: 0}\n", []string{
 			`bad.yaml:4: experiments[0].train: method "pcd" needs chains ≥ 1, got 0`,

@@ -13,7 +13,8 @@ import (
 // are zero, and setting them in a file is an error. In a file an entry is a
 // mapping such as {name: ais, runs: 100} or just the name (`- pll`).
 type Estimator struct {
-	// Name is the estimator: exact, ais, raise, csl, dbn-bound, pll or recon.
+	// Name is the estimator: exact, ais, raise, csl, dbn-bound, mf-bound,
+	// pll or recon.
 	Name string `yaml:"name" want:"an estimator name"`
 	// Runs is the number M of independent AIS runs (chains), ≥ 2.
 	Runs int `yaml:"runs" want:"an integer ≥ 2"`
@@ -34,9 +35,11 @@ type Estimator struct {
 	// MinESSFraction: warn when the effective sample size of the AIS
 	// weights is below MinESSFraction × Runs; in [0,1].
 	MinESSFraction float64 `yaml:"min_ess_fraction" want:"a number in [0,1]"`
-	// Samples (dbn): proposals from the recognition model Q per test
-	// example — importance samples for ais (RAISE §5.3), draws for
-	// dbn-bound (2008 eq. 23).
+	// Samples (dbn, dbm): proposals per test example — for a dbn from the
+	// recognition model Q, importance samples for ais (RAISE §5.3) and
+	// draws for dbn-bound (2008 eq. 23); for a dbm, importance samples of
+	// the even hidden layers from the mean-field proposal for ais (RAISE
+	// §5.2).
 	Samples int `yaml:"samples" want:"a positive integer"`
 	// Chains is the number of chains: RAISE reverse chains per example (M),
 	// or CSL Gibbs chains.
@@ -99,6 +102,14 @@ var estimatorKinds = []EstimatorKind{
 		Keys: []string{"samples", "runs", "betas", "schedule", "init", "max_units", "seed"},
 		Defaults: Estimator{
 			Samples: 5, Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MaxUnits: 25,
+		},
+	},
+	{
+		Name: "mf-bound",
+		Doc:  "DBM mean-field lower bound on log f(v) (Salakhutdinov & Hinton 2009) minus the AIS estimate of log Z",
+		Keys: []string{"runs", "betas", "schedule", "init", "min_ess_fraction", "seed"},
+		Defaults: Estimator{
+			Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1,
 		},
 	},
 	{

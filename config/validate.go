@@ -90,6 +90,9 @@ func (v *validator) experiment(e *Experiment) {
 	v.data(e, train, trainOK)
 	v.model(&e.Model)
 	v.train(&e.Train)
+	if e.Model.Type == "dbm" && e.Train.Method != "pcd" {
+		v.crossf("train.method", "train.method", "a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got %q; pretraining has its own train.pretrain.method)", e.Train.Method)
+	}
 	v.evaluate(e, train, trainOK)
 }
 
@@ -161,16 +164,16 @@ func (v *validator) model(m *Model) {
 	}
 	v.check("model.hidden", m.Hidden >= 1, "a positive integer", m.Hidden)
 	switch m.Type {
-	case "dbn":
+	case "dbn", "dbm":
 		if len(m.Layers) < 2 {
-			v.errorAt("model.layers", "a dbn needs at least two hidden layer sizes (e.g. [500, 2000]), got %v", m.Layers)
+			v.errorAt("model.layers", "a %s needs at least two hidden layer sizes (e.g. [500, 1000]), got %v", m.Type, m.Layers)
 		}
 		for i, n := range m.Layers {
 			v.check(fmt.Sprintf("model.layers[%d]", i), n >= 1, "a positive integer", n)
 		}
 	default:
 		if len(m.Layers) > 0 {
-			v.errorAt("model.layers", "layers is for model type dbn; an %s uses hidden", m.Type)
+			v.errorAt("model.layers", "layers is for model types dbn and dbm; an %s uses hidden", m.Type)
 		}
 	}
 	v.check("model.init_weight_std", m.InitWeightStd >= 0 && finite(m.InitWeightStd), "a non-negative number", m.InitWeightStd)
@@ -218,6 +221,11 @@ func (v *validator) train(t *Train) {
 	v.check("train.momentum_switch_epoch", t.MomentumSwitchEpoch >= 1, "a positive integer (1-based epoch)", t.MomentumSwitchEpoch)
 	v.check("train.weight_decay", t.WeightDecay >= 0 && finite(t.WeightDecay), "a non-negative number", t.WeightDecay)
 	v.check("train.checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+	v.check("train.mean_field_iters", t.MeanFieldIters >= 1, "a positive integer", t.MeanFieldIters)
+	v.check("train.pretrain.epochs", t.Pretrain.Epochs >= 0, "a non-negative integer (0 = no pretraining)", t.Pretrain.Epochs)
+	v.enum("train.pretrain.method", t.Pretrain.Method, trainMethods)
+	v.check("train.pretrain.k", t.Pretrain.K >= 1, "a positive integer", t.Pretrain.K)
+	v.check("train.pretrain.learning_rate", t.Pretrain.LearningRate > 0 && finite(t.Pretrain.LearningRate), "a positive number", t.Pretrain.LearningRate)
 }
 
 func (v *validator) evaluate(e *Experiment, train DataSpec, trainOK bool) {
@@ -289,6 +297,17 @@ func (v *validator) estimator(rel string, est Estimator, m Model, visible int) {
 		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
 		if est.ControlVariate == "fit" && est.Examples > 0 && est.Examples < 3 {
 			v.crossf(rel, rel+".examples", "control_variate \"fit\" needs examples ≥ 3 to fit α, got %d", est.Examples)
+		}
+	case "mf-bound":
+		v.check(rel+".runs", est.Runs >= 2, "an integer ≥ 2", est.Runs)
+		v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
+		if v.enum(rel+".schedule", est.Schedule, aisSchedules) && est.Schedule == "2008" && est.Betas >= 1 && est.Betas < 3 {
+			v.crossf(rel, rel+".betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", est.Betas)
+		}
+		v.enum(rel+".init", est.Init, aisInits)
+		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
+		if m.Type != "dbm" {
+			v.errorAt(rel+".name", "mf-bound is the mean-field bound of a dbm; the model type is %s", m.Type)
 		}
 	case "dbn-bound":
 		v.check(rel+".samples", est.Samples >= 1, "a positive integer", est.Samples)

@@ -8,7 +8,7 @@ import (
 
 // sandwichGrid lays out the final rows like Table 1 of Burda, Grosse &
 // Salakhutdinov (2015): one line per (experiment, split) with the exact
-// log-likelihood, CSL, the DBN bound when present, and for each AIS start (uniform, base-rate) the
+// log-likelihood, CSL, the DBN or DBM mean-field bound when present, and for each AIS start (uniform, base-rate) the
 // RAISE estimate, the AIS estimate and their gap AIS − RAISE. It returns nil
 // when no RAISE row is present.
 func sandwichGrid(rows []Row) *grid {
@@ -40,7 +40,7 @@ func sandwichGrid(rows []Row) *grid {
 			c.exact = r.MeanLoglik
 		case "csl":
 			c.csl = r.MeanLoglik
-		case "dbn-bound":
+		case "dbn-bound", "mf-bound":
 			c.bound = r.MeanLoglik
 			hasBound = true
 		case "raise":

@@ -42,6 +42,7 @@ var boundNotes = map[string]string{
 	"csl":       "csl: conservative on average (a lower estimate of the log-probability), often by tens of nats.",
 	"is":        "is: log of an unbiased importance-sampling estimate of p(v), a stochastic lower bound on log p(v).",
 	"dbn-bound": "dbn-bound: a variational lower bound on log p(v) whose top-level log Z comes from AIS, so it is itself only a stochastic bound.",
+	"mf-bound":  "mf-bound: the mean-field lower bound on log f(v) minus an AIS log Ẑ; a lower bound on log p(v) up to the AIS error in log Z.",
 	"chi2":      "chi2: an upper bound on log Z (χ² bound), so log-probabilities computed with it are lower bounds.",
 	"pll":       "pll: pseudo-log-likelihood per example, Σ_i log p(v_i | v_−i); a training signal, not a log-likelihood.",
 	"recon":     "recon: squared reconstruction error per example after one Gibbs step (lower is better); a training signal, not a log-likelihood.",
