@@ -242,7 +242,7 @@ func TestShippedConfigs(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		f := mustParse(t, string(b), "configs/"+path, Options{ModelTypes: []string{"dbn", "rbm"}})
+		f := mustParse(t, string(b), "configs/"+path, Options{ModelTypes: []string{"dbm", "dbn", "rbm"}})
 		if stem := strings.TrimSuffix(path, ".yaml"); f.Name != stem {
 			t.Errorf("%s: name %q, want the file stem %q", path, f.Name, stem)
 		}

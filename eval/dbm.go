@@ -451,157 +451,19 @@ func (s DBMIS) LogUnnorm(d *models.DBM, v []float64, rng *rand.Rand) (DBMISResul
 // ---------------------------------------------------------------------------
 // AIS for log Z
 
-// DBMPath is the AIS path for a DBM (GUIDE §2.7; Salakhutdinov & Hinton 2009):
-// the chain state is the even layers x_E = (v, h2, h4, …), the odd layers are
-// summed out, and
+// DBMPath is the AIS path for a DBM with the odd layers summed out
+// (inference.DBMPath: the state is the even layers x_E = (v, h2, …),
 //
 //	log f_β(x_E) = β Σ_{l even} b_lᵀx_l + (1−β) a_0ᵀv + Σ_{l odd} Σ_j softplus(β z_{l,j}(x_E)),
 //
-// the marginal of the DBM with all parameters scaled by β plus (1−β) times a
-// base with no weights, visible biases a_0 (the data base rate, or zero) and
-// zero hidden biases. The base is tractable:
-// log Z_0 = Σ_i softplus(a_{0,i}) + (Σ_{l≥1} n_l) log 2, with exact draws
-// v ~ Bern(σ(a_0)) and uniform even hidden layers. The transition at β
-// samples the odd layers given the even ones, then the even layers given
-// the odd ones, from the joint at β; it leaves f_β invariant. DBMPath
-// implements inference.Path, so AIS.Run anneals it.
-type DBMPath struct {
-	d     *models.DBM
-	base  []float64
-	logZ0 float64
-}
+// a base with no weights, visible biases a_0 and zero hidden biases at β = 0,
+// and block-Gibbs transitions odd | even, then even | odd). It implements
+// inference.Path, so AIS.Run anneals it.
+type DBMPath = inference.DBMPath
 
 // NewDBMPath builds the path; baseVBias nil means zeros.
 func NewDBMPath(d *models.DBM, baseVBias []float64) (*DBMPath, error) {
-	if err := checkDBMModel(d); err != nil {
-		return nil, err
-	}
-	D := d.NumVisible()
-	base := make([]float64, D)
-	if baseVBias != nil {
-		if len(baseVBias) != D {
-			return nil, fmt.Errorf("DBM AIS: base visible biases have length %d, the model has %d visible units", len(baseVBias), D)
-		}
-		for i, a := range baseVBias {
-			if math.IsNaN(a) || math.IsInf(a, 0) {
-				return nil, fmt.Errorf("DBM AIS: base visible bias %d is %v; want a finite number", i, a)
-			}
-		}
-		copy(base, baseVBias)
-	}
-	logZ0 := 0.0
-	for _, a := range base {
-		logZ0 += nmath.Softplus(a)
-	}
-	for _, n := range d.Sizes[1:] {
-		logZ0 += float64(n) * math.Ln2
-	}
-	return &DBMPath{d: d, base: base, logZ0: logZ0}, nil
-}
-
-// LogZ0 implements inference.Path.
-func (p *DBMPath) LogZ0() float64 { return p.logZ0 }
-
-// NewChain implements inference.Path.
-func (p *DBMPath) NewChain() inference.Chain {
-	d := p.d
-	L := d.NumLayers()
-	c := &dbmChain{p: p, xs: make([][]float64, L+1), zt: make([][]float64, L+1), scratch: make([]float64, maxInts(d.Sizes))}
-	for l := 0; l <= L; l++ {
-		c.xs[l] = make([]float64, d.Sizes[l])
-		c.zt[l] = make([]float64, d.Sizes[l])
-	}
-	return c
-}
-
-// dbmChain is one chain on a DBMPath. zt[l] (odd l) caches the target
-// pre-activations of the odd layers given the current even state, evenT the
-// target bias term Σ_{l even} b_lᵀx_l and evenB the base term a_0ᵀv.
-type dbmChain struct {
-	p            *DBMPath
-	xs, zt       [][]float64
-	scratch      []float64
-	evenT, evenB float64
-}
-
-func (c *dbmChain) neighbours(l int) (below, above []float64) {
-	if l > 0 {
-		below = c.xs[l-1]
-	}
-	if l < len(c.xs)-1 {
-		above = c.xs[l+1]
-	}
-	return below, above
-}
-
-// refresh recomputes the cached terms from the even layers.
-func (c *dbmChain) refresh() {
-	d := c.p.d
-	c.evenT, c.evenB = 0, dotF(c.p.base, c.xs[0])
-	for l := 0; l < len(c.xs); l += 2 {
-		c.evenT += dotF(d.B[l], c.xs[l])
-	}
-	for l := 1; l < len(c.xs); l += 2 {
-		below, above := c.neighbours(l)
-		d.Preact(c.zt[l], l, below, above)
-	}
-}
-
-// SampleBase implements inference.Chain.
-func (c *dbmChain) SampleBase(rng *rand.Rand) {
-	models.SampleBernoulli(c.xs[0], c.p.base, rng)
-	for l := 2; l < len(c.xs); l += 2 {
-		for j := range c.xs[l] {
-			c.xs[l][j] = float64(rng.IntN(2))
-		}
-	}
-	c.refresh()
-}
-
-// LogUnnorm implements inference.Chain: log f_β(x_E).
-func (c *dbmChain) LogUnnorm(beta float64) float64 {
-	s := beta*c.evenT + (1-beta)*c.evenB
-	for l := 1; l < len(c.xs); l += 2 {
-		for _, z := range c.zt[l] {
-			s += nmath.Softplus(beta * z)
-		}
-	}
-	return s
-}
-
-// Transition implements inference.Chain.
-func (c *dbmChain) Transition(beta float64, rng *rand.Rand) {
-	d := c.p.d
-	z := c.scratch
-	for l := 1; l < len(c.xs); l += 2 {
-		zl := z[:len(c.xs[l])]
-		for j, t := range c.zt[l] {
-			zl[j] = beta * t
-		}
-		models.SampleBernoulli(c.xs[l], zl, rng)
-	}
-	for l := 0; l < len(c.xs); l += 2 {
-		zl := z[:len(c.xs[l])]
-		below, above := c.neighbours(l)
-		d.Preact(zl, l, below, above)
-		for j := range zl {
-			zl[j] *= beta
-		}
-		if l == 0 {
-			for j, a := range c.p.base {
-				zl[j] += (1 - beta) * a
-			}
-		}
-		models.SampleBernoulli(c.xs[l], zl, rng)
-	}
-	c.refresh()
-}
-
-// Step implements inference.Chain.
-func (c *dbmChain) Step(prev, next float64, rng *rand.Rand) float64 {
-	lw := c.LogUnnorm(next) - c.LogUnnorm(prev)
-	c.Transition(next, rng)
-	return lw
+	return inference.NewDBMPath(d, baseVBias)
 }
 
 // DBMAISLogZ estimates log Z of a DBM by AIS along NewDBMPath(d,

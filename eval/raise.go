@@ -85,32 +85,76 @@ func (r RAISE) LogProb(m *models.RBM, x Examples) (RAISEResult, error) {
 // Run runs RAISE on any annealing path whose chains can be set to a visible
 // vector.
 func (r RAISE) Run(path inference.Path, x Examples) (RAISEResult, error) {
-	betas := r.Betas
-	if betas == nil {
-		betas = inference.Schedule2008()
-	}
-	if err := inference.ValidateSchedule(betas); err != nil {
-		return RAISEResult{}, fmt.Errorf("RAISE: %w", err)
-	}
-	M := r.Chains
-	if M == 0 {
-		M = 50
-	}
-	if M < 1 {
-		return RAISEResult{}, fmt.Errorf("RAISE: chains must be positive, got %d", M)
-	}
-	N := x.Len()
-	if N == 0 {
-		return RAISEResult{}, errors.New("RAISE: no examples")
+	betas, M, N, err := raiseParams("RAISE", r.Betas, r.Chains, x)
+	if err != nil {
+		return RAISEResult{}, err
 	}
 	if _, ok := path.NewChain().(raiseChain); !ok {
 		return RAISEResult{}, errors.New("RAISE: this model's annealing chain cannot start from a data vector")
 	}
 	K := len(betas) - 1
 	logZ0 := path.LogZ0()
+	logw := raiseItems(N, M, K, r.Seed, r.Workers, r.Progress, func() raiseItem {
+		ch := path.NewChain().(raiseChain)
+		return func(n int, rng *rand.Rand) float64 {
+			ch.SetVisible(x.Row(n))
+			return raiseCool(ch, betas, ch.LogUnnorm(1)-logZ0, rng)
+		}
+	})
+	return summariseRAISE("RAISE", logw, N, M, K)
+}
+
+// raiseParams returns the schedule (nil: inference.Schedule2008()), the
+// number of chains per example (0: 50) and the number of examples, or an
+// error that begins with what.
+func raiseParams(what string, betas []float64, chains int, x Examples) ([]float64, int, int, error) {
+	if betas == nil {
+		betas = inference.Schedule2008()
+	}
+	if err := inference.ValidateSchedule(betas); err != nil {
+		return nil, 0, 0, fmt.Errorf("%s: %w", what, err)
+	}
+	M := chains
+	if M == 0 {
+		M = 50
+	}
+	if M < 1 {
+		return nil, 0, 0, fmt.Errorf("%s: chains must be positive, got %d", what, M)
+	}
+	N := x.Len()
+	if N == 0 {
+		return nil, 0, 0, fmt.Errorf("%s: no examples", what)
+	}
+	return betas, M, N, nil
+}
+
+// raiseCool runs the reverse (cooling) chain of RAISE from the current state
+// x_K of ch and returns lw plus its part of the log weight: x_{K−1} ~
+// T_K(·|x_K), then for k = K−1 … 0 it adds log f_k(x_k) − log f_{k+1}(x_k) and
+// draws x_{k−1} ~ T_k(·|x_k) (the last transition, at β_0, is not needed but
+// harmless). The kernels must be reversible, so that each is its own
+// reverse.
+func raiseCool(ch inference.Chain, betas []float64, lw float64, rng *rand.Rand) float64 {
+	K := len(betas) - 1
+	ch.Transition(betas[K], rng)
+	for k := K - 1; k >= 0; k-- {
+		lw += ch.Step(betas[k+1], betas[k], rng)
+	}
+	return lw
+}
+
+// raiseItem returns the log weight of one reverse chain for example n,
+// drawing from rng.
+type raiseItem func(n int, rng *rand.Rand) float64
+
+// raiseItems computes the log weights of M chains for each of N examples,
+// example-major (item n·M + c), on workers goroutines (0: GOMAXPROCS), each
+// with its own raiseItem from newItem. Item i draws from rand.NewPCG(seed,
+// i), so the result does not depend on the scheduling. progress, if set,
+// gets K more steps per finished item, out of N·M·K.
+func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total int64), newItem func() raiseItem) []float64 {
 	logw := make([]float64, N*M)
 	total := int64(N) * int64(M) * int64(K)
-	workers := r.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -120,30 +164,29 @@ func (r RAISE) Run(path inference.Path, x Examples) (RAISEResult, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ch := path.NewChain().(raiseChain)
+			item := newItem()
+			src := &rand.PCG{}
+			rng := rand.New(src)
 			for {
-				item := int(next.Add(1) - 1)
-				if item >= N*M {
+				i := int(next.Add(1) - 1)
+				if i >= N*M {
 					return
 				}
-				n := item / M
-				rng := rand.New(rand.NewPCG(r.Seed, uint64(item)))
-				ch.SetVisible(x.Row(n))
-				lw := ch.LogUnnorm(1) - logZ0
-				ch.Transition(betas[K], rng) // v_{K−1} ~ T_K(·|v)
-				for k := K - 1; k >= 0; k-- {
-					// log f_k(v_k) − log f_{k+1}(v_k), then v_{k−1} ~ T_k(·|v_k)
-					// (the last transition, at β_0, is not needed but harmless).
-					lw += ch.Step(betas[k+1], betas[k], rng)
-				}
-				logw[item] = lw
-				if r.Progress != nil {
-					r.Progress(done.Add(int64(K)), total)
+				src.Seed(seed, uint64(i))
+				logw[i] = item(i/M, rng)
+				if progress != nil {
+					progress(done.Add(int64(K)), total)
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	return logw
+}
+
+// summariseRAISE turns the example-major log weights of M chains for each of
+// N examples into a RAISEResult; what names the estimator in the messages.
+func summariseRAISE(what string, logw []float64, N, M, K int) (RAISEResult, error) {
 	res := RAISEResult{LogP: make([]float64, N), LogPSE: make([]float64, N), LogW: logw, Chains: M, Steps: K, MinESS: math.Inf(1)}
 	var s, s2 float64
 	bad := 0
@@ -162,11 +205,11 @@ func (r RAISE) Run(path inference.Path, x Examples) (RAISEResult, error) {
 		s2 += st.LogMean * st.LogMean
 	}
 	if bad > 0 {
-		return res, fmt.Errorf("RAISE: %d of %d examples got a non-finite estimate", bad, N)
+		return res, fmt.Errorf("%s: %d of %d examples got a non-finite estimate", what, bad, N)
 	}
 	res.Mean = meanStat(s, s2, N)
 	if M > 1 && res.MinESS < 0.1*float64(M) {
-		res.Warnings = append(res.Warnings, fmt.Sprintf("RAISE: the smallest per-example ESS is %.1f of %d chains: some estimates rest on few chains", res.MinESS, M))
+		res.Warnings = append(res.Warnings, fmt.Sprintf("%s: the smallest per-example ESS is %.1f of %d chains: some estimates rest on few chains", what, res.MinESS, M))
 	}
 	return res, nil
 }

@@ -13,7 +13,10 @@
 // what makes the RBM chain fast: the exponentials of the weight at β_k serve
 // the Gibbs draw at β_k too. RAISE (Burda et al. 2015, Alg. 2) runs the same
 // fused step with the schedule reversed (Step(β_k, β_{k−1})), after setting the
-// visible state to a data vector and one Transition at β = 1.
+// visible state to a data vector and one Transition at β = 1. DBMPath is the
+// path of a deep Boltzmann machine with its odd layers summed out; its chain
+// also has the clamped transition (v fixed) that RAISE for DBMs (Alg. 3)
+// needs.
 package inference
 
 import "math/rand/v2"

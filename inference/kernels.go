@@ -120,3 +120,29 @@ func softplusSumScaled(x, e []float64, beta float64) float64 {
 	}
 	return beta*pos + l
 }
+
+// sampleThresholds draws s_i ~ Bernoulli(thr_i·2^{−32}) independently, given
+// thr_i = p_i·2^32, two 32-bit uniforms per Uint64 of rng (unit i and i+1).
+func sampleThresholds(s []uint8, thr []float64, rng *rand.Rand) {
+	thr = thr[:len(s)]
+	i := 0
+	for ; i+2 <= len(s); i += 2 {
+		r := rng.Uint64()
+		s[i] = b2u(float64(int64(r&0xffffffff)) < thr[i])
+		s[i+1] = b2u(float64(int64(r>>32)) < thr[i+1])
+	}
+	if i < len(s) {
+		s[i] = b2u(float64(int64(rng.Uint64()&0xffffffff)) < thr[i])
+	}
+}
+
+// sampleUniformBits sets every s_i to a fair coin flip, 64 per Uint64 of rng.
+func sampleUniformBits(s []uint8, rng *rand.Rand) {
+	for lo := 0; lo < len(s); lo += 64 {
+		r := rng.Uint64()
+		for i := lo; i < min(lo+64, len(s)); i++ {
+			s[i] = uint8(r & 1)
+			r >>= 1
+		}
+	}
+}

@@ -265,17 +265,7 @@ func (c *RBMChain) SampleBase(rng *rand.Rand) {
 	if p.base != nil {
 		p.base.SampleVisible(c.v, rng)
 	} else {
-		thr := p.baseThr[:len(c.v)]
-		v := c.v
-		i := 0
-		for ; i+2 <= len(v); i += 2 {
-			r := rng.Uint64()
-			v[i] = b2u(float64(int64(r&0xffffffff)) < thr[i])
-			v[i+1] = b2u(float64(int64(r>>32)) < thr[i+1])
-		}
-		if i < len(v) {
-			v[i] = b2u(float64(int64(rng.Uint64()&0xffffffff)) < thr[i])
-		}
+		sampleThresholds(c.v, p.baseThr, rng)
 	}
 	c.resetVisible()
 }

@@ -39,14 +39,20 @@ func benchUpdate(b *testing.B, persistent bool, k int) {
 		m.VBias[i] = -1.9 // about 13% on, like MNIST's base rate
 	}
 	tr.setup()
-	idx := make([]int, 100)
+	benchBatches(b, 100, func(idx []int) { tr.batch(data, idx, k, 0.05, 0.5) })
+}
+
+// benchBatches reports allocations and times update on the minibatch of
+// examples 0…n−1.
+func benchBatches(b *testing.B, n int, update func(idx []int)) {
+	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		tr.batch(data, idx, k, 0.05, 0.5)
+		update(idx)
 	}
 }
 
@@ -56,3 +62,33 @@ func BenchmarkCD1Update784x500(b *testing.B) { benchUpdate(b, false, 1) }
 
 // BenchmarkPCD1Update784x500 is the same with 100 persistent chains.
 func BenchmarkPCD1Update784x500(b *testing.B) { benchUpdate(b, true, 1) }
+
+// BenchmarkDBMJointUpdate784x500x1000 is one joint DBM update of a
+// 784-500-1000 DBM: 10 mean-field iterations for a minibatch of 100 and one
+// Gibbs sweep of 100 persistent chains (600 per MNIST epoch).
+func BenchmarkDBMJointUpdate784x500x1000(b *testing.B) {
+	data := mnistLike(100)
+	m, err := models.NewDBM(784, 500, 1000)
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, err := NewDBMTrainer(m, DBMOptions{
+		BatchSize: 100, Chains: 100, K: 1, MFIters: 10, WeightDecay: 2e-4, Epochs: 1,
+		Schedule: constSchedule{k: 1, lr: 0.01, mom: 0.5}, InitStd: 0.01,
+	}, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := tr.Prepare(data); err != nil {
+		b.Fatal(err)
+	}
+	for i := range m.B[0] {
+		m.B[0][i] = -1.9 // about 13% on, like MNIST's base rate
+	}
+	tr.setup()
+	benchBatches(b, 100, func(idx []int) { tr.jointBatch(data, idx, 1, 0.01, 0.5) })
+	b.StopTimer()
+	ms := b.Elapsed().Seconds() * 1e3 / float64(b.N)
+	b.ReportMetric(ms, "ms/update")
+	b.ReportMetric(ms*600/1e3, "s/MNIST-epoch")
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -142,6 +143,13 @@ type DBNTrainer struct {
 // NewDBNTrainer prepares greedy training of m; seed determines every draw.
 // The options are checked against the model's sizes.
 func NewDBNTrainer(m *models.DBN, opt DBNOptions, seed uint64) (*DBNTrainer, error) {
+	return newGreedyTrainer(m, opt, seed, false)
+}
+
+// newGreedyTrainer is NewDBNTrainer; scaled allows the layers' RBMOptions to
+// set UpScale and DownScale (DBM pretraining), and each layer's data then
+// come from the layers below through their scaled bottom-up conditionals.
+func newGreedyTrainer(m *models.DBN, opt DBNOptions, seed uint64, scaled bool) (*DBNTrainer, error) {
 	if m == nil {
 		return nil, errors.New("dbn trainer: nil model")
 	}
@@ -162,6 +170,10 @@ func NewDBNTrainer(m *models.DBN, opt DBNOptions, seed uint64) (*DBNTrainer, err
 		}
 		if lo.RBM.Schedule == nil {
 			return nil, fmt.Errorf("dbn trainer: layer %d: no schedule", l+1)
+		}
+		if !scaled && (scaleOrOne(lo.RBM.UpScale) != 1 || scaleOrOne(lo.RBM.DownScale) != 1) {
+			return nil, fmt.Errorf("dbn trainer: layer %d: up scale %v, down scale %v; the input scales are for DBM pretraining, a DBN's RBMs use 1 (or 0)",
+				l+1, lo.RBM.UpScale, lo.RBM.DownScale)
 		}
 		if opt.TransposeInit && l > 0 && m.Layers[l].NHid != m.Layers[l-1].NVis {
 			return nil, fmt.Errorf("dbn trainer: transposed initialisation of layer %d needs %d hidden units (the visible units of layer %d), it has %d",
@@ -224,16 +236,9 @@ func (t *DBNTrainer) Prepare(data Data) error {
 	if t.Done() {
 		return errors.New("dbn trainer: every layer is trained")
 	}
-	if data == nil || data.Len() == 0 {
-		return errors.New("dbn trainer: no training data")
+	if err := checkEpochData(data, &t.dataLen, t.M.NumVisible(), "dbn"); err != nil {
+		return err
 	}
-	if t.dataLen != 0 && data.Len() != t.dataLen {
-		return fmt.Errorf("dbn trainer: the data have %d examples, earlier %d; pass the same data every epoch", data.Len(), t.dataLen)
-	}
-	if w := len(data.Row(0)); w != t.M.NumVisible() {
-		return fmt.Errorf("dbn trainer: data have %d units per example, the DBN %d visible units", w, t.M.NumVisible())
-	}
-	t.dataLen = data.Len()
 	if t.cur != nil {
 		return nil
 	}
@@ -264,6 +269,24 @@ func (t *DBNTrainer) Prepare(data Data) error {
 		rt.InitParams(std, vb)
 	}
 	t.cur = rt
+	return nil
+}
+
+// checkEpochData checks the training data passed to a greedy trainer
+// (kind "dbn" or "dbm"): not empty, as many examples as the first call's
+// (*n, set by the first call) and as many units as the model's visible
+// layer.
+func checkEpochData(data Data, n *int, visible int, kind string) error {
+	if data == nil || data.Len() == 0 {
+		return fmt.Errorf("%s trainer: no training data", kind)
+	}
+	if *n != 0 && data.Len() != *n {
+		return fmt.Errorf("%s trainer: the data have %d examples, earlier %d; pass the same data every epoch", kind, data.Len(), *n)
+	}
+	if w := len(data.Row(0)); w != visible {
+		return fmt.Errorf("%s trainer: data have %d units per example, the %s %d visible units", kind, w, strings.ToUpper(kind), visible)
+	}
+	*n = data.Len()
 	return nil
 }
 
@@ -348,12 +371,13 @@ func transposeInto(dst, src *models.RBM) {
 // makeInput makes the training data of the current layer: the data
 // themselves for the first layer, otherwise the data propagated through the
 // layers below by Q (sampled with generators keyed by the layer and key, or
-// by mean field).
+// by mean field), Q being each layer's bottom-up conditional with its
+// UpScale (1 for a DBN).
 func (t *DBNTrainer) makeInput(data Data, key int) error {
 	t.input, t.inputKey = nil, key
 	var x Data = data
 	for k := 1; k <= t.Layer; k++ {
-		r := t.M.Layers[k-1]
+		r := scaledUp(t.M.Layers[k-1], t.Opt.layer(k-1).RBM.UpScale)
 		if t.Opt.Data == MeanFieldData {
 			x = meanFieldLayer(r, x, t.workers())
 		} else {
@@ -384,6 +408,20 @@ func dbnSeed(seed, a, b uint64) uint64 {
 	return z
 }
 
+// scaledUp returns r if its up scale (0 meaning 1) is 1, otherwise a copy
+// with W multiplied by it, whose HiddenPreact is then b + up·Wᵀx: the
+// bottom-up conditional of a DBM pretraining RBM.
+func scaledUp(r *models.RBM, up float64) *models.RBM {
+	if up = scaleOrOne(up); up == 1 {
+		return r
+	}
+	c := r.Clone()
+	for i := range c.W {
+		c.W[i] *= up
+	}
+	return c
+}
+
 // layerChunk is the number of rows made by one task with its own generator;
 // it is fixed, so the draws do not depend on the number of workers.
 const layerChunk = 256
@@ -391,18 +429,34 @@ const layerChunk = 256
 // forChunks runs f(lo, hi, chunk) over the chunks of n rows on workers goroutines.
 func forChunks(n, workers int, f func(lo, hi, chunk int)) {
 	chunks := (n + layerChunk - 1) / layerChunk
+	parallel(chunks, max(1, workers), func(_, c int) {
+		f(c*layerChunk, min((c+1)*layerChunk, n), c)
+	})
+}
+
+// parallel runs f(worker, i) for i = 0…n−1 on min(workers, n) goroutines
+// (inline for one worker); worker < workers identifies the goroutine, for
+// scratch space. Each f(·, i) must do work that depends only on i, so that
+// the result does not depend on workers.
+func parallel(n, workers int, f func(worker, i int)) {
+	if workers <= 1 || n <= 1 {
+		for i := range n {
+			f(0, i)
+		}
+		return
+	}
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range max(1, min(workers, chunks)) {
+	for w := range min(workers, n) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
+				i := int(next.Add(1) - 1)
+				if i >= n {
 					return
 				}
-				f(c*layerChunk, min((c+1)*layerChunk, n), c)
+				f(w, i)
 			}
 		}()
 	}
@@ -570,12 +624,9 @@ func (t *DBNTrainer) Resume(c *models.Checkpoint) error {
 	if a, b := fmt.Sprint(m.Sizes()), fmt.Sprint(t.M.Sizes()); a != b {
 		return fmt.Errorf("checkpoint DBN has layer sizes %s, the experiment's %s", a, b)
 	}
-	if len(c.Meta.Train) == 0 {
-		return errors.New("checkpoint has no training state (it cannot be resumed, only evaluated)")
-	}
 	var st dbnTrainState
-	if err := json.Unmarshal(c.Meta.Train, &st); err != nil {
-		return fmt.Errorf("checkpoint training state: %w", err)
+	if err := decodeTrainState(c, &st); err != nil {
+		return err
 	}
 	if st.Data != t.Opt.Data.String() || st.Transpose != t.Opt.TransposeInit {
 		return fmt.Errorf("checkpoint was trained with layer data %s, transpose_init %v; the experiment asks for %s, %v",

@@ -2,7 +2,6 @@ package train
 
 import (
 	"math"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
@@ -173,18 +172,7 @@ func TestDBNResumeEqualsUninterrupted(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			c, err := part.Checkpoint("x")
-			if err != nil {
-				t.Fatal(err)
-			}
-			p := filepath.Join(t.TempDir(), "model.npz")
-			if err := models.Save(p, c); err != nil {
-				t.Fatal(err)
-			}
-			loaded, err := models.Load(p)
-			if err != nil {
-				t.Fatal(err)
-			}
+			loaded := saveAndLoad(t, part)
 			resumed := newDBNTrainer(t, opt, 21, 10, 7, 5, 4)
 			if err := resumed.Resume(loaded); err != nil {
 				t.Fatal(err)

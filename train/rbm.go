@@ -46,6 +46,17 @@ type RBMOptions struct {
 	Shuffle     bool
 	Schedule    Schedule
 	Workers     int // goroutines; 0 = 2. Results do not depend on it.
+	// UpScale and DownScale multiply the bottom-up input of the hidden units
+	// and the top-down input of the visible units in the conditionals,
+	//
+	//	p(h|v) = σ(b + UpScale·Wᵀv),  p(v|h) = σ(a + DownScale·W h);
+	//
+	// 0 means 1, an ordinary RBM. The gradient statistics stay
+	// E_data[v hᵀ] − E_model[v hᵀ] with these conditionals. They make the
+	// modified RBMs with which Salakhutdinov & Hinton (2009) pretrain a DBM
+	// (2 in the direction of the layer's missing neighbour); DBMTrainer sets
+	// them, and DBNTrainer refuses them.
+	UpScale, DownScale float64
 	// OnBatch, if set, is called after each minibatch with its size (for
 	// progress display).
 	OnBatch func(examples int)
@@ -71,6 +82,7 @@ type RBMTrainer struct {
 	velW, velA, velB []float64
 	chains           []float64 // Chains×D persistent visible states (PCD)
 	wt               []float64 // Wᵀ (H×D), refreshed each batch
+	up, down         float64   // UpScale and DownScale, 0 resolved to 1
 	tasks            []*task
 	perm             []int
 	ready            bool
@@ -112,7 +124,15 @@ func NewRBMTrainer(m *models.RBM, opt RBMOptions, seed uint64) (*RBMTrainer, err
 	if opt.Workers <= 0 {
 		opt.Workers = 2
 	}
-	t := &RBMTrainer{M: m, Opt: opt, src: rand.NewPCG(seed, 0x6c6f677a)}
+	for _, s := range []struct {
+		name string
+		v    float64
+	}{{"up", opt.UpScale}, {"down", opt.DownScale}} {
+		if !(s.v >= 0) || math.IsInf(s.v, 0) {
+			return nil, fmt.Errorf("%s scale %v must be a positive number (0 means 1)", s.name, s.v)
+		}
+	}
+	t := &RBMTrainer{M: m, Opt: opt, src: rand.NewPCG(seed, 0x6c6f677a), up: scaleOrOne(opt.UpScale), down: scaleOrOne(opt.DownScale)}
 	t.rng = rand.New(t.src)
 	t.velW = make([]float64, len(m.W))
 	t.velA = make([]float64, m.NVis)
@@ -135,6 +155,14 @@ func (t *RBMTrainer) InitParams(std float64, vbias []float64) {
 	} else {
 		clear(m.VBias)
 	}
+}
+
+// scaleOrOne resolves an input scale: 0 means 1.
+func scaleOrOne(s float64) float64 {
+	if s == 0 {
+		return 1
+	}
+	return s
 }
 
 func (t *RBMTrainer) setup() {
@@ -196,29 +224,34 @@ func (t *RBMTrainer) TrainEpoch(data Data) (EpochStats, error) {
 	lr := o.Schedule.LearningRateAt(epoch)
 	mom := o.Schedule.MomentumAt(epoch)
 	n := data.Len()
-	if cap(t.perm) < n {
-		t.perm = make([]int, n)
-	}
-	t.perm = t.perm[:n]
-	for i := range t.perm {
-		t.perm[i] = i
-	}
-	if o.Shuffle {
-		t.rng.Shuffle(n, func(i, j int) { t.perm[i], t.perm[j] = t.perm[j], t.perm[i] })
-	}
-	var sqErr float64
-	for b, start := 0, 0; start < n; b, start = b+1, start+o.BatchSize {
-		end := min(start+o.BatchSize, n)
-		sqErr += t.batch(data, t.perm[start:end], k, lr, mom)
-		if o.OnBatch != nil {
-			o.OnBatch(end - start)
-		}
-		if err := t.checkFinite(); err != nil {
-			return EpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, b+1, err)
-		}
+	t.perm = epochOrder(t.perm, n, o.Shuffle, t.rng)
+	sqErr, b, err := minibatches(t.perm, o.BatchSize, o.OnBatch, func(idx []int) float64 {
+		return t.batch(data, idx, k, lr, mom)
+	}, t.checkFinite)
+	if err != nil {
+		return EpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, b, err)
 	}
 	t.Epoch = epoch
 	return EpochStats{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sqErr / float64(n)}, nil
+}
+
+// minibatches runs step on the consecutive minibatches of perm, calling
+// onBatch (if set) with each one's size and then check; it returns the sum
+// of the steps' results, or the 1-based number of the minibatch after which
+// check failed and its error.
+func minibatches(perm []int, size int, onBatch func(int), step func(idx []int) float64, check func() error) (float64, int, error) {
+	sum := 0.0
+	for b, start := 0, 0; start < len(perm); b, start = b+1, start+size {
+		end := min(start+size, len(perm))
+		sum += step(perm[start:end])
+		if onBatch != nil {
+			onBatch(end - start)
+		}
+		if err := check(); err != nil {
+			return sum, b + 1, err
+		}
+	}
+	return sum, 0, nil
 }
 
 func (t *RBMTrainer) checkFinite() error {
@@ -342,7 +375,7 @@ func (t *RBMTrainer) run(w *task, data Data, k int) {
 		for c := w.chainLo; c < w.chainHi; c++ {
 			chain := t.chains[c*D : (c+1)*D]
 			copy(w.vk, chain)
-			hiddenProbs(w.pk, m, w.vk, w.on)
+			hiddenProbs(w.pk, m, w.vk, w.on, t.up)
 			t.gibbs(w, k)
 			copy(chain, w.vk)
 			accumulate(w, w.vk, w.pk, -1)
@@ -357,7 +390,7 @@ func (t *RBMTrainer) run(w *task, data Data, k int) {
 				w.v[i] = float64(x)
 			}
 		}
-		hiddenProbs(w.p, m, w.v, w.on)
+		hiddenProbs(w.p, m, w.v, w.on, t.up)
 		// One Gibbs step from the data: the reconstruction error, and for CD
 		// the start of the negative chain.
 		copy(w.vk, w.v)
@@ -367,7 +400,7 @@ func (t *RBMTrainer) run(w *task, data Data, k int) {
 		}
 		if t.Opt.Persistent {
 			sample(w.h, w.p, w.rng)
-			visiblePre(w.vpre, m, t.wt, w.h, w.on)
+			visiblePre(w.vpre, m, t.wt, w.h, w.on, t.down)
 			for i, x := range w.vpre {
 				d := w.v[i] - nmath.Sigmoid(x)
 				w.sqErr += d * d
@@ -427,7 +460,7 @@ func (t *RBMTrainer) gibbs(w *task, k int) {
 	m := t.M
 	for step := range k {
 		sample(w.h, w.pk, w.rng)
-		visiblePre(w.vpre, m, t.wt, w.h, w.on)
+		visiblePre(w.vpre, m, t.wt, w.h, w.on, t.down)
 		for i, x := range w.vpre {
 			p := nmath.Sigmoid(x)
 			if step == 0 && !w.negative {
@@ -440,7 +473,7 @@ func (t *RBMTrainer) gibbs(w *task, k int) {
 				w.vk[i] = 0
 			}
 		}
-		hiddenProbs(w.pk, m, w.vk, w.on)
+		hiddenProbs(w.pk, m, w.vk, w.on, t.up)
 	}
 }
 
@@ -464,12 +497,18 @@ func accumulate(w *task, v, p []float64, sign float64) {
 	}
 }
 
-// hiddenProbs sets p_j = σ(b_j + Σ_i v_i W_ij): a sum of the rows of W
-// selected by the units at 1 (rowsum, four rows per pass), plus weighted rows
-// for real-valued entries (mean-field data). on is scratch of length ≥ D.
-func hiddenProbs(p []float64, m *models.RBM, v []float64, on []int32) {
+// hiddenProbs sets p_j = σ(b_j + s·Σ_i v_i W_ij) with s = up (the RBM's
+// UpScale): a sum of the rows of W selected by the units at 1 (rowsum, four
+// rows per pass), plus weighted rows for real-valued entries (mean-field
+// data). on is scratch of length ≥ D. With s = 1 the bias is the starting
+// value of the sum.
+func hiddenProbs(p []float64, m *models.RBM, v []float64, on []int32, up float64) {
 	H := m.NHid
-	copy(p, m.HBias)
+	if up == 1 {
+		copy(p, m.HBias)
+	} else {
+		clear(p[:H])
+	}
 	on = on[:0]
 	for i, x := range v {
 		switch x {
@@ -484,15 +523,25 @@ func hiddenProbs(p []float64, m *models.RBM, v []float64, on []int32) {
 		}
 	}
 	rowsum.AddRows(p[:H], m.W, on)
+	if up != 1 {
+		for j, x := range p[:H] {
+			p[j] = m.HBias[j] + up*x
+		}
+	}
 	for j, x := range p {
 		p[j] = nmath.Sigmoid(x)
 	}
 }
 
-// visiblePre sets pre_i = a_i + Σ_{j: h_j=1} W_ij for a binary h, a sum of
-// rows of Wᵀ. on is scratch of length ≥ H.
-func visiblePre(pre []float64, m *models.RBM, wt []float64, h []float64, on []int32) {
-	copy(pre, m.VBias)
+// visiblePre sets pre_i = a_i + s·Σ_{j: h_j=1} W_ij for a binary h with
+// s = down (the RBM's DownScale), a sum of rows of Wᵀ. on is scratch of
+// length ≥ H.
+func visiblePre(pre []float64, m *models.RBM, wt []float64, h []float64, on []int32, down float64) {
+	if down == 1 {
+		copy(pre, m.VBias)
+	} else {
+		clear(pre[:m.NVis])
+	}
 	on = on[:0]
 	for j, x := range h {
 		if x != 0 {
@@ -500,6 +549,11 @@ func visiblePre(pre []float64, m *models.RBM, wt []float64, h []float64, on []in
 		}
 	}
 	rowsum.AddRows(pre[:m.NVis], wt, on)
+	if down != 1 {
+		for i, x := range pre[:m.NVis] {
+			pre[i] = m.VBias[i] + down*x
+		}
+	}
 }
 
 // sample sets dst_i ~ Bernoulli(p_i).

@@ -61,13 +61,21 @@ func planted(n int, seed uint64) (*models.RBM, rows, rows) {
 	for i := range m.VBias {
 		m.VBias[i] = -1 + 0.5*rng.NormFloat64()
 	}
+	train, test := exactDraws(D, n, rng, func(v []float64) float64 { return m.LogUnnorm(v, nil) })
+	return m, train, test
+}
+
+// exactDraws returns n training and n/2 test vectors of D units drawn
+// exactly, with rng, from p(v) ∝ exp(logUnnorm(v)) by enumerating all 2^D
+// visible states.
+func exactDraws(D, n int, rng *rand.Rand, logUnnorm func(v []float64) float64) (train, test rows) {
 	v := make([]float64, D)
 	logp := make([]float64, 1<<D)
 	for s := range logp {
 		for i := range v {
 			v[i] = float64(s >> i & 1)
 		}
-		logp[s] = m.LogUnnorm(v, nil)
+		logp[s] = logUnnorm(v)
 	}
 	logZ := nmath.LogSumExp(logp)
 	cdf := make([]float64, len(logp))
@@ -88,14 +96,13 @@ func planted(n int, seed uint64) (*models.RBM, rows, rows) {
 		}
 		return x
 	}
-	var train, test rows
 	for range n {
 		train = append(train, draw())
 	}
 	for range n / 2 {
 		test = append(test, draw())
 	}
-	return m, train, test
+	return train, test
 }
 
 func newTrainer(t *testing.T, persistent bool, seed uint64, workers int) *RBMTrainer {
@@ -192,18 +199,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		for range 2 {
 			part.TrainEpoch(train)
 		}
-		c, err := part.Checkpoint("x")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(t.TempDir(), "model.npz")
-		if err := models.Save(p, c); err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := models.Load(p)
-		if err != nil {
-			t.Fatal(err)
-		}
+		loaded := saveAndLoad(t, part)
 		resumed := newTrainer(t, pcd, 999, 1) // seed and init are overwritten by Resume
 		if err := resumed.Resume(loaded); err != nil {
 			t.Fatal(err)
@@ -218,6 +214,26 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			t.Errorf("pcd=%v: resumed run differs from the uninterrupted one", pcd)
 		}
 	}
+}
+
+// saveAndLoad writes a trainer's checkpoint to a model.npz and reads it back.
+func saveAndLoad(t *testing.T, tr interface {
+	Checkpoint(string) (*models.Checkpoint, error)
+}) *models.Checkpoint {
+	t.Helper()
+	c, err := tr.Checkpoint("x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "model.npz")
+	if err := models.Save(p, c); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := models.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return loaded
 }
 
 func TestDivergenceNamesEpoch(t *testing.T) {

@@ -2,6 +2,7 @@ package train
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/logz-ml/logz/models"
@@ -12,6 +13,17 @@ type trainState struct {
 	Epoch      int  `json:"epoch"`
 	Persistent bool `json:"persistent"`
 	Chains     int  `json:"chains,omitempty"`
+	// UpScale and DownScale are saved when not 1 (DBM pretraining).
+	UpScale   float64 `json:"up_scale,omitempty"`
+	DownScale float64 `json:"down_scale,omitempty"`
+}
+
+// zeroIfOne returns 0 for 1, so that ordinary RBMs keep their meta as it was.
+func zeroIfOne(s float64) float64 {
+	if s == 1 {
+		return 0
+	}
+	return s
 }
 
 // Checkpoint returns the model with everything needed to resume training
@@ -23,7 +35,8 @@ func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	js, err := json.Marshal(trainState{Epoch: t.Epoch, Persistent: t.Opt.Persistent, Chains: t.Opt.Chains})
+	js, err := json.Marshal(trainState{Epoch: t.Epoch, Persistent: t.Opt.Persistent, Chains: t.Opt.Chains,
+		UpScale: zeroIfOne(t.up), DownScale: zeroIfOne(t.down)})
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +57,17 @@ func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	return c, nil
 }
 
+// decodeTrainState decodes the trainer state of c's meta into st.
+func decodeTrainState(c *models.Checkpoint, st any) error {
+	if len(c.Meta.Train) == 0 {
+		return errors.New("checkpoint has no training state (it cannot be resumed, only evaluated)")
+	}
+	if err := json.Unmarshal(c.Meta.Train, st); err != nil {
+		return fmt.Errorf("checkpoint training state: %w", err)
+	}
+	return nil
+}
+
 // Resume restores a trainer from a checkpoint written by Checkpoint. The
 // options must match the ones the checkpoint was trained with (PCD and its
 // number of chains are checked).
@@ -56,15 +80,15 @@ func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 		return fmt.Errorf("checkpoint RBM is %d×%d, the experiment's %d×%d", m.NVis, m.NHid, t.M.NVis, t.M.NHid)
 	}
 	var st trainState
-	if len(c.Meta.Train) == 0 {
-		return fmt.Errorf("checkpoint has no training state (it cannot be resumed, only evaluated)")
-	}
-	if err := json.Unmarshal(c.Meta.Train, &st); err != nil {
-		return fmt.Errorf("checkpoint training state: %w", err)
+	if err := decodeTrainState(c, &st); err != nil {
+		return err
 	}
 	if st.Persistent != t.Opt.Persistent || (st.Persistent && st.Chains != t.Opt.Chains) {
 		return fmt.Errorf("checkpoint was trained with persistent=%v chains=%d, the experiment asks for persistent=%v chains=%d",
 			st.Persistent, st.Chains, t.Opt.Persistent, t.Opt.Chains)
+	}
+	if up, down := scaleOrOne(st.UpScale), scaleOrOne(st.DownScale); up != t.up || down != t.down {
+		return fmt.Errorf("checkpoint was trained with input scales up %v, down %v; the experiment asks for %v, %v", up, down, t.up, t.down)
 	}
 	get := func(name string, n int) ([]float64, error) {
 		a, ok := c.State[name]

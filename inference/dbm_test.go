@@ -1,0 +1,262 @@
+package inference
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/models"
+)
+
+func randDBM(t *testing.T, seed uint64, wScale, bScale float64, sizes ...int) *models.DBM {
+	t.Helper()
+	d, err := models.NewDBM(sizes...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 5))
+	for _, w := range d.W {
+		for i := range w {
+			w[i] = wScale * rng.NormFloat64()
+		}
+	}
+	for _, b := range d.B {
+		for i := range b {
+			b[i] = bScale * rng.NormFloat64()
+		}
+	}
+	return d
+}
+
+// directLogF computes log f_β(x_E) = β Σ_{l even} b_lᵀx_l + (1−β) a_0ᵀv +
+// Σ_{l odd} Σ_j softplus(β z_{l,j}) from the chain's even layers in plain
+// float64, with z from models.DBM.Preact.
+func directLogF(d *models.DBM, a []float64, c *DBMChain, beta float64) float64 {
+	L := d.NumLayers()
+	xs := make([][]float64, L+1)
+	for l := 0; l <= L; l += 2 {
+		xs[l] = make([]float64, d.Sizes[l])
+		for i, b := range c.Layer(l) {
+			xs[l][i] = float64(b)
+		}
+	}
+	s := 0.0
+	for l := 0; l <= L; l += 2 {
+		for i, x := range xs[l] {
+			s += beta * d.B[l][i] * x
+			if l == 0 {
+				s += (1 - beta) * a[i] * x
+			}
+		}
+	}
+	for l := 1; l <= L; l += 2 {
+		z := make([]float64, d.Sizes[l])
+		var above []float64
+		if l < L {
+			above = xs[l+1]
+		}
+		d.Preact(z, l, xs[l-1], above)
+		for _, zj := range z {
+			s += nmath.Softplus(beta * zj)
+		}
+	}
+	return s
+}
+
+// checkPreacts compares every layer's cached pre-activations, after the
+// pending updates, with a recomputation, and returns the largest difference.
+func checkPreacts(c *DBMChain) float64 {
+	c.syncOdd()
+	c.syncEven(false)
+	worst := 0.0
+	for l := range c.z {
+		z := append([]float64(nil), c.z[l]...)
+		c.recomputeZ(l)
+		for j := range z {
+			worst = max(worst, math.Abs(z[j]-c.z[l][j]))
+		}
+	}
+	t, b := c.evenT, c.evenB
+	c.recomputeSums()
+	return max(worst, math.Abs(t-c.evenT), math.Abs(b-c.evenB))
+}
+
+// TestDBMChainAgainstDirect checks, along a run of every kind of move
+// (SampleBase, Step, Transition, StepClamped, TransitionClamped,
+// SetVisible, SampleBaseHidden), that LogUnnorm equals the direct float64
+// log f_β, that the weights of Step and StepClamped are log f_next − log
+// f_prev at the state before the move, that the clamped moves leave v alone
+// and that the cached pre-activations equal a recomputation; once more with
+// every update incremental.
+func TestDBMChainAgainstDirect(t *testing.T) {
+	for ci, sizes := range [][]int{{7, 5, 6}, {6, 4, 5, 3}, {5, 3, 4, 3, 2}} {
+		d := randDBM(t, uint64(ci+1), 0.8, 0.6, sizes...)
+		a := make([]float64, sizes[0])
+		for i := range a {
+			a[i] = float64(i%3) - 1
+		}
+		for ti, base := range [][]float64{nil, a, a} {
+			p, err := NewDBMPath(d, base)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.alwaysIncremental = ti == 2
+			a0 := p.a
+			c := p.NewDBMChain()
+			rng := rand.New(rand.NewPCG(3, uint64(ci)))
+			c.SampleBase(rng)
+			data := make([]uint8, sizes[0])
+			for k := range 400 {
+				prev, next := rng.Float64(), rng.Float64()
+				want := directLogF(d, a0, c, next) - directLogF(d, a0, c, prev)
+				if got := c.LogUnnorm(prev); math.Abs(got-directLogF(d, a0, c, prev)) > 1e-10 {
+					t.Fatalf("sizes %v move %d: LogUnnorm(%v) = %v, direct %v", sizes, k, prev, got, directLogF(d, a0, c, prev))
+				}
+				v := append([]uint8(nil), c.Visible()...)
+				var got float64
+				clamped := false
+				switch k % 7 {
+				case 0, 1, 2:
+					got = c.Step(prev, next, rng)
+				case 3:
+					c.Transition(next, rng)
+					got = want
+				case 4:
+					got, clamped = c.StepClamped(prev, next, rng), true
+				case 5:
+					c.TransitionClamped(next, rng)
+					got, clamped = want, true
+				case 6:
+					for i := range data {
+						data[i] = uint8(rng.IntN(2))
+					}
+					c.SetVisible(data)
+					if k%2 == 0 {
+						c.SampleBaseHidden(rng)
+					}
+					got = want
+					copy(v, data)
+					clamped = true
+				}
+				if math.Abs(got-want) > 1e-10 {
+					t.Fatalf("sizes %v move %d (kind %d): weight %v, direct %v", sizes, k, k%7, got, want)
+				}
+				if clamped && string(v) != string(c.Visible()) {
+					t.Fatalf("sizes %v move %d (kind %d): v changed from %v to %v", sizes, k, k%7, v, c.Visible())
+				}
+				if lb := c.LogBaseVisible(); k%7 == 6 {
+					w := 0.0
+					for i, x := range data {
+						w += float64(x)*a0[i] - nmath.Softplus(a0[i])
+					}
+					if math.Abs(lb-w) > 1e-12 {
+						t.Fatalf("LogBaseVisible = %v, want %v", lb, w)
+					}
+				}
+				if k%50 == 0 {
+					if e := checkPreacts(c); e > 1e-12 {
+						t.Fatalf("sizes %v move %d: cached pre-activations off by %v", sizes, k, e)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDBMIncrementalDoesNotDrift runs 3,000 steps of a 120-80-100-40 chain
+// with the periodic recomputation and the switch to recomputing when cheaper
+// both disabled, checks that the pre-activations were in fact updated
+// incrementally, and compares log f_β with the direct float64 computation and
+// the pre-activations with a recomputation.
+func TestDBMIncrementalDoesNotDrift(t *testing.T) {
+	d := randDBM(t, 9, 0.3, 1, 120, 80, 100, 40)
+	base := make([]float64, 120)
+	for i := range base {
+		base[i] = -1 + 0.01*float64(i)
+	}
+	p, err := NewDBMPath(d, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.recompute = math.MaxInt
+	p.alwaysIncremental = true
+	c := p.NewDBMChain()
+	rng := rand.New(rand.NewPCG(4, 4))
+	c.SampleBase(rng)
+	betas := LinearSchedule(3000)
+	for k := 1; k < len(betas); k++ {
+		c.Step(betas[k-1], betas[k], rng)
+	}
+	c.syncOdd()
+	for l, n := range c.since {
+		if n < 2900 {
+			t.Fatalf("layer %d: only %d incremental updates since the last recomputation: the test does not exercise the incremental path", l, n)
+		}
+	}
+	if c.sinceSums < 2900 {
+		t.Fatalf("only %d incremental updates of the bias sums", c.sinceSums)
+	}
+	for _, beta := range []float64{0, 0.5, 1} {
+		got, want := c.LogUnnorm(beta), directLogF(d, p.a, c, beta)
+		t.Logf("β=%v: log f_β = %.12f, direct %.12f", beta, got, want)
+		if math.Abs(got-want) > 1e-9 {
+			t.Errorf("β=%v: log f_β drifted: %v, direct %v", beta, got, want)
+		}
+	}
+	e := checkPreacts(c)
+	t.Logf("max |incremental − recomputed| after 3,000 steps: %.3g", e)
+	if e > 1e-11 {
+		t.Fatalf("pre-activations drifted by %.3g", e)
+	}
+}
+
+// TestDBMSampleBaseIsExact checks the frequencies of v ~ Bern(σ(a_0)) and of
+// the uniform even hidden layers over 200,000 draws.
+func TestDBMSampleBaseIsExact(t *testing.T) {
+	d := randDBM(t, 2, 1, 1, 3, 2, 3)
+	a := []float64{-2, 0.3, 1.5}
+	p, err := NewDBMPath(d, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := p.NewDBMChain()
+	rng := rand.New(rand.NewPCG(8, 8))
+	const n = 200000
+	var count [64]float64
+	for range n {
+		c.SampleBase(rng)
+		s := 0
+		for i, b := range append(append([]uint8(nil), c.Layer(0)...), c.Layer(2)...) {
+			s |= int(b) << i
+		}
+		count[s]++
+	}
+	for s := range count {
+		pr := 1.0 / 8
+		for i := range 3 {
+			pr *= nmath.Sigmoid(float64(2*(s>>i&1)-1) * a[i])
+		}
+		se := math.Sqrt(pr * (1 - pr) / n)
+		if f := count[s] / n; math.Abs(f-pr) > 5*se {
+			t.Errorf("state %06b: frequency %.5f, p_0 = %.5f (SE %.2g)", s, f, pr, se)
+		}
+	}
+}
+
+func TestDBMPathValidation(t *testing.T) {
+	d := randDBM(t, 1, 1, 1, 3, 2, 2)
+	if _, err := NewDBMPath(d, []float64{1, 2}); err == nil {
+		t.Error("short base biases accepted")
+	}
+	if _, err := NewDBMPath(d, []float64{1, math.NaN(), 0}); err == nil {
+		t.Error("NaN base bias accepted")
+	}
+	if _, err := NewDBMPath(nil, nil); err == nil {
+		t.Error("nil model accepted")
+	}
+	d.B[1] = d.B[1][:1]
+	if _, err := NewDBMPath(d, nil); err == nil {
+		t.Error("inconsistent model accepted")
+	}
+}
