@@ -48,6 +48,9 @@ func CheckFeasible(m models.Model, ests []config.Estimator) error {
 	if d, ok := m.(*models.DBN); ok {
 		return checkFeasibleDBN(d, ests)
 	}
+	if d, ok := m.(*models.DBM); ok {
+		return checkFeasibleDBM(d, ests)
+	}
 	r, ok := m.(*models.RBM)
 	if !ok {
 		return fmt.Errorf("model type %s has no estimators yet", m.TypeName())
@@ -69,6 +72,9 @@ func CheckFeasible(m models.Model, ests []config.Estimator) error {
 func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row, error) {
 	if d, ok := m.(*models.DBN); ok {
 		return ev.runDBN(d, ests)
+	}
+	if d, ok := m.(*models.DBM); ok {
+		return ev.runDBM(d, ests)
 	}
 	r, ok := m.(*models.RBM)
 	if !ok {

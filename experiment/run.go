@@ -141,7 +141,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		return all, err
 	}
 	sizes := []int{exp.Model.Hidden}
-	if exp.Model.Type == "dbn" {
+	if exp.Model.Type == "dbn" || exp.Model.Type == "dbm" {
 		sizes = exp.Model.Layers
 	}
 	m, err := t.New(train0.D, sizes)

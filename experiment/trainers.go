@@ -43,6 +43,12 @@ func modelLabel(m models.Model) string {
 			s = append(s, fmt.Sprint(n))
 		}
 		return "dbn " + strings.Join(s, "-")
+	case *models.DBM:
+		var s []string
+		for _, n := range m.Sizes {
+			s = append(s, fmt.Sprint(n))
+		}
+		return "dbm " + strings.Join(s, "-")
 	}
 	return m.TypeName()
 }
@@ -91,6 +97,32 @@ func newTrainer(exp config.Experiment, m models.Model, trainSet *data.Set, baseR
 			return nil, err
 		}
 		return &dbnTrainer{tr: tr}, nil
+	case *models.DBM:
+		t := exp.Train
+		pre := rbmOptions(t, workers)
+		pre.Persistent = t.Pretrain.Method == "pcd"
+		if !pre.Persistent {
+			pre.Chains = 0
+		}
+		pre.Schedule = pretrainSchedule{t}
+		tr, err := train.NewDBMTrainer(m, train.DBMOptions{
+			Pretrain:       []train.RBMOptions{pre},
+			PretrainEpochs: t.Pretrain.Epochs,
+			BatchSize:      t.BatchSize,
+			Chains:         t.Chains,
+			MFIters:        t.MeanFieldIters,
+			WeightDecay:    t.WeightDecay,
+			Shuffle:        t.Shuffle,
+			Schedule:       t,
+			Epochs:         t.Epochs,
+			InitStd:        exp.Model.InitWeightStd,
+			BaseRateVBias:  exp.Model.InitVisibleBias == "base-rate",
+			Workers:        workers,
+		}, seed)
+		if err != nil {
+			return nil, err
+		}
+		return &dbmTrainer{tr: tr}, nil
 	}
 	return nil, fmt.Errorf("model type %s cannot be trained", m.TypeName())
 }
@@ -123,3 +155,24 @@ func (d *dbnTrainer) Completed() int                                  { return d
 func (d *dbnTrainer) Total() int                                      { return d.tr.TotalEpochs() }
 func (d *dbnTrainer) Current() models.Model                           { return d.tr.Stack() }
 func (d *dbnTrainer) SetOnBatch(func(int))                            {}
+
+// pretrainSchedule is the schedule of DBM pretraining: constant k and
+// learning rate from train.pretrain, the momentum schedule of train.
+type pretrainSchedule struct{ t config.Train }
+
+func (p pretrainSchedule) KAt(int) int                { return p.t.Pretrain.K }
+func (p pretrainSchedule) LearningRateAt(int) float64 { return p.t.Pretrain.LearningRate }
+func (p pretrainSchedule) MomentumAt(e int) float64   { return p.t.MomentumAt(e) }
+
+type dbmTrainer struct{ tr *train.DBMTrainer }
+
+func (d *dbmTrainer) TrainEpoch(x train.Data) (epochSummary, error) {
+	st, err := d.tr.TrainEpoch(x)
+	return epochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError}, err
+}
+func (d *dbmTrainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
+func (d *dbmTrainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }
+func (d *dbmTrainer) Completed() int                                  { return d.tr.Epoch }
+func (d *dbmTrainer) Total() int                                      { return d.tr.TotalEpochs() }
+func (d *dbmTrainer) Current() models.Model                           { return d.tr.Current() }
+func (d *dbmTrainer) SetOnBatch(f func(int))                          { d.tr.Opt.OnBatch = f }

@@ -106,7 +106,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	maxUnits := fs.Int("max-units", 25, "exact: refuse above this many units in the smaller layer (≤ 40)")
 	examples := fs.Int("examples", 100, "RAISE and CSL: evaluate a random subsample of N examples, extended to all by the control variate log f(v) (0 = all)")
 	cv := fs.String("control-variate", "alpha1", "RAISE: alpha1, fit (least squares) or none")
-	samples := fs.Int("samples", 0, "DBN: proposals from Q per example for ais (default 500) and dbn-bound (default 5)")
+	samples := fs.Int("samples", 0, "DBN/DBM: proposals per example for ais (default 500: from Q for a DBN, from the mean-field posterior for a DBM) and dbn-bound (default 5)")
 	limit := fs.Int("limit", 0, "use only the first N examples of --data (0 = all)")
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	binarize := fs.String("binarize", "stochastic", "grey images: stochastic, threshold or none")
@@ -137,7 +137,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			e.Chains, e.Betas, e.Schedule, e.Init, e.Examples, e.ControlVariate = *chains, *betas, *schedule, *init, *examples, *cv
 		case "csl":
 			e.Chains, e.Init, e.Examples = *chains, *init, *examples
-		case "dbn-bound":
+		case "dbn-bound", "mf-bound":
 			e.Runs, e.Betas, e.Schedule, e.Init = *chains, *betas, *schedule, *init
 		}
 		if *samples > 0 && (e.Name == "ais" || e.Name == "dbn-bound") {
