@@ -346,3 +346,45 @@ func TestDBNEndToEnd(t *testing.T) {
 		t.Fatalf("eval: %v %+v, want %.6f", err, ev, exact)
 	}
 }
+
+// TestDBMEndToEnd runs the shipped quickstart-dbm config (a 20-8-6 DBM on
+// planted data) and checks the criteria: the mean-field bound lies
+// below the exact log-likelihood, AIS and RAISE are close to it, and
+// logz eval on the saved model.npz reproduces the exact value.
+func TestDBMEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	if _, _, err := runLogz(t, "run", filepath.Join("..", "..", "configs", "quickstart-dbm.yaml"), "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := report.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]report.Row{}
+	for _, r := range rows {
+		if r.Stage == report.StageFinal && r.Split == "test" {
+			got[r.Estimator] = r
+		}
+	}
+	exact := *got["exact"].MeanLoglik
+	bound := got["mf-bound"]
+	// The bound shares the AIS log Ẑ; allow its 3σ band.
+	if slack := *bound.LogZ - *bound.LogZLo; *bound.MeanLoglik > exact+slack {
+		t.Errorf("mf-bound %.4f above exact %.4f (+%.4f)", *bound.MeanLoglik, exact, slack)
+	}
+	for _, name := range []string{"ais", "raise"} {
+		r := got[name]
+		if r.MeanLoglik == nil || math.Abs(*r.MeanLoglik-exact) > 0.1 {
+			t.Errorf("%s: %v, exact %.4f", name, r.MeanLoglik, exact)
+		}
+	}
+	js, _, err := runLogz(t, "eval", "--model", filepath.Join(out, "dbm-20-8-6", "model.npz"), "--data", "planted:test", "--estimator", "exact", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := report.DecodeResults(strings.NewReader(js), "stdout")
+	if err != nil || len(ev) != 1 || math.Abs(*ev[0].MeanLoglik-exact) > 1e-9 {
+		t.Fatalf("eval: %v %+v, want %.6f", err, ev, exact)
+	}
+}
