@@ -295,50 +295,16 @@ func (ev Evaluation) raiseDBM(d *models.DBM, e config.Estimator, seed uint64, ba
 		}
 		r.BaseVBias = ev.BaseRate
 	}
-	var rows []report.Row
-	for si, s := range ev.Splits {
-		start := time.Now()
-		idx, err := ev.sample(si, s.Data, e.Examples)
-		if err != nil {
-			return rows, err
-		}
-		var done func()
-		r.Progress, done = ev.bar(fmt.Sprintf("%s epoch %d DBM RAISE %s %d ex × %d × %d β", ev.Experiment, ev.Epoch, s.Name, len(idx), e.Chains, e.Betas), int64(len(idx))*int64(e.Chains)*int64(len(betas)-1))
-		res, err := r.LogProb(d, subset{s.Data, idx})
-		done()
-		if err != nil {
-			return rows, err
-		}
-		row := base
-		row.Split, row.Runs, row.Betas, row.Init = s.Name, e.Chains, e.Betas, e.Init
-		row.Warnings = append(row.Warnings, res.Warnings...)
-		if res.MinESS < e.MinESSFraction*float64(e.Chains) && len(res.Warnings) == 0 {
-			row.Warnings = append(row.Warnings, fmt.Sprintf("RAISE: smallest per-example ESS %.1f of %d chains", res.MinESS, e.Chains))
-		}
-		cv := eval.CVResult{Estimate: res.Mean.Mean, SE: res.Mean.SE}
-		if len(idx) < s.Data.Len() && e.ControlVariate != "none" {
-			x, ok := isLogF[s.Name]
-			proposals := "the ais estimator's"
-			if !ok {
-				if x, _, err = dbmISLogF(d, s.Data, 100, config.DeriveSeed(seed, 200+uint64(si))); err != nil {
-					return rows, err
-				}
-				proposals = "100"
+	return ev.raiseBySubsample(e, base, "DBM RAISE", len(betas)-1,
+		func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
+			r.Progress = progress
+			return r.LogProb(d, x)
+		},
+		func(si int, s Split) ([]float64, string, error) {
+			if x, ok := isLogF[s.Name]; ok {
+				return x, "the ais estimator's", nil
 			}
-			if c, err := extend(e.ControlVariate, res.LogP, idx, x); err == nil {
-				cv = c
-				row.Warnings = append(row.Warnings, c.Warnings...)
-				row.Notes = append(row.Notes, fmt.Sprintf("RAISE on %d of %d examples, extended by the control variate log f̂(v) (IS with %s proposals; α = %.3g; variance reduced %.3g×)", len(idx), s.Data.Len(), proposals, cv.Alpha, cv.VarianceReduction))
-			} else {
-				row.Warnings = append(row.Warnings, "control variate: "+err.Error())
-			}
-		}
-		if math.IsNaN(cv.SE) {
-			cv.SE = res.Mean.SE
-		}
-		row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(cv.Estimate), report.F(cv.SE), len(idx)
-		row.Seconds = time.Since(start).Seconds()
-		rows = append(rows, row)
-	}
-	return rows, nil
+			x, _, err := dbmISLogF(d, s.Data, 100, config.DeriveSeed(seed, 200+uint64(si)))
+			return x, "100", err
+		})
 }

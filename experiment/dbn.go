@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/logz-ml/logz/config"
@@ -204,44 +203,14 @@ func (ev Evaluation) raiseDBN(d *models.DBN, e config.Estimator, seed uint64, ba
 			return nil, err
 		}
 	}
-	var rows []report.Row
-	for si, s := range ev.Splits {
-		start := time.Now()
-		idx, err := ev.sample(si, s.Data, e.Examples)
-		if err != nil {
-			return rows, err
-		}
-		var done func()
-		r.Progress, done = ev.bar(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d × %d β", ev.Experiment, ev.Epoch, s.Name, len(idx), e.Chains, e.Betas), int64(len(idx))*int64(e.Chains)*int64(len(betas)-1))
-		res, err := r.LogProb(d, subset{s.Data, idx})
-		done()
-		if err != nil {
-			return rows, err
-		}
-		row := base
-		row.Split, row.Runs, row.Betas, row.Init = s.Name, e.Chains, e.Betas, e.Init
-		row.Warnings = append(row.Warnings, res.Warnings...)
-		cv := eval.CVResult{Estimate: res.Mean.Mean, SE: res.Mean.SE}
-		if len(idx) < s.Data.Len() && e.ControlVariate != "none" {
-			// X = log f̂(v) by IS with a few proposals: any fixed per-example
-			// X keeps the estimate unbiased; a better X only lowers its variance.
+	return ev.raiseBySubsample(e, base, "RAISE", len(betas)-1,
+		func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
+			r.Progress = progress
+			res, err := r.LogProb(d, x)
+			return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err
+		},
+		func(si int, s Split) ([]float64, string, error) {
 			is, err := eval.DBNIS{Samples: 50, Seed: config.DeriveSeed(seed, 200+uint64(si))}.LogProb(d, eval.TopLogZ{}, s.Data)
-			if err != nil {
-				return rows, err
-			}
-			if c, err := extend(e.ControlVariate, res.LogP, idx, is.LogF); err == nil {
-				cv = c
-				row.Notes = append(row.Notes, fmt.Sprintf("RAISE on %d of %d examples, extended by the control variate log f̂(v) (IS, 50 proposals; α = %.3g; variance reduced %.3g×)", len(idx), s.Data.Len(), cv.Alpha, cv.VarianceReduction))
-			} else {
-				row.Warnings = append(row.Warnings, "control variate: "+err.Error())
-			}
-		}
-		if math.IsNaN(cv.SE) {
-			cv.SE = res.Mean.SE
-		}
-		row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(cv.Estimate), report.F(cv.SE), len(idx)
-		row.Seconds = time.Since(start).Seconds()
-		rows = append(rows, row)
-	}
-	return rows, nil
+			return is.LogF, "50", err
+		})
 }
