@@ -273,24 +273,26 @@ func (v *validator) evaluate(e *Experiment, train DataSpec, trainOK bool) {
 	}
 }
 
+// annealing checks the settings shared by the annealing estimators: betas,
+// schedule (the "2008" shape needs three β) and init.
+func (v *validator) annealing(rel string, est Estimator) {
+	v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
+	if v.enum(rel+".schedule", est.Schedule, aisSchedules) && est.Schedule == "2008" && est.Betas >= 1 && est.Betas < 3 {
+		v.crossf(rel, rel+".betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", est.Betas)
+	}
+	v.enum(rel+".init", est.Init, aisInits)
+}
+
 func (v *validator) estimator(rel string, est Estimator, m Model, visible int) {
 	switch est.Name {
 	case "ais":
 		v.check(rel+".runs", est.Runs >= 2, "an integer ≥ 2", est.Runs)
-		v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
-		if v.enum(rel+".schedule", est.Schedule, aisSchedules) && est.Schedule == "2008" && est.Betas >= 1 && est.Betas < 3 {
-			v.crossf(rel, rel+".betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", est.Betas)
-		}
-		v.enum(rel+".init", est.Init, aisInits)
+		v.annealing(rel, est)
 		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
 		v.check(rel+".samples", est.Samples >= 1, "a positive integer", est.Samples)
 	case "raise":
 		v.check(rel+".chains", est.Chains >= 1, "a positive integer", est.Chains)
-		v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
-		if v.enum(rel+".schedule", est.Schedule, aisSchedules) && est.Schedule == "2008" && est.Betas >= 1 && est.Betas < 3 {
-			v.crossf(rel, rel+".betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", est.Betas)
-		}
-		v.enum(rel+".init", est.Init, aisInits)
+		v.annealing(rel, est)
 		v.check(rel+".examples", est.Examples >= 0, "a non-negative integer (0 = all)", est.Examples)
 		v.enum(rel+".control_variate", est.ControlVariate, controlVariates)
 		v.check(rel+".gap_tolerance", est.GapTolerance > 0, "a positive number (nats)", est.GapTolerance)
@@ -300,11 +302,7 @@ func (v *validator) estimator(rel string, est Estimator, m Model, visible int) {
 		}
 	case "mf-bound":
 		v.check(rel+".runs", est.Runs >= 2, "an integer ≥ 2", est.Runs)
-		v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
-		if v.enum(rel+".schedule", est.Schedule, aisSchedules) && est.Schedule == "2008" && est.Betas >= 1 && est.Betas < 3 {
-			v.crossf(rel, rel+".betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", est.Betas)
-		}
-		v.enum(rel+".init", est.Init, aisInits)
+		v.annealing(rel, est)
 		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
 		if m.Type != "dbm" {
 			v.errorAt(rel+".name", "mf-bound is the mean-field bound of a dbm; the model type is %s", m.Type)
