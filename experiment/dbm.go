@@ -148,11 +148,7 @@ func (ev Evaluation) runDBM(d *models.DBM, ests []config.Estimator) ([]report.Ro
 			return rows, fmt.Errorf("estimator %q is not available for model type dbm (use exact, mf-bound, ais, raise)", e.Name)
 		}
 	}
-	pairSandwich(rows, ests)
-	for i := range rows {
-		rows[i].Warnings = dedupe(rows[i].Warnings)
-	}
-	return rows, nil
+	return finishRows(rows, ests), nil
 }
 
 // aisSE is the standard error of log Ẑ, log(Ẑ+σ̂) − log Ẑ.

@@ -169,11 +169,17 @@ func (ev Evaluation) runDBN(d *models.DBN, ests []config.Estimator) ([]report.Ro
 			return rows, fmt.Errorf("estimator %q is not available for model type dbn (use exact, dbn-bound, ais, raise)", e.Name)
 		}
 	}
+	return finishRows(rows, ests), nil
+}
+
+// finishRows brackets AIS and RAISE rows (pairSandwich) and drops repeated
+// warnings: the last step of a deep model's evaluation.
+func finishRows(rows []report.Row, ests []config.Estimator) []report.Row {
 	pairSandwich(rows, ests)
 	for i := range rows {
 		rows[i].Warnings = dedupe(rows[i].Warnings)
 	}
-	return rows, nil
+	return rows
 }
 
 // dedupe drops repeated warnings, keeping the first occurrence of each.

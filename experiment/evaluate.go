@@ -101,21 +101,10 @@ func (ev Evaluation) Run(m models.Model, ests []config.Estimator) ([]report.Row,
 			if err != nil {
 				return rows, fmt.Errorf("ais: %w", err)
 			}
-			base.LogZ = report.F(res.LogZ)
-			base.LogZLo, base.LogZHi = report.F(res.LogZLo3), report.F(res.LogZHi3)
-			base.LogZLo1, base.LogZHi1 = report.F(res.LogZLo1), report.F(res.LogZHi1)
-			base.ESS = report.F(res.ESS)
+			setAISLogZ(&base, &res, exactLogZ, e)
 			base.Runs, base.Betas, base.Init = e.Runs, e.Betas, e.Init
-			base.ExactLogZ = report.F(exactLogZ)
 			base.Seconds = time.Since(start).Seconds()
-			warn := append([]string(nil), res.Warnings...)
-			if res.ESS < e.MinESSFraction*float64(e.Runs) && !hasESSWarning(warn) {
-				warn = append(warn, fmt.Sprintf("ESS %.1f of %d runs is below %.0f%%: log Z may be underestimated", res.ESS, e.Runs, 100*e.MinESSFraction))
-			}
-			if !math.IsNaN(exactLogZ) && !(res.LogZLo3 <= exactLogZ && exactLogZ <= res.LogZHi3) {
-				warn = append(warn, fmt.Sprintf("AIS log Z %.3f is %+.3f nats from the exact %.3f, outside its ±3σ band [%.3f, %.3f]", res.LogZ, res.LogZ-exactLogZ, exactLogZ, res.LogZLo3, res.LogZHi3))
-			}
-			rows = append(rows, ev.loglikRows(base, r, res.LogZ, warn)...)
+			rows = append(rows, ev.loglikRows(base, r, res.LogZ, base.Warnings)...)
 		case "raise":
 			rs, err := ev.raise(r, e, seed, base)
 			rows = append(rows, rs...)
