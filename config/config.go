@@ -25,9 +25,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 
+	"github.com/logz-ml/logz/family"
 	"gopkg.in/yaml.v3"
 )
 
@@ -55,11 +57,13 @@ type Experiment struct {
 	// Seed seeds everything random in the experiment. 0 in the file means
 	// "derive it from the file seed and the experiment's index"; after
 	// Parse it always holds the seed in use.
-	Seed     uint64   `yaml:"seed" want:"a non-negative integer (0 = derived)"`
-	Data     Data     `yaml:"data"`
-	Model    Model    `yaml:"model"`
-	Train    Train    `yaml:"train"`
-	Evaluate Evaluate `yaml:"evaluate"`
+	Seed  uint64 `yaml:"seed" want:"a non-negative integer (0 = derived)"`
+	Data  Data   `yaml:"data"`
+	Model Model  `yaml:"model"`
+	// Train is the family's train: section (e.g. *rbm.Train), decoded
+	// strictly onto the family's defaults.
+	Train    family.Settings `yaml:"train"`
+	Evaluate Evaluate        `yaml:"evaluate"`
 }
 
 // Data says where the examples come from and how grey values become bits.
@@ -117,96 +121,31 @@ type Planted struct {
 	WeightScale float64 `yaml:"weight_scale" want:"a positive number"`
 }
 
-// Model selects and sizes the model.
+// Model selects the model family and holds its model: settings.
 type Model struct {
-	// Type is a registered model type (see Options.ModelTypes).
-	Type string `yaml:"type" want:"a model type such as rbm"`
-	// Hidden is the number of hidden units.
-	Hidden int `yaml:"hidden" want:"a positive integer"`
-	// Layers are the hidden layer sizes of a "dbn" or "dbm", bottom to top
-	// (at least two; for a dbn the top two layers form the top RBM). Not
-	// used by "rbm".
-	Layers []int `yaml:"layers" want:"a list of positive integers"`
-	// InitWeightStd is σ of the initial weights W_ij ~ N(0, σ²).
-	InitWeightStd float64 `yaml:"init_weight_std" want:"a non-negative number"`
-	// InitVisibleBias is "base-rate" (a_i = log(p_i/(1−p_i)) with p_i the
-	// smoothed training mean of unit i) or "zero". Hidden biases start at 0.
-	InitVisibleBias string `yaml:"init_visible_bias" want:"base-rate or zero"`
+	// Type is a registered model family (family.Names()): rbm, dbn, dbm, ...
+	Type string
+	// Settings is the rest of the model: mapping, decoded strictly onto the
+	// family's defaults (e.g. *rbm.Model).
+	Settings family.Settings
 }
 
-// Train configures the trainer (CD-k or PCD with SGD, momentum and L2
-// weight decay). Its methods KAt, LearningRateAt and MomentumAt give the
-// per-epoch schedules; Train satisfies the trainers' Schedule interface.
-type Train struct {
-	// Method is "cd" (CD-k, chains start at the data) or "pcd"
-	// (persistent chains).
-	Method string `yaml:"method" want:"cd or pcd"`
-	// K is the number of block-Gibbs steps per update (at epoch 1).
-	K int `yaml:"k" want:"a positive integer"`
-	// KEnd, if non-zero, makes k grow linearly from K at epoch 1 to KEnd at
-	// the last epoch (the 2008 paper's CD 1→25); see KAt.
-	KEnd int `yaml:"k_end" want:"a non-negative integer (0 = constant k)"`
-	// Chains is the number of persistent chains for PCD; 0 in the file
-	// means BatchSize, and after Parse it holds the count in use. Must be 0
-	// for CD.
-	Chains int `yaml:"chains" want:"a non-negative integer"`
-	// Epochs is the number of passes over the training set.
-	Epochs int `yaml:"epochs" want:"a positive integer"`
-	// BatchSize is the minibatch size.
-	BatchSize int `yaml:"batch_size" want:"a positive integer"`
-	// LearningRate is ε at epoch 1; see LearningRateAt.
-	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
-	// LRSchedule is "constant", "linear" (to LREnd at the last epoch) or
-	// "exponential" (× LRDecay per epoch).
-	LRSchedule string  `yaml:"lr_schedule" want:"constant, linear or exponential"`
-	LREnd      float64 `yaml:"lr_end" want:"a non-negative number"`
-	LRDecay    float64 `yaml:"lr_decay" want:"a number in (0,1]"`
-	// Momentum applies before MomentumSwitchEpoch, FinalMomentum from it on.
-	Momentum            float64 `yaml:"momentum" want:"a number in [0,1)"`
-	FinalMomentum       float64 `yaml:"final_momentum" want:"a number in [0,1)"`
-	MomentumSwitchEpoch int     `yaml:"momentum_switch_epoch" want:"a positive integer (1-based epoch)"`
-	// WeightDecay is the L2 penalty λ on W (biases are not decayed).
-	WeightDecay float64 `yaml:"weight_decay" want:"a non-negative number"`
-	// CheckpointEvery writes model.npz after every N-th epoch and always
-	// after the last; 0 = only after the last.
-	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
-	// Shuffle reshuffles the training set before each epoch.
-	Shuffle bool `yaml:"shuffle" want:"true or false"`
-	// LayerData (dbn) is what the layers above the first train on:
-	// "sampled" (one draw from Q(h_l|h_{l−1}) per example, 2008 §4.1),
-	// "resampled" (a fresh draw every epoch) or "mean-field" (the
-	// probabilities themselves).
-	LayerData string `yaml:"layer_data" want:"sampled, resampled or mean-field"`
-	// TransposeInit (dbn) initialises each new layer with the transpose of
-	// the one below (2008 §5.2), so the bound does not fall at stacking; it
-	// needs layer l+1 to have as many units as layer l−1.
-	TransposeInit bool `yaml:"transpose_init" want:"true or false"`
-	// MeanFieldIters (dbm) is the number of mean-field fixed-point
-	// iterations of the positive phase of joint DBM training (Salakhutdinov
-	// & Hinton 2009); the negative phase is PCD with Chains persistent
-	// chains and K Gibbs sweeps per update, so a dbm needs method "pcd".
-	MeanFieldIters int `yaml:"mean_field_iters" want:"a positive integer"`
-	// Pretrain (dbm) configures greedy layer-wise pretraining with the
-	// modified RBMs of Salakhutdinov & Hinton (2009) before joint training.
-	Pretrain Pretrain `yaml:"pretrain"`
+// MarshalYAML writes type followed by the family's settings.
+func (m Model) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "type"}, &yaml.Node{Kind: yaml.ScalarNode, Value: m.Type})
+	if m.Settings != nil {
+		var body yaml.Node
+		if err := body.Encode(m.Settings); err != nil {
+			return nil, err
+		}
+		n.Content = append(n.Content, body.Content...)
+	}
+	return n, nil
 }
 
-// Pretrain configures DBM pretraining: each layer is trained as an RBM
-// whose input from the missing neighbour layer is doubled (bottom-up for
-// the first RBM, top-down for the top one, both for middle ones), for
-// Epochs epochs, with train.batch_size, train.momentum,
-// train.final_momentum, train.momentum_switch_epoch and train.weight_decay.
-type Pretrain struct {
-	// Epochs per layer; 0 = no pretraining (joint training starts from
-	// random weights).
-	Epochs int `yaml:"epochs" want:"a non-negative integer (0 = no pretraining)"`
-	// Method is "cd" or "pcd" for the pretraining RBMs.
-	Method string `yaml:"method" want:"cd or pcd"`
-	// K is the number of Gibbs steps per pretraining update.
-	K int `yaml:"k" want:"a positive integer"`
-	// LearningRate is the constant learning rate of pretraining.
-	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
-}
+// Family returns the model's family.
+func (m Model) Family() (*family.Family, error) { return family.Lookup(m.Type) }
 
 // Evaluate says what is measured, on which splits and when.
 type Evaluate struct {
@@ -226,26 +165,75 @@ type Evaluate struct {
 	Final      []Estimator `yaml:"final" want:"a list of estimators"`
 }
 
+// Estimator is one entry of evaluate.every_epoch or evaluate.final: the name
+// of an estimator of the experiment's family and its settings (the
+// estimator's own struct). In a file an entry is a mapping such as
+// {name: ais, runs: 100} or just the name (`- pll`).
+type Estimator = family.Configured
+
+// MarshalYAML writes the lists' entries as flow mappings
+// ({name: ais, runs: 100, betas: 14500, ...}) with every setting.
+func (ev Evaluate) MarshalYAML() (any, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode}
+	add := func(key string, v *yaml.Node) {
+		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: key}, v)
+	}
+	for _, kv := range []struct {
+		key string
+		v   any
+	}{{"splits", ev.Splits}, {"max_examples", ev.MaxExamples}, {"every", ev.Every}} {
+		var v yaml.Node
+		if err := v.Encode(kv.v); err != nil {
+			return nil, err
+		}
+		add(kv.key, &v)
+	}
+	for _, l := range []struct {
+		key  string
+		list []Estimator
+	}{{"every_epoch", ev.EveryEpoch}, {"final", ev.Final}} {
+		seq := &yaml.Node{Kind: yaml.SequenceNode}
+		for _, e := range l.list {
+			item, err := estimatorNode(e)
+			if err != nil {
+				return nil, err
+			}
+			seq.Content = append(seq.Content, item)
+		}
+		add(l.key, seq)
+	}
+	return n, nil
+}
+
+// estimatorNode writes one entry as a flow mapping: its name, then every
+// setting of its struct.
+func estimatorNode(e Estimator) (*yaml.Node, error) {
+	n := &yaml.Node{Kind: yaml.MappingNode, Style: yaml.FlowStyle}
+	n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "name"}, &yaml.Node{Kind: yaml.ScalarNode, Value: e.Name})
+	if e.Settings != nil {
+		var body yaml.Node
+		if err := body.Encode(e.Settings); err != nil {
+			return nil, fmt.Errorf("config: encoding estimator %s: %w", e.Name, err)
+		}
+		n.Content = append(n.Content, body.Content...)
+	}
+	return n, nil
+}
+
 // Options adjusts what Parse accepts.
 type Options struct {
-	// ModelTypes are the registered model type names (models.Names());
-	// empty means the built-in {"dbm", "dbn", "rbm"}.
-	ModelTypes []string
 	// Seed, if non-nil, replaces the file's seed (as `logz run --seed N`
 	// does). Experiments that set their own seed keep it.
 	Seed *uint64
 }
 
-func (o Options) modelTypes() []string {
-	if len(o.ModelTypes) == 0 {
-		return []string{"dbm", "dbn", "rbm"}
-	}
-	return o.ModelTypes
-}
+// DefaultModelType is the model type of an experiment that names none.
+const DefaultModelType = "rbm"
 
 // Default returns the default experiment: every field holds the value used
 // when a file does not set it. Name, Data.Train and Data.Test have no
-// default (a file must set them).
+// default (a file must set them). The model, train and estimator settings
+// are those of the default model family (rbm), when it is registered.
 //
 //	data:     validation 0, limit_train 0, limit_test 0, binarize stochastic,
 //	          threshold 0.5, data_dir "", planted {visible 20, hidden 8,
@@ -256,16 +244,15 @@ func (o Options) modelTypes() []string {
 //	train:    cd, k 1, k_end 0, chains 0, epochs 10, batch_size 100,
 //	          learning_rate 0.05 constant (lr_end 0, lr_decay 1),
 //	          momentum 0.5 → final_momentum 0.9 from epoch 5,
-//	          weight_decay 0.0002, checkpoint_every 1, shuffle true,
-//	          layer_data sampled (dbn), mean_field_iters 10 (dbm),
-//	          pretrain {epochs 0, method cd, k 1, learning_rate 0.05} (dbm)
+//	          weight_decay 0.0002, checkpoint_every 1, shuffle true
 //	evaluate: splits [test, train], max_examples 0, every 1,
 //	          every_epoch [exact, ais runs 16 betas 1000 linear],
 //	          final [exact, ais runs 100 betas 14500 "2008", pll, recon]
+//
+// Other families have their own model, train and estimator defaults
+// (`logz models` lists them).
 func Default() Experiment {
-	cheapAIS := MustEstimator("ais")
-	cheapAIS.Runs, cheapAIS.Betas, cheapAIS.Schedule = 16, 1000, "linear"
-	return Experiment{
+	e := Experiment{
 		Data: Data{
 			Binarize:  "stochastic",
 			Threshold: 0.5,
@@ -275,33 +262,81 @@ func Default() Experiment {
 				Seed: 0, WeightScale: 0.5,
 			},
 		},
-		Model: Model{Type: "rbm", Hidden: 25, InitWeightStd: 0.01, InitVisibleBias: "base-rate"},
-		Train: Train{
-			Method: "cd", K: 1, Epochs: 10, BatchSize: 100,
-			LearningRate: 0.05, LRSchedule: "constant", LRDecay: 1.0,
-			Momentum: 0.5, FinalMomentum: 0.9, MomentumSwitchEpoch: 5,
-			WeightDecay: 0.0002, CheckpointEvery: 1, Shuffle: true,
-			LayerData: "sampled", MeanFieldIters: 10,
-			Pretrain: Pretrain{Epochs: 0, Method: "cd", K: 1, LearningRate: 0.05},
-		},
+		Model: Model{Type: DefaultModelType},
 		Evaluate: Evaluate{
-			Splits:     []string{"test", "train"},
-			Every:      1,
-			EveryEpoch: []Estimator{MustEstimator("exact"), cheapAIS},
-			Final: []Estimator{
-				MustEstimator("exact"), MustEstimator("ais"),
-				MustEstimator("pll"), MustEstimator("recon"),
-			},
+			Splits: []string{"test", "train"},
+			Every:  1,
 		},
 	}
+	if f, err := family.Lookup(DefaultModelType); err == nil {
+		e.setFamily(f)
+	}
+	return e
 }
 
-// Clone returns a deep copy of e (its lists are not shared).
+// setFamily gives the experiment a family's default model, train and
+// estimator settings.
+func (e *Experiment) setFamily(f *family.Family) {
+	e.Model = Model{Type: f.Name, Settings: f.Model()}
+	e.Train = f.Train()
+	e.Evaluate.EveryEpoch = f.EveryEpoch()
+	e.Evaluate.Final = f.Final()
+}
+
+// Clone returns a deep copy of e (its lists and settings are not shared).
 func (e Experiment) Clone() Experiment {
 	e.Evaluate.Splits = append([]string(nil), e.Evaluate.Splits...)
-	e.Evaluate.EveryEpoch = append([]Estimator(nil), e.Evaluate.EveryEpoch...)
-	e.Evaluate.Final = append([]Estimator(nil), e.Evaluate.Final...)
+	e.Evaluate.EveryEpoch = cloneEstimators(e.Evaluate.EveryEpoch)
+	e.Evaluate.Final = cloneEstimators(e.Evaluate.Final)
+	e.Model.Settings = cloneSettings(e.Model.Settings)
+	e.Train = cloneSettings(e.Train)
 	return e
+}
+
+func cloneEstimators(l []Estimator) []Estimator {
+	if l == nil {
+		return nil
+	}
+	out := make([]Estimator, len(l))
+	for i, c := range l {
+		out[i] = Estimator{Name: c.Name, Settings: cloneSettings(c.Settings)}
+	}
+	return out
+}
+
+// cloneSettings copies the struct a Settings points to (its slices are
+// copied too).
+func cloneSettings(s family.Settings) family.Settings {
+	if s == nil {
+		return nil
+	}
+	v := reflect.ValueOf(s)
+	if v.Kind() != reflect.Pointer || v.IsNil() {
+		return s
+	}
+	c := reflect.New(v.Elem().Type())
+	c.Elem().Set(v.Elem())
+	copySlices(c.Elem())
+	return c.Interface().(family.Settings)
+}
+
+func copySlices(v reflect.Value) {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if !f.CanSet() {
+			continue
+		}
+		switch f.Kind() {
+		case reflect.Slice:
+			if !f.IsNil() {
+				c := reflect.MakeSlice(f.Type(), f.Len(), f.Len())
+				reflect.Copy(c, f)
+				f.Set(c)
+			}
+		case reflect.Struct:
+			copySlices(f)
+		}
+	}
 }
 
 // Load reads and parses the config file at path.

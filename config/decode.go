@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/logz-ml/logz/family"
 	"gopkg.in/yaml.v3"
 )
 
@@ -149,8 +150,9 @@ func (p *parser) parse(data []byte) *File {
 	// base: decoded on top of the defaults; each experiment on top of it.
 	base := Default()
 	baseLines := map[string]int{}
+	baseDeferred := map[string]kv{}
 	if baseNode != nil {
-		bs := &scope{p: p, prefix: "base", lines: baseLines, isBase: true}
+		bs := &scope{p: p, prefix: "base", lines: baseLines, isBase: true, deferred: baseDeferred}
 		bs.value(baseNode, reflect.ValueOf(&base).Elem(), field{want: "a mapping of experiment keys"}, "", baseLine)
 	}
 	if expNode == nil {
@@ -184,8 +186,10 @@ func (p *parser) parse(data []byte) *File {
 			lines[k] = v
 		}
 		lines[""] = item.Line
-		s := &scope{p: p, prefix: prefix, lines: lines}
+		s := &scope{p: p, prefix: prefix, lines: lines, deferred: map[string]kv{}}
 		s.mapping(item, reflect.ValueOf(&e).Elem(), "")
+		bs := &scope{p: p, prefix: "base", lines: lines, isBase: true}
+		s.familySections(&e, bs, baseDeferred)
 		if e.Seed == 0 {
 			e.Seed = DeriveSeed(f.Seed, uint64(i))
 		}
@@ -195,10 +199,7 @@ func (p *parser) parse(data []byte) *File {
 			// models on one test set.
 			e.Data.BinarizeSeed = DeriveSeed(f.Seed, binarizeLabel)
 		}
-		if e.Train.Method == "pcd" && e.Train.Chains == 0 {
-			e.Train.Chains = e.Train.BatchSize
-		}
-		v := &validator{scope: s, opt: p.opt}
+		v := &validator{scope: s}
 		v.experiment(&e)
 		if e.Name != "" {
 			low := strings.ToLower(e.Name)
@@ -215,6 +216,208 @@ func (p *parser) parse(data []byte) *File {
 		f.Experiments = append(f.Experiments, e)
 	}
 	return f
+}
+
+// familySections decodes the parts of experiment e that belong to its model
+// family: model:, train: and the estimator lists. The family is the
+// experiment's model.type, else base's, else DefaultModelType. Each section
+// starts from the family's defaults; base's section (decoded by bs, whose
+// errors name base) then the experiment's are decoded onto it; a list the
+// experiment does not set comes from base, else from the family.
+func (s *scope) familySections(e *Experiment, bs *scope, baseDef map[string]kv) {
+	typ, typeSet := DefaultModelType, false
+	for _, src := range []struct {
+		sc  *scope
+		def map[string]kv
+	}{{bs, baseDef}, {s, s.deferred}} {
+		m, ok := src.def["model"]
+		if !ok {
+			continue
+		}
+		n := deref(m.val)
+		if n.Kind != yaml.MappingNode {
+			continue // reported when the section is decoded
+		}
+		for _, p := range s.p.pairs(n, src.sc.full("model")) {
+			if p.key != "type" {
+				continue
+			}
+			var t string
+			s.lines["model.type"] = p.line
+			if src.sc.scalar(p.val, reflect.ValueOf(&t).Elem(), field{want: "a model type such as rbm"}, "model.type") {
+				typ, typeSet = t, true
+			}
+		}
+	}
+	f, err := family.Lookup(typ)
+	if err != nil {
+		names := family.Names()
+		s.errorAt("model.type", "unknown model type %q%s", typ, knownHint(typ, names))
+		e.Model, e.Train = Model{Type: typ}, nil
+		e.Evaluate.EveryEpoch, e.Evaluate.Final = nil, nil
+		return
+	}
+	_ = typeSet
+	e.setFamily(f)
+	for _, src := range []struct {
+		sc  *scope
+		def map[string]kv
+	}{{bs, baseDef}, {s, s.deferred}} {
+		if m, ok := src.def["model"]; ok {
+			src.sc.familySection(m, reflect.ValueOf(e.Model.Settings).Elem(), "model", "type", f.Name)
+		}
+		if t, ok := src.def["train"]; ok {
+			src.sc.familySection(t, reflect.ValueOf(e.Train).Elem(), "train", "", f.Name)
+		}
+	}
+	for _, l := range []struct {
+		rel  string
+		list *[]Estimator
+	}{{"evaluate.every_epoch", &e.Evaluate.EveryEpoch}, {"evaluate.final", &e.Evaluate.Final}} {
+		if n, ok := s.deferred[l.rel]; ok {
+			*l.list = s.estimatorList(n, l.rel, f)
+		} else if n, ok := baseDef[l.rel]; ok {
+			*l.list = bs.estimatorList(n, l.rel, f)
+		}
+	}
+}
+
+// familySection decodes a model: or train: node onto the family's struct.
+func (s *scope) familySection(e kv, rv reflect.Value, rel, skip, fam string) {
+	n := deref(e.val)
+	s.lines[rel] = e.line
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		return // "train:" with nothing under it: nothing overridden
+	}
+	if n.Kind != yaml.MappingNode {
+		keys := fieldsOf(rv.Type()).keys
+		if skip != "" {
+			keys = append([]string{skip}, keys...)
+		}
+		s.errorf(n.Line, rel, "expected a mapping (%s), got %s", strings.Join(keys, ", "), describe(n))
+		return
+	}
+	s.section(n, rv, rel, sectionOpts{skip: skip, family: fam})
+}
+
+// estimatorList decodes an evaluate list with the estimators of family f.
+// An entry that cannot be decoded is kept as a zero entry (which
+// validation skips), so that the other entries are still checked.
+func (s *scope) estimatorList(e kv, rel string, f *family.Family) []Estimator {
+	n := deref(e.val)
+	s.lines[rel] = e.line
+	if n.Kind != yaml.SequenceNode {
+		s.errorf(n.Line, rel, "expected a list of estimators, got %s", describe(n))
+		return nil
+	}
+	var out []Estimator
+	for i, item := range n.Content {
+		irel := fmt.Sprintf("%s[%d]", rel, i)
+		s.lines[irel] = deref(item).Line
+		out = append(out, s.estimator(item, irel, f))
+	}
+	return out
+}
+
+// estimator decodes one evaluate list entry: a mapping with a name, or a
+// bare name, of an estimator of family f. Settings the estimator does not
+// have are errors; the ones it has and the entry does not set keep the
+// estimator's defaults.
+func (s *scope) estimator(n *yaml.Node, rel string, f *family.Family) Estimator {
+	n = deref(n)
+	names := f.EstimatorNames()
+	var name string
+	var nameLine int
+	var rest []kv
+	switch {
+	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
+		name, nameLine = n.Value, n.Line
+	case n.Kind == yaml.MappingNode:
+		found := false
+		for _, e := range s.p.pairs(n, s.full(rel)) {
+			if e.key != "name" {
+				rest = append(rest, e)
+				continue
+			}
+			found = true
+			nameLine = e.line
+			s.lines[join(rel, "name")] = e.line
+			if !s.scalar(e.val, reflect.ValueOf(&name).Elem(), field{want: "an estimator name (" + strings.Join(names, ", ") + ")"}, join(rel, "name")) {
+				return Estimator{}
+			}
+		}
+		if !found {
+			s.errorf(n.Line, rel, "missing required key \"name\" (one of %s)", strings.Join(names, ", "))
+			return Estimator{}
+		}
+	default:
+		s.errorf(n.Line, rel, "expected an estimator ({name: ais, runs: 100, ...} or a bare name such as exact), got %s", describe(n))
+		return Estimator{}
+	}
+	spec, ok := f.Estimator(name)
+	if !ok {
+		s.errorf(nameLine, join(rel, "name"), "%s", unknownEstimator(name, f))
+		return Estimator{}
+	}
+	est := Estimator{Name: name, Settings: spec.New()}
+	rv := reflect.ValueOf(est.Settings).Elem()
+	fs := fieldsOf(rv.Type())
+	var legacy map[string]any
+	if l, ok := est.Settings.(family.Legacy); ok {
+		legacy = l.Legacy()
+	}
+	for _, e := range rest {
+		fld, has := fs.byKey[e.key]
+		old, isLegacy := legacy[e.key]
+		switch {
+		case has:
+			s.lines[join(rel, e.key)] = e.line
+			s.scalar(e.val, rv.FieldByIndex(fld.index), fld, join(rel, e.key))
+		case isLegacy:
+			s.legacyKey(e, old, join(rel, e.key), f.Name)
+		case anyEstimatorKey(e.key):
+			settings := "it has no settings"
+			if len(fs.keys) > 0 {
+				settings = "its settings: " + strings.Join(fs.keys, ", ")
+			}
+			s.errorf(e.line, join(rel, e.key), "not a setting of estimator %q (%s)", name, settings)
+		default:
+			s.p.unknownKey(e, s.full(rel), append([]string{"name"}, fs.keys...))
+		}
+	}
+	return est
+}
+
+// unknownEstimator explains a name that is not an estimator of family f:
+// another family's estimator, or no estimator at all.
+func unknownEstimator(name string, f *family.Family) string {
+	names := f.EstimatorNames()
+	owners, all := family.KnownEstimator(name)
+	if len(owners) > 0 {
+		return fmt.Sprintf("%s is an estimator of model type %s, not of %s (the model type is %s; its estimators: %s)",
+			name, orList(owners), f.Name, f.Name, strings.Join(names, ", "))
+	}
+	if c, ok := suggest(name, names); ok {
+		return fmt.Sprintf("unknown estimator %q (did you mean %q?; known for model type %s: %s)", name, c, f.Name, strings.Join(names, ", "))
+	}
+	if c, ok := suggest(name, all); ok {
+		o, _ := family.KnownEstimator(c)
+		return fmt.Sprintf("unknown estimator %q (did you mean %q, an estimator of model type %s?; known for model type %s: %s)", name, c, orList(o), f.Name, strings.Join(names, ", "))
+	}
+	return fmt.Sprintf("unknown estimator %q (known for model type %s: %s)", name, f.Name, strings.Join(names, ", "))
+}
+
+// anyEstimatorKey reports whether key is a setting of some estimator of
+// some family.
+func anyEstimatorKey(key string) bool {
+	for _, f := range family.All() {
+		for _, e := range f.Estimators {
+			if _, ok := fieldsOf(reflect.TypeOf(e.New()).Elem()).byKey[key]; ok {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // kv is one key/value pair of a YAML mapping.
@@ -326,6 +529,9 @@ type scope struct {
 	prefix string
 	lines  map[string]int
 	isBase bool
+	// deferred holds the nodes of the family sections (model, train,
+	// evaluate.every_epoch, evaluate.final) by relative path.
+	deferred map[string]kv
 }
 
 func (s *scope) full(rel string) string {
@@ -371,7 +577,7 @@ func (s *scope) errorAt(rel, format string, args ...any) {
 // field is the decoding metadata of one struct field.
 type field struct {
 	key    string
-	index  int
+	index  []int  // path of struct field indices (through inline structs)
 	want   string // what the value should be, for messages
 	intStr bool   // a string field that also accepts an integer (schedule: 2008)
 }
@@ -385,45 +591,126 @@ type fieldSet struct {
 var fieldCache sync.Map // reflect.Type → *fieldSet
 
 // fieldsOf returns the yaml keys of a struct type with their metadata.
+// Embedded structs tagged `yaml:",inline"` contribute their keys in place.
 func fieldsOf(t reflect.Type) *fieldSet {
 	if fs, ok := fieldCache.Load(t); ok {
 		return fs.(*fieldSet)
 	}
 	fs := &fieldSet{byKey: map[string]field{}}
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		key, _, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
-		if key == "" || key == "-" || !sf.IsExported() {
-			continue
+	var walk func(t reflect.Type, prefix []int)
+	walk = func(t reflect.Type, prefix []int) {
+		for i := range t.NumField() {
+			sf := t.Field(i)
+			key, opts, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
+			index := append(append([]int(nil), prefix...), i)
+			if key == "" && opts == "inline" && sf.Type.Kind() == reflect.Struct {
+				walk(sf.Type, index)
+				continue
+			}
+			if key == "" || key == "-" || !sf.IsExported() {
+				continue
+			}
+			f := field{key: key, index: index, want: sf.Tag.Get("want"), intStr: sf.Tag.Get("cfg") == "intstr"}
+			fs.list = append(fs.list, f)
+			fs.byKey[key] = f
+			fs.keys = append(fs.keys, key)
 		}
-		f := field{key: key, index: i, want: sf.Tag.Get("want"), intStr: sf.Tag.Get("cfg") == "intstr"}
-		fs.list = append(fs.list, f)
-		fs.byKey[key] = f
-		fs.keys = append(fs.keys, key)
 	}
+	walk(t, nil)
 	fieldCache.Store(t, fs)
 	return fs
 }
 
-var estimatorType = reflect.TypeOf(Estimator{})
+var (
+	experimentType = reflect.TypeOf(Experiment{})
+	evaluateType   = reflect.TypeOf(Evaluate{})
+)
+
+// deferredKeys are the keys whose decoding needs the experiment's model
+// family; mapping records their nodes (by relative path) for
+// familySections.
+var deferredKeys = map[reflect.Type]map[string]bool{
+	experimentType: {"model": true, "train": true},
+	evaluateType:   {"every_epoch": true, "final": true},
+}
 
 // mapping decodes a mapping node onto the struct rv, key by key: keys the
 // node does not mention keep their current value (so decoding onto a copy of
 // the base merges recursively).
 func (s *scope) mapping(n *yaml.Node, rv reflect.Value, rel string) {
+	s.section(n, rv, rel, sectionOpts{})
+}
+
+// sectionOpts adjust how section decodes a mapping.
+type sectionOpts struct {
+	skip   string // a key handled by the caller (model's "type")
+	family string // the model family whose settings these are, for messages
+}
+
+// section decodes a mapping node onto the struct rv. Keys the struct does
+// not have are errors, except the old keys the struct accepts through
+// family.Legacy (with their old default value only).
+func (s *scope) section(n *yaml.Node, rv reflect.Value, rel string, o sectionOpts) {
 	fs := fieldsOf(rv.Type())
+	deferred := deferredKeys[rv.Type()]
+	var legacy map[string]any
+	if l, ok := rv.Addr().Interface().(family.Legacy); ok {
+		legacy = l.Legacy()
+	}
 	for _, e := range s.p.pairs(n, s.full(rel)) {
+		if o.skip != "" && e.key == o.skip {
+			continue
+		}
+		if deferred[e.key] {
+			s.deferred[join(rel, e.key)] = e
+			continue
+		}
 		f, ok := fs.byKey[e.key]
 		if !ok {
-			s.p.unknownKey(e, s.full(rel), fs.keys)
+			if old, isLegacy := legacy[e.key]; isLegacy {
+				s.legacyKey(e, old, join(rel, e.key), o.family)
+				continue
+			}
+			known := fs.keys
+			if o.skip != "" {
+				known = append([]string{o.skip}, known...)
+			}
+			s.p.unknownKey(e, s.full(rel), known)
 			continue
 		}
 		if s.isBase && rel == "" && e.key == "name" {
 			s.errorf(e.line, "name", "base cannot set name (each experiment needs its own)")
 			continue
 		}
-		s.value(e.val, rv.Field(f.index), f, join(rel, e.key), e.line)
+		s.value(e.val, rv.FieldByIndex(f.index), f, join(rel, e.key), e.line)
 	}
+}
+
+// legacyKey accepts a key of an older config format that the family does
+// not use, if it holds the value it had by default then.
+func (s *scope) legacyKey(e kv, old any, rel, fam string) {
+	v := reflect.New(reflect.TypeOf(old)).Elem()
+	v.Set(reflect.ValueOf(old))
+	before := len(s.p.errs)
+	s.value(e.val, v, field{}, rel, e.line)
+	if len(s.p.errs) > before || reflect.DeepEqual(v.Interface(), old) {
+		return
+	}
+	s.errorf(e.line, rel, "not used by model type %s (configs of logz format 1 carried it for every model type, as %s; remove it)", fam, showOld(old))
+}
+
+// showOld renders a legacy default for a message.
+func showOld(v any) string {
+	var n yaml.Node
+	if err := n.Encode(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	n.Style = yaml.FlowStyle
+	b, err := yaml.Marshal(&n)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return strings.TrimSpace(string(b))
 }
 
 // value decodes node n into rv, recording line as where rel was set.
@@ -457,20 +744,15 @@ func (s *scope) value(n *yaml.Node, rv reflect.Value, f field, rel string, line 
 			irel := fmt.Sprintf("%s[%d]", rel, i)
 			s.lines[irel] = deref(item).Line
 			elem := reflect.New(rv.Type().Elem()).Elem()
-			var good bool
-			if rv.Type().Elem() == estimatorType {
-				good = s.estimator(item, elem, irel)
-			} else {
-				good = s.scalar(item, elem, field{want: "a string"}, irel)
+			want := "a string"
+			if elem.Kind() == reflect.Int {
+				want = "an integer"
 			}
-			ok = ok && good
+			ok = s.scalar(item, elem, field{want: want}, irel) && ok
 			out = reflect.Append(out, elem)
 		}
-		// A list with a bad string keeps the old value; a list of
-		// estimators is kept with its bad entries partly decoded (an
-		// unknown name leaves a zero entry, which validation skips), so
-		// that validation still reports the entries' other problems.
-		if ok || rv.Type().Elem() == estimatorType {
+		// A list with a bad entry keeps the old value.
+		if ok {
 			if out.Len() == 0 {
 				out = reflect.Zero(rv.Type()) // [] and an absent list both mean nil
 			}
@@ -575,78 +857,6 @@ func (s *scope) scalar(n *yaml.Node, rv reflect.Value, f field, rel string) bool
 		return true
 	}
 	return bad("")
-}
-
-// estimator decodes one evaluate list entry: a mapping with a name, or a
-// bare name. Settings the named estimator does not have are errors; the ones
-// it has and the entry does not set take the estimator's defaults.
-func (s *scope) estimator(n *yaml.Node, rv reflect.Value, rel string) bool {
-	n = deref(n)
-	names := estimatorNames()
-	var name string
-	var nameLine int
-	var rest []kv
-	switch {
-	case n.Kind == yaml.ScalarNode && n.ShortTag() == "!!str":
-		name, nameLine = n.Value, n.Line
-	case n.Kind == yaml.MappingNode:
-		found := false
-		for _, e := range s.p.pairs(n, s.full(rel)) {
-			if e.key != "name" {
-				rest = append(rest, e)
-				continue
-			}
-			found = true
-			nameLine = e.line
-			s.lines[join(rel, "name")] = e.line
-			if !s.scalar(e.val, reflect.ValueOf(&name).Elem(), field{want: "an estimator name (" + strings.Join(names, ", ") + ")"}, join(rel, "name")) {
-				return false
-			}
-		}
-		if !found {
-			s.errorf(n.Line, rel, "missing required key \"name\" (one of %s)", strings.Join(names, ", "))
-			return false
-		}
-	default:
-		s.errorf(n.Line, rel, "expected an estimator ({name: ais, runs: 100, ...} or a bare name such as exact), got %s", describe(n))
-		return false
-	}
-	kind, ok := lookupEstimator(name)
-	if !ok {
-		s.errorf(nameLine, join(rel, "name"), "unknown estimator %q%s", name, knownHint(name, names))
-		return false
-	}
-	est := kind.Defaults
-	est.Name = name
-	ev := reflect.ValueOf(&est).Elem()
-	fs := fieldsOf(estimatorType)
-	good := true
-	for _, e := range rest {
-		f, known := fs.byKey[e.key]
-		applies := false
-		for _, k := range kind.Keys {
-			applies = applies || k == e.key
-		}
-		switch {
-		case !known:
-			s.p.unknownKey(e, s.full(rel), append([]string{"name"}, kind.Keys...))
-			good = false
-		case !applies:
-			settings := "it has no settings"
-			if len(kind.Keys) > 0 {
-				settings = "its settings: " + strings.Join(kind.Keys, ", ")
-			}
-			s.errorf(e.line, join(rel, e.key), "not a setting of estimator %q (%s)", name, settings)
-			good = false
-		default:
-			s.lines[join(rel, e.key)] = e.line
-			if !s.scalar(e.val, ev.Field(f.index), f, join(rel, e.key)) {
-				good = false
-			}
-		}
-	}
-	rv.Set(ev)
-	return good
 }
 
 // describe renders a node for "got ..." in messages.

@@ -142,3 +142,7 @@ func didYouMean(s string, candidates []string) string {
 	}
 	return ""
 }
+
+// KnownHint is the " (did you mean …?; known: …)" suffix of messages about
+// an unknown name s among candidates.
+func KnownHint(s string, candidates []string) string { return knownHint(s, candidates) }

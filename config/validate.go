@@ -3,20 +3,17 @@ package config
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/logz-ml/logz/family"
 )
 
 // The accepted values of the enumerated keys, in one place.
 var (
-	binarizeModes   = []string{"stochastic", "threshold", "none"}
-	visibleBiasInit = []string{"base-rate", "zero"}
-	trainMethods    = []string{"cd", "pcd"}
-	lrSchedules     = []string{"constant", "linear", "exponential"}
-	splitNames      = []string{"train", "valid", "test"}
-	aisSchedules    = []string{"linear", "2008"}
-	aisInits        = []string{"base-rate", "uniform"}
-	controlVariates = []string{"alpha1", "fit", "none"}
+	binarizeModes = []string{"stochastic", "threshold", "none"}
+	splitNames    = []string{"train", "valid", "test"}
 )
 
 // knownSize holds the number of examples of the parts of the built-in data
@@ -26,9 +23,6 @@ var knownSize = map[string]map[string]int{
 	"fashion-mnist": {"train": 60000, "test": 10000},
 }
 
-// maxExactUnits is the most units the exact estimator may enumerate.
-const maxExactUnits = 40
-
 // maxPlantedEnum bounds min(visible, hidden) of the planted RBM, whose exact
 // sampler enumerates the smaller layer (data.MaxPlantedEnum; a test keeps
 // the two equal).
@@ -37,8 +31,37 @@ const maxPlantedEnum = 20
 // validator checks one decoded experiment, field by field and across fields.
 type validator struct {
 	*scope
-	opt Options
 }
+
+// section reports the problems of a family's section (model, train or an
+// estimator entry) at paths under prefix; it implements family.Problems.
+type section struct {
+	v      *validator
+	prefix string
+}
+
+func (s section) rel(r string) string {
+	if r == "" {
+		return s.prefix
+	}
+	if strings.HasPrefix(r, "[") {
+		return s.prefix + r
+	}
+	return join(s.prefix, r)
+}
+
+func (s section) Check(rel string, ok bool, want string, got any) {
+	s.v.check(s.rel(rel), ok, want, got)
+}
+func (s section) Enum(rel, val string, allowed []string) bool {
+	return s.v.enum(s.rel(rel), val, allowed)
+}
+func (s section) Errorf(rel, format string, args ...any) { s.v.errorAt(s.rel(rel), format, args...) }
+func (s section) Crossf(rel, lineRel, format string, args ...any) {
+	s.v.crossf(s.rel(rel), s.rel(lineRel), format, args...)
+}
+
+var _ family.Problems = section{}
 
 // check reports "expected <want>, got <got>" at rel unless ok.
 func (v *validator) check(rel string, ok bool, want string, got any) {
@@ -88,12 +111,13 @@ func (v *validator) experiment(e *Experiment) {
 	train, trainOK := v.dataSpec("data.train", e.Data.Train, "mnist:train")
 	v.dataSpec("data.test", e.Data.Test, "mnist:test")
 	v.data(e, train, trainOK)
-	v.model(&e.Model)
-	v.train(&e.Train)
-	if e.Model.Type == "dbm" && e.Train.Method != "pcd" {
-		v.crossf("train.method", "train.method", "a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got %q; pretraining has its own train.pretrain.method)", e.Train.Method)
+	f, err := family.Lookup(e.Model.Type)
+	if err != nil || e.Model.Settings == nil || e.Train == nil {
+		return // an unknown model type, reported when decoded
 	}
-	v.evaluate(e, train, trainOK)
+	e.Model.Settings.Check(section{v, "model"})
+	e.Train.Check(section{v, "train"})
+	v.evaluate(e, f, train, trainOK)
 }
 
 func (v *validator) dataSpec(rel, s, example string) (DataSpec, bool) {
@@ -157,78 +181,7 @@ func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 	}
 }
 
-func (v *validator) model(m *Model) {
-	types := v.opt.modelTypes()
-	if !slices.Contains(types, m.Type) {
-		v.errorAt("model.type", "unknown model type %q%s", m.Type, knownHint(m.Type, types))
-	}
-	v.check("model.hidden", m.Hidden >= 1, "a positive integer", m.Hidden)
-	switch m.Type {
-	case "dbn", "dbm":
-		if len(m.Layers) < 2 {
-			v.errorAt("model.layers", "a %s needs at least two hidden layer sizes (e.g. [500, 1000]), got %v", m.Type, m.Layers)
-		}
-		for i, n := range m.Layers {
-			v.check(fmt.Sprintf("model.layers[%d]", i), n >= 1, "a positive integer", n)
-		}
-	default:
-		if len(m.Layers) > 0 {
-			v.errorAt("model.layers", "layers is for model types dbn and dbm; an %s uses hidden", m.Type)
-		}
-	}
-	v.check("model.init_weight_std", m.InitWeightStd >= 0 && finite(m.InitWeightStd), "a non-negative number", m.InitWeightStd)
-	v.enum("model.init_visible_bias", m.InitVisibleBias, visibleBiasInit)
-}
-
-func (v *validator) train(t *Train) {
-	v.enum("train.method", t.Method, trainMethods)
-	v.enum("train.layer_data", t.LayerData, []string{"sampled", "resampled", "mean-field"})
-	v.check("train.k", t.K >= 1, "a positive integer", t.K)
-	if t.KEnd != 0 && t.KEnd < t.K {
-		v.crossf("train", "train.k_end", "k_end must be 0 (constant k) or ≥ k (%d), got %d", t.K, t.KEnd)
-	}
-	switch t.Method {
-	case "pcd":
-		if t.Chains < 1 {
-			v.crossf("train", "train.chains", "method \"pcd\" needs chains ≥ 1, got %d", t.Chains)
-		}
-	case "cd":
-		if t.Chains != 0 {
-			v.crossf("train", "train.chains", "method \"cd\" needs chains = 0 (CD chains start at the minibatch; persistent chains are for pcd), got %d", t.Chains)
-		}
-	}
-	v.check("train.epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
-	v.check("train.batch_size", t.BatchSize >= 1, "a positive integer", t.BatchSize)
-	v.check("train.learning_rate", t.LearningRate > 0 && finite(t.LearningRate), "a positive number", t.LearningRate)
-	if v.enum("train.lr_schedule", t.LRSchedule, lrSchedules) {
-		if t.LRSchedule == "linear" {
-			if !(t.LREnd >= 0 && t.LREnd < t.LearningRate) {
-				v.crossf("train", "train.lr_end", "lr_schedule \"linear\" needs 0 ≤ lr_end < learning_rate (%v), got lr_end %v", t.LearningRate, t.LREnd)
-			}
-		} else if t.LREnd != 0 {
-			v.crossf("train.lr_end", "train.lr_end", "only used by lr_schedule \"linear\" (lr_schedule is %q); remove it or set lr_schedule: linear", t.LRSchedule)
-		}
-		if t.LRSchedule == "exponential" {
-			if !(t.LRDecay > 0 && t.LRDecay <= 1) {
-				v.crossf("train", "train.lr_decay", "lr_schedule \"exponential\" needs 0 < lr_decay ≤ 1, got %v", t.LRDecay)
-			}
-		} else if t.LRDecay != 1 {
-			v.crossf("train.lr_decay", "train.lr_decay", "only used by lr_schedule \"exponential\" (lr_schedule is %q); remove it or set lr_schedule: exponential", t.LRSchedule)
-		}
-	}
-	v.check("train.momentum", t.Momentum >= 0 && t.Momentum < 1, "a number in [0,1)", t.Momentum)
-	v.check("train.final_momentum", t.FinalMomentum >= 0 && t.FinalMomentum < 1, "a number in [0,1)", t.FinalMomentum)
-	v.check("train.momentum_switch_epoch", t.MomentumSwitchEpoch >= 1, "a positive integer (1-based epoch)", t.MomentumSwitchEpoch)
-	v.check("train.weight_decay", t.WeightDecay >= 0 && finite(t.WeightDecay), "a non-negative number", t.WeightDecay)
-	v.check("train.checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
-	v.check("train.mean_field_iters", t.MeanFieldIters >= 1, "a positive integer", t.MeanFieldIters)
-	v.check("train.pretrain.epochs", t.Pretrain.Epochs >= 0, "a non-negative integer (0 = no pretraining)", t.Pretrain.Epochs)
-	v.enum("train.pretrain.method", t.Pretrain.Method, trainMethods)
-	v.check("train.pretrain.k", t.Pretrain.K >= 1, "a positive integer", t.Pretrain.K)
-	v.check("train.pretrain.learning_rate", t.Pretrain.LearningRate > 0 && finite(t.Pretrain.LearningRate), "a positive number", t.Pretrain.LearningRate)
-}
-
-func (v *validator) evaluate(e *Experiment, train DataSpec, trainOK bool) {
+func (v *validator) evaluate(e *Experiment, f *family.Family, train DataSpec, trainOK bool) {
 	ev := &e.Evaluate
 	seen := map[string]int{}
 	for i, s := range ev.Splits {
@@ -262,9 +215,9 @@ func (v *validator) evaluate(e *Experiment, train DataSpec, trainOK bool) {
 	}{{"evaluate.every_epoch", ev.EveryEpoch}, {"evaluate.final", ev.Final}} {
 		for i, est := range list.ests {
 			rel := fmt.Sprintf("%s[%d]", list.rel, i)
-			v.estimator(rel, est, e.Model, visible)
+			v.estimator(rel, est, f, e.Model, visible)
 			for j := range i {
-				if est.Name != "" && list.ests[j] == est {
+				if est.Name != "" && list.ests[j].Name == est.Name && reflect.DeepEqual(list.ests[j].Settings, est.Settings) {
 					v.errorAt(rel, "duplicate of %s[%d] (same estimator, same settings)", list.rel, j)
 					break
 				}
@@ -273,60 +226,16 @@ func (v *validator) evaluate(e *Experiment, train DataSpec, trainOK bool) {
 	}
 }
 
-// annealing checks the settings shared by the annealing estimators: betas,
-// schedule (the "2008" shape needs three β) and init.
-func (v *validator) annealing(rel string, est Estimator) {
-	v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
-	if v.enum(rel+".schedule", est.Schedule, aisSchedules) && est.Schedule == "2008" && est.Betas >= 1 && est.Betas < 3 {
-		v.crossf(rel, rel+".betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", est.Betas)
+// estimator checks one entry's settings and, when the family's estimator
+// has such a check, whether they can work for the model.
+func (v *validator) estimator(rel string, est Estimator, f *family.Family, m Model, visible int) {
+	spec, ok := f.Estimator(est.Name)
+	if !ok || est.Settings == nil {
+		return // a bad entry, reported when decoded
 	}
-	v.enum(rel+".init", est.Init, aisInits)
-}
-
-func (v *validator) estimator(rel string, est Estimator, m Model, visible int) {
-	switch est.Name {
-	case "ais":
-		v.check(rel+".runs", est.Runs >= 2, "an integer ≥ 2", est.Runs)
-		v.annealing(rel, est)
-		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
-		v.check(rel+".samples", est.Samples >= 1, "a positive integer", est.Samples)
-	case "raise":
-		v.check(rel+".chains", est.Chains >= 1, "a positive integer", est.Chains)
-		v.annealing(rel, est)
-		v.check(rel+".examples", est.Examples >= 0, "a non-negative integer (0 = all)", est.Examples)
-		v.enum(rel+".control_variate", est.ControlVariate, controlVariates)
-		v.check(rel+".gap_tolerance", est.GapTolerance > 0, "a positive number (nats)", est.GapTolerance)
-		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
-		if est.ControlVariate == "fit" && est.Examples > 0 && est.Examples < 3 {
-			v.crossf(rel, rel+".examples", "control_variate \"fit\" needs examples ≥ 3 to fit α, got %d", est.Examples)
-		}
-	case "mf-bound":
-		v.check(rel+".runs", est.Runs >= 2, "an integer ≥ 2", est.Runs)
-		v.annealing(rel, est)
-		v.check(rel+".min_ess_fraction", est.MinESSFraction >= 0 && est.MinESSFraction <= 1, "a number in [0,1]", est.MinESSFraction)
-		if m.Type != "dbm" {
-			v.errorAt(rel+".name", "mf-bound is the mean-field bound of a dbm; the model type is %s", m.Type)
-		}
-	case "dbn-bound":
-		v.check(rel+".samples", est.Samples >= 1, "a positive integer", est.Samples)
-		v.check(rel+".runs", est.Runs >= 2, "an integer ≥ 2", est.Runs)
-		v.check(rel+".betas", est.Betas >= 1, "a positive integer", est.Betas)
-		v.enum(rel+".schedule", est.Schedule, aisSchedules)
-		v.enum(rel+".init", est.Init, aisInits)
-	case "csl":
-		v.check(rel+".chains", est.Chains >= 1, "a positive integer", est.Chains)
-		v.check(rel+".steps", est.Steps >= 0, "a non-negative integer (0 = matched to RAISE/AIS)", est.Steps)
-		v.check(rel+".burn_in", est.BurnIn >= 0, "a non-negative integer", est.BurnIn)
-		v.enum(rel+".init", est.Init, aisInits)
-		v.check(rel+".examples", est.Examples >= 0, "a non-negative integer (0 = all)", est.Examples)
-	case "exact":
-		if est.MaxUnits < 1 || est.MaxUnits > maxExactUnits {
-			v.check(rel+".max_units", false, fmt.Sprintf("an integer in [1,%d]", maxExactUnits), est.MaxUnits)
-			return
-		}
-		if m.Type == "rbm" && visible > 0 && m.Hidden > 0 && min(visible, m.Hidden) > est.MaxUnits {
-			v.crossf(rel, rel, "exact enumeration needs min(visible, hidden) ≤ max_units (%d), but the model has %d visible and %d hidden units; remove exact or raise max_units (≤ %d)",
-				est.MaxUnits, visible, m.Hidden, maxExactUnits)
-		}
+	p := section{v, rel}
+	est.Settings.Check(p)
+	if spec.CheckModel != nil {
+		spec.CheckModel(p, est.Settings, m.Settings, visible)
 	}
 }

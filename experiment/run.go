@@ -15,7 +15,9 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
@@ -136,28 +138,31 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	if err != nil {
 		return all, err
 	}
-	t, err := models.Lookup(exp.Model.Type)
+	fam, err := exp.Model.Family()
 	if err != nil {
 		return all, err
 	}
-	sizes := []int{exp.Model.Hidden}
-	if exp.Model.Type == "dbn" || exp.Model.Type == "dbm" {
-		sizes = exp.Model.Layers
-	}
-	m, err := t.New(train0.D, sizes)
+	m, err := fam.NewModel(exp.Model.Settings, train0.D)
 	if err != nil {
 		return all, err
 	}
-	if err := CheckFeasible(m, append(append([]config.Estimator(nil), exp.Evaluate.EveryEpoch...), exp.Evaluate.Final...)); err != nil {
+	if err := fam.CheckFeasible(m, append(append([]config.Estimator(nil), exp.Evaluate.EveryEpoch...), exp.Evaluate.Final...)); err != nil {
 		return all, err
 	}
 	if err := os.MkdirAll(r.dir, 0o755); err != nil {
 		return all, err
 	}
 	baseRate := data.LogOdds(train0, 1)
-	tr, err := newTrainer(exp, m, train0, baseRate, r.opt.Workers)
+	tr, err := fam.NewTrainer(family.TrainerArgs{
+		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
+		Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
+	})
 	if err != nil {
 		return all, err
+	}
+	checkpointDue := func(epoch int) bool {
+		c, ok := exp.Train.(family.CheckpointSchedule)
+		return ok && c.CheckpointDue(epoch)
 	}
 
 	ckptPath := filepath.Join(r.dir, "model.npz")
@@ -201,7 +206,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		})
 	}
 	evalSplits := Splits(exp, train0, valid, test)
-	ev := Evaluation{Experiment: exp.Name, Splits: evalSplits, BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2)}
+	ev := family.Env{Experiment: exp.Name, Splits: evalSplits, BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2)}
 	save := func() error {
 		c, err := tr.Checkpoint(exp.Name)
 		if err != nil {
@@ -222,11 +227,11 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		bar.Done()
 		if err != nil {
 			ferr := flush()
-			return append(others, mine...), errors.Join(fmt.Errorf("%w; the last good checkpoint is %s (epoch %d)", err, ckptPath, lastSaved(exp.Train, tr.Completed())), ferr)
+			return append(others, mine...), errors.Join(fmt.Errorf("%w; the last good checkpoint is %s (epoch %d)", err, ckptPath, lastSaved(checkpointDue, tr.Completed())), ferr)
 		}
 		secs := time.Since(start).Seconds()
 		mine = append(mine, report.Row{
-			Experiment: exp.Name, Model: modelLabel(tr.Current()), Stage: report.StageEpoch,
+			Experiment: exp.Name, Model: family.Label(tr.Current()), Stage: report.StageEpoch,
 			Epoch: st.Epoch, Estimator: "train", Split: "train", Value: report.F(st.ReconError),
 			NExamples: train0.N, Seconds: secs,
 		})
@@ -238,7 +243,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			exp.Name, st.Epoch, epochs, layer, st.K, st.LearningRate, st.Momentum, st.ReconError, secs)
 		if exp.Evaluate.Due(st.Epoch) && len(exp.Evaluate.EveryEpoch) > 0 {
 			ev.Stage, ev.Epoch = report.StageEpoch, st.Epoch
-			rows, err := ev.Run(tr.Current(), exp.Evaluate.EveryEpoch)
+			rows, err := ev.Run(fam, tr.Current(), exp.Evaluate.EveryEpoch)
 			mine = append(mine, rows...)
 			if err != nil {
 				flush()
@@ -251,7 +256,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			}
 		}
 		fmt.Fprintln(r.opt.Stderr, line)
-		if exp.Train.CheckpointDue(st.Epoch) || st.Epoch == epochs {
+		if checkpointDue(st.Epoch) || st.Epoch == epochs {
 			if err := save(); err != nil {
 				return append(others, mine...), err
 			}
@@ -262,16 +267,16 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	}
 	ev.Stage, ev.Epoch = report.StageFinal, tr.Completed()
 	ev.Progress = StderrProgress(r.opt.Stderr)
-	rows, err := ev.Run(tr.Current(), exp.Evaluate.Final)
+	rows, err := ev.Run(fam, tr.Current(), exp.Evaluate.Final)
 	mine = append(mine, rows...)
 	ferr := flush()
 	return append(others, mine...), errors.Join(err, ferr)
 }
 
 // lastSaved is the epoch of the last checkpoint written before epoch failed+1.
-func lastSaved(t config.Train, done int) int {
+func lastSaved(due func(epoch int) bool, done int) int {
 	for e := done; e > 0; e-- {
-		if t.CheckpointDue(e) {
+		if due(e) {
 			return e
 		}
 	}
@@ -280,8 +285,8 @@ func lastSaved(t config.Train, done int) int {
 
 // Splits returns the evaluation splits an experiment asks for, each capped
 // at evaluate.max_examples.
-func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []Split {
-	var out []Split
+func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []family.Split {
+	var out []family.Split
 	for _, name := range exp.Evaluate.Splits {
 		var s *data.Set
 		switch name {
@@ -298,7 +303,7 @@ func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []Split {
 		if n := exp.Evaluate.MaxExamples; n > 0 && n < s.N {
 			s = s.Limit(n)
 		}
-		out = append(out, Split{Name: name, Data: setRows{s}})
+		out = append(out, family.Split{Name: name, Data: setRows{s}})
 	}
 	return out
 }
@@ -348,4 +353,16 @@ func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error
 // planted data's own valid split.
 func ParsePlantedValid(exp config.Experiment) bool {
 	return len(exp.Data.Train) > 8 && exp.Data.Train[:8] == "planted:" && exp.Data.Planted.Valid > 0
+}
+
+// Rows adapts a data set to the estimators' view of examples.
+func Rows(s *data.Set) eval.Examples { return setRows{s} }
+
+// StderrProgress returns a family.Env Progress that draws progress bars on w
+// (quiet when w is not a terminal).
+func StderrProgress(w io.Writer) func(string, int64) (func(int64), func()) {
+	return func(label string, total int64) (func(int64), func()) {
+		b := progress.New(w, label, total)
+		return b.Add, b.Done
+	}
 }

@@ -73,6 +73,9 @@ func NewDBM(sizes ...int) (*DBM, error) {
 // TypeName implements Model.
 func (d *DBM) TypeName() string { return "dbm" }
 
+// Label names the model with its sizes, e.g. "dbm 784-500-1000".
+func (d *DBM) Label() string { return "dbm " + joinSizes(d.Sizes) }
+
 // NumVisible implements Model.
 func (d *DBM) NumVisible() int {
 	if len(d.Sizes) == 0 {

@@ -75,6 +75,9 @@ func NewDBN(sizes ...int) (*DBN, error) {
 // TypeName implements Model.
 func (d *DBN) TypeName() string { return "dbn" }
 
+// Label names the model with its sizes, e.g. "dbn 784-500-2000".
+func (d *DBN) Label() string { return "dbn " + joinSizes(d.Sizes()) }
+
 // NumVisible implements Model.
 func (d *DBN) NumVisible() int {
 	if len(d.Layers) == 0 {

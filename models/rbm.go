@@ -40,6 +40,9 @@ func NewRBM(nvis, nhid int) *RBM {
 // TypeName implements Model.
 func (m *RBM) TypeName() string { return "rbm" }
 
+// Label names the model with its sizes, e.g. "rbm 784-25".
+func (m *RBM) Label() string { return fmt.Sprintf("rbm %d-%d", m.NVis, m.NHid) }
+
 // NumVisible implements Model.
 func (m *RBM) NumVisible() int { return m.NVis }
 

@@ -3,6 +3,7 @@ package models
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -154,4 +155,13 @@ func rbmFromArrays(a map[string]*npyx.Array) (Model, error) {
 		return nil, err
 	}
 	return r, nil
+}
+
+// joinSizes writes layer sizes as "784-500-1000".
+func joinSizes(sizes []int) string {
+	s := make([]string, len(sizes))
+	for i, n := range sizes {
+		s[i] = strconv.Itoa(n)
+	}
+	return strings.Join(s, "-")
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
+	_ "github.com/logz-ml/logz/family/all" // every model family
 	"github.com/logz-ml/logz/models"
 )
 
@@ -43,7 +45,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 1 {
 		return usageError{fmt.Sprintf("run: one config file at most, got %d (%s)", len(pos), strings.Join(pos, " "))}
 	}
-	opt := config.Options{ModelTypes: models.Names()}
+	opt := config.Options{}
 	if *seed != "" {
 		var s uint64
 		if _, err := fmt.Sscan(*seed, &s); err != nil {
@@ -98,15 +100,14 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	modelPath := fs.String("model", "", "model file (.npz) (required)")
 	spec := fs.String("data", "", "data spec of the examples to evaluate (required)")
 	baseSpec := fs.String("base-data", "", "data spec whose log-odds give the AIS base-rate start (default: --data)")
-	ests := fs.String("estimator", "exact,ais", "comma-separated estimators: "+strings.Join(estimatorNames(), ", "))
-	chains := fs.Int("chains", 100, "AIS runs; RAISE chains per example; CSL chains")
-	betas := fs.Int("betas", 14500, "number of intermediate distributions K")
-	schedule := fs.String("schedule", "2008", "β schedule: linear or 2008")
-	init := fs.String("init", "base-rate", "AIS start: base-rate or uniform")
-	maxUnits := fs.Int("max-units", 25, "exact: refuse above this many units in the smaller layer (≤ 40)")
-	examples := fs.Int("examples", 100, "RAISE and CSL: evaluate a random subsample of N examples, extended to all by the control variate log f(v) (0 = all)")
-	cv := fs.String("control-variate", "alpha1", "RAISE: alpha1, fit (least squares) or none")
-	samples := fs.Int("samples", 0, "DBN/DBM: proposals per example for ais (default 500: from Q for a DBN, from the mean-field posterior for a DBM) and dbn-bound (default 5)")
+	_, allNames := family.KnownEstimator("")
+	ests := fs.String("estimator", "exact,ais", "comma-separated estimators of the model's family (see 'logz models'): "+strings.Join(allNames, ", "))
+	// The flags that estimator settings declare (flag:"name" tags).
+	estFlags := family.Flags()
+	flagVals := make([]*string, len(estFlags))
+	for i, f := range estFlags {
+		flagVals[i] = fs.String(f.Name, f.Default, f.Usage)
+	}
 	limit := fs.Int("limit", 0, "use only the first N examples of --data (0 = all)")
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	binarize := fs.String("binarize", "stochastic", "grey images: stochastic, threshold or none")
@@ -124,47 +125,34 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *modelPath == "" || *spec == "" {
 		return usageError{"eval: --model and --data are required (see 'logz eval --help')"}
 	}
-	var list []config.Estimator
-	for _, name := range splitList(*ests) {
-		e, err := config.NewEstimator(name)
-		if err != nil {
-			return usageError{"eval: --estimator: " + err.Error()}
+	names := splitList(*ests)
+	for _, name := range names {
+		if owners, _ := family.KnownEstimator(name); len(owners) == 0 {
+			return usageError{fmt.Sprintf("eval: --estimator: unknown estimator %q%s", name, config.KnownHint(name, allNames))}
 		}
-		switch e.Name {
-		case "ais":
-			e.Runs, e.Betas, e.Schedule, e.Init = *chains, *betas, *schedule, *init
-		case "raise":
-			e.Chains, e.Betas, e.Schedule, e.Init, e.Examples, e.ControlVariate = *chains, *betas, *schedule, *init, *examples, *cv
-		case "csl":
-			e.Chains, e.Init, e.Examples = *chains, *init, *examples
-		case "dbn-bound", "mf-bound":
-			e.Runs, e.Betas, e.Schedule, e.Init = *chains, *betas, *schedule, *init
+	}
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	values := map[string]string{}
+	for i, f := range estFlags {
+		v := *flagVals[i]
+		if (given[f.Name] || f.Default != "") && !(f.ZeroUnset && v == "0") && v != "" {
+			values[f.Name] = v
 		}
-		if *samples > 0 && (e.Name == "ais" || e.Name == "dbn-bound") {
-			e.Samples = *samples
-		}
-		if e.Name == "exact" {
-			e.MaxUnits = *maxUnits
-		}
-		list = append(list, e)
-	}
-	if err := checkEvalFlags(*chains, *betas, *schedule, *init, *maxUnits); err != nil {
-		return err
-	}
-	if *samples < 0 {
-		return usageError{fmt.Sprintf("eval: --samples wants a positive integer, got %d", *samples)}
-	}
-	if *examples < 0 {
-		return usageError{fmt.Sprintf("eval: --examples wants a non-negative integer, got %d", *examples)}
-	}
-	if *cv != "alpha1" && *cv != "fit" && *cv != "none" {
-		return usageError{fmt.Sprintf("eval: --control-variate wants alpha1, fit or none, got %q", *cv)}
 	}
 	ckpt, err := models.Load(*modelPath)
 	if err != nil {
 		return err
 	}
-	if err := experiment.CheckFeasible(ckpt.Model, list); err != nil {
+	fam, err := family.Lookup(ckpt.Model.TypeName())
+	if err != nil {
+		return err
+	}
+	list, err := evalEstimators(fam, names, values, given, stderr)
+	if err != nil {
+		return err
+	}
+	if err := fam.CheckFeasible(ckpt.Model, list); err != nil {
 		return err
 	}
 	opt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
@@ -188,15 +176,15 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	name := strings.TrimSuffix(filepath.Base(*modelPath), filepath.Ext(*modelPath))
-	ev := experiment.Evaluation{
+	ev := family.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
-		Splits:   []experiment.Split{{Name: splitLabel(*spec), Data: experiment.Rows(set)}},
+		Splits:   []family.Split{{Name: splitLabel(*spec), Data: experiment.Rows(set)}},
 		BaseRate: data.LogOdds(base, 1), Train: experiment.Rows(base), Seed: *seed,
 	}
 	if !*asJSON {
 		ev.Progress = experiment.StderrProgress(stderr)
 	}
-	rows, err := ev.Run(ckpt.Model, list)
+	rows, err := ev.Run(fam, ckpt.Model, list)
 	if err != nil {
 		return err
 	}
@@ -209,22 +197,34 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	return report.RenderSandwich(stdout, rows, report.TableOptions{})
 }
 
-func checkEvalFlags(chains, betas int, schedule, init string, maxUnits int) error {
-	switch {
-	case chains < 2:
-		return usageError{fmt.Sprintf("eval: --chains wants an integer ≥ 2, got %d", chains)}
-	case betas < 1:
-		return usageError{fmt.Sprintf("eval: --betas wants a positive integer, got %d", betas)}
-	case schedule != "linear" && schedule != "2008":
-		return usageError{fmt.Sprintf("eval: --schedule wants linear or 2008, got %q", schedule)}
-	case schedule == "2008" && betas < 3:
-		return usageError{fmt.Sprintf("eval: --schedule 2008 needs --betas ≥ 3, got %d", betas)}
-	case init != "base-rate" && init != "uniform":
-		return usageError{fmt.Sprintf("eval: --init wants base-rate or uniform, got %q", init)}
-	case maxUnits < 1 || maxUnits > 40:
-		return usageError{fmt.Sprintf("eval: --max-units wants an integer in [1,40], got %d", maxUnits)}
+// evalEstimators builds the estimator entries of `logz eval` for a model of
+// family fam: each at its defaults, with the flag values its settings
+// declare. A name the family does not have is a usage error listing the
+// ones it has; a flag given explicitly that no chosen estimator uses is
+// reported on stderr.
+func evalEstimators(fam *family.Family, names []string, values map[string]string, given map[string]bool, stderr io.Writer) ([]config.Estimator, error) {
+	var list []config.Estimator
+	used := map[string]bool{}
+	for _, name := range names {
+		spec, ok := fam.Estimator(name)
+		if !ok {
+			return nil, usageError{fmt.Sprintf("eval: --estimator: %s is not an estimator of model type %s (its estimators: %s)", name, fam.Name, strings.Join(fam.EstimatorNames(), ", "))}
+		}
+		s := spec.New()
+		for _, f := range config.SettingsFlags(s) {
+			used[f] = true
+		}
+		if err := config.ApplyFlags(s, name, values); err != nil {
+			return nil, usageError{"eval: " + err.Error()}
+		}
+		list = append(list, config.Estimator{Name: name, Settings: s})
 	}
-	return nil
+	for _, f := range family.Flags() {
+		if given[f.Name] && !used[f.Name] {
+			fmt.Fprintf(stderr, "logz eval: --%s is not a setting of %s for a %s; ignored\n", f.Name, strings.Join(names, ", "), fam.Name)
+		}
+	}
+	return list, nil
 }
 
 // splitLabel names the evaluated split after the data spec's part
@@ -235,12 +235,4 @@ func splitLabel(spec string) string {
 		return spec
 	}
 	return filepath.Base(part)
-}
-
-func estimatorNames() []string {
-	var out []string
-	for _, k := range config.EstimatorKinds() {
-		out = append(out, k.Name)
-	}
-	return out
 }

@@ -1,0 +1,10 @@
+// Package all registers every model family of logz: import it (for its
+// side effect) wherever configs are read or models evaluated. A new family
+// is one line here.
+package all
+
+import (
+	_ "github.com/logz-ml/logz/family/dbm" // deep Boltzmann machines
+	_ "github.com/logz-ml/logz/family/dbn" // deep belief networks
+	_ "github.com/logz-ml/logz/family/rbm" // restricted Boltzmann machines
+)

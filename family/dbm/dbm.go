@@ -1,0 +1,176 @@
+// Package dbm is the model family "dbm": deep Boltzmann machines of any
+// depth ≥ 2, pretrained greedily with the modified RBMs of Salakhutdinov &
+// Hinton (2009) and trained jointly by PCD with a mean-field positive
+// phase, with exact, mean-field-bound, importance-sampling and RAISE
+// (Alg. 3) estimators.
+package dbm
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/dbn"
+	"github.com/logz-ml/logz/family/rbm"
+	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/train"
+)
+
+// Model is the model: section of a dbm.
+type Model struct {
+	// Layers are the hidden layer sizes, bottom to top (at least two).
+	Layers   []int `yaml:"layers" want:"a list of positive integers"`
+	rbm.Init `yaml:",inline"`
+}
+
+// Check reports bad model settings.
+func (m *Model) Check(p family.Problems) {
+	dbn.CheckLayers(p, "dbm", m.Layers)
+	m.Init.Check(p)
+}
+
+// Legacy accepts hidden: 25, which format-1 configs carried for every model.
+func (*Model) Legacy() map[string]any { return dbn.LegacyModelKeys() }
+
+// Train is the train: section of a dbm: joint training by PCD with a
+// mean-field positive phase (method pcd; chains persistent chains, k Gibbs
+// sweeps per update) after optional greedy pretraining.
+type Train struct {
+	rbm.Train `yaml:",inline"`
+	// MeanFieldIters is the number of mean-field fixed-point iterations of
+	// the positive phase of joint training (Salakhutdinov & Hinton 2009).
+	MeanFieldIters int `yaml:"mean_field_iters" want:"a positive integer"`
+	// Pretrain configures greedy layer-wise pretraining before joint
+	// training.
+	Pretrain Pretrain `yaml:"pretrain"`
+}
+
+// Pretrain configures DBM pretraining: each layer is trained as an RBM
+// whose input from the missing neighbour layer is doubled (bottom-up for
+// the first RBM, top-down for the top one, both for middle ones), for
+// Epochs epochs, with train.batch_size, train.momentum,
+// train.final_momentum, train.momentum_switch_epoch and train.weight_decay.
+type Pretrain struct {
+	// Epochs per layer; 0 = no pretraining (joint training starts from
+	// random weights).
+	Epochs int `yaml:"epochs" want:"a non-negative integer (0 = no pretraining)"`
+	// Method is "cd" or "pcd" for the pretraining RBMs.
+	Method string `yaml:"method" want:"cd or pcd"`
+	// K is the number of Gibbs steps per pretraining update.
+	K int `yaml:"k" want:"a positive integer"`
+	// LearningRate is the constant learning rate of pretraining.
+	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
+}
+
+// Check reports bad settings; joint training needs method pcd.
+func (t *Train) Check(p family.Problems) {
+	t.Train.Check(p)
+	if t.Method != "pcd" {
+		p.Crossf("method", "method", "a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got %q; pretraining has its own train.pretrain.method)", t.Method)
+	}
+	p.Check("mean_field_iters", t.MeanFieldIters >= 1, "a positive integer", t.MeanFieldIters)
+	pt := &t.Pretrain
+	p.Check("pretrain.epochs", pt.Epochs >= 0, "a non-negative integer (0 = no pretraining)", pt.Epochs)
+	p.Enum("pretrain.method", pt.Method, rbm.Methods)
+	p.Check("pretrain.k", pt.K >= 1, "a positive integer", pt.K)
+	p.Check("pretrain.learning_rate", pt.LearningRate > 0 && !math.IsInf(pt.LearningRate, 0), "a positive number", pt.LearningRate)
+}
+
+// Legacy accepts the dbn keys format-1 configs carried for every model.
+func (*Train) Legacy() map[string]any { return rbm.LegacyTrainKeys("mean_field_iters", "pretrain") }
+
+// Family is the registered dbm family.
+var Family = &family.Family{
+	Name:  "dbm",
+	Doc:   "deep Boltzmann machine of two or more hidden layers; arrays W<l> (between layers l−1 and l) and b<l> (biases of layer l, b0 visible)",
+	Codec: codec(),
+	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
+	Train: func() family.Settings {
+		t := rbm.DefaultTrain()
+		t.Method = "pcd"
+		return &Train{Train: t, MeanFieldIters: 10, Pretrain: Pretrain{Epochs: 0, Method: "cd", K: 1, LearningRate: 0.05}}
+	},
+	NewModel: func(s family.Settings, visible int) (models.Model, error) {
+		layers := s.(*Model).Layers
+		if len(layers) < 2 {
+			return nil, fmt.Errorf("dbm: want at least two hidden layer sizes, got %v", layers)
+		}
+		return models.NewDBM(append([]int{visible}, layers...)...)
+	},
+	Trainers: []family.TrainerInfo{
+		{Method: "pcd", Doc: "greedy pretraining with doubled-input RBMs (train.pretrain), then joint PCD with a mean-field positive phase (mean_field_iters)"},
+	},
+	NewTrainer: newTrainer,
+	Estimators: []*family.Estimator{Exact, MFBound, AIS, RAISE},
+	EveryEpoch: func() []family.Configured {
+		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: &AISSettings{AIS: family.AIS{Runs: 16, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}}}
+	},
+	Final: func() []family.Configured {
+		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "mf-bound", Settings: MFBound.New()}, {Name: "ais", Settings: AIS.New()}}
+	},
+	Finish: func(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
+		return family.FinishDeep(rows, ests)
+	},
+}
+
+func init() { family.Register(Family) }
+
+func codec() models.Type {
+	t, err := models.Lookup("dbm")
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// pretrainSchedule is the schedule of DBM pretraining: constant k and
+// learning rate from train.pretrain, the momentum schedule of train.
+type pretrainSchedule struct{ t *Train }
+
+func (p pretrainSchedule) KAt(int) int                { return p.t.Pretrain.K }
+func (p pretrainSchedule) LearningRateAt(int) float64 { return p.t.Pretrain.LearningRate }
+func (p pretrainSchedule) MomentumAt(e int) float64   { return p.t.MomentumAt(e) }
+
+func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+	m := a.Model.(*models.DBM)
+	t := a.Train.(*Train)
+	init := a.ModelSettings.(*Model).Init
+	pre := rbm.Options(&t.Train, a.Workers)
+	pre.Persistent = t.Pretrain.Method == "pcd"
+	if !pre.Persistent {
+		pre.Chains = 0
+	}
+	pre.Schedule = pretrainSchedule{t}
+	tr, err := train.NewDBMTrainer(m, train.DBMOptions{
+		Pretrain:       []train.RBMOptions{pre},
+		PretrainEpochs: t.Pretrain.Epochs,
+		BatchSize:      t.BatchSize,
+		Chains:         t.Chains,
+		MFIters:        t.MeanFieldIters,
+		WeightDecay:    t.WeightDecay,
+		Shuffle:        t.Shuffle,
+		Schedule:       t.Train,
+		Epochs:         t.Epochs,
+		InitStd:        init.InitWeightStd,
+		BaseRateVBias:  init.BaseRateVBias(),
+		Workers:        a.Workers,
+	}, a.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return &trainer{tr: tr}, nil
+}
+
+type trainer struct{ tr *train.DBMTrainer }
+
+func (d *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+	st, err := d.tr.TrainEpoch(x)
+	return family.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError}, err
+}
+func (d *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
+func (d *trainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }
+func (d *trainer) Completed() int                                  { return d.tr.Epoch }
+func (d *trainer) Total() int                                      { return d.tr.TotalEpochs() }
+func (d *trainer) Current() models.Model                           { return d.tr.Current() }
+func (d *trainer) SetOnBatch(f func(int))                          { d.tr.Opt.OnBatch = f }

@@ -1,0 +1,294 @@
+package dbm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/models"
+)
+
+// exactUnits returns the number of units exact enumeration of a DBM visits
+// for log Z (the cheaper parity class of all layers) and for log f(v) (the
+// cheaper class of the hidden layers, v clamped).
+func exactUnits(d *models.DBM) (logZ, logF int) {
+	var all, hidden [2]int
+	for l, n := range d.Sizes {
+		all[l%2] += n
+		if l > 0 {
+			hidden[l%2] += n
+		}
+	}
+	return min(all[0], all[1]), min(hidden[0], hidden[1])
+}
+
+// exactMeanKey is the Memo key of a split's exact mean log-likelihood.
+type exactMeanKey struct{ split string }
+
+// isLogFKey is the Memo key of a split's IS estimates of log f(v), reused as
+// RAISE's control variate.
+type isLogFKey struct{ split string }
+
+// logZKey is the Memo key of an AIS log Z, one per setting.
+type logZKey struct{ family.AISKey }
+
+// Exact enumerates the cheaper parity class of the layers.
+var Exact = family.Define(family.Def[family.Exact]{
+	Name:     "exact",
+	Doc:      "exact log Z and log f(v) by enumerating the cheaper parity class of the layers",
+	Defaults: family.Exact{MaxUnits: 25},
+	Feasible: func(m models.Model, s *family.Exact) error {
+		d := m.(*models.DBM)
+		z, f := exactUnits(d)
+		if n := max(z, f); n > s.MaxUnits {
+			return fmt.Errorf("a DBM %v needs 2^%d terms for log Z and 2^%d per example for log f(v), above max_units %d; raise max_units (≤ 40) or drop exact", d.Sizes, z, f, s.MaxUnits)
+		}
+		return nil
+	},
+	Run: func(env *family.Env, m models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
+		d := m.(*models.DBM)
+		start := time.Now()
+		var rows []report.Row
+		for _, sp := range env.Splits {
+			res, err := eval.DBMExact{MaxUnits: s.MaxUnits}.LogProb(d, sp.Data)
+			if err != nil {
+				return rows, err
+			}
+			env.Remember(family.ExactLogZKey{}, res.LogZ)
+			env.Remember(exactMeanKey{sp.Name}, res.Mean)
+			row := j.Base
+			row.Split, row.LogZ = sp.Name, report.F(res.LogZ)
+			st := family.MeanOf(res.LogP)
+			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		if len(env.Splits) == 0 {
+			z, err := eval.DBMExact{MaxUnits: s.MaxUnits}.LogZ(d)
+			if err != nil {
+				return rows, err
+			}
+			env.Remember(family.ExactLogZKey{}, z)
+			row := j.Base
+			row.LogZ = report.F(z)
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// MFBound is the mean-field lower bound on log f(v) minus the AIS log Z.
+var MFBound = family.Define(family.Def[family.AIS]{
+	Name:     "mf-bound",
+	Doc:      "DBM mean-field lower bound on log f(v) (Salakhutdinov & Hinton 2009) minus the AIS estimate of log Z",
+	Defaults: family.DefaultAIS(),
+	Run: func(env *family.Env, m models.Model, s *family.AIS, j family.Job) ([]report.Row, error) {
+		return aisRows(env, m.(*models.DBM), s, 0, j)
+	},
+})
+
+// AISSettings is the settings of the dbm's ais: importance samples from the
+// mean-field posterior and AIS for log Z.
+type AISSettings struct {
+	family.AIS `yaml:",inline"`
+	// Samples is the number of importance samples of the even hidden layers
+	// from the mean-field proposal per example (RAISE §5.2).
+	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
+}
+
+// Check reports bad settings.
+func (a *AISSettings) Check(p family.Problems) {
+	a.AIS.Check(p)
+	p.Check("samples", a.Samples >= 1, "a positive integer", a.Samples)
+}
+
+// AIS is log f(v) by importance sampling minus the AIS log Z.
+var AIS = family.Define(family.Def[AISSettings]{
+	Name:     "ais",
+	Doc:      "log f(v) by importance sampling with a mean-field proposal over the even hidden layers, odd layers summed out (RAISE §5.2), minus the AIS log Z",
+	Defaults: AISSettings{AIS: family.DefaultAIS(), Samples: 500},
+	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+		return aisRows(env, m.(*models.DBM), &s.AIS, s.Samples, j)
+	},
+})
+
+// aisRows makes the rows of mf-bound (samples = 0) and ais: a per-example
+// log f(v) — the mean-field bound or the IS estimate — minus the AIS log Z
+// of these settings (one AIS per setting within an evaluation).
+func aisRows(env *family.Env, d *models.DBM, s *family.AIS, samples int, j family.Job) ([]report.Row, error) {
+	start := time.Now()
+	z, err := logZFor(env, d, s, j.Seed)
+	if err != nil {
+		return nil, err
+	}
+	bound := samples == 0
+	var rows []report.Row
+	for si, sp := range env.Splits {
+		row := j.Base
+		row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
+		family.SetAISLogZ(&row, z, env.ExactLogZ(), s)
+		var st eval.MeanStat
+		if bound {
+			b, err := bounds(d, sp.Data)
+			if err != nil {
+				return rows, err
+			}
+			st = family.MeanOf(b)
+			row.Notes = append(row.Notes, "mean-field lower bound on log f(v) (fixed-point iterations to convergence) minus the AIS log Z")
+		} else {
+			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)))
+			if err != nil {
+				return rows, err
+			}
+			env.Remember(isLogFKey{sp.Name}, lf)
+			st = family.MeanOf(lf)
+			row.Notes = append(row.Notes, fmt.Sprintf("log f(v) by importance sampling (%d proposals per example from the mean-field posterior over the even hidden layers, odd layers summed out; smallest ESS %.1f) minus the AIS log Z", samples, minESS))
+		}
+		row.MeanLoglik = report.F(st.Mean - z.LogZ)
+		row.LoglikSE, row.NExamples = report.F(st.SE), st.N
+		if bound {
+			if x, ok := env.Memo(exactMeanKey{sp.Name}); ok && *row.MeanLoglik > x.(float64)+3*family.AISSE(z) {
+				row.Warnings = append(row.Warnings, fmt.Sprintf("the mean-field bound %.3f lies above the exact log-likelihood %.3f by more than 3σ of log Ẑ: the AIS log Z is too low", *row.MeanLoglik, x.(float64)))
+			}
+		}
+		row.Seconds = time.Since(start).Seconds()
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
+
+// logZFor returns the AIS estimate of log Z with these settings, running it
+// once per evaluation.
+func logZFor(env *family.Env, d *models.DBM, s *family.AIS, seed uint64) (*eval.AISResult, error) {
+	k := logZKey{s.Key()}
+	if r, ok := env.Memo(k); ok {
+		return r.(*eval.AISResult), nil
+	}
+	vb, err := env.BaseVBias(s.Init, d.NumVisible())
+	if err != nil {
+		return nil, err
+	}
+	path, err := inference.NewDBMPath(d, vb)
+	if err != nil {
+		return nil, fmt.Errorf("AIS: %w", err)
+	}
+	r, err := env.AnnealLogZ(path, s, seed, fmt.Sprintf("%s epoch %d DBM AIS %d×%d %s", env.Experiment, env.Epoch, s.Runs, s.Betas, s.Init))
+	if err != nil {
+		return nil, err
+	}
+	env.Remember(k, &r)
+	return &r, nil
+}
+
+// RAISE is RAISE for DBMs (Alg. 3) on a subsample of each split, extended
+// by the control variate log f̂(v) (the IS estimate of an earlier ais entry
+// of the evaluation, else one with 100 proposals).
+var RAISE = family.Define(family.Def[family.RAISE]{
+	Name:     "raise",
+	Doc:      "RAISE with an intractable posterior (Burda et al. 2015, Alg. 3), extended to the split by the control variate log f̂(v) (IS)",
+	Defaults: family.DefaultRAISE(),
+	Run: func(env *family.Env, m models.Model, s *family.RAISE, j family.Job) ([]report.Row, error) {
+		d := m.(*models.DBM)
+		betas, err := s.BetaSchedule()
+		if err != nil {
+			return nil, err
+		}
+		r := eval.DBMRAISE{Chains: s.Chains, Betas: betas, Seed: j.Seed}
+		if s.Init == "base-rate" {
+			if len(env.BaseRate) != d.NumVisible() {
+				return nil, fmt.Errorf("base-rate start needs the training data's log-odds")
+			}
+			r.BaseVBias = env.BaseRate
+		}
+		return env.RAISEBySubsample(s, j.Base, "DBM RAISE", len(betas)-1,
+			func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
+				r.Progress = progress
+				return r.LogProb(d, x)
+			},
+			func(si int, sp family.Split) ([]float64, string, error) {
+				if x, ok := env.Memo(isLogFKey{sp.Name}); ok {
+					return x.([]float64), "the ais estimator's", nil
+				}
+				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+uint64(si)))
+				return x, "100", err
+			})
+	},
+})
+
+// forExamples runs f(n, v) for every example n of x on GOMAXPROCS
+// goroutines, v being the example as float64 (a buffer owned by the
+// goroutine), and returns the first error by example order. Results written
+// by f at index n do not depend on the scheduling.
+func forExamples(d *models.DBM, x eval.Examples, f func(n int, v []float64) error) error {
+	N := x.Len()
+	errs := make([]error, N)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), N)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v := make([]float64, d.NumVisible())
+			for {
+				n := int(next.Add(1) - 1)
+				if n >= N {
+					return
+				}
+				row := x.Row(n)
+				if len(row) != len(v) {
+					errs[n] = fmt.Errorf("example %d has %d values, the model has %d visible units", n, len(row), len(v))
+					continue
+				}
+				for i, b := range row {
+					v[i] = float64(b)
+				}
+				errs[n] = f(n, v)
+			}
+		}()
+	}
+	wg.Wait()
+	for n, err := range errs {
+		if err != nil {
+			return fmt.Errorf("example %d: %w", n, err)
+		}
+	}
+	return nil
+}
+
+// bounds returns the mean-field bound on log f(v) of every example.
+func bounds(d *models.DBM, x eval.Examples) ([]float64, error) {
+	out := make([]float64, x.Len())
+	err := forExamples(d, x, func(n int, v []float64) error {
+		fit, err := eval.DBMMeanField{}.Fit(d, v)
+		out[n] = fit.Bound
+		return err
+	})
+	return out, err
+}
+
+// isLogF returns the importance-sampling estimate of log f(v) of every
+// example (example n drawing from rand.NewPCG(seed, n), as
+// eval.DBMIS.LogUnnormAll) and the smallest ESS of their weights.
+func isLogF(d *models.DBM, x eval.Examples, samples int, seed uint64) ([]float64, float64, error) {
+	out := make([]float64, x.Len())
+	ess := make([]float64, x.Len())
+	err := forExamples(d, x, func(n int, v []float64) error {
+		r, err := eval.DBMIS{Samples: samples}.LogUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))))
+		out[n], ess[n] = r.LogF, r.Stats.ESS
+		return err
+	})
+	minESS := math.Inf(1)
+	for _, e := range ess {
+		minESS = math.Min(minESS, e)
+	}
+	return out, minESS, err
+}

@@ -1,0 +1,149 @@
+// Package dbn is the model family "dbn": deep belief networks trained
+// greedily layer by layer as RBMs (Salakhutdinov & Murray 2008 §4.1), with
+// exact, variational-bound, importance-sampling and RAISE estimators.
+package dbn
+
+import (
+	"fmt"
+
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/rbm"
+	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/train"
+)
+
+// Model is the model: section of a dbn.
+type Model struct {
+	// Layers are the hidden layer sizes, bottom to top (at least two; the
+	// top two layers form the top RBM).
+	Layers   []int `yaml:"layers" want:"a list of positive integers"`
+	rbm.Init `yaml:",inline"`
+}
+
+// Check reports bad model settings.
+func (m *Model) Check(p family.Problems) {
+	CheckLayers(p, "dbn", m.Layers)
+	m.Init.Check(p)
+}
+
+// CheckLayers reports a list of hidden layer sizes with fewer than two
+// entries or a non-positive one (shared with the dbm family).
+func CheckLayers(p family.Problems, name string, layers []int) {
+	if len(layers) < 2 {
+		p.Errorf("layers", "a %s needs at least two hidden layer sizes (e.g. [500, 1000]), got %v", name, layers)
+	}
+	for i, n := range layers {
+		p.Check(fmt.Sprintf("layers[%d]", i), n >= 1, "a positive integer", n)
+	}
+}
+
+// LegacyModelKeys is the model: key of format-1 configs that deep models
+// carried unused (hidden, the rbm's size), at its old default.
+func LegacyModelKeys() map[string]any { return map[string]any{"hidden": 25} }
+
+// Legacy accepts hidden: 25, which format-1 configs carried for every model.
+func (*Model) Legacy() map[string]any { return LegacyModelKeys() }
+
+// Train is the train: section of a dbn: the settings of every layer's RBM
+// (train.epochs epochs per layer) and what the layers above the first
+// train on.
+type Train struct {
+	rbm.Train `yaml:",inline"`
+	// LayerData is what the layers above the first train on: "sampled"
+	// (one draw from Q(h_l|h_{l−1}) per example, 2008 §4.1), "resampled" (a
+	// fresh draw every epoch) or "mean-field" (the probabilities themselves).
+	LayerData string `yaml:"layer_data" want:"sampled, resampled or mean-field"`
+	// TransposeInit initialises each new layer with the transpose of the one
+	// below (2008 §5.2), so the bound does not fall at stacking; it needs
+	// layer l+1 to have as many units as layer l−1.
+	TransposeInit bool `yaml:"transpose_init" want:"true or false"`
+}
+
+// Check reports bad settings.
+func (t *Train) Check(p family.Problems) {
+	t.Train.Check(p)
+	p.Enum("layer_data", t.LayerData, []string{"sampled", "resampled", "mean-field"})
+}
+
+// Legacy accepts the dbm keys format-1 configs carried for every model.
+func (*Train) Legacy() map[string]any { return rbm.LegacyTrainKeys("layer_data", "transpose_init") }
+
+// Family is the registered dbn family.
+var Family = &family.Family{
+	Name:  "dbn",
+	Doc:   "deep belief network: a directed sigmoid stack under a top RBM; arrays W<l>, vbias<l>, hbias<l> per layer",
+	Codec: codec(),
+	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
+	Train: func() family.Settings { return &Train{Train: rbm.DefaultTrain(), LayerData: "sampled"} },
+	NewModel: func(s family.Settings, visible int) (models.Model, error) {
+		layers := s.(*Model).Layers
+		if len(layers) < 2 {
+			return nil, fmt.Errorf("dbn: want at least two hidden layer sizes, got %v", layers)
+		}
+		return models.NewDBN(append([]int{visible}, layers...)...)
+	},
+	Trainers: []family.TrainerInfo{
+		{Method: "cd", Doc: "greedy layer-wise: each layer an RBM trained by CD-k for train.epochs epochs on the layer data below"},
+		{Method: "pcd", Doc: "greedy layer-wise with PCD RBMs"},
+	},
+	NewTrainer: newTrainer,
+	Estimators: []*family.Estimator{Exact, Bound, AIS, RAISE},
+	EveryEpoch: func() []family.Configured {
+		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: CheapAIS()}}
+	},
+	Final: func() []family.Configured {
+		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "dbn-bound", Settings: Bound.New()}, {Name: "ais", Settings: AIS.New()}}
+	},
+	Finish: func(m models.Model, rows []report.Row, ests []family.Configured) []report.Row {
+		if _, ok := m.(*models.RBM); ok {
+			return rbm.Family.Finish(m, rows, ests) // the stack is still its first RBM
+		}
+		return family.FinishDeep(rows, ests)
+	},
+}
+
+func init() { family.Register(Family) }
+
+func codec() models.Type {
+	t, err := models.Lookup("dbn")
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+	m := a.Model.(*models.DBN)
+	t := a.Train.(*Train)
+	init := a.ModelSettings.(*Model).Init
+	ld, err := train.ParseLayerData(t.LayerData)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := train.NewDBNTrainer(m, train.DBNOptions{
+		Layers:        []train.DBNLayerOptions{{RBM: rbm.Options(&t.Train, a.Workers), Epochs: t.Epochs}},
+		Data:          ld,
+		TransposeInit: t.TransposeInit,
+		InitStd:       init.InitWeightStd,
+		BaseRateVBias: init.BaseRateVBias(),
+		Workers:       a.Workers,
+	}, a.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return &trainer{tr: tr}, nil
+}
+
+type trainer struct{ tr *train.DBNTrainer }
+
+func (d *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+	st, err := d.tr.TrainEpoch(x)
+	return family.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError}, err
+}
+func (d *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
+func (d *trainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }
+func (d *trainer) Completed() int                                  { return d.tr.Epoch }
+func (d *trainer) Total() int                                      { return d.tr.TotalEpochs() }
+func (d *trainer) Current() models.Model                           { return d.tr.Stack() }
+func (d *trainer) SetOnBatch(func(int))                            {}

@@ -1,0 +1,275 @@
+package dbn
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/rbm"
+	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/models"
+)
+
+// While the first layer trains, the stack is a single RBM: the estimators
+// then are the rbm family's (dbn-bound, the bound of a one-layer stack, is
+// its log-likelihood, which exact and ais give).
+
+// Exact enumerates the hidden layers below the top and the top RBM's
+// smaller layer.
+var Exact = family.Define(family.Def[family.Exact]{
+	Name:     "exact",
+	Doc:      "exact log p(v) by enumerating the hidden layers below the top and the top RBM's smaller layer",
+	Defaults: family.Exact{MaxUnits: 25},
+	Feasible: func(m models.Model, s *family.Exact) error {
+		d := m.(*models.DBN)
+		sizes := d.Sizes()
+		below := 0
+		for _, n := range sizes[1 : len(sizes)-1] {
+			below += n
+		}
+		top := min(sizes[len(sizes)-2], sizes[len(sizes)-1])
+		if below > s.MaxUnits || top > 30 {
+			return fmt.Errorf("a DBN %v needs 2^%d terms for the hidden layers below the top (max_units %d) and 2^%d for the top RBM (at most 2^30); drop exact", sizes, below, s.MaxUnits, top)
+		}
+		return nil
+	},
+	Run: func(env *family.Env, m models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
+		if _, ok := m.(*models.RBM); ok {
+			return rbm.Exact.Run(env, m, s, j)
+		}
+		d := m.(*models.DBN)
+		start := time.Now()
+		var rows []report.Row
+		for _, sp := range env.Splits {
+			res, err := eval.DBNExact{MaxUnits: s.MaxUnits, Top: eval.Exact{MaxUnits: 30}}.LogProb(d, sp.Data)
+			if err != nil {
+				return rows, err
+			}
+			row := j.Base
+			row.Split, row.LogZ = sp.Name, report.F(res.LogZ)
+			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
+			row.Notes = append(row.Notes, fmt.Sprintf("exact variational bound (Q of the greedy layers): %.3f", res.MeanELBO.Mean))
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// BoundSettings is the settings of dbn-bound.
+type BoundSettings struct {
+	// Samples is the number of draws from Q per example (2008 eq. 23).
+	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
+	// Runs is the number of AIS runs for the top RBM's log Z.
+	Runs          int `yaml:"runs" want:"an integer ≥ 2" flag:"chains"`
+	family.Anneal `yaml:",inline"`
+	// MaxUnits: the top RBM's log Z is exact when its smaller layer has at
+	// most this many units, else by AIS.
+	MaxUnits      int `yaml:"max_units" want:"an integer in [1,40]" flag:"max-units"`
+	family.Seeded `yaml:",inline"`
+}
+
+// Check reports bad settings.
+func (b *BoundSettings) Check(p family.Problems) {
+	p.Check("samples", b.Samples >= 1, "a positive integer", b.Samples)
+	p.Check("runs", b.Runs >= 2, "an integer ≥ 2", b.Runs)
+	b.Anneal.Check(p)
+	p.Check("max_units", b.MaxUnits >= 1 && b.MaxUnits <= family.MaxExactUnits, "an integer in [1,40]", b.MaxUnits)
+}
+
+// Bound is the DBN variational lower bound (2008 eq. 22–24).
+var Bound = family.Define(family.Def[BoundSettings]{
+	Name: "dbn-bound",
+	Doc:  "DBN variational lower bound (2008 eq. 22–24) with the top RBM's log Z exact when small, else by AIS",
+	Defaults: BoundSettings{
+		Samples: 5, Runs: 100, Anneal: family.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MaxUnits: 25,
+	},
+	Run: func(env *family.Env, m models.Model, s *BoundSettings, j family.Job) ([]report.Row, error) {
+		d, ok := m.(*models.DBN)
+		if !ok {
+			return nil, nil // a one-layer stack: its bound is its log-likelihood
+		}
+		start := time.Now()
+		ais := family.AIS{Runs: s.Runs, Anneal: s.Anneal}
+		z, zres, err := topFor(env, d, &ais, j.Seed, s.MaxUnits)
+		if err != nil {
+			return nil, err
+		}
+		var rows []report.Row
+		for si, sp := range env.Splits {
+			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si))}.LogProb(d, z, sp.Data)
+			if err != nil {
+				return rows, err
+			}
+			row := j.Base
+			row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
+			if zres == nil {
+				row.Runs, row.Betas, row.Init = 0, 0, ""
+			}
+			setTopLogZ(&row, z, zres)
+			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Error), res.Mean.N
+			row.Warnings = append(row.Warnings, res.Warnings...)
+			row.Notes = append(row.Notes, fmt.Sprintf("lower bound with %d samples from Q per example; error of eq. 24 √(Var r̂_B + Var ln Ẑ) = %.3f", res.Samples, res.Error))
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// AISSettings is the settings of the dbn's ais: importance samples from Q
+// and the top RBM's AIS.
+type AISSettings struct {
+	family.AIS `yaml:",inline"`
+	// Samples is the number of proposals from the recognition model Q per
+	// example (RAISE §5.3).
+	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
+}
+
+// Check reports bad settings.
+func (a *AISSettings) Check(p family.Problems) {
+	a.AIS.Check(p)
+	p.Check("samples", a.Samples >= 1, "a positive integer", a.Samples)
+}
+
+// CheapAIS is the after-epoch default: 16 runs × 1,000 linear β.
+func CheapAIS() *AISSettings {
+	return &AISSettings{AIS: family.AIS{Runs: 16, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}
+}
+
+// AIS is log f(v) by importance sampling with Q minus the top RBM's AIS
+// log Z.
+var AIS = family.Define(family.Def[AISSettings]{
+	Name:     "ais",
+	Doc:      "log f(v) by importance sampling with the recognition model Q (RAISE §5.3) minus the top RBM's AIS log Z",
+	Defaults: AISSettings{AIS: family.DefaultAIS(), Samples: 500},
+	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+		if _, ok := m.(*models.RBM); ok {
+			return rbm.AIS.Run(env, m, &rbm.AISSettings{AIS: s.AIS}, j)
+		}
+		d := m.(*models.DBN)
+		start := time.Now()
+		z, zres, err := topFor(env, d, &s.AIS, j.Seed, 0)
+		if err != nil {
+			return nil, err
+		}
+		var rows []report.Row
+		for si, sp := range env.Splits {
+			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+uint64(si))}.LogProb(d, z, sp.Data)
+			if err != nil {
+				return rows, err
+			}
+			row := j.Base
+			row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
+			setTopLogZ(&row, z, zres)
+			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
+			row.Warnings = append(row.Warnings, res.Warnings...)
+			row.Notes = append(row.Notes, fmt.Sprintf("log f(v) by importance sampling with Q (%d proposals per example, smallest ESS %.1f) minus the top RBM's AIS log Z", res.Samples, res.MinESS))
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// RAISE is RAISE with the top RBM unrolled (RAISE §3.3) on a subsample of
+// each split, extended by the control variate log f̂(v) (IS with Q).
+var RAISE = family.Define(family.Def[family.RAISE]{
+	Name:     "raise",
+	Doc:      "RAISE with the top RBM unrolled (Burda et al. 2015 §3.3), extended to the split by the control variate log f̂(v) (IS with Q)",
+	Defaults: family.DefaultRAISE(),
+	Run: func(env *family.Env, m models.Model, s *family.RAISE, j family.Job) ([]report.Row, error) {
+		if _, ok := m.(*models.RBM); ok {
+			return rbm.RAISE.Run(env, m, s, j)
+		}
+		d := m.(*models.DBN)
+		betas, err := s.BetaSchedule()
+		if err != nil {
+			return nil, err
+		}
+		r := eval.DBNRAISE{Samples: s.Chains, Betas: betas, Seed: j.Seed}
+		if s.Init == "base-rate" && env.Train != nil {
+			if r.BaseVBias, err = eval.TopBaseRate(d, env.Train, 1); err != nil {
+				return nil, err
+			}
+		}
+		return env.RAISEBySubsample(s, j.Base, "RAISE", len(betas)-1,
+			func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
+				r.Progress = progress
+				res, err := r.LogProb(d, x)
+				return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err
+			},
+			func(si int, sp family.Split) ([]float64, string, error) {
+				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si))}.LogProb(d, eval.TopLogZ{}, sp.Data)
+				return is.LogF, "50", err
+			})
+	},
+})
+
+// topKey identifies a top-RBM log Z within an evaluation, so that dbn-bound
+// and ais of the same settings subtract the same estimate.
+type topKey struct {
+	exact          bool
+	runs, betas    int
+	schedule, init string
+}
+
+type topVal struct {
+	z   eval.TopLogZ
+	res *eval.AISResult
+}
+
+// topFor returns log Z of the DBN's top RBM: exact when its smaller layer
+// has at most maxUnits units, else by AIS with a's settings; one per
+// setting within an evaluation.
+func topFor(env *family.Env, d *models.DBN, a *family.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+	top := d.Top()
+	k := topKey{exact: min(top.NVis, top.NHid) <= maxUnits}
+	if !k.exact {
+		k.runs, k.betas, k.schedule, k.init = a.Runs, a.Betas, a.Schedule, a.Init
+	}
+	if v, ok := env.Memo(k); ok {
+		return v.(topVal).z, v.(topVal).res, nil
+	}
+	z, res, err := topLogZ(env, d, a, seed, maxUnits)
+	if err == nil {
+		env.Remember(k, topVal{z, res})
+	}
+	return z, res, err
+}
+
+func topLogZ(env *family.Env, d *models.DBN, a *family.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+	top := d.Top()
+	if min(top.NVis, top.NHid) <= maxUnits {
+		z, err := eval.ExactTopLogZ(d, eval.Exact{MaxUnits: maxUnits})
+		return z, nil, err
+	}
+	betas, err := a.BetaSchedule()
+	if err != nil {
+		return eval.TopLogZ{}, nil, err
+	}
+	run := eval.AIS{Runs: a.Runs, Betas: betas, Seed: seed}
+	if a.Init == "base-rate" && env.Train != nil {
+		if run.BaseVBias, err = eval.TopBaseRate(d, env.Train, 1); err != nil {
+			return eval.TopLogZ{}, nil, err
+		}
+	}
+	var done func()
+	run.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d top-RBM AIS %d×%d", env.Experiment, env.Epoch, a.Runs, a.Betas), int64(a.Runs)*int64(len(betas)-1))
+	defer done()
+	z, res, err := eval.AISTopLogZ(d, run)
+	return z, &res, err
+}
+
+func setTopLogZ(row *report.Row, z eval.TopLogZ, res *eval.AISResult) {
+	row.LogZ = report.F(z.LogZ)
+	if res != nil {
+		row.LogZLo, row.LogZHi = report.F(res.LogZLo3), report.F(res.LogZHi3)
+		row.LogZLo1, row.LogZHi1 = report.F(res.LogZLo1), report.F(res.LogZHi1)
+		row.ESS = report.F(res.ESS)
+		row.Warnings = append(row.Warnings, res.Warnings...)
+	}
+	row.Warnings = append(row.Warnings, z.Warnings...)
+}

@@ -1,0 +1,219 @@
+package family
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/models"
+)
+
+// Split is one named data split to report mean log-likelihoods on.
+type Split struct {
+	Name string
+	Data eval.Examples
+}
+
+// Env is everything the estimators of one evaluation need besides the model
+// and their settings.
+type Env struct {
+	Experiment string
+	Stage      string // report.StageEpoch or report.StageFinal
+	Epoch      int
+	Splits     []Split
+	// BaseRate is the smoothed log-odds of the training data, the visible
+	// biases of the AIS data-base-rate start.
+	BaseRate []float64
+	// Train is the training set (the top RBM of a DBN takes its base rate
+	// from the training data propagated up by Q).
+	Train eval.Examples
+	// Seed derives every estimator's seed (with the stage, epoch and
+	// position) unless the estimator sets its own.
+	Seed uint64
+	// Progress, if set, is told about long estimators (label, total work)
+	// and returns a function to report work done and one to call at the end.
+	Progress func(label string, total int64) (add func(int64), done func())
+
+	// memo holds what estimators of one evaluation share (an AIS log Z of
+	// given settings, an exact log Z, per-example IS estimates).
+	memo map[any]any
+}
+
+// Run evaluates m with the family's estimators in order and returns one row
+// per (estimator, split), or a split-free row for an estimator of log Z
+// alone. Estimators of one Run share results through Memo (e.g. AIS rows
+// carry the exact log Z of an earlier exact entry).
+func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, error) {
+	env.memo = map[any]any{}
+	label := Label(m)
+	var rows []report.Row
+	for i, c := range ests {
+		spec, ok := f.Estimator(c.Name)
+		if !ok {
+			return rows, fmt.Errorf("estimator %q is not available for model type %s (use %s)", c.Name, f.Name, joinNames(f.EstimatorNames()))
+		}
+		seed, base := env.start(c, i, label)
+		rs, err := spec.Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
+		rows = append(rows, rs...)
+		if err != nil {
+			return rows, fmt.Errorf("%s: %w", c.Name, err)
+		}
+	}
+	if f.Finish != nil {
+		rows = f.Finish(m, rows, ests)
+	}
+	return rows, nil
+}
+
+func joinNames(s []string) string {
+	out := ""
+	for i, n := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += n
+	}
+	return out
+}
+
+// Memo returns what an earlier estimator of this evaluation remembered
+// under key.
+func (env *Env) Memo(key any) (any, bool) {
+	v, ok := env.memo[key]
+	return v, ok
+}
+
+// Remember stores v under key for the later estimators of this evaluation.
+func (env *Env) Remember(key, v any) {
+	if env.memo == nil {
+		env.memo = map[any]any{}
+	}
+	env.memo[key] = v
+}
+
+// Label names a model with its sizes ("rbm 784-25", "dbn 784-500-2000")
+// when it can, else with its type.
+func Label(m models.Model) string {
+	if l, ok := m.(interface{ Label() string }); ok {
+		return l.Label()
+	}
+	return m.TypeName()
+}
+
+// start returns the seed of the i-th estimator of an evaluation — its own,
+// or derived from the evaluation seed, the stage, the epoch and i — and the
+// row fields every estimator shares.
+func (env *Env) start(c Configured, i int, model string) (uint64, report.Row) {
+	var seed uint64
+	if s, ok := c.Settings.(interface{ OwnSeed() uint64 }); ok {
+		seed = s.OwnSeed()
+	}
+	if seed == 0 {
+		stage := uint64(1)
+		if env.Stage == report.StageFinal {
+			stage = 2
+		}
+		seed = seeds.Derive(env.Seed, stage, uint64(env.Epoch), uint64(i))
+	}
+	return seed, report.Row{Experiment: env.Experiment, Model: model, Stage: env.Stage, Epoch: env.Epoch, Estimator: c.Name}
+}
+
+// BaseVBias returns the visible biases of an annealing start: the training
+// data's log-odds for "base-rate" (checked against the model's visible
+// units), nil (zeros) for "uniform".
+func (env *Env) BaseVBias(init string, visible int) ([]float64, error) {
+	if init != "base-rate" {
+		return nil, nil
+	}
+	if len(env.BaseRate) != visible {
+		return nil, fmt.Errorf("base-rate start needs the training data's log-odds (%d values for %d visible units)", len(env.BaseRate), visible)
+	}
+	return env.BaseRate, nil
+}
+
+// Bar opens a progress bar for a long estimator when the evaluation has
+// one: it returns the estimators' cumulative (done, total) callback (nil
+// without a bar) and a function to call at the end (a no-op without one).
+func (env *Env) Bar(label string, total int64) (func(done, total int64), func()) {
+	if env.Progress == nil {
+		return nil, func() {}
+	}
+	add, done := env.Progress(label, total)
+	return cumulative(add), done
+}
+
+// cumulative adapts an increment callback to estimators that report
+// cumulative counts from several goroutines.
+func cumulative(add func(int64)) func(done, total int64) {
+	var last atomic.Int64
+	return func(d, _ int64) {
+		for old := last.Load(); d > old; old = last.Load() {
+			if last.CompareAndSwap(old, d) {
+				add(d - old)
+				return
+			}
+		}
+	}
+}
+
+// Subset is a view of some examples of a split.
+type Subset struct {
+	X   eval.Examples
+	Idx []int
+}
+
+func (s Subset) Len() int          { return len(s.Idx) }
+func (s Subset) Row(n int) []uint8 { return s.X.Row(s.Idx[n]) }
+
+// Sample draws the examples RAISE and CSL evaluate on a split: n of them,
+// uniformly without replacement, from a generator that depends only on the
+// evaluation seed and the split's position — so RAISE and CSL of one
+// evaluation see the same examples. n = 0 or n ≥ N means all, in order.
+func (env *Env) Sample(split int, x eval.Examples, n int) ([]int, error) {
+	N := x.Len()
+	if n <= 0 || n >= N {
+		idx := make([]int, N)
+		for i := range idx {
+			idx[i] = i
+		}
+		return idx, nil
+	}
+	rng := rand.New(rand.NewPCG(seeds.Derive(env.Seed, 7, uint64(env.Epoch), uint64(split)), 0))
+	return eval.SampleIndices(N, n, rng)
+}
+
+// Extend turns per-example estimates Y on the sampled examples into an
+// estimate of the split's mean with the control variate X = log f(v)
+// ("alpha1", "fit" or "none").
+func Extend(mode string, y []float64, idx []int, xAll []float64) (eval.CVResult, error) {
+	xs := make([]float64, len(idx))
+	for k, i := range idx {
+		xs[k] = xAll[i]
+	}
+	if len(idx) == len(xAll) || mode == "none" || len(idx) < 2 {
+		// The whole split, or no control variate: the plain mean.
+		st := MeanOf(y)
+		return eval.CVResult{Estimate: st.Mean, SE: st.SE, Alpha: 0, PlainMean: st.Mean, PlainSE: st.SE, VarianceReduction: 1, N: len(xAll), NSample: len(idx)}, nil
+	}
+	return eval.ControlVariate{Fit: mode == "fit"}.Estimate(y, xs, xAll)
+}
+
+// MeanOf returns the mean of x with its standard error (NaN for one value).
+func MeanOf(x []float64) eval.MeanStat {
+	var s, s2 float64
+	for _, v := range x {
+		s += v
+		s2 += v * v
+	}
+	n := len(x)
+	mean := s / float64(n)
+	se := math.NaN()
+	if n > 1 {
+		se = math.Sqrt(math.Max(s2-float64(n)*mean*mean, 0) / float64(n-1) / float64(n))
+	}
+	return eval.MeanStat{Mean: mean, SE: se, N: n}
+}

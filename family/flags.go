@@ -1,0 +1,49 @@
+package family
+
+import "sync"
+
+// Flag is a `logz eval` flag that sets estimator settings: every settings
+// field tagged `flag:"<Name>"` takes its value.
+type Flag struct {
+	Name string
+	// Default is applied when the flag is not given; "" = the estimator's
+	// own default.
+	Default string
+	// ZeroUnset: a given value "0" means the estimator's own default.
+	ZeroUnset bool
+	Usage     string
+}
+
+var (
+	flagMu sync.Mutex
+	flags  = []Flag{
+		{Name: "chains", Default: "100", Usage: "AIS runs; RAISE chains per example; CSL chains"},
+		{Name: "betas", Default: "14500", Usage: "number of intermediate distributions K"},
+		{Name: "schedule", Default: "2008", Usage: "β schedule: linear or 2008"},
+		{Name: "init", Default: "base-rate", Usage: "AIS start: base-rate or uniform"},
+		{Name: "max-units", Default: "25", Usage: "exact: refuse above this many units to enumerate (≤ 40)"},
+		{Name: "examples", Default: "100", Usage: "RAISE and CSL: evaluate a random subsample of N examples, extended to all by the control variate log f(v) (0 = all)"},
+		{Name: "control-variate", Default: "alpha1", Usage: "RAISE: alpha1, fit (least squares) or none"},
+		{Name: "samples", ZeroUnset: true, Usage: "proposals per example of estimators that sample (dbn/dbm ais: 500 by default; dbn-bound: 5)"},
+	}
+)
+
+// RegisterFlag adds a flag for settings fields tagged with its name (for a
+// family whose estimators need one the shared list lacks).
+func RegisterFlag(f Flag) {
+	flagMu.Lock()
+	defer flagMu.Unlock()
+	for _, g := range flags {
+		if g.Name == f.Name {
+			panic("family: flag registered twice: " + f.Name)
+		}
+	}
+	flags = append(flags, f)
+}
+
+// Flags lists the estimator flags in order.
+func Flags() []Flag {
+	flagMu.Lock()
+	defer flagMu.Unlock()
+	return append([]Flag(nil), flags...)
+}

@@ -1,0 +1,339 @@
+package rbm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/models"
+)
+
+// Exact is exact log Z by enumerating the smaller layer with a Gray-code walk.
+var Exact = family.Define(family.Def[family.Exact]{
+	Name:     "exact",
+	Doc:      "exact log Z by enumerating the smaller layer (2^min(D,H) terms)",
+	Defaults: family.Exact{MaxUnits: 25},
+	Feasible: func(m models.Model, s *family.Exact) error {
+		r := m.(*models.RBM)
+		if n := min(r.NVis, r.NHid); n > s.MaxUnits {
+			return fmt.Errorf("the smaller layer of a %d×%d RBM has %d units, above max_units %d (2^%d terms); raise max_units (≤ 40) or drop exact", r.NVis, r.NHid, n, s.MaxUnits, n)
+		}
+		return nil
+	},
+	CheckModel: func(p family.Problems, s *family.Exact, model family.Settings, visible int) {
+		h := model.(*Model).Hidden
+		if s.Valid() && visible > 0 && h > 0 && min(visible, h) > s.MaxUnits {
+			p.Crossf("", "", "exact enumeration needs min(visible, hidden) ≤ max_units (%d), but the model has %d visible and %d hidden units; remove exact or raise max_units (≤ %d)",
+				s.MaxUnits, visible, h, family.MaxExactUnits)
+		}
+	},
+	Run: func(env *family.Env, m models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
+		r := m.(*models.RBM)
+		start := time.Now()
+		logZ, err := eval.Exact{MaxUnits: s.MaxUnits}.LogZ(r)
+		if err != nil {
+			return nil, err
+		}
+		env.Remember(family.ExactLogZKey{}, logZ)
+		base := j.Base
+		base.LogZ = report.F(logZ)
+		base.Seconds = time.Since(start).Seconds()
+		return LoglikRows(env, base, r, logZ, nil), nil
+	},
+})
+
+// AISSettings is the settings of the rbm's ais.
+type AISSettings struct {
+	family.AIS `yaml:",inline"`
+}
+
+// Legacy accepts samples, which format-1 configs carried for every ais.
+func (*AISSettings) Legacy() map[string]any { return map[string]any{"samples": 500} }
+
+// AIS is the annealed importance sampling estimate of log Z from the data
+// base rate or the uniform start (Salakhutdinov & Murray 2008), with the
+// mean log-likelihood −F(v) − log Ẑ on each split.
+var AIS = family.Define(family.Def[AISSettings]{
+	Name:     "ais",
+	Doc:      "annealed importance sampling estimate of log Z (Salakhutdinov & Murray 2008)",
+	Defaults: AISSettings{family.DefaultAIS()},
+	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+		r := m.(*models.RBM)
+		start := time.Now()
+		if _, err := s.BetaSchedule(); err != nil {
+			return nil, err
+		}
+		vb, err := env.BaseVBias(s.Init, r.NVis)
+		if err != nil {
+			return nil, err
+		}
+		path, err := inference.NewBaseRatePath(r, vb)
+		if err != nil {
+			return nil, fmt.Errorf("AIS: %w", err)
+		}
+		res, err := env.AnnealLogZ(path, &s.AIS, j.Seed, fmt.Sprintf("%s epoch %d AIS %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas))
+		if err != nil {
+			return nil, err
+		}
+		base := j.Base
+		family.SetAISLogZ(&base, &res, env.ExactLogZ(), &s.AIS)
+		base.Runs, base.Betas, base.Init = s.Runs, s.Betas, s.Init
+		base.Seconds = time.Since(start).Seconds()
+		return LoglikRows(env, base, r, res.LogZ, base.Warnings), nil
+	},
+})
+
+// LoglikRows turns a log Z into one row per split with the mean
+// log-likelihood mean_n(log f(v_n)) − log Z and its standard error over
+// examples; with no splits, one split-free row holds the log Z.
+func LoglikRows(env *family.Env, base report.Row, m *models.RBM, logZ float64, warn []string) []report.Row {
+	base.Warnings = warn
+	if len(env.Splits) == 0 {
+		return []report.Row{base}
+	}
+	var rows []report.Row
+	for _, s := range env.Splits {
+		row := base
+		st := eval.MeanLogUnnorm(m, s.Data)
+		row.Split = s.Name
+		row.MeanLoglik = report.F(st.Mean - logZ)
+		row.LoglikSE = report.F(st.SE)
+		row.NExamples = st.N
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// LogUnnormAll returns log f(v) = −F(v) for every example: the control
+// variate X, cheap for all N.
+func LogUnnormAll(m *models.RBM, x eval.Examples) []float64 {
+	v := make([]float64, m.NVis)
+	scratch := make([]float64, m.NHid)
+	out := make([]float64, x.Len())
+	for n := range out {
+		for i, b := range x.Row(n) {
+			v[i] = float64(b)
+		}
+		out[n] = m.LogUnnorm(v, scratch)
+	}
+	return out
+}
+
+// RAISE is reverse AIS on the annealing path of ais (Burda et al. 2015,
+// Alg. 2) on a subsample of each split, extended to the whole split by the
+// control variate log f(v) = −F(v).
+var RAISE = family.Define(family.Def[family.RAISE]{
+	Name:     "raise",
+	Doc:      "reverse AIS estimator: a stochastic lower bound on each example's log-probability under the annealing model (Burda et al. 2015)",
+	Defaults: family.DefaultRAISE(),
+	Run: func(env *family.Env, m models.Model, s *family.RAISE, j family.Job) ([]report.Row, error) {
+		r := m.(*models.RBM)
+		betas, err := s.BetaSchedule()
+		if err != nil {
+			return nil, err
+		}
+		est := eval.RAISE{Chains: s.Chains, Betas: betas, Seed: j.Seed}
+		if s.Init == "base-rate" {
+			if len(env.BaseRate) != r.NVis {
+				return nil, fmt.Errorf("base-rate start needs the training data's log-odds")
+			}
+			est.BaseVBias = env.BaseRate
+		}
+		var rows []report.Row
+		for si, sp := range env.Splits {
+			start := time.Now()
+			idx, err := env.Sample(si, sp.Data, s.Examples)
+			if err != nil {
+				return rows, err
+			}
+			var done func()
+			est.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d chains × %d β", env.Experiment, env.Epoch, sp.Name, len(idx), s.Chains, s.Betas), int64(len(idx))*int64(s.Chains)*int64(len(betas)-1))
+			res, err := est.LogProb(r, family.Subset{X: sp.Data, Idx: idx})
+			done()
+			if err != nil {
+				return rows, err
+			}
+			rows = append(rows, raiseRow(j.Base, s, sp, idx, res, r, start))
+		}
+		return rows, nil
+	},
+})
+
+func raiseRow(base report.Row, s *family.RAISE, sp family.Split, idx []int, res eval.RAISEResult, m *models.RBM, start time.Time) report.Row {
+	row := base
+	row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Chains, s.Betas, s.Init
+	cv, err := family.Extend(s.ControlVariate, res.LogP, idx, LogUnnormAll(m, sp.Data))
+	warn := append([]string(nil), res.Warnings...)
+	if err != nil {
+		warn = append(warn, "control variate: "+err.Error())
+		cv.Estimate, cv.SE = res.Mean.Mean, res.Mean.SE
+	}
+	warn = append(warn, cv.Warnings...)
+	if len(idx) < sp.Data.Len() {
+		note := fmt.Sprintf("RAISE on %d of %d examples", len(idx), sp.Data.Len())
+		if s.ControlVariate != "none" {
+			note += fmt.Sprintf(", extended by the control variate log f(v) (α = %.3g; variance reduced %.3g×)", cv.Alpha, cv.VarianceReduction)
+		}
+		row.Notes = append(row.Notes, note)
+	}
+	if res.MinESS < s.MinESSFraction*float64(s.Chains) && len(res.Warnings) == 0 {
+		warn = append(warn, fmt.Sprintf("RAISE: smallest per-example ESS %.1f of %d chains", res.MinESS, s.Chains))
+	}
+	row.MeanLoglik = report.F(cv.Estimate)
+	row.LoglikSE = report.F(cv.SE)
+	row.NExamples = len(idx)
+	row.Warnings = warn
+	row.Seconds = time.Since(start).Seconds()
+	return row
+}
+
+// CSLSettings is the settings of csl.
+type CSLSettings struct {
+	// Chains is the number of Gibbs chains.
+	Chains int `yaml:"chains" want:"a positive integer" flag:"chains"`
+	// Steps is the number of Gibbs steps per chain after burn-in; 0 =
+	// matched, as in Burda et al. (2015, footnote 4), to the Gibbs steps
+	// RAISE spends per example (chains × betas) or else AIS's (runs × betas)
+	// in the same list.
+	Steps int `yaml:"steps" want:"a non-negative integer (0 = matched to RAISE/AIS)"`
+	// BurnIn is the number of Gibbs steps discarded per chain.
+	BurnIn int `yaml:"burn_in" want:"a non-negative integer"`
+	// Init is where the chains start: base-rate or uniform.
+	Init string `yaml:"init" want:"base-rate or uniform" flag:"init"`
+	// Examples is the number of examples of each split evaluated (a random
+	// subsample, extended by the control variate log f(v)); 0 = all.
+	Examples      int `yaml:"examples" want:"a non-negative integer (0 = all)" flag:"examples"`
+	family.Seeded `yaml:",inline"`
+}
+
+// Check reports bad settings.
+func (c *CSLSettings) Check(p family.Problems) {
+	p.Check("chains", c.Chains >= 1, "a positive integer", c.Chains)
+	p.Check("steps", c.Steps >= 0, "a non-negative integer (0 = matched to RAISE/AIS)", c.Steps)
+	p.Check("burn_in", c.BurnIn >= 0, "a non-negative integer", c.BurnIn)
+	p.Enum("init", c.Init, family.Inits)
+	p.Check("examples", c.Examples >= 0, "a non-negative integer (0 = all)", c.Examples)
+}
+
+// matchedSteps is CSL's default chain length: the Gibbs steps RAISE spends
+// per example (chains × betas) or else AIS's (runs × betas), divided among
+// the CSL chains (Burda et al. 2015, footnote 4).
+func matchedSteps(c *CSLSettings, all []family.Configured) int {
+	budget := 0
+	for _, o := range all {
+		if r, ok := o.Settings.(*family.RAISE); ok && o.Name == "raise" {
+			budget = r.Chains * r.Betas
+			break
+		}
+	}
+	if budget == 0 {
+		for _, o := range all {
+			if a, ok := o.Settings.(*AISSettings); ok && o.Name == "ais" {
+				budget = a.Runs * a.Betas
+				break
+			}
+		}
+	}
+	if budget == 0 {
+		return 1000
+	}
+	return max(1, budget/c.Chains)
+}
+
+// CSL is the conservative sampling-based log-likelihood (Bengio et al. 2013).
+var CSL = family.Define(family.Def[CSLSettings]{
+	Name:     "csl",
+	Doc:      "conservative sampling-based log-likelihood: log of the mean of p(v|h_s) over hidden states of Gibbs chains (Bengio et al. 2013)",
+	Defaults: CSLSettings{Chains: 100, Init: "base-rate", Examples: 100},
+	Run: func(env *family.Env, m models.Model, s *CSLSettings, j family.Job) ([]report.Row, error) {
+		r := m.(*models.RBM)
+		steps := s.Steps
+		if steps == 0 {
+			steps = matchedSteps(s, j.List)
+		}
+		c := eval.CSL{Chains: s.Chains, Steps: steps, BurnIn: s.BurnIn, Init: s.Init, Seed: j.Seed}
+		if s.Init == "base-rate" {
+			c.BaseVBias = env.BaseRate
+		}
+		var rows []report.Row
+		for si, sp := range env.Splits {
+			start := time.Now()
+			idx, err := env.Sample(si, sp.Data, s.Examples)
+			if err != nil {
+				return rows, err
+			}
+			var done func()
+			c.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d CSL %s %d chains × %d steps", env.Experiment, env.Epoch, sp.Name, s.Chains, steps), int64(s.Chains)*int64(steps+s.BurnIn))
+			res, err := c.Estimate(r, family.Subset{X: sp.Data, Idx: idx})
+			done()
+			if err != nil {
+				return rows, err
+			}
+			cv, err := family.Extend("alpha1", res.LogP, idx, LogUnnormAll(r, sp.Data))
+			row := j.Base
+			row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Chains, 0, s.Init
+			row.Warnings = append(row.Warnings, res.Warnings...)
+			if err != nil {
+				row.Warnings = append(row.Warnings, "control variate: "+err.Error())
+				cv.Estimate, cv.SE = res.Mean.Mean, res.Mean.SE
+			}
+			row.Notes = append(row.Notes, fmt.Sprintf("CSL from %d hidden states (%d chains × %d steps, burn-in %d) on %d of %d examples, extended by the control variate log f(v) (variance reduced %.3g×)", res.Samples, s.Chains, steps, s.BurnIn, len(idx), sp.Data.Len(), cv.VarianceReduction))
+			row.MeanLoglik, row.LoglikSE = report.F(cv.Estimate), report.F(cv.SE)
+			row.NExamples = len(idx)
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// PLL is the mean pseudo-log-likelihood.
+var PLL = family.Define(family.Def[family.NoSettings]{
+	Name: "pll",
+	Doc:  "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
+	Run: func(env *family.Env, m models.Model, _ *family.NoSettings, j family.Job) ([]report.Row, error) {
+		r := m.(*models.RBM)
+		start := time.Now()
+		var rows []report.Row
+		for _, s := range env.Splits {
+			row := j.Base
+			st := eval.PseudoLogLik(r, s.Data)
+			row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// ReconSettings is the settings of recon.
+type ReconSettings struct {
+	family.Seeded `yaml:",inline"`
+}
+
+// Check has nothing to check.
+func (*ReconSettings) Check(family.Problems) {}
+
+// Recon is the mean squared reconstruction error after one Gibbs step.
+var Recon = family.Define(family.Def[ReconSettings]{
+	Name: "recon",
+	Doc:  "mean squared reconstruction error after one Gibbs step (a cheap signal)",
+	Run: func(env *family.Env, m models.Model, _ *ReconSettings, j family.Job) ([]report.Row, error) {
+		r := m.(*models.RBM)
+		start := time.Now()
+		rng := rand.New(rand.NewPCG(j.Seed, 0))
+		var rows []report.Row
+		for _, s := range env.Splits {
+			row := j.Base
+			st := eval.ReconError(r, s.Data, rng)
+			row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})

@@ -1,0 +1,103 @@
+package rbm
+
+import (
+	"fmt"
+
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/train"
+)
+
+// Family is the registered rbm family.
+var Family = &family.Family{
+	Name:  "rbm",
+	Doc:   "binary restricted Boltzmann machine, E(v,h) = −vᵀWh − aᵀv − bᵀh; arrays W (D×H), vbias (D), hbias (H)",
+	Codec: mustCodec("rbm"),
+	Model: func() family.Settings { return &Model{Hidden: 25, Init: DefaultInit()} },
+	Train: func() family.Settings { t := DefaultTrain(); return &t },
+	NewModel: func(s family.Settings, visible int) (models.Model, error) {
+		m := s.(*Model)
+		if visible <= 0 || m.Hidden <= 0 {
+			return nil, fmt.Errorf("rbm: sizes must be positive, got %d visible, %d hidden", visible, m.Hidden)
+		}
+		return models.NewRBM(visible, m.Hidden), nil
+	},
+	Trainers: []family.TrainerInfo{
+		{Method: "cd", Doc: "contrastive divergence CD-k (k fixed, or growing linearly to k_end), SGD with momentum and L2 weight decay"},
+		{Method: "pcd", Doc: "persistent contrastive divergence: chains persistent Gibbs chains, k sweeps per update"},
+	},
+	NewTrainer: newTrainer,
+	Estimators: []*family.Estimator{Exact, AIS, RAISE, CSL, PLL, Recon},
+	EveryEpoch: func() []family.Configured {
+		ais := family.AIS{Runs: 16, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}
+		return []family.Configured{entry(Exact), {Name: "ais", Settings: &AISSettings{AIS: ais}}}
+	},
+	Final: func() []family.Configured {
+		return []family.Configured{entry(Exact), entry(AIS), entry(PLL), entry(Recon)}
+	},
+	Finish: func(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
+		family.PairSandwich(rows, ests)
+		return rows
+	},
+}
+
+func init() { family.Register(Family) }
+
+func entry(e *family.Estimator) family.Configured {
+	return family.Configured{Name: e.Name, Settings: e.New()}
+}
+
+// mustCodec returns the checkpoint codec the models package registers.
+func mustCodec(name string) models.Type {
+	t, err := models.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Options turns train settings into the RBM trainer's options.
+func Options(t *Train, workers int) train.RBMOptions {
+	return train.RBMOptions{
+		Persistent:  t.Method == "pcd",
+		Chains:      t.Chains,
+		BatchSize:   t.BatchSize,
+		WeightDecay: t.WeightDecay,
+		Shuffle:     t.Shuffle,
+		Schedule:    *t,
+		Workers:     workers,
+	}
+}
+
+func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+	m := a.Model.(*models.RBM)
+	t := a.Train.(*Train)
+	init := a.ModelSettings.(*Model).Init
+	tr, err := train.NewRBMTrainer(m, Options(t, a.Workers), a.Seed)
+	if err != nil {
+		return nil, err
+	}
+	var vb []float64
+	if init.BaseRateVBias() {
+		vb = a.BaseRate
+	}
+	tr.InitParams(init.InitWeightStd, vb)
+	return &trainer{tr: tr, epochs: t.Epochs}, nil
+}
+
+type trainer struct {
+	tr     *train.RBMTrainer
+	epochs int
+}
+
+func (r *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+	st, err := r.tr.TrainEpoch(x)
+	return family.EpochSummary{Epoch: st.Epoch, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError}, err
+}
+func (r *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return r.tr.Checkpoint(e) }
+func (r *trainer) Resume(c *models.Checkpoint) error               { return r.tr.Resume(c) }
+func (r *trainer) Completed() int                                  { return r.tr.Epoch }
+func (r *trainer) Total() int                                      { return r.epochs }
+func (r *trainer) Current() models.Model                           { return r.tr.M }
+func (r *trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }

@@ -1,0 +1,249 @@
+// Package rbm is the model family "rbm": binary restricted Boltzmann
+// machines trained by CD-k or PCD, with exact, AIS, RAISE, CSL,
+// pseudo-log-likelihood and reconstruction-error estimators. Its Train
+// settings are also the per-layer settings of the dbn and dbm families.
+package rbm
+
+import (
+	"math"
+
+	"github.com/logz-ml/logz/family"
+)
+
+// Model is the model: section of an rbm.
+type Model struct {
+	// Hidden is the number of hidden units.
+	Hidden int `yaml:"hidden" want:"a positive integer"`
+	Init   `yaml:",inline"`
+}
+
+// Init is how the parameters start (shared with the dbn and dbm families).
+type Init struct {
+	// InitWeightStd is σ of the initial weights W_ij ~ N(0, σ²).
+	InitWeightStd float64 `yaml:"init_weight_std" want:"a non-negative number"`
+	// InitVisibleBias is "base-rate" (a_i = log(p_i/(1−p_i)) with p_i the
+	// smoothed training mean of unit i) or "zero". Hidden biases start at 0.
+	InitVisibleBias string `yaml:"init_visible_bias" want:"base-rate or zero"`
+}
+
+// DefaultInit is N(0, 0.01²) weights and base-rate visible biases.
+func DefaultInit() Init { return Init{InitWeightStd: 0.01, InitVisibleBias: "base-rate"} }
+
+// Check reports bad initialisation settings.
+func (i *Init) Check(p family.Problems) {
+	p.Check("init_weight_std", i.InitWeightStd >= 0 && finite(i.InitWeightStd), "a non-negative number", i.InitWeightStd)
+	p.Enum("init_visible_bias", i.InitVisibleBias, []string{"base-rate", "zero"})
+}
+
+// BaseRateVBias reports whether visible biases start at the base rate.
+func (i *Init) BaseRateVBias() bool { return i.InitVisibleBias == "base-rate" }
+
+// Check reports bad model settings.
+func (m *Model) Check(p family.Problems) {
+	p.Check("hidden", m.Hidden >= 1, "a positive integer", m.Hidden)
+	m.Init.Check(p)
+}
+
+// Legacy accepts the key "layers" of format-1 configs, which every rbm
+// carried empty.
+func (m *Model) Legacy() map[string]any { return map[string]any{"layers": []int(nil)} }
+
+// Train configures CD-k or PCD with SGD, momentum and L2 weight decay. Its
+// methods KAt, LearningRateAt and MomentumAt give the per-epoch schedules
+// (Train satisfies train.Schedule).
+type Train struct {
+	// Method is "cd" (CD-k, chains start at the data) or "pcd"
+	// (persistent chains).
+	Method string `yaml:"method" want:"cd or pcd"`
+	// K is the number of block-Gibbs steps per update (at epoch 1).
+	K int `yaml:"k" want:"a positive integer"`
+	// KEnd, if non-zero, makes k grow linearly from K at epoch 1 to KEnd at
+	// the last epoch (the 2008 paper's CD 1→25); see KAt.
+	KEnd int `yaml:"k_end" want:"a non-negative integer (0 = constant k)"`
+	// Chains is the number of persistent chains for PCD; 0 in the file
+	// means BatchSize, and after Check it holds the count in use. Must be 0
+	// for CD.
+	Chains int `yaml:"chains" want:"a non-negative integer"`
+	// Epochs is the number of passes over the training set.
+	Epochs int `yaml:"epochs" want:"a positive integer"`
+	// BatchSize is the minibatch size.
+	BatchSize int `yaml:"batch_size" want:"a positive integer"`
+	// LearningRate is ε at epoch 1; see LearningRateAt.
+	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
+	// LRSchedule is "constant", "linear" (to LREnd at the last epoch) or
+	// "exponential" (× LRDecay per epoch).
+	LRSchedule string  `yaml:"lr_schedule" want:"constant, linear or exponential"`
+	LREnd      float64 `yaml:"lr_end" want:"a non-negative number"`
+	LRDecay    float64 `yaml:"lr_decay" want:"a number in (0,1]"`
+	// Momentum applies before MomentumSwitchEpoch, FinalMomentum from it on.
+	Momentum            float64 `yaml:"momentum" want:"a number in [0,1)"`
+	FinalMomentum       float64 `yaml:"final_momentum" want:"a number in [0,1)"`
+	MomentumSwitchEpoch int     `yaml:"momentum_switch_epoch" want:"a positive integer (1-based epoch)"`
+	// WeightDecay is the L2 penalty λ on W (biases are not decayed).
+	WeightDecay float64 `yaml:"weight_decay" want:"a non-negative number"`
+	// CheckpointEvery writes model.npz after every N-th epoch and always
+	// after the last; 0 = only after the last.
+	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
+	// Shuffle reshuffles the training set before each epoch.
+	Shuffle bool `yaml:"shuffle" want:"true or false"`
+}
+
+// DefaultTrain is CD-1 for 10 epochs, minibatch 100, learning rate 0.05,
+// momentum 0.5 → 0.9 from epoch 5, weight decay 0.0002, a checkpoint after
+// every epoch, shuffled.
+func DefaultTrain() Train {
+	return Train{
+		Method: "cd", K: 1, Epochs: 10, BatchSize: 100,
+		LearningRate: 0.05, LRSchedule: "constant", LRDecay: 1.0,
+		Momentum: 0.5, FinalMomentum: 0.9, MomentumSwitchEpoch: 5,
+		WeightDecay: 0.0002, CheckpointEvery: 1, Shuffle: true,
+	}
+}
+
+// Methods are the accepted values of method.
+var Methods = []string{"cd", "pcd"}
+
+// Check resolves PCD's chains (0 = the batch size) and reports bad settings.
+func (t *Train) Check(p family.Problems) {
+	if t.Method == "pcd" && t.Chains == 0 {
+		t.Chains = t.BatchSize
+	}
+	p.Enum("method", t.Method, Methods)
+	p.Check("k", t.K >= 1, "a positive integer", t.K)
+	if t.KEnd != 0 && t.KEnd < t.K {
+		p.Crossf("", "k_end", "k_end must be 0 (constant k) or ≥ k (%d), got %d", t.K, t.KEnd)
+	}
+	switch t.Method {
+	case "pcd":
+		if t.Chains < 1 {
+			p.Crossf("", "chains", "method \"pcd\" needs chains ≥ 1, got %d", t.Chains)
+		}
+	case "cd":
+		if t.Chains != 0 {
+			p.Crossf("", "chains", "method \"cd\" needs chains = 0 (CD chains start at the minibatch; persistent chains are for pcd), got %d", t.Chains)
+		}
+	}
+	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	p.Check("batch_size", t.BatchSize >= 1, "a positive integer", t.BatchSize)
+	p.Check("learning_rate", t.LearningRate > 0 && finite(t.LearningRate), "a positive number", t.LearningRate)
+	if p.Enum("lr_schedule", t.LRSchedule, []string{"constant", "linear", "exponential"}) {
+		if t.LRSchedule == "linear" {
+			if !(t.LREnd >= 0 && t.LREnd < t.LearningRate) {
+				p.Crossf("", "lr_end", "lr_schedule \"linear\" needs 0 ≤ lr_end < learning_rate (%v), got lr_end %v", t.LearningRate, t.LREnd)
+			}
+		} else if t.LREnd != 0 {
+			p.Crossf("lr_end", "lr_end", "only used by lr_schedule \"linear\" (lr_schedule is %q); remove it or set lr_schedule: linear", t.LRSchedule)
+		}
+		if t.LRSchedule == "exponential" {
+			if !(t.LRDecay > 0 && t.LRDecay <= 1) {
+				p.Crossf("", "lr_decay", "lr_schedule \"exponential\" needs 0 < lr_decay ≤ 1, got %v", t.LRDecay)
+			}
+		} else if t.LRDecay != 1 {
+			p.Crossf("lr_decay", "lr_decay", "only used by lr_schedule \"exponential\" (lr_schedule is %q); remove it or set lr_schedule: exponential", t.LRSchedule)
+		}
+	}
+	p.Check("momentum", t.Momentum >= 0 && t.Momentum < 1, "a number in [0,1)", t.Momentum)
+	p.Check("final_momentum", t.FinalMomentum >= 0 && t.FinalMomentum < 1, "a number in [0,1)", t.FinalMomentum)
+	p.Check("momentum_switch_epoch", t.MomentumSwitchEpoch >= 1, "a positive integer (1-based epoch)", t.MomentumSwitchEpoch)
+	p.Check("weight_decay", t.WeightDecay >= 0 && finite(t.WeightDecay), "a non-negative number", t.WeightDecay)
+	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+}
+
+// Legacy accepts the dbn and dbm keys that format-1 configs carried for
+// every model type, at their old defaults.
+func (t *Train) Legacy() map[string]any { return LegacyTrainKeys() }
+
+// LegacyPretrain is the train.pretrain mapping of format-1 configs.
+type LegacyPretrain struct {
+	Epochs       int     `yaml:"epochs"`
+	Method       string  `yaml:"method"`
+	K            int     `yaml:"k"`
+	LearningRate float64 `yaml:"learning_rate"`
+}
+
+// LegacyTrainKeys returns the train: keys of format-1 configs that belong to
+// the dbn (layer_data, transpose_init) and dbm (mean_field_iters, pretrain)
+// families, with the values every other model type carried, minus keep.
+func LegacyTrainKeys(keep ...string) map[string]any {
+	m := map[string]any{
+		"layer_data":       "sampled",
+		"transpose_init":   false,
+		"mean_field_iters": 10,
+		"pretrain":         LegacyPretrain{Epochs: 0, Method: "cd", K: 1, LearningRate: 0.05},
+	}
+	for _, k := range keep {
+		delete(m, k)
+	}
+	return m
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// clampEpoch maps epoch into [1, max(Epochs,1)]: epochs before the first
+// use the first epoch's settings, epochs after the last the last's.
+func (t Train) clampEpoch(epoch int) int {
+	return max(1, min(epoch, max(t.Epochs, 1)))
+}
+
+// KAt returns the number of Gibbs steps k for a 1-based epoch e. With
+// KEnd = 0 it is K. Otherwise k grows linearly over the E = Epochs epochs,
+//
+//	k(e) = K + round((KEnd − K)·(e − 1)/(E − 1)),
+//
+// rounding halves up, so k(1) = K and k(E) = KEnd exactly (k = K if E = 1).
+// Epochs outside [1, E] are clamped into it.
+func (t Train) KAt(epoch int) int {
+	if t.KEnd == 0 || t.Epochs <= 1 {
+		return t.K
+	}
+	e := t.clampEpoch(epoch)
+	num := (t.KEnd - t.K) * (e - 1)
+	den := t.Epochs - 1
+	// round(num/den) with halves up = ⌊(2·num + den)/(2·den)⌋.
+	x, y := 2*num+den, 2*den
+	q := x / y
+	if x%y != 0 && x < 0 {
+		q-- // Go division truncates toward zero; we want the floor
+	}
+	return t.K + q
+}
+
+// LearningRateAt returns the learning rate ε(e) for a 1-based epoch e, with
+// ε₀ = LearningRate and E = Epochs:
+//
+//	constant:     ε(e) = ε₀
+//	linear:       ε(e) = (1 − t)·ε₀ + t·LREnd,  t = (e − 1)/(E − 1)  (t = 0 if E = 1)
+//	exponential:  ε(e) = ε₀ · LRDecay^(e − 1)
+//
+// so ε(1) = ε₀ and, for linear, ε(E) = LREnd exactly. Epochs outside [1, E]
+// are clamped into it.
+func (t Train) LearningRateAt(epoch int) float64 {
+	e := t.clampEpoch(epoch)
+	switch t.LRSchedule {
+	case "linear":
+		if t.Epochs <= 1 {
+			return t.LearningRate
+		}
+		s := float64(e-1) / float64(t.Epochs-1)
+		return (1-s)*t.LearningRate + s*t.LREnd
+	case "exponential":
+		return t.LearningRate * math.Pow(t.LRDecay, float64(e-1))
+	default:
+		return t.LearningRate
+	}
+}
+
+// MomentumAt returns the momentum μ(e) for a 1-based epoch e: Momentum for
+// e < MomentumSwitchEpoch and FinalMomentum from it on.
+func (t Train) MomentumAt(epoch int) float64 {
+	if epoch < t.MomentumSwitchEpoch {
+		return t.Momentum
+	}
+	return t.FinalMomentum
+}
+
+// CheckpointDue reports whether model.npz is written after the 1-based
+// epoch e: when CheckpointEvery > 0 divides e, and always after the last.
+func (t Train) CheckpointDue(epoch int) bool {
+	return epoch == t.Epochs || (t.CheckpointEvery > 0 && epoch%t.CheckpointEvery == 0)
+}
