@@ -42,6 +42,9 @@ Usage:
                          (no file: the embedded quickstart)
   logz eval --model FILE.npz --data SPEC --estimator LIST [flags]
                          evaluate a saved model
+  logz models [--json | --markdown]
+                         list the model families with their trainers,
+                         settings and estimators
   logz version           print the version
   logz help [COMMAND]    show help
 
@@ -67,6 +70,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdRun(rest, stdout, stderr)
 	case "eval":
 		return cmdEval(rest, stdout, stderr)
+	case "models":
+		return cmdModels(rest, stdout)
 	case "version", "--version", "-version":
 		fmt.Fprintln(stdout, "logz", versionString())
 		return nil

@@ -206,10 +206,17 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	for _, e := range []string{"cd", "pcd"} {
 		a, _ := models.Load(filepath.Join(full, e, "model.npz"))
 		b, _ := models.Load(filepath.Join(part, e, "model.npz"))
-		ra, rb := a.Model.(*models.RBM), b.Model.(*models.RBM)
-		for i := range ra.W {
-			if ra.W[i] != rb.W[i] {
-				t.Fatalf("%s: W differs after resume", e)
+		codec, err := models.Lookup(a.Model.TypeName())
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Every parameter array (W, vbias, hbias), through the codec.
+		aa, ab := codec.Arrays(a.Model), codec.Arrays(b.Model)
+		for k := range aa {
+			for i := range aa[k].Data {
+				if aa[k].Data[i] != ab[k].Data[i] {
+					t.Fatalf("%s: %s differs after resume", e, aa[k].Name)
+				}
 			}
 		}
 	}

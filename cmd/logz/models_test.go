@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestREADMEModelFamilies keeps the README's "Model families" section equal
+// to `logz models --markdown`: regenerate it with that command when a family,
+// a setting or a default changes.
+func TestREADMEModelFamilies(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- BEGIN logz models --markdown -->\n", "<!-- END logz models -->"
+	s := string(b)
+	i, j := strings.Index(s, begin), strings.Index(s, end)
+	if i < 0 || j < i {
+		t.Fatalf("README.md lacks the %q … %q section", begin, end)
+	}
+	got := s[i+len(begin) : j]
+	out, _, err := runLogz(t, "models", "--markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != out {
+		t.Errorf("README.md's model families section differs from `logz models --markdown`; regenerate it.\nREADME:\n%s\ncommand:\n%s", got, out)
+	}
+}
+
+// TestModelsCommand checks that `logz models --json` lists the three
+// families with their trainers, settings and estimators.
+func TestModelsCommand(t *testing.T) {
+	out, _, err := runLogz(t, "models", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reg struct {
+		Families []familyInfo `json:"families"`
+	}
+	if err := json.Unmarshal([]byte(out), &reg); err != nil {
+		t.Fatalf("--json output: %v\n%s", err, out)
+	}
+	want := map[string][]string{
+		"rbm": {"exact", "ais", "raise", "csl", "pll", "recon"},
+		"dbn": {"exact", "dbn-bound", "ais", "raise"},
+		"dbm": {"exact", "mf-bound", "ais", "raise"},
+	}
+	if len(reg.Families) != len(want) {
+		t.Fatalf("%d families, want %d: %s", len(reg.Families), len(want), out)
+	}
+	for _, f := range reg.Families {
+		names := make([]string, len(f.Estimators))
+		for i, e := range f.Estimators {
+			names[i] = e.Name
+		}
+		if strings.Join(names, ",") != strings.Join(want[f.Name], ",") {
+			t.Errorf("%s estimators %v, want %v", f.Name, names, want[f.Name])
+		}
+		if len(f.Trainers) == 0 || len(f.Train) == 0 || len(f.Model) == 0 || f.Doc == "" {
+			t.Errorf("%s: incomplete entry %+v", f.Name, f)
+		}
+	}
+	text, _, err := runLogz(t, "models")
+	if err != nil || !strings.Contains(text, "dbm —") || !strings.Contains(text, "mean_field_iters: 10") {
+		t.Errorf("logz models: %v\n%s", err, text)
+	}
+	if _, _, err := runLogz(t, "models", "--json", "--markdown"); err == nil {
+		t.Error("--json with --markdown accepted")
+	}
+}
