@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -70,5 +71,30 @@ func TestModelsCommand(t *testing.T) {
 	}
 	if _, _, err := runLogz(t, "models", "--json", "--markdown"); err == nil {
 		t.Error("--json with --markdown accepted")
+	}
+}
+
+// TestEvalEstimatorsOfTheFamily: logz eval takes the estimators of the
+// loaded model's family, passes a flag to the estimators that declare it,
+// and refuses another family's estimator with a usage error listing the
+// family's own.
+func TestEvalEstimatorsOfTheFamily(t *testing.T) {
+	model, data := "../../models/testdata/numpy_rbm.npz", "npy:../../models/testdata/numpy_data.npy"
+	_, _, err := runLogz(t, "eval", "--model", model, "--data", data, "--estimator", "exact,mf-bound")
+	var ue usageError
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "mf-bound is not an estimator of model type rbm (its estimators: exact, ais, raise, csl, pll, recon)") {
+		t.Errorf("another family's estimator: %v", err)
+	}
+	_, stderr, err := runLogz(t, "eval", "--model", model, "--data", data, "--estimator", "exact", "--samples", "7", "--json")
+	if err != nil || !strings.Contains(stderr, "--samples is not a setting of exact for a rbm; ignored") {
+		t.Errorf("unused flag: %v\n%s", err, stderr)
+	}
+	_, _, err = runLogz(t, "eval", "--model", model, "--data", data, "--estimator", "ais", "--schedule", "2008", "--betas", "2")
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `ais: schedule "2008" (three segments) needs betas ≥ 3, got 2`) {
+		t.Errorf("cross-setting problem of flags: %v", err)
+	}
+	_, _, err = runLogz(t, "eval", "--model", model, "--data", data, "--estimator", "raise", "--control-variate", "fitt")
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `--control-variate wants alpha1, fit or none, got "fitt"`) {
+		t.Errorf("bad flag value: %v", err)
 	}
 }
