@@ -148,3 +148,19 @@ func (env *Env) ExactLogZ() float64 {
 	}
 	return math.NaN()
 }
+
+// SampledAIS is the settings of an ais of a deep model: log f(v) by
+// importance sampling per example, minus an AIS log Z.
+type SampledAIS struct {
+	AIS `yaml:",inline"`
+	// Samples is the number of importance samples per example (from the
+	// recognition model Q for a dbn, RAISE §5.3; from the mean-field
+	// posterior over the even hidden layers for a dbm, RAISE §5.2).
+	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
+}
+
+// Check reports bad settings.
+func (a *SampledAIS) Check(p Problems) {
+	a.AIS.Check(p)
+	p.Check("samples", a.Samples >= 1, "a positive integer", a.Samples)
+}

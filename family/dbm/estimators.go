@@ -96,20 +96,9 @@ var MFBound = family.Define(family.Def[family.AIS]{
 	},
 })
 
-// AISSettings is the settings of the dbm's ais: importance samples from the
-// mean-field posterior and AIS for log Z.
-type AISSettings struct {
-	family.AIS `yaml:",inline"`
-	// Samples is the number of importance samples of the even hidden layers
-	// from the mean-field proposal per example (RAISE §5.2).
-	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
-}
-
-// Check reports bad settings.
-func (a *AISSettings) Check(p family.Problems) {
-	a.AIS.Check(p)
-	p.Check("samples", a.Samples >= 1, "a positive integer", a.Samples)
-}
+// AISSettings is the settings of ais: importance samples per example and
+// the AIS of log Z.
+type AISSettings = family.SampledAIS
 
 // AIS is log f(v) by importance sampling minus the AIS log Z.
 var AIS = family.Define(family.Def[AISSettings]{

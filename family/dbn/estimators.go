@@ -119,20 +119,9 @@ var Bound = family.Define(family.Def[BoundSettings]{
 	},
 })
 
-// AISSettings is the settings of the dbn's ais: importance samples from Q
-// and the top RBM's AIS.
-type AISSettings struct {
-	family.AIS `yaml:",inline"`
-	// Samples is the number of proposals from the recognition model Q per
-	// example (RAISE §5.3).
-	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
-}
-
-// Check reports bad settings.
-func (a *AISSettings) Check(p family.Problems) {
-	a.AIS.Check(p)
-	p.Check("samples", a.Samples >= 1, "a positive integer", a.Samples)
-}
+// AISSettings is the settings of ais: importance samples per example and
+// the AIS of log Z.
+type AISSettings = family.SampledAIS
 
 // CheapAIS is the after-epoch default: 16 runs × 1,000 linear β.
 func CheapAIS() *AISSettings {
