@@ -3,7 +3,6 @@ package config
 import (
 	"errors"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,7 +11,52 @@ import (
 
 	"github.com/logz-ml/logz/configs"
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/family"
+	_ "github.com/logz-ml/logz/family/all" // registers rbm, dbn and dbm
+	"github.com/logz-ml/logz/family/dbm"
+	"github.com/logz-ml/logz/family/dbn"
+	"github.com/logz-ml/logz/family/rbm"
 )
+
+// rbmTrain is an experiment's train settings as the rbm family's.
+func rbmTrain(t testing.TB, e Experiment) *rbm.Train {
+	t.Helper()
+	tr, ok := e.Train.(*rbm.Train)
+	if !ok {
+		t.Fatalf("experiment %q: train settings are %T, want *rbm.Train", e.Name, e.Train)
+	}
+	return tr
+}
+
+// rbmModel is an experiment's model settings as the rbm family's.
+func rbmModel(t testing.TB, e Experiment) *rbm.Model {
+	t.Helper()
+	m, ok := e.Model.Settings.(*rbm.Model)
+	if !ok {
+		t.Fatalf("experiment %q: model settings are %T, want *rbm.Model", e.Name, e.Model.Settings)
+	}
+	return m
+}
+
+// exactOf is the settings of an exact entry.
+func exactOf(t testing.TB, e Estimator) *family.Exact {
+	t.Helper()
+	s, ok := e.Settings.(*family.Exact)
+	if !ok {
+		t.Fatalf("estimator %q: settings are %T, want *family.Exact", e.Name, e.Settings)
+	}
+	return s
+}
+
+// rbmAIS is the settings of an rbm's ais entry.
+func rbmAIS(t testing.TB, e Estimator) *rbm.AISSettings {
+	t.Helper()
+	s, ok := e.Settings.(*rbm.AISSettings)
+	if !ok {
+		t.Fatalf("estimator %q: settings are %T, want *rbm.AISSettings", e.Name, e.Settings)
+	}
+	return s
+}
 
 func mustParse(t testing.TB, src, file string, opt Options) *File {
 	t.Helper()
@@ -40,10 +84,23 @@ func TestMinimalIsDefault(t *testing.T) {
 	}
 	// Default returns fresh lists each call.
 	d1, d2 := Default(), Default()
-	d1.Evaluate.Final[0].MaxUnits = 3
+	exactOf(t, d1.Evaluate.Final[0]).MaxUnits = 3
 	d1.Evaluate.Splits[0] = "valid"
-	if d2.Evaluate.Final[0].MaxUnits != 25 || d2.Evaluate.Splits[0] != "test" {
+	if exactOf(t, d2.Evaluate.Final[0]).MaxUnits != 25 || d2.Evaluate.Splits[0] != "test" {
 		t.Error("Default() shares its lists between calls")
+	}
+	rbmTrain(t, d1).K = 7
+	rbmModel(t, d1).Hidden = 7
+	if rbmTrain(t, d2).K != 1 || rbmModel(t, d2).Hidden != 25 {
+		t.Error("Default() shares its model or train settings between calls")
+	}
+	// Clone copies the settings too.
+	c := d2.Clone()
+	exactOf(t, c.Evaluate.Final[0]).MaxUnits = 4
+	rbmTrain(t, c).K = 4
+	rbmModel(t, c).Hidden = 4
+	if exactOf(t, d2.Evaluate.Final[0]).MaxUnits != 25 || rbmTrain(t, d2).K != 1 || rbmModel(t, d2).Hidden != 25 {
+		t.Error("Clone shares settings with the original")
 	}
 }
 
@@ -51,26 +108,38 @@ func TestMinimalIsDefault(t *testing.T) {
 // and the README promise.
 func TestDefaultDocumented(t *testing.T) {
 	d := Default()
-	tr := d.Train
+	tr := rbmTrain(t, d)
 	if tr.Method != "cd" || tr.K != 1 || tr.KEnd != 0 || tr.Chains != 0 || tr.Epochs != 10 || tr.BatchSize != 100 ||
 		tr.LearningRate != 0.05 || tr.LRSchedule != "constant" || tr.LREnd != 0 || tr.LRDecay != 1 ||
 		tr.Momentum != 0.5 || tr.FinalMomentum != 0.9 || tr.MomentumSwitchEpoch != 5 ||
 		tr.WeightDecay != 0.0002 || tr.CheckpointEvery != 1 || !tr.Shuffle {
 		t.Errorf("train defaults: %+v", tr)
 	}
-	if !reflect.DeepEqual(d.Model, Model{Type: "rbm", Hidden: 25, InitWeightStd: 0.01, InitVisibleBias: "base-rate"}) {
+	if !reflect.DeepEqual(d.Model, Model{Type: "rbm", Settings: &rbm.Model{Hidden: 25, Init: rbm.Init{InitWeightStd: 0.01, InitVisibleBias: "base-rate"}}}) {
 		t.Errorf("model defaults: %+v", d.Model)
 	}
 	wantPlanted := Planted{Visible: 20, Hidden: 8, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
 	if d.Data.Planted != wantPlanted || d.Data.Binarize != "stochastic" || d.Data.Threshold != 0.5 {
 		t.Errorf("data defaults: %+v", d.Data)
 	}
-	ais := Estimator{Name: "ais", Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1, Samples: 500}
-	if MustEstimator("ais") != ais {
-		t.Errorf("ais defaults: %+v", MustEstimator("ais"))
+	paperAIS := family.AIS{Runs: 100, Anneal: family.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}
+	ais := Estimator{Name: "ais", Settings: &rbm.AISSettings{AIS: paperAIS}}
+	if got := rbm.Family.Entry("ais"); !reflect.DeepEqual(got, ais) {
+		t.Errorf("ais defaults: %+v", got.Settings)
 	}
-	if MustEstimator("exact") != (Estimator{Name: "exact", MaxUnits: 25}) {
-		t.Errorf("exact defaults: %+v", MustEstimator("exact"))
+	// samples (500) is a setting of the dbn's and dbm's ais; the rbm's
+	// accepts it only at that old default.
+	if got := rbm.AIS.New().(*rbm.AISSettings).Legacy(); !reflect.DeepEqual(got, map[string]any{"samples": 500}) {
+		t.Errorf("rbm ais legacy keys: %v", got)
+	}
+	if got := dbn.AIS.New(); !reflect.DeepEqual(got, &dbn.AISSettings{AIS: paperAIS, Samples: 500}) {
+		t.Errorf("dbn ais defaults: %+v", got)
+	}
+	if got := dbm.AIS.New(); !reflect.DeepEqual(got, &dbm.AISSettings{AIS: paperAIS, Samples: 500}) {
+		t.Errorf("dbm ais defaults: %+v", got)
+	}
+	if got := rbm.Family.Entry("exact"); !reflect.DeepEqual(got, Estimator{Name: "exact", Settings: &family.Exact{MaxUnits: 25}}) {
+		t.Errorf("exact defaults: %+v", got.Settings)
 	}
 	ev := d.Evaluate
 	names := func(l []Estimator) (s []string) {
@@ -84,11 +153,11 @@ func TestDefaultDocumented(t *testing.T) {
 		!reflect.DeepEqual(names(ev.Final), []string{"exact", "ais", "pll", "recon"}) {
 		t.Errorf("evaluate defaults: %+v", ev)
 	}
-	if e := ev.EveryEpoch[1]; e.Runs != 16 || e.Betas != 1000 || e.Schedule != "linear" || e.Init != "base-rate" {
+	if e := rbmAIS(t, ev.EveryEpoch[1]); e.Runs != 16 || e.Betas != 1000 || e.Schedule != "linear" || e.Init != "base-rate" {
 		t.Errorf("cheap ais defaults: %+v", e)
 	}
-	if _, err := NewEstimator("nope"); err == nil {
-		t.Error("NewEstimator accepted an unknown name")
+	if e, ok := rbm.Family.Estimator("nope"); ok {
+		t.Errorf("the rbm family has an estimator named nope: %+v", e)
 	}
 }
 
@@ -140,18 +209,19 @@ experiments:
 	base := Default()
 	base.Data.Train, base.Data.Test = "planted:train", "planted:test"
 	base.Data.Planted.Visible, base.Data.Planted.Hidden = 10, 4
-	base.Train.K, base.Train.Epochs = 3, 7
+	bt := rbmTrain(t, base)
+	bt.K, bt.Epochs = 3, 7
 	base.Evaluate.Splits = []string{"test"}
-	base.Evaluate.Final = []Estimator{MustEstimator("exact"), MustEstimator("pll")}
+	base.Evaluate.Final = []Estimator{rbm.Family.Entry("exact"), rbm.Family.Entry("pll")}
 	base.Data.BinarizeSeed = DeriveSeed(9, binarizeLabel) // the file's, shared by all experiments
 
 	a := base.Clone()
 	a.Name, a.Seed = "a", DeriveSeed(9, 0)
 	b := base.Clone()
 	b.Name, b.Seed = "b", DeriveSeed(9, 1)
-	b.Data.Planted.Visible = 12                            // hidden stays 4: mappings merge
-	b.Train.K = 5                                          // epochs stays 7
-	b.Evaluate.Final = []Estimator{MustEstimator("recon")} // lists replace
+	b.Data.Planted.Visible = 12                               // hidden stays 4: mappings merge
+	rbmTrain(t, b).K = 5                                      // epochs stays 7
+	b.Evaluate.Final = []Estimator{rbm.Family.Entry("recon")} // lists replace
 	c := base.Clone()
 	c.Name, c.Seed = "c", 42
 	c.Evaluate.Splits = []string{"train", "test"}
@@ -161,9 +231,13 @@ experiments:
 			t.Errorf("experiment %d:\n got %+v\nwant %+v", i, got, want)
 		}
 	}
-	f.Experiments[0].Evaluate.Final[0].MaxUnits = 1
-	if f.Experiments[2].Evaluate.Final[0].MaxUnits != 25 {
+	exactOf(t, f.Experiments[0].Evaluate.Final[0]).MaxUnits = 1
+	if exactOf(t, f.Experiments[2].Evaluate.Final[0]).MaxUnits != 25 {
 		t.Error("experiments share the base's lists")
+	}
+	rbmTrain(t, f.Experiments[0]).Epochs = 1
+	if rbmTrain(t, f.Experiments[2]).Epochs != 7 {
+		t.Error("experiments share the base's train settings")
 	}
 	if f.Experiments[0].Seed == f.Experiments[1].Seed {
 		t.Error("derived seeds of two experiments are equal")
@@ -242,7 +316,7 @@ func TestShippedConfigs(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		f := mustParse(t, string(b), "configs/"+path, Options{ModelTypes: []string{"dbm", "dbn", "rbm"}})
+		f := mustParse(t, string(b), "configs/"+path, Options{})
 		if stem := strings.TrimSuffix(path, ".yaml"); f.Name != stem {
 			t.Errorf("%s: name %q, want the file stem %q", path, f.Name, stem)
 		}
@@ -265,7 +339,7 @@ func TestShippedConfigs(t *testing.T) {
 		if !strings.HasPrefix(e.Data.Train, "planted:") || !strings.HasPrefix(e.Data.Test, "planted:") {
 			t.Errorf("quickstart %s: data %s / %s, want planted", e.Name, e.Data.Train, e.Data.Test)
 		}
-		if h := e.Model.Hidden; h < 10 || h > 12 {
+		if h := rbmModel(t, e).Hidden; h < 10 || h > 12 {
 			t.Errorf("quickstart %s: %d hidden units, want 10–12", e.Name, h)
 		}
 		if !reflect.DeepEqual(e.Evaluate.Splits, []string{"test", "train"}) || e.Evaluate.Every != 1 {
@@ -287,12 +361,18 @@ func TestShippedConfigs(t *testing.T) {
 			t.Errorf("quickstart %s: estimators %+v / %+v", e.Name, e.Evaluate.EveryEpoch, e.Evaluate.Final)
 		}
 		// AIS cost ≈ runs × betas × (D + 2H) × 3 ns (GUIDE §9, this host).
-		units := float64(e.Data.Planted.Visible + 2*e.Model.Hidden)
+		units := float64(e.Data.Planted.Visible + 2*rbmModel(t, e).Hidden)
+		aisCost := func(est Estimator) float64 {
+			if a, ok := est.Settings.(*rbm.AISSettings); ok {
+				return float64(a.Runs * a.Betas)
+			}
+			return 0
+		}
 		for _, est := range e.Evaluate.EveryEpoch {
-			aisSeconds += float64(e.Train.Epochs*est.Runs*est.Betas) * units * 3e-9
+			aisSeconds += float64(rbmTrain(t, e).Epochs) * aisCost(est) * units * 3e-9
 		}
 		for _, est := range e.Evaluate.Final {
-			aisSeconds += float64(est.Runs*est.Betas) * units * 3e-9
+			aisSeconds += aisCost(est) * units * 3e-9
 		}
 	}
 	if aisSeconds > 5 {
@@ -312,23 +392,23 @@ func TestShippedConfigs(t *testing.T) {
 	if len(m.Experiments) != len(want) {
 		t.Fatalf("mnist config has %d experiments", len(m.Experiments))
 	}
-	paperAIS := Estimator{Name: "ais", Runs: 100, Betas: 14500, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1, Samples: 500}
+	paperAIS := Estimator{Name: "ais", Settings: &rbm.AISSettings{AIS: family.AIS{Runs: 100, Anneal: family.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}}}
 	for i, w := range want {
 		e := m.Experiments[i]
-		if e.Name != w.name || e.Train.K != w.k || e.Model.Hidden != w.hid || e.Train.Method != "cd" {
-			t.Errorf("mnist experiment %d = %s k=%d h=%d, want %+v", i, e.Name, e.Train.K, e.Model.Hidden, w)
+		tr, mod := rbmTrain(t, e), rbmModel(t, e)
+		if e.Name != w.name || tr.K != w.k || mod.Hidden != w.hid || tr.Method != "cd" {
+			t.Errorf("mnist experiment %d = %s k=%d h=%d, want %+v", i, e.Name, tr.K, mod.Hidden, w)
 		}
 		if e.Data.Train != "mnist:train" || e.Data.Test != "mnist:test" || e.Data.Binarize != "stochastic" || e.Evaluate.MaxExamples != 0 {
 			t.Errorf("mnist %s data: %+v", e.Name, e.Data)
 		}
-		tr := e.Train
 		if tr.LearningRate != 0.05 || tr.Momentum != 0.5 || tr.FinalMomentum != 0.9 || tr.WeightDecay != 0.0002 || tr.BatchSize != 100 {
 			t.Errorf("mnist %s train settings: %+v", e.Name, tr)
 		}
 		var gotExact, gotAIS bool
 		for _, est := range e.Evaluate.Final {
 			gotExact = gotExact || est.Name == "exact"
-			gotAIS = gotAIS || est == paperAIS
+			gotAIS = gotAIS || reflect.DeepEqual(est, paperAIS)
 		}
 		if !gotExact || !gotAIS {
 			t.Errorf("mnist %s final estimators %+v lack exact or the paper's AIS", e.Name, e.Evaluate.Final)
@@ -337,12 +417,7 @@ func TestShippedConfigs(t *testing.T) {
 }
 
 func TestSeeds(t *testing.T) {
-	// splitmix64 is SplitMix64's output function: the first output of the
-	// generator seeded with 0 is 0xe220a8397b1dcdaf (the reference
-	// implementation by Vigna).
-	if got := splitmix64(0); got != 0xe220a8397b1dcdaf {
-		t.Errorf("splitmix64(0) = %#x, want 0xe220a8397b1dcdaf", got)
-	}
+	// splitmix64's known answer is tested in internal/seeds.
 	seen := map[uint64]bool{}
 	for parent := uint64(0); parent < 4; parent++ {
 		for i := uint64(0); i < 1000; i++ {
@@ -403,29 +478,61 @@ experiments:
 		t.Errorf("description = %q", f.Description)
 	}
 	a, b := f.Experiments[0], f.Experiments[1]
-	if a.Train.K != 2 || a.Train.Epochs != 3 || b.Train.K != 4 || b.Train.Epochs != 3 {
-		t.Errorf("anchors/merge keys: a %d/%d b %d/%d", a.Train.K, a.Train.Epochs, b.Train.K, b.Train.Epochs)
+	at, bt := rbmTrain(t, a), rbmTrain(t, b)
+	if at.K != 2 || at.Epochs != 3 || bt.K != 4 || bt.Epochs != 3 {
+		t.Errorf("anchors/merge keys: a %d/%d b %d/%d", at.K, at.Epochs, bt.K, bt.Epochs)
 	}
 	if !reflect.DeepEqual(a.Model, Default().Model) {
 		t.Errorf("empty model: mapping changed the model: %+v", a.Model)
 	}
 	want := []Estimator{
-		MustEstimator("exact"),
-		{Name: "ais", Runs: 1000, Betas: 10000, Schedule: "2008", Init: "base-rate", MinESSFraction: 0.1, Samples: 500},
-		{Name: "ais", Runs: 20, Betas: 15, Schedule: "2008", Init: "uniform", MinESSFraction: 0.1, Samples: 500},
+		rbm.Family.Entry("exact"),
+		{Name: "ais", Settings: &rbm.AISSettings{AIS: family.AIS{Runs: 1000, Anneal: family.Anneal{Betas: 10000, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}}},
+		{Name: "ais", Settings: &rbm.AISSettings{AIS: family.AIS{Runs: 20, Anneal: family.Anneal{Betas: 15, Schedule: "2008", Init: "uniform"}, MinESSFraction: 0.1}}},
 	}
 	if !reflect.DeepEqual(a.Evaluate.Final, want) || !reflect.DeepEqual(b.Evaluate.EveryEpoch, want) {
 		t.Errorf("estimators:\n got %+v\n and %+v\nwant %+v", a.Evaluate.Final, b.Evaluate.EveryEpoch, want)
 	}
 }
 
-func TestModelTypesOption(t *testing.T) {
-	src := okExp + "    model: {type: vae}\n"
-	if _, err := Parse([]byte(src), "m.yaml", Options{ModelTypes: []string{"rbm", "vae"}}); err != nil {
-		t.Errorf("registered type rejected: %v", err)
+// TestModelTypes checks that model.type is looked up in the family
+// registry: an unknown type is rejected with the registered families listed,
+// and the type of each registered family is accepted, giving the experiment
+// that family's settings and default estimator lists.
+func TestModelTypes(t *testing.T) {
+	if got := family.Names(); !reflect.DeepEqual(got, []string{"dbm", "dbn", "rbm"}) {
+		t.Errorf("registered families %v, want dbm, dbn, rbm", got)
 	}
-	if _, err := Parse([]byte(okExp+"    model: {type: rbm}\n"), "m.yaml", Options{ModelTypes: []string{"vae"}}); err == nil {
-		t.Error("rbm accepted although not registered")
+	_, err := Parse([]byte(okExp+"    model: {type: vae}\n"), "m.yaml", Options{})
+	want := `m.yaml:4: experiments[0].model.type: unknown model type "vae" (known: dbm, dbn, rbm)`
+	if err == nil || err.Error() != want {
+		t.Errorf("unknown model type: error %v, want %s", err, want)
+	}
+	// What each family needs besides its type to make a valid experiment
+	// (a dbm's train.method defaults to pcd, the one it accepts).
+	model := map[string]string{
+		"rbm": "    model: {type: rbm}\n",
+		"dbn": "    model: {type: dbn, layers: [4, 3]}\n",
+		"dbm": "    model: {type: dbm, layers: [4, 3]}\n",
+	}
+	for _, fam := range family.All() {
+		src, ok := model[fam.Name]
+		if !ok {
+			t.Errorf("registered family %s has no case here", fam.Name)
+			continue
+		}
+		f, err := Parse([]byte(okExp+src), "m.yaml", Options{})
+		if err != nil {
+			t.Errorf("model type %s rejected: %v", fam.Name, err)
+			continue
+		}
+		e := f.Experiments[0]
+		if e.Model.Type != fam.Name || reflect.TypeOf(e.Model.Settings) != reflect.TypeOf(fam.Model()) || reflect.TypeOf(e.Train) != reflect.TypeOf(fam.Train()) {
+			t.Errorf("model type %s: got type %q with %T and %T", fam.Name, e.Model.Type, e.Model.Settings, e.Train)
+		}
+		if !reflect.DeepEqual(e.Evaluate.EveryEpoch, fam.EveryEpoch()) || !reflect.DeepEqual(e.Evaluate.Final, fam.Final()) {
+			t.Errorf("model type %s: estimators %+v / %+v are not the family's defaults", fam.Name, e.Evaluate.EveryEpoch, e.Evaluate.Final)
+		}
 	}
 }
 
@@ -481,119 +588,10 @@ func TestParseDataSpec(t *testing.T) {
 	}
 }
 
-// schedule is the trainers' view of Train (train.Schedule).
-type schedule interface {
-	KAt(epoch int) int
-	LearningRateAt(epoch int) float64
-	MomentumAt(epoch int) float64
-}
-
-var _ schedule = Train{}
-
-func TestKAt(t *testing.T) {
-	for _, E := range []int{2, 3, 7, 10, 24, 25, 26, 50, 100, 1000} {
-		tr := Default().Train
-		tr.K, tr.KEnd, tr.Epochs = 1, 25, E
-		if tr.KAt(1) != 1 || tr.KAt(E) != 25 {
-			t.Errorf("E=%d: k(1)=%d k(E)=%d, want 1 and 25", E, tr.KAt(1), tr.KAt(E))
-		}
-		prev := tr.KAt(1)
-		for e := 1; e <= E; e++ {
-			k := tr.KAt(e)
-			// k(e) = 1 + round(24 (e−1)/(E−1)), halves up: |k − exact| ≤ ½.
-			exact := 1 + 24*float64(e-1)/float64(E-1)
-			if math.Abs(float64(k)-exact) > 0.5 || (math.Abs(float64(k)-exact) == 0.5 && float64(k) < exact) {
-				t.Fatalf("E=%d: k(%d) = %d, exact %.3f", E, e, k, exact)
-			}
-			if k < prev {
-				t.Fatalf("E=%d: k decreases at epoch %d", E, e)
-			}
-			prev = k
-		}
-		if tr.KAt(0) != 1 || tr.KAt(E+10) != 25 {
-			t.Errorf("E=%d: epochs outside [1,E] not clamped: %d %d", E, tr.KAt(0), tr.KAt(E+10))
-		}
-	}
-	tr := Default().Train
-	tr.K, tr.KEnd, tr.Epochs = 3, 0, 10
-	for e := range 12 {
-		if tr.KAt(e) != 3 {
-			t.Fatalf("constant k: k(%d) = %d", e, tr.KAt(e))
-		}
-	}
-	tr.KEnd, tr.Epochs = 9, 1
-	if tr.KAt(1) != 3 {
-		t.Errorf("one epoch: k = %d, want k = 3", tr.KAt(1))
-	}
-	tr.K, tr.KEnd, tr.Epochs = 1, 2, 3 // halfway at epoch 2: 1.5 rounds up
-	if tr.KAt(2) != 2 {
-		t.Errorf("k(2) = %d, want 2 (half rounds up)", tr.KAt(2))
-	}
-}
-
-func TestLearningRateAt(t *testing.T) {
-	tr := Default().Train
-	tr.LearningRate, tr.Epochs = 0.1, 10
-	for e := 0; e <= 12; e++ {
-		if tr.LearningRateAt(e) != 0.1 {
-			t.Fatalf("constant: lr(%d) = %v", e, tr.LearningRateAt(e))
-		}
-	}
-	tr.LRSchedule, tr.LREnd = "linear", 0.01
-	if tr.LearningRateAt(1) != 0.1 || tr.LearningRateAt(10) != 0.01 || tr.LearningRateAt(11) != 0.01 {
-		t.Errorf("linear ends: %v %v %v", tr.LearningRateAt(1), tr.LearningRateAt(10), tr.LearningRateAt(11))
-	}
-	for e := 1; e <= 10; e++ {
-		want := 0.1 + (0.01-0.1)*float64(e-1)/9
-		if got := tr.LearningRateAt(e); math.Abs(got-want) > 1e-15 {
-			t.Errorf("linear lr(%d) = %v, want %v", e, got, want)
-		}
-	}
-	tr.LRSchedule, tr.LREnd, tr.LRDecay = "exponential", 0, 0.9
-	want := 0.1
-	for e := 1; e <= 10; e++ {
-		if got := tr.LearningRateAt(e); math.Abs(got-want) > 1e-15*want {
-			t.Errorf("exponential lr(%d) = %v, want %v", e, got, want)
-		}
-		want *= 0.9
-	}
-	tr.Epochs = 1
-	tr.LRSchedule = "linear"
-	if tr.LearningRateAt(1) != 0.1 {
-		t.Errorf("linear over one epoch: %v", tr.LearningRateAt(1))
-	}
-}
-
-func TestMomentumAndCadence(t *testing.T) {
-	tr := Default().Train
-	tr.Momentum, tr.FinalMomentum, tr.MomentumSwitchEpoch = 0.5, 0.9, 5
-	for e := 1; e <= 8; e++ {
-		want := 0.5
-		if e >= 5 {
-			want = 0.9
-		}
-		if tr.MomentumAt(e) != want {
-			t.Errorf("momentum(%d) = %v, want %v", e, tr.MomentumAt(e), want)
-		}
-	}
-	tr.MomentumSwitchEpoch = 1
-	if tr.MomentumAt(1) != 0.9 {
-		t.Error("switch at epoch 1 does not apply from the start")
-	}
-	tr.Epochs, tr.CheckpointEvery = 10, 4
-	var ck []int
-	for e := 1; e <= 10; e++ {
-		if tr.CheckpointDue(e) {
-			ck = append(ck, e)
-		}
-	}
-	if !reflect.DeepEqual(ck, []int{4, 8, 10}) {
-		t.Errorf("checkpoints after %v", ck)
-	}
-	tr.CheckpointEvery = 0
-	if tr.CheckpointDue(5) || !tr.CheckpointDue(10) {
-		t.Error("checkpoint_every 0 must mean only the last epoch")
-	}
+// TestEvaluateDue checks when the EveryEpoch estimators run. (The train
+// schedules, KAt, LearningRateAt, MomentumAt and CheckpointDue, are the rbm
+// family's and tested in family/rbm.)
+func TestEvaluateDue(t *testing.T) {
 	ev := Evaluate{Every: 3}
 	if ev.Due(1) || !ev.Due(3) || !ev.Due(6) || (Evaluate{}).Due(1) {
 		t.Error("Evaluate.Due")

@@ -692,7 +692,11 @@ func (s *scope) legacyKey(e kv, old any, rel, fam string) {
 	v := reflect.New(reflect.TypeOf(old)).Elem()
 	v.Set(reflect.ValueOf(old))
 	before := len(s.p.errs)
-	s.value(e.val, v, field{}, rel, e.line)
+	want := ""
+	if v.Kind() == reflect.Slice {
+		want = "a list (" + showOld(old) + " in older configs)"
+	}
+	s.value(e.val, v, field{want: want}, rel, e.line)
 	if len(s.p.errs) > before || reflect.DeepEqual(v.Interface(), old) {
 		return
 	}

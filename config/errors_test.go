@@ -2,6 +2,8 @@ package config
 
 import (
 	"errors"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -52,9 +54,9 @@ func TestBadConfigs(t *testing.T) {
 		{"setting of estimator without settings", okExp + "    evaluate:\n      final:\n        - {name: pll, seed: 3}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0].seed: not a setting of estimator "pll" (it has no settings)`}},
 		{"unknown estimator", okExp + "    evaluate:\n      final: [exact, dbm-bound]\n", []string{
-			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbm-bound" (did you mean "dbn-bound"?; known: exact, ais, dbn-bound, mf-bound, raise, csl, pll, recon)`}},
+			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbm-bound" (did you mean "dbn-bound", an estimator of model type dbn?; known for model type rbm: exact, ais, raise, csl, pll, recon)`}},
 		{"misspelt estimator", okExp + "    evaluate:\n      every_epoch:\n        - name: aiss\n", []string{
-			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais, dbn-bound, mf-bound, raise, csl, pll, recon)`}},
+			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known for model type rbm: exact, ais, raise, csl, pll, recon)`}},
 		{"estimator without name", okExp + "    evaluate:\n      final:\n        - {runs: 10}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0]: missing required key "name"`}},
 		{"wrong type: word for int", okExp + "    train:\n      k: one\n", []string{
@@ -123,12 +125,12 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:4: experiments[0].data: validation 100 leaves no training examples (the training set has 100)`}},
 		{"unknown model type", okExp + "    model: {type: sbm}\n", []string{
 			`bad.yaml:4: experiments[0].model.type: unknown model type "sbm" (did you mean "dbm"?; known: dbm, dbn, rbm)`}},
-		{"dbm trained with cd", okExp + "    model: {type: dbm, layers: [4, 3]}\n", []string{
-			`bad.yaml:2: experiments[0].train.method: a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got "cd"; pretraining has its own train.pretrain.method)`}},
+		{"dbm trained with cd", okExp + "    model: {type: dbm, layers: [4, 3]}\n    train: {method: cd}\n", []string{
+			`bad.yaml:5: experiments[0].train.method: a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got "cd"; pretraining has its own train.pretrain.method)`}},
 		{"dbm with one layer", okExp + "    model: {type: dbm, layers: [4]}\n    train: {method: pcd}\n", []string{
 			`bad.yaml:4: experiments[0].model.layers: a dbm needs at least two hidden layer sizes (e.g. [500, 1000]), got [4]`}},
 		{"mf-bound on an rbm", okExp + "    evaluate: {final: [mf-bound]}\n", []string{
-			`bad.yaml:4: experiments[0].evaluate.final[0].name: mf-bound is the mean-field bound of a dbm; the model type is rbm`}},
+			`bad.yaml:4: experiments[0].evaluate.final[0].name: mf-bound is an estimator of model type dbm, not of rbm (the model type is rbm; its estimators: exact, ais, raise, csl, pll, recon)`}},
 		{"bad pretrain settings", okExp + "    model: {type: dbm, layers: [4, 3]}\n    train: {method: pcd, mean_field_iters: 0, pretrain: {epochs: -1, method: cdd, k: 0, learning_rate: 0}}\n", []string{
 			`experiments[0].train.mean_field_iters: expected a positive integer, got 0`,
 			`experiments[0].train.pretrain.epochs: expected a non-negative integer (0 = no pretraining), got -1`,
@@ -178,7 +180,39 @@ func TestBadConfigs(t *testing.T) {
 		{"non-string key", okExp + "    1: x\n", []string{`bad.yaml:4: experiments[0]: keys must be plain words`}},
 		{"error in base reported at base line", "base:\n  train: {method: pcd, batch_size: 0}\n" + okExp, []string{
 			`bad.yaml:2: experiments[0].train: method "pcd" needs chains ≥ 1, got 0`}},
+		{"format-1 layers not a list", okExp + "    model:\n      layers: 3\n", []string{
+			`bad.yaml:5: experiments[0].model.layers: expected a list ([] in older configs), got 3`}},
 		{"bad file name", "name: my run\n" + okExp, []string{`bad.yaml:1: name: expected a name of letters`}},
+		{"dbm trained with cd set in base", "base:\n  train: {method: cd}\n" + okExp + "    model: {type: dbm, layers: [4, 3]}\n", []string{
+			`bad.yaml:2: experiments[0].train.method: a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got "cd"; pretraining has its own train.pretrain.method)`}},
+
+		// Keys of logz format 1 that the model type does not use are
+		// accepted at their old default only (TestFormat1Keys); any other
+		// value is an error naming the key.
+		{"format-1 mean_field_iters on an rbm", okExp + "    train:\n      mean_field_iters: 5\n", []string{
+			`bad.yaml:5: experiments[0].train.mean_field_iters: not used by model type rbm (configs of logz format 1 carried it for every model type, as 10; remove it)`}},
+		{"format-1 layer_data on an rbm", okExp + "    train:\n      layer_data: mean-field\n", []string{
+			`bad.yaml:5: experiments[0].train.layer_data: not used by model type rbm (configs of logz format 1 carried it for every model type, as sampled; remove it)`}},
+		{"format-1 transpose_init on an rbm", okExp + "    train:\n      transpose_init: true\n", []string{
+			`bad.yaml:5: experiments[0].train.transpose_init: not used by model type rbm (configs of logz format 1 carried it for every model type, as false; remove it)`}},
+		{"format-1 pretrain on an rbm", okExp + "    train:\n      k: 2\n      pretrain: {epochs: 3}\n", []string{
+			`bad.yaml:6: experiments[0].train.pretrain: not used by model type rbm (configs of logz format 1 carried it for every model type, as {epochs: 0, method: cd, k: 1, learning_rate: 0.05}; remove it)`}},
+		{"format-1 pretrain with an unknown key", okExp + "    train:\n      pretrain: {epoch: 0}\n", []string{
+			`bad.yaml:5: experiments[0].train.pretrain.epoch: unknown key (did you mean "epochs"?; known keys: epochs, method, k, learning_rate)`}},
+		{"format-1 layers on an rbm", okExp + "    model:\n      hidden: 4\n      layers: [4, 3]\n", []string{
+			`bad.yaml:6: experiments[0].model.layers: not used by model type rbm (configs of logz format 1 carried it for every model type, as []; remove it)`}},
+		{"format-1 samples on an rbm's ais", okExp + "    evaluate:\n      final:\n        - exact\n        - {name: ais, samples: 100}\n", []string{
+			`bad.yaml:7: experiments[0].evaluate.final[1].samples: not used by model type rbm (configs of logz format 1 carried it for every model type, as 500; remove it)`}},
+		{"format-1 key in base", "base:\n  train: {mean_field_iters: 5}\n" + okExp, []string{
+			`bad.yaml:2: base.train.mean_field_iters: not used by model type rbm (configs of logz format 1 carried it for every model type, as 10; remove it)`}},
+		{"format-1 hidden on a dbn", okExp + "    model: {type: dbn, layers: [4, 3], hidden: 30}\n", []string{
+			`bad.yaml:4: experiments[0].model.hidden: not used by model type dbn (configs of logz format 1 carried it for every model type, as 25; remove it)`}},
+		{"format-1 mean_field_iters on a dbn", okExp + "    model: {type: dbn, layers: [4, 3]}\n    train:\n      mean_field_iters: 11\n", []string{
+			`bad.yaml:6: experiments[0].train.mean_field_iters: not used by model type dbn (configs of logz format 1 carried it for every model type, as 10; remove it)`}},
+		{"format-1 layer_data on a dbm", okExp + "    model: {type: dbm, layers: [4, 3]}\n    train:\n      layer_data: resampled\n", []string{
+			`bad.yaml:6: experiments[0].train.layer_data: not used by model type dbm (configs of logz format 1 carried it for every model type, as sampled; remove it)`}},
+		{"format-1 hidden on a dbm", okExp + "    model: {type: dbm, layers: [4, 3], hidden: 500}\n", []string{
+			`bad.yaml:4: experiments[0].model.hidden: not used by model type dbm (configs of logz format 1 carried it for every model type, as 25; remove it)`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -199,6 +233,80 @@ func TestBadConfigs(t *testing.T) {
 				if e.File != "bad.yaml" {
 					t.Errorf("error without the file name: %v", e)
 				}
+			}
+		})
+	}
+}
+
+// TestFormat1Keys checks that the keys logz format 1 wrote for every model
+// type are accepted, at their old defaults, by the model types that do not
+// use them, and change nothing: the experiment equals the one parsed
+// without them.
+func TestFormat1Keys(t *testing.T) {
+	const data = "experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test}\n"
+	cases := []struct {
+		name          string
+		with, without string
+	}{
+		{"rbm",
+			data + `    model: {hidden: 12, layers: []}
+    train: {k: 2, mean_field_iters: 10, layer_data: sampled, transpose_init: false, pretrain: {epochs: 0, method: cd, k: 1, learning_rate: 0.05}}
+    evaluate: {final: [exact, {name: ais, samples: 500}, {name: ais, runs: 10, samples: 500}]}
+`,
+			data + `    model: {hidden: 12}
+    train: {k: 2}
+    evaluate: {final: [exact, ais, {name: ais, runs: 10}]}
+`},
+		{"rbm, part of pretrain", data + "    train: {pretrain: {k: 1}}\n", data},
+		{"dbn",
+			data + `    model: {type: dbn, layers: [4, 3], hidden: 25}
+    train: {mean_field_iters: 10, pretrain: {epochs: 0, method: cd, k: 1, learning_rate: 0.05}}
+`,
+			data + "    model: {type: dbn, layers: [4, 3]}\n"},
+		{"dbm",
+			data + `    model: {type: dbm, layers: [4, 3], hidden: 25}
+    train: {method: pcd, layer_data: sampled, transpose_init: false}
+`,
+			data + "    model: {type: dbm, layers: [4, 3]}\n    train: {method: pcd}\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			with, err := Parse([]byte(c.with), "old.yaml", Options{})
+			if err != nil {
+				t.Fatalf("format-1 keys at their old defaults rejected:\n%v", err)
+			}
+			without := mustParse(t, c.without, "old.yaml", Options{})
+			if !reflect.DeepEqual(with.Experiments, without.Experiments) {
+				t.Errorf("format-1 keys changed the experiment:\n got %+v\nwant %+v", with.Experiments, without.Experiments)
+			}
+		})
+	}
+}
+
+// TestFormat1Resolved checks that config.resolved.yaml files written by
+// logz format 1 (testdata/format1/*.resolved.yaml, the resolved quickstarts
+// of commit b61ae4f, next to their sources) still parse, to the experiments
+// their sources give now: the same seeds and the same settings.
+func TestFormat1Resolved(t *testing.T) {
+	resolved, err := filepath.Glob("testdata/format1/*.resolved.yaml")
+	if err != nil || len(resolved) != 3 {
+		t.Fatalf("testdata/format1: %v %v", resolved, err)
+	}
+	for _, r := range resolved {
+		t.Run(filepath.Base(r), func(t *testing.T) {
+			old, err := Load(r, Options{})
+			if err != nil {
+				t.Fatalf("format-1 resolved config rejected:\n%v", err)
+			}
+			src, err := Load(strings.TrimSuffix(r, ".resolved.yaml")+".yaml", Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if old.Name != src.Name || old.Seed != src.Seed || old.Description != src.Description {
+				t.Errorf("file: %q %d %q, source %q %d %q", old.Name, old.Seed, old.Description, src.Name, src.Seed, src.Description)
+			}
+			if !reflect.DeepEqual(old.Experiments, src.Experiments) {
+				t.Errorf("experiments differ from the source's:\n got %+v\nwant %+v", old.Experiments, src.Experiments)
 			}
 		})
 	}
