@@ -225,7 +225,7 @@ func (p *parser) parse(data []byte) *File {
 // errors name base) then the experiment's are decoded onto it; a list the
 // experiment does not set comes from base, else from the family.
 func (s *scope) familySections(e *Experiment, bs *scope, baseDef map[string]kv) {
-	typ, typeSet := DefaultModelType, false
+	typ := DefaultModelType
 	for _, src := range []struct {
 		sc  *scope
 		def map[string]kv
@@ -245,7 +245,7 @@ func (s *scope) familySections(e *Experiment, bs *scope, baseDef map[string]kv) 
 			var t string
 			s.lines["model.type"] = p.line
 			if src.sc.scalar(p.val, reflect.ValueOf(&t).Elem(), field{want: "a model type such as rbm"}, "model.type") {
-				typ, typeSet = t, true
+				typ = t
 			}
 		}
 	}
@@ -257,7 +257,6 @@ func (s *scope) familySections(e *Experiment, bs *scope, baseDef map[string]kv) 
 		e.Evaluate.EveryEpoch, e.Evaluate.Final = nil, nil
 		return
 	}
-	_ = typeSet
 	e.setFamily(f)
 	for _, src := range []struct {
 		sc  *scope

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/eval"
@@ -54,7 +55,7 @@ func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, 
 	for i, c := range ests {
 		spec, ok := f.Estimator(c.Name)
 		if !ok {
-			return rows, fmt.Errorf("estimator %q is not available for model type %s (use %s)", c.Name, f.Name, joinNames(f.EstimatorNames()))
+			return rows, fmt.Errorf("estimator %q is not available for model type %s (use %s)", c.Name, f.Name, strings.Join(f.EstimatorNames(), ", "))
 		}
 		seed, base := env.start(c, i, label)
 		rs, err := spec.Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
@@ -67,17 +68,6 @@ func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, 
 		rows = f.Finish(m, rows, ests)
 	}
 	return rows, nil
-}
-
-func joinNames(s []string) string {
-	out := ""
-	for i, n := range s {
-		if i > 0 {
-			out += ", "
-		}
-		out += n
-	}
-	return out
 }
 
 // Memo returns what an earlier estimator of this evaluation remembered
