@@ -94,6 +94,12 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:2: experiments[0].name: expected a name of letters, digits`, `got "a/b"`}},
 		{"dot name", "experiments:\n  - name: ..\n    data: {train: planted:train, test: planted:test}\n", []string{
 			`bad.yaml:2: experiments[0].name: expected a name`}},
+		{"experiment named like a run file", "experiments:\n  - name: results.json\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:2: experiments[0].name: "results.json" is the name of a file logz writes in the run folder (results.json, report.md, config.resolved.yaml); choose another name`}},
+		{"experiment named like a run file, other case", "experiments:\n  - name: Config.Resolved.YAML\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:2: experiments[0].name: "Config.Resolved.YAML" is the name of a file logz writes in the run folder`}},
+		{"hidden experiment directory", "experiments:\n  - name: .cache\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:2: experiments[0].name: ".cache" would be a hidden directory`}},
 		{"duplicate experiment names", okExp + "  - name: a\n    data: {train: planted:train, test: planted:test}\n", []string{
 			`bad.yaml:4: experiments[1].name: duplicate experiment name "a" (also experiments[0])`}},
 		{"duplicate after a bad entry", "experiments:\n  - oops\n  - name: a\n    data: {train: planted:train, test: planted:test}\n  - name: a\n    data: {train: planted:train, test: planted:test}\n", []string{

@@ -107,6 +107,8 @@ func (v *validator) experiment(e *Experiment) {
 		v.errorAt("", "missing required key \"name\" (a unique name of letters, digits, '.', '_' or '-')")
 	case !validName(e.Name):
 		v.errorAt("name", "expected a name of letters, digits, '.', '_' or '-' (it becomes a directory name), got %q", e.Name)
+	case reservedName(e.Name) != "":
+		v.errorAt("name", "%s; choose another name", reservedName(e.Name))
 	}
 	train, trainOK := v.dataSpec("data.train", e.Data.Train, "mnist:train")
 	v.dataSpec("data.test", e.Data.Test, "mnist:test")

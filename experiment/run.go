@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/logz-ml/logz/config"
@@ -26,17 +27,27 @@ import (
 // Options controls a run.
 type Options struct {
 	// Out is the run directory: results.json, report.md,
-	// config.resolved.yaml and one directory per experiment.
+	// config.resolved.yaml and one directory per experiment. It must be new
+	// or empty unless Resume or Force is set.
 	Out string
-	// Resume continues each experiment from its model.npz in Out when that
-	// holds training state, keeping the rows of results.json written before.
+	// Resume continues a run in Out made with the same resolved config:
+	// each experiment from its model.npz, its final evaluation from the
+	// estimates already recorded; finished experiments are not redone.
 	Resume bool
+	// Force discards the run in Out (its run files and experiment
+	// directories, each named on Stderr) and starts over.
+	Force bool
 	// Stdout receives the final table; Stderr progress and per-epoch lines.
 	Stdout, Stderr io.Writer
 	// Meta is added to report.md (command, version, ...).
 	Meta map[string]string
 	// Workers for training; 0 = 2. Results do not depend on it.
 	Workers int
+	// Banner, if set, is written to Stderr once the run folder is accepted.
+	Banner string
+	// Status, if set, is kept up to date with what is safely on disk (for a
+	// message when the run is interrupted).
+	Status *Status
 }
 
 // setRows adapts a data.Set to the estimators' and trainer's view.
@@ -44,10 +55,13 @@ type setRows struct{ *data.Set }
 
 func (s setRows) Len() int { return s.N }
 
-// Run runs every experiment of f in order. Results are rewritten atomically
-// after every epoch, so a run that dies keeps everything finished before it.
-// An experiment that fails (e.g. diverges) is reported and the others still
-// run; the returned error joins the failures.
+// Run runs every experiment of f in order. The run folder is checked
+// before anything is written (see Options). Results are rewritten
+// atomically after every epoch and every final estimator, and report.md
+// after every experiment, so a run that dies keeps everything finished
+// before it. An experiment that fails (e.g. diverges) is reported on Stderr
+// as it happens and the others still run; the returned error then names
+// the failed experiments.
 func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = io.Discard
@@ -55,39 +69,72 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if opt.Stdout == nil {
 		opt.Stdout = io.Discard
 	}
-	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
-		return nil, err
+	if opt.Resume && opt.Force {
+		return nil, folderError("--resume and --force contradict each other: one continues the run in %s, the other discards it", opt.Out)
 	}
+	if opt.Status == nil {
+		opt.Status = &Status{}
+	}
+	opt.Status.start(opt.Out)
 	resolved, err := f.Resolved()
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.WriteFile(filepath.Join(opt.Out, "config.resolved.yaml"), func(w io.Writer) error {
-		_, err := w.Write(resolved)
-		return err
+	prep, err := prepare(f, resolved, opt)
+	if err != nil {
+		return nil, err
+	}
+	if len(prep.discard) > 0 {
+		fmt.Fprintf(opt.Stderr, "logz: --force: discarding %s\n", strings.Join(prep.about, ", "))
+		if err := prep.discardAll(); err != nil {
+			return nil, err
+		}
+	}
+	if opt.Banner != "" {
+		fmt.Fprintln(opt.Stderr, opt.Banner)
+	}
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, err
+	}
+	if err := opt.Status.write(func() error {
+		return atomicfile.WriteFile(filepath.Join(opt.Out, config.ResolvedFile), func(w io.Writer) error {
+			_, err := w.Write(resolved)
+			return err
+		})
 	}); err != nil {
 		return nil, err
 	}
-	resultsPath := filepath.Join(opt.Out, "results.json")
-	var rows []report.Row
-	if opt.Resume {
-		if old, err := report.ReadResults(resultsPath); err == nil {
-			rows = old
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("--resume: %w", err)
+	resultsPath := filepath.Join(opt.Out, config.ResultsFile)
+	rows := prep.rows
+	writeReport := func() error {
+		meta := map[string]string{"config": f.Name, "seed": fmt.Sprint(f.Seed)}
+		if f.Path != "" {
+			meta["file"] = f.Path
 		}
+		for k, v := range opt.Meta {
+			meta[k] = v
+		}
+		return opt.Status.write(func() error {
+			if err := report.WriteResults(resultsPath, rows); err != nil {
+				return err
+			}
+			return atomicfile.WriteFile(filepath.Join(opt.Out, config.ReportFile), func(w io.Writer) error {
+				return report.WriteMarkdown(w, "logz report: "+f.Name, meta, rows)
+			})
+		})
 	}
-	var failures []error
+	var failed []string
 	for _, exp := range f.Experiments {
 		r := &runner{exp: exp, opt: opt, dir: filepath.Join(opt.Out, exp.Name), resultsPath: resultsPath}
 		rows, err = r.run(rows)
 		if err != nil {
-			fmt.Fprintf(opt.Stderr, "logz: experiment %s: %v\n", exp.Name, err)
-			failures = append(failures, fmt.Errorf("experiment %s: %w", exp.Name, err))
+			fmt.Fprintf(opt.Stderr, "logz: experiment %s failed: %v\n", exp.Name, err)
+			failed = append(failed, exp.Name)
+			opt.Status.set(exp.Name, "failed")
 		}
-	}
-	if err := report.WriteResults(resultsPath, rows); err != nil {
-		return rows, err
+		if err := writeReport(); err != nil {
+			return rows, err
+		}
 	}
 	final := finalRows(rows)
 	if err := report.RenderTable(opt.Stdout, final, report.TableOptions{}); err != nil {
@@ -96,20 +143,23 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if err := report.RenderSandwich(opt.Stdout, final, report.TableOptions{}); err != nil {
 		return rows, err
 	}
-	meta := map[string]string{"config": f.Name, "seed": fmt.Sprint(f.Seed)}
-	if f.Path != "" {
-		meta["file"] = f.Path
+	if len(failed) > 0 {
+		return rows, &FailedError{Experiments: failed, Total: len(f.Experiments), Out: opt.Out}
 	}
-	for k, v := range opt.Meta {
-		meta[k] = v
-	}
-	title := "logz report: " + f.Name
-	if err := atomicfile.WriteFile(filepath.Join(opt.Out, "report.md"), func(w io.Writer) error {
-		return report.WriteMarkdown(w, title, meta, rows)
-	}); err != nil {
-		return rows, err
-	}
-	return rows, errors.Join(failures...)
+	return rows, nil
+}
+
+// FailedError is returned by Run when experiments failed; their errors
+// were written to Stderr as they happened.
+type FailedError struct {
+	Experiments []string
+	Total       int
+	Out         string
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("%d of %d experiment(s) failed (%s; errors above); what finished is in %s",
+		len(e.Experiments), e.Total, strings.Join(e.Experiments, ", "), e.Out)
 }
 
 func finalRows(rows []report.Row) []report.Row {
@@ -130,10 +180,12 @@ type runner struct {
 }
 
 // run trains and evaluates one experiment, appending its rows to all (from
-// which rows of an earlier, unfinished run of the same experiment are
-// dropped unless they are kept for --resume).
+// which rows of an earlier run of the same experiment are dropped, except
+// those --resume keeps: the epochs up to its checkpoint and the final
+// estimates recorded in final.progress.json).
 func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	exp := r.exp
+	st := r.opt.Status
 	train0, valid, test, err := LoadData(exp)
 	if err != nil {
 		return all, err
@@ -165,7 +217,8 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		return ok && c.CheckpointDue(epoch)
 	}
 
-	ckptPath := filepath.Join(r.dir, "model.npz")
+	ckptPath := filepath.Join(r.dir, modelFile)
+	progressPath := filepath.Join(r.dir, progressFile)
 	var mine []report.Row
 	others := make([]report.Row, 0, len(all))
 	for _, row := range all {
@@ -175,13 +228,14 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			others = append(others, row)
 		}
 	}
+	var done map[int]family.Entry
 	if r.opt.Resume {
 		if c, err := models.Load(ckptPath); err == nil {
 			if err := tr.Resume(c); err != nil {
 				return all, fmt.Errorf("--resume from %s: %w", ckptPath, err)
 			}
-			fmt.Fprintf(r.opt.Stderr, "%s: resuming after epoch %d from %s\n", exp.Name, tr.Completed(), ckptPath)
-			// Keep the rows of the epochs already done; drop later ones and finals.
+			// Keep the rows of the epochs already done; drop later ones and
+			// finals (those recorded are taken from the progress file).
 			kept := mine[:0]
 			for _, row := range mine {
 				if row.Stage == report.StageEpoch && row.Epoch <= tr.Completed() {
@@ -189,6 +243,23 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 				}
 			}
 			mine = kept
+			st.set(exp.Name, fmt.Sprintf("%s/%s holds epoch %d of %d", exp.Name, modelFile, tr.Completed(), tr.Total()))
+			if p, err := readProgress(progressPath); err == nil && tr.Completed() == tr.Total() && p.Epoch == tr.Completed() {
+				done = map[int]family.Entry{}
+				for _, e := range p.Entries {
+					done[e.Index] = e
+				}
+			} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+				return all, fmt.Errorf("--resume: %w", err)
+			}
+			switch {
+			case tr.Completed() < tr.Total():
+				fmt.Fprintf(r.opt.Stderr, "%s: resuming after epoch %d from %s\n", exp.Name, tr.Completed(), ckptPath)
+			case len(done) == len(exp.Evaluate.Final):
+				fmt.Fprintf(r.opt.Stderr, "%s: finished before (%d epochs, %d final estimators); kept\n", exp.Name, tr.Completed(), len(done))
+			default:
+				fmt.Fprintf(r.opt.Stderr, "%s: trained before (%d epochs); %d of %d final estimators were recorded, running the rest\n", exp.Name, tr.Completed(), len(done), len(exp.Evaluate.Final))
+			}
 		} else if !errors.Is(err, os.ErrNotExist) {
 			return all, fmt.Errorf("--resume: %w", err)
 		} else {
@@ -198,11 +269,13 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		mine = nil
 	}
 	flush := func() error {
-		if err := report.WriteResults(r.resultsPath, append(append([]report.Row(nil), others...), mine...)); err != nil {
-			return err
-		}
-		return atomicfile.WriteFile(filepath.Join(r.dir, "epochs.csv"), func(w io.Writer) error {
-			return report.WriteEpochsCSV(w, mine)
+		return st.write(func() error {
+			if err := report.WriteResults(r.resultsPath, append(append([]report.Row(nil), others...), mine...)); err != nil {
+				return err
+			}
+			return atomicfile.WriteFile(filepath.Join(r.dir, epochsFile), func(w io.Writer) error {
+				return report.WriteEpochsCSV(w, mine)
+			})
 		})
 	}
 	evalSplits := Splits(exp, train0, valid, test)
@@ -212,7 +285,11 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		if err != nil {
 			return err
 		}
-		return models.Save(ckptPath, c)
+		if err := st.write(func() error { return models.Save(ckptPath, c) }); err != nil {
+			return err
+		}
+		st.set(exp.Name, fmt.Sprintf("%s/%s holds epoch %d of %d", exp.Name, modelFile, tr.Completed(), tr.Total()))
+		return nil
 	}
 	epochs := tr.Total()
 	live := progress.IsTerminal(r.opt.Stderr)
@@ -223,26 +300,26 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			bar = progress.New(r.opt.Stderr, fmt.Sprintf("%s epoch %d/%d", exp.Name, tr.Completed()+1, epochs), int64(train0.N))
 		}
 		tr.SetOnBatch(func(n int) { bar.Add(int64(n)) })
-		st, err := tr.TrainEpoch(setRows{train0})
+		sum, err := tr.TrainEpoch(setRows{train0})
 		bar.Done()
 		if err != nil {
 			ferr := flush()
-			return append(others, mine...), errors.Join(fmt.Errorf("%w; the last good checkpoint is %s (epoch %d)", err, ckptPath, lastSaved(checkpointDue, tr.Completed())), ferr)
+			return append(others, mine...), errors.Join(fmt.Errorf("%w; %s", err, onDisk(ckptPath, checkpointDue, tr.Completed()+1)), ferr)
 		}
 		secs := time.Since(start).Seconds()
 		mine = append(mine, report.Row{
 			Experiment: exp.Name, Model: family.Label(tr.Current()), Stage: report.StageEpoch,
-			Epoch: st.Epoch, Estimator: "train", Split: "train", Value: report.F(st.ReconError),
+			Epoch: sum.Epoch, Estimator: "train", Split: "train", Value: report.F(sum.ReconError),
 			NExamples: train0.N, Seconds: secs,
 		})
 		layer := ""
-		if st.Layer > 0 {
-			layer = fmt.Sprintf(" layer %d", st.Layer)
+		if sum.Layer > 0 {
+			layer = fmt.Sprintf(" layer %d", sum.Layer)
 		}
 		line := fmt.Sprintf("%s: epoch %d/%d%s  k=%d lr=%.4g mom=%.2f  recon %.4f (%.1f s)",
-			exp.Name, st.Epoch, epochs, layer, st.K, st.LearningRate, st.Momentum, st.ReconError, secs)
-		if exp.Evaluate.Due(st.Epoch) && len(exp.Evaluate.EveryEpoch) > 0 {
-			ev.Stage, ev.Epoch = report.StageEpoch, st.Epoch
+			exp.Name, sum.Epoch, epochs, layer, sum.K, sum.LearningRate, sum.Momentum, sum.ReconError, secs)
+		if exp.Evaluate.Due(sum.Epoch) && len(exp.Evaluate.EveryEpoch) > 0 {
+			ev.Stage, ev.Epoch = report.StageEpoch, sum.Epoch
 			rows, err := ev.Run(fam, tr.Current(), exp.Evaluate.EveryEpoch)
 			mine = append(mine, rows...)
 			if err != nil {
@@ -256,7 +333,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			}
 		}
 		fmt.Fprintln(r.opt.Stderr, line)
-		if checkpointDue(st.Epoch) || st.Epoch == epochs {
+		if checkpointDue(sum.Epoch) || sum.Epoch == epochs {
 			if err := save(); err != nil {
 				return append(others, mine...), err
 			}
@@ -265,22 +342,51 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			return append(others, mine...), err
 		}
 	}
-	ev.Stage, ev.Epoch = report.StageFinal, tr.Completed()
+	// The final evaluation records each finished estimator, so that a
+	// --resume after an interruption does not run it again.
+	prog := finalProgress{Epoch: tr.Completed()}
+	for i := range len(exp.Evaluate.Final) {
+		if e, ok := done[i]; ok {
+			prog.Entries = append(prog.Entries, e)
+		}
+	}
+	ev.Stage, ev.Epoch, ev.Done = report.StageFinal, tr.Completed(), done
 	ev.Progress = StderrProgress(r.opt.Stderr)
+	ev.OnEntry = func(e family.Entry) error {
+		prog.set(e)
+		if err := st.write(func() error { return writeProgress(progressPath, prog) }); err != nil {
+			return err
+		}
+		st.set(exp.Name, fmt.Sprintf("%s trained (%d epochs), %d of %d final estimators recorded", exp.Name, tr.Completed(), len(prog.Entries), len(exp.Evaluate.Final)))
+		return nil
+	}
 	rows, err := ev.Run(fam, tr.Current(), exp.Evaluate.Final)
 	mine = append(mine, rows...)
 	ferr := flush()
+	if err == nil && ferr == nil {
+		st.set(exp.Name, exp.Name+" finished")
+	}
 	return append(others, mine...), errors.Join(err, ferr)
 }
 
-// lastSaved is the epoch of the last checkpoint written before epoch failed+1.
-func lastSaved(due func(epoch int) bool, done int) int {
-	for e := done; e > 0; e-- {
-		if due(e) {
-			return e
+// onDisk says which checkpoint of an experiment that failed in epoch
+// failed is on disk, after checking the file.
+func onDisk(ckptPath string, due func(epoch int) bool, failed int) string {
+	c, err := models.Load(ckptPath)
+	if err != nil {
+		next := 0
+		for e := 1; e <= failed+1000 && next == 0; e++ {
+			if due(e) {
+				next = e
+			}
 		}
+		why := "checkpoints are written only at the end of training"
+		if next > 0 {
+			why = fmt.Sprintf("the first checkpoint was due after epoch %d", next)
+		}
+		return fmt.Sprintf("no checkpoint was written (%s)", why)
 	}
-	return 0
+	return fmt.Sprintf("%s holds the model after epoch %d, the last one saved (resuming with the same settings repeats the same epochs; change them, e.g. a lower train.learning_rate, and start over with --force)", ckptPath, c.Meta.Epoch)
 }
 
 // Splits returns the evaluation splits an experiment asks for, each capped

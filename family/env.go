@@ -38,10 +38,32 @@ type Env struct {
 	// Progress, if set, is told about long estimators (label, total work)
 	// and returns a function to report work done and one to call at the end.
 	Progress func(label string, total int64) (add func(int64), done func())
+	// Done holds the entries an earlier, interrupted run of this same
+	// evaluation finished (by index into the estimator list): their rows are
+	// reused instead of running them again — unless the entry shared results
+	// with later entries (Remember) and a later entry still has to run, in
+	// which case it runs again so that the later one sees what it would have
+	// seen (same seeds, so the same rows).
+	Done map[int]Entry
+	// OnEntry, if set, is called when an entry has run, with its rows
+	// before the family's Finish step; an error stops the evaluation.
+	OnEntry func(Entry) error
 
 	// memo holds what estimators of one evaluation share (an AIS log Z of
 	// given settings, an exact log Z, per-example IS estimates).
 	memo map[any]any
+	// shared is set when the running entry calls Remember.
+	shared bool
+}
+
+// Entry is what one estimator entry of an evaluation produced, kept so
+// that an interrupted evaluation can resume without redoing it.
+type Entry struct {
+	Index     int    `json:"index"`
+	Estimator string `json:"estimator"`
+	// Shares says the entry left results for later entries (Remember).
+	Shares bool         `json:"shares"`
+	Rows   []report.Row `json:"rows"`
 }
 
 // Run evaluates m with the family's estimators in order and returns one row
@@ -51,17 +73,37 @@ type Env struct {
 func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, error) {
 	env.memo = map[any]any{}
 	label := Label(m)
+	done := func(i int) (Entry, bool) {
+		d, ok := env.Done[i]
+		return d, ok && d.Estimator == ests[i].Name
+	}
+	lastToRun := -1
+	for i := range ests {
+		if _, ok := done(i); !ok {
+			lastToRun = i
+		}
+	}
 	var rows []report.Row
 	for i, c := range ests {
+		if d, ok := done(i); ok && !(d.Shares && i < lastToRun) {
+			rows = append(rows, d.Rows...)
+			continue
+		}
 		spec, ok := f.Estimator(c.Name)
 		if !ok {
 			return rows, fmt.Errorf("estimator %q is not available for model type %s (use %s)", c.Name, f.Name, strings.Join(f.EstimatorNames(), ", "))
 		}
 		seed, base := env.start(c, i, label)
+		env.shared = false
 		rs, err := spec.Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
 		rows = append(rows, rs...)
 		if err != nil {
 			return rows, fmt.Errorf("%s: %w", c.Name, err)
+		}
+		if env.OnEntry != nil {
+			if err := env.OnEntry(Entry{Index: i, Estimator: c.Name, Shares: env.shared, Rows: rs}); err != nil {
+				return rows, err
+			}
 		}
 	}
 	if f.Finish != nil {
@@ -83,6 +125,7 @@ func (env *Env) Remember(key, v any) {
 		env.memo = map[any]any{}
 	}
 	env.memo[key] = v
+	env.shared = true
 }
 
 // Label names a model with its sizes ("rbm 784-25", "dbn 784-500-2000")

@@ -1,12 +1,16 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/logz-ml/logz/config"
@@ -15,7 +19,7 @@ import (
 	_ "github.com/logz-ml/logz/family/all" // every model family
 )
 
-const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume]
+const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume | --force]
 
 Runs every experiment of CONFIG.yaml in order: loads the data, trains,
 evaluates after epochs and at the end, and writes into DIR
@@ -24,6 +28,13 @@ and per experiment <name>/model.npz and <name>/epochs.csv. The final table
 goes to stdout, progress to stderr. Without CONFIG.yaml it runs the embedded
 quickstart (an RBM on planted synthetic data; under a minute).
 
+DIR must be new or empty. A DIR holding a run is refused unless --resume
+(continue it: same config and seed, checked before anything is written;
+finished experiments and final estimates are kept) or --force (discard it:
+each file removed is named). Interrupted (Ctrl-C, SIGTERM), logz finishes
+the file it is writing, says what is kept and exits with status 130 (143);
+--resume continues from there.
+
 Flags:
 `
 
@@ -31,7 +42,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	out := fs.String("out", "", "run directory (default runs/<config name>)")
 	seed := fs.String("seed", "", "replace the config file's seed (experiments with their own seed keep it)")
-	resume := fs.Bool("resume", false, "continue unfinished experiments from their model.npz in the run directory")
+	resume := fs.Bool("resume", false, "continue the run in the run directory (same config and seed): unfinished experiments from their model.npz, final evaluations from the estimates recorded")
+	force := fs.Bool("force", false, "discard the run in the run directory and start over")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -39,6 +51,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if len(pos) > 1 {
 		return usageError{fmt.Sprintf("run: one config file at most, got %d (%s)", len(pos), strings.Join(pos, " "))}
+	}
+	if *resume && *force {
+		return usageError{"run: --resume and --force contradict each other (one continues the run in the folder, the other discards it)"}
 	}
 	opt := config.Options{}
 	if *seed != "" {
@@ -62,10 +77,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if dir == "" {
 		dir = filepath.Join("runs", f.Name)
 	}
-	fmt.Fprintf(stderr, "logz %s: running %d experiment(s) of %s into %s\n", versionString(), len(f.Experiments), f.Name, dir)
+	status := &experiment.Status{}
+	stopSignals := onInterrupt(status, resumeCommand(pos, dir, *seed), stderr)
+	defer stopSignals()
 	start := time.Now()
 	_, err = experiment.Run(f, experiment.Options{
-		Out: dir, Resume: *resume, Stdout: stdout, Stderr: stderr,
+		Out: dir, Resume: *resume, Force: *force, Stdout: stdout, Stderr: stderr, Status: status,
+		Banner: fmt.Sprintf("logz %s: running %d experiment(s) of %s into %s", versionString(), len(f.Experiments), f.Name, dir),
 		Meta: map[string]string{
 			"command":  "logz " + strings.Join(append([]string{"run"}, args...), " "),
 			"version":  versionString(),
@@ -74,6 +92,62 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			"platform": runtime.GOOS + "/" + runtime.GOARCH,
 		},
 	})
-	fmt.Fprintf(stderr, "logz: wrote %s (%.1f s)\n", dir, time.Since(start).Seconds())
+	var refused *experiment.FolderError
+	if errors.As(err, &refused) {
+		return usageError{"run: " + err.Error()}
+	}
+	var failed *experiment.FailedError
+	if err == nil || errors.As(err, &failed) {
+		fmt.Fprintf(stderr, "logz: wrote %s (%.1f s)\n", dir, time.Since(start).Seconds())
+	}
 	return err
+}
+
+// resumeCommand is the command that continues this run.
+func resumeCommand(pos []string, dir, seed string) string {
+	cmd := []string{"logz", "run"}
+	cmd = append(cmd, pos...)
+	cmd = append(cmd, "--out", dir)
+	if seed != "" {
+		cmd = append(cmd, "--seed", seed)
+	}
+	return strings.Join(append(cmd, "--resume"), " ")
+}
+
+// exit ends the process; a variable for tests.
+var exit = os.Exit
+
+// onInterrupt makes SIGINT and SIGTERM end the run cleanly: the file being
+// written is finished, what is on disk is named with the command that
+// continues, and the process exits with 128+signal (130, 143). A second
+// signal exits at once. It returns a function that stops listening.
+func onInterrupt(status *experiment.Status, resume string, stderr io.Writer) func() {
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	quit := make(chan struct{})
+	go func() {
+		var sig os.Signal
+		select {
+		case sig = <-sigs:
+		case <-quit:
+			return
+		}
+		code := 130
+		if sig == syscall.SIGTERM {
+			code = 143
+		}
+		go func() { <-sigs; exit(code) }()
+		out, kept := status.Stop()
+		name := "SIGINT"
+		if code == 143 {
+			name = "SIGTERM"
+		}
+		if len(kept) == 0 {
+			fmt.Fprintf(stderr, "\nlogz: interrupted by %s; nothing finished was saved in %s yet (no checkpoint or final estimate)\n", name, out)
+		} else {
+			fmt.Fprintf(stderr, "\nlogz: interrupted by %s; kept in %s:\n  %s\ncontinue with: %s\n", name, out, strings.Join(kept, "\n  "), resume)
+		}
+		exit(code)
+	}()
+	return func() { signal.Stop(sigs); close(quit) }
 }

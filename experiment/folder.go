@@ -1,0 +1,262 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/models"
+)
+
+// Files logz writes in an experiment's directory.
+const (
+	modelFile    = "model.npz"
+	epochsFile   = "epochs.csv"
+	progressFile = "final.progress.json"
+)
+
+// FolderError refuses a run folder before anything is written: a previous
+// run without --resume or --force, a changed config on --resume, a folder
+// that is not a run. The command line has to change.
+type FolderError struct{ Msg string }
+
+func (e *FolderError) Error() string { return e.Msg }
+
+func folderError(format string, args ...any) error {
+	return &FolderError{fmt.Sprintf(format, args...)}
+}
+
+// prepared is what checking the run folder found: the rows of a run being
+// resumed and what --force is to discard.
+type prepared struct {
+	rows    []report.Row
+	discard []string // paths, with a description each in describe
+	about   []string
+}
+
+// prepare checks the run folder against the options before anything is
+// written: an empty or new folder is fine; a folder holding a run needs
+// --resume (and then the same resolved config, readable results and
+// checkpoints) or --force; anything else is refused. It returns the rows
+// to keep and, for --force, what to discard.
+func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
+	p := &prepared{}
+	dir := opt.Out
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return p, nil
+	case err != nil:
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			return nil, folderError("%s is a file, not a folder; choose another --out", dir)
+		}
+		return nil, err
+	case len(entries) == 0:
+		return p, nil
+	}
+	has := func(name string) bool {
+		_, err := os.Stat(filepath.Join(dir, name))
+		return err == nil
+	}
+	if !has(config.ResolvedFile) && !has(config.ResultsFile) {
+		return nil, folderError("%s is not empty and holds no logz run (no %s or %s); choose a new or empty folder with --out", dir, config.ResolvedFile, config.ResultsFile)
+	}
+	if opt.Resume {
+		return p, p.checkResume(f, resolved, dir)
+	}
+	summary := describeRun(f, dir)
+	if !opt.Force {
+		return nil, folderError("%s already holds a run (%s); pass --resume to continue it, or --force to discard it and start over", dir, summary)
+	}
+	return p, p.planDiscard(f, dir, entries)
+}
+
+// checkResume validates a run folder for --resume: its resolved config
+// must be this run's, its results and checkpoints readable.
+func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) error {
+	path := filepath.Join(dir, config.ResolvedFile)
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return folderError("--resume: %v; without it logz cannot check that the run used this config", err)
+	}
+	was, err := config.Parse(old, path, config.Options{})
+	if err != nil {
+		return folderError("--resume: %v", err)
+	}
+	// The name and description are labels; everything else must match.
+	was.Name, was.Description = f.Name, f.Description
+	wasResolved, err := was.Resolved()
+	if err != nil {
+		return err
+	}
+	diff, err := config.DiffResolved(wasResolved, resolved, "the run folder", "", 8)
+	if err != nil {
+		return err
+	}
+	if len(diff) > 0 {
+		return folderError("--resume: the run in %s was made with another config or seed; a resumed run must use the same one (or start over with --force, or use another --out):\n  %s",
+			dir, strings.Join(diff, "\n  "))
+	}
+	rpath := filepath.Join(dir, config.ResultsFile)
+	if rows, err := report.ReadResults(rpath); err == nil {
+		p.rows = rows
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return folderError("--resume: %v", err)
+	}
+	for _, exp := range f.Experiments {
+		ck := filepath.Join(dir, exp.Name, modelFile)
+		if c, err := models.Load(ck); err == nil {
+			if want := exp.Model.Type; c.Model.TypeName() != want {
+				return folderError("--resume: %s holds a %s, the config's experiment %s is a %s", ck, c.Model.TypeName(), exp.Name, want)
+			}
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return folderError("--resume: %v; move it away to train %s from scratch", err, exp.Name)
+		}
+		if _, err := readProgress(filepath.Join(dir, exp.Name, progressFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return folderError("--resume: %v; delete it to redo %s's final evaluation", err, exp.Name)
+		}
+	}
+	return nil
+}
+
+// planDiscard lists what --force removes: the run files at the top and
+// the directories of experiments (of this config or the old run) that hold
+// only files logz writes. A folder with anything else in such a directory
+// is refused rather than half cleaned.
+func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry) error {
+	expDirs := map[string]bool{}
+	for _, e := range f.Experiments {
+		expDirs[e.Name] = true
+	}
+	if rows, err := report.ReadResults(filepath.Join(dir, config.ResultsFile)); err == nil {
+		for _, r := range rows {
+			expDirs[r.Experiment] = true
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil {
+		if old, err := config.Parse(b, config.ResolvedFile, config.Options{}); err == nil {
+			for _, e := range old.Experiments {
+				expDirs[e.Name] = true
+			}
+		}
+	}
+	for _, e := range entries {
+		name := e.Name()
+		path := filepath.Join(dir, name)
+		switch {
+		case !e.IsDir() && (isRunFile(name) || isTempFile(name)):
+			p.discard = append(p.discard, path)
+			p.about = append(p.about, describeFile(path, false))
+		case e.IsDir() && expDirs[name]:
+			sub, err := os.ReadDir(path)
+			if err != nil {
+				return err
+			}
+			var foreign, what []string
+			for _, s := range sub {
+				switch n := s.Name(); {
+				case s.IsDir() || !(n == modelFile || n == epochsFile || n == progressFile || isTempFile(n)):
+					foreign = append(foreign, n)
+				case !isTempFile(n):
+					what = append(what, describeFile(filepath.Join(path, n), true))
+				}
+			}
+			if len(foreign) > 0 {
+				return folderError("--force: %s holds files logz did not write (%s); move them away first", path, strings.Join(foreign, ", "))
+			}
+			p.discard = append(p.discard, path)
+			p.about = append(p.about, fmt.Sprintf("%s/ (%s)", path, strings.Join(what, ", ")))
+		case e.IsDir() && expDirs[name] == false:
+			// Another folder: left alone; an experiment of this config
+			// cannot write into it (its name is not an experiment's).
+		}
+	}
+	return nil
+}
+
+// discardAll removes what planDiscard listed.
+func (p *prepared) discardAll() error {
+	for _, path := range p.discard {
+		if err := os.RemoveAll(path); err != nil {
+			return fmt.Errorf("--force: %w", err)
+		}
+	}
+	return nil
+}
+
+func isRunFile(name string) bool {
+	for _, f := range config.RunFiles {
+		if name == f {
+			return true
+		}
+	}
+	return false
+}
+
+// isTempFile matches the temporary files of internal/atomicfile
+// (".<name>.tmp-<random>"), left behind only by a killed process.
+func isTempFile(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
+}
+
+// describeFile says what a run file holds, for messages: its path (only
+// its base name when short) and, for results and models, what is in them.
+func describeFile(path string, short bool) string {
+	name := path
+	if short {
+		name = filepath.Base(path)
+	}
+	switch filepath.Base(path) {
+	case config.ResultsFile:
+		if rows, err := report.ReadResults(path); err == nil {
+			return fmt.Sprintf("%s (%d rows)", name, len(rows))
+		}
+	case modelFile:
+		if c, err := models.Load(path); err == nil {
+			return fmt.Sprintf("%s (model after epoch %d)", name, c.Meta.Epoch)
+		}
+	}
+	return name
+}
+
+// describeRun summarises a run folder in one line: rows, and per
+// experiment of f whether it has a checkpoint and final estimates.
+func describeRun(f *config.File, dir string) string {
+	var parts []string
+	rows, err := report.ReadResults(filepath.Join(dir, config.ResultsFile))
+	if err == nil {
+		parts = append(parts, fmt.Sprintf("%s with %d rows", config.ResultsFile, len(rows)))
+	}
+	finished := map[string]bool{}
+	for _, r := range rows {
+		if r.Stage == report.StageFinal {
+			finished[r.Experiment] = true
+		}
+	}
+	var fin, ck []string
+	for _, e := range f.Experiments {
+		if finished[e.Name] {
+			fin = append(fin, e.Name)
+		}
+		if _, err := os.Stat(filepath.Join(dir, e.Name, modelFile)); err == nil {
+			ck = append(ck, e.Name)
+		}
+	}
+	if len(fin) > 0 {
+		sort.Strings(fin)
+		parts = append(parts, "final estimates of "+strings.Join(fin, ", "))
+	}
+	if len(ck) > 0 {
+		parts = append(parts, "checkpoints of "+strings.Join(ck, ", "))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, config.ResolvedFile)
+	}
+	return strings.Join(parts, "; ")
+}

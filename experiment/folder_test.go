@@ -1,0 +1,362 @@
+package experiment_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/experiment"
+	_ "github.com/logz-ml/logz/family/all"
+)
+
+// tinyConfig is two small RBM experiments on planted data whose final
+// evaluation has an estimator that shares results (exact: its log Z goes
+// onto the AIS rows) before others.
+const tinyConfig = `name: tiny
+seed: %SEED%
+base:
+  data:
+    train: planted:train
+    test: planted:test
+    planted: {visible: 8, hidden: 3, train: 200, valid: 50, test: 100}
+  model: {type: rbm, hidden: %HIDDEN%}
+  train: {epochs: 3, batch_size: 20, learning_rate: 0.05, checkpoint_every: 1}
+  evaluate:
+    every_epoch: [exact]
+    final:
+      - exact
+      - {name: ais, runs: 8, betas: 200}
+      - {name: raise, chains: 2, betas: 100, examples: 20}
+      - {name: csl, chains: 5, examples: 20}
+experiments:
+  - name: a
+  - name: b
+`
+
+func tiny(t *testing.T, seed, hidden string) *config.File {
+	t.Helper()
+	y := strings.NewReplacer("%SEED%", seed, "%HIDDEN%", hidden).Replace(tinyConfig)
+	f, err := config.Parse([]byte(y), "tiny.yaml", config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func runTiny(t *testing.T, f *config.File, opt experiment.Options) (string, error) {
+	t.Helper()
+	var stderr bytes.Buffer
+	opt.Stderr = &stderr
+	_, err := experiment.Run(f, opt)
+	return stderr.String(), err
+}
+
+// snapshot returns every file under dir with its content.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			out[strings.TrimPrefix(p, dir)] = string(b)
+		}
+		return nil
+	})
+	return out
+}
+
+// withoutSeconds is results.json with the wall times zeroed.
+func withoutSeconds(t *testing.T, path string) []report.Row {
+	t.Helper()
+	rows, err := report.ReadResults(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		rows[i].Seconds = 0
+	}
+	return rows
+}
+
+func sameRows(t *testing.T, got, want []report.Row) {
+	t.Helper()
+	g, _ := json.Marshal(got)
+	w, _ := json.Marshal(want)
+	if !bytes.Equal(g, w) {
+		t.Errorf("rows differ from the uninterrupted run:\n got %s\nwant %s", g, w)
+	}
+}
+
+// TestRunFolderRefusals checks that a run folder that holds something is
+// refused before anything is written, with a message that says what is
+// there and what to do, and that the folder is left byte for byte as it was.
+func TestRunFolderRefusals(t *testing.T) {
+	done := t.TempDir()
+	if _, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: done}); err != nil {
+		t.Fatal(err)
+	}
+	stranger := t.TempDir()
+	os.WriteFile(filepath.Join(stranger, "notes.txt"), []byte("mine"), 0o644)
+	aFile := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(aFile, []byte("x"), 0o644)
+	corruptModel := t.TempDir()
+	copyDir(t, done, corruptModel)
+	os.WriteFile(filepath.Join(corruptModel, "a", "model.npz"), []byte("PK\x03\x04 not a zip"), 0o644)
+	corruptProgress := t.TempDir()
+	copyDir(t, done, corruptProgress)
+	os.WriteFile(filepath.Join(corruptProgress, "b", "final.progress.json"), []byte(`{"epoch": 3, "entries": [`), 0o644)
+	noResolved := t.TempDir()
+	copyDir(t, done, noResolved)
+	os.Remove(filepath.Join(noResolved, config.ResolvedFile))
+
+	cases := []struct {
+		name   string
+		dir    string
+		f      *config.File
+		opt    experiment.Options
+		want   []string
+	}{
+		{"finished run, no flag", done, tiny(t, "1", "3"), experiment.Options{}, []string{
+			"already holds a run (results.json with ", "final estimates of a, b; checkpoints of a, b)", "pass --resume to continue it, or --force to discard it"}},
+		{"not a run folder", stranger, tiny(t, "1", "3"), experiment.Options{}, []string{
+			"is not empty and holds no logz run (no config.resolved.yaml or results.json)"}},
+		{"not a run folder, forced", stranger, tiny(t, "1", "3"), experiment.Options{Force: true}, []string{
+			"is not empty and holds no logz run"}},
+		{"a file", aFile, tiny(t, "1", "3"), experiment.Options{}, []string{"is a file, not a folder"}},
+		{"resume and force", done, tiny(t, "1", "3"), experiment.Options{Resume: true, Force: true}, []string{
+			"--resume and --force contradict each other"}},
+		{"resume, other hidden size", done, tiny(t, "1", "4"), experiment.Options{Resume: true}, []string{
+			"was made with another config or seed", "experiments[0].model.hidden: 3 in the run folder, 4 now"}},
+		{"resume, other seed", done, tiny(t, "7", "3"), experiment.Options{Resume: true}, []string{
+			"was made with another config or seed", "\n  seed: 1 in the run folder, 7 now\n"}},
+		{"resume, corrupt model", corruptModel, tiny(t, "1", "3"), experiment.Options{Resume: true}, []string{
+			"--resume: ", "a/model.npz", "move it away to train a from scratch"}},
+		{"resume, corrupt final progress", corruptProgress, tiny(t, "1", "3"), experiment.Options{Resume: true}, []string{
+			"b/final.progress.json: corrupt", "delete it to redo b's final evaluation"}},
+		{"resume without resolved config", noResolved, tiny(t, "1", "3"), experiment.Options{Resume: true}, []string{
+			"config.resolved.yaml", "without it logz cannot check that the run used this config"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			before := snapshot(t, c.dir)
+			c.opt.Out = c.dir
+			_, err := runTiny(t, c.f, c.opt)
+			var fe *experiment.FolderError
+			if !errors.As(err, &fe) {
+				t.Fatalf("got %v, want a FolderError", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q\nlacks %q", err, w)
+				}
+			}
+			after := snapshot(t, c.dir)
+			if len(after) != len(before) {
+				t.Errorf("files changed: %d before, %d after", len(before), len(after))
+			}
+			for k, v := range before {
+				if after[k] != v {
+					t.Errorf("%s was changed", k)
+				}
+			}
+		})
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	filepath.WalkDir(from, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o644)
+	})
+}
+
+// TestForceDiscards checks that --force names what it removes, leaves
+// files that are not logz's, refuses an experiment folder holding foreign
+// files, and then gives the same results as a run into a new folder.
+func TestForceDiscards(t *testing.T) {
+	fresh := t.TempDir()
+	if _, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: fresh}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := runTiny(t, tiny(t, "5", "2"), experiment.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a", "plot.png"), []byte("mine"), 0o644)
+	_, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Force: true})
+	if err == nil || !strings.Contains(err.Error(), "a holds files logz did not write (plot.png); move them away first") {
+		t.Fatalf("foreign file in an experiment folder: got %v", err)
+	}
+	os.Remove(filepath.Join(dir, "a", "plot.png"))
+	stderr, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Force: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"--force: discarding ", "results.json (", " rows)", "a/ (", "model.npz (model after epoch 3)", "epochs.csv"} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "notes.txt")); err != nil || string(b) != "mine" {
+		t.Errorf("--force removed a file that is not logz's: %v", err)
+	}
+	sameRows(t, withoutSeconds(t, filepath.Join(dir, "results.json")), withoutSeconds(t, filepath.Join(fresh, "results.json")))
+}
+
+// TestResumeKeepsFinalEstimates checks that the final evaluation is
+// recorded estimator by estimator: a resume after an interruption during
+// it runs only what is missing (and what shared results with it), a resume
+// of a finished run runs nothing, and both give the rows of the
+// uninterrupted run.
+func TestResumeKeepsFinalEstimates(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	want := withoutSeconds(t, filepath.Join(dir, "results.json"))
+	if _, err := os.Stat(filepath.Join(dir, "report.md")); err != nil {
+		t.Fatal(err)
+	}
+
+	// A finished run: nothing is redone.
+	stderr, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(stderr, "finished before (3 epochs, 4 final estimators); kept") != 2 {
+		t.Errorf("finished experiments not kept:\n%s", stderr)
+	}
+	sameRows(t, withoutSeconds(t, filepath.Join(dir, "results.json")), want)
+
+	// Interrupted during the final evaluations: a after exact and ais, b
+	// after exact (which shares its log Z with the AIS rows). a's ais is
+	// not run again; b's exact is not needed again but b's ais needs what
+	// it shared, so exact runs again too.
+	keep := map[string]int{"a": 2, "b": 1}
+	for exp, n := range keep {
+		pp := filepath.Join(dir, exp, "final.progress.json")
+		var p struct {
+			Epoch   int               `json:"epoch"`
+			Entries []json.RawMessage `json:"entries"`
+		}
+		b, _ := os.ReadFile(pp)
+		if err := json.Unmarshal(b, &p); err != nil || len(p.Entries) != 4 {
+			t.Fatalf("final.progress.json: %v, %d entries", err, len(p.Entries))
+		}
+		p.Entries = p.Entries[:n]
+		b, _ = json.Marshal(p)
+		os.WriteFile(pp, b, 0o644)
+	}
+	// The final rows are gone from results.json too, as when the process
+	// dies before it writes them.
+	var kept []report.Row
+	for _, r := range want {
+		if r.Stage != report.StageFinal {
+			kept = append(kept, r)
+		}
+	}
+	report.WriteResults(filepath.Join(dir, "results.json"), kept)
+	stderr, err = runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Resume: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"a: trained before (3 epochs); 2 of 4 final estimators were recorded, running the rest",
+		"b: trained before (3 epochs); 1 of 4 final estimators were recorded, running the rest",
+		"b epoch 3 AIS ",
+	} {
+		if !strings.Contains(stderr, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, stderr)
+		}
+	}
+	if strings.Contains(stderr, "a epoch 3 AIS ") {
+		t.Errorf("a's recorded ais entry ran again:\n%s", stderr)
+	}
+	sameRows(t, withoutSeconds(t, filepath.Join(dir, "results.json")), want)
+}
+
+// TestReportAfterEachExperiment checks that report.md and results.json
+// hold a finished experiment when a later one fails, and that a diverged
+// experiment says which checkpoint is really on disk.
+func TestReportAfterEachExperiment(t *testing.T) {
+	y := strings.NewReplacer("%SEED%", "1", "%HIDDEN%", "3").Replace(tinyConfig)
+	y = strings.Replace(y, "  - name: b\n", "  - name: b\n    train: {learning_rate: 1e308, checkpoint_every: 2, epochs: 3}\n", 1)
+	f, err := config.Parse([]byte(y), "tiny.yaml", config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	// When b starts failing, a's report must already be on disk.
+	var sawReport *bool
+	watch := &lineWatcher{on: func(line string) {
+		if strings.HasPrefix(line, "logz: experiment b failed") && sawReport == nil {
+			md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+			ok := err == nil && strings.Contains(string(md), "rbm 8-3")
+			sawReport = &ok
+		}
+	}}
+	_, err = experiment.Run(f, experiment.Options{Out: dir, Stderr: watch})
+	stderr := watch.buf.String()
+	if sawReport == nil || !*sawReport {
+		t.Errorf("report.md did not hold experiment a when b failed")
+	}
+	var fe *experiment.FailedError
+	if !errors.As(err, &fe) || len(fe.Experiments) != 1 || fe.Experiments[0] != "b" {
+		t.Fatalf("got %v, want experiment b failed", err)
+	}
+	if strings.Count(stderr+err.Error(), "training diverged") != 1 {
+		t.Errorf("the failure should be told once:\n%s\n%v", stderr, err)
+	}
+	if !strings.Contains(stderr, "epoch 1") || !strings.Contains(stderr, "no checkpoint was written (the first checkpoint was due after epoch 2)") {
+		t.Errorf("the divergence message should say what is on disk:\n%s", stderr)
+	}
+	rows := withoutSeconds(t, filepath.Join(dir, "results.json"))
+	finals := 0
+	for _, r := range rows {
+		if r.Experiment == "a" && r.Stage == report.StageFinal {
+			finals++
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if finals == 0 || !strings.Contains(string(md), "a") {
+		t.Errorf("a's final rows are not in the run folder (%d rows):\n%s", finals, md)
+	}
+}
+
+// lineWatcher is an io.Writer that calls on for each complete line.
+type lineWatcher struct {
+	buf     bytes.Buffer
+	pending string
+	on      func(string)
+}
+
+func (w *lineWatcher) Write(p []byte) (int, error) {
+	w.buf.Write(p)
+	w.pending += string(p)
+	for {
+		line, rest, ok := strings.Cut(w.pending, "\n")
+		if !ok {
+			return len(p), nil
+		}
+		w.on(line)
+		w.pending = rest
+	}
+}

@@ -1,0 +1,107 @@
+package experiment
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/internal/atomicfile"
+)
+
+// Status tracks what a run has safely on disk, so that an interrupted run
+// can say what it kept. Its zero value is ready to use; it is safe for
+// concurrent use (a signal handler reads it while the run goes on).
+type Status struct {
+	mu    sync.Mutex // guards the fields and serialises writes to disk
+	out   string
+	order []string
+	state map[string]string
+}
+
+func (s *Status) start(out string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.out = out
+}
+
+// set records the state of an experiment, as a phrase.
+func (s *Status) set(exp, what string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == nil {
+		s.state = map[string]string{}
+	}
+	if _, ok := s.state[exp]; !ok {
+		s.order = append(s.order, exp)
+	}
+	s.state[exp] = what
+}
+
+// write runs a write to the run folder while holding the lock, so that
+// Stop waits for it to finish.
+func (s *Status) write(f func() error) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return f()
+}
+
+// Stop waits for a write in progress to finish, blocks all later ones (the
+// process is about to exit) and returns what is on disk, one phrase per
+// experiment that has anything. Call it at most once.
+func (s *Status) Stop() (out string, kept []string) {
+	s.mu.Lock() // never unlocked: nothing is written after Stop
+	for _, e := range s.order {
+		kept = append(kept, s.state[e])
+	}
+	return s.out, kept
+}
+
+// finalProgress is an experiment's final.progress.json: the final
+// estimators finished so far on the model after Epoch.
+type finalProgress struct {
+	Epoch   int            `json:"epoch"`
+	Entries []family.Entry `json:"entries"`
+}
+
+func (p *finalProgress) set(e family.Entry) {
+	for i := range p.Entries {
+		if p.Entries[i].Index == e.Index {
+			p.Entries[i] = e
+			return
+		}
+	}
+	p.Entries = append(p.Entries, e)
+}
+
+func writeProgress(path string, p finalProgress) error {
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	})
+}
+
+func readProgress(path string) (finalProgress, error) {
+	var p finalProgress
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return p, err
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return p, fmt.Errorf("%s: corrupt (%v)", path, err)
+	}
+	for i, e := range p.Entries {
+		for j := range e.Rows {
+			if err := e.Rows[j].Validate(); err != nil {
+				return p, fmt.Errorf("%s: entries[%d].rows[%d]: %w", path, i, j, err)
+			}
+		}
+	}
+	return p, nil
+}
