@@ -116,11 +116,11 @@ func TestRunFolderRefusals(t *testing.T) {
 	os.Remove(filepath.Join(noResolved, config.ResolvedFile))
 
 	cases := []struct {
-		name   string
-		dir    string
-		f      *config.File
-		opt    experiment.Options
-		want   []string
+		name string
+		dir  string
+		f    *config.File
+		opt  experiment.Options
+		want []string
 	}{
 		{"finished run, no flag", done, tiny(t, "1", "3"), experiment.Options{}, []string{
 			"already holds a run (results.json with ", "final estimates of a, b; checkpoints of a, b)", "pass --resume to continue it, or --force to discard it"}},
