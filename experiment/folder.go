@@ -35,6 +35,7 @@ func folderError(format string, args ...any) error {
 // prepared is what checking the run folder found: the rows of a run being
 // resumed and what --force is to discard.
 type prepared struct {
+	empty   bool // nothing there: a new run, even with --resume
 	rows    []report.Row
 	discard []string // paths, with a description each in describe
 	about   []string
@@ -51,6 +52,7 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 	entries, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		p.empty = true
 		return p, nil
 	case err != nil:
 		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
@@ -58,6 +60,7 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		}
 		return nil, err
 	case len(entries) == 0:
+		p.empty = true
 		return p, nil
 	}
 	has := func(name string) bool {

@@ -93,6 +93,9 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if opt.Banner != "" {
 		fmt.Fprintln(opt.Stderr, opt.Banner)
 	}
+	if opt.Resume && prep.empty {
+		fmt.Fprintf(opt.Stderr, "logz: --resume: %s holds no run yet; starting one\n", opt.Out)
+	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
 	}
@@ -333,13 +336,16 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			}
 		}
 		fmt.Fprintln(r.opt.Stderr, line)
+		// Rows first, then the checkpoint: a process killed between the two
+		// has rows of an epoch its checkpoint does not hold, which --resume
+		// drops and recomputes; the other order would lose the epoch's rows.
+		if err := flush(); err != nil {
+			return append(others, mine...), err
+		}
 		if checkpointDue(sum.Epoch) || sum.Epoch == epochs {
 			if err := save(); err != nil {
 				return append(others, mine...), err
 			}
-		}
-		if err := flush(); err != nil {
-			return append(others, mine...), err
 		}
 	}
 	// The final evaluation records each finished estimator, so that a
