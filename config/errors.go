@@ -307,3 +307,7 @@ func aliasLine(data []byte, name string) int {
 	}
 	return 0
 }
+
+// DidYouMean is the ` (did you mean "x"?)` suffix of messages about an
+// unknown value s among candidates, or "".
+func DidYouMean(s string, candidates []string) string { return didYouMean(s, candidates) }
