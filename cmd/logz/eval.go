@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -50,6 +51,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	binarize := fs.String("binarize", data.Stochastic, "grey images (mnist:, fashion-mnist:, idx:): "+data.Methods)
 	threshold := fs.Float64("threshold", data.DefaultThreshold, "cut t in (0,1) for --binarize threshold: pixel/255 > t is 1")
 	dataDir := fs.String("data-dir", "", "directory of the MNIST/Fashion-MNIST IDX files")
+	split := fs.String("split", "", "name of the evaluated split in the table and results (default: the part of mnist:, fashion-mnist: and planted: specs, test for idx: and npy:)")
 	asJSON := fs.Bool("json", false, "print the results.json object instead of a table")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), evalUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
@@ -91,6 +93,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	// config key data.threshold.
 	if !(*threshold > 0 && *threshold < 1) {
 		return usageError{fmt.Sprintf("eval: --threshold wants a number in (0,1) (pixel/255 > t is 1; for any ink use e.g. 0.001), got %v", *threshold)}
+	}
+	splitName := *split
+	if splitName == "" {
+		splitName = defaultSplit(dataSpec)
+	} else if !splitNameRE.MatchString(splitName) {
+		return usageError{fmt.Sprintf("eval: --split wants a plain word (letters, digits, '_' or '-', such as test), got %q", splitName)}
 	}
 	values := map[string]string{}
 	for i, f := range estFlags {
@@ -152,7 +160,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	name := strings.TrimSuffix(filepath.Base(*modelPath), filepath.Ext(*modelPath))
 	ev := family.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
-		Splits:   []family.Split{{Name: splitLabel(*spec), Data: experiment.Rows(set)}},
+		Splits:   []family.Split{{Name: splitName, Data: experiment.Rows(set)}},
 		BaseRate: data.LogOdds(base, 1), Train: experiment.Rows(base), Seed: *seed,
 	}
 	if !*asJSON {
@@ -262,12 +270,15 @@ func usesBaseRate(list []config.Estimator, values map[string]string) bool {
 	return anyDeclares(list, "init") && values["init"] == "base-rate"
 }
 
-// splitLabel names the evaluated split after the data spec's part
-// (mnist:test → test; npy:/x/y.npy → y.npy).
-func splitLabel(spec string) string {
-	_, part, ok := strings.Cut(spec, ":")
-	if !ok {
-		return spec
+// splitNameRE is a plain word, as --split must be.
+var splitNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+
+// defaultSplit names the evaluated split after the data spec's part
+// (mnist:test → test, planted:valid → valid); a file (idx:, npy:) has no
+// part and is taken to be a test set.
+func defaultSplit(d config.DataSpec) string {
+	if d.Part != "" {
+		return d.Part
 	}
-	return filepath.Base(part)
+	return "test"
 }

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/eval/report"
 )
 
 const (
@@ -57,6 +60,9 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--estimator", "exact", "--threshold", "0"}, `eval: --threshold wants a number in (0,1) (pixel/255 > t is 1; for any ink use e.g. 0.001), got 0`},
 		{[]string{"--estimator", "exact", "--threshold", "-0.2"}, `got -0.2`},
 		{[]string{"--estimator", "exact", "--threshold", "NaN"}, `eval: --threshold wants a number in (0,1) (pixel/255 > t is 1; for any ink use e.g. 0.001), got NaN`},
+		{[]string{"--estimator", "exact", "--split", "a b"}, `eval: --split wants a plain word (letters, digits, '_' or '-', such as test), got "a b"`},
+		{[]string{"--estimator", "exact", "--split", "../test"}, `eval: --split wants a plain word`},
+		{[]string{"--estimator", "exact", "--split", "-test"}, `eval: --split wants a plain word`},
 		{[]string{"--estimator", "exact", "--data", "mnst:test"}, `eval: --data: data spec "mnst:test": unknown scheme "mnst" (did you mean "mnist"?; known: mnist:train|test, fashion-mnist:train|test, idx:PATH, npy:PATH, planted:train|valid|test)`},
 		{[]string{"--estimator", "exact", "--data", "npy:"}, `eval: --data: data spec "npy:" needs a file path after "npy:"`},
 		{[]string{"--estimator", "ais", "--base-data", "planted:tain"}, `eval: --base-data: data spec "planted:tain": unknown part "tain" (did you mean "train"?; known: planted:train|valid|test)`},
@@ -138,5 +144,40 @@ func TestEvalIgnoredFlags(t *testing.T) {
 	_, _, err := runLogz(t, append([]string{"eval", "--model", numpyModel, "--data", numpyData, "--estimator", "ais", "--base-data", unread}, ais...)...)
 	if err == nil || !strings.Contains(err.Error(), "missing.npy") {
 		t.Errorf("--base-data used by ais was not read: %v", err)
+	}
+}
+
+// TestEvalSplitName: the evaluated split is named by --split, else after
+// the data spec's part, else (a file) test.
+func TestEvalSplitName(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "test"},
+		{[]string{"--split", "valid"}, "valid"},
+		{[]string{"--split", "held_out-2"}, "held_out-2"},
+	} {
+		args := append([]string{"eval", "--model", numpyModel, "--data", numpyData, "--estimator", "exact", "--json"}, c.args...)
+		out, _, err := runLogz(t, args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := report.DecodeResults(strings.NewReader(out), "stdout")
+		if err != nil || len(rows) != 1 || rows[0].Split != c.want {
+			t.Errorf("logz %s: split of %+v (%v), want %q", strings.Join(args, " "), rows, err, c.want)
+		}
+	}
+	for spec, want := range map[string]string{
+		"mnist:train": "train", "fashion-mnist:test": "test", "planted:valid": "valid",
+		"npy:/x/y.npy": "test", "idx:t10k-images-idx3-ubyte": "test",
+	} {
+		d, err := config.ParseDataSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := defaultSplit(d); got != want {
+			t.Errorf("default split of %s = %q, want %q", spec, got, want)
+		}
 	}
 }
