@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -33,8 +32,6 @@ func (p *parser) err() error {
 	}
 	return p.errs.sorted()
 }
-
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // document parses the YAML text and returns its top-level node, or nil
 // after recording why there is none.
@@ -79,13 +76,7 @@ func (p *parser) document(data []byte) *yaml.Node {
 // syntaxError records a YAML syntax error, pointing at tab indentation
 // when that is the cause.
 func (p *parser) syntaxError(data []byte, err error) {
-	msg := err.Error()
-	m := yamlLineRE.FindStringSubmatch(msg)
-	if m == nil {
-		p.errorf(0, "", "invalid YAML: %s", strings.TrimPrefix(msg, "yaml: "))
-		return
-	}
-	line, _ := strconv.Atoi(m[1])
+	line, msg := yamlSyntaxLine(data, err)
 	lines := strings.Split(string(data), "\n")
 	// The scanner may report the line after the tab; look at both.
 	for _, l := range []int{line, line + 1} {
@@ -98,11 +89,7 @@ func (p *parser) syntaxError(data []byte, err error) {
 			}
 		}
 	}
-	hint := ""
-	if strings.Contains(m[2], "mapping values are not allowed") {
-		hint = " (a value that contains \": \" or ends with \":\" must be quoted)"
-	}
-	p.errorf(line, "", "invalid YAML: %s%s", m[2], hint)
+	p.errorf(line, "", "invalid YAML: %s", msg)
 }
 
 var topKeys = []string{"name", "description", "seed", "base", "experiments"}

@@ -28,6 +28,43 @@ func TestBadConfigs(t *testing.T) {
 		{"top-level scalar", "hello\n", []string{`bad.yaml:1: expected a mapping at the top level`, `got "hello"`}},
 		{"tab indentation", "experiments:\n\t- name: a\n", []string{`bad.yaml:2: tab character in indentation`}},
 		{"syntax error", "experiments: [a\n", []string{`bad.yaml:1: invalid YAML:`}},
+
+		// YAML syntax errors at the line of the problem. yaml.v3 reports
+		// parser errors at the line before the enclosing construct starts
+		// (and at no line when that is line 1); TestBadConfigs pins the
+		// line for each kind of mistake.
+		{"unclosed [ (yaml.v3: line 5)", "name: x\nseed: 1\n" + okExp + "    evaluate: {final: [exact, ais}\n    model: {hidden: 3}\n", []string{
+			`bad.yaml:6: invalid YAML: did not find expected ',' or ']' (the [ list that opens on this line lacks its ] or a ',' between items)`}},
+		{"unclosed [ at the end", "name: x\nseed: 1\n" + okExp + "    splits: [test\n", []string{`bad.yaml:6: invalid YAML: did not find expected ',' or ']'`}},
+		{"unclosed [ on line 1 (yaml.v3: line 3)", "experiments: [1,\n  2,\n  3\nseed: 4\nname: a\n", []string{`bad.yaml:1: invalid YAML: did not find expected ',' or ']'`}},
+		{"unclosed [ inside { on line 1 (yaml.v3: no line)", "base: {train: [1, 2}\nseed: 3\n", []string{`bad.yaml:1: invalid YAML: did not find expected ',' or ']'`}},
+		{"unclosed { (yaml.v3: line 2)", "name: x\nseed: 1\nbase: {model: {hidden: 3}\n" + okExp, []string{
+			`bad.yaml:3: invalid YAML: did not find expected ',' or '}' (the { mapping that opens on this line lacks its } or a ',' between entries)`}},
+		{"missing comma in a flow list (yaml.v3: line 2)", "name: x\nseed: 1\nexperiments: [{name: a} {name: b}]\n", []string{`bad.yaml:3: invalid YAML: did not find expected ',' or ']'`}},
+		{"[ without items at the end of a second document", "seed: 1\n---\nseed: 2\nbase: [\n", []string{`bad.yaml:4: invalid YAML: did not find expected node content`}},
+		{"key indented less (yaml.v3: line 3)", "name: x\nseed: 1\n" + okExp + "   model: {hidden: 3}\n", []string{
+			`bad.yaml:6: invalid YAML: did not find expected '-' indicator (check the indentation of this line against the - items above it)`}},
+		{"key indented more (yaml.v3: line 3)", "name: x\nseed: 1\n" + okExp + "      model: {hidden: 3}\n", []string{
+			`bad.yaml:6: invalid YAML: did not find expected key (check the indentation of this line against the keys above it)`}},
+		{"nested key indented less (yaml.v3: line 2)", "name: x\nexperiments:\n  - name: a\n    train:\n      k: 1\n     epochs: 3\n", []string{
+			`bad.yaml:6: invalid YAML: did not find expected key`}},
+		{"key dedented to no level", "base:\n    train: {k: 1}\n    model: {hidden: 3}\n  seed: 3\n" + okExp, []string{`bad.yaml:4: invalid YAML: did not find expected key`}},
+		{"key at the level of the - items (yaml.v3: line 2)", "name: x\nexperiments:\n  - name: a\n  model: {}\n", []string{`bad.yaml:4: invalid YAML: did not find expected '-' indicator`}},
+		{"- item indented wrongly (yaml.v3: line 1)", "experiments:\n  - name: a\n   - name: b\n", []string{`bad.yaml:3: invalid YAML: did not find expected '-' indicator`}},
+		{"- item indented less (yaml.v3: line 3)", okExp + " - name: b\n", []string{`bad.yaml:4: invalid YAML: did not find expected key`}},
+		{"list item in a mapping (yaml.v3: line 2)", "name: x\nseed: 1\n- a\n", []string{`bad.yaml:3: invalid YAML: did not find expected key`}},
+		{"stray ] (yaml.v3: line 2)", "name: x\nseed: 1\nbase: ]\n", []string{`bad.yaml:3: invalid YAML: did not find expected node content`}},
+		{"key without a colon", "name: x\nseed: 1\nexperiments\n  - name: a\n", []string{`bad.yaml:3: invalid YAML: could not find expected ':'`}},
+		{"value with a colon", "name: x\nseed: 1\ndescription: a: b\n" + okExp, []string{
+			`bad.yaml:3: invalid YAML: mapping values are not allowed in this context (a value that contains ": " or ends with ":" must be quoted)`}},
+		{"key indented more after a scalar", okExp + "    train:\n      k: 1\n        epochs: 3\n", []string{`bad.yaml:6: invalid YAML: mapping values are not allowed in this context`}},
+		{"unclosed quote", "name: x\nseed: 1\nexperiments:\n  - name: \"a\n    data: x\n", []string{`bad.yaml:4: invalid YAML: found unexpected end of stream`}},
+		{"bad escape on line 1 (yaml.v3: no line)", "name: \"a\\qb\"\n" + okExp, []string{`bad.yaml:1: invalid YAML: found unknown escape character`}},
+		{"bad escape", "seed: 1\nname: \"a\\qb\"\n" + okExp, []string{`bad.yaml:2: invalid YAML: found unknown escape character`}},
+		{"character that cannot start a token", "seed: 1\nname: @x\n" + okExp, []string{`bad.yaml:2: invalid YAML: found character that cannot start any token`}},
+		{"control character (yaml.v3: no line)", "seed: 1\nname: a\x01b\n" + okExp, []string{`bad.yaml:2: invalid YAML: control characters are not allowed`}},
+		{"unknown alias (yaml.v3: no line)", "name: x\nseed: 1\nbase: *foo\n" + okExp, []string{`bad.yaml:3: invalid YAML: unknown anchor 'foo' referenced`}},
+		{"unknown directive (yaml.v3: no line)", "%FOO\n---\n" + okExp, []string{`bad.yaml:1: invalid YAML: found unknown directive name`}},
 		{"two documents", okExp + "---\nseed: 2\n", []string{`bad.yaml:4: a second YAML document`}},
 		{"duplicate top key", "seed: 1\nseed: 2\n" + okExp, []string{`bad.yaml:2: seed: duplicate key (first defined at line 1)`}},
 		{"duplicate nested key", `experiments:

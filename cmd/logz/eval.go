@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/logz-ml/logz/config"
@@ -22,8 +24,11 @@ Evaluates a saved model (a logz model.npz, or an .npz written by NumPy with
 W, vbias, hbias) on a data set. LIST is comma-separated, e.g.
 exact,ais,raise,csl: AIS and RAISE run on the same annealing path and are
 shown side by side with their gap.
-SPEC is mnist:train|test, fashion-mnist:train|test, idx:PATH or npy:PATH
-(an N×D array of 0/1). Prints a table, or with --json the results.json object.
+SPEC is mnist:train|test, fashion-mnist:train|test, planted:train|valid|test,
+idx:PATH or npy:PATH (an N×D array of 0/1). Prints a table, or with --json
+the results.json object. A flag that has no effect on this evaluation (e.g.
+--chains with exact alone, --threshold without --binarize threshold) is
+reported on stderr and ignored.
 
 Flags:
 `
@@ -43,9 +48,10 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	limit := fs.Int("limit", 0, "use only the first N examples of --data (0 = all)")
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
-	binarize := fs.String("binarize", "stochastic", "grey images: stochastic, threshold or none")
-	threshold := fs.Float64("threshold", 0.5, "cut for --binarize threshold")
+	binarize := fs.String("binarize", data.Stochastic, "grey images (mnist:, fashion-mnist:, idx:): "+data.Methods)
+	threshold := fs.Float64("threshold", data.DefaultThreshold, "cut t in (0,1) for --binarize threshold: pixel/255 > t is 1")
 	dataDir := fs.String("data-dir", "", "directory of the MNIST/Fashion-MNIST IDX files")
+	split := fs.String("split", "", "name of the evaluated split in the table and results (default: the part of mnist:, fashion-mnist: and planted: specs, test for idx: and npy:)")
 	asJSON := fs.Bool("json", false, "print the results.json object instead of a table")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), evalUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
@@ -58,14 +64,42 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *modelPath == "" || *spec == "" {
 		return usageError{"eval: --model and --data are required (see 'logz eval --help')"}
 	}
-	names := splitList(*ests)
-	for _, name := range names {
-		if owners, _ := family.KnownEstimator(name); len(owners) == 0 {
-			return usageError{fmt.Sprintf("eval: --estimator: unknown estimator %q%s", name, config.KnownHint(name, allNames))}
-		}
+	names, err := estimatorNames(*ests, allNames)
+	if err != nil {
+		return err
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	dataSpec, err := config.ParseDataSpec(*spec)
+	if err != nil {
+		return usageError{"eval: --data: " + err.Error()}
+	}
+	var baseDataSpec config.DataSpec
+	if *baseSpec != "" {
+		if baseDataSpec, err = config.ParseDataSpec(*baseSpec); err != nil {
+			return usageError{"eval: --base-data: " + err.Error()}
+		}
+	}
+	if *limit < 0 {
+		return usageError{fmt.Sprintf("eval: --limit wants an integer ≥ 0 (0 = all), got %d", *limit)}
+	}
+	switch *binarize {
+	case data.Stochastic, data.Threshold, data.None:
+	default:
+		return usageError{fmt.Sprintf("eval: --binarize wants %s, got %q%s", data.Methods, *binarize,
+			config.DidYouMean(*binarize, []string{data.Stochastic, data.Threshold, data.None}))}
+	}
+	// Zero is data's "default" threshold, so the flag takes (0,1) like the
+	// config key data.threshold.
+	if !(*threshold > 0 && *threshold < 1) {
+		return usageError{fmt.Sprintf("eval: --threshold wants a number in (0,1) (pixel/255 > t is 1; for any ink use e.g. 0.001), got %v", *threshold)}
+	}
+	splitName := *split
+	if splitName == "" {
+		splitName = defaultSplit(dataSpec)
+	} else if !splitNameRE.MatchString(splitName) {
+		return usageError{fmt.Sprintf("eval: --split wants a plain word (letters, digits, '_' or '-', such as test), got %q", splitName)}
+	}
 	values := map[string]string{}
 	for i, f := range estFlags {
 		v := *flagVals[i]
@@ -88,6 +122,21 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err := fam.CheckFeasible(ckpt.Model, list); err != nil {
 		return err
 	}
+	// The data flags this evaluation does not use.
+	specs := []config.DataSpec{dataSpec}
+	baseUsed := usesBaseRate(list, values)
+	if *baseSpec != "" {
+		if baseUsed {
+			specs = append(specs, baseDataSpec)
+		} else {
+			why := "not used with --init " + values["init"]
+			if !anyDeclares(list, "init") {
+				why = "not used by " + strings.Join(names, ", ") + " (only by a base-rate start, --init base-rate)"
+			}
+			ignored(stderr, "base-data", why)
+		}
+	}
+	ignoredDataFlags(stderr, given, *binarize, specs)
 	opt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
 	set, err := data.Load(*spec, opt)
 	if err != nil {
@@ -100,7 +149,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		set = set.Limit(*limit)
 	}
 	base := set
-	if *baseSpec != "" {
+	if *baseSpec != "" && baseUsed {
 		if base, err = data.Load(*baseSpec, opt); err != nil {
 			return err
 		}
@@ -111,7 +160,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	name := strings.TrimSuffix(filepath.Base(*modelPath), filepath.Ext(*modelPath))
 	ev := family.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
-		Splits:   []family.Split{{Name: splitLabel(*spec), Data: experiment.Rows(set)}},
+		Splits:   []family.Split{{Name: splitName, Data: experiment.Rows(set)}},
 		BaseRate: data.LogOdds(base, 1), Train: experiment.Rows(base), Seed: *seed,
 	}
 	if !*asJSON {
@@ -160,12 +209,76 @@ func evalEstimators(fam *family.Family, names []string, values map[string]string
 	return list, nil
 }
 
-// splitLabel names the evaluated split after the data spec's part
-// (mnist:test → test; npy:/x/y.npy → y.npy).
-func splitLabel(spec string) string {
-	_, part, ok := strings.Cut(spec, ":")
-	if !ok {
-		return spec
+// ignored reports on stderr a flag given explicitly that has no effect.
+func ignored(stderr io.Writer, flag, why string) {
+	fmt.Fprintf(stderr, "logz eval: --%s is %s; ignored\n", flag, why)
+}
+
+// ignoredDataFlags reports the data flags given explicitly that do not
+// apply to the data specs read.
+func ignoredDataFlags(stderr io.Writer, given map[string]bool, binarize string, specs []config.DataSpec) {
+	grey := slices.ContainsFunc(specs, func(d config.DataSpec) bool { return d.Scheme != "npy" && d.Scheme != "planted" })
+	switch {
+	case !grey:
+		for _, f := range []string{"binarize", "threshold"} {
+			if given[f] {
+				ignored(stderr, f, "not used for 0/1 data ("+specs[0].Scheme+":)")
+			}
+		}
+	case given["threshold"] && binarize != data.Threshold:
+		ignored(stderr, "threshold", "used only with --binarize threshold")
 	}
-	return filepath.Base(part)
+	if given["data-dir"] && !slices.ContainsFunc(specs, func(d config.DataSpec) bool { return d.Scheme == "mnist" || d.Scheme == "fashion-mnist" }) {
+		ignored(stderr, "data-dir", "used only for mnist: and fashion-mnist: data")
+	}
+}
+
+// estimatorNames splits the --estimator list, refusing an empty list, an
+// unknown name and a name listed twice (every estimator gets the same flag
+// values, so a repeat would only compute the same rows again).
+func estimatorNames(list string, known []string) ([]string, error) {
+	names := splitList(list)
+	if len(names) == 0 {
+		return nil, usageError{"eval: --estimator: no estimator given" + config.KnownHint("", known)}
+	}
+	seen := map[string]bool{}
+	for _, name := range names {
+		if owners, _ := family.KnownEstimator(name); len(owners) == 0 {
+			return nil, usageError{fmt.Sprintf("eval: --estimator: unknown estimator %q%s", name, config.KnownHint(name, known))}
+		}
+		if seen[name] {
+			return nil, usageError{fmt.Sprintf("eval: --estimator: %s is listed twice", name)}
+		}
+		seen[name] = true
+	}
+	return names, nil
+}
+
+// anyDeclares reports whether a chosen estimator has a setting for flag.
+func anyDeclares(list []config.Estimator, flag string) bool {
+	for _, e := range list {
+		if slices.Contains(config.SettingsFlags(e.Settings), flag) {
+			return true
+		}
+	}
+	return false
+}
+
+// usesBaseRate reports whether a chosen estimator starts at the data base
+// rate, the only use of --base-data.
+func usesBaseRate(list []config.Estimator, values map[string]string) bool {
+	return anyDeclares(list, "init") && values["init"] == "base-rate"
+}
+
+// splitNameRE is a plain word, as --split must be.
+var splitNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
+
+// defaultSplit names the evaluated split after the data spec's part
+// (mnist:test → test, planted:valid → valid); a file (idx:, npy:) has no
+// part and is taken to be a test set.
+func defaultSplit(d config.DataSpec) string {
+	if d.Part != "" {
+		return d.Part
+	}
+	return "test"
 }

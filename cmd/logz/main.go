@@ -17,14 +17,51 @@ import (
 var version = ""
 
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "logz:", err)
-		var ue usageError
-		if errors.As(err, &ue) {
-			os.Exit(2)
+	os.Exit(exitStatus(func() error { return run(os.Args[1:], os.Stdout, os.Stderr) }, os.Stderr))
+}
+
+// Exit statuses (documented in mainUsage).
+const (
+	exitOK     = 0
+	exitFailed = 1 // a run or evaluation failed, or logz met an internal error
+	exitUsage  = 2 // a mistake on the command line (a usageError)
+)
+
+// debugEnv, when set to a non-empty value, adds the stack to the report of
+// an internal error.
+const debugEnv = "LOGZ_DEBUG"
+
+// exitStatus calls f, prints its error and returns the exit status.
+//
+// A panic in f is a bug in logz: it is reported in one line as an internal
+// error with status 1, the stack only with LOGZ_DEBUG set, because the Go
+// runtime would print a stack dump and exit with status 2, the status of a
+// usage error. (This catches the panics of the command's own goroutine;
+// one in a worker goroutine of an estimator or trainer still ends the
+// process through the runtime.)
+func exitStatus(f func() error, stderr io.Writer) (status int) {
+	defer func() {
+		r := recover()
+		if r == nil {
+			return
 		}
-		os.Exit(1)
+		if os.Getenv(debugEnv) != "" {
+			fmt.Fprintf(stderr, "logz: internal error: %v (please report it with the command line and this stack)\n%s", r, debug.Stack())
+		} else {
+			fmt.Fprintf(stderr, "logz: internal error: %v (please report it with the command line; %s=1 prints the stack)\n", r, debugEnv)
+		}
+		status = exitFailed
+	}()
+	err := f()
+	if err == nil {
+		return exitOK
 	}
+	fmt.Fprintln(stderr, "logz:", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return exitUsage
+	}
+	return exitFailed
 }
 
 // usageError is a mistake on the command line (exit status 2).
@@ -49,6 +86,16 @@ Usage:
   logz help [COMMAND]    show help
 
 Run 'logz COMMAND --help' for a command's flags.
+
+Exit status:
+  0  success (and --help)
+  1  the run or evaluation failed: a missing or invalid config, model or
+     data file, a failed experiment, or an internal error of logz
+  2  a usage error: no or unknown command, unknown flag, bad flag value,
+     missing required flag or argument
+
+Environment:
+  LOGZ_DEBUG=1           print the stack with an internal error
 `
 
 // run is main without the process: it returns nil after --help.
@@ -73,9 +120,15 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 	case "models":
 		return cmdModels(rest, stdout)
 	case "version", "--version", "-version":
+		if len(rest) > 0 {
+			return usageError{fmt.Sprintf("version: unexpected argument %q", rest[0])}
+		}
 		fmt.Fprintln(stdout, "logz", versionString())
 		return nil
 	case "help", "-h", "--help", "-help":
+		if len(rest) > 1 {
+			return usageError{fmt.Sprintf("help: one command at most, got %q", strings.Join(rest, " "))}
+		}
 		if len(rest) > 0 {
 			return run([]string{rest[0], "--help"}, stdout, stderr)
 		}
