@@ -18,15 +18,8 @@ func TestExitStatus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build the binary with")
-	}
+	bin := logzBinary(t)
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "logz")
-	if out, err := exec.Command(goTool, "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	badYAML := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(badYAML, []byte("experiments:\n  - name: a\n    data: {train: planted:train, test: [planted:test}\n"), 0o644); err != nil {
 		t.Fatal(err)

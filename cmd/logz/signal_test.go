@@ -29,7 +29,12 @@ func logzBinary(t *testing.T) string {
 			return
 		}
 		builtPath = filepath.Join(dir, "logz")
-		out, err := exec.Command("go", "build", "-o", builtPath, ".").CombinedOutput()
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		out, err := exec.Command(goTool, "build", "-o", builtPath, ".").CombinedOutput()
 		if err != nil {
 			buildErr = errors.New(string(out))
 		}
@@ -121,7 +126,6 @@ func TestInterruptKeepsAndResumes(t *testing.T) {
 	}
 }
 
-
 // TestRunRefusalIsAUsageError: a second `logz run` into a finished run is
 // refused before anything is written, as a usage error (exit status 2),
 // said once and without claiming to have written the folder.
@@ -148,4 +152,12 @@ func TestRunRefusalIsAUsageError(t *testing.T) {
 	if _, _, err := runLogz(t, "run", cfg, "--out", out, "--resume", "--force"); err == nil || !strings.Contains(err.Error(), "--resume and --force contradict each other") {
 		t.Errorf("--resume --force: %v", err)
 	}
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtPath != "" {
+		os.RemoveAll(filepath.Dir(builtPath))
+	}
+	os.Exit(code)
 }
