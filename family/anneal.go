@@ -33,9 +33,7 @@ const (
 
 // checkMax reports at key rel a count above its limit.
 func checkMax(p Problems, rel string, n, limit int, what string) {
-	if n > limit {
-		p.Errorf(rel, "%d is more than the limit of %d (%s)", n, limit, what)
-	}
+	p.Check(rel, n <= limit, fmt.Sprintf("at most %d (%s)", limit, what), n)
 }
 
 // Anneal is the annealing path setting shared by AIS, RAISE and the bounds

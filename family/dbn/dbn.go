@@ -35,9 +35,7 @@ func CheckLayers(p family.Problems, name string, layers []int) {
 	}
 	for i, n := range layers {
 		p.Check(fmt.Sprintf("layers[%d]", i), n >= 1, "a positive integer", n)
-		if n > models.MaxUnits {
-			p.Errorf(fmt.Sprintf("layers[%d]", i), "%d units is more than the limit of %d per layer (models.MaxUnits)", n, models.MaxUnits)
-		}
+		p.Check(fmt.Sprintf("layers[%d]", i), n <= models.MaxUnits, fmt.Sprintf("at most %d units per layer (models.MaxUnits)", models.MaxUnits), n)
 	}
 }
 

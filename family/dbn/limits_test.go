@@ -29,7 +29,7 @@ func (p *problems) Crossf(rel, lineRel, format string, args ...any) {
 func TestLayerLimits(t *testing.T) {
 	var p problems
 	(&Model{Layers: []int{500, 2_000_000_000}, Init: rbm.DefaultInit()}).Check(&p)
-	want := "layers[1]: 2000000000 units is more than the limit of 1048576 per layer (models.MaxUnits)"
+	want := "layers[1]: expected at most 1048576 units per layer (models.MaxUnits), got 2000000000"
 	if got := strings.Join(p, "\n"); !strings.Contains(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}

@@ -38,12 +38,12 @@ func TestSizeLimits(t *testing.T) {
 		want string
 	}{
 		{"hidden 2e9", &Model{Hidden: 2_000_000_000, Init: DefaultInit()},
-			"hidden: 2000000000 units is more than the limit of 1048576 per layer (models.MaxUnits)"},
+			"hidden: expected at most 1048576 units per layer (models.MaxUnits), got 2000000000"},
 		{"batch_size", train(func(t *Train) { t.BatchSize = 1 << 30 }),
-			"batch_size: 1073741824 is more than the limit of 10000 (rbm.MaxBatch"},
+			"batch_size: expected at most 10000 (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 examples), got 1073741824"},
 		{"pcd chains", train(func(t *Train) { t.Method, t.Chains = "pcd", 50_000 }),
-			"chains: 50000 is more than the limit of 10000 persistent chains"},
-		{"csl chains", &CSLSettings{Chains: 1 << 20, Init: "base-rate"}, "chains: 1048576 is more than the limit of 100000 (family.MaxRuns)"},
+			"chains: expected at most 10000 persistent chains (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 chains), got 50000"},
+		{"csl chains", &CSLSettings{Chains: 1 << 20, Init: "base-rate"}, "chains: expected at most 100000 (family.MaxRuns), got 1048576"},
 	}
 	for _, c := range cases {
 		var p problems

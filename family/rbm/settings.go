@@ -5,6 +5,7 @@
 package rbm
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/logz-ml/logz/family"
@@ -42,9 +43,7 @@ func (i *Init) BaseRateVBias() bool { return i.InitVisibleBias == "base-rate" }
 // Check reports bad model settings.
 func (m *Model) Check(p family.Problems) {
 	p.Check("hidden", m.Hidden >= 1, "a positive integer", m.Hidden)
-	if m.Hidden > models.MaxUnits {
-		p.Errorf("hidden", "%d units is more than the limit of %d per layer (models.MaxUnits)", m.Hidden, models.MaxUnits)
-	}
+	p.Check("hidden", m.Hidden <= models.MaxUnits, fmt.Sprintf("at most %d units per layer (models.MaxUnits)", models.MaxUnits), m.Hidden)
 	m.Init.Check(p)
 }
 
@@ -134,12 +133,8 @@ func (t *Train) Check(p family.Problems) {
 	}
 	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1, "a positive integer", t.BatchSize)
-	if t.BatchSize > MaxBatch {
-		p.Errorf("batch_size", "%d is more than the limit of %d (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 examples)", t.BatchSize, MaxBatch)
-	}
-	if t.Chains > MaxBatch {
-		p.Errorf("chains", "%d is more than the limit of %d persistent chains (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 chains)", t.Chains, MaxBatch)
-	}
+	p.Check("batch_size", t.BatchSize <= MaxBatch, fmt.Sprintf("at most %d (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 examples)", MaxBatch), t.BatchSize)
+	p.Check("chains", t.Chains <= MaxBatch, fmt.Sprintf("at most %d persistent chains (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 chains)", MaxBatch), t.Chains)
 	p.Check("learning_rate", t.LearningRate > 0 && finite(t.LearningRate), "a positive number", t.LearningRate)
 	if p.Enum("lr_schedule", t.LRSchedule, []string{"constant", "linear", "exponential"}) {
 		if t.LRSchedule == "linear" {
