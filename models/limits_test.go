@@ -38,10 +38,10 @@ func TestDetectWithoutMeta(t *testing.T) {
 		want   string
 	}{
 		{"W1 and W3 without W2", map[string]*npyx.Array{"W1": zeros(3, 2), "W3": zeros(2, 2)},
-			"no meta array, and the arrays (W1, W3) make no complete model: as a dbm: dbm: missing array W2 (have [W1 W3]; weights must be numbered W1…W3 without gaps); " +
-				"as a dbn: dbn: layer 1 of 3: missing array(s) vbias1, hbias1 (layers must be numbered 1…L without gaps)"},
+			"no meta array, and the arrays (W1, W3) make no complete model: as a dbm: missing array W2 (have [W1 W3]; weights must be numbered W1…W3 without gaps); " +
+				"as a dbn: layer 1 of 3: missing array(s) vbias1, hbias1 (layers must be numbered 1…L without gaps)"},
 		{"DBN without hbias2", map[string]*npyx.Array{"W1": zeros(3, 2), "vbias1": zeros(3), "hbias1": zeros(2), "W2": zeros(2, 2), "vbias2": zeros(2)},
-			"as a dbn: dbn: layer 2 of 2: missing array(s) hbias2"},
+			"as a dbn: layer 2 of 2: missing array(s) hbias2"},
 		{"RBM and DBM arrays", with(rbm(), dbm),
 			"no meta array, and the arrays are ambiguous: W1, W2, b0, b1, b2 make a dbm; W, hbias, vbias make an rbm (have W, W1, W2, b0, b1, b2, hbias, vbias); save one model per file, or add a meta array naming the type"},
 		{"RBM and a stray W1", with(rbm(), map[string]*npyx.Array{"W1": zeros(3, 2)}),

@@ -172,7 +172,7 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 			_, err := t.FromArrays(arrays)
 			why := "incomplete"
 			if err != nil {
-				why = err.Error()
+				why = strings.TrimPrefix(err.Error(), t.Name+": ")
 			}
 			parts = append(parts, fmt.Sprintf("as %s: %s", article(t.Name), why))
 		}
