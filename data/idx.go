@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/logz-ml/logz/internal/regfile"
 )
 
-// MaxElements bounds the number of elements an IDX header may promise
-// (2^31), so a corrupt header cannot make the reader allocate without limit.
-const MaxElements = 1 << 31
+// MaxElements bounds the number of elements (bytes) an IDX header may
+// promise: 2^30, 1 GiB, 22 times MNIST's training set, so a corrupt header
+// or a gzip bomb cannot make the reader allocate without limit.
+const MaxElements = 1 << 30
 
 // IDX is a decoded IDX file of unsigned bytes (the format of MNIST and
 // Fashion-MNIST): a big-endian header of magic 0x000008NN, where NN is the
@@ -36,16 +38,15 @@ var idxDTypes = map[byte]string{
 // not by the file name). A bad magic number, an element type other than
 // unsigned byte, a zero or absurd size, fewer bytes than the header promises,
 // bytes after the data, or a corrupt gzip stream is an error naming the file.
+//
+// The path must name a regular file: a directory, a named pipe (which would
+// block) or a device such as /dev/zero is refused before it is opened.
 func ReadIDX(path string) (*IDX, error) {
-	f, err := os.Open(path)
+	f, size, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	size := int64(-1)
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
 	return decodeIDX(f, path, size)
 }
 
@@ -143,14 +144,16 @@ func decodeIDXBody(r io.Reader, size, bound int64) (*IDX, error) {
 	dims := make([]int, nd)
 	for k := range dims {
 		dims[k] = int(binary.BigEndian.Uint32(hdr[4*k:]))
-		if dims[k] == 0 {
+	}
+	for k, d := range dims {
+		if d == 0 {
 			return nil, fmt.Errorf("IDX dimension %d is 0 (dimensions %v); expected positive sizes", k, dims)
 		}
 	}
 	want := 1
 	for _, d := range dims {
 		if want > MaxElements/d {
-			return nil, fmt.Errorf("IDX dimensions %v promise more than %d elements; file corrupt?", dims, MaxElements)
+			return nil, fmt.Errorf("IDX dimensions %v promise more than %d elements, the limit (data.MaxElements); file corrupt?", dims, MaxElements)
 		}
 		want *= d
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/logz-ml/logz/internal/regfile"
 )
 
 // Default directories and the environment variables that override them.
@@ -49,6 +51,14 @@ func (s Spec) String() string {
 func ParseSpec(spec string) (Spec, error) {
 	scheme, rest, ok := strings.Cut(spec, ":")
 	if !ok {
+		switch spec {
+		case "mnist", "fashion-mnist":
+			return Spec{}, fmt.Errorf("data spec %q lacks the split: which split? %s:train or %s:test", spec, spec, spec)
+		case "planted":
+			return Spec{}, fmt.Errorf("data spec %q lacks the split: which split? planted:train, planted:valid or planted:test", spec)
+		case "idx", "npy":
+			return Spec{}, fmt.Errorf("data spec %q lacks the file; expected %s:PATH", spec, spec)
+		}
 		return Spec{}, fmt.Errorf("data spec %q has no scheme; accepted forms: %s", spec, SpecForms)
 	}
 	split := func(parts ...string) (Spec, error) {
@@ -157,17 +167,28 @@ func findImages(sp Spec, opt Options) (string, error) {
 	if dir == "" {
 		dir, from = os.Getenv(env), "$"+env
 	}
-	if dir == "" {
-		dir, from = def, "the default"
-	}
 	base := "train-images-idx3-ubyte"
 	if sp.Part == "test" {
 		base = "t10k-images-idx3-ubyte"
 	}
+	if dir == "" {
+		dir, from = def, "the default"
+	}
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		what, who := fmt.Sprintf("%s (%s)", dir, from), "it"
+		if env, ok := strings.CutPrefix(from, "$"); ok {
+			what, who = env+"="+dir, env
+		}
+		return "", fmt.Errorf("%s: %s is not a directory (it is %s); %s must be a directory holding %s or %s.gz",
+			sp, what, regfile.Kind(st.Mode()), who, base, base)
+	}
 	for _, name := range []string{base, base + ".gz"} {
 		p := filepath.Join(dir, name)
 		st, err := os.Stat(p)
-		if err == nil && st.Mode().IsRegular() {
+		if err == nil {
+			if !st.Mode().IsRegular() {
+				return "", fmt.Errorf("%s: %s is not a regular file (it is %s)", sp, p, regfile.Kind(st.Mode()))
+			}
 			return p, nil
 		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -29,7 +29,12 @@ func TestParseSpec(t *testing.T) {
 	}
 	bad := map[string]string{
 		"":               "has no scheme; accepted forms: " + SpecForms,
-		"mnist":          `"mnist" has no scheme; accepted forms: mnist:train|test`,
+		"train":          `"train" has no scheme; accepted forms: mnist:train|test`,
+		"mnist":          `data spec "mnist" lacks the split: which split? mnist:train or mnist:test`,
+		"fashion-mnist":  `which split? fashion-mnist:train or fashion-mnist:test`,
+		"planted":        `data spec "planted" lacks the split: which split? planted:train, planted:valid or planted:test`,
+		"npy":            `data spec "npy" lacks the file; expected npy:PATH`,
+		"idx":            `data spec "idx" lacks the file; expected idx:PATH`,
 		"cifar:train":    `unknown scheme "cifar"; accepted forms: ` + SpecForms,
 		"MNIST:train":    `unknown scheme "MNIST"`,
 		"mnist:":         "lacks the split; expected mnist:train|test",

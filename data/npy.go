@@ -2,7 +2,6 @@ package data
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/logz-ml/logz/internal/npyx"
 )
@@ -12,12 +11,16 @@ import (
 // flattened to D = rows·cols (images saved by NumPy); 1-D, 4-D and higher
 // shapes, and empty ones, are errors. Any value other than 0 or 1 (0.5, 255,
 // NaN, …) is an error naming the file and the first offending index.
+//
+// The path must name a regular file (a directory, a named pipe or a device
+// such as /dev/zero is refused before it is opened), and its header may
+// declare at most npyx.MaxElements elements, no more than the file holds.
 func ReadNPY(path string) (*Set, error) {
-	b, err := os.ReadFile(path)
+	a, err := npyx.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return DecodeNPY(b, path)
+	return npyToSet(a, path)
 }
 
 // DecodeNPY is ReadNPY for an in-memory file; name is used in messages.

@@ -28,6 +28,11 @@ var DefaultPlanted = PlantedSpec{Visible: 20, Hidden: 8, Train: 2000, Valid: 500
 // 2^min(D,H) states of the smaller layer.
 const MaxPlantedEnum = 20
 
+// MaxPlantedUnits bounds Visible and Hidden (the planted RBM has
+// Visible×Hidden weights); each split's examples × Visible is bounded by
+// MaxElements, like a data file.
+const MaxPlantedUnits = 100000
+
 // Generator streams (the second argument of rand.NewPCG) of the planted data.
 const (
 	plantedParamStream = 0x706c616e74656400 // "planted\x00"
@@ -71,8 +76,24 @@ func (p PlantedSpec) Validate() error {
 		return fmt.Errorf("planted: weight_scale is %v; expected a positive number (0 = default %v)", p.WeightScale, DefaultPlanted.WeightScale)
 	}
 	q := p.WithDefaults()
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"visible", q.Visible}, {"hidden", q.Hidden}} {
+		if f.v > MaxPlantedUnits {
+			return fmt.Errorf("planted: %s is %d; the limit is %d units (data.MaxPlantedUnits)", f.name, f.v, MaxPlantedUnits)
+		}
+	}
 	if m := min(q.Visible, q.Hidden); m > MaxPlantedEnum {
 		return fmt.Errorf("planted: min(visible, hidden) is %d; exact sampling enumerates 2^%d states, the limit is %d", m, m, MaxPlantedEnum)
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"train", q.Train}, {"valid", q.Valid}, {"test", q.Test}} {
+		if f.v > MaxElements/q.Visible {
+			return fmt.Errorf("planted: %s is %d examples of %d units, more than the limit of %d values (data.MaxElements)", f.name, f.v, q.Visible, MaxElements)
+		}
 	}
 	return nil
 }

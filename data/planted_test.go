@@ -254,6 +254,10 @@ func TestPlantedSpecErrors(t *testing.T) {
 		{PlantedSpec{WeightScale: -1}, "train", "weight_scale is -1"},
 		{PlantedSpec{Visible: 30, Hidden: 25}, "train", "min(visible, hidden) is 25"},
 		{PlantedSpec{}, "dev", `unknown split "dev"`},
+		{PlantedSpec{Hidden: 2000000000}, "train", "planted: hidden is 2000000000; the limit is 100000 units (data.MaxPlantedUnits)"},
+		{PlantedSpec{Visible: 2000000000, Hidden: 5}, "train", "planted: visible is 2000000000; the limit is 100000 units"},
+		{PlantedSpec{Train: 1 << 40}, "valid", "planted: train is 1099511627776 examples of 20 units, more than the limit of 1073741824 values (data.MaxElements)"},
+		{PlantedSpec{Visible: 1000, Hidden: 10, Test: 2000000}, "test", "planted: test is 2000000 examples of 1000 units, more than the limit"},
 	}
 	for _, c := range cases {
 		_, err := Planted(c.spec, c.split)

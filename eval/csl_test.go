@@ -557,7 +557,7 @@ func TestCSLValidation(t *testing.T) {
 		want string
 	}{
 		{"nil model", CSL{}, nil, xs, "nil model"},
-		{"NaN weight", CSL{}, bad, xs, "W[5]"},
+		{"NaN weight", CSL{}, bad, xs, "W[1,2]"},
 		{"chains", CSL{Chains: -1}, m, xs, "Chains = -1"},
 		{"steps", CSL{Steps: -2}, m, xs, "Steps = -2"},
 		{"burn-in", CSL{BurnIn: -3}, m, xs, "BurnIn = -3"},

@@ -213,8 +213,8 @@ func TestExactRefusesLargeModels(t *testing.T) {
 	}
 	bad := testRBM(3, 3, 1, 1, 1)
 	bad.W[4] = math.NaN()
-	if _, err := (Exact{}).LogZ(bad); err == nil || !strings.Contains(err.Error(), "W[4]") {
-		t.Fatalf("error %v should name W[4]", err)
+	if _, err := (Exact{}).LogZ(bad); err == nil || !strings.Contains(err.Error(), "W[1,1]") {
+		t.Fatalf("error %v should name W[1,1] (flat index 4)", err)
 	}
 	if _, err := (Exact{}).LogZ(nil); err == nil {
 		t.Fatal("nil model accepted")

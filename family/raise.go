@@ -44,7 +44,9 @@ func DefaultRAISE() RAISE {
 // Check reports bad settings.
 func (r *RAISE) Check(p Problems) {
 	p.Check("chains", r.Chains >= 1, "a positive integer", r.Chains)
+	CheckMaxRuns(p, "chains", r.Chains)
 	r.Anneal.Check(p)
+	CheckSweeps(p, "chains", r.Chains, r.Betas)
 	p.Check("examples", r.Examples >= 0, "a non-negative integer (0 = all)", r.Examples)
 	p.Enum("control_variate", r.ControlVariate, ControlVariates)
 	p.Check("gap_tolerance", r.GapTolerance > 0, "a positive number (nats)", r.GapTolerance)

@@ -2,7 +2,6 @@ package models
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"sort"
 	"strconv"
@@ -59,6 +58,9 @@ func NewDBM(sizes ...int) (*DBM, error) {
 		if n <= 0 {
 			return nil, fmt.Errorf("dbm: layer %d has size %d; sizes must be positive (got %v)", i, n, sizes)
 		}
+	}
+	if err := CheckSizes("dbm", sizes); err != nil {
+		return nil, err
 	}
 	d := &DBM{Sizes: append([]int(nil), sizes...)}
 	for l, n := range sizes {
@@ -121,8 +123,8 @@ func (d *DBM) Validate() error {
 		if len(d.B[l]) != d.Sizes[l] {
 			return fmt.Errorf("dbm: b%d has length %d, want %d (size of layer %d)", l, len(d.B[l]), d.Sizes[l], l)
 		}
-		if i := firstNonFinite(d.B[l]); i >= 0 {
-			return fmt.Errorf("dbm: b%d[%d] = %v is not finite", l, i, d.B[l][i])
+		if err := checkValues("b"+strconv.Itoa(l), d.B[l], 0); err != nil {
+			return fmt.Errorf("dbm: %w", err)
 		}
 		if l == L {
 			break
@@ -130,20 +132,11 @@ func (d *DBM) Validate() error {
 		if want := d.Sizes[l] * d.Sizes[l+1]; len(d.W[l]) != want {
 			return fmt.Errorf("dbm: W%d has %d entries, want %d×%d = %d", l+1, len(d.W[l]), d.Sizes[l], d.Sizes[l+1], want)
 		}
-		if i := firstNonFinite(d.W[l]); i >= 0 {
-			return fmt.Errorf("dbm: W%d[%d,%d] = %v is not finite", l+1, i/d.Sizes[l+1], i%d.Sizes[l+1], d.W[l][i])
+		if err := checkValues("W"+strconv.Itoa(l+1), d.W[l], d.Sizes[l+1]); err != nil {
+			return fmt.Errorf("dbm: %w", err)
 		}
 	}
 	return nil
-}
-
-func firstNonFinite(x []float64) int {
-	for i, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return i
-		}
-	}
-	return -1
 }
 
 // Energy returns E(x_0, …, x_L) (xs[l] = x_l, values in {0,1}, or any reals).
@@ -339,6 +332,7 @@ func init() {
 		Name:      "dbm",
 		Doc:       "binary deep Boltzmann machine with L ≥ 2 hidden layers: arrays W<l> (n_{l−1}×n_l, l = 1…L), b<l> (n_l, l = 0…L; b0 = visible biases)",
 		Signature: []string{"W1", "W2", "b0", "b1", "b2"},
+		Owns:      func(name string) bool { _, _, ok := dbmArrayName(name); return ok },
 		New: func(visible int, hidden []int) (Model, error) {
 			return NewDBM(append([]int{visible}, hidden...)...)
 		},

@@ -65,6 +65,9 @@ func NewDBN(sizes ...int) (*DBN, error) {
 			return nil, fmt.Errorf("dbn: layer %d has size %d; sizes must be positive (got %v)", i, n, sizes)
 		}
 	}
+	if err := CheckSizes("dbn", sizes); err != nil {
+		return nil, err
+	}
 	d := &DBN{}
 	for l := 0; l+1 < len(sizes); l++ {
 		d.Layers = append(d.Layers, NewRBM(sizes[l], sizes[l+1]))
@@ -124,8 +127,9 @@ func (d *DBN) Validate() error {
 		if r == nil {
 			return fmt.Errorf("dbn: layer %d is missing", l+1)
 		}
-		if err := r.Validate(); err != nil {
-			return fmt.Errorf("dbn: layer %d: %w", l+1, err)
+		s := strconv.Itoa(l + 1)
+		if err := r.validate(fmt.Sprintf("dbn: layer %d: ", l+1), "W"+s, "vbias"+s, "hbias"+s); err != nil {
+			return err
 		}
 		if l > 0 && r.NVis != d.Layers[l-1].NHid {
 			return fmt.Errorf("dbn: layer %d has %d visible units but layer %d has %d hidden units; they are the same layer and must match",
@@ -244,6 +248,7 @@ func init() {
 		Name:      "dbn",
 		Doc:       "deep belief network, a stack of L ≥ 2 RBMs (directed sigmoid layers, RBM on top): arrays W<l> (n_{l−1}×n_l), vbias<l> (n_{l−1}), hbias<l> (n_l) for l = 1…L",
 		Signature: []string{"W1", "vbias1", "hbias1", "W2", "vbias2", "hbias2"},
+		Owns:      func(name string) bool { _, _, ok := dbnArrayName(name); return ok },
 		New: func(visible int, hidden []int) (Model, error) {
 			return NewDBN(append([]int{visible}, hidden...)...)
 		},

@@ -5,7 +5,6 @@ package models
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/internal/nmath"
@@ -55,20 +54,27 @@ func (m *RBM) Clone() *RBM {
 	return c
 }
 
-// Validate checks shapes and that every parameter is finite.
-func (m *RBM) Validate() error {
+// Validate checks shapes and that every parameter is finite and at most
+// MaxAbsParam in magnitude.
+func (m *RBM) Validate() error { return m.validate("rbm: ", "W", "vbias", "hbias") }
+
+// validate is Validate with the given message prefix and array names (a
+// DBN layer's are W<l>, vbias<l>, hbias<l>).
+func (m *RBM) validate(prefix, w, vb, hb string) error {
 	if m.NVis <= 0 || m.NHid <= 0 {
-		return fmt.Errorf("rbm: sizes must be positive, got %d visible × %d hidden", m.NVis, m.NHid)
+		return fmt.Errorf("%ssizes must be positive, got %d visible × %d hidden", prefix, m.NVis, m.NHid)
 	}
 	if len(m.W) != m.NVis*m.NHid || len(m.VBias) != m.NVis || len(m.HBias) != m.NHid {
-		return fmt.Errorf("rbm: W has %d entries, vbias %d, hbias %d; want %d×%d=%d, %d, %d",
-			len(m.W), len(m.VBias), len(m.HBias), m.NVis, m.NHid, m.NVis*m.NHid, m.NVis, m.NHid)
+		return fmt.Errorf("%s%s has %d entries, %s %d, %s %d; want %d×%d=%d, %d, %d",
+			prefix, w, len(m.W), vb, len(m.VBias), hb, len(m.HBias), m.NVis, m.NHid, m.NVis*m.NHid, m.NVis, m.NHid)
 	}
-	for name, xs := range map[string][]float64{"W": m.W, "vbias": m.VBias, "hbias": m.HBias} {
-		for i, x := range xs {
-			if math.IsNaN(x) || math.IsInf(x, 0) {
-				return fmt.Errorf("rbm: %s[%d] is %v; parameters must be finite", name, i, x)
-			}
+	for _, a := range []struct {
+		name string
+		xs   []float64
+		cols int
+	}{{w, m.W, m.NHid}, {vb, m.VBias, 0}, {hb, m.HBias, 0}} {
+		if err := checkValues(a.name, a.xs, a.cols); err != nil {
+			return fmt.Errorf("%s%w", prefix, err)
 		}
 	}
 	return nil

@@ -40,6 +40,11 @@ type Type struct {
 	// Signature lists the array names that identify this type in an .npz
 	// that has no meta (e.g. one written by NumPy).
 	Signature []string
+	// Owns reports whether an array name is one of this type's parameter
+	// arrays (e.g. W, vbias, hbias for an RBM; W<l>, vbias<l>, hbias<l> for
+	// a DBN), so that loading a file without meta can name what is missing
+	// and refuse arrays of two types.
+	Owns func(name string) bool
 }
 
 var (
@@ -85,10 +90,32 @@ func namesLocked() []string {
 	return out
 }
 
-// detect finds the registered type whose signature the arrays carry.
+// detect finds the registered type of an .npz without meta from its
+// parameter arrays (every array but "meta" and state_…). Exactly one type
+// must have its whole Signature present and no array may belong to another
+// type (W, vbias, hbias next to W1, W2, b0, b1, b2 is ambiguous). When no
+// type is complete, the error says, for each type that owns some of the
+// arrays, what it lacks.
 func detect(arrays map[string]*npyx.Array) (Type, error) {
 	regMu.RLock()
 	defer regMu.RUnlock()
+	var params []string
+	for k := range arrays {
+		if k != "meta" && !strings.HasPrefix(k, StatePrefix) {
+			params = append(params, k)
+		}
+	}
+	sort.Strings(params)
+	owned := func(t Type) []string {
+		var out []string
+		for _, k := range params {
+			if t.Owns != nil && t.Owns(k) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	var complete, partial []Type
 	for _, n := range namesLocked() {
 		t := registry[n]
 		ok := len(t.Signature) > 0
@@ -97,16 +124,75 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 				ok = false
 			}
 		}
-		if ok {
-			return t, nil
+		switch {
+		case ok:
+			complete = append(complete, t)
+		case len(owned(t)) > 0:
+			partial = append(partial, t)
 		}
 	}
-	have := make([]string, 0, len(arrays))
-	for k := range arrays {
-		have = append(have, k)
+	have := strings.Join(params, ", ")
+	if len(params) == 0 {
+		have = "none"
 	}
-	sort.Strings(have)
-	return Type{}, fmt.Errorf("no meta array and no known set of parameter arrays (have %s; an RBM needs W, vbias, hbias)", strings.Join(have, ", "))
+	if len(complete) == 1 {
+		t := complete[0]
+		var foreign []string
+		for _, k := range params {
+			if !t.Owns(k) {
+				for _, u := range registry {
+					if u.Name != t.Name && u.Owns != nil && u.Owns(k) {
+						foreign = append(foreign, k)
+						break
+					}
+				}
+			}
+		}
+		if len(foreign) == 0 {
+			return t, nil
+		}
+		verb := "belong"
+		if len(foreign) == 1 {
+			verb = "belongs"
+		}
+		return Type{}, fmt.Errorf("no meta array, and the arrays are ambiguous: %s make %s, but %s %s to another model type (have %s); save one model per file, or add a meta array naming the type",
+			strings.Join(owned(t), ", "), article(t.Name), strings.Join(foreign, ", "), verb, have)
+	}
+	if len(complete) > 1 {
+		var parts []string
+		for _, t := range complete {
+			parts = append(parts, strings.Join(owned(t), ", ")+" make "+article(t.Name))
+		}
+		return Type{}, fmt.Errorf("no meta array, and the arrays are ambiguous: %s (have %s); save one model per file, or add a meta array naming the type",
+			strings.Join(parts, "; "), have)
+	}
+	if len(partial) > 0 {
+		var parts []string
+		for _, t := range partial {
+			_, err := t.FromArrays(arrays)
+			why := "incomplete"
+			if err != nil {
+				why = strings.TrimPrefix(err.Error(), t.Name+": ")
+			}
+			parts = append(parts, fmt.Sprintf("as %s: %s", article(t.Name), why))
+		}
+		return Type{}, fmt.Errorf("no meta array, and the arrays (%s) make no complete model: %s", have, strings.Join(parts, "; "))
+	}
+	var needs []string
+	for _, n := range namesLocked() {
+		if t := registry[n]; len(t.Signature) > 0 {
+			needs = append(needs, fmt.Sprintf("%s needs %s", article(n), strings.Join(t.Signature, ", ")))
+		}
+	}
+	return Type{}, fmt.Errorf("no meta array and no known set of parameter arrays (have %s; %s)", have, strings.Join(needs, "; "))
+}
+
+// article returns "an rbm", "a dbn".
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiouAEIOU", rune(name[0])) || strings.HasPrefix(name, "rbm") {
+		return "an " + name
+	}
+	return "a " + name
 }
 
 func init() {
@@ -114,12 +200,16 @@ func init() {
 		Name:      "rbm",
 		Doc:       "binary restricted Boltzmann machine: arrays W (D×H), vbias (D), hbias (H)",
 		Signature: []string{"W", "vbias", "hbias"},
+		Owns:      func(name string) bool { return name == "W" || name == "vbias" || name == "hbias" },
 		New: func(visible int, hidden []int) (Model, error) {
 			if len(hidden) != 1 {
 				return nil, fmt.Errorf("rbm: want exactly one hidden layer size, got %v", hidden)
 			}
 			if visible <= 0 || hidden[0] <= 0 {
 				return nil, fmt.Errorf("rbm: sizes must be positive, got %d visible, %d hidden", visible, hidden[0])
+			}
+			if err := CheckSizes("rbm", []int{visible, hidden[0]}); err != nil {
+				return nil, err
 			}
 			return NewRBM(visible, hidden[0]), nil
 		},

@@ -96,7 +96,11 @@ var Family = &family.Family{
 		if len(layers) < 2 {
 			return nil, fmt.Errorf("dbm: want at least two hidden layer sizes, got %v", layers)
 		}
-		return models.NewDBM(append([]int{visible}, layers...)...)
+		m, err := models.NewDBM(append([]int{visible}, layers...)...)
+		if err != nil {
+			return nil, fmt.Errorf("model.layers: %w", err)
+		}
+		return m, nil
 	},
 	Trainers: []family.TrainerInfo{
 		{Method: "pcd", Doc: "greedy pretraining with doubled-input RBMs (train.pretrain), then joint PCD with a mean-field positive phase (mean_field_iters)"},

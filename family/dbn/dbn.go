@@ -35,6 +35,7 @@ func CheckLayers(p family.Problems, name string, layers []int) {
 	}
 	for i, n := range layers {
 		p.Check(fmt.Sprintf("layers[%d]", i), n >= 1, "a positive integer", n)
+		p.Check(fmt.Sprintf("layers[%d]", i), n <= models.MaxUnits, fmt.Sprintf("at most %d units per layer (models.MaxUnits)", models.MaxUnits), n)
 	}
 }
 
@@ -81,7 +82,11 @@ var Family = &family.Family{
 		if len(layers) < 2 {
 			return nil, fmt.Errorf("dbn: want at least two hidden layer sizes, got %v", layers)
 		}
-		return models.NewDBN(append([]int{visible}, layers...)...)
+		m, err := models.NewDBN(append([]int{visible}, layers...)...)
+		if err != nil {
+			return nil, fmt.Errorf("model.layers: %w", err)
+		}
+		return m, nil
 	},
 	Trainers: []family.TrainerInfo{
 		{Method: "cd", Doc: "greedy layer-wise: each layer an RBM trained by CD-k for train.epochs epochs on the layer data below"},

@@ -74,7 +74,10 @@ type BoundSettings struct {
 // Check reports bad settings.
 func (b *BoundSettings) Check(p family.Problems) {
 	p.Check("samples", b.Samples >= 1, "a positive integer", b.Samples)
+	family.CheckMaxRuns(p, "samples", b.Samples)
 	p.Check("runs", b.Runs >= 2, "an integer ≥ 2", b.Runs)
+	family.CheckMaxRuns(p, "runs", b.Runs)
+	family.CheckSweeps(p, "runs", b.Runs, b.Betas)
 	b.Anneal.Check(p)
 	p.Check("max_units", b.MaxUnits >= 1 && b.MaxUnits <= family.MaxExactUnits, "an integer in [1,40]", b.MaxUnits)
 }

@@ -213,6 +213,7 @@ type CSLSettings struct {
 // Check reports bad settings.
 func (c *CSLSettings) Check(p family.Problems) {
 	p.Check("chains", c.Chains >= 1, "a positive integer", c.Chains)
+	family.CheckMaxRuns(p, "chains", c.Chains)
 	p.Check("steps", c.Steps >= 0, "a non-negative integer (0 = matched to RAISE/AIS)", c.Steps)
 	p.Check("burn_in", c.BurnIn >= 0, "a non-negative integer", c.BurnIn)
 	p.Enum("init", c.Init, family.Inits)

@@ -21,6 +21,9 @@ var Family = &family.Family{
 		if visible <= 0 || m.Hidden <= 0 {
 			return nil, fmt.Errorf("rbm: sizes must be positive, got %d visible, %d hidden", visible, m.Hidden)
 		}
+		if err := models.CheckSizes("rbm", []int{visible, m.Hidden}); err != nil {
+			return nil, fmt.Errorf("model.hidden: %w", err)
+		}
 		return models.NewRBM(visible, m.Hidden), nil
 	},
 	Trainers: []family.TrainerInfo{

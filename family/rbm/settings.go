@@ -5,9 +5,11 @@
 package rbm
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
 )
 
 // Model is the model: section of an rbm.
@@ -41,6 +43,7 @@ func (i *Init) BaseRateVBias() bool { return i.InitVisibleBias == "base-rate" }
 // Check reports bad model settings.
 func (m *Model) Check(p family.Problems) {
 	p.Check("hidden", m.Hidden >= 1, "a positive integer", m.Hidden)
+	p.Check("hidden", m.Hidden <= models.MaxUnits, fmt.Sprintf("at most %d units per layer (models.MaxUnits)", models.MaxUnits), m.Hidden)
 	m.Init.Check(p)
 }
 
@@ -100,6 +103,11 @@ func DefaultTrain() Train {
 	}
 }
 
+// MaxBatch bounds batch_size and the PCD chains: the trainer keeps a D×H
+// gradient per 25 examples or chains, so 10,000 (100 times the papers'
+// minibatches of 100) already means 400 gradient copies.
+const MaxBatch = 10_000
+
 // Methods are the accepted values of method.
 var Methods = []string{"cd", "pcd"}
 
@@ -125,6 +133,8 @@ func (t *Train) Check(p family.Problems) {
 	}
 	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1, "a positive integer", t.BatchSize)
+	p.Check("batch_size", t.BatchSize <= MaxBatch, fmt.Sprintf("at most %d (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 examples)", MaxBatch), t.BatchSize)
+	p.Check("chains", t.Chains <= MaxBatch, fmt.Sprintf("at most %d persistent chains (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 chains)", MaxBatch), t.Chains)
 	p.Check("learning_rate", t.LearningRate > 0 && finite(t.LearningRate), "a positive number", t.LearningRate)
 	if p.Enum("lr_schedule", t.LRSchedule, []string{"constant", "linear", "exponential"}) {
 		if t.LRSchedule == "linear" {

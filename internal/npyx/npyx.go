@@ -9,19 +9,33 @@ package npyx
 import (
 	"archive/zip"
 	"bytes"
+	"compress/flate"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/logz-ml/logz/internal/regfile"
 )
 
-// MaxElements bounds the number of elements of one array (2^31), so a
-// corrupt header cannot make the reader allocate without limit.
-const MaxElements = 1 << 31
+// Limits on what a file may declare, checked before anything is allocated,
+// so a corrupt or hostile header cannot make the reader run out of memory.
+const (
+	// MaxElements bounds the elements of one array: 2^27 = 134,217,728,
+	// 1 GiB once decoded to float64 (MNIST's 60,000×784 training set has
+	// 47 million; the largest model of the papers 1.4 million parameters).
+	MaxElements = 1 << 27
+	// MaxNPYBytes bounds the size of a .npy file or .npz member: MaxElements
+	// float64s plus 1 MiB of header.
+	MaxNPYBytes = 8*MaxElements + 1<<20
+	// MaxNPZBytes bounds the sum of the sizes of the members of an .npz
+	// as their headers declare them (uncompressed): 4 GiB, room for a model
+	// of MaxElements parameters with its training state.
+	MaxNPZBytes = 1 << 32
+)
 
 // Array is a decoded array: Shape and Data in row-major (C) order.
 type Array struct {
@@ -46,11 +60,20 @@ func (a *Array) Bytes() ([]byte, error) {
 	return b, nil
 }
 
-// ReadFile reads one .npy file.
+// ReadFile reads one .npy file. It must be a regular file (not a directory,
+// a named pipe or a device) of at most MaxNPYBytes.
 func ReadFile(path string) (*Array, error) {
-	b, err := os.ReadFile(path)
+	f, size, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
+	}
+	defer f.Close()
+	if size > MaxNPYBytes {
+		return nil, fmt.Errorf("%s: the file has %d bytes; the limit of a .npy file is %d (%d elements of float64, npyx.MaxElements)", path, size, int64(MaxNPYBytes), MaxElements)
+	}
+	b := make([]byte, size)
+	if _, err := io.ReadFull(f, b); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	a, err := Decode(b)
 	if err != nil {
@@ -60,13 +83,15 @@ func ReadFile(path string) (*Array, error) {
 }
 
 // ReadNPZ reads every array of an .npz archive (stored or deflated zip of
-// .npy members); the keys are the member names without ".npy".
+// .npy members); the keys are the member names without ".npy". The archive
+// must be a regular file; see DecodeNPZFrom for the limits.
 func ReadNPZ(path string) (map[string]*Array, error) {
-	b, err := os.ReadFile(path)
+	f, size, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	m, err := DecodeNPZ(b)
+	defer f.Close()
+	m, err := DecodeNPZFrom(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -75,22 +100,37 @@ func ReadNPZ(path string) (map[string]*Array, error) {
 
 // DecodeNPZ decodes an in-memory .npz archive.
 func DecodeNPZ(b []byte) (map[string]*Array, error) {
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	return DecodeNPZFrom(bytes.NewReader(b), int64(len(b)))
+}
+
+// DecodeNPZFrom decodes an .npz archive of size bytes read from r. Each
+// member may declare at most MaxNPYBytes (uncompressed) and all of them
+// together at most MaxNPZBytes; these declared sizes are checked before
+// anything is decompressed, no more than the declared size is ever read,
+// and a member whose data is shorter or longer than declared is reported as
+// corrupt.
+func DecodeNPZFrom(r io.ReaderAt, size int64) (map[string]*Array, error) {
+	zr, err := zip.NewReader(r, size)
 	if err != nil {
 		return nil, fmt.Errorf("not a valid .npz (zip) archive: %w", err)
+	}
+	var total uint64
+	for _, f := range zr.File {
+		if f.UncompressedSize64 > MaxNPYBytes {
+			return nil, fmt.Errorf("member %q declares %d bytes; the limit of one member is %d (%d elements of float64, npyx.MaxElements)", f.Name, f.UncompressedSize64, int64(MaxNPYBytes), MaxElements)
+		}
+		total += f.UncompressedSize64
+	}
+	if total > MaxNPZBytes {
+		return nil, fmt.Errorf("the members declare %d bytes in all; the limit of an .npz is %d (npyx.MaxNPZBytes)", total, int64(MaxNPZBytes))
 	}
 	out := make(map[string]*Array, len(zr.File))
 	for _, f := range zr.File {
 		name := strings.TrimSuffix(f.Name, ".npy")
-		if f.UncompressedSize64 > 8*MaxElements+1<<20 {
-			return nil, fmt.Errorf("member %q: %d bytes is too large", f.Name, f.UncompressedSize64)
+		if _, dup := out[name]; dup {
+			return nil, fmt.Errorf("member %q appears twice", f.Name)
 		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, fmt.Errorf("member %q: %w", f.Name, err)
-		}
-		data, err := io.ReadAll(io.LimitReader(rc, int64(f.UncompressedSize64)+1))
-		rc.Close()
+		data, err := readMember(f)
 		if err != nil {
 			return nil, fmt.Errorf("member %q: %w", f.Name, err)
 		}
@@ -98,12 +138,38 @@ func DecodeNPZ(b []byte) (map[string]*Array, error) {
 		if err != nil {
 			return nil, fmt.Errorf("member %q: %w", f.Name, err)
 		}
-		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("member %q appears twice", f.Name)
-		}
 		out[name] = a
 	}
 	return out, nil
+}
+
+// readMember reads a zip member, never more than its declared size plus one
+// byte, and reports a member whose data does not match its header as
+// corrupt.
+func readMember(f *zip.File) ([]byte, error) {
+	want := f.UncompressedSize64
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	data, err := io.ReadAll(io.LimitReader(rc, int64(want)+1))
+	var ce flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return nil, fmt.Errorf("corrupt .npz: size mismatch: the data ends before the %d bytes the member declares", want)
+	case errors.Is(err, zip.ErrFormat) || (err == nil && uint64(len(data)) > want):
+		return nil, fmt.Errorf("corrupt .npz: size mismatch: the data is longer than the %d bytes the member declares", want)
+	case errors.Is(err, zip.ErrChecksum):
+		return nil, fmt.Errorf("corrupt .npz: CRC-32 checksum mismatch (the data is damaged)")
+	case errors.As(err, &ce):
+		return nil, fmt.Errorf("corrupt .npz: bad deflate data: %w", err)
+	case err != nil:
+		return nil, fmt.Errorf("corrupt .npz: %w", err)
+	case uint64(len(data)) != want:
+		return nil, fmt.Errorf("corrupt .npz: size mismatch: %d bytes of data, the member declares %d", len(data), want)
+	}
+	return data, nil
 }
 
 var magic = []byte("\x93NUMPY")
@@ -143,7 +209,7 @@ func Decode(b []byte) (*Array, error) {
 			return nil, fmt.Errorf("negative dimension in shape %v", shape)
 		}
 		if d != 0 && n > MaxElements/d {
-			return nil, fmt.Errorf("shape %v has more than %d elements", shape, MaxElements)
+			return nil, fmt.Errorf("shape %v declares more than %d elements, the limit (npyx.MaxElements)", shape, MaxElements)
 		}
 		n *= d
 	}

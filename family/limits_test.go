@@ -1,0 +1,79 @@
+package family
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// problems records what Check methods report, as "key: message".
+type problems []string
+
+func (p *problems) Check(rel string, ok bool, want string, got any) {
+	if !ok {
+		*p = append(*p, fmt.Sprintf("%s: expected %s, got %v", rel, want, got))
+	}
+}
+func (p *problems) Enum(rel, val string, allowed []string) bool {
+	for _, a := range allowed {
+		if a == val {
+			return true
+		}
+	}
+	*p = append(*p, fmt.Sprintf("%s: %q not one of %v", rel, val, allowed))
+	return false
+}
+func (p *problems) Errorf(rel, format string, args ...any) {
+	*p = append(*p, rel+": "+fmt.Sprintf(format, args...))
+}
+func (p *problems) Crossf(rel, lineRel, format string, args ...any) {
+	*p = append(*p, rel+"@"+lineRel+": "+fmt.Sprintf(format, args...))
+}
+
+// TestAnnealLimits: counts that would exhaust memory or run for years are
+// reported at their key with the limit, before anything is allocated.
+func TestAnnealLimits(t *testing.T) {
+	ais := func(edit func(*AIS)) Settings {
+		a := DefaultAIS()
+		edit(&a)
+		return &a
+	}
+	raise := func(edit func(*RAISE)) Settings {
+		r := DefaultRAISE()
+		edit(&r)
+		return &r
+	}
+	cases := []struct {
+		name string
+		s    Settings
+		want string
+	}{
+		{"betas 1e12", ais(func(a *AIS) { a.Betas = 1_000_000_000_000 }),
+			"betas: expected at most 10000000 (family.MaxBetas; the papers use at most 100,000), got 1000000000000"},
+		{"runs", ais(func(a *AIS) { a.Runs = 1 << 40 }),
+			"runs: expected at most 100000 (family.MaxRuns), got 1099511627776"},
+		{"runs × betas", ais(func(a *AIS) { a.Runs, a.Betas = 100_000, 1_000_000 }),
+			"@runs: runs × betas = 100000 × 1000000 = 100000000000 Gibbs sweeps is more than the limit of 10000000000 (family.MaxSweeps)"},
+		{"sampled ais samples", &SampledAIS{AIS: DefaultAIS(), Samples: 1 << 30},
+			"samples: expected at most 100000 (family.MaxRuns), got 1073741824"},
+		{"raise betas", raise(func(r *RAISE) { r.Betas = 20_000_000 }), "betas: expected at most 10000000 (family.MaxBetas; the papers use at most 100,000), got 20000000"},
+		{"raise chains", raise(func(r *RAISE) { r.Chains = 200_000 }), "chains: expected at most 100000 (family.MaxRuns), got 200000"},
+		{"raise chains × betas", raise(func(r *RAISE) { r.Chains, r.Betas = 100_000, 200_000 }),
+			"@chains: chains × betas = 100000 × 200000 = 20000000000 Gibbs sweeps is more than the limit"},
+	}
+	for _, c := range cases {
+		var p problems
+		c.s.Check(&p)
+		if got := strings.Join(p, "\n"); !strings.Contains(got, c.want) {
+			t.Errorf("%s:\n got %q\nwant …%s…", c.name, got, c.want)
+		}
+	}
+	// The limits themselves are accepted.
+	var p problems
+	a := DefaultAIS()
+	a.Runs, a.Betas = 1000, MaxBetas
+	a.Check(&p)
+	if len(p) > 0 {
+		t.Errorf("runs 1000, betas %d: %v", MaxBetas, p)
+	}
+}
