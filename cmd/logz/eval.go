@@ -109,7 +109,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	ckpt, err := models.Load(*modelPath)
 	if err != nil {
-		return err
+		return fmt.Errorf("--model: %w", err)
 	}
 	fam, err := family.Lookup(ckpt.Model.TypeName())
 	if err != nil {
