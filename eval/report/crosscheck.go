@@ -49,6 +49,19 @@ func CombinedError(a, b *Row) float64 {
 	return math.Hypot(ea, eb)
 }
 
+// cslNotMixed is in every warning CrossCheck gives; the sandwich table
+// looks for it to flag the line.
+const cslNotMixed = "its Gibbs chains have not mixed"
+
+// nats formats a small positive difference with two decimals, or three
+// below 0.005 (so it does not read "0.00 nats above").
+func nats(d float64) string {
+	if d < 0.005 {
+		return fmt.Sprintf("%.3f", d)
+	}
+	return fmt.Sprintf("%.2f", d)
+}
+
 // Sigmas formats d/σ as "1.8σ" ("∞σ" when σ = 0).
 func Sigmas(d, sigma float64) string {
 	if sigma <= 0 {
@@ -111,12 +124,12 @@ func CrossCheck(rows []Row) {
 					onlyRAISE = false
 				}
 			} else {
-				within = append(within, fmt.Sprintf("%.2f nats above %s, within noise (%s)", d, name, Sigmas(d, sigma)))
+				within = append(within, fmt.Sprintf("%s nats above %s, within noise (%s)", nats(d), name, Sigmas(d, sigma)))
 			}
 		}
 		if len(over) > 0 {
 			w := "CSL is " + strings.Join(over, ", ") +
-				": CSL is conservative (a stochastic lower bound) in expectation only when its hidden states come from the model's distribution; its Gibbs chains have not mixed, so it overshoots and cannot be trusted — use more chains, steps or burn_in"
+				": CSL is conservative (a stochastic lower bound) in expectation only when its hidden states come from the model's distribution; " + cslNotMixed + ", so it overshoots and cannot be trusted — use more chains, steps or burn_in"
 			if onlyRAISE {
 				w += ", unless RAISE is the one far too low (then use more β)"
 			}
