@@ -119,11 +119,16 @@ func (env *Env) RAISEBySubsample(r *RAISE, base report.Row, label string, steps 
 
 // PairSandwich brackets each split's log-likelihood between RAISE (below)
 // and AIS (above) of the same start, on both rows, and adds the warnings of
-// the sandwich: a gap above the tolerance, RAISE above AIS by more than
-// their errors (the annealed model beating the model itself, Burda et al.
-// §5.1). The tolerance is that of the last entry of ests with a GapTol
-// method (1 nat if none). A family opts in by naming its rows "ais" (an
-// estimate from above, with the AIS log Z fields) and "raise" (from below).
+// the sandwich: a gap above the tolerance, or RAISE above AIS by more than
+// report.NoiseSigmas of their combined standard error (a reversed bracket:
+// one of the two is wrong or not converged). A reversed bracket within that
+// tolerance gets a note on both rows saying it is noise, with its size in
+// σ. The tolerance is that of the last entry of ests with a GapTol method
+// (1 nat if none). A family opts in by naming its rows "ais" (an estimate
+// from above, with the AIS log Z fields) and "raise" (from below).
+//
+// It then cross-checks CSL against exact, AIS and RAISE (report.CrossCheck),
+// so every family whose Finish calls it gets both checks.
 func PairSandwich(rows []report.Row, ests []Configured) {
 	tol := 1.0
 	for _, e := range ests {
@@ -138,7 +143,8 @@ func PairSandwich(rows []report.Row, ests []Configured) {
 		}
 		for j := range rows {
 			a := &rows[j]
-			if a.Estimator != "ais" || a.Split != r.Split || a.Init != r.Init || a.MeanLoglik == nil {
+			if a.Estimator != "ais" || a.Split != r.Split || a.Init != r.Init || a.MeanLoglik == nil ||
+				a.Experiment != r.Experiment || a.Stage != r.Stage || a.Epoch != r.Epoch {
 				continue
 			}
 			lo, hi := *r.MeanLoglik, *a.MeanLoglik
@@ -148,26 +154,25 @@ func PairSandwich(rows []report.Row, ests []Configured) {
 			gap := hi - lo
 			// Error of the difference: RAISE's standard error and AIS's
 			// log Z standard error (±σ̂ band).
-			se := 0.0
-			if r.LoglikSE != nil {
-				se = *r.LoglikSE
-			}
-			if a.LogZHi1 != nil && a.LogZ != nil {
-				d := *a.LogZHi1 - *a.LogZ
-				se = math.Sqrt(se*se + d*d)
-			}
+			se := report.CombinedError(r, a)
 			switch {
 			case gap > tol:
 				w := fmt.Sprintf("AIS − RAISE gap %.2f nats (%s start) exceeds %.2g: neither number can be trusted to better than the gap", gap, r.Init, tol)
 				r.Warnings = append(r.Warnings, w)
 				a.Warnings = append(a.Warnings, w)
-			case gap < -3*se:
-				w := fmt.Sprintf("RAISE is above AIS by %.2f nats (> 3σ = %.2f, %s start): the annealed model beats the model itself (Burda et al. §5.1); use more β", -gap, 3*se, r.Init)
+			case gap < -report.NoiseSigmas*se:
+				w := fmt.Sprintf("RAISE is above AIS by %.2f nats (%s > %dσ = %.2f, %s start): the bracket is reversed beyond noise, so one of the two is wrong or not converged — AIS's log Ẑ came out too high, or the annealed model RAISE measures beats the model itself (Burda et al. §5.1); use more β",
+					-gap, report.Sigmas(-gap, se), report.NoiseSigmas, report.NoiseSigmas*se, r.Init)
 				r.Warnings = append(r.Warnings, w)
 				a.Warnings = append(a.Warnings, w)
+			case gap < 0:
+				n := fmt.Sprintf("AIS − RAISE gap %.2f nats (%s start) is reversed but within noise (%s; σ = %.2f, their combined standard error)", gap, r.Init, report.Sigmas(-gap, se), se)
+				r.Notes = append(r.Notes, n)
+				a.Notes = append(a.Notes, n)
 			}
 		}
 	}
+	report.CrossCheck(rows)
 }
 
 // FinishDeep brackets AIS and RAISE rows (PairSandwich) and drops repeated

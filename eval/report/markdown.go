@@ -41,17 +41,27 @@ func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row
 
 	b.WriteString("## Final estimates\n\n")
 	var fn footnotes
-	main, signals, notes := finalTables(rows, DefaultWarningWidth, &fn)
+	main, signals, legend, notes := finalTables(rows, DefaultWarningWidth, &fn)
 	if main == nil && signals == nil {
 		b.WriteString("No final estimates.\n\n")
 	}
 	if main != nil {
 		renderGFM(&b, main)
 		b.WriteString("\n")
+		for _, l := range legend {
+			fmt.Fprintf(&b, "- %s\n", escapeMD(l))
+		}
+		if len(legend) > 0 {
+			b.WriteString("\n")
+		}
 	}
 	if sw := sandwichGrid(rows); sw != nil {
-		b.WriteString("AIS and RAISE side by side (mean log-probability, nats; gap = AIS − RAISE, the honest error bar; ⚠ marks a warning on the pair):\n\n")
-		renderGFM(&b, sw)
+		b.WriteString(sandwichTitle + ":\n\n")
+		renderGFM(&b, sw.grid)
+		b.WriteString("\n")
+		for _, l := range sw.legend {
+			fmt.Fprintf(&b, "- %s\n", escapeMD(l))
+		}
 		b.WriteString("\n")
 	}
 	if signals != nil {
@@ -87,7 +97,7 @@ func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row
 			renderGFM(&b, g)
 			b.WriteString("\n")
 		}
-		b.WriteString("Mean log-likelihoods (log-probabilities) are in nats per example; pll and recon are values per example; † marks a number with warnings (listed below).\n\n")
+		b.WriteString("Mean log-likelihoods (log-probabilities) are in nats per example; pll and recon are values per example; " + trainingReconHeader + " is the mean squared reconstruction error of the epoch's training minibatches; † marks a number with warnings (listed below).\n\n")
 	}
 
 	b.WriteString("## Warnings\n\n")
@@ -110,6 +120,10 @@ func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row
 	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
 	return err
 }
+
+// trainingReconHeader heads the per-epoch column of the trainer's rows
+// (estimator "train", split "train").
+const trainingReconHeader = "recon (training)"
 
 // rowLabel names an estimator configuration in per-epoch columns and in the
 // warning list: the estimator and its init.
@@ -217,7 +231,13 @@ func epochGrid(rows []Row) *grid {
 		for _, s := range ss {
 			cols = append(cols, col{lab, s, false})
 			h := lab
-			if s != "" {
+			switch {
+			case lab == "train":
+				// The trainer's own row: the reconstruction error of the
+				// epoch's minibatches (split train), not an estimator
+				// named "train" on the train split.
+				h = trainingReconHeader
+			case s != "":
 				h += " " + s
 			}
 			g.header = append(g.header, h)

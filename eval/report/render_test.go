@@ -137,7 +137,7 @@ func TestRenderTableContent(t *testing.T) {
 		return f[1 : len(f)-1]
 	}
 	header := cells(lineWith("Experiment", "Estimator"))
-	wantHeader := []string{"Experiment", "Model", "Estimator", "Runs", "β", "log Ẑ", "log(Ẑ±σ̂)", "log(Ẑ±3σ̂)", "Minutes",
+	wantHeader := []string{"Experiment", "Model", "Estimator", "Chains", "β", "log Ẑ", "log(Ẑ±σ̂)", "log(Ẑ±3σ̂)", "Minutes",
 		"Test log-prob", "Valid log-prob", "Train log-prob", "True log Z", "Warnings"}
 	// The final rows have no valid split: no Valid column.
 	wantHeader = append(wantHeader[:10], wantHeader[11:]...)
@@ -147,7 +147,7 @@ func TestRenderTableContent(t *testing.T) {
 	// The AIS line of cd1-25 merges its split-free, test and train rows:
 	// minutes (198+3+15)/60 = 3.60, the undefined log(Ẑ−3σ̂), the exact log Z.
 	ais := cells(lineWith("cd1-25", "ais (base-rate)"))
-	want := []string{"cd1-25", "rbm 784-25", "ais (base-rate)", "100", "14500", "256.52", "255.00, 257.10", "—, 257.73", "3.60",
+	want := []string{"cd1-25", "rbm 784-25", "ais (base-rate)", "100 AIS runs", "14500", "256.52", "255.00, 257.10", "—, 257.73", "3.60",
 		"-152.68", "-153.46", "255.41", "[1] effective sample size 3.7…"}
 	if strings.Join(ais, "|") != strings.Join(want, "|") {
 		t.Errorf("AIS line %q\nwant     %q", ais, want)
@@ -174,7 +174,8 @@ func TestRenderTableContent(t *testing.T) {
 		t.Errorf("%d cd25-500 lines, want 4", n)
 	}
 	sig := cells(lineWith("recon"))
-	if strings.Join(sig, "|") != "cd1-25|rbm 784-25|recon|0.0131|0.0123|0.05|" {
+	// No signal has a warning: the Warnings column is left out.
+	if strings.Join(sig, "|") != "cd1-25|rbm 784-25|recon|0.0131|0.0123|0.05" {
 		t.Errorf("recon line %q", sig)
 	}
 	// Full warning texts are numbered footnotes, each once.
@@ -356,6 +357,7 @@ func TestRenderTableExtraSplits(t *testing.T) {
 		{Experiment: "e", Stage: StageFinal, Estimator: "exact", Split: "heldout", MeanLoglik: F(-3)},
 		{Experiment: "e", Stage: StageFinal, Estimator: "exact", Split: "train", MeanLoglik: F(-1)},
 		{Experiment: "e", Stage: StageFinal, Estimator: "exact", Split: "valid", MeanLoglik: F(-2)},
+		{Experiment: "e", Stage: StageFinal, Estimator: "ais", Split: "test", MeanLoglik: F(-4)},
 	}
 	var buf bytes.Buffer
 	if err := RenderTable(&buf, rows, TableOptions{ASCII: true}); err != nil {
@@ -369,5 +371,126 @@ func TestRenderTableExtraSplits(t *testing.T) {
 	}
 	if !strings.Contains(out, "|             — |          -2.00 |          -1.00 |            -3.00 |") {
 		t.Errorf("split cells misplaced:\n%s", out)
+	}
+}
+
+// quickstartRows imitates the final evaluation of the quickstarts: exact,
+// AIS and RAISE from the base rate with the train bracket reversed by 0.01
+// nats (as quickstart-dbn's was) and a CSL on test far above exact, put
+// through CrossCheck.
+func quickstartRows() []Row {
+	base := Row{Experiment: "q", Model: "rbm 20-12", Stage: StageFinal, Epoch: 30}
+	mk := func(est, split, init string, runs, betas int, mean, se float64) Row {
+		r := base
+		r.Estimator, r.Split, r.Init, r.Runs, r.Betas, r.MeanLoglik, r.LoglikSE = est, split, init, runs, betas, p(mean), p(se)
+		return r
+	}
+	rows := []Row{
+		mk("exact", "test", "", 0, 0, -7.71, 0.12), mk("exact", "train", "", 0, 0, -7.52, 0.09),
+		mk("ais", "test", "base-rate", 100, 2000, -7.70, 0.12), mk("ais", "train", "base-rate", 100, 2000, -7.707, 0.09),
+		mk("raise", "test", "base-rate", 10, 2000, -7.71, 0.005), mk("raise", "train", "base-rate", 10, 2000, -7.700, 0.006),
+		mk("csl", "test", "base-rate", 100, 0, -6.2, 0.01), mk("csl", "train", "base-rate", 100, 0, -7.75, 0.01),
+	}
+	for i := range rows {
+		r := &rows[i]
+		switch r.Estimator {
+		case "exact":
+			r.LogZ = p(14.79)
+		case "ais":
+			r.LogZ, r.LogZHi1, r.LogZLo1, r.ExactLogZ = p(14.78), p(14.797), p(14.763), p(14.79)
+		}
+	}
+	for _, split := range []string{"test", "train"} {
+		var lo, hi float64
+		for _, r := range rows {
+			if r.Split == split && r.Estimator == "raise" {
+				lo = *r.MeanLoglik
+			}
+			if r.Split == split && r.Estimator == "ais" {
+				hi = *r.MeanLoglik
+			}
+		}
+		for i := range rows {
+			if rows[i].Split == split && (rows[i].Estimator == "raise" || rows[i].Estimator == "ais") {
+				rows[i].LoglikLo, rows[i].LoglikHi = p(lo), p(hi)
+			}
+		}
+	}
+	CrossCheck(rows)
+	return rows
+}
+
+// TestRenderLegendAndColumns checks what the tables say about their own
+// cells: Chains names what it counts per estimator, a legend explains ±
+// and [lo, hi] and lists a reversed bracket within noise with its size in
+// σ, the sandwich shows the gap ± σ and flags CSL's overshoot, and columns
+// empty in every line (the uniform start that did not run, Warnings when
+// there are none) are left out.
+func TestRenderLegendAndColumns(t *testing.T) {
+	var buf bytes.Buffer
+	rows := quickstartRows()
+	if err := RenderTable(&buf, rows, TableOptions{ASCII: true}); err != nil {
+		t.Fatal(err)
+	}
+	if err := RenderSandwich(&buf, rows, TableOptions{ASCII: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"|     100 AIS runs |", "|   10 per example |", "| 100 Gibbs chains |",
+		"\n  mean ± se: for exact, ais and the bounds, se is the standard error over the split's examples",
+		"\n  [lo, hi]: RAISE (lo) and AIS (hi) of the same start bracket the true value",
+		"\n  Reversed brackets within noise, not a sign that either estimate is wrong: q train (base-rate) by 0.01 nats (0.4σ).\n",
+		"[1] CSL is 1.51 nats above exact (151.0σ; 3σ = 0.03), 1.50 nats above ais (base-rate)",
+		"| q          | rbm 20-12 | test  | -7.71 | -6.20 |           -7.71 |         -7.70 |   0.01 ± 0.02 | ⚠ |",
+		"| q          | rbm 20-12 | train | -7.52 | -7.75 |           -7.70 |         -7.71 |  -0.01 ± 0.02 |   |",
+		"\n  gap ± σ: σ = √(σ_AIS² + σ_RAISE²)", "\n  ⚠: a warning on the pair",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "uniform") || strings.Contains(out, "Runs") {
+		t.Errorf("an always-empty uniform column or the old Runs header:\n%s", out)
+	}
+
+	// Without warnings the Warnings column goes and the text says none;
+	// without brackets or standard errors there is no legend for them.
+	buf.Reset()
+	plain := []Row{{Experiment: "e", Model: "m", Stage: StageFinal, Estimator: "exact", Split: "test", MeanLoglik: p(-3), LogZ: p(2)}}
+	if err := RenderTable(&buf, plain, TableOptions{ASCII: true}); err != nil {
+		t.Fatal(err)
+	}
+	out = buf.String()
+	if strings.Contains(out, "| Warnings |") || !strings.HasSuffix(out, "Warnings: none.\n") || strings.Contains(out, "mean ± se") || strings.Contains(out, "[lo, hi]") {
+		t.Errorf("table without warnings, se or brackets:\n%s", out)
+	}
+	// A reversed bracket beyond noise is a warning (on the rows), not listed
+	// as noise.
+	rows = quickstartRows()
+	for i := range rows {
+		if rows[i].Split == "train" && rows[i].Estimator == "raise" {
+			rows[i].MeanLoglik = p(-7.5)
+		}
+	}
+	buf.Reset()
+	if err := RenderTable(&buf, rows, TableOptions{ASCII: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), "Reversed brackets within noise") {
+		t.Errorf("a bracket reversed by 0.21 nats (>3σ) listed as noise:\n%s", buf.String())
+	}
+}
+
+// TestEpochGridTrainingRecon: the trainer's own row (estimator "train" on
+// split "train") is headed "recon (training)", not "train train".
+func TestEpochGridTrainingRecon(t *testing.T) {
+	rows := []Row{
+		{Experiment: "e", Stage: StageEpoch, Epoch: 1, Estimator: "train", Split: "train", Value: p(1.5)},
+		{Experiment: "e", Stage: StageEpoch, Epoch: 1, Estimator: "recon", Split: "train", Value: p(1.25)},
+	}
+	g := epochGrid(rows)
+	if got := strings.Join(g.header, "|"); got != "Epoch|recon (training)|recon train" {
+		t.Errorf("header %q", got)
 	}
 }

@@ -288,6 +288,26 @@ func intCell(n int) string {
 	return strconv.Itoa(n)
 }
 
+// chainsCell names what a line's runs count, since the field means
+// something else per estimator: AIS runs (ais, and the AIS log Ẑ inside
+// dbn-bound and mf-bound), RAISE reverse chains per example, CSL Gibbs
+// chains.
+func chainsCell(l *line) string {
+	if l.runs == 0 {
+		return Missing
+	}
+	n := strconv.Itoa(l.runs)
+	switch l.estimator {
+	case "ais", "dbn-bound", "mf-bound":
+		return n + " AIS runs"
+	case "raise":
+		return n + " per example"
+	case "csl":
+		return n + " Gibbs chains"
+	}
+	return n
+}
+
 func orMissing(s string) string {
 	if s == "" {
 		return Missing
@@ -350,10 +370,20 @@ func titleSplit(s string) string {
 	return string(unicode.ToUpper(r)) + s[n:]
 }
 
+// Legend lines printed under the main table when its cells use them.
+const (
+	legendSE = "mean ± se: for exact, ais and the bounds, se is the standard error over the split's examples (their spread, " +
+		"not an error of the estimator; AIS's error is in log(Ẑ±σ̂)); for raise and csl, the standard error of their estimate " +
+		"of the split's mean (on a subsample: of the control-variate estimate)."
+	legendBracket = "[lo, hi]: RAISE (lo) and AIS (hi) of the same start bracket the true value; lo > hi (reversed) is noise " +
+		"within 3 combined standard errors, a warning beyond."
+)
+
 // finalTables builds the main table (Table 1 of the 2008 paper) and the
 // cheap-signals table from the final rows, numbering warnings in fn, and
-// returns the notes that apply.
-func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid, notes []string) {
+// returns the legend of the main table's cells and the notes that apply.
+// Columns that are empty in every line are left out.
+func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid, legend, notes []string) {
 	if warnWidth == 0 {
 		warnWidth = DefaultWarningWidth
 	}
@@ -378,7 +408,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 	if len(mainLines) > 0 {
 		cols := splitColumns(mainLines, true)
 		main = &grid{
-			header: []string{"Experiment", "Model", "Estimator", "Runs", "β", "log Ẑ", "log(Ẑ±σ̂)", "log(Ẑ±3σ̂)", "Minutes"},
+			header: []string{"Experiment", "Model", "Estimator", "Chains", "β", "log Ẑ", "log(Ẑ±σ̂)", "log(Ẑ±3σ̂)", "Minutes"},
 			align:  []align{alignLeft, alignLeft, alignLeft, alignRight, alignRight, alignRight, alignRight, alignRight, alignRight},
 		}
 		for _, s := range cols {
@@ -387,6 +417,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		}
 		main.header = append(main.header, "True log Z", "Warnings")
 		main.align = append(main.align, alignRight, alignLeft)
+		hasSE, hasBracket := false, false
 		for _, l := range mainLines {
 			note(l.estimator)
 			if (l.lo1 == nil && l.hi1 != nil) || (l.lo3 == nil && l.hi3 != nil) {
@@ -397,14 +428,29 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 				exact = l.logZ
 			}
 			cells := []string{
-				l.experiment, orMissing(l.model), estimatorLabel(l), intCell(l.runs), intCell(l.betas),
+				l.experiment, orMissing(l.model), estimatorLabel(l), chainsCell(l), intCell(l.betas),
 				opt2(l.logZ), pair(l.lo1, l.hi1), pair(l.lo3, l.hi3), num2(l.seconds / 60),
 			}
 			for _, s := range cols {
-				cells = append(cells, loglikCell(l.splits[s]))
+				r := l.splits[s]
+				cells = append(cells, loglikCell(r))
+				if r != nil {
+					hasSE = hasSE || (r.MeanLoglik != nil && r.LoglikSE != nil)
+					hasBracket = hasBracket || r.LoglikLo != nil || r.LoglikHi != nil
+				}
 			}
 			cells = append(cells, opt2(exact), fn.cell(l.warnings, warnWidth))
 			main.rows = append(main.rows, cells)
+		}
+		main.dropEmptyColumns()
+		if hasSE {
+			legend = append(legend, legendSE)
+		}
+		if hasBracket {
+			legend = append(legend, legendBracket)
+			if r := reversedWithinNoise(rows); r != "" {
+				legend = append(legend, r)
+			}
 		}
 	}
 
@@ -434,11 +480,84 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 			cells = append(cells, num2(l.seconds/60), fn.cell(l.warnings, warnWidth))
 			signals.rows = append(signals.rows, cells)
 		}
+		signals.dropEmptyColumns()
 	}
 	if undefinedLo {
 		notes = append(notes, noteUndefinedLo)
 	}
-	return main, signals, notes
+	return main, signals, legend, notes
+}
+
+// reversedWithinNoise lists the final AIS/RAISE pairs whose bracket is
+// reversed (RAISE above AIS) by less than NoiseSigmas combined standard
+// errors — noise, which the tables would otherwise leave unexplained — or
+// returns "" when there are none. Pairs reversed beyond that carry a
+// warning of their own.
+func reversedWithinNoise(rows []Row) string {
+	var parts []string
+	for i := range rows {
+		r := &rows[i]
+		if r.Stage != StageFinal || r.Estimator != "raise" || r.MeanLoglik == nil {
+			continue
+		}
+		for j := range rows {
+			a := &rows[j]
+			if a.Stage != StageFinal || a.Estimator != "ais" || a.MeanLoglik == nil || a.Experiment != r.Experiment ||
+				a.Epoch != r.Epoch || a.Split != r.Split || a.Init != r.Init {
+				continue
+			}
+			gap := *a.MeanLoglik - *r.MeanLoglik
+			sigma := CombinedError(r, a)
+			if gap < 0 && -gap <= NoiseSigmas*sigma {
+				where := r.Experiment + " " + r.Split
+				if r.Init != "" {
+					where += " (" + r.Init + ")"
+				}
+				parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, Sigmas(-gap, sigma)))
+			}
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Reversed brackets within noise, not a sign that either estimate is wrong: " + strings.Join(parts, "; ") + "."
+}
+
+// dropEmptyColumns removes the columns whose cells are empty or Missing in
+// every row (a column of dashes tells the reader nothing). A table without
+// rows keeps its columns.
+func (g *grid) dropEmptyColumns() {
+	if len(g.rows) == 0 {
+		return
+	}
+	keep := make([]bool, len(g.header))
+	for j := range g.header {
+		for _, r := range g.rows {
+			if r[j] != "" && r[j] != Missing {
+				keep[j] = true
+				break
+			}
+		}
+	}
+	filter := func(s []string) []string {
+		out := s[:0:0]
+		for j, c := range s {
+			if keep[j] {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	var al []align
+	for j, a := range g.align {
+		if keep[j] {
+			al = append(al, a)
+		}
+	}
+	g.header, g.align = filter(g.header), al
+	for i, r := range g.rows {
+		g.rows[i] = filter(r)
+	}
 }
 
 func hasSplitFree(lines []*line) bool {
@@ -455,22 +574,27 @@ func hasSplitFree(lines []*line) bool {
 // per experiment and estimator configuration (estimator, init, runs, β)
 // with its splits merged:
 //
-//	Experiment | Model | Estimator | Runs | β | log Ẑ | log(Ẑ±σ̂) | log(Ẑ±3σ̂) | Minutes |
+//	Experiment | Model | Estimator | Chains | β | log Ẑ | log(Ẑ±σ̂) | log(Ẑ±3σ̂) | Minutes |
 //	Test log-prob | [Valid log-prob |] Train log-prob | True log Z | Warnings
 //
 // log Ẑ and log-probabilities have two decimals, "—" marks a missing
 // number, a log-prob is "mean ± se [lo, hi]" where the row has a standard
-// error and a bracket, Minutes is the summed time of the merged rows, and
-// True log Z is the exact log Z (of an exact line, or ExactLogZ). Rows with
-// a Value (pll, recon) form a second "cheap signals" table. Warnings appear
-// abbreviated with footnote numbers; the full texts follow the tables,
-// then notes on which side of the truth each estimator errs.
+// error and a bracket, Chains says what the row's runs count (AIS runs,
+// RAISE chains per example, CSL Gibbs chains), Minutes is the summed time
+// of the merged rows, and True log Z is the exact log Z (of an exact line,
+// or ExactLogZ). A column empty in every line is left out. Legend lines
+// under the table say what ± and [lo, hi] mean when they appear (and list
+// reversed brackets that are within noise). Rows with a Value (pll, recon)
+// form a second "cheap signals" table. Warnings appear abbreviated with
+// footnote numbers; the full texts follow the tables ("Warnings: none."
+// when there are none), then notes on which side of the truth each
+// estimator errs.
 func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 	if err := validateRows(rows); err != nil {
 		return fmt.Errorf("report: table: %w", err)
 	}
 	var fn footnotes
-	main, signals, notes := finalTables(rows, opt.WarningWidth, &fn)
+	main, signals, legend, notes := finalTables(rows, opt.WarningWidth, &fn)
 	var b strings.Builder
 	if main == nil && signals == nil {
 		b.WriteString("No final estimates.\n")
@@ -478,6 +602,9 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 	if main != nil {
 		if err := renderTerminal(&b, main, opt.ASCII); err != nil {
 			return err
+		}
+		for _, l := range legend {
+			fmt.Fprintf(&b, "  %s\n", l)
 		}
 	}
 	if signals != nil {
@@ -494,6 +621,8 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 		for i, t := range fn.texts {
 			fmt.Fprintf(&b, "  [%d] %s\n", i+1, strings.Join(strings.Fields(t), " "))
 		}
+	} else if main != nil || signals != nil {
+		b.WriteString("Warnings: none.\n")
 	}
 	if len(notes) > 0 {
 		b.WriteString("Notes:\n")

@@ -1,0 +1,78 @@
+package family
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/logz-ml/logz/eval/report"
+)
+
+// TestPairSandwich checks the AIS/RAISE bracket on synthetic rows: the
+// bracket [RAISE, AIS] on both rows; a gap above the tolerance and a
+// reversed bracket beyond 3 combined standard errors are warnings on both
+// rows; a reversed bracket within them is a note saying it is noise, with
+// its size in σ. σ combines RAISE's loglik_se with the error of AIS's log Ẑ
+// (log(Ẑ+σ̂) − log Ẑ), not AIS's loglik_se (the spread over examples).
+func TestPairSandwich(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	pair := func(raise, raiseSE, ais, aisSigma float64) []report.Row {
+		base := report.Row{Experiment: "e", Stage: report.StageFinal, Epoch: 30, Split: "train", Init: "base-rate"}
+		r, a := base, base
+		r.Estimator, r.MeanLoglik, r.LoglikSE = "raise", f(raise), f(raiseSE)
+		a.Estimator, a.MeanLoglik, a.LoglikSE = "ais", f(ais), f(0.08)
+		a.LogZ, a.LogZHi1 = f(15.88), f(15.88+aisSigma)
+		return []report.Row{r, a}
+	}
+	for _, c := range []struct {
+		name       string
+		rows       []report.Row
+		warn, note string // substring expected on both rows; "" = none
+	}{
+		{name: "ordinary small gap", rows: pair(-7.71, 0.005, -7.70, 0.017)},
+		{
+			// The quickstart-dbn train row: [-7.70, -7.71], gap −0.01.
+			name: "reversed within noise",
+			rows: pair(-7.700, 0.006, -7.707, 0.017),
+			note: "AIS − RAISE gap -0.01 nats (base-rate start) is reversed but within noise (0.4σ; σ = 0.02",
+		},
+		{
+			name: "reversed beyond noise",
+			rows: pair(-7.60, 0.006, -7.70, 0.017),
+			warn: "RAISE is above AIS by 0.10 nats (5.5σ > 3σ = 0.05, base-rate start): the bracket is reversed beyond noise, so one of the two is wrong or not converged",
+		},
+		{
+			name: "gap above the tolerance",
+			rows: pair(-90, 0.1, -87.5, 0.05),
+			warn: "AIS − RAISE gap 2.50 nats (base-rate start) exceeds 1",
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rows := c.rows
+			PairSandwich(rows, nil)
+			for _, r := range rows {
+				if r.LoglikLo == nil || r.LoglikHi == nil || *r.LoglikLo != *rows[0].MeanLoglik || *r.LoglikHi != *rows[1].MeanLoglik {
+					t.Errorf("%s row: bracket %v, %v", r.Estimator, r.LoglikLo, r.LoglikHi)
+				}
+				for _, k := range []struct {
+					what, want string
+					got        []string
+				}{{"warnings", c.warn, r.Warnings}, {"notes", c.note, r.Notes}} {
+					switch {
+					case k.want == "" && len(k.got) > 0:
+						t.Errorf("%s row %s %q, want none", r.Estimator, k.what, k.got)
+					case k.want != "" && (len(k.got) != 1 || !strings.Contains(k.got[0], k.want)):
+						t.Errorf("%s row %s %q, want one containing %q", r.Estimator, k.what, k.got, k.want)
+					}
+				}
+			}
+		})
+	}
+
+	// PairSandwich runs the CSL cross-check: every family's Finish gets it.
+	rows := append(pair(-7.71, 0.005, -7.70, 0.017), report.Row{Experiment: "e", Stage: report.StageFinal, Epoch: 30,
+		Split: "train", Estimator: "csl", MeanLoglik: f(-6.2), LoglikSE: f(0.01)})
+	PairSandwich(rows, nil)
+	if len(rows[2].Warnings) != 1 || !strings.Contains(rows[2].Warnings[0], "CSL is 1.51 nats above raise") {
+		t.Errorf("CSL row warnings %q", rows[2].Warnings)
+	}
+}
