@@ -21,7 +21,6 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -362,33 +361,6 @@ func Parse(data []byte, filename string, opt Options) (*File, error) {
 	}
 	f.Path = filename
 	return f, nil
-}
-
-// Resolved returns the config with every default filled in, as YAML that
-// Parse turns back into an equal File (the runner saves it as
-// config.resolved.yaml). It has no base: section; each experiment is
-// complete.
-func (f *File) Resolved() ([]byte, error) {
-	var doc yaml.Node
-	if err := doc.Encode(f); err != nil {
-		return nil, fmt.Errorf("config: encoding resolved config: %w", err)
-	}
-	src := f.Path
-	if src == "" {
-		src = "(no file)"
-	}
-	doc.HeadComment = "Resolved logz config of " + src + ": every default filled in.\n" +
-		"Running this file reproduces the run (same seeds, same settings)."
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return nil, fmt.Errorf("config: encoding resolved config: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("config: encoding resolved config: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // Experiment returns the experiment with that name.
