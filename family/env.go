@@ -38,6 +38,9 @@ type Env struct {
 	// Progress, if set, is told about long estimators (label, total work)
 	// and returns a function to report work done and one to call at the end.
 	Progress func(label string, total int64) (add func(int64), done func())
+	// Notice, if set, shows a one-line message to the user at once, on a
+	// terminal or not (e.g. how long a long estimator will take).
+	Notice func(msg string)
 
 	// memo holds what estimators of one evaluation share (an AIS log Z of
 	// given settings, an exact log Z, per-example IS estimates).
