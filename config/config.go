@@ -46,6 +46,8 @@ type File struct {
 	Experiments []Experiment `yaml:"experiments"`
 	// Path is the file the config came from (as passed to Load or Parse).
 	Path string `yaml:"-"`
+	// progress is Options.Progress of the Parse that made the file.
+	progress func(stage string, done, total int)
 }
 
 // Experiment is one model trained and evaluated end to end.
@@ -224,6 +226,10 @@ type Options struct {
 	// Seed, if non-nil, replaces the file's seed (as `logz run --seed N`
 	// does). Experiments that set their own seed keep it.
 	Seed *uint64
+	// Progress, if set, is told how far Parse has read the experiments
+	// ("reading") and Resolved has written them ("resolving"): done of total,
+	// every 1,024 experiments and at the end of each stage.
+	Progress func(stage string, done, total int)
 }
 
 // DefaultModelType is the model type of an experiment that names none.

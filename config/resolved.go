@@ -39,7 +39,10 @@ func (f *File) Resolved() ([]byte, error) {
 	buf.Truncate(buf.Len() - len(empty))
 	buf.WriteString("experiments:\n")
 	var item bytes.Buffer
-	for _, e := range f.Experiments {
+	for i, e := range f.Experiments {
+		if f.progress != nil && i%progressEvery == 0 && i > 0 {
+			f.progress("resolving", i, len(f.Experiments))
+		}
 		item.Reset()
 		if err := encodeDoc(&item, []Experiment{e}, ""); err != nil {
 			return nil, fmt.Errorf("config: encoding resolved config of experiment %s: %w", e.Name, err)
@@ -53,6 +56,9 @@ func (f *File) Resolved() ([]byte, error) {
 			}
 			buf.Write(line)
 		}
+	}
+	if f.progress != nil {
+		f.progress("resolving", len(f.Experiments), len(f.Experiments))
 	}
 	return buf.Bytes(), nil
 }
