@@ -28,6 +28,9 @@ func (e *Exact) Check(p Problems) {
 func (e *Exact) Valid() bool { return e.MaxUnits >= 1 && e.MaxUnits <= MaxExactUnits }
 
 const (
+	// ExactBarUnits is the least number of enumerated units (2^22 states,
+	// about a second for 784 summed units) that gets a progress bar.
+	ExactBarUnits = 22
 	// ExactPlanUnits is the least number of enumerated units (2^26 states,
 	// seconds of work) for which ExactRBM measures the rate of the
 	// enumeration before it starts; the measurement takes tens of
@@ -42,7 +45,8 @@ const (
 
 // ExactRBM returns the enumerator of r's log Z with at most maxUnits
 // enumerated units, drawing its progress over the states on the Env's bar
-// (labelled with what, e.g. "exact"), and a function to call when it is done.
+// (labelled with what, e.g. "exact") from ExactBarUnits units on, and a
+// function to call when it is done.
 // Before a long enumeration (more than ExactNoticeUnits units, or measured
 // at more than ExactNoticeAfter) it tells Env.Notice how long it will take,
 // e.g. "e1 epoch 10 exact: enumerating 2^33 hidden states × 784 visible
@@ -62,6 +66,9 @@ func (env *Env) ExactRBM(r *models.RBM, maxUnits int, what string) (eval.Exact, 
 		if k > ExactNoticeUnits || plan.Estimate > ExactNoticeAfter {
 			env.Notice(label + ": " + plan.String())
 		}
+	}
+	if k < ExactBarUnits {
+		return e, func() {}, nil
 	}
 	var done func()
 	e.Progress, done = env.Bar(fmt.Sprintf("%s 2^%d states", label, k), int64(1)<<k)

@@ -36,19 +36,23 @@ func TestExactRBMNotice(t *testing.T) {
 		t.Errorf("bar %q of %d, enumerator %+v", label, total, e)
 	}
 
-	// 2^12 states: no notice; the bar still counts the states.
+	// 2^22 states: no notice; the bar counts the states.
 	notes = nil
-	small := models.NewRBM(12, 20)
-	e, done, err = env.ExactRBM(small, 25, "top-RBM exact")
+	mid := models.NewRBM(22, 30)
+	e, done, err = env.ExactRBM(mid, 25, "top-RBM exact")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.LogZ(small); err != nil {
-		t.Fatal(err)
-	}
 	done()
-	if len(notes) != 0 || label != "e1 epoch 3 top-RBM exact 2^12 states" || total != 1<<12 {
+	if len(notes) != 0 || label != "e1 epoch 3 top-RBM exact 2^22 states" || total != 1<<22 || e.Progress == nil {
 		t.Errorf("notices %q, bar %q of %d", notes, label, total)
+	}
+
+	// 2^21 states: no bar.
+	label = ""
+	e, _, err = env.ExactRBM(models.NewRBM(21, 30), 25, "exact")
+	if err != nil || label != "" || e.Progress != nil || len(notes) != 0 {
+		t.Errorf("2^21 states: %v, bar %q, notices %q", err, label, notes)
 	}
 
 	// Above max units: no plan, no bar; LogZ refuses.
