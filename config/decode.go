@@ -226,8 +226,8 @@ func (p *parser) parse(data []byte) *File {
 }
 
 // progressEvery is the number of experiments between two calls of
-// Options.Progress.
-const progressEvery = 1024
+// Options.Progress (a variable for tests).
+var progressEvery = 1024
 
 // familySections decodes the parts of experiment e that belong to its model
 // family: model:, train: and the estimator lists. The family is the

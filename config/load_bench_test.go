@@ -89,20 +89,22 @@ func TestManyExperimentsAllocateLinearly(t *testing.T) {
 }
 
 // TestProgress checks that Options.Progress hears of reading and resolving
-// every 1,024 experiments and at the end.
+// every progressEvery experiments and at the end.
 func TestProgress(t *testing.T) {
+	defer func(n int) { progressEvery = n }(progressEvery)
+	progressEvery = 8
 	var got []string
 	opt := Options{Progress: func(stage string, done, total int) {
 		got = append(got, fmt.Sprintf("%s %d/%d", stage, done, total))
 	}}
-	f, err := Parse(manyExperiments(2100), "big.yaml", opt)
+	f, err := Parse(manyExperiments(21), "big.yaml", opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.Resolved(); err != nil {
 		t.Fatal(err)
 	}
-	want := "[reading 1024/2100 reading 2048/2100 reading 2100/2100 resolving 1024/2100 resolving 2048/2100 resolving 2100/2100]"
+	want := "[reading 8/21 reading 16/21 reading 21/21 resolving 8/21 resolving 16/21 resolving 21/21]"
 	if fmt.Sprint(got) != want {
 		t.Errorf("progress %v, want %s", got, want)
 	}
