@@ -21,7 +21,6 @@
 package config
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -47,6 +46,8 @@ type File struct {
 	Experiments []Experiment `yaml:"experiments"`
 	// Path is the file the config came from (as passed to Load or Parse).
 	Path string `yaml:"-"`
+	// progress is Options.Progress of the Parse that made the file.
+	progress func(stage string, done, total int)
 }
 
 // Experiment is one model trained and evaluated end to end.
@@ -225,6 +226,10 @@ type Options struct {
 	// Seed, if non-nil, replaces the file's seed (as `logz run --seed N`
 	// does). Experiments that set their own seed keep it.
 	Seed *uint64
+	// Progress, if set, is told how far Parse has read the experiments
+	// ("reading") and Resolved has written them ("resolving"): done of total,
+	// every 1,024 experiments and at the end of each stage.
+	Progress func(stage string, done, total int)
 }
 
 // DefaultModelType is the model type of an experiment that names none.
@@ -362,33 +367,6 @@ func Parse(data []byte, filename string, opt Options) (*File, error) {
 	}
 	f.Path = filename
 	return f, nil
-}
-
-// Resolved returns the config with every default filled in, as YAML that
-// Parse turns back into an equal File (the runner saves it as
-// config.resolved.yaml). It has no base: section; each experiment is
-// complete.
-func (f *File) Resolved() ([]byte, error) {
-	var doc yaml.Node
-	if err := doc.Encode(f); err != nil {
-		return nil, fmt.Errorf("config: encoding resolved config: %w", err)
-	}
-	src := f.Path
-	if src == "" {
-		src = "(no file)"
-	}
-	doc.HeadComment = "Resolved logz config of " + src + ": every default filled in.\n" +
-		"Running this file reproduces the run (same seeds, same settings)."
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return nil, fmt.Errorf("config: encoding resolved config: %w", err)
-	}
-	if err := enc.Close(); err != nil {
-		return nil, fmt.Errorf("config: encoding resolved config: %w", err)
-	}
-	return buf.Bytes(), nil
 }
 
 // Experiment returns the experiment with that name.

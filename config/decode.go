@@ -160,7 +160,11 @@ func (p *parser) parse(data []byte) *File {
 		name  string
 	}
 	seen := map[string]named{} // lower-cased name → first experiment with it
+	f.progress = p.opt.Progress
 	for i, item := range seq.Content {
+		if f.progress != nil && i%progressEvery == 0 && i > 0 {
+			f.progress("reading", i, len(seq.Content))
+		}
 		item = deref(item)
 		prefix := fmt.Sprintf("experiments[%d]", i)
 		if item.Kind != yaml.MappingNode {
@@ -202,8 +206,15 @@ func (p *parser) parse(data []byte) *File {
 		}
 		f.Experiments = append(f.Experiments, e)
 	}
+	if f.progress != nil {
+		f.progress("reading", len(seq.Content), len(seq.Content))
+	}
 	return f
 }
+
+// progressEvery is the number of experiments between two calls of
+// Options.Progress (a variable for tests).
+var progressEvery = 1024
 
 // familySections decodes the parts of experiment e that belong to its model
 // family: model:, train: and the estimator lists. The family is the

@@ -282,7 +282,8 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		})
 	}
 	evalSplits := Splits(exp, train0, valid, test)
-	ev := family.Env{Experiment: exp.Name, Splits: evalSplits, BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2)}
+	ev := family.Env{Experiment: exp.Name, Splits: evalSplits, BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2),
+		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }}
 	save := func() error {
 		c, err := tr.Checkpoint(exp.Name)
 		if err != nil {

@@ -48,6 +48,9 @@ type Env struct {
 	// OnEntry, if set, is called when an entry has run, with its rows
 	// before the family's Finish step; an error stops the evaluation.
 	OnEntry func(Entry) error
+	// Notice, if set, shows a one-line message to the user at once, on a
+	// terminal or not (e.g. how long a long estimator will take).
+	Notice func(msg string)
 
 	// memo holds what estimators of one evaluation share (an AIS log Z of
 	// given settings, an exact log Z, per-example IS estimates).

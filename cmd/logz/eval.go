@@ -162,6 +162,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
 		Splits:   []family.Split{{Name: splitName, Data: experiment.Rows(set)}},
 		BaseRate: data.LogOdds(base, 1), Train: experiment.Rows(base), Seed: *seed,
+		Notice: func(msg string) { fmt.Fprintln(stderr, msg) },
 	}
 	if !*asJSON {
 		ev.Progress = experiment.StderrProgress(stderr)

@@ -17,6 +17,7 @@ import (
 	"github.com/logz-ml/logz/configs"
 	"github.com/logz-ml/logz/experiment"
 	_ "github.com/logz-ml/logz/family/all" // every model family
+	"github.com/logz-ml/logz/internal/progress"
 )
 
 const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume | --force]
@@ -65,6 +66,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	var f *config.File
 	if len(pos) == 1 {
+		// A config of many experiments takes a while to read and resolve.
+		opt.Progress = progress.Delayed(stderr, "config "+pos[0]+": ", "experiments", 2*time.Second, progress.Options{})
 		f, err = config.Load(pos[0], opt)
 	} else {
 		name, b := configs.Default()

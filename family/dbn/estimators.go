@@ -235,7 +235,12 @@ func topFor(env *family.Env, d *models.DBN, a *family.AIS, seed uint64, maxUnits
 func topLogZ(env *family.Env, d *models.DBN, a *family.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
 	top := d.Top()
 	if min(top.NVis, top.NHid) <= maxUnits {
-		z, err := eval.ExactTopLogZ(d, eval.Exact{MaxUnits: maxUnits})
+		e, done, err := env.ExactRBM(top, maxUnits, "top-RBM exact")
+		if err != nil {
+			return eval.TopLogZ{}, nil, err
+		}
+		defer done()
+		z, err := eval.ExactTopLogZ(d, e)
 		return z, nil, err
 	}
 	betas, err := a.BetaSchedule()

@@ -34,7 +34,12 @@ var Exact = family.Define(family.Def[family.Exact]{
 	Run: func(env *family.Env, m models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()
-		logZ, err := eval.Exact{MaxUnits: s.MaxUnits}.LogZ(r)
+		e, done, err := env.ExactRBM(r, s.MaxUnits, "exact")
+		if err != nil {
+			return nil, err
+		}
+		logZ, err := e.LogZ(r)
+		done()
 		if err != nil {
 			return nil, err
 		}

@@ -247,3 +247,47 @@ func appendDuration(dst []byte, s float64) []byte {
 	h := int(s) / 3600
 	return fmt.Appendf(dst, "%dh%02dm", h, (int(s)-3600*h)/60)
 }
+
+// Delayed returns a callback for work reported in stages as cumulative
+// (done, total) counts of unit — such as reading and then resolving the
+// experiments of a config — that stays silent while the work is quick: a
+// stage gets a bar labelled prefix + stage on w (options o) only once the
+// work has taken after, counted from the first call. When the bar is not
+// live (w is not a terminal) a line "<prefix><stage> <total> <unit>…" says
+// at once what is going on, and the bar's summary line follows at the end.
+// A report with done ≥ total ends the stage's bar. The callback is for one
+// goroutine.
+func Delayed(w io.Writer, prefix, unit string, after time.Duration, o Options) func(stage string, done, total int) {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+		o.Now = now
+	}
+	var start time.Time
+	var bar *Bar
+	var stage string
+	var last int64
+	return func(s string, done, total int) {
+		if start.IsZero() {
+			start = now()
+		}
+		if s != stage {
+			bar.Done()
+			bar, stage, last = nil, s, 0
+		}
+		if bar == nil && now().Sub(start) >= after {
+			bar = NewWith(w, prefix+s, int64(total), o)
+			if bar != nil && bar.mode != Live {
+				fmt.Fprintf(w, "%s%s %d %s…\n", prefix, s, total, unit)
+			}
+		}
+		if bar != nil {
+			bar.Add(int64(done) - last)
+			last = int64(done)
+			if done >= total {
+				bar.Done()
+				bar, stage = nil, ""
+			}
+		}
+	}
+}

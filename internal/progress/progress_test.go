@@ -242,3 +242,47 @@ func BenchmarkAddSummary(b *testing.B) {
 	}
 	bar.Done()
 }
+
+// TestDelayed checks that staged work is silent while quick, gets a bar
+// (with a start line when not live) once slow, and ends each stage's bar.
+func TestDelayed(t *testing.T) {
+	clk := newClock()
+	var buf bytes.Buffer
+	report := Delayed(&buf, "config big.yaml: ", "experiments", 2*time.Second, Options{Mode: Summary, Now: clk.Now})
+	report("reading", 1024, 4096)
+	clk.Advance(time.Second)
+	report("reading", 2048, 4096)
+	if buf.Len() != 0 {
+		t.Fatalf("quick work printed %q", buf.String())
+	}
+	clk.Advance(time.Second) // 2 s since the first report: open a bar
+	report("reading", 3072, 4096)
+	if got, want := buf.String(), "config big.yaml: reading 4096 experiments…\n"; got != want {
+		t.Fatalf("start line %q, want %q", got, want)
+	}
+	buf.Reset()
+	clk.Advance(time.Second)
+	report("reading", 4096, 4096)
+	if got, want := buf.String(), "config big.yaml: reading  4096/4096 (100%)  4096/s  done in 1.0s\n"; got != want {
+		t.Fatalf("end line %q, want %q", got, want)
+	}
+	buf.Reset()
+	report("resolving", 100, 4096) // the next stage is late already
+	clk.Advance(4 * time.Second)
+	report("resolving", 4096, 4096)
+	want := "config big.yaml: resolving 4096 experiments…\nconfig big.yaml: resolving  4096/4096 (100%)  1024/s  done in 4.0s\n"
+	if got := buf.String(); got != want {
+		t.Fatalf("second stage %q, want %q", got, want)
+	}
+
+	// Live: no start line; the bar is redrawn and ended.
+	buf.Reset()
+	clk2 := newClock()
+	report = Delayed(&buf, "c: ", "experiments", 0, Options{Mode: Live, Now: clk2.Now})
+	report("reading", 0, 10)
+	clk2.Advance(time.Second)
+	report("reading", 10, 10)
+	if got := buf.String(); !strings.HasPrefix(got, "\rc: reading  0/10 (0%)") || !strings.HasSuffix(got, "done in 1.0s\n") {
+		t.Fatalf("live %q", got)
+	}
+}
