@@ -1,34 +1,13 @@
 package family
 
 import (
-	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/logz-ml/logz/family/familytest"
 )
 
-// problems records what Check methods report, as "key: message".
-type problems []string
-
-func (p *problems) Check(rel string, ok bool, want string, got any) {
-	if !ok {
-		*p = append(*p, fmt.Sprintf("%s: expected %s, got %v", rel, want, got))
-	}
-}
-func (p *problems) Enum(rel, val string, allowed []string) bool {
-	for _, a := range allowed {
-		if a == val {
-			return true
-		}
-	}
-	*p = append(*p, fmt.Sprintf("%s: %q not one of %v", rel, val, allowed))
-	return false
-}
-func (p *problems) Errorf(rel, format string, args ...any) {
-	*p = append(*p, rel+": "+fmt.Sprintf(format, args...))
-}
-func (p *problems) Crossf(rel, lineRel, format string, args ...any) {
-	*p = append(*p, rel+"@"+lineRel+": "+fmt.Sprintf(format, args...))
-}
+type problems = familytest.Problems
 
 // TestAnnealLimits: counts that would exhaust memory or run for years are
 // reported at their key with the limit, before anything is allocated.

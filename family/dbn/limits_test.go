@@ -1,27 +1,15 @@
 package dbn
 
 import (
-	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/logz-ml/logz/family/familytest"
 
 	"github.com/logz-ml/logz/family/rbm"
 )
 
-type problems []string
-
-func (p *problems) Check(rel string, ok bool, want string, got any) {
-	if !ok {
-		*p = append(*p, fmt.Sprintf("%s: expected %s, got %v", rel, want, got))
-	}
-}
-func (p *problems) Enum(rel, val string, allowed []string) bool { return true }
-func (p *problems) Errorf(rel, format string, args ...any) {
-	*p = append(*p, rel+": "+fmt.Sprintf(format, args...))
-}
-func (p *problems) Crossf(rel, lineRel, format string, args ...any) {
-	*p = append(*p, rel+"@"+lineRel+": "+fmt.Sprintf(format, args...))
-}
+type problems = familytest.Problems
 
 // TestLayerLimits: a layer above models.MaxUnits is reported at its key;
 // sizes whose parameters exceed models.MaxParams are refused by NewModel,
