@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -170,11 +170,9 @@ func (a AIS) Run(path inference.Path) (AISResult, error) {
 	logw := make([]float64, runs)
 	total := int64(runs) * int64(K)
 	var next, done atomic.Int64
-	var wg sync.WaitGroup
+	var wg workgroup.Group
 	for range max(1, min(a.workers(), runs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			ch := path.NewChain()
 			for {
 				c := int(next.Add(1) - 1)
@@ -195,7 +193,7 @@ func (a AIS) Run(path inference.Path) (AISResult, error) {
 				}
 				logw[c] = lw
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return summariseAIS(logw, path.LogZ0(), K), nil

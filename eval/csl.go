@@ -7,11 +7,11 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/rowsum"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -143,11 +143,9 @@ func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
 	acc := make([]cslAcc, G)
 	total := int64(chains) * int64(c.BurnIn+steps)
 	var next, done atomic.Int64
-	var wg sync.WaitGroup
+	var wg workgroup.Group
 	for range max(1, min(c.workers(), G)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			ch := newCSLChain(mod)
 			ev := newCSLEval(mod.D)
 			for {
@@ -183,7 +181,7 @@ func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
 				}
 				ev.flush(data, a)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return summariseCSL(acc, N, chains, steps, c.BurnIn), nil

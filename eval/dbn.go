@@ -20,11 +20,11 @@ import (
 	"math/bits"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -643,11 +643,9 @@ func dbnParallel(n, workers int, newWorker func() func(int)) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var wg workgroup.Group
 	for range max(1, min(workers, n)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			work := newWorker()
 			for {
 				i := int(next.Add(1) - 1)
@@ -656,7 +654,7 @@ func dbnParallel(n, workers int, newWorker func() func(int)) {
 				}
 				work(i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

@@ -6,11 +6,11 @@ import (
 	"math/bits"
 	"runtime"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -328,11 +328,9 @@ func (p *enumProblem) walk(workers int, path exactPath, B float64, table []float
 	}
 	workers = max(1, min(workers, nblocks))
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var wg workgroup.Group
 	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			var ms *multScratch
 			var as *addScratch
 			acc := newLSEAcc()
@@ -355,7 +353,7 @@ func (p *enumProblem) walk(workers int, path exactPath, B float64, table []float
 				}
 				results[b] = acc.result()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return logSumExpSlice(results)

@@ -6,11 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -159,11 +159,9 @@ func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var next, done atomic.Int64
-	var wg sync.WaitGroup
+	var wg workgroup.Group
 	for range max(1, min(workers, N*M)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			item := newItem()
 			src := &rand.PCG{}
 			rng := rand.New(src)
@@ -178,7 +176,7 @@ func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total
 					progress(done.Add(int64(K)), total)
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	return logw

@@ -7,10 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -446,11 +446,9 @@ func parallel(n, workers int, f func(worker, i int)) {
 		return
 	}
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var wg workgroup.Group
 	for w := range min(workers, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
@@ -458,7 +456,7 @@ func parallel(n, workers int, f func(worker, i int)) {
 				}
 				f(w, i)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 }

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync"
 
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -299,20 +299,18 @@ func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64
 	for _, w := range active {
 		w.src.Seed(t.rng.Uint64(), t.rng.Uint64())
 	}
-	var wg sync.WaitGroup
+	var wg workgroup.Group
 	next := make(chan *task, len(active))
 	for _, w := range active {
 		next <- w
 	}
 	close(next)
 	for range min(o.Workers, len(active)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			for w := range next {
 				t.run(w, data, k)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	// Combine the tasks' statistics in a fixed order and update.

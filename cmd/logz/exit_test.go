@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/workgroup"
 )
 
 // TestExitStatus builds the logz binary and checks the exit status, stdout
@@ -106,7 +108,20 @@ func TestInternalError(t *testing.T) {
 		var m []int
 		return fmt.Errorf("%d", m[3]) // index out of range
 	}
-	for _, debug := range []string{"", "1"} {
+	// The same crash in a worker goroutine, as in an estimator.
+	inWorker := func() error {
+		var g workgroup.Group
+		var err error
+		g.Go(func() { err = crash() })
+		g.Wait()
+		return err
+	}
+	for _, c := range []struct {
+		debug string
+		f     func() error
+	}{{"", crash}, {"1", crash}, {"", inWorker}, {"1", inWorker}} {
+		debug := c.debug
+		crash := c.f
 		t.Setenv(debugEnv, debug)
 		var stderr bytes.Buffer
 		status := exitStatus(crash, &stderr)

@@ -10,6 +10,8 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/logz-ml/logz/internal/workgroup"
 )
 
 // version is set at build time with -ldflags "-X main.version=…"; otherwise
@@ -36,17 +38,22 @@ const debugEnv = "LOGZ_DEBUG"
 // A panic in f is a bug in logz: it is reported in one line as an internal
 // error with status 1, the stack only with LOGZ_DEBUG set, because the Go
 // runtime would print a stack dump and exit with status 2, the status of a
-// usage error. (This catches the panics of the command's own goroutine;
-// one in a worker goroutine of an estimator or trainer still ends the
-// process through the runtime.)
+// usage error. The worker goroutines of estimators and trainers run in
+// internal/workgroup groups, which carry a worker's panic (with the
+// worker's stack) to the goroutine that waits for them, so it lands here
+// too.
 func exitStatus(f func() error, stderr io.Writer) (status int) {
 	defer func() {
 		r := recover()
 		if r == nil {
 			return
 		}
+		stack := debug.Stack()
+		if p, ok := r.(*workgroup.Panic); ok {
+			r, stack = p.Value, p.Stack
+		}
 		if os.Getenv(debugEnv) != "" {
-			fmt.Fprintf(stderr, "logz: internal error: %v (please report it with the command line and this stack)\n%s", r, debug.Stack())
+			fmt.Fprintf(stderr, "logz: internal error: %v (please report it with the command line and this stack)\n%s", r, stack)
 		} else {
 			fmt.Fprintf(stderr, "logz: internal error: %v (please report it with the command line; %s=1 prints the stack)\n", r, debugEnv)
 		}

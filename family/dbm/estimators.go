@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -221,11 +221,9 @@ func forExamples(d *models.DBM, x eval.Examples, f func(n int, v []float64) erro
 	N := x.Len()
 	errs := make([]error, N)
 	var next atomic.Int64
-	var wg sync.WaitGroup
+	var wg workgroup.Group
 	for range max(1, min(runtime.GOMAXPROCS(0), N)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			v := make([]float64, d.NumVisible())
 			for {
 				n := int(next.Add(1) - 1)
@@ -242,7 +240,7 @@ func forExamples(d *models.DBM, x eval.Examples, f func(n int, v []float64) erro
 				}
 				errs[n] = f(n, v)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	for n, err := range errs {
