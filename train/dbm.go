@@ -545,18 +545,14 @@ func epochOrder(perm []int, n int, shuffle bool, rng *rand.Rand) []int {
 }
 
 func (t *DBMTrainer) checkFinite() error {
-	s := 0.0
+	s, big := 0.0, 0.0
 	for _, w := range t.M.W {
-		for _, x := range w {
-			s += x
-		}
+		s, big = sumMaxAbs(w, s, big)
 	}
 	for _, b := range t.M.B {
-		for _, x := range b {
-			s += x
-		}
+		s, big = sumMaxAbs(b, s, big)
 	}
-	if math.IsNaN(s) || math.IsInf(s, 0) {
+	if math.IsNaN(s) || math.IsInf(s, 0) || big > models.MaxAbsParam {
 		if err := t.M.Validate(); err != nil {
 			return err
 		}

@@ -254,21 +254,27 @@ func minibatches(perm []int, size int, onBatch func(int), step func(idx []int) f
 	return sum, 0, nil
 }
 
+// checkFinite reports a model whose parameters are not finite or exceed
+// models.MaxAbsParam in magnitude (such a model could be saved but not
+// loaded again: training has diverged).
 func (t *RBMTrainer) checkFinite() error {
-	s := 0.0
-	for _, x := range t.M.W {
-		s += x
-	}
-	for _, x := range t.M.VBias {
-		s += x
-	}
-	for _, x := range t.M.HBias {
-		s += x
-	}
-	if math.IsNaN(s) || math.IsInf(s, 0) {
+	s, big := sumMaxAbs(t.M.W, 0, 0)
+	s, big = sumMaxAbs(t.M.VBias, s, big)
+	s, big = sumMaxAbs(t.M.HBias, s, big)
+	if math.IsNaN(s) || math.IsInf(s, 0) || big > models.MaxAbsParam {
 		return t.M.Validate()
 	}
 	return nil
+}
+
+// sumMaxAbs adds the sum of xs to s and returns it with the larger of big
+// and the largest |x|.
+func sumMaxAbs(xs []float64, s, big float64) (float64, float64) {
+	for _, x := range xs {
+		s += x
+		big = max(big, math.Abs(x))
+	}
+	return s, big
 }
 
 // batch performs one parameter update from the examples idx and returns the

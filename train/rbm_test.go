@@ -255,3 +255,16 @@ func TestDataShapeMismatch(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestHugeParametersAreDivergence: a finite parameter above
+// models.MaxAbsParam stops training as a divergence, since such a model
+// could be saved but never loaded again.
+func TestHugeParametersAreDivergence(t *testing.T) {
+	_, train, _ := planted(200, 5)
+	tr := newTrainer(t, false, 1, 2)
+	tr.M.W[3] = 2 * models.MaxAbsParam
+	_, err := tr.TrainEpoch(train)
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "parameters must lie in") {
+		t.Fatalf("err = %v", err)
+	}
+}
