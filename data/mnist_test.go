@@ -1,76 +1,24 @@
 package data
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/testenv"
 )
 
-// EnvMNISTTestDir names a directory with the original MNIST files for the
-// tests and benchmarks below, which skip when it is unset. A relative path
-// is taken from the module root (the directory of go.mod), not from this
-// package's directory where go test runs, so that
-// `LOGZ_MNIST_DIR=./data/mnist go test ./data` works from a clone.
-const EnvMNISTTestDir = "LOGZ_MNIST_DIR"
-
 func mnistDir(tb testing.TB) string {
-	dir := os.Getenv(EnvMNISTTestDir)
+	dir, err := testenv.MNISTDir()
+	if err != nil {
+		tb.Fatal(err)
+	}
 	if dir == "" {
-		tb.Skipf("$%s is not set", EnvMNISTTestDir)
+		tb.Skipf("$%s is not set", testenv.MNISTVar)
 	}
-	abs, err := resolveFromModuleRoot(dir)
-	if err != nil {
-		tb.Fatalf("$%s=%s: %v", EnvMNISTTestDir, dir, err)
-	}
-	if _, err := os.Stat(abs); err != nil {
-		tb.Fatalf("$%s=%s: %v", EnvMNISTTestDir, dir, err)
-	}
-	return abs
-}
-
-// resolveFromModuleRoot returns dir itself when it is absolute, else dir
-// joined to the module root: the nearest directory at or above the working
-// directory that holds go.mod.
-func resolveFromModuleRoot(dir string) (string, error) {
-	if filepath.IsAbs(dir) {
-		return dir, nil
-	}
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
-			return filepath.Join(d, dir), nil
-		}
-		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("a relative path is taken from the module root, but no go.mod is at or above %s", wd)
-		}
-	}
-}
-
-func TestResolveFromModuleRoot(t *testing.T) {
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(wd) // go test runs in data/, one below go.mod
-	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
-		t.Fatalf("expected go.mod above the package directory: %v", err)
-	}
-	for in, want := range map[string]string{
-		"./data/mnist": filepath.Join(root, "data", "mnist"),
-		"data/mnist":   filepath.Join(root, "data", "mnist"),
-		"/abs/mnist":   "/abs/mnist",
-		"../elsewhere": filepath.Join(filepath.Dir(root), "elsewhere"),
-	} {
-		if got, err := resolveFromModuleRoot(in); err != nil || got != want {
-			t.Errorf("resolveFromModuleRoot(%q) = %q, %v; want %q", in, got, err, want)
-		}
-	}
+	return dir
 }
 
 // Facts about the original files, computed independently (Python's gzip

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/testenv"
+
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
@@ -51,7 +53,7 @@ var (
 // the training images (the trained model is cached in os.TempDir()); otherwise it is benchRBM(784, 500) with its own
 // visible biases as the base.
 func benchModel(b *testing.B) (*models.RBM, []float64) {
-	dir := os.Getenv("LOGZ_MNIST_DIR")
+	dir := mnistBenchDir(b)
 	if dir == "" {
 		m := benchRBM(784, 500)
 		return m, append([]float64(nil), m.VBias...)
@@ -250,4 +252,14 @@ func mnistPCD(path string, H, updates int) (*models.RBM, []float64, error) {
 		}
 	}
 	return m, base, m.Validate()
+}
+
+// mnistBenchDir is the MNIST directory of $LOGZ_MNIST_DIR (relative to the
+// module root), or "" when unset.
+func mnistBenchDir(b testing.TB) string {
+	dir, err := testenv.MNISTDir()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return dir
 }

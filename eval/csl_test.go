@@ -3,7 +3,6 @@ package eval
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -596,7 +595,7 @@ func TestCSLValidation(t *testing.T) {
 func BenchmarkCSL784x500(b *testing.B) {
 	m, base := benchModel(b)
 	xs := make(cslRows, 100)
-	if dir := os.Getenv("LOGZ_MNIST_DIR"); dir != "" {
+	if dir := mnistBenchDir(b); dir != "" {
 		test, err := readIDXImages(filepath.Join(dir, "t10k-images-idx3-ubyte.gz"))
 		if err != nil {
 			b.Fatal(err)

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 // LOGZ_MNIST_DIR is set, else binary vectors drawn from the model's base
 // rate (the visible biases' Bernoulli distribution).
 func benchExamples(b *testing.B, n int, base []float64) rowSet {
-	if dir := os.Getenv("LOGZ_MNIST_DIR"); dir != "" {
+	if dir := mnistBenchDir(b); dir != "" {
 		imgs, err := readIDXImages(filepath.Join(dir, "t10k-images-idx3-ubyte.gz"))
 		if err != nil {
 			b.Fatal(err)
