@@ -36,7 +36,7 @@ var dataSchemes = []dataScheme{
 	{"mnist", []string{"train", "test"}, "MNIST IDX files from data_dir, $LOGZ_DATA_DIR or ./data/mnist"},
 	{"fashion-mnist", []string{"train", "test"}, "Fashion-MNIST IDX files from data_dir or /usr/share/datasets/fashion-mnist"},
 	{"idx", nil, "an IDX image file (gzip or not)"},
-	{"npy", nil, "an N×D .npy array of 0/1 (any numeric dtype)"},
+	{"npy", nil, "an N×D .npy array of 0/1 (bool, integer, float32 or float64 dtype)"},
 	{"planted", []string{"train", "valid", "test"}, "samples of the planted synthetic RBM (data.planted)"},
 }
 
@@ -57,6 +57,15 @@ func dataSpecForms() string {
 func ParseDataSpec(s string) (DataSpec, error) {
 	scheme, rest, ok := strings.Cut(s, ":")
 	if !ok {
+		for _, ds := range dataSchemes {
+			switch {
+			case ds.name != s:
+			case ds.parts == nil:
+				return DataSpec{}, fmt.Errorf("data spec %q lacks the file; expected %s:PATH", s, s)
+			default:
+				return DataSpec{}, fmt.Errorf("data spec %q lacks the split: which split? %s:%s", s, s, strings.Join(ds.parts, "|"))
+			}
+		}
 		return DataSpec{}, fmt.Errorf("data spec %q has no scheme (want SCHEME:PART, one of %s)", s, dataSpecForms())
 	}
 	names := make([]string, len(dataSchemes))

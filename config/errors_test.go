@@ -131,6 +131,9 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:2: experiments[0].name: expected a name of letters, digits`, `got "a/b"`}},
 		{"dot name", "experiments:\n  - name: ..\n    data: {train: planted:train, test: planted:test}\n", []string{
 			`bad.yaml:2: experiments[0].name: expected a name`}},
+		{"data spec without its split", "experiments:\n  - name: a\n    data: {train: planted, test: npy}\n", []string{
+			`bad.yaml:3: experiments[0].data.train: data spec "planted" lacks the split: which split? planted:train|valid|test`,
+			`bad.yaml:3: experiments[0].data.test: data spec "npy" lacks the file; expected npy:PATH`}},
 		{"experiment named like a run file", "experiments:\n  - name: results.json\n    data: {train: planted:train, test: planted:test}\n", []string{
 			`bad.yaml:2: experiments[0].name: "results.json" is the name of a file logz writes in the run folder (results.json, report.md, config.resolved.yaml); choose another name`}},
 		{"experiment named like a run file, other case", "experiments:\n  - name: Config.Resolved.YAML\n    data: {train: planted:train, test: planted:test}\n", []string{

@@ -7,7 +7,7 @@
 //	fashion-mnist:train|test   the same file names from Options.FashionDir, $LOGZ_FASHION_DIR or
 //	                           /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist)
 //	idx:PATH                   an IDX file of unsigned-byte images (N×rows×cols or N×D), raw or gzip
-//	npy:PATH                   an N×D .npy array of 0/1 values, any numeric dtype
+//	npy:PATH                   an N×D .npy array of 0/1 values (bool, integer, float32 or float64)
 //	planted:train|valid|test   synthetic data drawn exactly from a small planted RBM (no files)
 //
 // Grey images are binarised by an explicit method: Stochastic (pixel/255 is
