@@ -1,6 +1,7 @@
 package config
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sort"
@@ -126,9 +127,8 @@ func showValue(v any) string {
 	var s string
 	switch v.(type) {
 	case map[string]any, []any:
-		b, _ := yaml.Marshal(v)
-		s = strings.Join(strings.Fields(strings.ReplaceAll(string(b), "\n", "; ")), " ")
-		s = "{" + strings.TrimSuffix(s, ";") + "}"
+		b, _ := json.Marshal(v) // one line: [4,4], {"runs":100}
+		s = string(b)
 	default:
 		s = fmt.Sprint(v)
 		if str, ok := v.(string); ok {
