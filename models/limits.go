@@ -85,7 +85,7 @@ func checkValues(name string, xs []float64, cols int) error {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return fmt.Errorf("%s is %v (not finite); parameters must be finite", at, x)
 		}
-		return fmt.Errorf("%s is %.6g; parameters must lie in [-%g, %g] (models.MaxAbsParam: larger values saturate every unit and make the energies lose all precision or overflow; the file is corrupt or its training diverged)", at, x, MaxAbsParam, MaxAbsParam)
+		return fmt.Errorf("%s is %.6g; parameters must lie in [-%g, %g] (models.MaxAbsParam: larger values saturate every unit and make the energies lose all precision or overflow)", at, x, MaxAbsParam, MaxAbsParam)
 	}
 	return nil
 }
