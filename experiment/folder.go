@@ -39,6 +39,7 @@ type prepared struct {
 	rows    []report.Row
 	discard []string // paths, with a description each in describe
 	about   []string
+	stale   []string // temporary files of a killed process, removed on --resume
 }
 
 // prepare checks the run folder against the options before anything is
@@ -71,7 +72,13 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		return nil, folderError("%s is not empty and holds no logz run (no %s or %s); choose a new or empty folder with --out", dir, config.ResolvedFile, config.ResultsFile)
 	}
 	if opt.Resume {
-		return p, p.checkResume(f, resolved, dir)
+		if err := p.checkResume(f, resolved, dir); err != nil {
+			return nil, err
+		}
+		p.stale, _ = filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
+		more, _ := filepath.Glob(filepath.Join(dir, "*", ".*.tmp-*"))
+		p.stale = append(p.stale, more...)
+		return p, nil
 	}
 	summary := describeRun(f, dir)
 	if !opt.Force {

@@ -236,10 +236,16 @@ func TestResumeKeepsFinalEstimates(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// A finished run: nothing is redone.
+	// A finished run: nothing is redone. A temporary file left by a
+	// killed process (kill -9 during a write) is removed.
+	tmp := filepath.Join(dir, "a", ".model.npz.tmp-123")
+	os.WriteFile(tmp, []byte("partial"), 0o644)
 	stderr, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Resume: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if _, err := os.Stat(tmp); err == nil || !strings.Contains(stderr, "removed "+tmp+", a temporary file of a killed run") {
+		t.Errorf("stale temporary file kept (%v):\n%s", err, stderr)
 	}
 	if strings.Count(stderr, "finished before (3 epochs, 4 final estimators); kept") != 2 {
 		t.Errorf("finished experiments not kept:\n%s", stderr)

@@ -93,6 +93,11 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if opt.Banner != "" {
 		fmt.Fprintln(opt.Stderr, opt.Banner)
 	}
+	for _, path := range prep.stale {
+		if err := os.Remove(path); err == nil {
+			fmt.Fprintf(opt.Stderr, "logz: --resume: removed %s, a temporary file of a killed run\n", path)
+		}
+	}
 	if opt.Resume && prep.empty {
 		fmt.Fprintf(opt.Stderr, "logz: --resume: %s holds no run yet; starting one\n", opt.Out)
 	}
