@@ -89,3 +89,9 @@ func checkValues(name string, xs []float64, cols int) error {
 	}
 	return nil
 }
+
+// CheckValues is the parameter check of the built-in types for other
+// model packages: the first value of xs (a matrix with cols columns, a
+// vector if cols is 0) that is not finite or exceeds MaxAbsParam, named
+// with its multi-index.
+func CheckValues(name string, xs []float64, cols int) error { return checkValues(name, xs, cols) }

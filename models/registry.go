@@ -131,6 +131,7 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 			partial = append(partial, t)
 		}
 	}
+	complete = mostSpecific(complete)
 	have := strings.Join(params, ", ")
 	if len(params) == 0 {
 		have = "none"
@@ -254,4 +255,36 @@ func joinSizes(sizes []int) string {
 		s[i] = strconv.Itoa(n)
 	}
 	return strings.Join(s, "-")
+}
+
+// mostSpecific drops from complete every type whose Signature is a strict
+// subset of another's: a file with the arrays of an autoregressive SBN
+// also holds every array an SBN needs, and is the former.
+func mostSpecific(complete []Type) []Type {
+	var out []Type
+	for _, t := range complete {
+		sub := false
+		for _, u := range complete {
+			if u.Name != t.Name && len(u.Signature) > len(t.Signature) && subset(t.Signature, u.Signature) {
+				sub = true
+			}
+		}
+		if !sub {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func subset(a, b []string) bool {
+	for _, x := range a {
+		found := false
+		for _, y := range b {
+			found = found || x == y
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
 }
