@@ -102,11 +102,15 @@ type Data struct {
 }
 
 // Planted describes the synthetic data set: examples sampled exactly from a
-// seeded random "planted" RBM (built by data.PlantedRBM), so that the true
-// model is known.
+// seeded random "planted" RBM (built by data.PlantedRBM) or sigmoid belief
+// net (data.PlantedSBN), so that the true model is known.
 type Planted struct {
-	// Visible and Hidden are the planted RBM's layer sizes; exact sampling
-	// enumerates 2^min(Visible, Hidden) states, so min(Visible, Hidden) ≤ 20.
+	// Model is the planted model: rbm or sbn (one latent layer of Hidden
+	// units, sampled ancestrally).
+	Model string `yaml:"model" want:"rbm or sbn"`
+	// Visible and Hidden are the planted model's layer sizes; exact sampling
+	// of the RBM enumerates 2^min(Visible, Hidden) states, so then
+	// min(Visible, Hidden) ≤ 20.
 	Visible int `yaml:"visible" want:"a positive integer"`
 	Hidden  int `yaml:"hidden" want:"a positive integer"`
 	// Train, Valid and Test are the sizes of the three planted splits.
@@ -262,7 +266,7 @@ func Default() Experiment {
 			Binarize:  "stochastic",
 			Threshold: 0.5,
 			Planted: Planted{
-				Visible: 20, Hidden: 8,
+				Model: "rbm", Visible: 20, Hidden: 8,
 				Train: 2000, Valid: 500, Test: 1000,
 				Seed: 0, WeightScale: 0.5,
 			},

@@ -118,7 +118,7 @@ func TestDefaultDocumented(t *testing.T) {
 	if !reflect.DeepEqual(d.Model, Model{Type: "rbm", Settings: &rbm.Model{Hidden: 25, Init: rbm.Init{InitWeightStd: 0.01, InitVisibleBias: "base-rate"}}}) {
 		t.Errorf("model defaults: %+v", d.Model)
 	}
-	wantPlanted := Planted{Visible: 20, Hidden: 8, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
+	wantPlanted := Planted{Model: "rbm", Visible: 20, Hidden: 8, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
 	if d.Data.Planted != wantPlanted || d.Data.Binarize != "stochastic" || d.Data.Threshold != 0.5 {
 		t.Errorf("data defaults: %+v", d.Data)
 	}
@@ -166,7 +166,7 @@ func TestDefaultDocumented(t *testing.T) {
 // `logz eval --data planted:test` see the same examples.
 func TestAgreesWithData(t *testing.T) {
 	p, dp := Default().Data.Planted, data.DefaultPlanted
-	got := data.PlantedSpec{Visible: p.Visible, Hidden: p.Hidden, Train: p.Train, Valid: p.Valid, Test: p.Test, Seed: p.Seed, WeightScale: p.WeightScale}
+	got := data.PlantedSpec{Model: p.Model, Visible: p.Visible, Hidden: p.Hidden, Train: p.Train, Valid: p.Valid, Test: p.Test, Seed: p.Seed, WeightScale: p.WeightScale}
 	if got != dp {
 		t.Errorf("config planted defaults %+v, data.DefaultPlanted %+v", got, dp)
 	}

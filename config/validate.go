@@ -154,13 +154,14 @@ func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 	v.check("data.limit_test", d.LimitTest >= 0, "a non-negative integer (0 = all)", d.LimitTest)
 	v.enum("data.binarize", d.Binarize, binarizeModes)
 	v.check("data.threshold", d.Threshold > 0 && d.Threshold < 1, "a number in (0,1)", d.Threshold)
+	v.enum("data.planted.model", p.Model, []string{"rbm", "sbn"})
 	v.check("data.planted.visible", p.Visible >= 1, "a positive integer", p.Visible)
 	v.check("data.planted.hidden", p.Hidden >= 1, "a positive integer", p.Hidden)
 	v.check("data.planted.train", p.Train >= 1, "a positive integer", p.Train)
 	v.check("data.planted.valid", p.Valid >= 1, "a positive integer", p.Valid)
 	v.check("data.planted.test", p.Test >= 1, "a positive integer", p.Test)
 	v.check("data.planted.weight_scale", p.WeightScale > 0 && finite(p.WeightScale), "a positive number", p.WeightScale)
-	if p.Visible >= 1 && p.Hidden >= 1 && min(p.Visible, p.Hidden) > maxPlantedEnum {
+	if p.Model == "rbm" && p.Visible >= 1 && p.Hidden >= 1 && min(p.Visible, p.Hidden) > maxPlantedEnum {
 		v.crossf("data.planted", "data.planted.hidden", "min(visible, hidden) must be ≤ %d (exact sampling enumerates 2^min(visible, hidden) states), got %d visible and %d hidden",
 			maxPlantedEnum, p.Visible, p.Hidden)
 	}

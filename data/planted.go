@@ -15,14 +15,16 @@ import (
 // generating RBM). Fields ≤ 0 take the defaults of DefaultPlanted (Seed 0 is
 // a seed like any other); Validate rejects negative values.
 type PlantedSpec struct {
-	Visible, Hidden    int     // units of the planted RBM; default 20 and 8
+	// Model is "rbm" (the default, also for "") or "sbn" (PlantedSBN).
+	Model              string
+	Visible, Hidden    int     // units of the planted model; default 20 and 8
 	Train, Valid, Test int     // examples per split; default 2000, 500, 1000
 	Seed               uint64  // seeds the parameters and the draws
 	WeightScale        float64 // s in the construction below; default 0.5
 }
 
 // DefaultPlanted is the embedded default data set of logz.
-var DefaultPlanted = PlantedSpec{Visible: 20, Hidden: 8, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
+var DefaultPlanted = PlantedSpec{Model: "rbm", Visible: 20, Hidden: 8, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
 
 // MaxPlantedEnum bounds min(Visible, Hidden): exact sampling enumerates the
 // 2^min(D,H) states of the smaller layer.
@@ -49,6 +51,9 @@ func (p PlantedSpec) WithDefaults() PlantedSpec {
 		if *x <= 0 {
 			*x = v
 		}
+	}
+	if p.Model == "" {
+		p.Model = "rbm"
 	}
 	def(&p.Visible, d.Visible)
 	def(&p.Hidden, d.Hidden)
@@ -84,7 +89,12 @@ func (p PlantedSpec) Validate() error {
 			return fmt.Errorf("planted: %s is %d; the limit is %d units (data.MaxPlantedUnits)", f.name, f.v, MaxPlantedUnits)
 		}
 	}
-	if m := min(q.Visible, q.Hidden); m > MaxPlantedEnum {
+	switch q.Model {
+	case "rbm", "sbn":
+	default:
+		return fmt.Errorf("planted: model is %q; expected rbm or sbn", q.Model)
+	}
+	if m := min(q.Visible, q.Hidden); q.Model == "rbm" && m > MaxPlantedEnum {
 		return fmt.Errorf("planted: min(visible, hidden) is %d; exact sampling enumerates 2^%d states, the limit is %d", m, m, MaxPlantedEnum)
 	}
 	for _, f := range []struct {
@@ -176,8 +186,12 @@ func Planted(spec PlantedSpec, split string) (*Set, error) {
 	default:
 		return nil, fmt.Errorf("planted: unknown split %q; expected train, valid or test", split)
 	}
-	s, err := ExactSample(PlantedRBM(p), n, rand.New(rand.NewPCG(p.Seed, stream)))
-	if err != nil {
+	rng := rand.New(rand.NewPCG(p.Seed, stream))
+	var s *Set
+	var err error
+	if p.Model == "sbn" {
+		s = sampleSBN(PlantedSBN(p), n, rng)
+	} else if s, err = ExactSample(PlantedRBM(p), n, rng); err != nil {
 		return nil, err
 	}
 	s.Name = "planted:" + split
