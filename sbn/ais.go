@@ -56,7 +56,7 @@ type AISResult struct {
 	ESS []float64
 }
 
-// LogProb runs AIS on every example, in parallel over (example, chain);
+// LogProb runs AIS on every example, in parallel over (example, group of 16 chains);
 // the chain's random stream is keyed by (Seed, example, chain), so the
 // result does not depend on GOMAXPROCS.
 //
@@ -86,17 +86,25 @@ func (a AIS) LogProb(n *Net, x eval.Examples) (AISResult, error) {
 	en := estPrepare(n)
 	var done atomic.Int64
 	total := int64(N) * int64(a.Chains)
-	estForEach(N*a.Chains, func() func(int) {
-		c := en.newChain()
-		rng, pcg := estRand()
+	groups := (a.Chains + estGroup - 1) / estGroup
+	estForEach(N*groups, func() func(int) {
+		w := en.newWorker()
 		return func(item int) {
-			ex, m := item/a.Chains, item%a.Chains
-			pcg.Seed(seeds.Derive(a.Seed, uint64(ex), uint64(m)), seeds.Derive(a.Seed, uint64(ex), uint64(m), 1))
-			c.setVisible(x.Row(ex))
-			c.uniformLatents(rng)
-			r.LogWeights[ex][m] = c.anneal(a.Betas, a.sweeps(), false, rng) - float64(n.Sizes[0])*math.Ln2
+			ex, g := item/groups, item%groups
+			m0 := g * estGroup
+			G := min(estGroup, a.Chains-m0)
+			for j, c := range w.cs[:G] {
+				m := uint64(m0 + j)
+				w.pcgs[j].Seed(seeds.Derive(a.Seed, uint64(ex), m), seeds.Derive(a.Seed, uint64(ex), m, 1))
+				c.setVisible(x.Row(ex))
+				c.uniformLatents(w.rngs[j])
+			}
+			anneal(w.cs[:G], w.rngs[:G], a.Betas, a.sweeps(), false, w.logw[:G])
+			for j, lw := range w.logw[:G] {
+				r.LogWeights[ex][m0+j] = lw - float64(n.Sizes[0])*math.Ln2
+			}
 			if a.Progress != nil {
-				a.Progress(done.Add(1), total)
+				a.Progress(done.Add(int64(G)), total)
 			}
 		}
 	})
@@ -139,34 +147,59 @@ func estCheckSchedule(name string, chains, betas, sweeps int) error {
 // scratch, which stops rounding drift.
 const estRecompute = 64
 
-// anneal runs one AIS chain from the chain's current state over
-// β_k = k/K (k = 0 … K), or the reverse β_k = (K−k)/K, and returns
-// Σ_k [log f_{β_k}(z_{k−1}) − log f_{β_{k−1}}(z_{k−1})]: each ratio is taken
-// at the state before the transition at β_k, and no transition follows
-// the last step. The caller adds log Z_0 (forward) or subtracts the sum
-// from it (reverse).
-func (c *estChain) anneal(K, sweeps int, reverse bool, rng *rand.Rand) float64 {
+// anneal runs AIS chains in lockstep (they share the table of e^{βW} of
+// their group) from their current states over β_k = k/K (k = 0 … K), or
+// the reverse β_k = (K−k)/K, and sets logw[m] to
+// Σ_k [log f_{β_k}(z_{k−1}) − log f_{β_{k−1}}(z_{k−1})] for chain m: each
+// ratio is taken at the state before the transition at β_k, and no
+// transition follows the last step. The caller adds log Z_0 (forward) or
+// subtracts the sum from it (reverse).
+func anneal(cs []*estChain, rngs []*rand.Rand, K, sweeps int, reverse bool, logw []float64) {
 	beta := func(k int) float64 {
 		if reverse {
 			k = K - k
 		}
 		return float64(k) / float64(K)
 	}
-	c.recompute()
-	logw := 0.0
+	for m, c := range cs {
+		c.recompute()
+		logw[m] = 0
+	}
 	for k := 1; k <= K; k++ {
-		if k%estRecompute == 0 {
-			c.recompute()
-		}
-		b := beta(k)
-		logw += c.logRatio(beta(k-1), b)
-		if k < K {
-			for range sweeps {
-				c.sweep(nil, rng)
+		b0, b := beta(k-1), beta(k)
+		for m, c := range cs {
+			if k%estRecompute == 0 {
+				c.recompute()
+			}
+			logw[m] += c.logRatio(b0, b)
+			if k < K {
+				for range sweeps {
+					c.sweep(nil, rngs[m])
+				}
 			}
 		}
 	}
-	return logw
+}
+
+// estGroup is how many chains of one example run in lockstep as one work
+// item (a fixed number, so that the work does not depend on GOMAXPROCS).
+const estGroup = 16
+
+// estWorker is the buffers of one goroutine running groups of chains.
+type estWorker struct {
+	cs   []*estChain
+	rngs []*rand.Rand
+	pcgs []*rand.PCG
+	logw []float64
+}
+
+func (e *estNet) newWorker() *estWorker {
+	w := &estWorker{cs: e.newGroup(estGroup), logw: make([]float64, estGroup)}
+	for range estGroup {
+		r, p := estRand()
+		w.rngs, w.pcgs = append(w.rngs, r), append(w.pcgs, p)
+	}
+	return w
 }
 
 // ---------------------------------------------------------------------------
@@ -179,7 +212,16 @@ type estNet struct {
 	n      *Net
 	wt, st [][]float64
 	maxN   int
+	// colSum[l][u] = Σ_i W_l[i,u]; fast reports max |W| ≤ estFastMax, when
+	// the Gibbs update sums its children's softplus differences as the log
+	// of a product (see flipGain).
+	colSum [][]float64
+	fast   bool
 }
+
+// estFastMax bounds |W| for the product form of the flip gain: each factor
+// lies within e^{±|βw|}, so a run of 8 factors stays within e^{±240}.
+const estFastMax = 30
 
 func estPrepare(n *Net) *estNet {
 	L := n.Layers()
@@ -193,8 +235,20 @@ func estPrepare(n *Net) *estNet {
 		}
 		return t
 	}
+	e.colSum = make([][]float64, L+1)
+	e.fast = true
 	for l := 1; l <= L; l++ {
 		e.wt[l] = transpose(n.W[l], n.Sizes[l-1], n.Sizes[l])
+		k := n.Sizes[l-1]
+		e.colSum[l] = make([]float64, n.Sizes[l])
+		for u := range e.colSum[l] {
+			for _, w := range e.wt[l][u*k : (u+1)*k] {
+				e.colSum[l][u] += w
+				if math.Abs(w) > estFastMax {
+					e.fast = false
+				}
+			}
+		}
 	}
 	if n.S != nil {
 		e.st = make([][]float64, L+1)
@@ -212,20 +266,64 @@ func estPrepare(n *Net) *estNet {
 // unscaled inputs in_l[i] = b_l[i] + Σ_j W_{l+1}[i,j] h_{l+1,j} +
 // Σ_{j<i} S_l[i,j] h_{l,j} (the activation at scale β is β·in_l[i]) and
 // sp_l[i] = softplus(β·in_l[i]) at the chain's current β.
+//
+// For the product form of the flip gain it also keeps s1_l[i] = σ(β in_l[i])
+// and s0_l[i] = σ(−β in_l[i]) (both, so that neither is computed as 1 minus
+// the other), and reads e^{β W} from a table shared by the chains of a
+// group, which all sit at the same β.
 type estChain struct {
 	e            *estNet
 	h, in, sp    [][]float64
+	s1, s0       [][]float64
 	beta         float64
 	altB, altS   []float64 // softplus of the children's / later units' activations if the unit flipped
+	fac          []float64 // the children's product factors (fast path)
+	tab          *estTable
 	scratch      *Scratch
 	sinceRefresh int
 }
 
+// estTable holds e[l][u·n_{l−1}+i] = e^{β W_l[i,u]} for one β.
+type estTable struct {
+	beta float64
+	e    [][]float64
+}
+
+// set fills the table for β (no work when it is already there).
+func (t *estTable) set(e *estNet, beta float64) {
+	if t.beta == beta || !e.fast {
+		return
+	}
+	if t.e == nil {
+		t.e = make([][]float64, len(e.wt))
+		for l := 1; l < len(e.wt); l++ {
+			t.e[l] = make([]float64, len(e.wt[l]))
+		}
+	}
+	for l := 1; l < len(e.wt); l++ {
+		dst := t.e[l]
+		for i, w := range e.wt[l] {
+			dst[i] = math.Exp(beta * w)
+		}
+	}
+	t.beta = beta
+}
+
 func (e *estNet) newChain() *estChain {
+	return e.newGroup(1)[0]
+}
+
+// newGroup returns m chains that share one table of e^{βW}.
+func (e *estNet) newGroup(m int) []*estChain {
 	n := e.n
-	c := &estChain{e: e, h: n.States(), in: n.States(), sp: n.States(),
-		altB: make([]float64, e.maxN), altS: make([]float64, e.maxN), scratch: n.NewScratch()}
-	return c
+	tab := &estTable{beta: math.NaN()}
+	cs := make([]*estChain, m)
+	for i := range cs {
+		cs[i] = &estChain{e: e, h: n.States(), in: n.States(), sp: n.States(), s1: n.States(), s0: n.States(),
+			altB: make([]float64, e.maxN), altS: make([]float64, e.maxN), fac: make([]float64, e.maxN),
+			tab: tab, scratch: n.NewScratch()}
+	}
+	return cs
 }
 
 // setVisible copies an example (already checked to be 0/1) into h_0.
@@ -314,24 +412,33 @@ func (c *estChain) logJoint(beta float64) float64 {
 func (c *estChain) logRatio(b0, b1 float64) float64 {
 	lin, lsp := 0.0, 0.0
 	for l, in := range c.in {
-		h, sp := c.h[l], c.sp[l]
+		h, sp, s1, s0 := c.h[l], c.sp[l], c.s1[l], c.s0[l]
 		for i, v := range in {
-			s1 := nmath.Softplus(b1 * v)
+			sp[i], s1[i], s0[i] = estSoftplusSigmoids(b1 * v)
 			lin += h[i] * v
-			lsp += s1 - nmath.Softplus(b0*v)
-			sp[i] = s1
+			lsp += sp[i] - nmath.Softplus(b0*v)
 		}
 	}
 	c.beta = b1
 	return (b1-b0)*lin - lsp
 }
 
+// estSoftplusSigmoids returns softplus(a), σ(a) and σ(−a) from one exp.
+func estSoftplusSigmoids(a float64) (sp, s1, s0 float64) {
+	e := math.Exp(-math.Abs(a))
+	r := 1 / (1 + e)
+	if a >= 0 {
+		return a + math.Log1p(e), r, e * r
+	}
+	return math.Log1p(e), e * r, r
+}
+
 // setBeta fills the softplus cache at β.
 func (c *estChain) setBeta(beta float64) {
 	for l, in := range c.in {
-		sp := c.sp[l]
+		sp, s1, s0 := c.sp[l], c.s1[l], c.s0[l]
 		for i, v := range in {
-			sp[i] = nmath.Softplus(beta * v)
+			sp[i], s1[i], s0[i] = estSoftplusSigmoids(beta * v)
 		}
 	}
 	c.beta = beta
@@ -346,7 +453,9 @@ func (c *estChain) flipGain(l, u int) float64 {
 	d := 1 - 2*c.h[l][u] // +1 for 0 → 1, −1 for 1 → 0
 	bd := beta * d
 	g := bd * c.in[l][u]
-	if l > 0 {
+	if l > 0 && e.fast {
+		g += c.childGain(l, u, d)
+	} else if l > 0 {
 		k := len(c.h[l-1])
 		col := e.wt[l][u*k : (u+1)*k]
 		in, sp, h, alt := c.in[l-1][:k], c.sp[l-1][:k], c.h[l-1][:k], c.altB[:k]
@@ -369,6 +478,51 @@ func (c *estChain) flipGain(l, u int) float64 {
 	return g
 }
 
+// childGain is the children's part of the flip gain in product form:
+// with σ_i = σ(a_i), E_i = e^{β W_l[i,u]}, the children's softplus terms
+// change by
+//
+//	0 → 1:  softplus(a_i + βw_i) − softplus(a_i) = log(σ(−a_i) + σ(a_i) E_i)
+//	1 → 0:  softplus(a_i − βw_i) − softplus(a_i) = log(σ(−a_i) E_i + σ(a_i)) − βw_i
+//
+// so their sum needs one log per 8 children instead of a softplus per
+// child. The factors are kept in fac for flip.
+func (c *estChain) childGain(l, u int, d float64) float64 {
+	e, beta := c.e, c.beta
+	if c.tab.beta != beta {
+		c.tab.set(e, beta)
+	}
+	k := len(c.h[l-1])
+	col := e.wt[l][u*k : (u+1)*k]
+	E := c.tab.e[l][u*k : (u+1)*k]
+	s1, s0, h, fac := c.s1[l-1][:k], c.s0[l-1][:k], c.h[l-1][:k], c.fac[:k]
+	hw, lg, p := 0.0, 0.0, 1.0
+	if d > 0 {
+		for i, w := range col {
+			f := s0[i] + s1[i]*E[i]
+			fac[i] = f
+			p *= f
+			hw += h[i] * w
+			if i&7 == 7 {
+				lg += math.Log(p)
+				p = 1
+			}
+		}
+		return beta*hw - lg - math.Log(p)
+	}
+	for i, w := range col {
+		f := s0[i]*E[i] + s1[i]
+		fac[i] = f
+		p *= f
+		hw += h[i] * w
+		if i&7 == 7 {
+			lg += math.Log(p)
+			p = 1
+		}
+	}
+	return -beta*hw - (lg + math.Log(p) - beta*e.colSum[l][u])
+}
+
 // flip flips h_{l,u} after flipGain(l, u), updating the inputs and the
 // softplus cache of the units it feeds.
 func (c *estChain) flip(l, u int) {
@@ -383,7 +537,11 @@ func (c *estChain) flip(l, u int) {
 		} else {
 			estSub(c.in[l-1], col)
 		}
-		copy(c.sp[l-1], c.altB[:k])
+		if !e.fast {
+			copy(c.sp[l-1], c.altB[:k])
+		} else {
+			c.flipChildren(l, u, d)
+		}
 	}
 	if e.st != nil {
 		k := len(c.h[l])
@@ -393,7 +551,44 @@ func (c *estChain) flip(l, u int) {
 		} else {
 			estSub(c.in[l][u+1:], row)
 		}
-		copy(c.sp[l][u+1:], c.altS[u+1:k])
+		if e.fast {
+			// the later units' σ(±a) feed their parents' product form
+			sp, s1, s0 := c.sp[l][:k], c.s1[l][:k], c.s0[l][:k]
+			for i := u + 1; i < k; i++ {
+				sp[i], s1[i], s0[i] = estSoftplusSigmoids(c.beta * c.in[l][i])
+			}
+		} else {
+			copy(c.sp[l][u+1:], c.altS[u+1:k])
+		}
+	}
+}
+
+// flipChildren updates σ(±a) of the children after a flip from the
+// factors of childGain: 0 → 1 gives σ(a') = σ(a)E/f, σ(−a') = σ(−a)/f;
+// 1 → 0 gives σ(a') = σ(a)/f, σ(−a') = σ(−a)E/f. The softplus cache of
+// the children is needed (and recomputed) only in an autoregressive net.
+func (c *estChain) flipChildren(l, u int, d float64) {
+	k := len(c.h[l-1])
+	E := c.tab.e[l][u*k : (u+1)*k]
+	s1, s0, fac := c.s1[l-1][:k], c.s0[l-1][:k], c.fac[:k]
+	if d > 0 {
+		for i, f := range fac {
+			r := 1 / f
+			s1[i] *= E[i] * r
+			s0[i] *= r
+		}
+	} else {
+		for i, f := range fac {
+			r := 1 / f
+			s1[i] *= r
+			s0[i] *= E[i] * r
+		}
+	}
+	if c.e.st != nil {
+		sp, in := c.sp[l-1][:k], c.in[l-1][:k]
+		for i, v := range in {
+			sp[i] = nmath.Softplus(c.beta * v)
+		}
 	}
 }
 

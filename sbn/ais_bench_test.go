@@ -1,16 +1,15 @@
 package sbn
 
 import (
-	"math/rand/v2"
 	"testing"
 )
 
-// BenchmarkAIS: AIS on one example of a 784-200 SBN, 2 chains × 100 β per
+// BenchmarkAIS: AIS on one example of a 784-200 SBN, 16 chains (one group) × 20 β per
 // op (ns per chain per β reported).
 func BenchmarkAIS(b *testing.B) {
 	n, x := benchNet(b, []int{784, 200}, false)
 	b.ReportAllocs()
-	const chains, betas = 2, 100
+	const chains, betas = 16, 20
 	for b.Loop() {
 		if _, err := (AIS{Chains: chains, Betas: betas, Seed: 1}).LogProb(n, x); err != nil {
 			b.Fatal(err)
@@ -23,15 +22,16 @@ func BenchmarkAIS(b *testing.B) {
 // sweeps allocate nothing once the chain's buffers exist.
 func TestAISNoAllocs(t *testing.T) {
 	n, x := benchNet(t, []int{20, 10, 5}, true)
-	c := estPrepare(n).newChain()
-	c.setVisible(x[0])
-	rng := rand.New(rand.NewPCG(1, 1))
+	w := estPrepare(n).newWorker()
+	for j, c := range w.cs {
+		c.setVisible(x[0])
+		c.uniformLatents(w.rngs[j])
+	}
 	vis := []int{15, 16, 17}
-	if a := testing.AllocsPerRun(10, func() {
-		c.uniformLatents(rng)
-		c.anneal(100, 2, false, rng)
-		c.anneal(100, 1, true, rng)
-		c.sweep(vis, rng)
+	if a := testing.AllocsPerRun(2, func() {
+		anneal(w.cs, w.rngs, 50, 2, false, w.logw)
+		anneal(w.cs, w.rngs, 50, 1, true, w.logw)
+		w.cs[0].sweep(vis, w.rngs[0])
 	}); a != 0 {
 		t.Errorf("%g allocations per run", a)
 	}

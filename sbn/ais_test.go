@@ -1,6 +1,7 @@
 package sbn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -69,15 +70,35 @@ func TestAISConverges(t *testing.T) {
 // log f_β(flipped) − log f_β(state) from LogJoint at β = 0.5, for every
 // unit (latent, and visible as the completion uses them), before and after
 // a run of updates (the incrementally kept inputs and softplus cache stay
-// right).
+// right). Each net runs twice: as is (the product form of the children's
+// terms) and with W scaled by 40 (|W| > 30: a softplus per child).
 func TestGibbsConditional(t *testing.T) {
 	for _, c := range append(tiny, struct {
 		name  string
 		sizes []int
 		ar    bool
 	}{"arsbn 5-4-3", []int{5, 4, 3}, true}) {
-		n := randomNet(c.sizes, c.ar, 1.5, 23)
+		for _, big := range []bool{false, true} {
+			gibbsConditional(t, c.name, c.sizes, c.ar, big)
+		}
+	}
+}
+
+func gibbsConditional(t *testing.T, name string, sizes []int, ar, big bool) {
+	c := struct{ name string }{fmt.Sprintf("%s (big W %v)", name, big)}
+	{
+		n := randomNet(sizes, ar, 1.5, 23)
+		if big {
+			for _, w := range n.W[1:] {
+				for i := range w {
+					w[i] *= 40
+				}
+			}
+		}
 		e := estPrepare(n)
+		if e.fast == big {
+			t.Fatalf("%s: fast path %v", c.name, e.fast)
+		}
 		ch := e.newChain()
 		rng := rand.New(rand.NewPCG(1, 1))
 		for l := range ch.h {

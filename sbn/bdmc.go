@@ -72,7 +72,7 @@ type BDMCResult struct {
 }
 
 // Run simulates the data and runs both directions, in parallel over
-// (example, chain, direction); the data of example n come from a stream
+// (example, group of 16 chains, direction); the data of example n come from a stream
 // keyed by (Seed, 0, n), forward chain m by (Seed, 1, n, m), reverse chain
 // m by (Seed, 2, n, m).
 func (b BDMC) Run(n *Net) (BDMCResult, error) {
@@ -114,24 +114,35 @@ func (b BDMC) Run(n *Net) (BDMCResult, error) {
 	var done atomic.Int64
 	total := int64(N) * int64(M) * 2
 	logZ0 := -float64(D) * math.Ln2
-	estForEach(N*M*2, func() func(int) {
-		c := e.newChain()
-		rng, pcg := estRand()
+	groups := (M + estGroup - 1) / estGroup
+	estForEach(N*groups*2, func() func(int) {
+		w := e.newWorker()
 		return func(item int) {
-			ex, m, dir := item/(2*M), item/2%M, uint64(1+item%2)
-			pcg.Seed(seeds.Derive(b.Seed, dir, uint64(ex), uint64(m)), seeds.Derive(b.Seed, dir, uint64(ex), uint64(m), 1))
-			c.setVisible(r.Data.Row(ex))
-			if dir == 1 {
-				c.uniformLatents(rng)
-				r.ForwardLogWeights[ex][m] = logZ0 + c.anneal(b.Betas, sweeps, false, rng)
-			} else {
-				for l, hl := range r.Latents[ex] {
-					copy(c.h[l+1], hl)
+			ex, g, dir := item/(2*groups), item/2%groups, uint64(1+item%2)
+			m0 := g * estGroup
+			G := min(estGroup, M-m0)
+			for j, c := range w.cs[:G] {
+				m := uint64(m0 + j)
+				w.pcgs[j].Seed(seeds.Derive(b.Seed, dir, uint64(ex), m), seeds.Derive(b.Seed, dir, uint64(ex), m, 1))
+				c.setVisible(r.Data.Row(ex))
+				if dir == 1 {
+					c.uniformLatents(w.rngs[j])
+				} else {
+					for l, hl := range r.Latents[ex] {
+						copy(c.h[l+1], hl)
+					}
 				}
-				r.ReverseLogWeights[ex][m] = c.anneal(b.Betas, sweeps, true, rng)
+			}
+			anneal(w.cs[:G], w.rngs[:G], b.Betas, sweeps, dir == 2, w.logw[:G])
+			for j, lw := range w.logw[:G] {
+				if dir == 1 {
+					r.ForwardLogWeights[ex][m0+j] = logZ0 + lw
+				} else {
+					r.ReverseLogWeights[ex][m0+j] = lw
+				}
 			}
 			if b.Progress != nil {
-				b.Progress(done.Add(1), total)
+				b.Progress(done.Add(int64(G)), total)
 			}
 		}
 	})

@@ -27,7 +27,7 @@ func meanSE(v []float64) (mean, se float64) {
 func TestBDMCUnbiased(t *testing.T) {
 	for _, c := range tiny[1:] {
 		n := randomNet(c.sizes, c.ar, 2, 31)
-		r, err := BDMC{Chains: 1, Betas: 3, Examples: 20000, Seed: 4}.Run(n)
+		r, err := BDMC{Chains: 1, Betas: 3, Examples: 10000, Seed: 4}.Run(n)
 		if err != nil {
 			t.Fatal(err)
 		}
