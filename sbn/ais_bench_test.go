@@ -1,0 +1,38 @@
+package sbn
+
+import (
+	"testing"
+)
+
+// BenchmarkAIS: AIS on one example of a 784-200 SBN, 16 chains (one group) × 20 β per
+// op (ns per chain per β reported).
+func BenchmarkAIS(b *testing.B) {
+	n, x := benchNet(b, []int{784, 200}, false)
+	b.ReportAllocs()
+	const chains, betas = 16, 20
+	for b.Loop() {
+		if _, err := (AIS{Chains: chains, Betas: betas, Seed: 1}).LogProb(n, x); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chains*betas), "ns/chain-step")
+}
+
+// TestAISNoAllocs: annealing (weights and Gibbs sweeps) and completion
+// sweeps allocate nothing once the chain's buffers exist.
+func TestAISNoAllocs(t *testing.T) {
+	n, x := benchNet(t, []int{20, 10, 5}, true)
+	w := estPrepare(n).newWorker()
+	for j, c := range w.cs {
+		c.setVisible(x[0])
+		c.uniformLatents(w.rngs[j])
+	}
+	vis := []int{15, 16, 17}
+	if a := testing.AllocsPerRun(2, func() {
+		anneal(w.cs, w.rngs, 50, 2, false, w.logw)
+		anneal(w.cs, w.rngs, 50, 1, true, w.logw)
+		w.cs[0].sweep(vis, w.rngs[0])
+	}); a != 0 {
+		t.Errorf("%g allocations per run", a)
+	}
+}

@@ -1,0 +1,141 @@
+package sbn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/internal/seeds"
+)
+
+// IS estimates log p(x) per example by importance sampling with the
+// recognition network as the proposal (Du, Zhu & Zhang 2015, App. B.1,
+// eq. 16):
+//
+//	p̂(x) = (1/S) Σ_{s=1…S} w_s,   w_s = p(x, h_s) / Q(h_s | x),   h_s ~ Q(· | x),
+//
+// an unbiased estimate of p(x) (E_Q[w] = Σ_h p(x, h)); its log is a
+// stochastic lower bound of log p(x). In log space
+// log p̂(x) = logsumexp_s(log w_s) − log S, the mean and not the sum
+// (GUIDE §10.3), with the logsumexp shifted by the running maximum. The
+// joint p(x, h) includes the top prior and every layer.
+type IS struct {
+	Samples int // S, proposals per example
+	Seed    uint64
+	// Progress, if set, is called from the worker goroutines with the
+	// samples drawn so far and the total (examples × Samples).
+	Progress func(done, total int64)
+}
+
+// ISResult holds per-example importance-sampling estimates.
+type ISResult struct {
+	LogP []float64 // log p̂(x_n)
+	// ESS[n] is (Σ_s w_s)² / Σ_s w_s², in [1, S].
+	ESS    []float64
+	MinESS float64 // the smallest ESS over the examples
+}
+
+// isBlock is how many samples one work item draws, with its own random
+// stream keyed by (Seed, example, block): a fixed size, so that the
+// result does not depend on GOMAXPROCS.
+const isBlock = 1000
+
+// isAcc accumulates log w values as m + log Σ e^{lw−m} (s1) and
+// m·2 + log Σ e^{2(lw−m)} (s2).
+type isAcc struct{ m, s1, s2 float64 }
+
+func (a *isAcc) add(lw float64) {
+	switch {
+	case math.IsInf(lw, -1): // weight 0
+	case math.IsNaN(a.m): // stays NaN
+	case math.IsNaN(lw) || math.IsInf(lw, 1):
+		a.m, a.s1, a.s2 = lw, 1, 1 // propagates NaN and +Inf
+	case lw <= a.m:
+		e := math.Exp(lw - a.m)
+		a.s1 += e
+		a.s2 += e * e
+	default:
+		e := math.Exp(a.m - lw)
+		a.s1 = a.s1*e + 1
+		a.s2 = a.s2*e*e + 1
+		a.m = lw
+	}
+}
+
+// mergeAcc combines two accumulators.
+func mergeAcc(a, b isAcc) isAcc {
+	if b.s1 == 0 {
+		return a
+	}
+	if a.s1 == 0 {
+		return b
+	}
+	if b.m > a.m {
+		a, b = b, a
+	}
+	e := math.Exp(b.m - a.m)
+	return isAcc{a.m, a.s1 + b.s1*e, a.s2 + b.s2*e*e}
+}
+
+// LogProb runs importance sampling on every example, in parallel over
+// blocks of samples. It needs the recognition network n.Rec.
+func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
+	if err := n.Validate(); err != nil {
+		return ISResult{}, err
+	}
+	if n.Rec == nil {
+		return ISResult{}, fmt.Errorf("IS: %s has no recognition network (rec_* arrays) to propose latent states; use AIS", n.Label())
+	}
+	if is.Samples < 1 {
+		return ISResult{}, fmt.Errorf("IS: samples is %d; want at least 1", is.Samples)
+	}
+	if err := estCheckRows(n, x); err != nil {
+		return ISResult{}, err
+	}
+	N := x.Len()
+	blocks := (is.Samples + isBlock - 1) / isBlock
+	acc := make([]isAcc, N*blocks)
+	e := estPrepare(n)
+	var done atomic.Int64
+	total := int64(N) * int64(is.Samples)
+	estForEach(N*blocks, func() func(int) {
+		c := e.newChain()
+		rng, pcg := estRand()
+		return func(item int) {
+			ex, b := item/blocks, item%blocks
+			pcg.Seed(seeds.Derive(is.Seed, uint64(ex), uint64(b)), seeds.Derive(is.Seed, uint64(ex), uint64(b), 1))
+			c.setVisible(x.Row(ex))
+			m := min(isBlock, is.Samples-b*isBlock)
+			acc[item] = c.importance(m, rng)
+			if is.Progress != nil {
+				is.Progress(done.Add(int64(m)), total)
+			}
+		}
+	})
+	r := ISResult{LogP: make([]float64, N), ESS: make([]float64, N), MinESS: math.Inf(1)}
+	for ex := range N {
+		a := acc[ex*blocks]
+		for b := 1; b < blocks; b++ {
+			a = mergeAcc(a, acc[ex*blocks+b])
+		}
+		r.LogP[ex] = a.m + math.Log(a.s1) - math.Log(float64(is.Samples))
+		r.ESS[ex] = a.s1 * a.s1 / a.s2
+		r.MinESS = min(r.MinESS, r.ESS[ex])
+	}
+	return r, nil
+}
+
+// importance draws m proposals h ~ Q(· | x) for the chain's visible state
+// and accumulates log w = log p(x, h) − log Q(h | x).
+func (c *estChain) importance(m int, rng *rand.Rand) isAcc {
+	a := isAcc{m: math.Inf(-1)}
+	n := c.e.n
+	for range m {
+		lq := n.SampleQ(c.h, rng, c.scratch)
+		c.recompute()
+		a.add(c.logJoint(1) - lq)
+	}
+	return a
+}
