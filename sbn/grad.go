@@ -35,6 +35,8 @@ type GradScratch struct {
 	p  [][]float64 // σ(a_l) of the generative net, l = 0 … L
 	pq [][]float64 // σ(q_l) of the recognition net, l = 1 … L (pq[0] unused)
 	on [][]int32   // indices of the units at 1, per layer
+	wt [][]float64 // W_lᵀ and a transposed gradient, for AddGradLogJoint
+	gt *Net
 }
 
 // NewGradScratch returns buffers for n.
@@ -80,78 +82,81 @@ func bernTerm(x, a float64) (lp, sig float64) {
 	return x*a - sp, sig
 }
 
+// The hot paths work with W_lᵀ (n_l × n_{l−1}, row j holding unit j's
+// outgoing weights): a binary parent at 1 adds a contiguous row to the
+// children's activations, and its gradient row receives the children's δ,
+// both streaming through memory instead of gathering one entry per row.
+
 // forward computes, for the joint state h (h[0] = x) whose on-lists are in
-// on, σ(a_l) into p for every layer and returns log p(h).
-func (n *Net) forward(h, p [][]float64, on [][]int32) float64 {
+// on, σ(a_l) into p for every layer and returns log p(h); wt[l] is W_lᵀ.
+func (n *Net) forward(h, p [][]float64, on [][]int32, wt [][]float64) float64 {
 	L := n.Layers()
 	lp := 0.0
 	for l := 0; l <= L; l++ {
 		k := n.Sizes[l]
-		b, pl, hl := n.B[l], p[l], h[l]
-		var w []float64
-		var above []int32
-		cols := 0
+		a := p[l][:k]
+		copy(a, n.B[l])
 		if l < L {
-			w, above, cols = n.W[l+1], on[l+1], n.Sizes[l+1]
+			w := wt[l+1]
+			for _, j := range on[l+1] {
+				row := w[int(j)*k : (int(j)+1)*k]
+				for i := range a {
+					a[i] += row[i]
+				}
+			}
 		}
 		var s []float64
 		if n.S != nil {
 			s = n.S[l]
 		}
-		onl := on[l]
+		onl, hl := on[l], h[l]
 		for i := range k {
-			a := b[i]
-			if w != nil {
-				row := w[i*cols : (i+1)*cols]
-				for _, j := range above {
-					a += row[j]
-				}
-			}
+			ai := a[i]
 			if s != nil {
 				row := s[i*k : i*k+i]
 				for _, j := range onl {
 					if int(j) >= i {
 						break
 					}
-					a += row[j]
+					ai += row[j]
 				}
 			}
-			t, sig := bernTerm(hl[i], a)
+			t, sig := bernTerm(hl[i], ai)
 			lp += t
-			pl[i] = sig
+			a[i] = sig
 		}
 	}
 	return lp
 }
 
-// addGrad adds wt·∇_θ log p(h) into g, from σ(a) in p (see forward).
+// addGrad adds wt·∇_θ log p(h) into g, from σ(a) in p (see forward). g's
+// W blocks hold the transposed gradient: g.W[l][j·n_{l−1} + i] is
+// ∂/∂W_l[i,j]; its B and S are as in a net.
 func (n *Net) addGrad(h, p [][]float64, on [][]int32, wt float64, g *Net) {
 	L := n.Layers()
 	for l := 0; l <= L; l++ {
 		k := n.Sizes[l]
-		gb, pl, hl := g.B[l], p[l], h[l]
-		var gw []float64
-		var above []int32
-		cols := 0
-		if l < L {
-			gw, above, cols = g.W[l+1], on[l+1], n.Sizes[l+1]
-		}
-		var gs []float64
-		if g.S != nil {
-			gs = g.S[l]
-		}
-		onl := on[l]
-		for i := range k {
+		gb, pl, hl := g.B[l][:k], p[l][:k], h[l][:k]
+		// gb += wt·δ; p[l] becomes wt·δ for the rows below.
+		for i := range pl {
 			d := wt * (hl[i] - pl[i])
+			pl[i] = d
 			gb[i] += d
-			if gw != nil {
-				row := gw[i*cols : (i+1)*cols]
-				for _, j := range above {
-					row[j] += d
+		}
+		if l < L {
+			gw := g.W[l+1]
+			for _, j := range on[l+1] {
+				row := gw[int(j)*k : (int(j)+1)*k]
+				for i := range row {
+					row[i] += pl[i]
 				}
 			}
-			if gs != nil {
+		}
+		if g.S != nil {
+			gs, onl := g.S[l], on[l]
+			for i := range k {
 				row := gs[i*k : i*k+i]
+				d := pl[i]
 				for _, j := range onl {
 					if int(j) >= i {
 						break
@@ -159,6 +164,15 @@ func (n *Net) addGrad(h, p [][]float64, on [][]int32, wt float64, g *Net) {
 					row[j] += d
 				}
 			}
+		}
+	}
+}
+
+// transpose writes wᵀ (w is r×c row-major) into t.
+func transpose(w []float64, r, c int, t []float64) {
+	for i := range r {
+		for j, x := range w[i*c : (i+1)*c] {
+			t[j*r+i] = x
 		}
 	}
 }
@@ -166,14 +180,43 @@ func (n *Net) addGrad(h, p [][]float64, on [][]int32, wt float64, g *Net) {
 // AddGradLogJoint adds wt·∇_θ log p(h) to g, a net of n's shape used as a
 // gradient (its S strictly lower triangular like n's), and returns
 // log p(h). h[0] is x; every state must be 0 or 1. See the comment at the
-// top of grad.go for the formulas.
+// top of grad.go for the formulas. Each call transposes W (O(|W|) on top
+// of the gradient itself); the trainer amortises that over a minibatch.
 func (n *Net) AddGradLogJoint(h [][]float64, wt float64, g *Net, gs *GradScratch) float64 {
+	if gs.wt == nil {
+		gs.wt, gs.gt = make([][]float64, len(n.Sizes)), New(n.Sizes, n.AR())
+		for l := 1; l < len(n.Sizes); l++ {
+			gs.wt[l] = make([]float64, len(n.W[l]))
+		}
+	}
+	for l := 1; l < len(n.Sizes); l++ {
+		transpose(n.W[l], n.Sizes[l-1], n.Sizes[l], gs.wt[l])
+	}
 	for l := range h {
 		gs.on[l] = onUnits(h[l], gs.on[l])
 	}
-	lp := n.forward(h, gs.p, gs.on)
-	n.addGrad(h, gs.p, gs.on, wt, g)
+	zeroNet(gs.gt)
+	lp := n.forward(h, gs.p, gs.on, gs.wt)
+	n.addGrad(h, gs.p, gs.on, wt, gs.gt)
+	for l := range g.B {
+		axpy(g.B[l], gs.gt.B[l])
+		if l > 0 {
+			addTransposed(g.W[l], gs.gt.W[l], n.Sizes[l], n.Sizes[l-1])
+		}
+		if g.S != nil {
+			axpy(g.S[l], gs.gt.S[l])
+		}
+	}
 	return lp
+}
+
+// addTransposed adds tᵀ (t is r×c row-major) to a (c×r).
+func addTransposed(a, t []float64, r, c int) {
+	for j := range r {
+		for i, x := range t[j*c : (j+1)*c] {
+			a[i*r+j] += x
+		}
+	}
 }
 
 // forwardQ computes σ(q_l) into pq for l ≥ 1 and returns log Q(h_1…h_L | h_0);

@@ -27,9 +27,9 @@ import (
 //
 //	softplus(a + w) − softplus(a) = log(t + s·e^{w}),
 //
-// and a block of such terms is the log of one product (one log per 32
-// units, with the direct formula as fallback when a product leaves the
-// safe range). e^{±W} and e^{±S} are tabulated once per dynamics step.
+// and a row of such terms is the log of one product (renormalised every
+// 32 units, with the direct formula as fallback for a block whose product
+// leaves the safe range). e^{±W} and e^{±S} are tabulated once per dynamics step.
 
 // gibbsTables holds, for the current parameters, each latent unit's
 // outgoing weights as a contiguous row with their exponentials: for
@@ -41,15 +41,21 @@ type gibbsTables struct {
 	st, eps, ens [][]float64
 }
 
-func (n *Net) newGibbsTables() *gibbsTables {
+// newGibbsTables allocates the tables; with exps false only wt (for
+// forward: the importance sampler).
+func (n *Net) newGibbsTables(exps bool) *gibbsTables {
 	L := n.Layers()
 	g := &gibbsTables{wt: make([][]float64, L+1), ep: make([][]float64, L+1), en: make([][]float64, L+1)}
-	if n.S != nil {
+	if n.S != nil && exps {
 		g.st, g.eps, g.ens = make([][]float64, L+1), make([][]float64, L+1), make([][]float64, L+1)
 	}
 	for l := 1; l <= L; l++ {
 		m := n.Sizes[l-1] * n.Sizes[l]
-		g.wt[l], g.ep[l], g.en[l] = make([]float64, m), make([]float64, m), make([]float64, m)
+		g.wt[l] = make([]float64, m)
+		if !exps {
+			continue
+		}
+		g.ep[l], g.en[l] = make([]float64, m), make([]float64, m)
 		if n.S != nil {
 			k := n.Sizes[l] * n.Sizes[l]
 			g.st[l], g.eps[l], g.ens[l] = make([]float64, k), make([]float64, k), make([]float64, k)
@@ -58,9 +64,14 @@ func (n *Net) newGibbsTables() *gibbsTables {
 	return g
 }
 
-// refresh recomputes the tables from n's parameters.
-func (g *gibbsTables) refresh(n *Net) {
+// refresh recomputes the tables from n's parameters; with exps false only
+// W_lᵀ (what forward needs).
+func (g *gibbsTables) refresh(n *Net, exps bool) {
 	for l := 1; l <= n.Layers(); l++ {
+		if !exps {
+			transpose(n.W[l], n.Sizes[l-1], n.Sizes[l], g.wt[l])
+			continue
+		}
 		transposeExp(n.W[l], n.Sizes[l-1], n.Sizes[l], g.wt[l], g.ep[l], g.en[l])
 		if n.S != nil {
 			transposeExp(n.S[l], n.Sizes[l], n.Sizes[l], g.st[l], g.eps[l], g.ens[l])
@@ -157,22 +168,26 @@ func (c *gibbsChain) refresh() {
 func softplusTerms(x, w, e, a, s, t []float64, sign float64) (dot, lg float64) {
 	n := len(w)
 	x, e, a, s, t = x[:n], e[:n], a[:n], s[:n], t[:n]
+	// The product is kept as p·2^exp with p in [½, 1) after each block of
+	// 32 (math.Frexp: exact), so one log serves the whole row.
+	p, exp := 1.0, 0
 	for lo := 0; lo < n; lo += 32 {
 		hi := min(lo+32, n)
-		p := 1.0
+		q := p
 		for i := lo; i < hi; i++ {
 			dot += x[i] * w[i]
-			p *= t[i] + s[i]*e[i]
+			q *= t[i] + s[i]*e[i]
 		}
-		if p > 1e-280 && p < 1e280 {
-			lg += math.Log(p)
+		if q > 1e-280 && q < 1e280 {
+			f, k := math.Frexp(q)
+			p, exp = f, exp+k
 			continue
 		}
 		for i := lo; i < hi; i++ { // out of range (or NaN): term by term
 			lg += nmath.Softplus(a[i]+sign*w[i]) - nmath.Softplus(a[i])
 		}
 	}
-	return dot, lg
+	return dot, lg + math.Log(p) + float64(exp)*math.Ln2
 }
 
 // logOdds is Δ_{l,j} = log p(h_{l,j} = 1 | rest) − log p(h_{l,j} = 0 | rest)
@@ -200,27 +215,44 @@ func (c *gibbsChain) logOdds(g *gibbsTables, l, j int) float64 {
 	return d
 }
 
-// set sets h_{l,j} to v (0 or 1), updating the activations it feeds.
+// set sets h_{l,j} to v (0 or 1), updating the activations it feeds. The
+// sigmoids follow without an exp: adding d·w to a multiplies e^{a} by
+// e = e^{d·w}, so with r = σ(−a) + σ(a)·e, σ(a) ← σ(a)·e/r and σ(−a) ← σ(−a)/r
+// (recomputed from a when r leaves the finite positive range).
 func (c *gibbsChain) set(g *gibbsTables, l, j int, v float64) {
 	d := v - c.h[l][j]
 	if d == 0 {
 		return
 	}
 	c.h[l][j] = v
-	m := c.n.Sizes[l-1]
-	w := g.wt[l][j*m : (j+1)*m]
-	a, sp, sn := c.a[l-1][:m], c.sp[l-1][:m], c.sn[l-1][:m]
-	for i, x := range w {
-		a[i] += d * x
-		sp[i], sn[i] = sigPair(a[i])
+	ep, eps := g.ep, g.eps
+	if d < 0 {
+		ep, eps = g.en, g.ens
 	}
+	m := c.n.Sizes[l-1]
+	lo, hi := j*m, (j+1)*m
+	shift(c.a[l-1][:m], c.sp[l-1][:m], c.sn[l-1][:m], g.wt[l][lo:hi], ep[l][lo:hi], d)
 	if c.n.S != nil {
 		k := c.n.Sizes[l]
-		s := g.st[l][j*k+j+1 : (j+1)*k]
-		a, sp, sn := c.a[l][j+1:], c.sp[l][j+1:], c.sn[l][j+1:]
-		for i, x := range s {
-			a[i] += d * x
-			sp[i], sn[i] = sigPair(a[i])
+		lo, hi := j*k+j+1, (j+1)*k
+		shift(c.a[l][j+1:], c.sp[l][j+1:], c.sn[l][j+1:], g.st[l][lo:hi], eps[l][lo:hi], d)
+	}
+}
+
+// shift adds d·w to the activations a and updates s = σ(a), t = σ(−a);
+// e is e^{d·w}.
+func shift(a, s, t, w, e []float64, d float64) {
+	n := len(w)
+	a, s, t, e = a[:n], s[:n], t[:n], e[:n]
+	for i, x := range w {
+		a[i] += d * x
+		r := t[i] + s[i]*e[i]
+		if r > 0 && r <= math.MaxFloat64 {
+			inv := 1 / r
+			s[i] *= e[i] * inv
+			t[i] *= inv
+		} else {
+			s[i], t[i] = sigPair(a[i])
 		}
 	}
 }

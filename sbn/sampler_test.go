@@ -16,8 +16,8 @@ func TestGibbsConditional(t *testing.T) {
 		for _, scale := range []float64{1.5, 300} { // 300: products leave the safe range, e^{w} overflows
 			n := randomNet(c.sizes, c.ar, scale, 21)
 			sc := n.NewScratch()
-			g := n.newGibbsTables()
-			g.refresh(n)
+			g := n.newGibbsTables(true)
+			g.refresh(n, true)
 			ch := n.newGibbsChain()
 			ref := n.newGibbsChain()
 			worst := 0.0
@@ -68,8 +68,8 @@ func TestGibbsPosterior(t *testing.T) {
 	for _, c := range tiny[2:] { // arsbn 3-2, arsbn 3-2-2 (the SBNs are special cases)
 		n := randomNet(c.sizes, c.ar, 1.5, 22)
 		sc := n.NewScratch()
-		g := n.newGibbsTables()
-		g.refresh(n)
+		g := n.newGibbsTables(true)
+		g.refresh(n, true)
 		ch := n.newGibbsChain()
 		x := []float64{1, 0, 1}
 		// Exact posterior over the latent states of x.
@@ -106,6 +106,45 @@ func TestGibbsPosterior(t *testing.T) {
 			got := float64(counts[k]) / chains
 			if se := math.Sqrt(p * (1 - p) / chains); math.Abs(got-p) > 5*se+1e-9 {
 				t.Errorf("%s: state %s drawn with frequency %.4f, posterior %.4f (5σ = %.4f)", c.name, k, got, p, 5*se)
+			}
+		}
+	}
+}
+
+// TestGibbsConditionalWide: the same check on random states of wide nets
+// (70-40-3), whose rows of outgoing weights span several 32-unit blocks of
+// the product — renormalised between blocks, and with scale 40 some
+// blocks leaving the safe range and taking the term-by-term path.
+func TestGibbsConditionalWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, ar := range []bool{false, true} {
+		for _, scale := range []float64{1.5, 40} {
+			n := randomNet([]int{70, 40, 3}, ar, scale, 23)
+			sc := n.NewScratch()
+			g := n.newGibbsTables(true)
+			g.refresh(n, true)
+			ch := n.newGibbsChain()
+			h := n.States()
+			for range 5 {
+				randomState(h, rng)
+				for l := 1; l <= n.Layers(); l++ {
+					for j := range n.Sizes[l] {
+						for ll := range h {
+							copy(ch.h[ll], h[ll])
+						}
+						ch.refresh()
+						got := ch.logOdds(g, l, j)
+						old := h[l][j]
+						h[l][j] = 1
+						up := n.LogJoint(h, 1, sc)
+						h[l][j] = 0
+						want := up - n.LogJoint(h, 1, sc)
+						h[l][j] = old
+						if math.Abs(got-want) > 1e-9*max(1, math.Abs(up)) {
+							t.Fatalf("ar %v scale %g: log-odds of h%d[%d] = %.12g, brute force %.12g", ar, scale, l, j, got, want)
+						}
+					}
+				}
 			}
 		}
 	}

@@ -144,7 +144,8 @@ type Trainer struct {
 	phi, gradPhi []float64
 	recAdam      adam
 
-	gibbs   *gibbsTables
+	gibbs   *gibbsTables // the Gibbs sampler's tables (nil for adaptive-is)
+	tabs    *gibbsTables // W_lᵀ (and, for gibbs, the exponentials), refreshed each step
 	latent  int     // Σ_{l≥1} n_l
 	persist []uint8 // N × latent persistent Gibbs states
 	seen    []uint8 // N: persistent state initialised
@@ -154,7 +155,8 @@ type Trainer struct {
 	avgN, avgPos int
 
 	tasks    []*trainTask
-	gGen0    [][]float64 // tasks[0]'s gradient slices, where the chunks are summed
+	gsum     *Net        // the summed gradient in the net's layout
+	gGen0    [][]float64 // gsum's slices
 	gRec0    [][]float64
 	perm     []int
 	noiseSrc rand.PCG
@@ -253,8 +255,9 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	for _, s := range n.Sizes[1:] {
 		t.latent += s
 	}
+	t.tabs = n.newGibbsTables(o.Sampler == "gibbs")
 	if o.Sampler == "gibbs" {
-		t.gibbs = n.newGibbsTables()
+		t.gibbs = t.tabs
 		if o.Persistent {
 			t.persist, t.seen = make([]uint8, N*t.latent), make([]uint8, N)
 		} else {
@@ -270,7 +273,13 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	for lo := 0; lo < o.BatchSize; lo += chunkSize {
 		t.tasks = append(t.tasks, t.newTask())
 	}
-	t.gGen0, _ = paramSlices(t.tasks[0].gGen)
+	// ∇ is gathered from gsum: tasks[0]'s B and S, and its W transposed.
+	g0 := t.tasks[0].gGen
+	t.gsum = &Net{Sizes: n.Sizes, B: g0.B, S: g0.S, W: make([][]float64, len(n.Sizes))}
+	for l := 1; l < len(n.Sizes); l++ {
+		t.gsum.W[l] = make([]float64, len(n.W[l]))
+	}
+	t.gGen0, _ = paramSlices(t.gsum)
 	if t.phi != nil {
 		t.gRec0, _ = recSlices(t.tasks[0].gRec, n.Sizes)
 	}
@@ -406,9 +415,7 @@ func (t *Trainer) minibatch(x Data, idx []int, epoch, b int) (signal, ess float6
 	workers = min(workers, t.active)
 	for step := range t.opt.Steps {
 		t.cur.step = step
-		if t.gibbs != nil {
-			t.gibbs.refresh(t.net)
-		}
+		t.tabs.refresh(t.net, t.gibbs != nil)
 		t.next.Store(0)
 		if workers == 1 {
 			t.work()
@@ -423,6 +430,10 @@ func (t *Trainer) minibatch(x Data, idx []int, epoch, b int) (signal, ess float6
 		g0 := t.tasks[0].gGen
 		for _, tk := range t.tasks[1:t.active] {
 			addNet(g0, tk.gGen)
+		}
+		// The chunks' W gradients are transposed (addGrad): turn them back.
+		for l := 1; l <= t.net.Layers(); l++ {
+			transpose(g0.W[l], t.net.Sizes[l], t.net.Sizes[l-1], t.gsum.W[l])
 		}
 		gather(t.gGen0, t.genTri, t.grad)
 		for i := range t.grad {
@@ -536,7 +547,7 @@ func (t *Trainer) isExample(tk *trainTask) {
 	for s := range tk.smp {
 		sm := &tk.smp[s]
 		lq := n.forwardQ(sm.h, sm.pq, sm.on, tk.rng)
-		lp := n.forward(sm.h, sm.p, sm.on)
+		lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
 		tk.lw[s] = lp - lq
 	}
 	lse := nmath.LogSumExp(tk.lw)
@@ -595,7 +606,7 @@ func (t *Trainer) gibbsExample(tk *trainTask, row, pos int) {
 			copy(sm.h[l], ch.h[l])
 			sm.on[l] = onUnits(sm.h[l], sm.on[l])
 		}
-		lp := n.forward(sm.h, sm.p, sm.on)
+		lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
 		n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
 		if t.cur.step == o.Steps-1 {
 			tk.signal += w * lp
