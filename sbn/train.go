@@ -146,10 +146,10 @@ type Trainer struct {
 
 	gibbs   *gibbsTables // the Gibbs sampler's tables (nil for adaptive-is)
 	tabs    *gibbsTables // W_lᵀ (and, for gibbs, the exponentials), refreshed each step
-	latent  int     // Σ_{l≥1} n_l
-	persist []uint8 // N × latent persistent Gibbs states
-	seen    []uint8 // N: persistent state initialised
-	batchSt []uint8 // BatchSize × latent: the minibatch's chains (not persistent)
+	latent  int          // Σ_{l≥1} n_l
+	persist []uint8      // N × latent persistent Gibbs states
+	seen    []uint8      // N: persistent state initialised
+	batchSt []uint8      // BatchSize × latent: the minibatch's chains (not persistent)
 
 	avg          [][]float64 // ring of the last Average samples of θ
 	avgN, avgPos int
