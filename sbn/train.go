@@ -162,6 +162,7 @@ type Trainer struct {
 	noiseSrc rand.PCG
 	noise    *rand.Rand
 	next     atomic.Int32
+	wg       workgroup.Group // reused: launching the workers of a step allocates only their goroutines
 	active   int
 	work     func()
 	cur      struct {
@@ -420,11 +421,10 @@ func (t *Trainer) minibatch(x Data, idx []int, epoch, b int) (signal, ess float6
 		if workers == 1 {
 			t.work()
 		} else {
-			var wg workgroup.Group
 			for range workers {
-				wg.Go(t.work)
+				t.wg.Go(t.work)
 			}
-			wg.Wait()
+			t.wg.Wait()
 		}
 		// ∇Ũ = −∇log p_0 − (N/|B|) Σ (weighted ∇ log p(x, h)).
 		g0 := t.tasks[0].gGen
