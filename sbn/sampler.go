@@ -85,6 +85,10 @@ func transposeExp(w []float64, r, c int, t, ep, en []float64) {
 		row := w[i*c : (i+1)*c]
 		for j, x := range row {
 			t[j*r+i] = x
+			if math.Abs(x) > extreme {
+				ep[j*r+i], en[j*r+i] = math.NaN(), math.NaN()
+				continue
+			}
 			e := math.Exp(x)
 			ep[j*r+i] = e
 			en[j*r+i] = 1 / e
@@ -94,7 +98,7 @@ func transposeExp(w []float64, r, c int, t, ep, en []float64) {
 
 // gibbsChain is the state of one Gibbs chain over the latent layers of a
 // net with h[0] = x fixed: the states h, the activations a and σ(a), σ(−a)
-// of every layer.
+// of every layer (NaN where |a| > extreme).
 type gibbsChain struct {
 	n      *Net
 	h, a   [][]float64
@@ -108,6 +112,20 @@ func (n *Net) newGibbsChain() *gibbsChain {
 		c.on[l] = make([]int32, 0, s)
 	}
 	return c
+}
+
+// extreme bounds the |a| and |w| whose e^{±a}, e^{±w} enter the product
+// form: beyond it σ(−|a|) and e^{−|w|} approach the subnormal range, where
+// they lose relative precision, so the chain stores NaN for them and the
+// blocks that meet one take the direct softplus formula.
+const extreme = 600
+
+// chainPair is sigPair(a), or NaN, NaN when |a| > extreme.
+func chainPair(a float64) (float64, float64) {
+	if math.Abs(a) > extreme {
+		return math.NaN(), math.NaN()
+	}
+	return sigPair(a)
 }
 
 // sigPair returns σ(a) and σ(−a) with one exp.
@@ -156,7 +174,7 @@ func (c *gibbsChain) refresh() {
 			}
 		}
 		for i, x := range a {
-			c.sp[l][i], c.sn[l][i] = sigPair(x)
+			c.sp[l][i], c.sn[l][i] = chainPair(x)
 		}
 	}
 }
@@ -218,7 +236,8 @@ func (c *gibbsChain) logOdds(g *gibbsTables, l, j int) float64 {
 // set sets h_{l,j} to v (0 or 1), updating the activations it feeds. The
 // sigmoids follow without an exp: adding d·w to a multiplies e^{a} by
 // e = e^{d·w}, so with r = σ(−a) + σ(a)·e, σ(a) ← σ(a)·e/r and σ(−a) ← σ(−a)/r
-// (recomputed from a when r leaves the finite positive range).
+// (recomputed from a when r leaves the finite positive range, NaN beyond
+// extreme).
 func (c *gibbsChain) set(g *gibbsTables, l, j int, v float64) {
 	d := v - c.h[l][j]
 	if d == 0 {
@@ -247,12 +266,12 @@ func shift(a, s, t, w, e []float64, d float64) {
 	for i, x := range w {
 		a[i] += d * x
 		r := t[i] + s[i]*e[i]
-		if r > 0 && r <= math.MaxFloat64 {
+		if r > 0 && r <= math.MaxFloat64 && math.Abs(a[i]) <= extreme {
 			inv := 1 / r
 			s[i] *= e[i] * inv
 			t[i] *= inv
 		} else {
-			s[i], t[i] = sigPair(a[i])
+			s[i], t[i] = chainPair(a[i])
 		}
 	}
 }
