@@ -2,6 +2,7 @@ package sbn
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -50,10 +51,12 @@ func TestResume(t *testing.T) {
 		name := c.method + "/" + c.sampler
 		o := DefaultTrainOptions()
 		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed = c.method, c.sampler, c.persistent, c.average, 77
-		o.LearningRate, o.Steps = 0.05, 3
+		// No burn-in and large weights, so that chains resumed from other
+		// states would not couple with the straight run's.
+		o.LearningRate, o.Steps, o.BurnIn = 0.05, 3, 0
 		fresh := func(workers int) *Trainer {
 			n := New([]int{6, 3, 2}, c.ar)
-			InitNormal(n, 0.3, 6)
+			InitNormal(n, 2, 6)
 			o.Workers = workers
 			tr, err := NewTrainer(n, len(data), o)
 			if err != nil {
@@ -101,6 +104,12 @@ func TestResume(t *testing.T) {
 		}
 		if p := sameNet(second.Net(), straight.Net()); p != "" {
 			t.Errorf("%s: resumed live sample differs from the straight run in %s", name, p)
+		}
+		// And the whole trainer state is the same.
+		a1, b1 := straight.State()
+		a2, b2 := second.State()
+		if fmt.Sprint(a1) != fmt.Sprint(a2) || fmt.Sprint(b1) != fmt.Sprint(b2) {
+			t.Errorf("%s: the resumed trainer's state differs from the straight run's", name)
 		}
 		// A trainer with other options refuses the state.
 		o2 := o
