@@ -133,3 +133,34 @@ func TestGradLogQ(t *testing.T) {
 		}
 	}
 }
+
+// TestForwardQDraws: the proposals the trainer draws through forwardQ
+// follow Q(h | x): frequencies within 5 binomial standard errors of
+// exp(LogQ) for every latent state.
+func TestForwardQDraws(t *testing.T) {
+	for _, c := range tiny {
+		n := randomNet(c.sizes, c.ar, 1.5, 13)
+		sc, gs := n.NewScratch(), n.NewGradScratch()
+		rng := rand.New(rand.NewPCG(9, 9))
+		h := n.States()
+		x := []float64{0, 1, 1}
+		copy(h[0], x)
+		gs.on[0] = onUnits(h[0], gs.on[0])
+		const draws = 100000
+		counts := map[string]int{}
+		for range draws {
+			n.forwardQ(h, gs.pq, gs.on, rng)
+			counts[key(h)]++
+		}
+		allStates(n, func(h [][]float64) {
+			if h[0][0] != x[0] || h[0][1] != x[1] || h[0][2] != x[2] {
+				return
+			}
+			p := math.Exp(n.LogQ(h, sc))
+			got := float64(counts[key(h)]) / draws
+			if se := math.Sqrt(p * (1 - p) / draws); math.Abs(got-p) > 5*se+1e-9 {
+				t.Errorf("%s: state %s drawn with frequency %.5f, Q = %.5f (5σ = %.5f)", c.name, key(h), got, p, 5*se)
+			}
+		})
+	}
+}
