@@ -138,3 +138,44 @@ func TestDiverged(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// TestAverage: with Average = 2 the evaluated net is the mean of the last
+// two samples (θ after each minibatch; the one sample there is after the
+// first), the recognition net the current one.
+func TestAverage(t *testing.T) {
+	data := plantedData(randomNet([]int{6, 3}, false, 2, 43), 100, 6) // one minibatch per epoch
+	n := New([]int{6, 3}, false)
+	InitNormal(n, 0.5, 7)
+	o := DefaultTrainOptions()
+	o.Average, o.LearningRate = 2, 0.05
+	tr, err := NewTrainer(n, len(data), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []*Net
+	for e := range 3 {
+		if _, err := tr.TrainEpoch(data); err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, tr.Net().clone())
+		if e == 0 { // a single sample so far: it is the average
+			if p := sameNet(tr.Current(), samples[0]); p != "" {
+				t.Fatalf("after one sample the average differs from it in %s", p)
+			}
+		}
+	}
+	cur := tr.Current()
+	_, want := params(samples[1])
+	_, last := params(samples[2])
+	names, got := params(cur)
+	for k := range want {
+		for i := range want[k] {
+			if m := (want[k][i] + last[k][i]) / 2; math.Abs(got[k][i]-m) > 1e-15 {
+				t.Fatalf("%s[%d] = %g, mean of the last two samples %g", names[k], i, got[k][i], m)
+			}
+		}
+	}
+	if p := sameNet(&Net{Sizes: cur.Sizes, W: samples[2].W, B: samples[2].B, Rec: cur.Rec}, samples[2]); p != "" {
+		t.Errorf("recognition net is not the current one (%s)", p)
+	}
+}
