@@ -1,0 +1,43 @@
+package sbn
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// benchMinibatch times one DSGHMC minibatch update of an SBN 784-200:
+// batch 100, L = 5 latent samples, 10 dynamics steps (App. C), on
+// MNIST-like rows (15% of the pixels on).
+func benchMinibatch(b *testing.B, sampler string) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	data := make(rows, 100)
+	for k := range data {
+		data[k] = make([]uint8, 784)
+		for i := range data[k] {
+			if rng.Float64() < 0.15 {
+				data[k][i] = 1
+			}
+		}
+	}
+	n := New([]int{784, 200}, false)
+	InitNormal(n, 0.1, 1)
+	o := DefaultTrainOptions()
+	o.Sampler = sampler
+	tr, err := NewTrainer(n, 60000, o)
+	if err != nil {
+		b.Fatal(err)
+	}
+	idx := make([]int, 100)
+	for i := range idx {
+		idx[i] = i
+	}
+	tr.minibatch(data, idx, 1, 0) // setup
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k := 0; b.Loop(); k++ {
+		tr.minibatch(data, idx, 1, k+1)
+	}
+}
+
+func BenchmarkMinibatchAdaptiveIS(b *testing.B) { benchMinibatch(b, "adaptive-is") }
+func BenchmarkMinibatchGibbs(b *testing.B)      { benchMinibatch(b, "gibbs") }

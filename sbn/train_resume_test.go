@@ -1,0 +1,181 @@
+package sbn
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/logz-ml/logz/train"
+)
+
+// sameNet reports the first parameter where a and b differ (bitwise).
+func sameNet(a, b *Net) string {
+	an, ax := params(a)
+	_, bx := params(b)
+	if a.Rec != nil {
+		rn, rx := recParams(a.Rec)
+		_, ry := recParams(b.Rec)
+		an, ax, bx = append(an, rn...), append(ax, rx...), append(bx, ry...)
+	}
+	for k := range ax {
+		for i := range ax[k] {
+			if math.Float64bits(ax[k][i]) != math.Float64bits(bx[k][i]) {
+				return an[k]
+			}
+		}
+	}
+	return ""
+}
+
+// TestResume: 2 epochs, State, Restore into a fresh trainer on a fresh net,
+// 1 more epoch gives bit for bit the net (and epoch statistics) of 3
+// epochs straight — for each dynamics, both samplers, persistent chains,
+// averaging, autoregressive nets and a partial last minibatch — and the
+// numbers do not depend on the number of workers.
+func TestResume(t *testing.T) {
+	planted := randomNet([]int{6, 3, 2}, true, 2, 41)
+	data := plantedData(planted, 230, 4) // minibatches 100, 100, 30
+	for _, c := range []struct {
+		method, sampler string
+		persistent, ar  bool
+		average         int
+	}{
+		{"sghmc", "adaptive-is", false, false, 1},
+		{"sgnht", "gibbs", true, true, 4},
+		{"adam", "gibbs", false, false, 3},
+		{"sghmc", "gibbs", true, false, 1},
+		{"sgnht", "adaptive-is", false, true, 5},
+	} {
+		name := c.method + "/" + c.sampler
+		o := DefaultTrainOptions()
+		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed = c.method, c.sampler, c.persistent, c.average, 77
+		// No burn-in and large weights, so that chains resumed from other
+		// states would not couple with the straight run's.
+		o.LearningRate, o.Steps, o.BurnIn = 0.05, 3, 0
+		fresh := func(workers int) *Trainer {
+			n := New([]int{6, 3, 2}, c.ar)
+			InitNormal(n, 2, 6)
+			o.Workers = workers
+			tr, err := NewTrainer(n, len(data), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return tr
+		}
+		straight := fresh(1)
+		var want [3]EpochStats
+		for e := range 3 {
+			var err error
+			if want[e], err = straight.TrainEpoch(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		first := fresh(4)
+		for e := range 2 {
+			st, err := first.TrainEpoch(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st != want[e] {
+				t.Fatalf("%s: epoch %d with 4 workers %+v, with 1 %+v", name, e+1, st, want[e])
+			}
+		}
+		arr, byt := first.State()
+		first.TrainEpoch(data) // the state must be a copy
+		second := fresh(3)
+		InitNormal(second.Net(), 0.7, 99)
+		if err := second.Restore(arr, byt); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if second.Epoch() != 2 {
+			t.Fatalf("%s: restored at epoch %d", name, second.Epoch())
+		}
+		st, err := second.TrainEpoch(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st != want[2] {
+			t.Errorf("%s: resumed epoch 3 %+v, straight %+v", name, st, want[2])
+		}
+		if p := sameNet(second.Current(), straight.Current()); p != "" {
+			t.Errorf("%s: resumed net differs from the straight run in %s", name, p)
+		}
+		if p := sameNet(second.Net(), straight.Net()); p != "" {
+			t.Errorf("%s: resumed live sample differs from the straight run in %s", name, p)
+		}
+		// And the whole trainer state is the same.
+		a1, b1 := straight.State()
+		a2, b2 := second.State()
+		if fmt.Sprint(a1) != fmt.Sprint(a2) || fmt.Sprint(b1) != fmt.Sprint(b2) {
+			t.Errorf("%s: the resumed trainer's state differs from the straight run's", name)
+		}
+		// A trainer with other options refuses the state.
+		o2 := o
+		o2.Seed++
+		other, _ := NewTrainer(New([]int{6, 3, 2}, c.ar), len(data), o2)
+		if err := other.Restore(arr, byt); err == nil || !strings.Contains(err.Error(), "seed") {
+			t.Errorf("%s: restore with another seed: %v", name, err)
+		}
+	}
+}
+
+// TestDiverged: a learning rate that blows the parameters up is reported
+// as train.ErrDiverged naming the epoch and minibatch.
+func TestDiverged(t *testing.T) {
+	data := plantedData(randomNet([]int{6, 3}, false, 2, 42), 200, 5)
+	n := New([]int{6, 3}, false)
+	o := DefaultTrainOptions()
+	o.LearningRate, o.Prior, o.Friction = 1e12, "none", 0.01
+	tr, err := NewTrainer(n, len(data), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.TrainEpoch(data)
+	if !errors.Is(err, train.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
+		t.Errorf("got %v", err)
+	}
+	t.Log(err)
+}
+
+// TestAverage: with Average = 2 the evaluated net is the mean of the last
+// two samples (θ after each minibatch; the one sample there is after the
+// first), the recognition net the current one.
+func TestAverage(t *testing.T) {
+	data := plantedData(randomNet([]int{6, 3}, false, 2, 43), 100, 6) // one minibatch per epoch
+	n := New([]int{6, 3}, false)
+	InitNormal(n, 0.5, 7)
+	o := DefaultTrainOptions()
+	o.Average, o.LearningRate = 2, 0.05
+	tr, err := NewTrainer(n, len(data), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var samples []*Net
+	for e := range 3 {
+		if _, err := tr.TrainEpoch(data); err != nil {
+			t.Fatal(err)
+		}
+		samples = append(samples, tr.Net().clone())
+		if e == 0 { // a single sample so far: it is the average
+			if p := sameNet(tr.Current(), samples[0]); p != "" {
+				t.Fatalf("after one sample the average differs from it in %s", p)
+			}
+		}
+	}
+	cur := tr.Current()
+	_, want := params(samples[1])
+	_, last := params(samples[2])
+	names, got := params(cur)
+	for k := range want {
+		for i := range want[k] {
+			if m := (want[k][i] + last[k][i]) / 2; math.Abs(got[k][i]-m) > 1e-15 {
+				t.Fatalf("%s[%d] = %g, mean of the last two samples %g", names[k], i, got[k][i], m)
+			}
+		}
+	}
+	if p := sameNet(&Net{Sizes: cur.Sizes, W: samples[2].W, B: samples[2].B, Rec: cur.Rec}, samples[2]); p != "" {
+		t.Errorf("recognition net is not the current one (%s)", p)
+	}
+}
