@@ -319,14 +319,18 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		mine = append(mine, report.Row{
 			Experiment: exp.Name, Model: family.Label(tr.Current()), Stage: report.StageEpoch,
 			Epoch: sum.Epoch, Estimator: "train", Split: "train", Value: report.F(sum.ReconError),
-			NExamples: train0.N, Seconds: secs,
+			NExamples: train0.N, Seconds: secs, Init: sum.Signal,
 		})
 		layer := ""
 		if sum.Layer > 0 {
 			layer = fmt.Sprintf(" layer %d", sum.Layer)
 		}
-		line := fmt.Sprintf("%s: epoch %d/%d%s  k=%d lr=%.4g mom=%.2f  recon %.4f (%.1f s)",
-			exp.Name, sum.Epoch, epochs, layer, sum.K, sum.LearningRate, sum.Momentum, sum.ReconError, secs)
+		signal := "recon"
+		if sum.Signal != "" {
+			signal = sum.Signal
+		}
+		line := fmt.Sprintf("%s: epoch %d/%d%s  k=%d lr=%.4g mom=%.2f  %s %.4f (%.1f s)",
+			exp.Name, sum.Epoch, epochs, layer, sum.K, sum.LearningRate, sum.Momentum, signal, sum.ReconError, secs)
 		if exp.Evaluate.Due(sum.Epoch) && len(exp.Evaluate.EveryEpoch) > 0 {
 			ev.Stage, ev.Epoch = report.StageEpoch, sum.Epoch
 			rows, err := ev.Run(fam, tr.Current(), exp.Evaluate.EveryEpoch)

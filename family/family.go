@@ -54,6 +54,10 @@ type Family struct {
 	// EveryEpoch and Final are the default evaluate lists of an experiment
 	// of this family.
 	EveryEpoch, Final func() []Configured
+	// OwnEvalDefaults makes `logz eval` leave this family's estimators at
+	// their own defaults for the flags not given (the flags' defaults are
+	// those of the Boltzmann families: 14,500 β, 100 AIS runs).
+	OwnEvalDefaults bool
 	// Finish, if set, post-processes the rows of one evaluation (pairing
 	// AIS and RAISE rows into brackets, dropping repeated warnings).
 	Finish func(m models.Model, rows []report.Row, ests []Configured) []report.Row

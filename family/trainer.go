@@ -14,6 +14,9 @@ type EpochSummary struct {
 	LearningRate float64
 	Momentum     float64
 	ReconError   float64
+	// Signal, when set, names what ReconError holds instead of the
+	// reconstruction error (e.g. "is-bound" for a sigmoid belief net).
+	Signal string
 }
 
 // Trainer is the runner's view of a model trainer.

@@ -72,7 +72,7 @@ func TestAISConverges(t *testing.T) {
 // a run of updates (the incrementally kept inputs and softplus cache stay
 // right). Each net runs twice: as is (the product form of the children's
 // terms) and with W scaled by 40 (|W| > 30: a softplus per child).
-func TestGibbsConditional(t *testing.T) {
+func TestAISGibbsConditional(t *testing.T) {
 	for _, c := range append(tiny, struct {
 		name  string
 		sizes []int

@@ -61,16 +61,6 @@ func exactLogLik(n *Net, data rows) []float64 {
 }
 
 // meanSE is the mean of xs and its standard error.
-func meanSE(xs []float64) (float64, float64) {
-	m, m2 := 0.0, 0.0
-	for _, x := range xs {
-		m += x
-		m2 += x * x
-	}
-	k := float64(len(xs))
-	m /= k
-	return m, math.Sqrt((m2/k - m*m) / (k - 1))
-}
 
 // TestTrainingRaisesLikelihood: on 500 examples drawn from a planted
 // random SBN 8-3, a few epochs of DSGHMC with either sampler (and the

@@ -101,10 +101,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("eval: --split wants a plain word (letters, digits, '_' or '-', such as test), got %q", splitName)}
 	}
 	values := map[string]string{}
+	defaulted := map[string]bool{}
 	for i, f := range estFlags {
 		v := *flagVals[i]
 		if (given[f.Name] || f.Default != "") && !(f.ZeroUnset && v == "0") && v != "" {
 			values[f.Name] = v
+			defaulted[f.Name] = !given[f.Name]
 		}
 	}
 	ckpt, err := models.Load(*modelPath)
@@ -114,6 +116,13 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	fam, err := family.Lookup(ckpt.Model.TypeName())
 	if err != nil {
 		return err
+	}
+	if fam.OwnEvalDefaults {
+		for name, d := range defaulted {
+			if d {
+				delete(values, name)
+			}
+		}
 	}
 	list, err := evalEstimators(fam, names, values, given, stderr)
 	if err != nil {

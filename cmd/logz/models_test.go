@@ -46,9 +46,11 @@ func TestModelsCommand(t *testing.T) {
 		t.Fatalf("--json output: %v\n%s", err, out)
 	}
 	want := map[string][]string{
-		"rbm": {"exact", "ais", "raise", "csl", "pll", "recon"},
-		"dbn": {"exact", "dbn-bound", "ais", "raise"},
-		"dbm": {"exact", "mf-bound", "ais", "raise"},
+		"rbm":   {"exact", "ais", "raise", "csl", "pll", "recon"},
+		"dbn":   {"exact", "dbn-bound", "ais", "raise"},
+		"dbm":   {"exact", "mf-bound", "ais", "raise"},
+		"sbn":   {"exact", "is", "ais", "bdmc", "completion"},
+		"arsbn": {"exact", "is", "ais", "bdmc", "completion"},
 	}
 	if len(reg.Families) != len(want) {
 		t.Fatalf("%d families, want %d: %s", len(reg.Families), len(want), out)

@@ -237,6 +237,10 @@ func epochGrid(rows []Row) *grid {
 				// epoch's minibatches (split train), not an estimator
 				// named "train" on the train split.
 				h = trainingReconHeader
+			case strings.HasPrefix(lab, "train ("):
+				// A trainer whose signal is not the reconstruction error
+				// names it in Init: "train (is-bound)".
+				h = strings.TrimSuffix(strings.TrimPrefix(lab, "train ("), ")") + " (training)"
 			case s != "":
 				h += " " + s
 			}

@@ -59,10 +59,13 @@ type Row struct {
 	// ExactLogZ is the true log Z when the same experiment also ran exact.
 	ExactLogZ *float64 `json:"exact_log_z,omitempty"`
 
-	Runs      int      `json:"runs,omitempty"`  // AIS/RAISE chains
-	Betas     int      `json:"betas,omitempty"` // intermediate distributions
-	Init      string   `json:"init,omitempty"`  // base-rate, uniform
-	ESS       *float64 `json:"ess,omitempty"`   // effective sample size of the weights
+	Runs  int `json:"runs,omitempty"`  // AIS/RAISE chains
+	Betas int `json:"betas,omitempty"` // intermediate distributions
+	// Init is the AIS start (base-rate, uniform); on the trainer's own row
+	// (estimator "train") the name of its training signal when that is not
+	// the reconstruction error (e.g. is-bound).
+	Init      string   `json:"init,omitempty"`
+	ESS       *float64 `json:"ess,omitempty"` // effective sample size of the weights
 	NExamples int      `json:"n_examples"`
 	Seconds   float64  `json:"seconds"` // wall time of this estimate
 	// Warnings say why the number may not be trusted; encoded as [] when empty.

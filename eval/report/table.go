@@ -46,6 +46,10 @@ var boundNotes = map[string]string{
 	"chi2":      "chi2: an upper bound on log Z (χ² bound), so log-probabilities computed with it are lower bounds.",
 	"pll":       "pll: pseudo-log-likelihood per example, Σ_i log p(v_i | v_−i); a training signal, not a log-likelihood.",
 	"recon":     "recon: squared reconstruction error per example after one Gibbs step (lower is better); a training signal, not a log-likelihood.",
+	// Notes of one model type ("<type>/<estimator>") take precedence.
+	"sbn/ais":   "ais (sigmoid belief nets): per-example AIS from p(x, z | 0) to p(x, z | θ) (parameter scaling); the log of an unbiased estimate of p(x), a stochastic lower bound on log p(x).",
+	"sbn/bdmc":  "bdmc: on data simulated from the model, forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x); the gap bounds the error of AIS at that β.",
+	"sbn/exact": "exact (sigmoid belief nets): log p(x) = log Σ_z p(x, z), summed over every latent state.",
 }
 
 // noteUndefinedLo is printed when some log(Ẑ−kσ̂) is undefined.
@@ -297,6 +301,14 @@ func chainsCell(l *line) string {
 		return Missing
 	}
 	n := strconv.Itoa(l.runs)
+	if typ, _, _ := strings.Cut(l.model, " "); typ == "sbn" || typ == "arsbn" {
+		switch l.estimator {
+		case "ais", "bdmc":
+			return n + " per example"
+		case "is":
+			return n + " proposals"
+		}
+	}
 	switch l.estimator {
 	case "ais", "dbn-bound", "mf-bound":
 		return n + " AIS runs"
@@ -377,6 +389,8 @@ const (
 		"of the split's mean (on a subsample: of the control-variate estimate)."
 	legendBracket = "[lo, hi]: RAISE (lo) and AIS (hi) of the same start bracket the true value; lo > hi (reversed) is noise " +
 		"within 3 combined standard errors, a warning beyond."
+	legendBDMC = "[lo, hi] of bdmc: forward AIS (lo) and reverse AIS from the exact latent sample (hi) bracket the mean log p(x) " +
+		"of data simulated from the model; the width is the AIS error at that β."
 )
 
 // finalTables builds the main table (Table 1 of the 2008 paper) and the
@@ -397,7 +411,15 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		}
 	}
 	seenNote := map[string]bool{}
-	note := func(est string) {
+	note := func(l *line) {
+		est := l.estimator
+		typ, _, _ := strings.Cut(l.model, " ")
+		if typ == "arsbn" {
+			typ = "sbn"
+		}
+		if _, ok := boundNotes[typ+"/"+est]; ok {
+			est = typ + "/" + est
+		}
 		if n, ok := boundNotes[est]; ok && !seenNote[est] {
 			seenNote[est] = true
 			notes = append(notes, n)
@@ -417,9 +439,9 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		}
 		main.header = append(main.header, "True log Z", "Warnings")
 		main.align = append(main.align, alignRight, alignLeft)
-		hasSE, hasBracket := false, false
+		hasSE, hasBracket, hasBDMC := false, false, false
 		for _, l := range mainLines {
-			note(l.estimator)
+			note(l)
 			if (l.lo1 == nil && l.hi1 != nil) || (l.lo3 == nil && l.hi3 != nil) {
 				undefinedLo = true
 			}
@@ -436,7 +458,12 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 				cells = append(cells, loglikCell(r))
 				if r != nil {
 					hasSE = hasSE || (r.MeanLoglik != nil && r.LoglikSE != nil)
-					hasBracket = hasBracket || r.LoglikLo != nil || r.LoglikHi != nil
+					br := r.LoglikLo != nil || r.LoglikHi != nil
+					if r.Estimator == "bdmc" {
+						hasBDMC = hasBDMC || br
+					} else {
+						hasBracket = hasBracket || br
+					}
 				}
 			}
 			cells = append(cells, opt2(exact), fn.cell(l.warnings, warnWidth))
@@ -451,6 +478,9 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 			if r := reversedWithinNoise(rows); r != "" {
 				legend = append(legend, r)
 			}
+		}
+		if hasBDMC {
+			legend = append(legend, legendBDMC)
 		}
 	}
 
@@ -472,7 +502,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		signals.header = append(signals.header, "Minutes", "Warnings")
 		signals.align = append(signals.align, alignRight, alignLeft)
 		for _, l := range sigLines {
-			note(l.estimator)
+			note(l)
 			cells := []string{l.experiment, orMissing(l.model), estimatorLabel(l)}
 			for _, s := range cols {
 				cells = append(cells, signalCell(l.splits[s]))

@@ -1,0 +1,332 @@
+package sbn
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
+	belief "github.com/logz-ml/logz/sbn"
+)
+
+// latentUnits is the number of latent units, Σ_{l≥1} n_l.
+func latentUnits(n *belief.Net) int {
+	s := 0
+	for _, k := range n.Sizes[1:] {
+		s += k
+	}
+	return s
+}
+
+// meanRow fills a row's mean log-likelihood and its standard error over
+// examples from per-example log p(x).
+func meanRow(row report.Row, lp []float64) report.Row {
+	st := family.MeanOf(lp)
+	row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
+	return row
+}
+
+// exactKey remembers exact's per-example log p(x) of a split for the
+// checks of the sampling estimators (which may run on a subsample).
+type exactKey struct{ split string }
+
+// Exact is log p(x) by summing p(x, z) over every latent state.
+var Exact = family.Define(family.Def[family.Exact]{
+	Name:     "exact",
+	Doc:      "exact log p(x) = log Σ_z p(x, z), enumerating the 2^(latent units) states",
+	Defaults: family.Exact{MaxUnits: 20},
+	Feasible: func(m models.Model, s *family.Exact) error {
+		n := m.(*belief.Net)
+		if k := latentUnits(n); k > s.MaxUnits {
+			return fmt.Errorf("%s has %d latent units, above max_units %d (2^%d states); raise max_units (≤ 40) or drop exact", n.Label(), k, s.MaxUnits, k)
+		}
+		return nil
+	},
+	CheckModel: func(p family.Problems, s *family.Exact, model family.Settings, visible int) {
+		k := 0
+		for _, l := range model.(*Model).Layers {
+			k += l
+		}
+		if s.Valid() && k > s.MaxUnits {
+			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latent units, but the model has %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, k, family.MaxExactUnits)
+		}
+	},
+	Run: func(env *family.Env, m models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
+		n := m.(*belief.Net)
+		var rows []report.Row
+		for _, sp := range env.Splits {
+			start := time.Now()
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d exact %s", env.Experiment, env.Epoch, sp.Name), int64(sp.Data.Len())<<latentUnits(n))
+			lp, err := belief.ExactLogProb(n, sp.Data, s.MaxUnits, progress)
+			done()
+			if err != nil {
+				return rows, err
+			}
+			row := meanRow(j.Base, lp)
+			row.Split = sp.Name
+			row.Seconds = time.Since(start).Seconds()
+			env.Remember(exactKey{sp.Name}, lp)
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// ISSettings is the settings of importance sampling with the recognition
+// network.
+type ISSettings struct {
+	// Samples is the number of proposals per example.
+	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
+	// Examples evaluates a random subsample of each split (0 = all).
+	Examples      int `yaml:"examples" want:"a non-negative integer (0 = all)" flag:"examples"`
+	family.Seeded `yaml:",inline"`
+}
+
+// Check reports bad IS settings.
+func (s *ISSettings) Check(p family.Problems) {
+	p.Check("samples", s.Samples >= 1, "a positive integer", s.Samples)
+	p.Check("samples", s.Samples <= family.MaxRuns, fmt.Sprintf("at most %d (family.MaxRuns)", family.MaxRuns), s.Samples)
+	p.Check("examples", s.Examples >= 0, "a non-negative integer (0 = all)", s.Examples)
+}
+
+// IS is importance sampling with the recognition network Q(z|x) as the
+// proposal (App. B.1, eq. 16).
+var IS = family.Define(family.Def[ISSettings]{
+	Name:     "is",
+	Doc:      "importance sampling with the recognition network (App. B.1): log of an unbiased estimate of p(x), a stochastic lower bound",
+	Defaults: ISSettings{Samples: 5000},
+	// A recognition network is made by the adaptive-is trainer, so it
+	// cannot be checked before training; Run refuses a net without one.
+	Run: func(env *family.Env, m models.Model, s *ISSettings, j family.Job) ([]report.Row, error) {
+		n := m.(*belief.Net)
+		if n.Rec == nil {
+			return nil, fmt.Errorf("is needs a recognition network, and this %s has none (rec_W…, rec_c… arrays); train with sampler adaptive-is, or use ais", n.Label())
+		}
+		var rows []report.Row
+		for si, sp := range env.Splits {
+			start := time.Now()
+			idx, err := env.Sample(si, sp.Data, s.Examples)
+			if err != nil {
+				return rows, err
+			}
+			x := family.Subset{X: sp.Data, Idx: idx}
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, len(idx), s.Samples), int64(len(idx)*s.Samples))
+			res, err := belief.IS{Samples: s.Samples, Seed: j.Seed + uint64(si), Progress: progress}.LogProb(n, x)
+			done()
+			if err != nil {
+				return rows, err
+			}
+			row := meanRow(j.Base, res.LogP)
+			row.Split, row.Runs, row.ESS = sp.Name, s.Samples, report.F(res.MinESS)
+			row.Notes = append(row.Notes, fmt.Sprintf("%d proposals per example from the recognition network on %d of %d examples; smallest ESS %.1f", s.Samples, len(idx), sp.Data.Len(), res.MinESS))
+			if res.MinESS < 10 {
+				row.Warnings = append(row.Warnings, fmt.Sprintf("an example's effective sample size is %.1f of %d: the recognition network misses part of its posterior, so this IS estimate is likely far below log p(x)", res.MinESS, s.Samples))
+			}
+			compareExact(env, &row, sp.Name, idx, res.LogP)
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// AISSettings is the settings of per-example AIS over parameter scaling.
+type AISSettings struct {
+	// Chains is the number of AIS chains per example.
+	Chains int `yaml:"chains" want:"a positive integer" flag:"chains"`
+	// Betas is K, the number of intermediate distributions (β_k = k/K).
+	Betas int `yaml:"betas" want:"a positive integer" flag:"betas"`
+	// Examples evaluates a random subsample of each split (0 = all).
+	Examples      int `yaml:"examples" want:"a non-negative integer (0 = all)" flag:"examples"`
+	family.Seeded `yaml:",inline"`
+}
+
+// Check reports bad AIS settings.
+func (s *AISSettings) Check(p family.Problems) {
+	p.Check("chains", s.Chains >= 1, "a positive integer", s.Chains)
+	p.Check("chains", s.Chains <= family.MaxRuns, fmt.Sprintf("at most %d (family.MaxRuns)", family.MaxRuns), s.Chains)
+	p.Check("betas", s.Betas >= 1, "a positive integer", s.Betas)
+	p.Check("betas", s.Betas <= family.MaxBetas, fmt.Sprintf("at most %d (family.MaxBetas)", family.MaxBetas), s.Betas)
+	p.Check("examples", s.Examples >= 0, "a non-negative integer (0 = all)", s.Examples)
+}
+
+// AIS is per-example AIS from p(x, z | 0) to p(x, z | θ) (App. B.2, eq. 17).
+var AIS = family.Define(family.Def[AISSettings]{
+	Name:     "ais",
+	Doc:      "per-example AIS over parameter scaling p(x, z | βθ) (App. B.2): log of an unbiased estimate of p(x), a stochastic lower bound; needs no recognition network",
+	Defaults: AISSettings{Chains: 16, Betas: 1000, Examples: 100},
+	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+		n := m.(*belief.Net)
+		var rows []report.Row
+		for si, sp := range env.Splits {
+			start := time.Now()
+			idx, err := env.Sample(si, sp.Data, s.Examples)
+			if err != nil {
+				return rows, err
+			}
+			x := family.Subset{X: sp.Data, Idx: idx}
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d AIS %s %d ex × %d × %d β", env.Experiment, env.Epoch, sp.Name, len(idx), s.Chains, s.Betas), int64(len(idx)*s.Chains))
+			res, err := belief.AIS{Chains: s.Chains, Betas: s.Betas, Seed: j.Seed + uint64(si), Progress: progress}.LogProb(n, x)
+			done()
+			if err != nil {
+				return rows, err
+			}
+			row := meanRow(j.Base, res.LogP)
+			row.Split, row.Runs, row.Betas = sp.Name, s.Chains, s.Betas
+			minESS := math.Inf(1)
+			for _, e := range res.ESS {
+				minESS = min(minESS, e)
+			}
+			row.ESS = report.F(minESS)
+			row.Notes = append(row.Notes, fmt.Sprintf("%d chains × %d β per example on %d of %d examples; smallest ESS %.1f", s.Chains, s.Betas, len(idx), sp.Data.Len(), minESS))
+			compareExact(env, &row, sp.Name, idx, res.LogP)
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+// compareExact, when an earlier exact entry of the evaluation computed
+// log p(x) of the split, notes exact's mean on the same examples and warns
+// when the stochastic lower bound lp lies above it beyond 3 standard
+// errors of the per-example differences (the estimator's own noise).
+func compareExact(env *family.Env, row *report.Row, split string, idx []int, lp []float64) {
+	x, ok := env.Memo(exactKey{split})
+	if !ok {
+		return
+	}
+	exact := x.([]float64)
+	d := make([]float64, len(idx))
+	var on []float64
+	for k, i := range idx {
+		d[k] = lp[k] - exact[i]
+		on = append(on, exact[i])
+	}
+	st, ex := family.MeanOf(d), family.MeanOf(on)
+	row.Notes = append(row.Notes, fmt.Sprintf("exact on the same %d examples: %.3f (difference %+.3f ± %.3f)", len(idx), ex.Mean, st.Mean, st.SE))
+	if se := st.SE; st.Mean > 3*se && st.Mean > 1e-9 {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %.3f nats above exact on the same examples, beyond 3 standard errors (%.3f): a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, st.Mean, 3*se))
+	}
+}
+
+// BDMCSettings is the settings of bidirectional Monte Carlo.
+type BDMCSettings struct {
+	// Chains per example, forward and reverse.
+	Chains int `yaml:"chains" want:"a positive integer" flag:"chains"`
+	// Betas is K for both directions.
+	Betas int `yaml:"betas" want:"a positive integer" flag:"betas"`
+	// Examples is the number of points simulated from the model.
+	Examples      int `yaml:"examples" want:"a positive integer" flag:"examples"`
+	family.Seeded `yaml:",inline"`
+}
+
+// Check reports bad BDMC settings.
+func (s *BDMCSettings) Check(p family.Problems) {
+	p.Check("chains", s.Chains >= 1 && s.Chains <= family.MaxRuns, fmt.Sprintf("an integer in [1, %d]", family.MaxRuns), s.Chains)
+	p.Check("betas", s.Betas >= 1 && s.Betas <= family.MaxBetas, fmt.Sprintf("an integer in [1, %d]", family.MaxBetas), s.Betas)
+	p.Check("examples", s.Examples >= 1 && s.Examples <= family.MaxRuns, fmt.Sprintf("an integer in [1, %d]", family.MaxRuns), s.Examples)
+}
+
+// BDMC brackets log p(x) on data simulated from the model (Grosse,
+// Ghahramani & Adams 2015): forward AIS from below, reverse AIS from the
+// exact latent sample from above.
+var BDMC = family.Define(family.Def[BDMCSettings]{
+	Name:     "bdmc",
+	Doc:      "bidirectional Monte Carlo on data simulated from the model: forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x)",
+	Defaults: BDMCSettings{Chains: 16, Betas: 1000, Examples: 100},
+	Run: func(env *family.Env, m models.Model, s *BDMCSettings, j family.Job) ([]report.Row, error) {
+		n := m.(*belief.Net)
+		start := time.Now()
+		progress, done := env.Bar(fmt.Sprintf("%s epoch %d BDMC %d ex × %d × %d β ×2", env.Experiment, env.Epoch, s.Examples, s.Chains, s.Betas), int64(2*s.Examples*s.Chains))
+		res, err := belief.BDMC{Chains: s.Chains, Betas: s.Betas, Examples: s.Examples, Seed: j.Seed, Progress: progress}.Run(n)
+		done()
+		if err != nil {
+			return nil, err
+		}
+		row := meanRow(j.Base, res.Lower)
+		row.Split, row.Runs, row.Betas = "simulated", s.Chains, s.Betas
+		up := family.MeanOf(res.Upper)
+		row.LoglikLo, row.LoglikHi = report.F(res.MeanLower), report.F(res.MeanUpper)
+		gap := res.MeanUpper - res.MeanLower
+		row.Notes = append(row.Notes, fmt.Sprintf("%d points simulated from the model; forward AIS %.3f, reverse AIS %.3f (± %.3f): gap %.3f nats", s.Examples, res.MeanLower, res.MeanUpper, up.SE, gap))
+		if k := latentUnits(n); k <= 20 {
+			if lp, err := belief.ExactLogProb(n, res.Data, 20, nil); err == nil {
+				ex := family.MeanOf(lp)
+				row.ExactLogZ = nil
+				row.Notes = append(row.Notes, fmt.Sprintf("exact mean log p(x) of the simulated points: %.3f", ex.Mean))
+				se := math.Hypot(*row.LoglikSE, up.SE)
+				if ex.Mean < res.MeanLower-3*se || ex.Mean > res.MeanUpper+3*se {
+					row.Warnings = append(row.Warnings, fmt.Sprintf("exact %.3f lies outside the BDMC bracket [%.3f, %.3f] beyond 3 standard errors: an AIS direction is wrong", ex.Mean, res.MeanLower, res.MeanUpper))
+				}
+			}
+		}
+		if gap > 1 {
+			row.Warnings = append(row.Warnings, fmt.Sprintf("the BDMC gap is %.2f nats at K = %d: AIS with these settings can be off by that much on data like the model's own; raise betas", gap, s.Betas))
+		}
+		row.Seconds = time.Since(start).Seconds()
+		return []report.Row{row}, nil
+	},
+})
+
+// CompletionSettings is the settings of missing-data completion.
+type CompletionSettings struct {
+	// Rows and Cols give the image shape (rows × cols = visible units).
+	Rows int `yaml:"rows" want:"a positive integer"`
+	Cols int `yaml:"cols" want:"a positive integer"`
+	// Samples reconstructions of the lower half vote per pixel; Sweeps of
+	// Gibbs separate them (and burn in).
+	Samples       int `yaml:"samples" want:"a positive integer" flag:"samples"`
+	Sweeps        int `yaml:"sweeps" want:"a positive integer"`
+	Examples      int `yaml:"examples" want:"a non-negative integer (0 = all)" flag:"examples"`
+	family.Seeded `yaml:",inline"`
+}
+
+// Check reports bad completion settings.
+func (s *CompletionSettings) Check(p family.Problems) {
+	p.Check("rows", s.Rows >= 2, "an integer ≥ 2", s.Rows)
+	p.Check("cols", s.Cols >= 1, "a positive integer", s.Cols)
+	p.Check("samples", s.Samples >= 1 && s.Samples <= family.MaxRuns, fmt.Sprintf("an integer in [1, %d]", family.MaxRuns), s.Samples)
+	p.Check("sweeps", s.Sweeps >= 1 && s.Sweeps <= 10000, "an integer in [1, 10000]", s.Sweeps)
+	p.Check("examples", s.Examples >= 0, "a non-negative integer (0 = all)", s.Examples)
+}
+
+// Completion fills in the lower half of images from the upper half (paper
+// §4.2.2) and reports the pixel error rate.
+var Completion = family.Define(family.Def[CompletionSettings]{
+	Name:     "completion",
+	Doc:      "missing-data completion (§4.2.2): infer the lower half of each image from the upper half by Gibbs sampling, majority vote per pixel; the value is the pixel error rate of the lower half",
+	Defaults: CompletionSettings{Rows: 28, Cols: 28, Samples: 100, Sweeps: 5, Examples: 100},
+	Feasible: func(m models.Model, s *CompletionSettings) error {
+		if d := m.NumVisible(); d != s.Rows*s.Cols {
+			return fmt.Errorf("completion: rows × cols = %d × %d = %d, but the model has %d visible units; set rows and cols", s.Rows, s.Cols, s.Rows*s.Cols, d)
+		}
+		return nil
+	},
+	Run: func(env *family.Env, m models.Model, s *CompletionSettings, j family.Job) ([]report.Row, error) {
+		n := m.(*belief.Net)
+		var rows []report.Row
+		for si, sp := range env.Splits {
+			start := time.Now()
+			idx, err := env.Sample(si, sp.Data, s.Examples)
+			if err != nil {
+				return rows, err
+			}
+			res, err := belief.Complete(n, family.Subset{X: sp.Data, Idx: idx}, s.Rows, s.Cols, s.Samples, s.Sweeps, j.Seed+uint64(si))
+			if err != nil {
+				return rows, err
+			}
+			row := j.Base
+			row.Split, row.Value, row.NExamples = sp.Name, report.F(res.ErrorRate), len(idx)
+			row.Notes = append(row.Notes, fmt.Sprintf("lower %d of %d rows inferred from the upper ones; %d samples %d sweeps apart vote per pixel; %d of %d examples", s.Rows-s.Rows/2, s.Rows, s.Samples, s.Sweeps, len(idx), sp.Data.Len()))
+			row.Seconds = time.Since(start).Seconds()
+			rows = append(rows, row)
+		}
+		return rows, nil
+	},
+})
+
+var _ eval.Examples = family.Subset{}

@@ -1,0 +1,199 @@
+package sbn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
+	belief "github.com/logz-ml/logz/sbn"
+	"github.com/logz-ml/logz/train"
+)
+
+// Train is the train: section of the sbn and arsbn families (Du, Zhu &
+// Zhang 2015, Alg. 1 and App. C; see sbn.TrainOptions for the equations).
+type Train struct {
+	// Method is the parameter dynamics: sghmc, sgnht (SG Nosé–Hoover
+	// thermostat, as the official code) or adam (no injected noise: a
+	// maximum-likelihood / reweighted-wake-sleep baseline).
+	Method string `yaml:"method" want:"sghmc, sgnht or adam"`
+	// Sampler draws the latent states: gibbs (eq. 15) or adaptive-is
+	// (recognition network on the inclusive KL, eq. 7–10).
+	Sampler string `yaml:"sampler" want:"gibbs or adaptive-is"`
+	// Epochs is the number of passes over the training set.
+	Epochs int `yaml:"epochs" want:"a positive integer"`
+	// BatchSize is the minibatch size |B_t|.
+	BatchSize int `yaml:"batch_size" want:"a positive integer"`
+	// Steps is the number of dynamics steps per minibatch.
+	Steps int `yaml:"steps" want:"a positive integer"`
+	// Samples is L, latent samples per example and step.
+	Samples int `yaml:"samples" want:"a positive integer"`
+	// LearningRate λ: the step on the per-data gradient, η = λ/N (Adam's
+	// step for adam).
+	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
+	// Friction is SGHMC's momentum decay α; GradNoise its β̂ ∈ [0, α].
+	Friction  float64 `yaml:"friction" want:"a number in (0,1]"`
+	GradNoise float64 `yaml:"grad_noise" want:"a number in [0, friction]"`
+	// NoiseA is SGNHT's A.
+	NoiseA float64 `yaml:"noise_a" want:"a positive number"`
+	// Prior on every generative parameter: student-t (σ, ν), gaussian (σ)
+	// or none.
+	Prior      string  `yaml:"prior" want:"student-t, gaussian or none"`
+	PriorSigma float64 `yaml:"prior_sigma" want:"a positive number"`
+	PriorNu    float64 `yaml:"prior_nu" want:"a positive number"`
+	// BurnIn Gibbs sweeps when an example's chain resumes; GibbsSweeps
+	// between kept states; Persistent keeps each example's state across
+	// epochs.
+	BurnIn      int  `yaml:"burn_in" want:"a non-negative integer"`
+	GibbsSweeps int  `yaml:"gibbs_sweeps" want:"a positive integer"`
+	Persistent  bool `yaml:"persistent" want:"true or false"`
+	// RecLearningRate is the recognition network's Adam step (adaptive-is).
+	RecLearningRate float64 `yaml:"rec_learning_rate" want:"a positive number"`
+	// Average: the evaluated net is the mean of the last Average posterior
+	// samples (θ after each minibatch), as the official code; 1 = the last
+	// sample, as the paper. The report says which.
+	Average int `yaml:"average" want:"a positive integer"`
+	// CheckpointEvery writes model.npz after every N-th epoch and after the
+	// last; 0 = only after the last.
+	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
+}
+
+// DefaultTrain is the paper's setting (App. C) for 10 epochs.
+func DefaultTrain() Train {
+	o := belief.DefaultTrainOptions()
+	return Train{
+		Method: o.Method, Sampler: o.Sampler, Epochs: 10, BatchSize: o.BatchSize, Steps: o.Steps, Samples: o.Samples,
+		LearningRate: o.LearningRate, Friction: o.Friction, GradNoise: o.GradNoise, NoiseA: o.NoiseA,
+		Prior: o.Prior, PriorSigma: o.PriorSigma, PriorNu: o.PriorNu,
+		BurnIn: o.BurnIn, GibbsSweeps: o.GibbsSweeps, Persistent: o.Persistent,
+		RecLearningRate: o.RecLearningRate, Average: max(1, o.Average), CheckpointEvery: 1,
+	}
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// Check reports bad train settings.
+func (t *Train) Check(p family.Problems) {
+	p.Enum("method", t.Method, []string{"sghmc", "sgnht", "adam"})
+	p.Enum("sampler", t.Sampler, []string{"gibbs", "adaptive-is"})
+	p.Enum("prior", t.Prior, []string{"student-t", "gaussian", "none"})
+	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 10000, "an integer in [1, 10000]", t.BatchSize)
+	p.Check("steps", t.Steps >= 1 && t.Steps <= 10000, "an integer in [1, 10000]", t.Steps)
+	p.Check("samples", t.Samples >= 1 && t.Samples <= 10000, "an integer in [1, 10000]", t.Samples)
+	p.Check("learning_rate", t.LearningRate > 0 && finite(t.LearningRate), "a positive number", t.LearningRate)
+	p.Check("friction", t.Friction > 0 && t.Friction <= 1, "a number in (0,1]", t.Friction)
+	p.Check("grad_noise", t.GradNoise >= 0 && t.GradNoise <= t.Friction, "a number in [0, friction]", t.GradNoise)
+	p.Check("noise_a", t.NoiseA > 0 && finite(t.NoiseA), "a positive number", t.NoiseA)
+	p.Check("prior_sigma", t.PriorSigma > 0 && finite(t.PriorSigma), "a positive number", t.PriorSigma)
+	p.Check("prior_nu", t.PriorNu > 0 && finite(t.PriorNu), "a positive number", t.PriorNu)
+	p.Check("burn_in", t.BurnIn >= 0 && t.BurnIn <= 10000, "an integer in [0, 10000]", t.BurnIn)
+	p.Check("gibbs_sweeps", t.GibbsSweeps >= 1 && t.GibbsSweeps <= 10000, "an integer in [1, 10000]", t.GibbsSweeps)
+	p.Check("rec_learning_rate", t.RecLearningRate > 0 && finite(t.RecLearningRate), "a positive number", t.RecLearningRate)
+	p.Check("average", t.Average >= 1 && t.Average <= 1000, "an integer in [1, 1000]", t.Average)
+	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+}
+
+// CheckpointDue reports whether model.npz is written after epoch e.
+func (t *Train) CheckpointDue(e int) bool {
+	return e == t.Epochs || (t.CheckpointEvery > 0 && e%t.CheckpointEvery == 0)
+}
+
+func (t *Train) options(seed uint64, workers int) belief.TrainOptions {
+	return belief.TrainOptions{
+		Method: t.Method, Sampler: t.Sampler, Prior: t.Prior,
+		LearningRate: t.LearningRate, Friction: t.Friction, GradNoise: t.GradNoise, NoiseA: t.NoiseA,
+		PriorSigma: t.PriorSigma, PriorNu: t.PriorNu, Steps: t.Steps, BatchSize: t.BatchSize, Samples: t.Samples,
+		BurnIn: t.BurnIn, GibbsSweeps: t.GibbsSweeps, Persistent: t.Persistent,
+		RecLearningRate: t.RecLearningRate, Average: t.Average, Seed: seed, Workers: workers,
+	}
+}
+
+// SBN and ARSBN are the registered families.
+var (
+	SBN   = newFamily("sbn", false)
+	ARSBN = newFamily("arsbn", true)
+)
+
+func init() {
+	family.Register(SBN)
+	family.Register(ARSBN)
+}
+
+func newFamily(name string, ar bool) *family.Family {
+	codec, err := models.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	doc := "sigmoid belief net, p(h_L) Π_l p(h_{l−1}|h_l) with σ(W_l h_l + b_{l−1}) (Du, Zhu & Zhang 2015, eq. 11–12); arrays gen_W<l>, gen_b<l>, optional rec_W<l>, rec_c<l>"
+	if ar {
+		doc = "autoregressive sigmoid belief net: each layer (the top prior too) adds strictly lower-triangular within-layer weights S_l, raster order (eq. 13–14); arrays as sbn plus gen_S<l>"
+	}
+	return &family.Family{
+		Name: name, Doc: doc, Codec: codec, OwnEvalDefaults: true,
+		Model: func() family.Settings { m := DefaultModel(); return &m },
+		Train: func() family.Settings { t := DefaultTrain(); return &t },
+		NewModel: func(s family.Settings, visible int) (models.Model, error) {
+			m := s.(*Model)
+			sizes := append([]int{visible}, m.Layers...)
+			if err := models.CheckSizes(name, sizes); err != nil {
+				return nil, fmt.Errorf("model.layers: %w", err)
+			}
+			return belief.New(sizes, ar), nil
+		},
+		Trainers: []family.TrainerInfo{
+			{Method: "sghmc", Doc: "doubly stochastic SGHMC (Alg. 1): minibatch and latent-sample gradients scaled by N/B, friction α, injected noise 2(α−β̂)η, Student-t prior"},
+			{Method: "sgnht", Doc: "SG Nosé–Hoover thermostat (the official DSGHMC code): adaptive friction ξ, injected noise 2ηA"},
+			{Method: "adam", Doc: "Adam on the same doubly stochastic gradient, no injected noise (maximum-likelihood / reweighted-wake-sleep baseline)"},
+		},
+		NewTrainer: newTrainer,
+		Estimators: []*family.Estimator{Exact, IS, AIS, BDMC, Completion},
+		EveryEpoch: func() []family.Configured {
+			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 4, Betas: 100, Examples: 50}}}
+		},
+		Final: func() []family.Configured {
+			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 16, Betas: 1000, Examples: 100}}}
+		},
+	}
+}
+
+func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+	n := a.Model.(*belief.Net)
+	m := a.ModelSettings.(*Model)
+	t := a.Train.(*Train)
+	belief.InitNormal(n, m.InitWeightStd, a.Seed)
+	if m.InitVisibleBias == "base-rate" && len(a.BaseRate) == len(n.B[0]) {
+		copy(n.B[0], a.BaseRate)
+	}
+	tr, err := belief.NewTrainer(n, a.Data.N, t.options(a.Seed, a.Workers))
+	if err != nil {
+		return nil, err
+	}
+	return &trainer{tr: tr, epochs: t.Epochs}, nil
+}
+
+type trainer struct {
+	tr      *belief.Trainer
+	epochs  int
+	onBatch func(int)
+}
+
+func (r *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+	st, err := r.tr.TrainEpoch(x)
+	o := r.tr.Options()
+	return family.EpochSummary{Epoch: st.Epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, ReconError: st.Signal, Signal: st.SignalName}, err
+}
+
+func (r *trainer) Checkpoint(e string) (*models.Checkpoint, error) {
+	arrays, bytes := r.tr.State()
+	return &models.Checkpoint{Model: r.tr.Current(), Meta: models.Meta{Experiment: e, Epoch: r.tr.Epoch()}, State: arrays, Bytes: bytes}, nil
+}
+
+func (r *trainer) Resume(c *models.Checkpoint) error {
+	return r.tr.Restore(c.State, c.Bytes)
+}
+
+func (r *trainer) Completed() int         { return r.tr.Epoch() }
+func (r *trainer) Total() int             { return r.epochs }
+func (r *trainer) Current() models.Model  { return r.tr.Current() }
+func (r *trainer) SetOnBatch(f func(int)) { r.onBatch = f }
