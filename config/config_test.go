@@ -500,20 +500,22 @@ experiments:
 // and the type of each registered family is accepted, giving the experiment
 // that family's settings and default estimator lists.
 func TestModelTypes(t *testing.T) {
-	if got := family.Names(); !reflect.DeepEqual(got, []string{"dbm", "dbn", "rbm"}) {
-		t.Errorf("registered families %v, want dbm, dbn, rbm", got)
+	if got := family.Names(); !reflect.DeepEqual(got, []string{"arsbn", "dbm", "dbn", "rbm", "sbn"}) {
+		t.Errorf("registered families %v, want arsbn, dbm, dbn, rbm, sbn", got)
 	}
 	_, err := Parse([]byte(okExp+"    model: {type: vae}\n"), "m.yaml", Options{})
-	want := `m.yaml:4: experiments[0].model.type: unknown model type "vae" (known: dbm, dbn, rbm)`
+	want := `m.yaml:4: experiments[0].model.type: unknown model type "vae" (known: arsbn, dbm, dbn, rbm, sbn)`
 	if err == nil || err.Error() != want {
 		t.Errorf("unknown model type: error %v, want %s", err, want)
 	}
 	// What each family needs besides its type to make a valid experiment
 	// (a dbm's train.method defaults to pcd, the one it accepts).
 	model := map[string]string{
-		"rbm": "    model: {type: rbm}\n",
-		"dbn": "    model: {type: dbn, layers: [4, 3]}\n",
-		"dbm": "    model: {type: dbm, layers: [4, 3]}\n",
+		"rbm":   "    model: {type: rbm}\n",
+		"dbn":   "    model: {type: dbn, layers: [4, 3]}\n",
+		"dbm":   "    model: {type: dbm, layers: [4, 3]}\n",
+		"sbn":   "    model: {type: sbn, layers: [4, 3]}\n",
+		"arsbn": "    model: {type: arsbn, layers: [4]}\n",
 	}
 	for _, fam := range family.All() {
 		src, ok := model[fam.Name]
