@@ -20,6 +20,11 @@ type Net struct {
 	S     [][]float64
 	// Rec is the recognition network, nil when there is none.
 	Rec *Recognition
+	// Posterior says which posterior estimate of θ this net is, when a
+	// trainer made it ("the last posterior sample" or "the mean of the
+	// last N posterior samples"); "" for a net read from a file. It is
+	// not saved.
+	Posterior string
 }
 
 // Recognition is Q(h_l | h_{l−1}) = σ(C[l] + R[l]ᵀ h_{l−1} + T[l] h_l) for

@@ -631,8 +631,10 @@ func (t *Trainer) Net() *Net { return t.net }
 // §10.10). The recognition network, if any, is the current one.
 func (t *Trainer) Current() *Net {
 	c := t.net.clone()
+	c.Posterior = "the last posterior sample of θ (a plug-in estimate at one sample)"
 	if t.avg != nil && t.avgN > 0 {
 		k := min(t.avgN, len(t.avg))
+		c.Posterior = fmt.Sprintf("the mean of the last %d posterior samples of θ (a plug-in estimate at an average; unsafe if hidden units swap between samples)", k)
 		mean := make([]float64, len(t.theta))
 		for j := range k { // oldest first: a fixed order
 			axpy(mean, t.avg[(t.avgPos-k+j+len(t.avg))%len(t.avg)])

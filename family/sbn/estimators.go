@@ -22,10 +22,14 @@ func latentUnits(n *belief.Net) int {
 }
 
 // meanRow fills a row's mean log-likelihood and its standard error over
-// examples from per-example log p(x).
-func meanRow(row report.Row, lp []float64) report.Row {
+// examples from per-example log p(x), and notes which posterior estimate
+// of θ the net is (GUIDE §10.10), when a trainer made it.
+func meanRow(row report.Row, lp []float64, n *belief.Net) report.Row {
 	st := family.MeanOf(lp)
 	row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
+	if n.Posterior != "" {
+		row.Notes = append(row.Notes, "the net evaluated is "+n.Posterior)
+	}
 	return row
 }
 
@@ -65,7 +69,7 @@ var Exact = family.Define(family.Def[family.Exact]{
 			if err != nil {
 				return rows, err
 			}
-			row := meanRow(j.Base, lp)
+			row := meanRow(j.Base, lp, n)
 			row.Split = sp.Name
 			row.Seconds = time.Since(start).Seconds()
 			env.Remember(exactKey{sp.Name}, lp)
@@ -119,7 +123,7 @@ var IS = family.Define(family.Def[ISSettings]{
 			if err != nil {
 				return rows, err
 			}
-			row := meanRow(j.Base, res.LogP)
+			row := meanRow(j.Base, res.LogP, n)
 			row.Split, row.Runs, row.ESS = sp.Name, s.Samples, report.F(res.MinESS)
 			row.Notes = append(row.Notes, fmt.Sprintf("%d proposals per example from the recognition network on %d of %d examples; smallest ESS %.1f", s.Samples, len(idx), sp.Data.Len(), res.MinESS))
 			if res.MinESS < 10 {
@@ -174,7 +178,7 @@ var AIS = family.Define(family.Def[AISSettings]{
 			if err != nil {
 				return rows, err
 			}
-			row := meanRow(j.Base, res.LogP)
+			row := meanRow(j.Base, res.LogP, n)
 			row.Split, row.Runs, row.Betas = sp.Name, s.Chains, s.Betas
 			minESS := math.Inf(1)
 			for _, e := range res.ESS {
@@ -247,7 +251,7 @@ var BDMC = family.Define(family.Def[BDMCSettings]{
 		if err != nil {
 			return nil, err
 		}
-		row := meanRow(j.Base, res.Lower)
+		row := meanRow(j.Base, res.Lower, n)
 		row.Split, row.Runs, row.Betas = "simulated", s.Chains, s.Betas
 		up := family.MeanOf(res.Upper)
 		row.LoglikLo, row.LoglikHi = report.F(res.MeanLower), report.F(res.MeanUpper)

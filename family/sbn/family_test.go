@@ -76,6 +76,9 @@ func TestRunsEndToEnd(t *testing.T) {
 			if d := math.Abs(*r.MeanLoglik - exact[r.Experiment]); d > 0.1 {
 				t.Errorf("%s %s %.3f, exact %.3f", r.Experiment, r.Estimator, *r.MeanLoglik, exact[r.Experiment])
 			}
+			if !strings.Contains(strings.Join(r.Notes, " "), "the net evaluated is the last posterior sample") {
+				t.Errorf("%s %s: the notes do not say which posterior estimate was evaluated: %v", r.Experiment, r.Estimator, r.Notes)
+			}
 			if !strings.Contains(strings.Join(r.Notes, " "), "exact on the same 100 examples") {
 				t.Errorf("%s %s: no comparison with exact in %v", r.Experiment, r.Estimator, r.Notes)
 			}
