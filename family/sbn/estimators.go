@@ -109,31 +109,20 @@ var IS = family.Define(family.Def[ISSettings]{
 		if n.Rec == nil {
 			return nil, fmt.Errorf("is needs a recognition network, and this %s has none (rec_W…, rec_c… arrays); train with sampler adaptive-is, or use ais", n.Label())
 		}
-		var rows []report.Row
-		for si, sp := range env.Splits {
-			start := time.Now()
-			idx, err := env.Sample(si, sp.Data, s.Examples)
-			if err != nil {
-				return rows, err
-			}
-			x := family.Subset{X: sp.Data, Idx: idx}
-			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, len(idx), s.Samples), int64(len(idx)*s.Samples))
-			res, err := belief.IS{Samples: s.Samples, Seed: j.Seed + uint64(si), Progress: progress}.LogProb(n, x)
+		return onSubsamples(env, n, j, s.Examples, func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error) {
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Samples), int64(x.Len()*s.Samples))
+			res, err := belief.IS{Samples: s.Samples, Seed: seed, Progress: progress}.LogProb(n, x)
 			done()
 			if err != nil {
-				return rows, err
+				return nil, err
 			}
-			row := meanRow(j.Base, res.LogP, n)
-			row.Split, row.Runs, row.ESS = sp.Name, s.Samples, report.F(res.MinESS)
-			row.Notes = append(row.Notes, fmt.Sprintf("%d proposals per example from the recognition network on %d of %d examples; smallest ESS %.1f", s.Samples, len(idx), sp.Data.Len(), res.MinESS))
+			row.Runs, row.ESS = s.Samples, report.F(res.MinESS)
+			row.Notes = append(row.Notes, fmt.Sprintf("%d proposals per example from the recognition network on %d of %d examples; smallest ESS %.1f", s.Samples, x.Len(), sp.Data.Len(), res.MinESS))
 			if res.MinESS < 10 {
 				row.Warnings = append(row.Warnings, fmt.Sprintf("an example's effective sample size is %.1f of %d: the recognition network misses part of its posterior, so this IS estimate is likely far below log p(x)", res.MinESS, s.Samples))
 			}
-			compareExact(env, &row, sp.Name, idx, res.LogP)
-			row.Seconds = time.Since(start).Seconds()
-			rows = append(rows, row)
-		}
-		return rows, nil
+			return res.LogP, nil
+		})
 	},
 })
 
@@ -164,35 +153,51 @@ var AIS = family.Define(family.Def[AISSettings]{
 	Defaults: AISSettings{Chains: 16, Betas: 1000, Examples: 100},
 	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
 		n := m.(*belief.Net)
-		var rows []report.Row
-		for si, sp := range env.Splits {
-			start := time.Now()
-			idx, err := env.Sample(si, sp.Data, s.Examples)
-			if err != nil {
-				return rows, err
-			}
-			x := family.Subset{X: sp.Data, Idx: idx}
-			progress, done := env.Bar(fmt.Sprintf("%s epoch %d AIS %s %d ex × %d × %d β", env.Experiment, env.Epoch, sp.Name, len(idx), s.Chains, s.Betas), int64(len(idx)*s.Chains))
-			res, err := belief.AIS{Chains: s.Chains, Betas: s.Betas, Seed: j.Seed + uint64(si), Progress: progress}.LogProb(n, x)
+		return onSubsamples(env, n, j, s.Examples, func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error) {
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d AIS %s %d ex × %d × %d β", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Chains, s.Betas), int64(x.Len()*s.Chains))
+			res, err := belief.AIS{Chains: s.Chains, Betas: s.Betas, Seed: seed, Progress: progress}.LogProb(n, x)
 			done()
 			if err != nil {
-				return rows, err
+				return nil, err
 			}
-			row := meanRow(j.Base, res.LogP, n)
-			row.Split, row.Runs, row.Betas = sp.Name, s.Chains, s.Betas
+			row.Runs, row.Betas = s.Chains, s.Betas
 			minESS := math.Inf(1)
 			for _, e := range res.ESS {
 				minESS = min(minESS, e)
 			}
 			row.ESS = report.F(minESS)
-			row.Notes = append(row.Notes, fmt.Sprintf("%d chains × %d β per example on %d of %d examples; smallest ESS %.1f", s.Chains, s.Betas, len(idx), sp.Data.Len(), minESS))
-			compareExact(env, &row, sp.Name, idx, res.LogP)
-			row.Seconds = time.Since(start).Seconds()
-			rows = append(rows, row)
-		}
-		return rows, nil
+			row.Notes = append(row.Notes, fmt.Sprintf("%d chains × %d β per example on %d of %d examples; smallest ESS %.1f", s.Chains, s.Betas, x.Len(), sp.Data.Len(), minESS))
+			return res.LogP, nil
+		})
 	},
 })
+
+// onSubsamples runs a per-example estimator of log p(x) on each split's
+// random subsample of the given size (0 = all; the same examples for every
+// estimator of the evaluation) and makes a row of its mean, compared with
+// exact on the same examples when an earlier entry computed it. est fills
+// the row's own fields.
+func onSubsamples(env *family.Env, n *belief.Net, j family.Job, examples int, est func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error)) ([]report.Row, error) {
+	var rows []report.Row
+	for si, sp := range env.Splits {
+		start := time.Now()
+		idx, err := env.Sample(si, sp.Data, examples)
+		if err != nil {
+			return rows, err
+		}
+		row := j.Base
+		row.Split = sp.Name
+		lp, err := est(sp, family.Subset{X: sp.Data, Idx: idx}, j.Seed+uint64(si), &row)
+		if err != nil {
+			return rows, err
+		}
+		row = meanRow(row, lp, n)
+		compareExact(env, &row, sp.Name, idx, lp)
+		row.Seconds = time.Since(start).Seconds()
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
 
 // compareExact, when an earlier exact entry of the evaluation computed
 // log p(x) of the split, notes exact's mean on the same examples and warns
