@@ -65,6 +65,42 @@ type Experiment struct {
 	// strictly onto the family's defaults.
 	Train    family.Settings `yaml:"train"`
 	Evaluate Evaluate        `yaml:"evaluate"`
+	// Reference holds published numbers to show beside this experiment's
+	// (e.g. the paper's test log-likelihood); they are labelled as such
+	// and never computed.
+	Reference Reference `yaml:"reference,omitempty"`
+}
+
+// Reference is a published mean log-likelihood per split, with its source.
+// 0 = none for a split.
+type Reference struct {
+	Source string  `yaml:"source,omitempty" want:"a short citation, e.g. \"Du et al. 2015, Table 2\""`
+	Test   float64 `yaml:"test,omitempty" want:"a log-likelihood in nats (≤ 0)"`
+	Valid  float64 `yaml:"valid,omitempty" want:"a log-likelihood in nats (≤ 0)"`
+	Train  float64 `yaml:"train,omitempty" want:"a log-likelihood in nats (≤ 0)"`
+}
+
+// Values returns the split → value pairs that are set, in split order.
+func (r Reference) Values() []struct {
+	Split string
+	Value float64
+} {
+	var out []struct {
+		Split string
+		Value float64
+	}
+	for _, kv := range []struct {
+		s string
+		v float64
+	}{{"test", r.Test}, {"valid", r.Valid}, {"train", r.Train}} {
+		if kv.v != 0 {
+			out = append(out, struct {
+				Split string
+				Value float64
+			}{kv.s, kv.v})
+		}
+	}
+	return out
 }
 
 // Data says where the examples come from and how grey values become bits.

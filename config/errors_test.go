@@ -134,6 +134,12 @@ func TestBadConfigs(t *testing.T) {
 		{"data spec without its split", "experiments:\n  - name: a\n    data: {train: planted, test: npy}\n", []string{
 			`bad.yaml:3: experiments[0].data.train: data spec "planted" lacks the split: which split? planted:train|valid|test`,
 			`bad.yaml:3: experiments[0].data.test: data spec "npy" lacks the file; expected npy:PATH`}},
+		{"reference without source", okExp + "    reference: {test: -90.1}\n", []string{
+			`bad.yaml:4: experiments[0].reference.source: missing: say where the published numbers come from`}},
+		{"positive reference", okExp + "    reference: {source: x, test: 3}\n", []string{
+			`bad.yaml:4: experiments[0].reference.test: expected a log-likelihood in nats (< 0), got 3`}},
+		{"unknown reference key", okExp + "    reference: {source: x, tset: -3}\n", []string{
+			`bad.yaml:4: experiments[0].reference.tset: unknown key (did you mean "test"?`}},
 		{"experiment named like a run file", "experiments:\n  - name: results.json\n    data: {train: planted:train, test: planted:test}\n", []string{
 			`bad.yaml:2: experiments[0].name: "results.json" is the name of a file logz writes in the run folder (results.json, report.md, config.resolved.yaml); choose another name`}},
 		{"experiment named like a run file, other case", "experiments:\n  - name: Config.Resolved.YAML\n    data: {train: planted:train, test: planted:test}\n", []string{

@@ -110,6 +110,12 @@ func (v *validator) experiment(e *Experiment) {
 	case reservedName(e.Name) != "":
 		v.errorAt("name", "%s; choose another name", reservedName(e.Name))
 	}
+	for _, rv := range e.Reference.Values() {
+		v.check("reference."+rv.Split, rv.Value < 0 && finite(rv.Value), "a log-likelihood in nats (< 0)", rv.Value)
+	}
+	if len(e.Reference.Values()) > 0 && e.Reference.Source == "" {
+		v.errorAt("reference.source", "missing: say where the published numbers come from (e.g. \"Du et al. 2015, Table 2\")")
+	}
 	train, trainOK := v.dataSpec("data.train", e.Data.Train, "mnist:train")
 	v.dataSpec("data.test", e.Data.Test, "mnist:test")
 	v.data(e, train, trainOK)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -27,5 +29,19 @@ func TestOnDisk(t *testing.T) {
 	// The schedule says 15, but the file holds 10: the file is believed.
 	if got := onDisk(path, every(5), 17); !strings.HasPrefix(got, path+" holds the model after epoch 10, the last one saved") {
 		t.Errorf("saved: %q", got)
+	}
+}
+
+// TestReferenceRows: published numbers become labelled rows of estimator
+// "reference" with their source, one per split set.
+func TestReferenceRows(t *testing.T) {
+	exp := config.Experiment{Name: "a", Reference: config.Reference{Source: "Du et al. 2015, Table 2", Test: -102.9}}
+	rows := referenceRows(exp, "sbn 784-200", 10)
+	if len(rows) != 1 || rows[0].Estimator != "reference" || rows[0].Split != "test" || *rows[0].MeanLoglik != -102.9 ||
+		rows[0].Stage != report.StageFinal || rows[0].Notes[0] != "published: Du et al. 2015, Table 2 (not computed by logz)" {
+		t.Errorf("%+v", rows)
+	}
+	if len(referenceRows(config.Experiment{}, "", 0)) != 0 {
+		t.Error("rows without references")
 	}
 }

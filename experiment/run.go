@@ -378,11 +378,28 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	}
 	rows, err := ev.Run(fam, tr.Current(), exp.Evaluate.Final)
 	mine = append(mine, rows...)
+	if err == nil {
+		mine = append(mine, referenceRows(exp, family.Label(tr.Current()), tr.Completed())...)
+	}
 	ferr := flush()
 	if err == nil && ferr == nil {
 		st.set(exp.Name, exp.Name+" finished")
 	}
 	return append(others, mine...), errors.Join(err, ferr)
+}
+
+// referenceRows are the experiment's published numbers (reference:), as
+// rows of estimator "reference" beside the final estimates.
+func referenceRows(exp config.Experiment, model string, epoch int) []report.Row {
+	var out []report.Row
+	for _, rv := range exp.Reference.Values() {
+		out = append(out, report.Row{
+			Experiment: exp.Name, Model: model, Stage: report.StageFinal, Epoch: epoch,
+			Estimator: "reference", Split: rv.Split, MeanLoglik: report.F(rv.Value),
+			Notes: []string{"published: " + exp.Reference.Source + " (not computed by logz)"},
+		})
+	}
+	return out
 }
 
 // onDisk says which checkpoint of an experiment that failed in epoch

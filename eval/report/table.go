@@ -46,6 +46,7 @@ var boundNotes = map[string]string{
 	"chi2":      "chi2: an upper bound on log Z (χ² bound), so log-probabilities computed with it are lower bounds.",
 	"pll":       "pll: pseudo-log-likelihood per example, Σ_i log p(v_i | v_−i); a training signal, not a log-likelihood.",
 	"recon":     "recon: squared reconstruction error per example after one Gibbs step (lower is better); a training signal, not a log-likelihood.",
+	"reference": "reference: a published number (its source is in results.json's notes), shown for comparison; not computed by logz.",
 	// Notes of one model type ("<type>/<estimator>") take precedence.
 	"sbn/ais":   "ais (sigmoid belief nets): per-example AIS from p(x, z | 0) to p(x, z | θ) (parameter scaling); the log of an unbiased estimate of p(x), a stochastic lower bound on log p(x).",
 	"sbn/bdmc":  "bdmc: on data simulated from the model, forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x); the gap bounds the error of AIS at that β.",
