@@ -176,3 +176,14 @@ func KnownEstimator(name string) (owners, all []string) {
 	}
 	return owners, all
 }
+
+// MustCodec returns the checkpoint codec registered in package models
+// under name; a family's registration panics without it (a programming
+// error caught at init time).
+func MustCodec(name string) models.Type {
+	t, err := models.Lookup(name)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}

@@ -84,7 +84,7 @@ func (*Train) Legacy() map[string]any { return rbm.LegacyTrainKeys("mean_field_i
 var Family = &family.Family{
 	Name:  "dbm",
 	Doc:   "deep Boltzmann machine of two or more hidden layers; arrays W<l> (between layers l−1 and l) and b<l> (biases of layer l, b0 visible)",
-	Codec: codec(),
+	Codec: family.MustCodec("dbm"),
 	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
 	Train: func() family.Settings {
 		t := rbm.DefaultTrain()
@@ -119,14 +119,6 @@ var Family = &family.Family{
 }
 
 func init() { family.Register(Family) }
-
-func codec() models.Type {
-	t, err := models.Lookup("dbm")
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
 
 // pretrainSchedule is the schedule of DBM pretraining: constant k and
 // learning rate from train.pretrain, the momentum schedule of train.

@@ -74,7 +74,7 @@ func (*Train) Legacy() map[string]any { return rbm.LegacyTrainKeys("layer_data",
 var Family = &family.Family{
 	Name:  "dbn",
 	Doc:   "deep belief network: a directed sigmoid stack under a top RBM; arrays W<l>, vbias<l>, hbias<l> per layer",
-	Codec: codec(),
+	Codec: family.MustCodec("dbn"),
 	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
 	Train: func() family.Settings { return &Train{Train: rbm.DefaultTrain(), LayerData: "sampled"} },
 	NewModel: func(s family.Settings, visible int) (models.Model, error) {
@@ -109,14 +109,6 @@ var Family = &family.Family{
 }
 
 func init() { family.Register(Family) }
-
-func codec() models.Type {
-	t, err := models.Lookup("dbn")
-	if err != nil {
-		panic(err)
-	}
-	return t
-}
 
 func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m := a.Model.(*models.DBN)

@@ -13,7 +13,7 @@ import (
 var Family = &family.Family{
 	Name:  "rbm",
 	Doc:   "binary restricted Boltzmann machine, E(v,h) = −vᵀWh − aᵀv − bᵀh; arrays W (D×H), vbias (D), hbias (H)",
-	Codec: mustCodec("rbm"),
+	Codec: family.MustCodec("rbm"),
 	Model: func() family.Settings { return &Model{Hidden: 25, Init: DefaultInit()} },
 	Train: func() family.Settings { t := DefaultTrain(); return &t },
 	NewModel: func(s family.Settings, visible int) (models.Model, error) {
@@ -49,15 +49,6 @@ func init() { family.Register(Family) }
 
 func entry(e *family.Estimator) family.Configured {
 	return family.Configured{Name: e.Name, Settings: e.New()}
-}
-
-// mustCodec returns the checkpoint codec the models package registers.
-func mustCodec(name string) models.Type {
-	t, err := models.Lookup(name)
-	if err != nil {
-		panic(err)
-	}
-	return t
 }
 
 // Options turns train settings into the RBM trainer's options.
