@@ -528,15 +528,9 @@ func (c *estChain) childGain(l, u int, d float64) float64 {
 func (c *estChain) flip(l, u int) {
 	e := c.e
 	d := 1 - 2*c.h[l][u]
-	c.h[l][u] = 1 - c.h[l][u]
+	c.toggle(l, u)
 	if l > 0 {
 		k := len(c.h[l-1])
-		col := e.wt[l][u*k : (u+1)*k]
-		if d > 0 {
-			estAdd(c.in[l-1], col)
-		} else {
-			estSub(c.in[l-1], col)
-		}
 		if !e.fast {
 			copy(c.sp[l-1], c.altB[:k])
 		} else {
@@ -545,12 +539,6 @@ func (c *estChain) flip(l, u int) {
 	}
 	if e.st != nil {
 		k := len(c.h[l])
-		row := e.st[l][u*k+u+1 : (u+1)*k]
-		if d > 0 {
-			estAdd(c.in[l][u+1:], row)
-		} else {
-			estSub(c.in[l][u+1:], row)
-		}
 		if e.fast {
 			// the later units' σ(±a) feed their parents' product form
 			sp, s1, s0 := c.sp[l][:k], c.s1[l][:k], c.s0[l][:k]

@@ -227,17 +227,7 @@ func (n *Net) LayerLogProb(l int, h, above []float64, scale float64, sc *Scratch
 		s = n.S[l]
 	}
 	for i := range k {
-		ai := a[i]
-		if s != nil {
-			row := s[i*k : i*k+i]
-			t := 0.0
-			for j, hj := range h[:i] {
-				if hj != 0 {
-					t += hj * row[j]
-				}
-			}
-			ai += scale * t
-		}
+		ai := a[i] + scale*lowerDot(s, k, i, h)
 		lp += h[i]*ai - nmath.Softplus(ai)
 	}
 	return lp
@@ -271,15 +261,7 @@ func (n *Net) SampleLayer(l int, h, above []float64, rng *rand.Rand, sc *Scratch
 		s = n.S[l]
 	}
 	for i := range k {
-		ai := a[i]
-		if s != nil {
-			row := s[i*k : i*k+i]
-			for j, hj := range h[:i] {
-				if hj != 0 {
-					ai += hj * row[j]
-				}
-			}
-		}
+		ai := a[i] + lowerDot(s, k, i, h)
 		if rng.Float64() < nmath.Sigmoid(ai) {
 			h[i] = 1
 		} else {
@@ -344,15 +326,7 @@ func (n *Net) SampleQ(h [][]float64, rng *rand.Rand, sc *Scratch) float64 {
 			t = r.T[l]
 		}
 		for i := range k {
-			ai := a[i]
-			if t != nil {
-				row := t[i*k : i*k+i]
-				for j, hj := range h[l][:i] {
-					if hj != 0 {
-						ai += hj * row[j]
-					}
-				}
-			}
+			ai := a[i] + lowerDot(t, k, i, h[l])
 			if rng.Float64() < nmath.Sigmoid(ai) {
 				h[l][i] = 1
 			} else {
@@ -372,18 +346,31 @@ func (n *Net) LogQ(h [][]float64, sc *Scratch) float64 {
 		k := n.Sizes[l]
 		a := sc.a[:k]
 		r.recInputs(l, h[l-1], a)
+		var t []float64
+		if r.T != nil {
+			t = r.T[l]
+		}
 		for i := range k {
-			ai := a[i]
-			if r.T != nil {
-				row := r.T[l][i*k : i*k+i]
-				for j, hj := range h[l][:i] {
-					if hj != 0 {
-						ai += hj * row[j]
-					}
-				}
-			}
+			ai := a[i] + lowerDot(t, k, i, h[l])
 			lq += h[l][i]*ai - nmath.Softplus(ai)
 		}
 	}
 	return lq
+}
+
+// lowerDot is Σ_{j<i} s_ij h_j, the within-layer input of unit i from the
+// units before it (s a k×k strictly lower-triangular matrix; 0 when s is
+// nil, a layer without within-layer weights).
+func lowerDot(s []float64, k, i int, h []float64) float64 {
+	if s == nil {
+		return 0
+	}
+	row := s[i*k : i*k+i]
+	t := 0.0
+	for j, hj := range h[:i] {
+		if hj != 0 {
+			t += hj * row[j]
+		}
+	}
+	return t
 }
