@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -142,7 +143,7 @@ type Trainer struct {
 	rec          [][]float64 // recognition slices (adaptive-is)
 	recTri       []int
 	phi, gradPhi []float64
-	recAdam      adam
+	recAdam      optim.Adam
 
 	gibbs   *gibbsTables // the Gibbs sampler's tables (nil for adaptive-is)
 	tabs    *gibbsTables // W_lᵀ (and, for gibbs, the exponentials), refreshed each step
@@ -251,7 +252,7 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		Q := flatSize(t.rec, t.recTri)
 		t.phi, t.gradPhi = make([]float64, Q), make([]float64, Q)
 		gather(t.rec, t.recTri, t.phi)
-		t.recAdam = newAdam(o.RecLearningRate, Q)
+		t.recAdam = optim.NewAdam(o.RecLearningRate, Q)
 	}
 	for _, s := range n.Sizes[1:] {
 		t.latent += s
@@ -450,7 +451,7 @@ func (t *Trainer) minibatch(x Data, idx []int, epoch, b int) (signal, ess float6
 			}
 			gather(t.gRec0, t.recTri, t.gradPhi)
 			// Ascent on J(φ): descend on −(1/|B|) Σ.
-			t.recAdam.step(t.phi, t.gradPhi, -1/float64(len(idx)))
+			t.recAdam.Step(t.phi, t.gradPhi, -1/float64(len(idx)))
 			scatter(t.phi, t.rec, t.recTri)
 		}
 	}
@@ -737,8 +738,8 @@ func (t *Trainer) State() (map[string]models.Array, map[string][]byte) {
 	put("theta", t.theta)
 	if t.phi != nil {
 		put("phi", t.phi)
-		put("rec_adam_m", t.recAdam.m)
-		put("rec_adam_s", t.recAdam.s)
+		put("rec_adam_m", t.recAdam.M)
+		put("rec_adam_s", t.recAdam.S)
 	}
 	switch t.opt.Method {
 	case "sghmc":
@@ -747,8 +748,8 @@ func (t *Trainer) State() (map[string]models.Array, map[string][]byte) {
 		put("momentum", t.dyn.v)
 		put("thermostat", []float64{t.dyn.xi})
 	case "adam":
-		put("adam_m", t.dyn.adam.m)
-		put("adam_s", t.dyn.adam.s)
+		put("adam_m", t.dyn.adam.M)
+		put("adam_s", t.dyn.adam.S)
 	}
 	if t.avg != nil {
 		flat := make([]float64, 0, len(t.avg)*len(t.theta))
@@ -769,7 +770,7 @@ func (t *Trainer) State() (map[string]models.Array, map[string][]byte) {
 func (t *Trainer) meta() trainerMeta {
 	return trainerMeta{Format: 1, Epoch: t.ep, Label: t.net.Label(), N: t.n, Method: t.opt.Method, Sampler: t.opt.Sampler,
 		Persistent: t.opt.Persistent, Average: t.opt.Average, Seed: t.opt.Seed,
-		AdamT: t.dyn.adam.t, RecAdamT: t.recAdam.t, AvgN: t.avgN, AvgPos: t.avgPos}
+		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos}
 }
 
 // Restore loads a state written by State into this trainer, made by
@@ -808,7 +809,7 @@ func (t *Trainer) Restore(arrays map[string]models.Array, bytes map[string][]byt
 		return err
 	}
 	if t.phi != nil {
-		for _, e := range []error{get("phi", t.phi), get("rec_adam_m", t.recAdam.m), get("rec_adam_s", t.recAdam.s)} {
+		for _, e := range []error{get("phi", t.phi), get("rec_adam_m", t.recAdam.M), get("rec_adam_s", t.recAdam.S)} {
 			if e != nil {
 				return e
 			}
@@ -828,7 +829,7 @@ func (t *Trainer) Restore(arrays map[string]models.Array, bytes map[string][]byt
 		}
 		t.dyn.xi = xi[0]
 	case "adam":
-		for _, e := range []error{get("adam_m", t.dyn.adam.m), get("adam_s", t.dyn.adam.s)} {
+		for _, e := range []error{get("adam_m", t.dyn.adam.M), get("adam_s", t.dyn.adam.S)} {
 			if e != nil {
 				return e
 			}
@@ -850,7 +851,7 @@ func (t *Trainer) Restore(arrays map[string]models.Array, bytes map[string][]byt
 			}
 		}
 	}
-	t.ep, t.dyn.adam.t, t.recAdam.t, t.avgN, t.avgPos = m.Epoch, m.AdamT, m.RecAdamT, m.AvgN, m.AvgPos
+	t.ep, t.dyn.adam.T, t.recAdam.T, t.avgN, t.avgPos = m.Epoch, m.AdamT, m.RecAdamT, m.AvgN, m.AvgPos
 	scatter(t.theta, t.gen, t.genTri)
 	if t.phi != nil {
 		scatter(t.phi, t.rec, t.recTri)

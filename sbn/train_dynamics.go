@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/logz-ml/logz/internal/optim"
 )
 
 // The parameter dynamics of the trainer, on flat vectors θ (the free
@@ -48,7 +50,7 @@ type dynamics struct {
 	a       float64 // SGNHT noise A
 	v       []float64
 	xi      float64
-	adam    adam
+	adam    optim.Adam
 	n       float64 // N
 }
 
@@ -70,7 +72,7 @@ func newDynamics(method string, lr, friction, gradNoise, noiseA float64, N, size
 		d.v = make([]float64, size)
 		d.xi = noiseA
 	case "adam":
-		d.adam = newAdam(lr, size)
+		d.adam = optim.NewAdam(lr, size)
 	default:
 		return nil, fmt.Errorf("method %q: expected sghmc, sgnht or adam", method)
 	}
@@ -107,42 +109,11 @@ func (d *dynamics) step(theta, gradU []float64, rng *rand.Rand) {
 			theta[i] += v[i]
 		}
 	case "adam":
-		d.adam.step(theta, gradU, 1/d.n)
+		d.adam.Step(theta, gradU, 1/d.n)
 	}
 }
 
 // adam holds the moment estimates of Adam.
-type adam struct {
-	lr   float64
-	m, s []float64
-	t    int
-}
-
-func newAdam(lr float64, size int) adam {
-	return adam{lr: lr, m: make([]float64, size), s: make([]float64, size)}
-}
-
-const (
-	adamB1  = 0.9
-	adamB2  = 0.999
-	adamEps = 1e-8
-)
-
-// step descends on the gradient scale·g.
-func (a *adam) step(theta, g []float64, scale float64) {
-	a.t++
-	c1 := 1 / (1 - math.Pow(adamB1, float64(a.t)))
-	c2 := 1 / (1 - math.Pow(adamB2, float64(a.t)))
-	m, s := a.m[:len(theta)], a.s[:len(theta)]
-	g = g[:len(theta)]
-	for i := range theta {
-		gi := scale * g[i]
-		m[i] = adamB1*m[i] + (1-adamB1)*gi
-		s[i] = adamB2*s[i] + (1-adamB2)*gi*gi
-		theta[i] -= a.lr * (m[i] * c1) / (math.Sqrt(s[i]*c2) + adamEps)
-	}
-}
-
 // paramSlices lists the parameter slices of a net (as parameters or as a
 // gradient) in the flat order: b_0 … b_L, W_1 … W_L, S_0 … S_L; tri[k] is
 // the side of a strictly lower-triangular matrix (only its entries below
