@@ -1,0 +1,230 @@
+package chi2
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/models"
+)
+
+// randomRBM returns an RBM with N(0, std²) weights and biases.
+func randomRBM(D, H int, std float64, seed uint64) *models.RBM {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	m := models.NewRBM(D, H)
+	for i := range m.W {
+		m.W[i] = std * rng.NormFloat64()
+	}
+	for i := range m.VBias {
+		m.VBias[i] = std * rng.NormFloat64()
+	}
+	for i := range m.HBias {
+		m.HBias[i] = std * rng.NormFloat64()
+	}
+	return m
+}
+
+// enumerate returns log p̃(x) and log q(x) for every x ∈ {0,1}^D.
+func enumerate(t Target, q *Mixture) (lp, lq []float64) {
+	D := t.Dim()
+	logp := t.NewLogP()
+	x := make([]uint8, D)
+	for s := 0; s < 1<<D; s++ {
+		for i := range x {
+			x[i] = uint8(s >> i & 1)
+		}
+		lp = append(lp, logp(x))
+		lq = append(lq, q.LogProb(x))
+	}
+	return lp, lq
+}
+
+// exactBound returns log Z and ½ log E_q[(p̃/q)²] = ½ log Σ_x p̃²/q by
+// enumeration.
+func exactBound(t Target, q *Mixture) (logZ, bound float64) {
+	lp, lq := enumerate(t, q)
+	r := make([]float64, len(lp))
+	for i := range lp {
+		r[i] = 2*lp[i] - lq[i]
+	}
+	return nmath.LogSumExp(lp), 0.5 * nmath.LogSumExp(r)
+}
+
+func TestSecondMomentBoundsZSquared(t *testing.T) {
+	target := RBMTarget{randomRBM(7, 3, 1, 1)}
+	rng := rand.New(rand.NewPCG(2, 2))
+	for trial := range 30 {
+		q, err := NewMixture(7, 1+trial%6, nil, 1.5, rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		logZ, b := exactBound(target, q)
+		if b < logZ-1e-12 {
+			t.Fatalf("trial %d: ½ log E_q[w²] = %.15g < log Z = %.15g", trial, b, logZ)
+		}
+	}
+}
+
+func TestBoundTightAtTarget(t *testing.T) {
+	// With W = 0 the RBM's marginal is the Bernoulli product with logits
+	// vbias: a mixture of K copies of it is p̃/Z, and the bound is exact.
+	m := randomRBM(8, 2, 1, 3)
+	clear(m.W)
+	for _, K := range []int{1, 3} {
+		q, err := NewMixture(8, K, m.VBias, 0, rand.New(rand.NewPCG(1, 1)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		logZ, b := exactBound(RBMTarget{m}, q)
+		if math.Abs(b-logZ) > 1e-12 {
+			t.Fatalf("K = %d: bound %.15g, log Z %.15g", K, b, logZ)
+		}
+	}
+}
+
+func TestGradMatchesFiniteDifference(t *testing.T) {
+	target := RBMTarget{randomRBM(5, 3, 1, 4)}
+	q, err := NewMixture(5, 3, nil, 1, rand.New(rand.NewPCG(5, 5)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, b0 := exactBound(target, q)
+	gamma := math.Exp(2 * b0)
+	// ∇ ½ log E_q[w²] = ½ Σ_x q(x) Grad(x; score = path = w²/γ).
+	g := make([]float64, len(q.Params()))
+	d := q.NewDraw()
+	logp := target.NewLogP()
+	for s := 0; s < 1<<5; s++ {
+		for i := range d.X {
+			d.X[i] = uint8(s >> i & 1)
+		}
+		q.Score(d)
+		lw := logp(d.X) - d.LogQ
+		sig := math.Exp(2*lw) / gamma
+		tmp := make([]float64, len(g))
+		q.Grad(d, sig, sig, tmp)
+		for i := range g {
+			g[i] += 0.5 * math.Exp(d.LogQ) * tmp[i]
+		}
+	}
+	const h = 1e-6
+	for i := range q.Params() {
+		p := q.Params()
+		old := p[i]
+		p[i] = old + h
+		q.Changed()
+		_, up := exactBound(target, q)
+		p[i] = old - h
+		q.Changed()
+		_, dn := exactBound(target, q)
+		p[i] = old
+		q.Changed()
+		fd := (up - dn) / (2 * h)
+		if math.Abs(fd-g[i]) > 1e-6*(1+math.Abs(fd)) {
+			t.Fatalf("param %d: score-function gradient %.10g, finite difference %.10g", i, g[i], fd)
+		}
+	}
+}
+
+func fit(t *testing.T, target Target, K, steps int, seed uint64) *Mixture {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 7))
+	q, err := NewMixture(target.Dim(), K, nil, 1, rng)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NewFitter(q, FitOptions{Samples: 50, LearningRate: 0.05, Decay: 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logp := target.NewLogP()
+	for range steps {
+		if _, err := f.Step(logp, rng); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return q
+}
+
+func TestFittedMixtureApproachesLogZ(t *testing.T) {
+	target := RBMTarget{randomRBM(10, 4, 1.5, 31)}
+	var gaps []float64
+	for _, K := range []int{1, 2, 8} {
+		q := fit(t, target, K, 1500, 11)
+		logZ, b := exactBound(target, q)
+		if b < logZ-1e-12 {
+			t.Fatalf("K = %d: fitted bound %.6f under log Z %.6f", K, b, logZ)
+		}
+		gaps = append(gaps, b-logZ)
+		t.Logf("K = %d: bound − log Z = %.4f", K, b-logZ)
+	}
+	if !(gaps[1] < gaps[0] && gaps[2] < gaps[0]) || gaps[2] > 0.05 {
+		t.Fatalf("gaps by K = 1, 2, 8: %v; want them to shrink with K, under 0.05 at K = 8", gaps)
+	}
+}
+
+func TestBoundEstimateMatchesEnumeration(t *testing.T) {
+	target := RBMTarget{randomRBM(8, 4, 1, 12)}
+	q := fit(t, target, 4, 400, 13)
+	logZ, exact := exactBound(target, q)
+	e, err := Bound(target, q, 20000, 20, 99, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(e.LogZ-exact) > 4*e.SE {
+		t.Fatalf("bound estimate %.5f ± %.5f, exact bound %.5f", e.LogZ, e.SE, exact)
+	}
+	if math.Abs(e.LogZIS-logZ) > 4*e.SEIS {
+		t.Fatalf("IS estimate %.5f ± %.5f, log Z %.5f", e.LogZIS, e.SEIS, logZ)
+	}
+	if !(e.ESS > 1 && e.ESS <= 20000) {
+		t.Fatalf("ESS %g", e.ESS)
+	}
+	one, err := Bound(target, q, 20000, 20, 99, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.LogZ != e.LogZ || one.SE != e.SE || one.LogZIS != e.LogZIS {
+		t.Fatalf("bound depends on workers: %+v vs %+v", one, e)
+	}
+}
+
+func TestFitterStateRoundTrip(t *testing.T) {
+	target := RBMTarget{randomRBM(6, 3, 1, 21)}
+	mk := func() (*Fitter, func([]uint8) float64) {
+		q, _ := NewMixture(6, 3, nil, 1, rand.New(rand.NewPCG(1, 2)))
+		f, err := NewFitter(q, FitOptions{Samples: 20, LearningRate: 0.05, Decay: 0.9})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f, target.NewLogP()
+	}
+	a, logp := mk()
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 10 {
+		a.Step(logp, rng)
+	}
+	b, _ := mk()
+	if err := b.Restore(a.State()); err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := rand.New(rand.NewPCG(4, 4)), rand.New(rand.NewPCG(4, 4))
+	for range 5 {
+		x, _ := a.Step(logp, r1)
+		y, _ := b.Step(logp, r2)
+		if x != y {
+			t.Fatalf("restored fitter diverges: %g vs %g", x, y)
+		}
+	}
+	for i, v := range a.Q.Params() {
+		if b.Q.Params()[i] != v {
+			t.Fatal("restored fitter's parameters differ")
+		}
+	}
+	bad := a.State()
+	bad["params"] = bad["params"][:3]
+	if err := b.Restore(bad); err == nil {
+		t.Fatal("short state accepted")
+	}
+}
