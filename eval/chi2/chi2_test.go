@@ -228,3 +228,32 @@ func TestFitterStateRoundTrip(t *testing.T) {
 		t.Fatal("short state accepted")
 	}
 }
+
+func TestCheckpointState(t *testing.T) {
+	q, _ := NewMixture(6, 3, nil, 1, rand.New(rand.NewPCG(1, 2)))
+	opt := FitOptions{Samples: 20, LearningRate: 0.05, Decay: 0.9}
+	f, _ := NewFitter(q, opt)
+	logp := RBMTarget{randomRBM(6, 3, 1, 21)}.NewLogP()
+	rng := rand.New(rand.NewPCG(3, 3))
+	for range 5 {
+		f.Step(logp, rng)
+	}
+	arrays, bytes := map[string]models.Array{}, map[string][]byte{}
+	PutState("chi2_q_", f, arrays, bytes)
+	g, err := LoadState("chi2_q_", opt, arrays, bytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range f.Q.Params() {
+		if g.Q.Params()[i] != v {
+			t.Fatal("loaded proposal differs")
+		}
+	}
+	if _, err := LoadState("track_0_", opt, arrays, bytes); err == nil {
+		t.Fatal("missing prefix accepted")
+	}
+	arrays["chi2_q_shape"] = models.Array{Shape: []int{2}, Data: []float64{6, 0.5}}
+	if _, err := LoadState("chi2_q_", opt, arrays, bytes); err == nil {
+		t.Fatal("bad shape accepted")
+	}
+}
