@@ -175,6 +175,12 @@ func (n *Net) Forward(s, x []float64) []float64 {
 	return n.rest(s, out)
 }
 
+// Output returns the view of s that holds y after a forward pass.
+func (n *Net) Output(s []float64) []float64 {
+	o := n.actOff[len(n.actOff)-1]
+	return s[o : o+n.Out()]
+}
+
 // ForwardBinary is Forward for a binary input x ∈ {0,1}^{n_0} (any non-zero
 // byte counts as 1): the first layer is b_1 plus the rows of W_1 that x
 // selects.
