@@ -275,13 +275,7 @@ func (n *Net) backHidden(g, s, dy []float64) []float64 {
 		add(gb, d)
 		w := n.W[l]
 		for i, ui := range u {
-			row, grow := w[i*m:(i+1)*m], gw[i*m:(i+1)*m]
-			acc := 0.0
-			for j, dj := range d[:m] {
-				grow[j] += ui * dj
-				acc += row[j] * dj
-			}
-			dPrev[i] = acc * (1 - ui*ui)
+			dPrev[i] = axpyDot(gw[i*m:(i+1)*m], w[i*m:(i+1)*m], d[:m], ui) * (1 - ui*ui)
 		}
 		d = dPrev
 	}
@@ -297,12 +291,41 @@ func (n *Net) inputGrad(dx, d []float64) {
 	}
 }
 
-// axpy sets y += a·x (len(x) ≥ len(y)).
+// axpy sets y += a·x (len(x) ≥ len(y)), unrolled by 4.
 func axpy(y, x []float64, a float64) {
 	x = x[:len(y)]
-	for i := range y {
+	i := 0
+	for ; i+4 <= len(y); i += 4 {
+		y0, y1, y2, y3 := y[i]+a*x[i], y[i+1]+a*x[i+1], y[i+2]+a*x[i+2], y[i+3]+a*x[i+3]
+		y[i], y[i+1], y[i+2], y[i+3] = y0, y1, y2, y3
+	}
+	for ; i < len(y); i++ {
 		y[i] += a * x[i]
 	}
+}
+
+// axpyDot sets g += a·d and returns w·d in one pass (len(d) = len(g) =
+// len(w)), unrolled by 4 with four partial sums.
+func axpyDot(g, w, d []float64, a float64) float64 {
+	w, g = w[:len(d)], g[:len(d)]
+	var s0, s1, s2, s3 float64
+	j := 0
+	for ; j+4 <= len(d); j += 4 {
+		d0, d1, d2, d3 := d[j], d[j+1], d[j+2], d[j+3]
+		g[j] += a * d0
+		g[j+1] += a * d1
+		g[j+2] += a * d2
+		g[j+3] += a * d3
+		s0 += w[j] * d0
+		s1 += w[j+1] * d1
+		s2 += w[j+2] * d2
+		s3 += w[j+3] * d3
+	}
+	for ; j < len(d); j++ {
+		g[j] += a * d[j]
+		s0 += w[j] * d[j]
+	}
+	return (s0 + s1) + (s2 + s3)
 }
 
 // add sets y += x (len(x) ≥ len(y)).
