@@ -78,10 +78,12 @@ func NewAux(D, A, H int, rng *rand.Rand) *Aux {
 	}
 	q.qNet.Init(rng)
 	q.rNet.Init(rng)
-	// r starts as exactly q(a) = N(0, I) (μ = 0, log σ = 0 at ρ = 0... up
-	// to the clamp's ρ ↦ log σ map, see below), so the first weights are
-	// p̃(x)/q(x|a): a random r wider than q(a|x) would give w² infinite
-	// variance from the first step.
+	// r's output layer starts at zero: μ = 0 and ρ = 0, i.e. log σ =
+	// −1 + 6·tanh(1/6) ≈ −0.0055, so r ≈ q(a) = N(0, I) for every x and
+	// the first weights are ≈ p̃(x)/q(x|a). A random r that is wider than
+	// q(a|x) somewhere would give w² infinite variance from the first step.
+	// (The zero layer still learns: its gradient is the hidden activations
+	// times δ, and those are not zero.)
 	clear(q.rNet.W[1])
 	clear(q.rNet.B[1])
 	return q
