@@ -108,6 +108,9 @@ func newAuxFromShape(shape []int) (*Aux, error) {
 	if D <= 0 || A <= 0 || H <= 0 {
 		return nil, fmt.Errorf("chi2: aux shape [D, A, H] = %v, want every size > 0", shape)
 	}
+	if D > MaxDim || A > MaxDim || H > MaxDim || (A+D)*H > MaxParams {
+		return nil, fmt.Errorf("chi2: aux shape [D, A, H] = %v is too large (at most %d parameters)", shape, MaxParams)
+	}
 	qs, rs := []int{A, H, D}, []int{D, H, 2 * A}
 	nq, nr := mlp.NumParams(qs), mlp.NumParams(rs)
 	p := make([]float64, nq+nr)
@@ -122,7 +125,7 @@ func newAuxFromShape(shape []int) (*Aux, error) {
 }
 
 // Kind is "aux".
-func (q *Aux) Kind() string { return "aux" }
+func (q *Aux) Kind() string { return KindAux }
 
 // Dim is D.
 func (q *Aux) Dim() int { return q.d }

@@ -25,8 +25,10 @@ func NewProposal(kind string, shape []int) (Proposal, error) {
 			return nil, fmt.Errorf("chi2: a mixture's shape is [D, K], got %v", shape)
 		}
 		return newMixture(shape[0], shape[1])
+	case KindAux:
+		return newAuxFromShape(shape)
 	default:
-		return nil, fmt.Errorf("chi2: unknown proposal kind %q (expected %s)", kind, KindMixture)
+		return nil, fmt.Errorf("chi2: unknown proposal kind %q (expected %s or %s)", kind, KindMixture, KindAux)
 	}
 }
 
