@@ -42,6 +42,13 @@ type FitOptions struct {
 	// linearisation point, ≈ E_q[w²]), of the baseline and of the variance
 	// of the learning signal.
 	Decay float64
+	// RByChi2 fits an auxiliary proposal's r(a|x) by the χ² gradient
+	// 2E_q[w² ∇ log r] instead of the default, maximum likelihood on q's own
+	// draws (ascent on E_q[log r(a|x)], r → q(a|x), where bound (3) meets
+	// (2)). Bound (3) holds for any r; the χ² gradient for r is unbiased but
+	// its variance can explode (r moves its mass away from q's draws, which
+	// leaves E_q[w⁴] unbounded), so maximum likelihood is the default.
+	RByChi2 bool
 }
 
 // Check reports impossible options.
@@ -164,7 +171,11 @@ func (f *Fitter) Update() {
 	norm := math.Max(1, math.Sqrt(f.Var))
 	clear(f.grad)
 	for i, d := range f.Draws {
-		f.Q.Grad(d, (f.sig[i]-base)/norm, f.sig[i]/norm, f.grad)
+		path := -0.5 // descent on −log r: maximum likelihood
+		if f.Opt.RByChi2 {
+			path = f.sig[i] / norm
+		}
+		f.Q.Grad(d, (f.sig[i]-base)/norm, path, f.grad)
 	}
 	f.Adam.Step(f.Q.Params(), f.grad, 0.5/n)
 	f.Q.Changed()
