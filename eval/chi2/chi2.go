@@ -30,7 +30,10 @@
 // with the learning signal w²/γ linearised at γ, a running estimate of
 // E_q[w²] (log y ≤ y/γ + log γ − 1, tight at γ = y), centred by a moving
 // average baseline (score part only: E_q[∇_φ log q] = 0 keeps it unbiased)
-// and divided by a running standard deviation; Adam takes the step.
+// and divided by a running standard deviation; Adam takes the step. By
+// default the fitter trains r(a|x) by maximum likelihood on q's draws
+// instead (FitOptions.RByChi2): (3) holds for any r, and the χ² gradient
+// for r, though unbiased, makes the fit collapse with small batches.
 package chi2
 
 import "math/rand/v2"
