@@ -141,14 +141,20 @@ type Data struct {
 // seeded random "planted" RBM (built by data.PlantedRBM) or sigmoid belief
 // net (data.PlantedSBN), so that the true model is known.
 type Planted struct {
-	// Model is the planted model: rbm or sbn (one latent layer of Hidden
-	// units, sampled ancestrally).
-	Model string `yaml:"model" want:"rbm or sbn"`
+	// Model is the planted model: rbm, sbn (one latent layer of Hidden
+	// units, sampled ancestrally) or ising (a Rows×Cols grid with spins
+	// pm1, fields uniform in [−1,1] and couplings uniform in
+	// [−WeightScale, WeightScale]; see data.PlantedIsing).
+	Model string `yaml:"model" want:"rbm, sbn or ising"`
 	// Visible and Hidden are the planted model's layer sizes; exact sampling
 	// of the RBM enumerates 2^min(Visible, Hidden) states, so then
 	// min(Visible, Hidden) ≤ 20.
 	Visible int `yaml:"visible" want:"a positive integer"`
 	Hidden  int `yaml:"hidden" want:"a positive integer"`
+	// Rows and Cols are the grid of the planted ising model (Visible is
+	// then Rows·Cols).
+	Rows int `yaml:"rows" want:"a positive integer"`
+	Cols int `yaml:"cols" want:"a positive integer"`
 	// Train, Valid and Test are the sizes of the three planted splits.
 	Train int `yaml:"train" want:"a positive integer"`
 	Valid int `yaml:"valid" want:"a positive integer"`
@@ -158,7 +164,8 @@ type Planted struct {
 	// is a seed like any other here).
 	Seed uint64 `yaml:"seed" want:"a non-negative integer"`
 	// WeightScale s scales the planted weights (pattern weights 8s, others
-	// −4s, plus s·N(0,1) noise; see data.PlantedRBM).
+	// −4s, plus s·N(0,1) noise; see data.PlantedRBM); for ising, the
+	// couplings are uniform in [−s, s].
 	WeightScale float64 `yaml:"weight_scale" want:"a positive number"`
 }
 
@@ -281,7 +288,7 @@ const DefaultModelType = "rbm"
 // are those of the default model family (rbm), when it is registered.
 //
 //	data:     validation 0, limit_train 0, limit_test 0, binarize stochastic,
-//	          threshold 0.5, data_dir "", planted {visible 20, hidden 8,
+//	          threshold 0.5, data_dir "", planted {visible 20, hidden 8, rows 4, cols 5,
 //	          train 2000, valid 500, test 1000, seed 0, weight_scale 0.5}
 //	          (the data package's default planted set, so that
 //	          `logz eval --data planted:test` sees the same examples)
@@ -302,7 +309,7 @@ func Default() Experiment {
 			Binarize:  "stochastic",
 			Threshold: 0.5,
 			Planted: Planted{
-				Model: "rbm", Visible: 20, Hidden: 8,
+				Model: "rbm", Visible: 20, Hidden: 8, Rows: 4, Cols: 5,
 				Train: 2000, Valid: 500, Test: 1000,
 				Seed: 0, WeightScale: 0.5,
 			},

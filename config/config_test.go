@@ -118,7 +118,7 @@ func TestDefaultDocumented(t *testing.T) {
 	if !reflect.DeepEqual(d.Model, Model{Type: "rbm", Settings: &rbm.Model{Hidden: 25, Init: rbm.Init{InitWeightStd: 0.01, InitVisibleBias: "base-rate"}}}) {
 		t.Errorf("model defaults: %+v", d.Model)
 	}
-	wantPlanted := Planted{Model: "rbm", Visible: 20, Hidden: 8, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
+	wantPlanted := Planted{Model: "rbm", Visible: 20, Hidden: 8, Rows: 4, Cols: 5, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
 	if d.Data.Planted != wantPlanted || d.Data.Binarize != "stochastic" || d.Data.Threshold != 0.5 {
 		t.Errorf("data defaults: %+v", d.Data)
 	}
@@ -166,12 +166,15 @@ func TestDefaultDocumented(t *testing.T) {
 // `logz eval --data planted:test` see the same examples.
 func TestAgreesWithData(t *testing.T) {
 	p, dp := Default().Data.Planted, data.DefaultPlanted
-	got := data.PlantedSpec{Model: p.Model, Visible: p.Visible, Hidden: p.Hidden, Train: p.Train, Valid: p.Valid, Test: p.Test, Seed: p.Seed, WeightScale: p.WeightScale}
+	got := data.PlantedSpec{Model: p.Model, Visible: p.Visible, Hidden: p.Hidden, Rows: p.Rows, Cols: p.Cols, Train: p.Train, Valid: p.Valid, Test: p.Test, Seed: p.Seed, WeightScale: p.WeightScale}
 	if got != dp {
 		t.Errorf("config planted defaults %+v, data.DefaultPlanted %+v", got, dp)
 	}
 	if maxPlantedEnum != data.MaxPlantedEnum {
 		t.Errorf("maxPlantedEnum = %d, data.MaxPlantedEnum = %d", maxPlantedEnum, data.MaxPlantedEnum)
+	}
+	if maxPlantedGrid != data.MaxPlantedGrid {
+		t.Errorf("maxPlantedGrid = %d, data.MaxPlantedGrid = %d", maxPlantedGrid, data.MaxPlantedGrid)
 	}
 	for _, s := range []string{"mnist:train", "fashion-mnist:test", "planted:valid", "npy:x.npy", "idx:a:b", "mnist:valid", "npy:", "foo:x", "nocolon"} {
 		mine, err1 := ParseDataSpec(s)

@@ -28,6 +28,10 @@ var knownSize = map[string]map[string]int{
 // the two equal).
 const maxPlantedEnum = 20
 
+// maxPlantedGrid bounds the rows and cols of a planted ising grid
+// (data.MaxPlantedGrid; a test keeps them equal).
+const maxPlantedGrid = 300
+
 // validator checks one decoded experiment, field by field and across fields.
 type validator struct {
 	*scope
@@ -160,7 +164,17 @@ func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 	v.check("data.limit_test", d.LimitTest >= 0, "a non-negative integer (0 = all)", d.LimitTest)
 	v.enum("data.binarize", d.Binarize, binarizeModes)
 	v.check("data.threshold", d.Threshold > 0 && d.Threshold < 1, "a number in (0,1)", d.Threshold)
-	v.enum("data.planted.model", p.Model, []string{"rbm", "sbn"})
+	v.enum("data.planted.model", p.Model, []string{"rbm", "sbn", "ising"})
+	v.check("data.planted.rows", p.Rows >= 1 && p.Rows <= maxPlantedGrid, fmt.Sprintf("an integer in [1, %d]", maxPlantedGrid), p.Rows)
+	v.check("data.planted.cols", p.Cols >= 1 && p.Cols <= maxPlantedGrid, fmt.Sprintf("an integer in [1, %d]", maxPlantedGrid), p.Cols)
+	if p.Model == "ising" && p.Rows >= 1 && p.Cols >= 1 {
+		// The grid gives the units; visible may be left at its default.
+		if n := p.Rows * p.Cols; p.Visible != n && p.Visible != Default().Data.Planted.Visible {
+			v.crossf("data.planted", "data.planted.visible", "the planted ising model has rows × cols = %d × %d = %d units, but visible is %d; drop visible", p.Rows, p.Cols, n, p.Visible)
+		}
+		d.Planted.Visible = p.Rows * p.Cols
+		p.Visible = d.Planted.Visible
+	}
 	v.check("data.planted.visible", p.Visible >= 1, "a positive integer", p.Visible)
 	v.check("data.planted.hidden", p.Hidden >= 1, "a positive integer", p.Hidden)
 	v.check("data.planted.train", p.Train >= 1, "a positive integer", p.Train)

@@ -15,16 +15,19 @@ import (
 // generating RBM). Fields ≤ 0 take the defaults of DefaultPlanted (Seed 0 is
 // a seed like any other); Validate rejects negative values.
 type PlantedSpec struct {
-	// Model is "rbm" (the default, also for "") or "sbn" (PlantedSBN).
+	// Model is "rbm" (the default, also for "") or "sbn" (PlantedSBN) or
+	// "ising" (PlantedIsing: a Rows×Cols grid; Visible is Rows·Cols and
+	// Hidden is unused).
 	Model              string
 	Visible, Hidden    int     // units of the planted model; default 20 and 8
+	Rows, Cols         int     // the grid of model "ising"; default 4 and 5
 	Train, Valid, Test int     // examples per split; default 2000, 500, 1000
 	Seed               uint64  // seeds the parameters and the draws
 	WeightScale        float64 // s in the construction below; default 0.5
 }
 
 // DefaultPlanted is the embedded default data set of logz.
-var DefaultPlanted = PlantedSpec{Model: "rbm", Visible: 20, Hidden: 8, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
+var DefaultPlanted = PlantedSpec{Model: "rbm", Visible: 20, Hidden: 8, Rows: 4, Cols: 5, Train: 2000, Valid: 500, Test: 1000, Seed: 0, WeightScale: 0.5}
 
 // MaxPlantedEnum bounds min(Visible, Hidden): exact sampling enumerates the
 // 2^min(D,H) states of the smaller layer.
@@ -34,6 +37,9 @@ const MaxPlantedEnum = 20
 // Visible×Hidden weights); each split's examples × Visible is bounded by
 // MaxElements, like a data file.
 const MaxPlantedUnits = 100000
+
+// MaxPlantedGrid bounds the rows and cols of a planted Ising grid.
+const MaxPlantedGrid = 300
 
 // Generator streams (the second argument of rand.NewPCG) of the planted data.
 const (
@@ -60,6 +66,11 @@ func (p PlantedSpec) WithDefaults() PlantedSpec {
 	def(&p.Train, d.Train)
 	def(&p.Valid, d.Valid)
 	def(&p.Test, d.Test)
+	def(&p.Rows, d.Rows)
+	def(&p.Cols, d.Cols)
+	if p.Model == "ising" {
+		p.Visible = p.Rows * p.Cols
+	}
 	if !(p.WeightScale > 0) {
 		p.WeightScale = d.WeightScale
 	}
@@ -72,7 +83,7 @@ func (p PlantedSpec) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"visible", p.Visible}, {"hidden", p.Hidden}, {"train", p.Train}, {"valid", p.Valid}, {"test", p.Test}} {
+	}{{"visible", p.Visible}, {"hidden", p.Hidden}, {"rows", p.Rows}, {"cols", p.Cols}, {"train", p.Train}, {"valid", p.Valid}, {"test", p.Test}} {
 		if f.v < 0 {
 			return fmt.Errorf("planted: %s is %d; expected a positive number (0 = default)", f.name, f.v)
 		}
@@ -91,8 +102,12 @@ func (p PlantedSpec) Validate() error {
 	}
 	switch q.Model {
 	case "rbm", "sbn":
+	case "ising":
+		if q.Rows > MaxPlantedGrid || q.Cols > MaxPlantedGrid {
+			return fmt.Errorf("planted: the ising grid is %d×%d; rows and cols must be at most %d (data.MaxPlantedGrid)", q.Rows, q.Cols, MaxPlantedGrid)
+		}
 	default:
-		return fmt.Errorf("planted: model is %q; expected rbm or sbn", q.Model)
+		return fmt.Errorf("planted: model is %q; expected rbm, sbn or ising", q.Model)
 	}
 	if m := min(q.Visible, q.Hidden); q.Model == "rbm" && m > MaxPlantedEnum {
 		return fmt.Errorf("planted: min(visible, hidden) is %d; exact sampling enumerates 2^%d states, the limit is %d", m, m, MaxPlantedEnum)
@@ -191,6 +206,8 @@ func Planted(spec PlantedSpec, split string) (*Set, error) {
 	var err error
 	if p.Model == "sbn" {
 		s = sampleSBN(PlantedSBN(p), n, rng)
+	} else if p.Model == "ising" {
+		s = sampleIsing(PlantedIsing(p), n, rng, p.Seed, stream)
 	} else if s, err = ExactSample(PlantedRBM(p), n, rng); err != nil {
 		return nil, err
 	}

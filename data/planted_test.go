@@ -265,7 +265,7 @@ func TestPlantedSpecErrors(t *testing.T) {
 			t.Errorf("%+v %s: got %v, want error containing %q", c.spec, c.split, err, c.want)
 		}
 	}
-	if got := (PlantedSpec{Seed: 3}).WithDefaults(); got != (PlantedSpec{"rbm", 20, 8, 2000, 500, 1000, 3, 0.5}) {
+	if got := (PlantedSpec{Seed: 3}).WithDefaults(); got != (PlantedSpec{"rbm", 20, 8, 4, 5, 2000, 500, 1000, 3, 0.5}) {
 		t.Errorf("WithDefaults: %+v", got)
 	}
 	if _, err := ExactSample(models.NewRBM(21, 22), 1, rand.New(rand.NewPCG(1, 1))); err == nil {
@@ -332,7 +332,7 @@ func TestPlantedSBN(t *testing.T) {
 	if m1 > -0.7*12*math.Ln2 {
 		t.Errorf("mean log p %.3f is close to uniform %.3f", m1, -12*math.Ln2)
 	}
-	if _, err := Planted(PlantedSpec{Model: "dbm"}, "train"); err == nil || !strings.Contains(err.Error(), `planted: model is "dbm"; expected rbm or sbn`) {
+	if _, err := Planted(PlantedSpec{Model: "dbm"}, "train"); err == nil || !strings.Contains(err.Error(), `planted: model is "dbm"; expected rbm, sbn or ising`) {
 		t.Errorf("bad model: %v", err)
 	}
 }

@@ -165,7 +165,7 @@ func TestFamilyPlugIn(t *testing.T) {
 	for _, want := range []string{
 		`toy.yaml:5: experiments[0].train.k: unknown key (known keys: epochs)`,
 		// The other families are linked into this test binary (folder_test.go).
-		`toy.yaml:6: experiments[0].evaluate.final[1].name: ais is an estimator of model type rbm, dbn, dbm, sbn or arsbn, not of indep-test (the model type is indep-test; its estimators: exact)`,
+		`toy.yaml:6: experiments[0].evaluate.final[1].name: ais is an estimator of model type ising, rbm, dbn, dbm, sbn or arsbn, not of indep-test (the model type is indep-test; its estimators: exact)`,
 	} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)

@@ -456,7 +456,7 @@ func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error
 		Planted: data.PlantedSpec{
 			Visible: d.Planted.Visible, Hidden: d.Planted.Hidden, Train: d.Planted.Train,
 			Valid: d.Planted.Valid, Test: d.Planted.Test, Seed: d.Planted.Seed, WeightScale: d.Planted.WeightScale,
-			Model: d.Planted.Model,
+			Model: d.Planted.Model, Rows: d.Planted.Rows, Cols: d.Planted.Cols,
 		},
 	}
 	if d.DataDir != "" {

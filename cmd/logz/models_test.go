@@ -51,6 +51,7 @@ func TestModelsCommand(t *testing.T) {
 		"dbm":   {"exact", "mf-bound", "ais", "raise"},
 		"sbn":   {"exact", "is", "ais", "bdmc", "completion"},
 		"arsbn": {"exact", "is", "ais", "bdmc", "completion"},
+		"ising": {"exact", "ais"},
 	}
 	if len(reg.Families) != len(want) {
 		t.Fatalf("%d families, want %d: %s", len(reg.Families), len(want), out)

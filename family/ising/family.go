@@ -1,0 +1,200 @@
+package ising
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/models"
+)
+
+// Family is the registered ising family.
+var Family = &family.Family{
+	Name:  "ising",
+	Doc:   "fully visible pairwise MRF on a rows×cols grid (Ising model), log p̃(x) = Σ h_i s_i + Σ_<ij> J_ij s_i s_j with spins s = x (01) or 2x−1 (pm1); arrays fields (R×C), coupling_h (R×(C−1)), coupling_v ((R−1)×C), spins",
+	Codec: family.MustCodec("ising"),
+	Model: func() family.Settings { m := DefaultModel(); return &m },
+	Train: func() family.Settings { t := DefaultTrain(); return &t },
+	NewModel: func(s family.Settings, visible int) (models.Model, error) {
+		m := s.(*Model)
+		R, C, err := m.Grid(visible)
+		if err != nil {
+			return nil, err
+		}
+		sp, err := models.ParseSpins(m.Spins)
+		if err != nil {
+			return nil, fmt.Errorf("model.spins: %w", err)
+		}
+		return models.NewIsing(R, C, sp), nil
+	},
+	Trainers: []family.TrainerInfo{
+		{Method: "exact", Doc: "maximum likelihood with the exact gradient E_data[T] − E_p[T], E_p[T] by forward-backward on the transfer matrix (narrow grids); Adam or SGD"},
+		{Method: "pcd", Doc: "maximum likelihood with E_p[T] from persistent Gibbs chains (chains, sweeps per step); Adam or SGD"},
+		// A "chi2" method (fit the model against the χ² bound of a learned
+		// proposal, Kuleshov & Ermon 2017 §5.1) goes here, with eval/chi2.
+	},
+	NewTrainer: newTrainer,
+	Estimators: []*family.Estimator{Exact, AIS},
+	// A "chi2" estimator (the χ² upper bound on log Z, eval/chi2) joins
+	// Estimators here.
+	OwnEvalDefaults: true,
+	EveryEpoch: func() []family.Configured {
+		a := DefaultAIS()
+		a.Runs, a.Betas = 16, 200
+		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: &a}}
+	},
+	Final: func() []family.Configured {
+		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: AIS.New()}}
+	},
+}
+
+func init() { family.Register(Family) }
+
+// ExactSettings is the settings of the exact estimator.
+type ExactSettings struct {
+	// Method is "auto" (the transfer matrix when the grid's narrower side
+	// is at most max_width, else enumeration when the sites are at most
+	// max_units), "transfer" or "enumerate".
+	Method string `yaml:"method" want:"auto, transfer or enumerate"`
+	// MaxUnits bounds the sites enumeration may enumerate (2^D terms).
+	MaxUnits int `yaml:"max_units" want:"an integer in [1,40]" flag:"max-units"`
+	// MaxWidth bounds the narrower side of the grid for the transfer
+	// matrix (D·2^width terms).
+	MaxWidth int `yaml:"max_width" want:"an integer in [1,20]"`
+}
+
+// Check reports bad settings.
+func (s *ExactSettings) Check(p family.Problems) {
+	p.Enum("method", s.Method, []string{"auto", "transfer", "enumerate"})
+	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= models.MaxIsingEnum, "an integer in [1,40]", s.MaxUnits)
+	p.Check("max_width", s.MaxWidth >= 1 && s.MaxWidth <= models.MaxIsingWidth, "an integer in [1,20]", s.MaxWidth)
+}
+
+// plan returns the method exact uses for m ("transfer" or "enumerate"),
+// or why neither applies.
+func (s *ExactSettings) plan(m *models.Ising) (string, error) {
+	tm := m.TransferFeasible(s.MaxWidth)
+	en := error(nil)
+	if D := m.NumVisible(); D > s.MaxUnits {
+		en = fmt.Errorf("enumerating %d sites takes 2^%d terms, above max_units %d", D, D, s.MaxUnits)
+	}
+	switch {
+	case s.Method == "transfer" && tm != nil:
+		return "", tm
+	case s.Method == "enumerate" && en != nil:
+		return "", en
+	case s.Method == "enumerate" || (s.Method == "auto" && tm != nil && en == nil):
+		return "enumerate", nil
+	case tm == nil:
+		return "transfer", nil
+	}
+	return "", fmt.Errorf("no exact method applies to %s: %v; and %v; drop exact (use ais)", m.Label(), tm, en)
+}
+
+// Exact is exact log Z and mean log-likelihoods.
+var Exact = family.Define(family.Def[ExactSettings]{
+	Name:     "exact",
+	Doc:      "exact log Z: a transfer matrix over the grid's narrower side (D·2^width terms), or enumeration of all 2^D states",
+	Defaults: ExactSettings{Method: "auto", MaxUnits: 25, MaxWidth: 20},
+	Feasible: func(m models.Model, s *ExactSettings) error {
+		_, err := s.plan(m.(*models.Ising))
+		return err
+	},
+	CheckModel: func(p family.Problems, s *ExactSettings, model family.Settings, visible int) {
+		if visible <= 0 {
+			return
+		}
+		R, C, err := model.(*Model).Grid(visible)
+		if err != nil {
+			return // reported when the model is built
+		}
+		if _, err := s.plan(models.NewIsing(R, C, models.SpinsPM1)); err != nil && s.MaxUnits >= 1 && s.MaxWidth >= 1 {
+			p.Crossf("", "", "%v", err)
+		}
+	},
+	Run: func(env *family.Env, mm models.Model, s *ExactSettings, j family.Job) ([]report.Row, error) {
+		m := mm.(*models.Ising)
+		start := time.Now()
+		method, err := s.plan(m)
+		if err != nil {
+			return nil, err
+		}
+		var logZ float64
+		if method == "transfer" {
+			logZ, err = m.LogZTransfer(s.MaxWidth)
+		} else {
+			logZ, err = m.LogZEnum(s.MaxUnits, 0)
+		}
+		if err != nil {
+			return nil, err
+		}
+		env.Remember(family.ExactLogZKey{}, logZ)
+		base := j.Base
+		base.LogZ = report.F(logZ)
+		base.Notes = append(base.Notes, "log Z by "+map[string]string{"transfer": "the transfer matrix", "enumerate": "enumeration"}[method])
+		base.Seconds = time.Since(start).Seconds()
+		return loglikRows(env, base, m, logZ), nil
+	},
+})
+
+// AISSettings is the settings of the ising's ais.
+type AISSettings struct {
+	family.AIS `yaml:",inline"`
+}
+
+// DefaultAIS is 100 runs of 1,000 linearly spaced β from the uniform start.
+func DefaultAIS() AISSettings {
+	return AISSettings{family.AIS{Runs: 100, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "uniform"}, MinESSFraction: 0.1}}
+}
+
+// AIS is annealed importance sampling from independent bits.
+var AIS = family.Define(family.Def[AISSettings]{
+	Name:     "ais",
+	Doc:      "AIS estimate of log Z along f_β = exp((1−β)·bᵀx + β·log p̃(x)) from independent bits (uniform: b = 0, log Z_0 = D log 2; or the data's base rate), single-site Gibbs sweeps",
+	Defaults: DefaultAIS(),
+	Run: func(env *family.Env, mm models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+		m := mm.(*models.Ising)
+		start := time.Now()
+		b, err := env.BaseVBias(s.Init, m.NumVisible())
+		if err != nil {
+			return nil, err
+		}
+		path, err := inference.NewIsingPath(m, b)
+		if err != nil {
+			return nil, fmt.Errorf("AIS: %w", err)
+		}
+		res, err := env.AnnealLogZ(path, &s.AIS, j.Seed, fmt.Sprintf("%s epoch %d AIS %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas))
+		if err != nil {
+			return nil, err
+		}
+		base := j.Base
+		family.SetAISLogZ(&base, &res, env.ExactLogZ(), &s.AIS)
+		base.Runs, base.Betas, base.Init = s.Runs, s.Betas, s.Init
+		base.Seconds = time.Since(start).Seconds()
+		return loglikRows(env, base, m, res.LogZ), nil
+	},
+})
+
+// loglikRows returns one row per split with the mean log-likelihood
+// mean_n log p̃(x_n) − log Z and its standard error over examples; with no
+// splits, one split-free row with log Z.
+func loglikRows(env *family.Env, base report.Row, m *models.Ising, logZ float64) []report.Row {
+	if len(env.Splits) == 0 {
+		return []report.Row{base}
+	}
+	var rows []report.Row
+	for _, sp := range env.Splits {
+		lp := make([]float64, sp.Data.Len())
+		for n := range lp {
+			lp[n] = m.LogUnnorm(sp.Data.Row(n))
+		}
+		st := family.MeanOf(lp)
+		row := base
+		row.Split = sp.Name
+		row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean-logZ), report.F(st.SE), st.N
+		rows = append(rows, row)
+	}
+	return rows
+}

@@ -1,0 +1,120 @@
+// Package ising registers the model family "ising": a fully visible
+// binary pairwise MRF on a rows×cols grid (models.Ising), with spins 01
+// (s = x) or pm1 (s = 2x − 1),
+//
+//	log p̃(x) = Σ_i h_i s_i + Σ_{<ij>} J_ij s_i s_j,
+//
+// trained by maximum likelihood — the gradient of the mean log-likelihood
+// is E_data[T(x)] − E_p[T(x)], T the sufficient statistics (s_i and
+// s_i s_j over the edges) — with the model expectation exact (forward-
+// backward on the transfer matrix) or from persistent Gibbs chains, and
+// evaluated by exact log Z (transfer matrix or enumeration) and AIS from
+// independent bits.
+package ising
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
+)
+
+// Model is the model: section of an ising experiment.
+type Model struct {
+	// Rows and Cols are the grid; 0 = from the data: both 0 take a square
+	// grid of the data's units, one 0 takes units / the other.
+	Rows int `yaml:"rows" want:"a non-negative integer (0 = from the data)"`
+	Cols int `yaml:"cols" want:"a non-negative integer (0 = from the data)"`
+	// Spins is the convention s(x): "01" (s = x) or "pm1" (s = 2x − 1).
+	Spins string `yaml:"spins" want:"01 or pm1"`
+	// Init is the initial parameters: "zero" (the uniform distribution) or
+	// "base-rate" (couplings 0, fields at the training data's smoothed
+	// log-odds: h = logit for spins 01, logit/2 for pm1, so the initial
+	// model has the data's marginals).
+	Init string `yaml:"init" want:"zero or base-rate"`
+}
+
+// DefaultModel is a grid from the data, spins pm1, base-rate fields.
+func DefaultModel() Model { return Model{Spins: "pm1", Init: "base-rate"} }
+
+// Check reports bad model settings.
+func (m *Model) Check(p family.Problems) {
+	p.Check("rows", m.Rows >= 0 && m.Rows <= models.MaxUnits, fmt.Sprintf("an integer in [0, %d] (0 = from the data)", models.MaxUnits), m.Rows)
+	p.Check("cols", m.Cols >= 0 && m.Cols <= models.MaxUnits, fmt.Sprintf("an integer in [0, %d] (0 = from the data)", models.MaxUnits), m.Cols)
+	p.Enum("spins", m.Spins, []string{"01", "pm1"})
+	p.Enum("init", m.Init, []string{"zero", "base-rate"})
+}
+
+// Grid returns the grid of a model of visible units.
+func (m *Model) Grid(visible int) (rows, cols int, err error) {
+	R, C := m.Rows, m.Cols
+	switch {
+	case visible <= 0:
+		return 0, 0, fmt.Errorf("ising: the data has %d units", visible)
+	case R == 0 && C == 0:
+		s := int(math.Round(math.Sqrt(float64(visible))))
+		if s*s != visible {
+			return 0, 0, fmt.Errorf("model.rows and model.cols: the data has %d units, not a square number; set rows and cols (rows × cols = %d)", visible, visible)
+		}
+		R, C = s, s
+	case R == 0:
+		R = visible / C
+	case C == 0:
+		C = visible / R
+	}
+	if R*C != visible {
+		return 0, 0, fmt.Errorf("model.rows × model.cols = %d × %d = %d, but the data has %d units", m.Rows, m.Cols, R*C, visible)
+	}
+	return R, C, models.CheckIsingSize(R, C)
+}
+
+// Train is the train: section of an ising experiment.
+type Train struct {
+	// Method is "exact" (the model expectation E_p[T] by forward-backward
+	// on the transfer matrix: exact maximum likelihood, for grids whose
+	// narrower side is at most 20 and whose table (D+1)·2^width fits
+	// models.MaxIsingTable) or "pcd" (E_p[T] from persistent Gibbs
+	// chains). A "chi2" method (Kuleshov & Ermon 2017, §5.1) is reserved.
+	Method string `yaml:"method" want:"exact or pcd"`
+	// Epochs is the number of passes over the training set.
+	Epochs int `yaml:"epochs" want:"a positive integer"`
+	// BatchSize is the number of examples per gradient step.
+	BatchSize int `yaml:"batch_size" want:"a positive integer"`
+	// Optimizer is "adam" or "sgd" (θ ← θ + learning_rate · gradient).
+	Optimizer    string  `yaml:"optimizer" want:"adam or sgd"`
+	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
+	// Chains and Sweeps: pcd's persistent Gibbs chains and the single-site
+	// sweeps each makes per gradient step.
+	Chains int `yaml:"chains" want:"a positive integer"`
+	Sweeps int `yaml:"sweeps" want:"a positive integer"`
+	// CheckpointEvery writes model.npz after every N-th epoch and after
+	// the last; 0 = only after the last.
+	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
+}
+
+// DefaultTrain is pcd with 100 chains, one sweep per step, Adam at 0.02
+// on minibatches of 100, 10 epochs.
+func DefaultTrain() Train {
+	return Train{Method: "pcd", Epochs: 10, BatchSize: 100, Optimizer: "adam", LearningRate: 0.02, Chains: 100, Sweeps: 1, CheckpointEvery: 1}
+}
+
+// Methods lists the training methods ("chi2" is to come, with eval/chi2).
+var Methods = []string{"exact", "pcd"}
+
+// Check reports bad train settings.
+func (t *Train) Check(p family.Problems) {
+	p.Enum("method", t.Method, Methods)
+	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 100000, "an integer in [1, 100000]", t.BatchSize)
+	p.Enum("optimizer", t.Optimizer, []string{"adam", "sgd"})
+	p.Check("learning_rate", t.LearningRate > 0 && !math.IsInf(t.LearningRate, 0), "a positive number", t.LearningRate)
+	p.Check("chains", t.Chains >= 1 && t.Chains <= family.MaxRuns, fmt.Sprintf("an integer in [1, %d]", family.MaxRuns), t.Chains)
+	p.Check("sweeps", t.Sweeps >= 1 && t.Sweeps <= 10000, "an integer in [1, 10000]", t.Sweeps)
+	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+}
+
+// CheckpointDue reports whether model.npz is written after epoch e.
+func (t *Train) CheckpointDue(e int) bool {
+	return e == t.Epochs || (t.CheckpointEvery > 0 && e%t.CheckpointEvery == 0)
+}
