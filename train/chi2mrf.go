@@ -25,7 +25,10 @@ type MRF interface {
 // Chi2Options configures a Chi2Learner.
 type Chi2Options struct {
 	BatchSize    int
-	LearningRate float64 // Adam's step on θ
+	LearningRate float64 // Adam's (or SGD's) step on θ
+	// SGD takes plain gradient-ascent steps θ ← θ + LearningRate·∇L
+	// instead of Adam's.
+	SGD bool
 	// QSteps is the number of fitter steps on q per step on θ.
 	QSteps int
 	// Fit configures the fitter of q (its Samples are the draws per step,
@@ -92,8 +95,10 @@ func NewChi2Learner(m MRF, q chi2.Proposal, opt Chi2Options, seed uint64) (*Chi2
 type Chi2Epoch struct {
 	Epoch int
 	// TrackedLogZ is the mean over the epoch's θ steps of the bound
-	// estimate ½ log mean w² on the draws of each step; LastLogZ the last.
-	TrackedLogZ, LastLogZ float64
+	// estimate ½ log mean w² on the draws of each step (each taken before
+	// its θ step); LastLogZ the last; EndLogZ the estimate at the epoch's
+	// final θ, on fresh draws of q (q is not refitted for them).
+	TrackedLogZ, LastLogZ, EndLogZ float64
 }
 
 // TrainEpoch makes one pass over x in minibatches.
@@ -120,7 +125,12 @@ func (l *Chi2Learner) TrainEpoch(x Data) (Chi2Epoch, error) {
 		}
 	}
 	l.Epoch++
-	return Chi2Epoch{Epoch: l.Epoch, TrackedLogZ: l.sumLogZ / float64(l.nLogZ), LastLogZ: l.lastLogZ}, nil
+	// The bound at the epoch's final θ, on fresh draws of the current q.
+	after, err := l.Fit.Draw(l.logp, l.rng)
+	if err != nil {
+		return Chi2Epoch{}, fmt.Errorf("epoch %d: %w", l.Epoch, err)
+	}
+	return Chi2Epoch{Epoch: l.Epoch, TrackedLogZ: l.sumLogZ / float64(l.nLogZ), LastLogZ: l.lastLogZ, EndLogZ: after}, nil
 }
 
 func (l *Chi2Learner) step(x Data, idx []int) error {
@@ -149,7 +159,14 @@ func (l *Chi2Learner) step(x Data, idx []int) error {
 	for i, d := range l.Fit.Draws {
 		l.M.AddGradLogP(d.X, -l.wts[i], l.grad)
 	}
-	l.Adam.Step(l.M.Params(), l.grad, -1)
+	if l.Opt.SGD {
+		p := l.M.Params()
+		for k, g := range l.grad {
+			p[k] += l.Opt.LearningRate * g
+		}
+	} else {
+		l.Adam.Step(l.M.Params(), l.grad, -1)
+	}
 	for _, v := range l.M.Params() {
 		if math.IsNaN(v) || math.IsInf(v, 0) || math.Abs(v) > models.MaxAbsParam {
 			return fmt.Errorf("%w: a parameter is %g", ErrDiverged, v)

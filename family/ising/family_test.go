@@ -36,7 +36,7 @@ func meanLoglik(t *testing.T, m *models.Ising, s *data.Set) float64 {
 }
 
 // TestTrainingRaisesLoglik: on data from a planted 4×4 Ising model,
-// exact-gradient and PCD training (Adam; PCD also with SGD) from the
+// exact-gradient, PCD (Adam; PCD also with SGD) and χ² training from the
 // zero model raise the exact test log-likelihood far above the uniform
 // start, to within 0.1 nats of the planted model's own (its per-example
 // standard error on 1,000 examples is ≈ 0.08, so the gap is estimation
@@ -45,28 +45,43 @@ func TestTrainingRaisesLoglik(t *testing.T) {
 	tr, truth := plantedData(t, "train", 1000)
 	te, _ := plantedData(t, "test", 1000)
 	want := meanLoglik(t, truth, te)
-	for _, c := range []struct{ method, opt string }{{"exact", "adam"}, {"pcd", "adam"}, {"pcd", "sgd"}} {
+	for _, c := range []struct{ method, opt string }{{"exact", "adam"}, {"pcd", "adam"}, {"pcd", "sgd"}, {"chi2", "adam"}} {
 		m := models.NewIsing(4, 4, models.SpinsPM1)
 		start := meanLoglik(t, m, te)
 		opt := DefaultTrain()
 		opt.Method, opt.Optimizer, opt.BatchSize = c.method, c.opt, 50
 		if c.opt == "sgd" {
 			opt.LearningRate = 0.1
-		} else if c.method == "pcd" {
+		} else if c.method != "exact" {
 			opt.LearningRate = 0.02 // Adam's steps do not shrink with the chains' noise
 		}
 		trn, err := NewTrainer(m, opt, 7, 2)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 6 {
+		epochs := 6
+		if c.method == "chi2" {
+			epochs = 12
+		}
+		for range epochs {
 			if _, err := trn.TrainEpoch(rows{tr}); err != nil {
 				t.Fatal(err)
 			}
 		}
 		got := meanLoglik(t, m, te)
 		t.Logf("%s/%s: %.3f → %.3f (planted model %.3f)", c.method, c.opt, start, got, want)
-		if got < want-0.1 || got < start+0.5*(want-start) {
+		// χ² learning follows the gradient of a bound: its model
+		// expectation is under ∝ p̃²/q, not p, so with a 10-component
+		// mixture q it settles ≈ 0.1 nats below maximum likelihood here;
+		// it is held to 0.2 and to 90% of the way from the start.
+		tol := 0.1
+		if c.method == "chi2" {
+			tol = 0.2
+			if got < start+0.9*(want-start) {
+				t.Errorf("chi2: test log-likelihood %.3f from %.3f; the planted model has %.3f", got, start, want)
+			}
+		}
+		if got < want-tol || got < start+0.5*(want-start) {
 			t.Errorf("%s/%s: test log-likelihood %.3f from %.3f; the planted model has %.3f", c.method, c.opt, got, start, want)
 		}
 	}
@@ -77,7 +92,7 @@ func TestTrainingRaisesLoglik(t *testing.T) {
 // parameters of 4 uninterrupted epochs exactly, for both methods.
 func TestResumeEqualsUninterrupted(t *testing.T) {
 	tr, _ := plantedData(t, "train", 300)
-	for _, method := range []string{"exact", "pcd"} {
+	for _, method := range []string{"exact", "pcd", "chi2"} {
 		opt := DefaultTrain()
 		opt.Method, opt.BatchSize, opt.Chains = method, 40, 20
 		full, _ := NewTrainer(models.NewIsing(4, 4, models.SpinsPM1), opt, 11, 1)
@@ -115,7 +130,7 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			}
 		}
 		bad := opt
-		bad.Method = map[string]string{"exact": "pcd", "pcd": "exact"}[method]
+		bad.Method = map[string]string{"exact": "pcd", "pcd": "exact", "chi2": "pcd"}[method]
 		other, _ := NewTrainer(models.NewIsing(4, 4, models.SpinsPM1), bad, 1, 1)
 		if err := other.Resume(loaded); err == nil {
 			t.Errorf("%s checkpoint resumed by a %s trainer", method, bad.Method)

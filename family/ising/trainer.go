@@ -7,8 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -52,7 +54,18 @@ type Trainer struct {
 	rng    []*rand.Rand
 	grad   []float64
 	stat   []float64 // Chains × P per-chain statistics
+	chi    *train.Chi2Learner
 }
+
+// seedChi2 labels the χ² learner's generator (checkpointed with it).
+const seedChi2 = 4
+
+// mrf is an Ising model as train.MRF: ∇_θ log p̃_θ(x) = T(x), the
+// sufficient statistics.
+type mrf struct{ *models.Ising }
+
+func (mrf) Changed() {}
+func (m mrf) AddGradLogP(x []uint8, scale float64, g []float64) { m.AddStats(g, x, scale) }
 
 // NewTrainer returns a trainer of m (pcd chains start uniformly random).
 func NewTrainer(m *models.Ising, opt Train, seed uint64, workers int) (*Trainer, error) {
@@ -63,8 +76,8 @@ func NewTrainer(m *models.Ising, opt Train, seed uint64, workers int) (*Trainer,
 		if err := m.TableFeasible(); err != nil {
 			return nil, fmt.Errorf("train.method exact: %w; use method pcd", err)
 		}
-	} else if opt.Method != "pcd" {
-		return nil, fmt.Errorf("train.method %q: expected exact or pcd", opt.Method)
+	} else if opt.Method != "pcd" && opt.Method != "chi2" {
+		return nil, fmt.Errorf("train.method %q: expected exact, pcd or chi2", opt.Method)
 	}
 	P, D := len(m.Params()), m.NumVisible()
 	t := &Trainer{M: m, Opt: opt, Seed: seed, Workers: workers, adam: optim.NewAdam(opt.LearningRate, P), grad: make([]float64, P)}
@@ -81,11 +94,35 @@ func NewTrainer(m *models.Ising, opt Train, seed uint64, workers int) (*Trainer,
 			}
 		}
 	}
+	if opt.Method == "chi2" {
+		if err := t.startChi2(nil); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
 }
 
+// startChi2 builds the χ² learner with a mixture proposal whose logits are
+// the data's base rate (nil: uniform) plus N(0, 0.1²) noise.
+func (t *Trainer) startChi2(base []float64) error {
+	o := t.Opt
+	rng := rand.New(rand.NewPCG(seeds.Derive(t.Seed, seedChi2, 0), 0))
+	q, err := chi2.NewMixture(t.M.NumVisible(), o.QComponents, base, 0.1, rng)
+	if err != nil {
+		return err
+	}
+	t.chi, err = train.NewChi2Learner(mrf{t.M}, q, train.Chi2Options{
+		BatchSize: o.BatchSize, LearningRate: o.LearningRate, SGD: o.Optimizer == "sgd", QSteps: o.QSteps,
+		Fit:            chi2.FitOptions{Samples: o.QSamples, LearningRate: o.QLearningRate, Decay: 0.9},
+		SelfNormalised: !o.Linearise, Shuffle: true,
+	}, seeds.Derive(t.Seed, seedChi2, 1))
+	return err
+}
+
 // InitBaseRate sets the couplings to 0 and the fields so that each site
-// has the marginal log-odds lo_i: h_i = lo_i (spins 01) or lo_i/2 (pm1).
+// has the marginal log-odds lo_i: h_i = lo_i (spins 01) or lo_i/2 (pm1);
+// method chi2's proposal starts at that product too (else uniform, the
+// zero model).
 func (t *Trainer) InitBaseRate(lo []float64) {
 	clear(t.M.Params())
 	for i, l := range lo {
@@ -93,6 +130,13 @@ func (t *Trainer) InitBaseRate(lo []float64) {
 			l /= 2
 		}
 		t.M.Fields[i] = l
+	}
+	if t.chi != nil {
+		// q starts at the model's starting distribution, the product of
+		// the marginals (it cannot fail: it succeeded with nil).
+		if err := t.startChi2(lo); err != nil {
+			panic(err)
+		}
 	}
 }
 
@@ -116,6 +160,22 @@ func (t *Trainer) TrainEpoch(x train.Data) (EpochStats, error) {
 	}
 	if len(x.Row(0)) != D {
 		return EpochStats{}, fmt.Errorf("ising trainer: examples have %d units, the model %d", len(x.Row(0)), D)
+	}
+	if t.chi != nil {
+		t.chi.Opt.OnBatch = func(int) {
+			if t.OnBatch != nil {
+				t.OnBatch(1)
+			}
+		}
+		st, err := t.chi.TrainEpoch(x)
+		t.epoch = t.chi.Epoch
+		if err == nil {
+			err = t.M.Validate()
+		}
+		if err != nil {
+			return EpochStats{Name: "chi2-logz"}, fmt.Errorf("ising trainer: %w", err)
+		}
+		return EpochStats{Epoch: t.epoch, Signal: st.EndLogZ, Name: "chi2-logz"}, nil
 	}
 	perm := rand.New(rand.NewPCG(seeds.Derive(t.Seed, seedShuffle, uint64(t.epoch)), 0)).Perm(N)
 	B := t.Opt.BatchSize
@@ -228,6 +288,19 @@ func (t *Trainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 		Model: t.M,
 		State: map[string]models.Array{"adam_m": {Shape: []int{P}, Data: t.adam.M}, "adam_s": {Shape: []int{P}, Data: t.adam.S}},
 	}
+	if t.chi != nil {
+		arrays, bytes, err := t.chi.State()
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range arrays {
+			c.State["chi2_"+k] = v
+		}
+		c.Bytes = map[string][]byte{}
+		for k, v := range bytes {
+			c.Bytes["chi2_"+k] = v
+		}
+	}
 	if t.chains != nil {
 		st.Chains = t.Opt.Chains
 		ch := make([]float64, len(t.chains))
@@ -297,6 +370,22 @@ func (t *Trainer) Resume(c *models.Checkpoint) error {
 	t.adam.T = st.AdamT
 	copy(t.M.Params(), m.Params())
 	t.epoch, t.Seed = st.Epoch, st.Seed
+	if t.chi != nil {
+		arrays, bytes := map[string]models.Array{}, map[string][]byte{}
+		for k, v := range c.State {
+			if rest, ok := strings.CutPrefix(k, "chi2_"); ok {
+				arrays[rest] = v
+			}
+		}
+		for k, v := range c.Bytes {
+			if rest, ok := strings.CutPrefix(k, "chi2_"); ok {
+				bytes[rest] = v
+			}
+		}
+		if err := t.chi.Restore(arrays, bytes); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -313,6 +402,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	if a.ModelSettings.(*Model).Init == "base-rate" && len(a.BaseRate) == m.NumVisible() {
 		t.InitBaseRate(a.BaseRate)
 	}
+
 	return adapter{t}, nil
 }
 
