@@ -64,7 +64,7 @@ const seedChi2 = 4
 // sufficient statistics.
 type mrf struct{ *models.Ising }
 
-func (mrf) Changed() {}
+func (mrf) Changed()                                            {}
 func (m mrf) AddGradLogP(x []uint8, scale float64, g []float64) { m.AddStats(g, x, scale) }
 
 // NewTrainer returns a trainer of m (pcd chains start uniformly random).
