@@ -20,7 +20,7 @@ func TestEpochsCSV(t *testing.T) {
 	if err != nil {
 		t.Fatalf("epochs.csv does not parse: %v", err)
 	}
-	if strings.Join(recs[0], ",") != "epoch,estimator,split,log_z,log_z_lo,log_z_hi,mean_loglik,loglik_lo,loglik_hi,value,ess,n_examples,seconds,warnings" {
+	if strings.Join(recs[0], ",") != "epoch,estimator,split,log_z,log_z_lo,log_z_hi,mean_loglik,loglik_lo,loglik_hi,value,ess,n_examples,seconds,warnings,init,exact_log_z,log_z_bracket_lo,log_z_bracket_hi" {
 		t.Fatalf("header %q", recs[0])
 	}
 	var epochRows []Row
