@@ -237,11 +237,18 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		}
 	}
 	var done map[int]family.Entry
+	// tracked is what estimators keep between the evaluations of this
+	// experiment; every checkpoint carries it (save) and --resume restores it.
+	tracked := family.NewTracked()
 	if r.opt.Resume {
 		if c, err := models.Load(ckptPath); err == nil {
 			if err := tr.Resume(c); err != nil {
 				return all, fmt.Errorf("--resume from %s: %w", ckptPath, err)
 			}
+			// The estimators' tracked state (a chi2 entry's fitted q) at
+			// the checkpoint's epoch, so the next epochs warm-start from it
+			// as they did in the interrupted run.
+			tracked.Restore(c)
 			// Keep the rows of the epochs already done; drop later ones and
 			// finals (those recorded are taken from the progress file).
 			kept := mine[:0]
@@ -288,12 +295,13 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	}
 	evalSplits := Splits(exp, train0, valid, test)
 	ev := family.Env{Experiment: exp.Name, Splits: evalSplits, BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2),
-		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }}
+		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked}
 	save := func() error {
 		c, err := tr.Checkpoint(exp.Name)
 		if err != nil {
 			return err
 		}
+		tracked.Put(c)
 		if err := st.write(func() error { return models.Save(ckptPath, c) }); err != nil {
 			return err
 		}

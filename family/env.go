@@ -48,6 +48,12 @@ type Env struct {
 	// OnEntry, if set, is called when an entry has run, with its rows
 	// before the family's Finish step; an error stops the evaluation.
 	OnEntry func(Entry) error
+	// Tracked, if set, holds estimator state kept across the evaluations
+	// of one experiment (the fitted q of a chi2 entry with track: true);
+	// the runner keeps it for the whole experiment, saves it in each
+	// checkpoint and restores it on --resume. Nil: nothing is tracked
+	// (`logz eval`).
+	Tracked *Tracked
 	// Notice, if set, shows a one-line message to the user at once, on a
 	// terminal or not (e.g. how long a long estimator will take).
 	Notice func(msg string)

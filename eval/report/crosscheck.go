@@ -23,8 +23,9 @@ const NoiseSigmas = 3
 //
 //   - exact: 0 (no estimation error; its loglik_se is the spread over
 //     examples, which two estimators on the same examples share);
-//   - ais: the error of log Ẑ, log(Ẑ+σ̂) − log Ẑ (the mean of log f(v) is
-//     exact for an RBM), or loglik_se when the row has no log Ẑ band;
+//   - ais and chi2: the error of log Ẑ, log(Ẑ+σ̂) − log Ẑ (the mean of
+//     log f(v) is exact for an RBM), or loglik_se when the row has no log Ẑ
+//     band;
 //   - any other estimator (raise, csl, ...): loglik_se — for a subsample
 //     extended by the control variate the error of that estimate, for the
 //     whole split the standard error over examples (which overstates the
@@ -33,7 +34,7 @@ func LoglikError(r *Row) (float64, bool) {
 	switch {
 	case r.Estimator == "exact":
 		return 0, true
-	case r.Estimator == "ais" && r.LogZ != nil && r.LogZHi1 != nil:
+	case (r.Estimator == "ais" || r.Estimator == "chi2") && r.LogZ != nil && r.LogZHi1 != nil:
 		return math.Max(*r.LogZHi1-*r.LogZ, 0), true
 	case r.LoglikSE != nil:
 		return *r.LoglikSE, true

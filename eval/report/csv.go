@@ -13,6 +13,11 @@ var EpochsCSVHeader = []string{
 	"epoch", "estimator", "split", "log_z", "log_z_lo", "log_z_hi",
 	"mean_loglik", "loglik_lo", "loglik_hi", "value", "ess",
 	"n_examples", "seconds", "warnings",
+	// Added after the first release, at the end so that readers by position
+	// keep working: the AIS start or χ² proposal (which tells two chi2 or
+	// two ais entries apart), the exact log Z of the same evaluation beside
+	// an estimate, and the [AIS, χ²] bracket on log Z.
+	"init", "exact_log_z", "log_z_bracket_lo", "log_z_bracket_hi",
 }
 
 // WriteEpochsCSV writes the stage "epoch" rows of one experiment as
@@ -49,6 +54,7 @@ func WriteEpochsCSV(w io.Writer, rows []Row) error {
 			csvFloat(r.Value), csvFloat(r.ESS),
 			strconv.Itoa(r.NExamples), strconv.FormatFloat(r.Seconds, 'g', -1, 64),
 			strings.Join(r.Warnings, "; "),
+			r.Init, csvFloat(r.ExactLogZ), csvFloat(r.LogZBracketLo), csvFloat(r.LogZBracketHi),
 		)
 		cw.Write(rec)
 	}

@@ -64,6 +64,7 @@ func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row
 		}
 		b.WriteString("\n")
 	}
+	writeBracketMD(&b, rows)
 	if signals != nil {
 		b.WriteString("Cheap training signals (not log-likelihoods):\n\n")
 		renderGFM(&b, signals)

@@ -59,9 +59,16 @@ type Row struct {
 	// ExactLogZ is the true log Z when the same experiment also ran exact.
 	ExactLogZ *float64 `json:"exact_log_z,omitempty"`
 
-	Runs  int `json:"runs,omitempty"`  // AIS/RAISE chains
+	// LogZBracketLo and LogZBracketHi bracket log Z where an estimator
+	// pair of one evaluation defines a bracket: AIS's log Ẑ (below) and the
+	// χ² bound's estimate (above), on the rows of both.
+	LogZBracketLo *float64 `json:"log_z_bracket_lo,omitempty"`
+	LogZBracketHi *float64 `json:"log_z_bracket_hi,omitempty"`
+
+	Runs  int `json:"runs,omitempty"`  // AIS/RAISE chains; chi2: draws of q
 	Betas int `json:"betas,omitempty"` // intermediate distributions
-	// Init is the AIS start (base-rate, uniform); on the trainer's own row
+	// Init is the AIS start (base-rate, uniform); on a chi2 row the
+	// proposal family q (mixture, aux); on the trainer's own row
 	// (estimator "train") the name of its training signal when that is not
 	// the reconstruction error (e.g. is-bound).
 	Init      string   `json:"init,omitempty"`
@@ -123,6 +130,7 @@ func (r *Row) floatFields() []namedFloat {
 		{"log_z_lo1", r.LogZLo1}, {"log_z_hi1", r.LogZHi1},
 		{"mean_loglik", r.MeanLoglik}, {"loglik_lo", r.LoglikLo}, {"loglik_hi", r.LoglikHi},
 		{"loglik_se", r.LoglikSE}, {"value", r.Value}, {"exact_log_z", r.ExactLogZ},
+		{"log_z_bracket_lo", r.LogZBracketLo}, {"log_z_bracket_hi", r.LogZBracketHi},
 		{"ess", r.ESS}, {"seconds", &r.Seconds},
 	}
 }

@@ -121,10 +121,13 @@ func sandwichGrid(rows []Row) *sandwich {
 // reversed bracket is noise, and what ⚠ marks (a gap above tolerance,
 // RAISE above AIS beyond 3σ, or CSL above a reference beyond 3σ; the
 // warnings themselves are in the main table).
+//
+// It then writes the log Z bracket table [AIS, χ²] with its widths when
+// chi2 rows were bracketed (family.PairLogZ): the other sandwich, on log Z.
 func RenderSandwich(w io.Writer, rows []Row, opt TableOptions) error {
 	s := sandwichGrid(rows)
 	if s == nil {
-		return nil
+		return renderBracket(w, rows, opt)
 	}
 	if _, err := fmt.Fprintln(w, "\n"+sandwichTitle+":"); err != nil {
 		return err
@@ -137,5 +140,5 @@ func RenderSandwich(w io.Writer, rows []Row, opt TableOptions) error {
 			return err
 		}
 	}
-	return nil
+	return renderBracket(w, rows, opt)
 }

@@ -43,7 +43,7 @@ var boundNotes = map[string]string{
 	"is":        "is: log of an unbiased importance-sampling estimate of p(v), a stochastic lower bound on log p(v).",
 	"dbn-bound": "dbn-bound: a variational lower bound on log p(v) whose top-level log Z comes from AIS, so it is itself only a stochastic bound.",
 	"mf-bound":  "mf-bound: the mean-field lower bound on log f(v) minus an AIS log Ẑ; a lower bound on log p(v) up to the AIS error in log Z.",
-	"chi2":      "chi2: an upper bound on log Z (χ² bound), so log-probabilities computed with it are lower bounds.",
+	"chi2":      "chi2: an upper bound on log Z (χ² bound, Kuleshov & Ermon 2017), so log-probabilities computed with it are lower bounds; but its Monte-Carlo estimate ½ log mean (p̃/q)² is biased low and can fall under log Z (GUIDE §10.1), so it is an upper bound only within its error.",
 	"pll":       "pll: pseudo-log-likelihood per example, Σ_i log p(v_i | v_−i); a training signal, not a log-likelihood.",
 	"recon":     "recon: squared reconstruction error per example after one Gibbs step (lower is better); a training signal, not a log-likelihood.",
 	"reference": "reference: a published number (its source is in results.json's notes), shown for comparison; not computed by logz.",
@@ -317,6 +317,8 @@ func chainsCell(l *line) string {
 		return n + " per example"
 	case "csl":
 		return n + " Gibbs chains"
+	case "chi2":
+		return n + " draws of q"
 	}
 	return n
 }

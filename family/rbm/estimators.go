@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/inference"
@@ -295,6 +296,18 @@ var CSL = family.Define(family.Def[CSLSettings]{
 		}
 		return rows, nil
 	},
+})
+
+// Chi2 is the χ² upper bound on log Z (Kuleshov & Ermon 2017, GUIDE §2.6)
+// of the RBM's visible marginal p̃(v) = exp(−F(v)) with a fitted proposal q
+// over the visible units (family.Chi2Def; target chi2.RBMTarget). With ais
+// in the same evaluation, log Z is bracketed as [AIS, χ²] (family.PairLogZ).
+var Chi2 = family.Chi2Def(func(m models.Model) (chi2.Target, error) {
+	r, ok := m.(*models.RBM)
+	if !ok {
+		return nil, fmt.Errorf("chi2: a %s is not an rbm", m.TypeName())
+	}
+	return chi2.RBMTarget{M: r}, nil
 })
 
 // PLL is the mean pseudo-log-likelihood.

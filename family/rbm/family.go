@@ -31,7 +31,7 @@ var Family = &family.Family{
 		{Method: "pcd", Doc: "persistent contrastive divergence: chains persistent Gibbs chains, k sweeps per update"},
 	},
 	NewTrainer: newTrainer,
-	Estimators: []*family.Estimator{Exact, AIS, RAISE, CSL, PLL, Recon},
+	Estimators: []*family.Estimator{Exact, AIS, RAISE, CSL, Chi2, PLL, Recon},
 	EveryEpoch: func() []family.Configured {
 		ais := family.AIS{Runs: 16, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}
 		return []family.Configured{entry(Exact), {Name: "ais", Settings: &AISSettings{AIS: ais}}}
@@ -41,6 +41,7 @@ var Family = &family.Family{
 	},
 	Finish: func(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
 		family.PairSandwich(rows, ests)
+		family.PairLogZ(rows)
 		return rows
 	},
 }
