@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/eval/chi2"
+	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
-	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/models"
 )
 
