@@ -163,14 +163,12 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if err := fitOpt.Check(); err != nil {
 		return bad("--q-samples/--q-lr: %v", err)
 	}
-	switch *binarize {
-	case data.Stochastic, data.Threshold, data.None:
-	default:
-		return bad("--binarize wants %s, got %q%s", data.Methods, *binarize,
-			config.DidYouMean(*binarize, []string{data.Stochastic, data.Threshold, data.None}))
+	if err := checkBinarizeFlags("sample", *binarize, *threshold); err != nil {
+		return err
 	}
-	if !(*threshold > 0 && *threshold < 1) {
-		return bad("--threshold wants a number in (0,1), got %v", *threshold)
+	if *spec != "" && !needData && !useQ {
+		fmt.Fprintln(stderr, "logz sample: --data is used only by the data start and a fitted q; ignored")
+		*spec = ""
 	}
 	var dspec string
 	dopt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}

@@ -128,6 +128,16 @@ func TestSampleWritesSamplesIndependentOfCPUs(t *testing.T) {
 	}
 }
 
+// TestSampleIgnoresUnusedData: --data with random starts is reported and
+// not read.
+func TestSampleIgnoresUnusedData(t *testing.T) {
+	_, stderr, err := runLogz(t, "sample", "--model", numpyModel, "--init", "random", "--n", "2", "--steps", "1",
+		"--data", "npy:"+filepath.Join(t.TempDir(), "missing.npy"), "--out", filepath.Join(t.TempDir(), "s.npy"))
+	if err != nil || !strings.Contains(stderr, "--data is used only by the data start and a fitted q; ignored") {
+		t.Fatalf("err = %v, stderr:\n%s", err, stderr)
+	}
+}
+
 // TestSampleUsesSavedProposal: a proposal saved in the checkpoint (the χ²
 // trainer's chi2_q_ first, else a tracked estimator's track_<i>_) starts
 // the chains and is named; without one, q is fitted and its fit reported.
