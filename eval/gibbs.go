@@ -219,6 +219,14 @@ type MixingRow struct {
 	// MeanF[t] and SE[t] are the mean free energy after t sweeps and its
 	// standard error.
 	MeanF, SE []float64
+	// TailF ± TailSE is this start's own long-run level (its chains'
+	// tail means, as for the pooled level).
+	TailF, TailSE float64
+	// Agrees reports whether TailF is within MixingZ·√(TailSE² + LevelSE²)
+	// of the pooled level. When it is false the starts have not reached
+	// one distribution within the run (the chains have not mixed) and
+	// Steps, measured against a level between them, means little.
+	Agrees bool
 }
 
 // MixingResult compares how fast chains from several starts reach the
@@ -244,7 +252,9 @@ type MixingResult struct {
 // sweeps (at least one) of all the starts' chains, pooled. Chains started
 // from p itself are at the level from t = 0; chains from a poor start take
 // as many sweeps as the kernel needs to forget it. The level is only as
-// good as the run is long: every start should have mixed by the tail.
+// good as the run is long: every start should have mixed by the tail, and
+// MixingRow.Agrees says whether each start's own tail level agrees with
+// the pooled one.
 func (g Gibbs) Mixing(m *models.RBM, names []string, starts []Start) (*MixingResult, error) {
 	if len(names) != len(starts) || len(starts) == 0 {
 		return nil, fmt.Errorf("mixing: need one name per start and at least one start, got %d names and %d starts", len(names), len(starts))
@@ -279,6 +289,8 @@ func (g Gibbs) Mixing(m *models.RBM, names []string, starts []Start) (*MixingRes
 	res.Level, res.LevelSE = meanSE(chainMeans)
 	for i, r := range runs {
 		row := MixingRow{Start: names[i], Steps: -1, MeanF: make([]float64, S+1), SE: make([]float64, S+1)}
+		row.TailF, row.TailSE = meanSE(chainMeans[i*n : (i+1)*n])
+		row.Agrees = math.Abs(row.TailF-res.Level) <= MixingZ*math.Hypot(row.TailSE, res.LevelSE)
 		for t := 0; t <= S; t++ {
 			mu, se := r.MeanF(t)
 			row.MeanF[t], row.SE[t] = mu, se

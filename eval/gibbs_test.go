@@ -125,6 +125,29 @@ func TestMixingExactVersusRandom(t *testing.T) {
 	if s := res.Rows[1].Steps; s < 1 {
 		t.Errorf("chains started from uniform states reach the level after %d sweeps, want ≥ 1", s)
 	}
+	for _, r := range res.Rows {
+		if !r.Agrees {
+			t.Errorf("%s: tail level %.4f ± %.4f disagrees with the pooled %.4f ± %.4f", r.Start, r.TailF, r.TailSE, res.Level, res.LevelSE)
+		}
+	}
+}
+
+// TestMixingFlagsUnmixedStarts: with no sweeps that mix (Steps = 1 on the
+// peaked RBM, tail = the last sweep), a uniform start and an exact start
+// do not share a level, and Agrees says so: the exact start's level is
+// E_p[F], the uniform start's is the mean F after one sweep from uniform,
+// several standard errors apart.
+func TestMixingFlagsUnmixedStarts(t *testing.T) {
+	m := cslTestRBM(10, 4, 2, 2, 8)
+	g := Gibbs{Chains: 500, Steps: 1, Seed: 21, Workers: 2}
+	res, err := g.Mixing(m, []string{"exact", "random"}, []Start{exactStart(m), UniformStart})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Rows[0].Agrees && res.Rows[1].Agrees {
+		t.Errorf("after one sweep both starts agree with the pooled level %.4f: exact %.4f ± %.4f, random %.4f ± %.4f",
+			res.Level, res.Rows[0].TailF, res.Rows[0].TailSE, res.Rows[1].TailF, res.Rows[1].TailSE)
+	}
 }
 
 func TestGibbsRejectsBadSizes(t *testing.T) {

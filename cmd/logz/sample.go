@@ -45,7 +45,9 @@ Starts (--init):
 --compare LIST (e.g. q,random) runs --n chains from each start instead and
 prints, for each, the first sweep at which its mean free energy is within
 3 standard errors of the long-run level (the last 20% of the sweeps of all
-the starts, pooled) and its final mean F ± se; it writes no samples.
+the starts, pooled), its final mean F ± se and its own tail level, marked *
+when it disagrees with the pooled one (the chains have not mixed); it
+writes no samples.
 
 --data is a data spec as for 'logz eval' (mnist:train|test,
 fashion-mnist:train|test, idx:PATH, npy:PATH, planted:...) or a path: a
@@ -258,13 +260,22 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 func printMixing(w io.Writer, res *eval.MixingResult, every int) {
 	S := len(res.Rows[0].MeanF) - 1
 	fmt.Fprintf(w, "long-run mean free energy (sweeps %d–%d, all starts): %.4f ± %.4f\n", res.TailFrom, S, res.Level, res.LevelSE)
-	fmt.Fprintf(w, "%-8s  %16s  %22s\n", "start", "sweeps to level", "final mean F ± se")
+	fmt.Fprintf(w, "%-8s  %16s  %22s  %22s\n", "start", "sweeps to level", "final mean F ± se", "own tail level ± se")
+	var unmixed []string
 	for _, r := range res.Rows {
 		reach := strconv.Itoa(r.Steps)
 		if r.Steps < 0 {
 			reach = fmt.Sprintf("> %d", S)
 		}
-		fmt.Fprintf(w, "%-8s  %16s  %13.4f ± %.4f\n", r.Start, reach, r.FinalF, r.FinalSE)
+		mark := ""
+		if !r.Agrees {
+			mark, unmixed = " *", append(unmixed, r.Start)
+		}
+		fmt.Fprintf(w, "%-8s  %16s  %13.4f ± %.4f  %13.4f ± %.4f%s\n", r.Start, reach, r.FinalF, r.FinalSE, r.TailF, r.TailSE, mark)
+	}
+	if len(unmixed) > 0 {
+		fmt.Fprintf(w, "* the tail level of %s is more than %d standard errors from the pooled level: the starts have not reached one distribution within %d sweeps (the chains have not mixed), so the sweeps to level mean little; run longer\n",
+			strings.Join(unmixed, ", "), eval.MixingZ, S)
 	}
 	fmt.Fprintf(w, "\n%8s", "sweep")
 	for _, r := range res.Rows {

@@ -189,7 +189,7 @@ func TestSampleCompare(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	for _, want := range []string{"long-run mean free energy (sweeps 33–40, all starts):", "\nq     ", "\nrandom  ", "\ndata    ", "mean F ± se (random)"} {
+	for _, want := range []string{"long-run mean free energy (sweeps 33–40, all starts):", "\nq     ", "\nrandom  ", "\ndata    ", "mean F ± se (random)", "own tail level ± se"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("no %q in\n%s", want, stdout)
 		}
