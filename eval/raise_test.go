@@ -183,17 +183,6 @@ func TestRAISEConvergesFromBelow(t *testing.T) {
 	t.Logf("K=20: AIS E[log w] %.4f below log Z/Z_0 (so AIS log-lik above); RAISE E[log w] %.4f below log p(v)", gapAIS, exact0-mr)
 }
 
-func meanSE(x []float64) (mean, se float64) {
-	var s, s2 float64
-	for _, v := range x {
-		s += v
-		s2 += v * v
-	}
-	n := float64(len(x))
-	mean = s / n
-	return mean, math.Sqrt((s2/n - mean*mean) / (n - 1))
-}
-
 func toFloat(x []uint8) []float64 {
 	out := make([]float64, len(x))
 	for i, b := range x {

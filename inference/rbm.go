@@ -485,6 +485,17 @@ func (c *RBMChain) Transition(beta float64, rng *rand.Rand) {
 	c.visible(beta, rng)
 }
 
+// VisibleProbs sets dst_i = σ(z_i), the conditional probabilities
+// p_β(v_i = 1 | h) of the last visible draw, z = (1−β)(a_A + W_A h_A) +
+// β(a_B + W_B h_B) (at β = 1 the model's p(v_i = 1 | h) = σ(a_i + W_{i,:}h),
+// the "mean-field" image of a Gibbs sweep). It is defined only after a
+// Transition or Step; len(dst) must be D.
+func (c *RBMChain) VisibleProbs(dst []float64) {
+	for i, z := range c.z[:len(dst)] {
+		dst[i] = nmath.Sigmoid(z)
+	}
+}
+
 // LogUnnorm implements Chain: log f_β(v).
 func (c *RBMChain) LogUnnorm(beta float64) float64 {
 	p := c.p

@@ -83,16 +83,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *limit < 0 {
 		return usageError{fmt.Sprintf("eval: --limit wants an integer ≥ 0 (0 = all), got %d", *limit)}
 	}
-	switch *binarize {
-	case data.Stochastic, data.Threshold, data.None:
-	default:
-		return usageError{fmt.Sprintf("eval: --binarize wants %s, got %q%s", data.Methods, *binarize,
-			config.DidYouMean(*binarize, []string{data.Stochastic, data.Threshold, data.None}))}
-	}
-	// Zero is data's "default" threshold, so the flag takes (0,1) like the
-	// config key data.threshold.
-	if !(*threshold > 0 && *threshold < 1) {
-		return usageError{fmt.Sprintf("eval: --threshold wants a number in (0,1) (pixel/255 > t is 1; for any ink use e.g. 0.001), got %v", *threshold)}
+	if err := checkBinarizeFlags("eval", *binarize, *threshold); err != nil {
+		return err
 	}
 	splitName := *split
 	if splitName == "" {
@@ -187,6 +179,22 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return report.RenderSandwich(stdout, rows, report.TableOptions{})
+}
+
+// checkBinarizeFlags checks --binarize and --threshold of command cmd.
+func checkBinarizeFlags(cmd, binarize string, threshold float64) error {
+	switch binarize {
+	case data.Stochastic, data.Threshold, data.None:
+	default:
+		return usageError{fmt.Sprintf("%s: --binarize wants %s, got %q%s", cmd, data.Methods, binarize,
+			config.DidYouMean(binarize, []string{data.Stochastic, data.Threshold, data.None}))}
+	}
+	// Zero is data's "default" threshold, so the flag takes (0,1) like the
+	// config key data.threshold.
+	if !(threshold > 0 && threshold < 1) {
+		return usageError{fmt.Sprintf("%s: --threshold wants a number in (0,1) (pixel/255 > t is 1; for any ink use e.g. 0.001), got %v", cmd, threshold)}
+	}
+	return nil
 }
 
 // evalEstimators builds the estimator entries of `logz eval` for a model of

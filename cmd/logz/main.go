@@ -86,6 +86,11 @@ Usage:
                          (no file: the embedded quickstart)
   logz eval --model FILE.npz --data SPEC --estimator LIST [flags]
                          evaluate a saved model
+  logz sample --model FILE.npz [--n 100] [--steps N] [--init q|data|random]
+              [--data SPEC] [--out samples.npy] [--compare q,random] [flags]
+                         run Gibbs chains of an RBM from a χ² proposal, data
+                         or random states; write the samples, or compare how
+                         fast chains from each start mix
   logz models [--json | --markdown]
                          list the model families with their trainers,
                          settings and estimators
@@ -124,6 +129,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdRun(rest, stdout, stderr)
 	case "eval":
 		return cmdEval(rest, stdout, stderr)
+	case "sample":
+		return cmdSample(rest, stdout, stderr)
 	case "models":
 		return cmdModels(rest, stdout)
 	case "version", "--version", "-version":
