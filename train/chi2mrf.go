@@ -176,19 +176,21 @@ func (l *Chi2Learner) step(x Data, idx []int) error {
 	return nil
 }
 
-// State returns the learner's state for a checkpoint (θ's Adam moments,
-// the proposal and its fitter under "chi2_q_", the generator).
+// State returns the learner's state for a checkpoint, every key starting
+// with "chi2_" so that it merges with a trainer's own state: θ's Adam
+// moments and step (chi2_adam_m, chi2_adam_s, chi2_scalars), the proposal
+// and its fitter (chi2_q_…, chi2.PutState) and the generator (chi2_rng).
 func (l *Chi2Learner) State() (map[string]models.Array, map[string][]byte, error) {
 	arrays := map[string]models.Array{
-		"adam_m":  {Shape: []int{len(l.Adam.M)}, Data: l.Adam.M},
-		"adam_s":  {Shape: []int{len(l.Adam.S)}, Data: l.Adam.S},
-		"scalars": {Shape: []int{2}, Data: []float64{float64(l.Adam.T), float64(l.Epoch)}},
+		"chi2_adam_m":  {Shape: []int{len(l.Adam.M)}, Data: l.Adam.M},
+		"chi2_adam_s":  {Shape: []int{len(l.Adam.S)}, Data: l.Adam.S},
+		"chi2_scalars": {Shape: []int{2}, Data: []float64{float64(l.Adam.T), float64(l.Epoch)}},
 	}
 	rng, err := l.src.MarshalBinary()
 	if err != nil {
 		return nil, nil, err
 	}
-	bytes := map[string][]byte{"rng": rng}
+	bytes := map[string][]byte{"chi2_rng": rng}
 	chi2.PutState("chi2_q_", l.Fit, arrays, bytes)
 	return arrays, bytes, nil
 }
@@ -197,7 +199,7 @@ func (l *Chi2Learner) State() (map[string]models.Array, map[string][]byte, error
 // checkpoint's model and is restored by the caller).
 func (l *Chi2Learner) Restore(arrays map[string]models.Array, bytes map[string][]byte) error {
 	n := len(l.M.Params())
-	m, s, sc := arrays["adam_m"], arrays["adam_s"], arrays["scalars"]
+	m, s, sc := arrays["chi2_adam_m"], arrays["chi2_adam_s"], arrays["chi2_scalars"]
 	if len(m.Data) != n || len(s.Data) != n || len(sc.Data) != 2 {
 		return fmt.Errorf("checkpoint: χ² learner state has %d/%d Adam moments for %d parameters", len(m.Data), len(s.Data), n)
 	}
@@ -205,7 +207,7 @@ func (l *Chi2Learner) Restore(arrays map[string]models.Array, bytes map[string][
 	if err != nil {
 		return err
 	}
-	if err := l.src.UnmarshalBinary(bytes["rng"]); err != nil {
+	if err := l.src.UnmarshalBinary(bytes["chi2_rng"]); err != nil {
 		return fmt.Errorf("checkpoint: χ² learner generator: %w", err)
 	}
 	copy(l.Adam.M, m.Data)

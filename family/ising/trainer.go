@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"strings"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/eval/chi2"
@@ -293,13 +293,8 @@ func (t *Trainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 		if err != nil {
 			return nil, err
 		}
-		for k, v := range arrays {
-			c.State["chi2_"+k] = v
-		}
-		c.Bytes = map[string][]byte{}
-		for k, v := range bytes {
-			c.Bytes["chi2_"+k] = v
-		}
+		maps.Copy(c.State, arrays)
+		c.Bytes = bytes
 	}
 	if t.chains != nil {
 		st.Chains = t.Opt.Chains
@@ -371,18 +366,7 @@ func (t *Trainer) Resume(c *models.Checkpoint) error {
 	copy(t.M.Params(), m.Params())
 	t.epoch, t.Seed = st.Epoch, st.Seed
 	if t.chi != nil {
-		arrays, bytes := map[string]models.Array{}, map[string][]byte{}
-		for k, v := range c.State {
-			if rest, ok := strings.CutPrefix(k, "chi2_"); ok {
-				arrays[rest] = v
-			}
-		}
-		for k, v := range c.Bytes {
-			if rest, ok := strings.CutPrefix(k, "chi2_"); ok {
-				bytes[rest] = v
-			}
-		}
-		if err := t.chi.Restore(arrays, bytes); err != nil {
+		if err := t.chi.Restore(c.State, c.Bytes); err != nil {
 			return err
 		}
 	}
