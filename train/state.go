@@ -10,9 +10,12 @@ import (
 
 // trainState is the non-array part of the trainer state kept in model.npz meta.
 type trainState struct {
-	Epoch      int  `json:"epoch"`
-	Persistent bool `json:"persistent"`
-	Chains     int  `json:"chains,omitempty"`
+	Epoch int `json:"epoch"`
+	// Method is "chi2" for the χ² trainer; empty for CD and PCD, whose
+	// checkpoints predate it (Persistent tells them apart).
+	Method     string `json:"method,omitempty"`
+	Persistent bool   `json:"persistent"`
+	Chains     int    `json:"chains,omitempty"`
 	// UpScale and DownScale are saved when not 1 (DBM pretraining).
 	UpScale   float64 `json:"up_scale,omitempty"`
 	DownScale float64 `json:"down_scale,omitempty"`
@@ -57,6 +60,17 @@ func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	return c, nil
 }
 
+// method names the training method of a checkpoint.
+func (s trainState) method() string {
+	switch {
+	case s.Method != "":
+		return s.Method
+	case s.Persistent:
+		return "pcd"
+	}
+	return "cd"
+}
+
 // decodeTrainState decodes the trainer state of c's meta into st.
 func decodeTrainState(c *models.Checkpoint, st any) error {
 	if len(c.Meta.Train) == 0 {
@@ -82,6 +96,9 @@ func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 	var st trainState
 	if err := decodeTrainState(c, &st); err != nil {
 		return err
+	}
+	if st.Method != "" {
+		return fmt.Errorf("checkpoint was trained by %s, the experiment asks for %s", st.method(), trainState{Persistent: t.Opt.Persistent}.method())
 	}
 	if st.Persistent != t.Opt.Persistent || (st.Persistent && st.Chains != t.Opt.Chains) {
 		return fmt.Errorf("checkpoint was trained with persistent=%v chains=%d, the experiment asks for persistent=%v chains=%d",
