@@ -178,16 +178,7 @@ func (t *RBMChi2Trainer) growTasks(size int) {
 // InitParams sets W_ij ~ N(0, std²), hidden biases 0 and visible biases
 // vbias (nil: 0), as RBMTrainer.InitParams.
 func (t *RBMChi2Trainer) InitParams(std float64, vbias []float64) {
-	m := t.M
-	for i := range m.W {
-		m.W[i] = std * t.rng.NormFloat64()
-	}
-	clear(m.HBias)
-	if vbias != nil {
-		copy(m.VBias, vbias)
-	} else {
-		clear(m.VBias)
-	}
+	initRBM(t.M, std, vbias, t.rng)
 }
 
 // Chi2EpochStats summarises one epoch of χ² training.
@@ -399,15 +390,8 @@ func (t *RBMChi2Trainer) Checkpoint(experiment string) (*models.Checkpoint, erro
 // Resume restores a trainer from a checkpoint written by Checkpoint; q's
 // number of components and draws per step must match the options.
 func (t *RBMChi2Trainer) Resume(c *models.Checkpoint) error {
-	m, ok := c.Model.(*models.RBM)
-	if !ok {
-		return fmt.Errorf("checkpoint holds a %s, not an rbm", c.Model.TypeName())
-	}
-	if m.NVis != t.M.NVis || m.NHid != t.M.NHid {
-		return fmt.Errorf("checkpoint RBM is %d×%d, the experiment's %d×%d", m.NVis, m.NHid, t.M.NVis, t.M.NHid)
-	}
-	var st trainState
-	if err := decodeTrainState(c, &st); err != nil {
+	m, st, err := checkpointRBM(c, t.M)
+	if err != nil {
 		return err
 	}
 	if st.Method != "chi2" {

@@ -316,18 +316,6 @@ func enumDataGrad(m *models.RBM, data rows) []float64 {
 	return g
 }
 
-func sameSlice(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // TestChi2DeterministicAcrossWorkers: bit-identical parameters and q
 // whatever the workers and GOMAXPROCS.
 func TestChi2DeterministicAcrossWorkers(t *testing.T) {
@@ -345,7 +333,7 @@ func TestChi2DeterministicAcrossWorkers(t *testing.T) {
 			runtime.GOMAXPROCS(old)
 			if ref == nil {
 				ref = tr
-			} else if !sameParams(ref.M, tr.M) || !sameSlice(ref.Fit.Q.Params(), tr.Fit.Q.Params()) {
+			} else if !sameParams(ref.M, tr.M) || !equalSlices(ref.Fit.Q.Params(), tr.Fit.Q.Params()) {
 				t.Fatalf("GOMAXPROCS=%d workers=%d differs", procs, workers)
 			}
 		}
@@ -379,7 +367,7 @@ func TestChi2ResumeEqualsUninterrupted(t *testing.T) {
 	for range 2 {
 		st, _ = resumed.TrainEpoch(train)
 	}
-	if !sameParams(full.M, resumed.M) || !sameSlice(full.Fit.Q.Params(), resumed.Fit.Q.Params()) || st != fullSt {
+	if !sameParams(full.M, resumed.M) || !equalSlices(full.Fit.Q.Params(), resumed.Fit.Q.Params()) || st != fullSt {
 		t.Errorf("resumed run differs from the uninterrupted one (log Z %v vs %v)", st.LogZ, fullSt.LogZ)
 	}
 	// A CD trainer refuses the χ² checkpoint and vice versa.

@@ -71,6 +71,20 @@ func (s trainState) method() string {
 	return "cd"
 }
 
+// checkpointRBM returns a checkpoint's RBM, which must have the shape of
+// want, and its decoded training state.
+func checkpointRBM(c *models.Checkpoint, want *models.RBM) (*models.RBM, trainState, error) {
+	var st trainState
+	m, ok := c.Model.(*models.RBM)
+	if !ok {
+		return nil, st, fmt.Errorf("checkpoint holds a %s, not an rbm", c.Model.TypeName())
+	}
+	if m.NVis != want.NVis || m.NHid != want.NHid {
+		return nil, st, fmt.Errorf("checkpoint RBM is %d×%d, the experiment's %d×%d", m.NVis, m.NHid, want.NVis, want.NHid)
+	}
+	return m, st, decodeTrainState(c, &st)
+}
+
 // decodeTrainState decodes the trainer state of c's meta into st.
 func decodeTrainState(c *models.Checkpoint, st any) error {
 	if len(c.Meta.Train) == 0 {
@@ -86,15 +100,8 @@ func decodeTrainState(c *models.Checkpoint, st any) error {
 // options must match the ones the checkpoint was trained with (PCD and its
 // number of chains are checked).
 func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
-	m, ok := c.Model.(*models.RBM)
-	if !ok {
-		return fmt.Errorf("checkpoint holds a %s, not an rbm", c.Model.TypeName())
-	}
-	if m.NVis != t.M.NVis || m.NHid != t.M.NHid {
-		return fmt.Errorf("checkpoint RBM is %d×%d, the experiment's %d×%d", m.NVis, m.NHid, t.M.NVis, t.M.NHid)
-	}
-	var st trainState
-	if err := decodeTrainState(c, &st); err != nil {
+	m, st, err := checkpointRBM(c, t.M)
+	if err != nil {
 		return err
 	}
 	if st.Method != "" {
@@ -114,7 +121,6 @@ func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 		}
 		return a.Data, nil
 	}
-	var err error
 	if t.velW, err = get("vel_W", len(m.W)); err != nil {
 		return err
 	}
