@@ -22,8 +22,8 @@ type MRF interface {
 	AddGradLogP(x []uint8, scale float64, g []float64)
 }
 
-// Chi2Options configures a Chi2Learner.
-type Chi2Options struct {
+// MRFChi2Options configures a Chi2Learner.
+type MRFChi2Options struct {
 	BatchSize    int
 	LearningRate float64 // Adam's (or SGD's) step on θ
 	// SGD takes plain gradient-ascent steps θ ← θ + LearningRate·∇L
@@ -57,7 +57,7 @@ type Chi2Options struct {
 // tracked log Z.
 type Chi2Learner struct {
 	M     MRF
-	Opt   Chi2Options
+	Opt   MRFChi2Options
 	Fit   *chi2.Fitter
 	Adam  optim.Adam
 	Epoch int
@@ -74,7 +74,7 @@ type Chi2Learner struct {
 
 // NewChi2Learner returns a learner of m with proposal q, its generator
 // seeded by seed.
-func NewChi2Learner(m MRF, q chi2.Proposal, opt Chi2Options, seed uint64) (*Chi2Learner, error) {
+func NewChi2Learner(m MRF, q chi2.Proposal, opt MRFChi2Options, seed uint64) (*Chi2Learner, error) {
 	if opt.BatchSize < 1 || opt.QSteps < 0 || !(opt.LearningRate > 0) {
 		return nil, fmt.Errorf("chi2 learner: batch size %d, q steps %d, learning rate %g: want ≥ 1, ≥ 0, > 0", opt.BatchSize, opt.QSteps, opt.LearningRate)
 	}

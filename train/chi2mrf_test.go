@@ -110,7 +110,7 @@ func newTestLearner(t *testing.T, m *pairMRF, seed uint64) *Chi2Learner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l, err := NewChi2Learner(m, q, Chi2Options{BatchSize: 100, LearningRate: 0.05, QSteps: 10,
+	l, err := NewChi2Learner(m, q, MRFChi2Options{BatchSize: 100, LearningRate: 0.05, QSteps: 10,
 		Fit: chi2.FitOptions{Samples: 30, LearningRate: 0.05, Decay: 0.9}, Shuffle: true}, seed)
 	if err != nil {
 		t.Fatal(err)

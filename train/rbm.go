@@ -145,9 +145,14 @@ func NewRBMTrainer(m *models.RBM, opt RBMOptions, seed uint64) (*RBMTrainer, err
 // smoothed data log-odds; nil means 0). PCD chains start at random states
 // drawn from the visible biases' Bernoulli distribution.
 func (t *RBMTrainer) InitParams(std float64, vbias []float64) {
-	m := t.M
+	initRBM(t.M, std, vbias, t.rng)
+}
+
+// initRBM sets W_ij ~ N(0, std²) drawn from rng, hidden biases 0 and
+// visible biases vbias (nil: 0).
+func initRBM(m *models.RBM, std float64, vbias []float64, rng *rand.Rand) {
 	for i := range m.W {
-		m.W[i] = std * t.rng.NormFloat64()
+		m.W[i] = std * rng.NormFloat64()
 	}
 	clear(m.HBias)
 	if vbias != nil {

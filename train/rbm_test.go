@@ -29,16 +29,8 @@ func (r rows) Row(n int) []uint8 { return r[n] }
 
 // exactLogLik is the mean log p(v) over xs by enumerating all 2^D visible states.
 func exactLogLik(m *models.RBM, xs rows) float64 {
-	D := m.NVis
-	v := make([]float64, D)
-	all := make([]float64, 1<<D)
-	for n := range all {
-		for i := range v {
-			v[i] = float64(n >> i & 1)
-		}
-		all[n] = m.LogUnnorm(v, nil)
-	}
-	logZ := nmath.LogSumExp(all)
+	v := make([]float64, m.NVis)
+	logZ := exactLogZ(m)
 	s := 0.0
 	for _, x := range xs {
 		for i := range v {

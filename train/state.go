@@ -10,9 +10,12 @@ import (
 
 // trainState is the non-array part of the trainer state kept in model.npz meta.
 type trainState struct {
-	Epoch      int  `json:"epoch"`
-	Persistent bool `json:"persistent"`
-	Chains     int  `json:"chains,omitempty"`
+	Epoch int `json:"epoch"`
+	// Method is "chi2" for the χ² trainer; empty for CD and PCD, whose
+	// checkpoints predate it (Persistent tells them apart).
+	Method     string `json:"method,omitempty"`
+	Persistent bool   `json:"persistent"`
+	Chains     int    `json:"chains,omitempty"`
 	// UpScale and DownScale are saved when not 1 (DBM pretraining).
 	UpScale   float64 `json:"up_scale,omitempty"`
 	DownScale float64 `json:"down_scale,omitempty"`
@@ -57,6 +60,31 @@ func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	return c, nil
 }
 
+// method names the training method of a checkpoint.
+func (s trainState) method() string {
+	switch {
+	case s.Method != "":
+		return s.Method
+	case s.Persistent:
+		return "pcd"
+	}
+	return "cd"
+}
+
+// checkpointRBM returns a checkpoint's RBM, which must have the shape of
+// want, and its decoded training state.
+func checkpointRBM(c *models.Checkpoint, want *models.RBM) (*models.RBM, trainState, error) {
+	var st trainState
+	m, ok := c.Model.(*models.RBM)
+	if !ok {
+		return nil, st, fmt.Errorf("checkpoint holds a %s, not an rbm", c.Model.TypeName())
+	}
+	if m.NVis != want.NVis || m.NHid != want.NHid {
+		return nil, st, fmt.Errorf("checkpoint RBM is %d×%d, the experiment's %d×%d", m.NVis, m.NHid, want.NVis, want.NHid)
+	}
+	return m, st, decodeTrainState(c, &st)
+}
+
 // decodeTrainState decodes the trainer state of c's meta into st.
 func decodeTrainState(c *models.Checkpoint, st any) error {
 	if len(c.Meta.Train) == 0 {
@@ -72,16 +100,12 @@ func decodeTrainState(c *models.Checkpoint, st any) error {
 // options must match the ones the checkpoint was trained with (PCD and its
 // number of chains are checked).
 func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
-	m, ok := c.Model.(*models.RBM)
-	if !ok {
-		return fmt.Errorf("checkpoint holds a %s, not an rbm", c.Model.TypeName())
-	}
-	if m.NVis != t.M.NVis || m.NHid != t.M.NHid {
-		return fmt.Errorf("checkpoint RBM is %d×%d, the experiment's %d×%d", m.NVis, m.NHid, t.M.NVis, t.M.NHid)
-	}
-	var st trainState
-	if err := decodeTrainState(c, &st); err != nil {
+	m, st, err := checkpointRBM(c, t.M)
+	if err != nil {
 		return err
+	}
+	if st.Method != "" {
+		return fmt.Errorf("checkpoint was trained by %s, the experiment asks for %s", st.method(), trainState{Persistent: t.Opt.Persistent}.method())
 	}
 	if st.Persistent != t.Opt.Persistent || (st.Persistent && st.Chains != t.Opt.Chains) {
 		return fmt.Errorf("checkpoint was trained with persistent=%v chains=%d, the experiment asks for persistent=%v chains=%d",
@@ -97,7 +121,6 @@ func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 		}
 		return a.Data, nil
 	}
-	var err error
 	if t.velW, err = get("vel_W", len(m.W)); err != nil {
 		return err
 	}

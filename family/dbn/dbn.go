@@ -64,6 +64,9 @@ type Train struct {
 // Check reports bad settings.
 func (t *Train) Check(p family.Problems) {
 	t.Train.Check(p)
+	if t.Method == "chi2" {
+		p.Crossf("method", "method", "a dbn trains its layers by cd or pcd (method chi2 is for an rbm)")
+	}
 	p.Enum("layer_data", t.LayerData, []string{"sampled", "resampled", "mean-field"})
 }
 

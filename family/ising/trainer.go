@@ -111,7 +111,7 @@ func (t *Trainer) startChi2(base []float64) error {
 	if err != nil {
 		return err
 	}
-	t.chi, err = train.NewChi2Learner(mrf{t.M}, q, train.Chi2Options{
+	t.chi, err = train.NewChi2Learner(mrf{t.M}, q, train.MRFChi2Options{
 		BatchSize: o.BatchSize, LearningRate: o.LearningRate, SGD: o.Optimizer == "sgd", QSteps: o.QSteps,
 		Fit:            chi2.FitOptions{Samples: o.QSamples, LearningRate: o.QLearningRate, Decay: 0.9},
 		SelfNormalised: !o.Linearise, Shuffle: true,

@@ -29,6 +29,7 @@ var Family = &family.Family{
 	Trainers: []family.TrainerInfo{
 		{Method: "cd", Doc: "contrastive divergence CD-k (k fixed, or growing linearly to k_end), SGD with momentum and L2 weight decay"},
 		{Method: "pcd", Doc: "persistent contrastive divergence: chains persistent Gibbs chains, k sweeps per update"},
+		{Method: "chi2", Doc: "χ² variational learning (Kuleshov & Ermon 2017): Adam on log p̃(data) − ½ log E_q[(p̃/q)²], q_steps fitter steps on a mixture q per θ step; tracks log Z each epoch"},
 	},
 	NewTrainer: newTrainer,
 	Estimators: []*family.Estimator{Exact, AIS, RAISE, CSL, Chi2, PLL, Recon},
@@ -65,17 +66,37 @@ func Options(t *Train, workers int) train.RBMOptions {
 	}
 }
 
+// Chi2Options turns train settings into the χ² trainer's options.
+func Chi2Options(t *Train, workers int) train.Chi2Options {
+	c := t.Chi2Train
+	return train.Chi2Options{
+		BatchSize: t.BatchSize, WeightDecay: t.WeightDecay, Shuffle: t.Shuffle,
+		Schedule: *t, Workers: workers,
+		QSteps: c.QSteps, QSamples: c.QSamples, QComponents: c.QComponents,
+		QLearningRate: c.QLearningRate, QDecay: c.QDecay, QInitStd: c.QInitStd,
+		Linearise: c.Linearise,
+	}
+}
+
 func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m := a.Model.(*models.RBM)
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
-	tr, err := train.NewRBMTrainer(m, Options(t, a.Workers), a.Seed)
-	if err != nil {
-		return nil, err
-	}
 	var vb []float64
 	if init.BaseRateVBias() {
 		vb = a.BaseRate
+	}
+	if t.Method == "chi2" {
+		tr, err := train.NewRBMChi2Trainer(m, Chi2Options(t, a.Workers), a.BaseRate, a.Seed)
+		if err != nil {
+			return nil, err
+		}
+		tr.InitParams(init.InitWeightStd, vb)
+		return &chi2Trainer{tr: tr, epochs: t.Epochs}, nil
+	}
+	tr, err := train.NewRBMTrainer(m, Options(t, a.Workers), a.Seed)
+	if err != nil {
+		return nil, err
 	}
 	tr.InitParams(init.InitWeightStd, vb)
 	return &trainer{tr: tr, epochs: t.Epochs}, nil
@@ -96,3 +117,21 @@ func (r *trainer) Completed() int                                  { return r.tr
 func (r *trainer) Total() int                                      { return r.epochs }
 func (r *trainer) Current() models.Model                           { return r.tr.M }
 func (r *trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }
+
+// chi2Trainer adapts train.RBMChi2Trainer; its epoch summary reports the
+// epoch's mean tracked bound ½ log mean w² as the signal "chi2-logz".
+type chi2Trainer struct {
+	tr     *train.RBMChi2Trainer
+	epochs int
+}
+
+func (r *chi2Trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+	st, err := r.tr.TrainEpoch(x)
+	return family.EpochSummary{Epoch: st.Epoch, LearningRate: st.LearningRate, ReconError: st.LogZ, Signal: "chi2-logz"}, err
+}
+func (r *chi2Trainer) Checkpoint(e string) (*models.Checkpoint, error) { return r.tr.Checkpoint(e) }
+func (r *chi2Trainer) Resume(c *models.Checkpoint) error               { return r.tr.Resume(c) }
+func (r *chi2Trainer) Completed() int                                  { return r.tr.Epoch }
+func (r *chi2Trainer) Total() int                                      { return r.epochs }
+func (r *chi2Trainer) Current() models.Model                           { return r.tr.M }
+func (r *chi2Trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
@@ -51,13 +52,15 @@ func (m *Model) Check(p family.Problems) {
 // carried empty.
 func (m *Model) Legacy() map[string]any { return map[string]any{"layers": []int(nil)} }
 
-// Train configures CD-k or PCD with SGD, momentum and L2 weight decay. Its
-// methods KAt, LearningRateAt and MomentumAt give the per-epoch schedules
-// (Train satisfies train.Schedule).
+// Train configures CD-k or PCD with SGD, momentum and L2 weight decay, or
+// χ² learning with Adam (method chi2, rbm family only). Its methods KAt,
+// LearningRateAt and MomentumAt give the per-epoch schedules (Train
+// satisfies train.Schedule).
 type Train struct {
-	// Method is "cd" (CD-k, chains start at the data) or "pcd"
-	// (persistent chains).
-	Method string `yaml:"method" want:"cd or pcd"`
+	// Method is "cd" (CD-k, chains start at the data), "pcd" (persistent
+	// chains) or "chi2" (the χ² variational bound of Kuleshov & Ermon
+	// 2017 §4 with a fitted mixture q; see train.RBMChi2Trainer).
+	Method string `yaml:"method" want:"cd, pcd or chi2"`
 	// K is the number of block-Gibbs steps per update (at epoch 1).
 	K int `yaml:"k" want:"a positive integer"`
 	// KEnd, if non-zero, makes k grow linearly from K at epoch 1 to KEnd at
@@ -89,6 +92,60 @@ type Train struct {
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
 	// Shuffle reshuffles the training set before each epoch.
 	Shuffle bool `yaml:"shuffle" want:"true or false"`
+	// Chi2Train holds the settings of method chi2 (its own keys of train:).
+	Chi2Train `yaml:",inline"`
+}
+
+// Chi2Train are the train: keys of method chi2, which maximises
+// (1/B) Σ_batch log p̃_θ(v) − ½ log E_q[(p̃_θ/q)²] over θ by Adam (step
+// learning_rate on its schedule; β₁ = 0.9, β₂ = 0.999, ε = 1e-8; momentum
+// and final_momentum must be 0) alternating with q_steps fitter steps on
+// q, a uniform mixture of q_components Bernoulli products that starts at
+// the data's base-rate logits plus N(0, q_init_std²) noise. They must stay
+// at their defaults for cd and pcd.
+type Chi2Train struct {
+	// QSteps is the number of fitter steps on q per θ step (the paper uses
+	// 10 or 2).
+	QSteps int `yaml:"q_steps" want:"a positive integer"`
+	// QSamples is the number of draws from q per fitter step and for each
+	// θ step's negative phase.
+	QSamples int `yaml:"q_samples" want:"an integer ≥ 2"`
+	// QComponents is the number of mixture components of q.
+	QComponents int `yaml:"q_components" want:"a positive integer"`
+	// QLearningRate is the step size of q's own Adam (on its logits).
+	QLearningRate float64 `yaml:"q_learning_rate" want:"a positive number"`
+	// QDecay is the weight of the past in the fitter's moving averages
+	// (γ ≈ E_q[w²], the baseline and the signal's variance).
+	QDecay float64 `yaml:"q_decay" want:"a number in [0,1)"`
+	// QInitStd is σ of the noise on q's initial logits.
+	QInitStd float64 `yaml:"q_init_std" want:"a non-negative number"`
+	// Linearise weights the negative phase by w_i²/(nγ) (eq. 6, unbiased
+	// for the running γ); false: self-normalised w_i²/Σ_j w_j².
+	Linearise bool `yaml:"linearise" want:"true or false"`
+}
+
+// DefaultChi2Train is the paper's §5.2 setting: 10 q steps of 30 draws per θ
+// step, a mixture of 10 components, q's Adam at 0.01 with averages of decay
+// 0.9, initial noise 0.1, linearised weights.
+func DefaultChi2Train() Chi2Train {
+	return Chi2Train{QSteps: 10, QSamples: 30, QComponents: 10, QLearningRate: 0.01, QDecay: 0.9, QInitStd: 0.1, Linearise: true}
+}
+
+// MaxQSamples bounds q_samples, and MaxQSteps q_steps (far above the
+// paper's 30 and 10; they keep a typo from stalling training).
+const (
+	MaxQSamples = 100_000
+	MaxQSteps   = 10_000
+)
+
+// check reports bad chi2 settings (method chi2).
+func (c *Chi2Train) check(p family.Problems) {
+	p.Check("q_steps", c.QSteps >= 1 && c.QSteps <= MaxQSteps, fmt.Sprintf("a positive integer ≤ %d", MaxQSteps), c.QSteps)
+	p.Check("q_samples", c.QSamples >= 2 && c.QSamples <= MaxQSamples, fmt.Sprintf("an integer in [2, %d]", MaxQSamples), c.QSamples)
+	p.Check("q_components", c.QComponents >= 1 && c.QComponents <= chi2.MaxComponents, fmt.Sprintf("an integer in [1, %d]", chi2.MaxComponents), c.QComponents)
+	p.Check("q_learning_rate", c.QLearningRate > 0 && finite(c.QLearningRate), "a positive number", c.QLearningRate)
+	p.Check("q_decay", c.QDecay >= 0 && c.QDecay < 1, "a number in [0,1)", c.QDecay)
+	p.Check("q_init_std", c.QInitStd >= 0 && finite(c.QInitStd), "a non-negative number", c.QInitStd)
 }
 
 // DefaultTrain is CD-1 for 10 epochs, minibatch 100, learning rate 0.05,
@@ -100,6 +157,7 @@ func DefaultTrain() Train {
 		LearningRate: 0.05, LRSchedule: "constant", LRDecay: 1.0,
 		Momentum: 0.5, FinalMomentum: 0.9, MomentumSwitchEpoch: 5,
 		WeightDecay: 0.0002, CheckpointEvery: 1, Shuffle: true,
+		Chi2Train: DefaultChi2Train(),
 	}
 }
 
@@ -108,15 +166,19 @@ func DefaultTrain() Train {
 // minibatches of 100) already means 400 gradient copies.
 const MaxBatch = 10_000
 
-// Methods are the accepted values of method.
+// Methods are the sampling-based methods (also those of layer-wise
+// training in the dbn and dbm families).
 var Methods = []string{"cd", "pcd"}
+
+// TrainMethods are the accepted values of an rbm's method.
+var TrainMethods = []string{"cd", "pcd", "chi2"}
 
 // Check resolves PCD's chains (0 = the batch size) and reports bad settings.
 func (t *Train) Check(p family.Problems) {
 	if t.Method == "pcd" && t.Chains == 0 {
 		t.Chains = t.BatchSize
 	}
-	p.Enum("method", t.Method, Methods)
+	p.Enum("method", t.Method, TrainMethods)
 	p.Check("k", t.K >= 1, "a positive integer", t.K)
 	if t.KEnd != 0 && t.KEnd < t.K {
 		p.Crossf("", "k_end", "k_end must be 0 (constant k) or ≥ k (%d), got %d", t.K, t.KEnd)
@@ -126,10 +188,18 @@ func (t *Train) Check(p family.Problems) {
 		if t.Chains < 1 {
 			p.Crossf("", "chains", "method \"pcd\" needs chains ≥ 1, got %d", t.Chains)
 		}
-	case "cd":
+	case "cd", "chi2":
 		if t.Chains != 0 {
-			p.Crossf("", "chains", "method \"cd\" needs chains = 0 (CD chains start at the minibatch; persistent chains are for pcd), got %d", t.Chains)
+			p.Crossf("", "chains", "method %q needs chains = 0 (persistent chains are for pcd), got %d", t.Method, t.Chains)
 		}
+	}
+	if t.Method == "chi2" {
+		t.Chi2Train.check(p)
+		if t.Momentum != 0 || t.FinalMomentum != 0 {
+			p.Crossf("", "momentum", "method \"chi2\" steps with Adam (β₁ = 0.9 is its momentum): set momentum: 0 and final_momentum: 0 (got %v and %v), and a learning_rate for Adam (about 0.001)", t.Momentum, t.FinalMomentum)
+		}
+	} else if t.Chi2Train != DefaultChi2Train() {
+		p.Crossf("", "q_steps", "q_steps, q_samples, q_components, q_learning_rate, q_decay, q_init_std and linearise are only used by method \"chi2\" (method is %q); remove them", t.Method)
 	}
 	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1, "a positive integer", t.BatchSize)
