@@ -3,6 +3,7 @@ package family
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
@@ -121,6 +122,21 @@ func (env *Env) AnnealLogZ(path inference.Path, a *AIS, seed uint64, label strin
 	run.Progress, done = env.Bar(label, int64(a.Runs)*int64(len(betas)-1))
 	defer done()
 	return run.Run(path)
+}
+
+// AISRow runs AIS along path (AnnealLogZ) and returns the entry's base row
+// with its log Z fields (SetAISLogZ, against an exact log Z of the same
+// evaluation), runs, β count, start and wall time, and the estimate.
+func (env *Env) AISRow(path inference.Path, a *AIS, j Job, start time.Time) (report.Row, eval.AISResult, error) {
+	res, err := env.AnnealLogZ(path, a, j.Seed, fmt.Sprintf("%s epoch %d AIS %d×%d", env.Experiment, env.Epoch, a.Runs, a.Betas))
+	if err != nil {
+		return report.Row{}, res, err
+	}
+	row := j.Base
+	SetAISLogZ(&row, &res, env.ExactLogZ(), a)
+	row.Runs, row.Betas, row.Init = a.Runs, a.Betas, a.Init
+	row.Seconds = time.Since(start).Seconds()
+	return row, res, nil
 }
 
 // AISSE is the standard error of log Ẑ, log(Ẑ+σ̂) − log Ẑ.

@@ -167,14 +167,10 @@ var AIS = family.Define(family.Def[AISSettings]{
 		if err != nil {
 			return nil, fmt.Errorf("AIS: %w", err)
 		}
-		res, err := env.AnnealLogZ(path, &s.AIS, j.Seed, fmt.Sprintf("%s epoch %d AIS %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas))
+		base, res, err := env.AISRow(path, &s.AIS, j, start)
 		if err != nil {
 			return nil, err
 		}
-		base := j.Base
-		family.SetAISLogZ(&base, &res, env.ExactLogZ(), &s.AIS)
-		base.Runs, base.Betas, base.Init = s.Runs, s.Betas, s.Init
-		base.Seconds = time.Since(start).Seconds()
 		return loglikRows(env, base, m, res.LogZ), nil
 	},
 })
