@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -88,27 +87,6 @@ func bracketGrid(rows []Row) *sandwich {
 		s.legend = append(s.legend, bracketLegendWarn)
 	}
 	return s
-}
-
-// renderBracket writes the log Z bracket table of the final rows to w
-// (nothing when no chi2 row was bracketed by AIS).
-func renderBracket(w io.Writer, rows []Row, opt TableOptions) error {
-	s := bracketGrid(rows)
-	if s == nil {
-		return nil
-	}
-	if _, err := fmt.Fprintln(w, "\n"+bracketTitle+":"); err != nil {
-		return err
-	}
-	if err := renderTerminal(w, s.grid, opt.ASCII); err != nil {
-		return err
-	}
-	for _, l := range s.legend {
-		if _, err := fmt.Fprintf(w, "  %s\n", l); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // writeBracketMD adds the log Z bracket table to report.md.

@@ -125,11 +125,19 @@ func sandwichGrid(rows []Row) *sandwich {
 // It then writes the log Z bracket table [AIS, χ²] with its widths when
 // chi2 rows were bracketed (family.PairLogZ): the other sandwich, on log Z.
 func RenderSandwich(w io.Writer, rows []Row, opt TableOptions) error {
-	s := sandwichGrid(rows)
-	if s == nil {
-		return renderBracket(w, rows, opt)
+	if err := renderSection(w, sandwichTitle, sandwichGrid(rows), opt); err != nil {
+		return err
 	}
-	if _, err := fmt.Fprintln(w, "\n"+sandwichTitle+":"); err != nil {
+	return renderSection(w, bracketTitle, bracketGrid(rows), opt)
+}
+
+// renderSection writes a titled table with its legend lines; nothing for a
+// nil table.
+func renderSection(w io.Writer, title string, s *sandwich, opt TableOptions) error {
+	if s == nil {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w, "\n"+title+":"); err != nil {
 		return err
 	}
 	if err := renderTerminal(w, s.grid, opt.ASCII); err != nil {
@@ -140,5 +148,5 @@ func RenderSandwich(w io.Writer, rows []Row, opt TableOptions) error {
 			return err
 		}
 	}
-	return renderBracket(w, rows, opt)
+	return nil
 }
