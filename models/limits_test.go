@@ -47,7 +47,7 @@ func TestDetectWithoutMeta(t *testing.T) {
 		{"RBM and a stray W1", with(rbm(), map[string]*npyx.Array{"W1": zeros(3, 2)}),
 			"no meta array, and the arrays are ambiguous: W, hbias, vbias make an rbm, but W1 belongs to another model type"},
 		{"nothing known", map[string]*npyx.Array{"X": zeros(2)},
-			"no meta array and no known set of parameter arrays (have X; a dbm needs W1, W2, b0, b1, b2; a dbn needs W1, vbias1, hbias1, W2, vbias2, hbias2; an ising needs fields, coupling_h, coupling_v; an rbm needs W, vbias, hbias)"},
+			"no meta array and no known set of parameter arrays (have X; a dbm needs W1, W2, b0, b1, b2; a dbn needs W1, vbias1, hbias1, W2, vbias2, hbias2; an ising needs fields, coupling_h, coupling_v; an rbm needs W, vbias, hbias; a vae needs dec_W1, dec_b1, enc_W1, enc_b1)"},
 	}
 	for _, c := range cases {
 		_, err := fromArrays(c.arrays)

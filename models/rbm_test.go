@@ -219,7 +219,7 @@ func TestFromArraysShapeErrors(t *testing.T) {
 		{map[string]*npyx.Array{"W": arr([]int{3, 2}), "vbias": arr([]int{4}), "hbias": arr([]int{2})}, "vbias has shape [4], want (3,)"},
 		{map[string]*npyx.Array{"W": arr([]int{6}), "vbias": arr([]int{3}), "hbias": arr([]int{2})}, "want 2-D"},
 		{map[string]*npyx.Array{"W": arr([]int{3, 2}), "vbias": arr([]int{3}), "hbias": arr([]int{5})}, "hbias has shape [5]"},
-		{map[string]*npyx.Array{"X": arr([]int{3, 2})}, "no meta array and no known set of parameter arrays (have X; a dbm needs W1, W2, b0, b1, b2; a dbn needs W1, vbias1, hbias1, W2, vbias2, hbias2; an ising needs fields, coupling_h, coupling_v; an rbm needs W, vbias, hbias)"},
+		{map[string]*npyx.Array{"X": arr([]int{3, 2})}, "no meta array and no known set of parameter arrays (have X; a dbm needs W1, W2, b0, b1, b2; a dbn needs W1, vbias1, hbias1, W2, vbias2, hbias2; an ising needs fields, coupling_h, coupling_v; an rbm needs W, vbias, hbias; a vae needs dec_W1, dec_b1, enc_W1, enc_b1)"},
 	}
 	for _, c := range cases {
 		_, err := fromArrays(c.a)
