@@ -507,6 +507,9 @@ func TestVAEResumeBitIdentical(t *testing.T) {
 		if r.Epoch != 2 {
 			t.Fatalf("resumed at epoch %d, want 2", r.Epoch)
 		}
+		// The state itself first (a chain's state can be forgotten within
+		// a step by coupled draws on so small a prior).
+		sameBits(t, c.prior+" restored", vaeParams(b), vaeParams(r))
 		if _, err := r.TrainEpoch(data); err != nil {
 			t.Fatal(err)
 		}

@@ -138,8 +138,9 @@ const (
 	MaxQSteps   = 10_000
 )
 
-// check reports bad chi2 settings (method chi2).
-func (c *Chi2Train) check(p family.Problems) {
+// Check reports bad chi2 settings (method chi2 of the rbm family; the vae
+// family's prior fitter).
+func (c *Chi2Train) Check(p family.Problems) {
 	p.Check("q_steps", c.QSteps >= 1 && c.QSteps <= MaxQSteps, fmt.Sprintf("a positive integer ≤ %d", MaxQSteps), c.QSteps)
 	p.Check("q_samples", c.QSamples >= 2 && c.QSamples <= MaxQSamples, fmt.Sprintf("an integer in [2, %d]", MaxQSamples), c.QSamples)
 	p.Check("q_components", c.QComponents >= 1 && c.QComponents <= chi2.MaxComponents, fmt.Sprintf("an integer in [1, %d]", chi2.MaxComponents), c.QComponents)
@@ -194,7 +195,7 @@ func (t *Train) Check(p family.Problems) {
 		}
 	}
 	if t.Method == "chi2" {
-		t.Chi2Train.check(p)
+		t.Chi2Train.Check(p)
 		if t.Momentum != 0 || t.FinalMomentum != 0 {
 			p.Crossf("", "momentum", "method \"chi2\" steps with Adam (β₁ = 0.9 is its momentum): set momentum: 0 and final_momentum: 0 (got %v and %v), and a learning_rate for Adam (about 0.001)", t.Momentum, t.FinalMomentum)
 		}
