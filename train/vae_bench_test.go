@@ -1,0 +1,70 @@
+package train
+
+import (
+	"testing"
+
+	"github.com/logz-ml/logz/models"
+)
+
+// benchVAEStep times one minibatch step (q steps, gradient, Adam) of a
+// 784-500-Z VAE with an RBM(Z,8) prior on 100 MNIST-like examples.
+func benchVAEStep(b *testing.B, Z int, prior string, workers int) {
+	var data Data = mnistLike(100) // boxed once: a slice → interface conversion allocates
+	m, err := models.NewVAE(784, Z, []int{500}, 8)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opt := VAEOptions{BatchSize: 100, LearningRate: 3e-4, Samples: 1, Workers: workers, PriorTraining: prior,
+		QSteps: 10, QSamples: 30, QComponents: 10, QLearningRate: 0.01, QDecay: 0.9, QInitStd: 0.1, Linearise: true,
+		Chains: 100, GibbsSteps: 1, BaselineHidden: 100, SignalDecay: 0.8, SignalClip: 10}
+	tr, err := NewVAETrainer(m, opt, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := tr.InitParams(nil); err != nil {
+		b.Fatal(err)
+	}
+	idx := make([]int, 100)
+	for i := range idx {
+		idx[i] = i
+	}
+	if _, err := tr.Step(data, idx, 1, 0); err != nil { // warm-up: allocate the tasks
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := tr.Step(data, idx, 1, i+1); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkVAEStep784x500x200RBM8Chi2(b *testing.B) { benchVAEStep(b, 200, PriorTrainingChi2, 1) }
+func BenchmarkVAEStep784x500x64RBM8Chi2(b *testing.B)  { benchVAEStep(b, 64, PriorTrainingChi2, 1) }
+func BenchmarkVAEStep784x500x64RBM8PCD(b *testing.B)   { benchVAEStep(b, 64, PriorTrainingPCD, 1) }
+func BenchmarkVAEStep784x500x200RBM8Chi2Workers2(b *testing.B) {
+	benchVAEStep(b, 200, PriorTrainingChi2, 2)
+}
+
+// TestVAEStepNoAllocation requires a single-worker step to allocate
+// nothing once its tasks exist.
+func TestVAEStepNoAllocation(t *testing.T) {
+	var data Data = vaePlanted(60, 5)
+	for _, prior := range []string{PriorTrainingChi2, PriorTrainingPCD} {
+		tr := newTinyTrainer(t, 3, vaeTestOptions(prior, 1), 2, nil)
+		idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}
+		if _, err := tr.Step(data, idx, 1, 0); err != nil {
+			t.Fatal(err)
+		}
+		b := 1
+		if a := testing.AllocsPerRun(20, func() {
+			if _, err := tr.Step(data, idx, 1, b); err != nil {
+				t.Fatal(err)
+			}
+			b++
+		}); a != 0 {
+			t.Errorf("%s: a step allocates %v times", prior, a)
+		}
+	}
+}
