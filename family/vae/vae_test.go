@@ -323,3 +323,23 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("chi2 of a Bernoulli prior: %v", err)
 	}
 }
+
+// TestLogSpace: with weights of e^−1000 and below (parameters of scale
+// 300), exact, is and elbo stay finite, and is stays within its noise of
+// exact from below: every logsumexp is shifted by its maximum. Mutation
+// checked: an unshifted accumulation (s1 += e^{lw}) in logAcc.add gives
+// −Inf and fails it.
+func TestLogSpace(t *testing.T) {
+	m := tinyVAE(t, 3, 13, 300)
+	x := allX()
+	is := family.Configured{Name: "is", Settings: &ISSettings{Samples: 50, PriorLogZ: defaultPriorLogZ()}}
+	r := evaluate(t, m, x, 3, VAE.Entry("exact"), is, VAE.Entry("elbo"))
+	for _, k := range []string{"exact", "is", "elbo"} {
+		if v := *r[k].MeanLoglik; math.IsNaN(v) || math.IsInf(v, 0) || v > -100 {
+			t.Errorf("%s: %v, want a finite value far below 0", k, v)
+		}
+	}
+	if *r["is"].MeanLoglik > *r["exact"].MeanLoglik+1e-9 || len(r["is"].Warnings) > 0 {
+		t.Errorf("is %.3f above exact %.3f: %v", *r["is"].MeanLoglik, *r["exact"].MeanLoglik, r["is"].Warnings)
+	}
+}
