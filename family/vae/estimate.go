@@ -32,29 +32,6 @@ func checkRows(m *models.VAE, x eval.Examples) error {
 	return nil
 }
 
-// forEach runs work items 0 … items−1 on at most workers goroutines
-// (internal/workgroup); each goroutine builds its own worker (its scratch)
-// with newWorker. Items write only their own results, so nothing depends
-// on which goroutine ran them.
-func forEach(items, workers int, newWorker func() func(item int)) {
-	workers = max(1, min(workers, items))
-	var next atomic.Int64
-	var g workgroup.Group
-	for range workers {
-		g.Go(func() {
-			work := newWorker()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= items {
-					return
-				}
-				work(i)
-			}
-		})
-	}
-	g.Wait()
-}
-
 // logAcc accumulates log weights lw as m + log Σ e^{lw−m} (s1, shifted by
 // the running maximum m), m·2 + log Σ e^{2(lw−m)} (s2, for the effective
 // sample size) and the plain sum Σ lw (sum, for the ELBO).
@@ -133,7 +110,7 @@ func SampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, pro
 	Z := m.NumLatent()
 	var done atomic.Int64
 	total := int64(N) * int64(samples)
-	forEach(N*blocks, runtime.GOMAXPROCS(0), func() func(int) {
+	workgroup.ForEach(N*blocks, runtime.GOMAXPROCS(0), func() func(int) {
 		s := m.NewScratch()
 		z := make([]uint8, Z)
 		kappa := make([]float64, Z)
@@ -213,7 +190,7 @@ func ExactLogUnnorm(m *models.VAE, x eval.Examples, maxUnits int, progress func(
 	var done int64
 	for start := 0; start < states; start += B {
 		k := min(B, states-start)
-		forEach(k, workers, func() func(int) {
+		workgroup.ForEach(k, workers, func() func(int) {
 			s := m.NewScratch()
 			z := make([]uint8, Z)
 			return func(j int) {
@@ -230,7 +207,7 @@ func ExactLogUnnorm(m *models.VAE, x eval.Examples, maxUnits int, progress func(
 				c[j] = t
 			}
 		})
-		forEach(N, workers, func() func(int) {
+		workgroup.ForEach(N, workers, func() func(int) {
 			return func(n int) {
 				a := &acc[n]
 				for j := range k {
