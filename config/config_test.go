@@ -503,11 +503,11 @@ experiments:
 // and the type of each registered family is accepted, giving the experiment
 // that family's settings and default estimator lists.
 func TestModelTypes(t *testing.T) {
-	if got := family.Names(); !reflect.DeepEqual(got, []string{"arsbn", "dbm", "dbn", "ising", "rbm", "sbn"}) {
-		t.Errorf("registered families %v, want arsbn, dbm, dbn, ising, rbm, sbn", got)
+	if got := family.Names(); !reflect.DeepEqual(got, []string{"arsbn", "dbm", "dbn", "ising", "rbm", "sbn", "vae"}) {
+		t.Errorf("registered families %v, want arsbn, dbm, dbn, ising, rbm, sbn, vae", got)
 	}
-	_, err := Parse([]byte(okExp+"    model: {type: vae}\n"), "m.yaml", Options{})
-	want := `m.yaml:4: experiments[0].model.type: unknown model type "vae" (known: arsbn, dbm, dbn, ising, rbm, sbn)`
+	_, err := Parse([]byte(okExp+"    model: {type: vea}\n"), "m.yaml", Options{})
+	want := `m.yaml:4: experiments[0].model.type: unknown model type "vea" (did you mean "vae"?; known: arsbn, dbm, dbn, ising, rbm, sbn, vae)`
 	if err == nil || err.Error() != want {
 		t.Errorf("unknown model type: error %v, want %s", err, want)
 	}
@@ -520,6 +520,7 @@ func TestModelTypes(t *testing.T) {
 		"sbn":   "    model: {type: sbn, layers: [4, 3]}\n",
 		"arsbn": "    model: {type: arsbn, layers: [4]}\n",
 		"ising": "    model: {type: ising}\n",
+		"vae":   "    model: {type: vae, latent: 4, hidden: [8], prior: rbm, prior_hidden: 3}\n",
 	}
 	for _, fam := range family.All() {
 		src, ok := model[fam.Name]

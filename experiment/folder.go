@@ -19,6 +19,7 @@ const (
 	modelFile    = "model.npz"
 	epochsFile   = "epochs.csv"
 	progressFile = "final.progress.json"
+	samplesFile  = "samples.npy"
 )
 
 // FolderError refuses a run folder before anything is written: a previous
@@ -171,7 +172,7 @@ func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry
 			var foreign, what []string
 			for _, s := range sub {
 				switch n := s.Name(); {
-				case s.IsDir() || !(n == modelFile || n == epochsFile || n == progressFile || isTempFile(n)):
+				case s.IsDir() || !(n == modelFile || n == epochsFile || n == progressFile || n == samplesFile || isTempFile(n)):
 					foreign = append(foreign, n)
 				case !isTempFile(n):
 					what = append(what, describeFile(filepath.Join(path, n), true))

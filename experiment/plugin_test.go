@@ -121,6 +121,18 @@ func init() {
 		Final:      func() []family.Configured { return nil },
 	}
 	f.Final = func() []family.Configured { return []family.Configured{f.Entry("exact")} }
+	// Samples: unit i is 1 in sample k when k+i+seed is odd (a fixed
+	// pattern that shows the seed and the shape arrived).
+	f.Samples = func(m models.Model, n int, seed uint64) ([]float64, error) {
+		D := m.NumVisible()
+		x := make([]float64, n*D)
+		for k := range n {
+			for i := range D {
+				x[k*D+i] = float64((uint64(k+i) + seed) % 2)
+			}
+		}
+		return x, nil
+	}
 	family.Register(f)
 }
 
@@ -153,6 +165,16 @@ func TestFamilyPlugIn(t *testing.T) {
 	c, err := models.Load(filepath.Join(out, "toy", "model.npz"))
 	if err != nil || c.Model.TypeName() != "indep-test" || c.Model.NumVisible() != 20 {
 		t.Fatalf("checkpoint: %v %+v", err, c)
+	}
+	// The family's samples, written after the final evaluation (NumSamples
+	// × D, seeded from the experiment seed).
+	smp, err := npyx.ReadFile(filepath.Join(out, "toy", "samples.npy"))
+	if err != nil || len(smp.Shape) != 2 || smp.Shape[0] != experiment.NumSamples || smp.Shape[1] != 20 {
+		t.Fatalf("samples.npy: %v %+v", err, smp)
+	}
+	seed := config.DeriveSeed(f.Experiments[0].Seed, 3)
+	if smp.Data[0] != float64(seed%2) || smp.Data[21] != float64((2+seed)%2) {
+		t.Errorf("samples.npy does not hold the family's samples for the experiment's seed")
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "config.resolved.yaml")); err != nil || !strings.Contains(string(b), "smoothing: 0.5") {
 		t.Errorf("config.resolved.yaml lacks the family's settings: %v\n%s", err, b)

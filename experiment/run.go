@@ -22,6 +22,8 @@ import (
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
+	"github.com/sbinet/npyio"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Options controls a run.
@@ -388,12 +390,39 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	mine = append(mine, rows...)
 	if err == nil {
 		mine = append(mine, referenceRows(exp, family.Label(tr.Current()), tr.Completed())...)
+		err = writeSamples(fam, tr.Current(), filepath.Join(r.dir, samplesFile), config.DeriveSeed(exp.Seed, 3), st)
 	}
 	ferr := flush()
 	if err == nil && ferr == nil {
 		st.set(exp.Name, exp.Name+" finished")
 	}
 	return append(others, mine...), errors.Join(err, ferr)
+}
+
+// NumSamples is the number of samples of the trained model that the runner
+// writes to <experiment>/samples.npy for a family with Family.Samples.
+const NumSamples = 100
+
+// writeSamples draws NumSamples samples of m when the family can
+// (Family.Samples), from the seed derived from the experiment seed, and
+// writes them to path as an N×D float64 .npy, atomically.
+func writeSamples(fam *family.Family, m models.Model, path string, seed uint64, st *Status) error {
+	if fam.Samples == nil {
+		return nil
+	}
+	x, err := fam.Samples(m, NumSamples, seed)
+	if err != nil {
+		return fmt.Errorf("samples: %w", err)
+	}
+	D := m.NumVisible()
+	if len(x) != NumSamples*D {
+		return fmt.Errorf("samples: the family returned %d values, want %d×%d", len(x), NumSamples, D)
+	}
+	return st.write(func() error {
+		return atomicfile.WriteFile(path, func(w io.Writer) error {
+			return npyio.Write(w, mat.NewDense(NumSamples, D, x))
+		})
+	})
 }
 
 // referenceRows are the experiment's published numbers (reference:), as

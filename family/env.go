@@ -259,3 +259,22 @@ func MeanOf(x []float64) eval.MeanStat {
 	}
 	return eval.MeanStat{Mean: mean, SE: se, N: n}
 }
+
+// CompareExact notes, on the row of a stochastic lower bound lp of the
+// examples idx of a split, exact's mean log p(x) on the same examples
+// (exact holds exact's per-example values for the whole split), and warns
+// when lp lies above it beyond 3 standard errors of the per-example
+// differences (the estimator's own noise).
+func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) {
+	d := make([]float64, len(idx))
+	on := make([]float64, len(idx))
+	for k, i := range idx {
+		d[k] = lp[k] - exact[i]
+		on[k] = exact[i]
+	}
+	st, ex := MeanOf(d), MeanOf(on)
+	row.Notes = append(row.Notes, fmt.Sprintf("exact on the same %d examples: %.3f (difference %+.3f ± %.3f)", len(idx), ex.Mean, st.Mean, st.SE))
+	if se := st.SE; st.Mean > 3*se && st.Mean > 1e-9 {
+		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %.3f nats above exact on the same examples, beyond 3 standard errors (%.3f): a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, st.Mean, 3*se))
+	}
+}

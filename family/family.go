@@ -61,6 +61,11 @@ type Family struct {
 	// Finish, if set, post-processes the rows of one evaluation (pairing
 	// AIS and RAISE rows into brackets, dropping repeated warnings).
 	Finish func(m models.Model, rows []report.Row, ests []Configured) []report.Row
+	// Samples, if set, draws n samples x of the trained model (n×D, row-major,
+	// the visible units; e.g. ancestral samples of a VAE) from streams
+	// derived from seed alone; the runner writes them to samples.npy in the
+	// experiment's folder after the final evaluation.
+	Samples func(m models.Model, n int, seed uint64) ([]float64, error)
 }
 
 // TrainerInfo names and documents one training method of a family.

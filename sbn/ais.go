@@ -641,22 +641,7 @@ func estRand() (*rand.Rand, *rand.PCG) {
 // estForEach runs work items 0 … items−1 on GOMAXPROCS goroutines; each
 // goroutine builds its own worker (its buffers) with newWorker.
 func estForEach(items int, newWorker func() func(item int)) {
-	workers := min(runtime.GOMAXPROCS(0), items)
-	var next atomic.Int64
-	var g workgroup.Group
-	for range workers {
-		g.Go(func() {
-			work := newWorker()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= items {
-					return
-				}
-				work(i)
-			}
-		})
-	}
-	g.Wait()
+	workgroup.ForEach(items, runtime.GOMAXPROCS(0), newWorker)
 }
 
 // estCheckRows checks that every example has n_0 values of 0 or 1.

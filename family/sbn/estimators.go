@@ -192,34 +192,13 @@ func onSubsamples(env *family.Env, n *belief.Net, j family.Job, examples int, es
 			return rows, err
 		}
 		row = meanRow(row, lp, n)
-		compareExact(env, &row, sp.Name, idx, lp)
+		if x, ok := env.Memo(exactKey{sp.Name}); ok {
+			family.CompareExact(&row, x.([]float64), idx, lp)
+		}
 		row.Seconds = time.Since(start).Seconds()
 		rows = append(rows, row)
 	}
 	return rows, nil
-}
-
-// compareExact, when an earlier exact entry of the evaluation computed
-// log p(x) of the split, notes exact's mean on the same examples and warns
-// when the stochastic lower bound lp lies above it beyond 3 standard
-// errors of the per-example differences (the estimator's own noise).
-func compareExact(env *family.Env, row *report.Row, split string, idx []int, lp []float64) {
-	x, ok := env.Memo(exactKey{split})
-	if !ok {
-		return
-	}
-	exact := x.([]float64)
-	d := make([]float64, len(idx))
-	var on []float64
-	for k, i := range idx {
-		d[k] = lp[k] - exact[i]
-		on = append(on, exact[i])
-	}
-	st, ex := family.MeanOf(d), family.MeanOf(on)
-	row.Notes = append(row.Notes, fmt.Sprintf("exact on the same %d examples: %.3f (difference %+.3f ± %.3f)", len(idx), ex.Mean, st.Mean, st.SE))
-	if se := st.SE; st.Mean > 3*se && st.Mean > 1e-9 {
-		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %.3f nats above exact on the same examples, beyond 3 standard errors (%.3f): a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, st.Mean, 3*se))
-	}
 }
 
 // BDMCSettings is the settings of bidirectional Monte Carlo.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 )
 
 // Group is a sync.WaitGroup that forwards the first panic of its
@@ -52,4 +53,28 @@ func (g *Group) Wait() {
 	if g.panic != nil {
 		panic(g.panic)
 	}
+}
+
+// ForEach runs work items 0 … items−1 on at most workers goroutines (at
+// least one); each goroutine builds its own worker (its scratch) with
+// newWorker and takes the next item until none is left. Items should
+// write only their own results, so that nothing depends on which
+// goroutine ran them.
+func ForEach(items, workers int, newWorker func() func(item int)) {
+	workers = max(1, min(workers, items))
+	var next atomic.Int64
+	var g Group
+	for range workers {
+		g.Go(func() {
+			work := newWorker()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= items {
+					return
+				}
+				work(i)
+			}
+		})
+	}
+	g.Wait()
 }

@@ -1,0 +1,233 @@
+package vae
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
+
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/internal/workgroup"
+	"github.com/logz-ml/logz/models"
+)
+
+// checkRows checks that every example has X values of 0 or 1, naming the
+// first that does not.
+func checkRows(m *models.VAE, x eval.Examples) error {
+	X := m.NumVisible()
+	for n := range x.Len() {
+		r := x.Row(n)
+		if len(r) != X {
+			return fmt.Errorf("vae: example %d has %d values, the model %d visible units", n, len(r), X)
+		}
+		for i, b := range r {
+			if b > 1 {
+				return fmt.Errorf("vae: example %d, unit %d is %d; expected 0/1 data", n, i, b)
+			}
+		}
+	}
+	return nil
+}
+
+// logAcc accumulates log weights lw as m + log Σ e^{lw−m} (s1, shifted by
+// the running maximum m), m·2 + log Σ e^{2(lw−m)} (s2, for the effective
+// sample size) and the plain sum Σ lw (sum, for the ELBO).
+type logAcc struct{ m, s1, s2, sum float64 }
+
+func newLogAcc() logAcc { return logAcc{m: math.Inf(-1)} }
+
+func (a *logAcc) add(lw float64) {
+	a.sum += lw
+	switch {
+	case math.IsInf(lw, -1): // weight 0
+	case math.IsNaN(a.m):
+	case math.IsNaN(lw) || math.IsInf(lw, 1):
+		a.m, a.s1, a.s2 = lw, 1, 1
+	case lw <= a.m:
+		e := math.Exp(lw - a.m)
+		a.s1 += e
+		a.s2 += e * e
+	default:
+		e := math.Exp(a.m - lw)
+		a.s1 = a.s1*e + 1
+		a.s2 = a.s2*e*e + 1
+		a.m = lw
+	}
+}
+
+// merge adds b's weights to a's.
+func (a *logAcc) merge(b logAcc) {
+	a.sum += b.sum
+	switch {
+	case b.s1 == 0:
+	case a.s1 == 0:
+		a.m, a.s1, a.s2 = b.m, b.s1, b.s2
+	case b.m > a.m:
+		e := math.Exp(a.m - b.m)
+		a.m, a.s1, a.s2 = b.m, b.s1+a.s1*e, b.s2+a.s2*e*e
+	default:
+		e := math.Exp(b.m - a.m)
+		a.s1 += b.s1 * e
+		a.s2 += b.s2 * e * e
+	}
+}
+
+// isBlock is how many proposals one work item draws, from its own stream
+// keyed (seed, example, block): a fixed size, so that nothing depends on
+// GOMAXPROCS.
+const isBlock = 1000
+
+// Weights holds, per example, what K proposals z_k ~ q(z|x) give: the log
+// importance weights
+//
+//	log w_k = log p(x|z_k) + log p̃(z_k) − log q(z_k|x)
+//
+// summarised as log p̃̂(x) = logmeanexp_k log w_k = log((1/K) Σ_k w_k) (the
+// MEAN weight: minus log K, GUIDE §10.3; the logsumexp shifted by the
+// maximum), ELBO = (1/K) Σ_k log w_k, and the effective sample size
+// (Σ w)²/Σ w². Neither includes −log Z of an RBM prior.
+type Weights struct {
+	LogMeanW, MeanLogW, ESS []float64
+}
+
+// SampleWeights draws samples proposals from the encoder for every example
+// of x; the proposals of example n, block b come from the generator keyed
+// (seed, n, b), so the result depends on seed alone. progress, if set, is
+// called from the workers with the proposals drawn so far and the total.
+func SampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, progress func(done, total int64)) (Weights, error) {
+	if samples < 1 {
+		return Weights{}, fmt.Errorf("vae: samples is %d; want at least 1", samples)
+	}
+	if err := checkRows(m, x); err != nil {
+		return Weights{}, err
+	}
+	N := x.Len()
+	blocks := (samples + isBlock - 1) / isBlock
+	acc := make([]logAcc, N*blocks)
+	Z := m.NumLatent()
+	var done atomic.Int64
+	total := int64(N) * int64(samples)
+	workgroup.ForEach(N*blocks, runtime.GOMAXPROCS(0), func() func(int) {
+		s := m.NewScratch()
+		z := make([]uint8, Z)
+		kappa := make([]float64, Z)
+		pcg := rand.NewPCG(0, 0)
+		rng := rand.New(pcg)
+		return func(item int) {
+			ex, b := item/blocks, item%blocks
+			pcg.Seed(seeds.Derive(seed, uint64(ex), uint64(b)), seeds.Derive(seed, uint64(ex), uint64(b), 1))
+			xr := x.Row(ex)
+			copy(kappa, m.EncoderLogits(s, xr))
+			a := newLogAcc()
+			k := min(isBlock, samples-b*isBlock)
+			for range k {
+				lq := models.SampleBernoulliLogits(z, kappa, rng)
+				a.add(m.LogLikelihood(s, xr, z) + m.LogPrior(s, z) - lq)
+			}
+			acc[item] = a
+			if progress != nil {
+				progress(done.Add(int64(k)), total)
+			}
+		}
+	})
+	w := Weights{LogMeanW: make([]float64, N), MeanLogW: make([]float64, N), ESS: make([]float64, N)}
+	logK := math.Log(float64(samples))
+	for ex := range N {
+		a := acc[ex*blocks]
+		for b := 1; b < blocks; b++ {
+			a.merge(acc[ex*blocks+b])
+		}
+		w.LogMeanW[ex] = a.m + math.Log(a.s1) - logK
+		w.MeanLogW[ex] = a.sum / float64(samples)
+		w.ESS[ex] = a.s1 * a.s1 / a.s2
+	}
+	return w, nil
+}
+
+// exactBlock is the number of latent states whose decoder outputs are
+// computed together by ExactLogUnnorm.
+const exactBlock = 256
+
+// ExactLogUnnorm returns, for every example, log p̃(x) = log Σ_z p(x|z) p̃(z)
+// = logsumexp_z[log p(x|z) + log p̃(z)] over all 2^Z latent states (the
+// logsumexp shifted by the running maximum); log p(x) is this minus log Z
+// of the prior (0 for a Bernoulli prior). Latent states are visited in
+// blocks: the decoder runs once per state, and each example accumulates
+// its terms in the order of z, so the result does not depend on the number
+// of goroutines. It refuses Z > maxUnits.
+func ExactLogUnnorm(m *models.VAE, x eval.Examples, maxUnits int, progress func(done, total int64)) ([]float64, error) {
+	Z, X := m.NumLatent(), m.NumVisible()
+	if Z > maxUnits {
+		return nil, fmt.Errorf("vae: exact enumeration of %d latent units (2^%d states) is above max_units %d", Z, Z, maxUnits)
+	}
+	if err := checkRows(m, x); err != nil {
+		return nil, err
+	}
+	N := x.Len()
+	states := 1 << Z
+	B := min(exactBlock, states)
+	// For the states of a block: the decoder logits ℓ(z), and
+	// c(z) = log p̃(z) − Σ_i softplus(ℓ_i(z)), so that
+	// log p(x|z) + log p̃(z) = c(z) + Σ_{i: x_i = 1} ℓ_i(z).
+	logits := make([]float64, B*X)
+	c := make([]float64, B)
+	acc := make([]logAcc, N)
+	for n := range acc {
+		acc[n] = newLogAcc()
+	}
+	on := make([][]int32, N)
+	for n := range N {
+		for i, b := range x.Row(n) {
+			if b != 0 {
+				on[n] = append(on[n], int32(i))
+			}
+		}
+	}
+	workers := runtime.GOMAXPROCS(0)
+	var done int64
+	for start := 0; start < states; start += B {
+		k := min(B, states-start)
+		workgroup.ForEach(k, workers, func() func(int) {
+			s := m.NewScratch()
+			z := make([]uint8, Z)
+			return func(j int) {
+				code := start + j
+				for i := range z {
+					z[i] = uint8(code >> i & 1)
+				}
+				l := m.DecoderLogits(s, z)
+				copy(logits[j*X:(j+1)*X], l)
+				t := m.LogPrior(s, z)
+				for _, v := range l {
+					t -= nmath.Softplus(v)
+				}
+				c[j] = t
+			}
+		})
+		workgroup.ForEach(N, workers, func() func(int) {
+			return func(n int) {
+				a := &acc[n]
+				for j := range k {
+					row := logits[j*X : (j+1)*X]
+					t := c[j]
+					for _, i := range on[n] {
+						t += row[i]
+					}
+					a.add(t)
+				}
+			}
+		})
+		done += int64(k) * int64(N)
+		if progress != nil {
+			progress(done, int64(states)*int64(N))
+		}
+	}
+	out := make([]float64, N)
+	for n, a := range acc {
+		out[n] = a.m + math.Log(a.s1)
+	}
+	return out, nil
+}

@@ -1,0 +1,91 @@
+package vae
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/logz-ml/logz/models"
+)
+
+// priorProbs is p(z) of every z by enumerating z and h.
+func priorProbs(m *models.VAE) []float64 {
+	s := m.NewScratch()
+	Z := m.NumLatent()
+	p := make([]float64, 1<<Z)
+	tot := 0.0
+	for c := range p {
+		p[c] = math.Exp(m.LogPrior(s, bits(c, Z)))
+		tot += p[c]
+	}
+	for c := range p {
+		p[c] /= tot
+	}
+	return p
+}
+
+// checkFreq checks that the frequencies of the codes of n draws match p
+// within 5 binomial standard errors each.
+func checkFreq(t *testing.T, what string, draws []uint8, D int, p []float64) {
+	t.Helper()
+	n := len(draws) / D
+	count := make([]float64, len(p))
+	for i := range n {
+		c := 0
+		for j, b := range draws[i*D : (i+1)*D] {
+			c |= int(b) << j
+		}
+		count[c]++
+	}
+	for c, pc := range p {
+		se := math.Sqrt(pc * (1 - pc) / float64(n))
+		if f := count[c] / float64(n); math.Abs(f-pc) > 5*se+1e-12 {
+			t.Errorf("%s: state %d drawn with frequency %.4f, p = %.4f (SE %.4f)", what, c, f, pc, se)
+		}
+	}
+}
+
+// TestSamplesMatchTheModel: latents drawn exactly (h from its marginal)
+// and by Gibbs chains from a χ² proposal, and data x ~ p(x|z), have the
+// frequencies of p(z) and p(x) by enumeration; the same seed gives the
+// same samples. Mutation checked: drawing h uniformly instead of from
+// its marginal (u := rng.Float64() * cdf[len(cdf)-1] → a uniform code)
+// fails the exact case.
+func TestSamplesMatchTheModel(t *testing.T) {
+	m := tinyVAE(t, 3, 21, 1.5)
+	pz := priorProbs(m)
+	const n = 20000
+	z, how, err := SampleLatents(m, n, 3, ExactPriorHidden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFreq(t, how, z, 4, pz)
+	zg, how, err := SampleLatents(m, 4000, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFreq(t, how, zg, 4, pz)
+	x, err := Samples(m, n, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xb := make([]uint8, len(x))
+	for i, v := range x {
+		xb[i] = uint8(v)
+	}
+	px := make([]float64, 1<<6)
+	for c := range px {
+		px[c] = math.Exp(bruteLogP(m, bits(c, 6)))
+	}
+	checkFreq(t, "x", xb, 6, px)
+	again, _ := Samples(m, 50, 4)
+	if !slices.Equal(again, x[:50*6]) {
+		t.Error("the first 50 samples depend on how many are drawn")
+	}
+	b := tinyVAE(t, 0, 2, 1.5)
+	zb, _, err := SampleLatents(b, n, 5, ExactPriorHidden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFreq(t, "bernoulli prior", zb, 4, priorProbs(b))
+}

@@ -1,0 +1,345 @@
+package vae
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
+)
+
+// tinyVAE is X = 6, Z = 4, one hidden layer of 5, and an RBM(4,3) prior
+// (priorHidden 0: a Bernoulli prior), every parameter N(0, scale²).
+func tinyVAE(t *testing.T, priorHidden int, seed uint64, scale float64) *models.VAE {
+	t.Helper()
+	m, err := models.NewVAE(6, 4, []int{5}, priorHidden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	fill := func(x []float64) {
+		for i := range x {
+			x[i] = scale * rng.NormFloat64()
+		}
+	}
+	fill(m.Dec.Params())
+	fill(m.Enc.Params())
+	if m.Prior != nil {
+		fill(m.Prior.W)
+		fill(m.Prior.VBias)
+		fill(m.Prior.HBias)
+	} else {
+		fill(m.PriorLogits)
+	}
+	return m
+}
+
+type rows [][]uint8
+
+func (r rows) Len() int          { return len(r) }
+func (r rows) Row(n int) []uint8 { return r[n] }
+
+// bits returns the D bits of code (bit i is unit i).
+func bits(code, D int) []uint8 {
+	v := make([]uint8, D)
+	for i := range v {
+		v[i] = uint8(code >> i & 1)
+	}
+	return v
+}
+
+// allX is every x ∈ {0,1}^6.
+func allX() rows {
+	var x rows
+	for c := range 1 << 6 {
+		x = append(x, bits(c, 6))
+	}
+	return x
+}
+
+// bruteLogP is log p(x) by the double enumeration of z and the prior's h,
+// in plain probabilities (no log-space tricks: the model is tiny):
+// p(x) = Σ_z Σ_h e^{−E(z,h)} p(x|z) / Σ_z Σ_h e^{−E(z,h)}, with
+// p(x|z) = Π_i σ(ℓ_i)^{x_i} (1 − σ(ℓ_i))^{1−x_i}.
+func bruteLogP(m *models.VAE, x []uint8) float64 {
+	s := m.NewScratch()
+	Z := m.NumLatent()
+	num, den := 0.0, 0.0
+	for zc := range 1 << Z {
+		z := bits(zc, Z)
+		pz := 0.0
+		if r := m.Prior; r != nil {
+			for hc := range 1 << r.NHid {
+				h := bits(hc, r.NHid)
+				e := 0.0
+				for i := range Z {
+					e += float64(z[i]) * r.VBias[i]
+					for j := range r.NHid {
+						e += float64(z[i]) * r.W[i*r.NHid+j] * float64(h[j])
+					}
+				}
+				for j := range r.NHid {
+					e += float64(h[j]) * r.HBias[j]
+				}
+				pz += math.Exp(e)
+			}
+		} else {
+			pz = 1
+			for j, l := range m.PriorLogits {
+				p := 1 / (1 + math.Exp(-l))
+				if z[j] == 0 {
+					p = 1 - p
+				}
+				pz *= p
+			}
+		}
+		px := 1.0
+		for i, l := range m.DecoderLogits(s, z) {
+			p := 1 / (1 + math.Exp(-l))
+			if x[i] == 0 {
+				p = 1 - p
+			}
+			px *= p
+		}
+		num += pz * px
+		den += pz
+	}
+	return math.Log(num) - math.Log(den)
+}
+
+// exactELBO is E_q(z|x)[log p(x|z) + log p(z) − log q(z|x)] by enumerating
+// z, with log p(z) = log p̃(z) − log Z.
+func exactELBO(m *models.VAE, x []uint8, logZ float64) float64 {
+	s := m.NewScratch()
+	Z := m.NumLatent()
+	kappa := append([]float64(nil), m.EncoderLogits(s, x)...)
+	e := 0.0
+	for zc := range 1 << Z {
+		z := bits(zc, Z)
+		lq := models.BernoulliLogProb(z, kappa)
+		e += math.Exp(lq) * (m.LogLikelihood(s, x, z) + m.LogPrior(s, z) - logZ - lq)
+	}
+	return e
+}
+
+// evaluate runs the family's estimators on split "test" of x.
+func evaluate(t *testing.T, m *models.VAE, x rows, seed uint64, ests ...family.Configured) map[string]report.Row {
+	t.Helper()
+	env := family.Env{Experiment: "t", Stage: report.StageFinal, Seed: seed, Splits: []family.Split{{Name: "test", Data: x}}}
+	rs, err := env.Run(VAE, m, ests)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]report.Row{}
+	for _, r := range rs {
+		out[r.Estimator] = r
+	}
+	return out
+}
+
+// TestExactMatchesBruteForce: exact's per-example log p(x) (2^Z terms, the
+// prior's exact log Z subtracted) equals the double enumeration over z and
+// h, for an RBM and a Bernoulli prior; the exact row's mean is their mean.
+// Mutation checked: dropping "lp[n] -= z.value" in Exact.Run fails it.
+func TestExactMatchesBruteForce(t *testing.T) {
+	x := allX()
+	for _, H := range []int{3, 0} {
+		m := tinyVAE(t, H, 11, 1.0)
+		r := evaluate(t, m, x, 1, VAE.Entry("exact"))["exact"]
+		want := 0.0
+		for n := range x {
+			want += bruteLogP(m, x[n])
+		}
+		want /= float64(len(x))
+		if math.Abs(*r.MeanLoglik-want) > 1e-10 {
+			t.Errorf("H=%d: exact mean %.12f, brute force %.12f", H, *r.MeanLoglik, want)
+		}
+		lp, err := ExactLogUnnorm(m, x, 20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := 0.0
+		for n := range x {
+			sum += math.Exp(lp[n] - *r.LogZ)
+			if got, want := lp[n]-*r.LogZ, bruteLogP(m, x[n]); math.Abs(got-want) > 1e-10 {
+				t.Errorf("H=%d x=%v: log p %.12f, brute force %.12f", H, x[n], got, want)
+			}
+		}
+		if math.Abs(sum-1) > 1e-10 {
+			t.Errorf("H=%d: Σ_x p(x) = %.12f", H, sum)
+		}
+	}
+}
+
+// TestISUnbiased: the IS estimate p̂(x) is unbiased for p(x) for any K, so
+// over R independent estimates the mean of exp(log p̂ − log p) is 1 within
+// 4 standard errors (the sample's own). K = 3 proposals, so that the mean
+// weight and the sum differ by log 3. Mutation checked: "− logK" dropped
+// from SampleWeights (the sum, not the mean) fails it (mean ratio ≈ 3).
+func TestISUnbiased(t *testing.T) {
+	m := tinyVAE(t, 3, 5, 1.0)
+	logZ := *evaluate(t, m, allX()[:1], 1, VAE.Entry("exact"))["exact"].LogZ
+	const R = 20000
+	for _, code := range []int{0, 45} {
+		x := bits(code, 6)
+		rep := make(rows, R)
+		for i := range rep {
+			rep[i] = x
+		}
+		w, err := SampleWeights(m, rep, 3, 77, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp := bruteLogP(m, x)
+		r := make([]float64, R)
+		for i, v := range w.LogMeanW {
+			r[i] = math.Exp(v - logZ - lp) // a ratio, not a log weight
+		}
+		st := family.MeanOf(r)
+		if math.Abs(st.Mean-1) > 4*st.SE {
+			t.Errorf("x=%v: mean of p̂/p over %d estimates is %.4f ± %.4f; want 1", x, R, st.Mean, st.SE)
+		}
+	}
+}
+
+// TestEstimatorsAgainstExact: on every x of a tiny VAE with an RBM prior,
+// the is row agrees with exact (K = 2000 proposals: its bias is far below
+// its noise), the elbo row agrees with the ELBO computed by enumerating z
+// and lies below exact, IS lies above ELBO, every row carries the prior's
+// exact log Z, and nothing warns. Mutations checked: dropping "lp[n] -=
+// z.value" in sampled fails it (is and elbo high by log Z ≈ 4 nats, and
+// is warns above exact); using MeanLogW for is fails "IS ≥ ELBO".
+func TestEstimatorsAgainstExact(t *testing.T) {
+	m := tinyVAE(t, 3, 7, 1.0)
+	x := allX()
+	is := family.Configured{Name: "is", Settings: &ISSettings{Samples: 2000, PriorLogZ: defaultPriorLogZ()}}
+	elbo := family.Configured{Name: "elbo", Settings: &ISSettings{Samples: 200, PriorLogZ: defaultPriorLogZ()}}
+	r := evaluate(t, m, x, 3, VAE.Entry("exact"), is, elbo)
+	ex, ri, re := r["exact"], r["is"], r["elbo"]
+	logZ := *ex.LogZ
+	wantELBO := 0.0
+	for n := range x {
+		e := exactELBO(m, x[n], logZ)
+		if lp := bruteLogP(m, x[n]); e > lp+1e-12 {
+			t.Errorf("x=%v: ELBO %.6f above log p(x) %.6f", x[n], e, lp)
+		}
+		wantELBO += e
+	}
+	wantELBO /= float64(len(x))
+	for _, row := range []report.Row{ri, re} {
+		if row.LogZ == nil || *row.LogZ != logZ || row.ExactLogZ == nil {
+			t.Errorf("%s: log Z %v, want the exact %.6f", row.Estimator, row.LogZ, logZ)
+		}
+		if len(row.Warnings) > 0 {
+			t.Errorf("%s warns: %v", row.Estimator, row.Warnings)
+		}
+	}
+	// The per-example noise of is and elbo is below the spread over
+	// examples, so the row's standard error bounds it.
+	if d := *ri.MeanLoglik - *ex.MeanLoglik; math.Abs(d) > 4**ri.LoglikSE || d > 0.02 {
+		t.Errorf("is %.4f, exact %.4f (SE %.4f)", *ri.MeanLoglik, *ex.MeanLoglik, *ri.LoglikSE)
+	}
+	if d := *re.MeanLoglik - wantELBO; math.Abs(d) > 4**re.LoglikSE {
+		t.Errorf("elbo %.4f, enumerated ELBO %.4f (SE %.4f)", *re.MeanLoglik, wantELBO, *re.LoglikSE)
+	}
+	if !(*re.MeanLoglik < *ex.MeanLoglik && *re.MeanLoglik < *ri.MeanLoglik) {
+		t.Errorf("elbo %.4f should lie below exact %.4f and is %.4f", *re.MeanLoglik, *ex.MeanLoglik, *ri.MeanLoglik)
+	}
+	if !strings.Contains(strings.Join(ri.Notes, " "), "exact on the same 64 examples") {
+		t.Errorf("is notes lack the comparison with exact: %v", ri.Notes)
+	}
+}
+
+// TestPriorLogZByAIS: with max_units below min(Z, H) the prior's log Z
+// comes from AIS, within its ±3σ band of the exact value, and the chi2 row
+// of the prior brackets it from above; is's notes show the bracket.
+func TestPriorLogZByAIS(t *testing.T) {
+	m := tinyVAE(t, 3, 7, 1.0)
+	x := allX()
+	s := ISSettings{Samples: 500, PriorLogZ: defaultPriorLogZ()}
+	s.MaxUnits, s.Runs, s.Betas = 2, 200, 500
+	c := family.DefaultChi2()
+	c.Steps, c.Samples = 300, 4000
+	r := evaluate(t, m, x, 4, family.Configured{Name: "chi2", Settings: &c}, family.Configured{Name: "is", Settings: &s})
+	exact := *evaluate(t, m, x[:1], 1, VAE.Entry("exact"))["exact"].LogZ
+	ri, rc := r["is"], r["chi2"]
+	if ri.ExactLogZ != nil || ri.LogZLo == nil || !(*ri.LogZLo <= exact && exact <= *ri.LogZHi) {
+		t.Errorf("AIS log Z %v [%v, %v], exact %.4f", *ri.LogZ, ri.LogZLo, ri.LogZHi, exact)
+	}
+	if rc.Split != "" || rc.LogZ == nil || *rc.LogZ < exact-0.05 {
+		t.Errorf("chi2 row: split %q log Z %v, exact %.4f", rc.Split, rc.LogZ, exact)
+	}
+	if ri.LogZBracketHi == nil || *ri.LogZBracketHi != *rc.LogZ || !strings.Contains(strings.Join(ri.Notes, " "), "prior log Z bracket [AIS, χ²]") {
+		t.Errorf("is row lacks the χ² bracket: %v", ri.Notes)
+	}
+}
+
+// TestSameNumbersAnyGOMAXPROCS: IS, ELBO and exact give bit-identical
+// results on 1 and 3 threads.
+func TestSameNumbersAnyGOMAXPROCS(t *testing.T) {
+	m := tinyVAE(t, 3, 9, 1.0)
+	x := allX()
+	run := func(p int) (Weights, []float64) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
+		w, err := SampleWeights(m, x, 2500, 5, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp, err := ExactLogUnnorm(m, x, 20, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return w, lp
+	}
+	w1, e1 := run(1)
+	w3, e3 := run(3)
+	if !slices.Equal(w1.LogMeanW, w3.LogMeanW) || !slices.Equal(w1.MeanLogW, w3.MeanLogW) || !slices.Equal(e1, e3) {
+		t.Error("results depend on GOMAXPROCS")
+	}
+}
+
+// TestBadInput: wrong example sizes and non-binary data are errors naming
+// the example, not panics.
+func TestBadInput(t *testing.T) {
+	m := tinyVAE(t, 3, 1, 1.0)
+	for _, x := range []rows{{{0, 1, 0}}, {{0, 1, 2, 0, 0, 0}}} {
+		if _, err := SampleWeights(m, x, 10, 1, nil); err == nil || !strings.Contains(err.Error(), "example 0") {
+			t.Errorf("%v: %v", x, err)
+		}
+		if _, err := ExactLogUnnorm(m, x, 20, nil); err == nil {
+			t.Errorf("%v: no error", x)
+		}
+	}
+	big, _ := models.NewVAE(6, 30, []int{5}, 0)
+	if err := Exact.Feasible(big, Exact.New()); err == nil || !strings.Contains(err.Error(), "max_units") {
+		t.Errorf("exact of Z = 30: %v", err)
+	}
+	if err := Chi2.Feasible(tinyVAE(t, 0, 1, 1), Chi2.New()); err == nil || !strings.Contains(err.Error(), "Bernoulli prior") {
+		t.Errorf("chi2 of a Bernoulli prior: %v", err)
+	}
+}
+
+// TestLogSpace: with weights of e^−1000 and below (parameters of scale
+// 300), exact, is and elbo stay finite, and is stays within its noise of
+// exact from below: every logsumexp is shifted by its maximum. Mutation
+// checked: an unshifted accumulation (s1 += e^{lw}) in logAcc.add gives
+// −Inf and fails it.
+func TestLogSpace(t *testing.T) {
+	m := tinyVAE(t, 3, 13, 300)
+	x := allX()
+	is := family.Configured{Name: "is", Settings: &ISSettings{Samples: 50, PriorLogZ: defaultPriorLogZ()}}
+	r := evaluate(t, m, x, 3, VAE.Entry("exact"), is, VAE.Entry("elbo"))
+	for _, k := range []string{"exact", "is", "elbo"} {
+		if v := *r[k].MeanLoglik; math.IsNaN(v) || math.IsInf(v, 0) || v > -100 {
+			t.Errorf("%s: %v, want a finite value far below 0", k, v)
+		}
+	}
+	if *r["is"].MeanLoglik > *r["exact"].MeanLoglik+1e-9 || len(r["is"].Warnings) > 0 {
+		t.Errorf("is %.3f above exact %.3f: %v", *r["is"].MeanLoglik, *r["exact"].MeanLoglik, r["is"].Warnings)
+	}
+}
