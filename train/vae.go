@@ -253,10 +253,10 @@ func NewVAETrainer(m *models.VAE, opt VAEOptions, seed uint64) (*VAETrainer, err
 
 // InitParams draws the decoder's and encoder's weights by mlp.Init (biases
 // 0), sets the decoder's output bias to base (the data's base-rate logits;
-// nil: 0), the prior to zero plus N(0, 0.01²) on the RBM's W, the NVIL
+// nil: 0), the prior to zero plus N(0, priorStd²) on the RBM's W (model.init_prior_std), the NVIL
 // baseline by mlp.Init and the persistent chains uniformly at random (the
 // zero prior's distribution).
-func (t *VAETrainer) InitParams(base []float64) error {
+func (t *VAETrainer) InitParams(base []float64, priorStd float64) error {
 	m := t.M
 	if base != nil && len(base) != m.NumVisible() {
 		return fmt.Errorf("vae trainer: %d base-rate logits for %d visible units", len(base), m.NumVisible())
@@ -271,7 +271,7 @@ func (t *VAETrainer) InitParams(base []float64) error {
 		t.Base.Init(rng(3))
 	}
 	if r := m.Prior; r != nil {
-		initRBM(r, 0.01, nil, rng(4))
+		initRBM(r, priorStd, nil, rng(4))
 		g := rng(5)
 		for i := range t.chains {
 			t.chains[i] = float64(g.IntN(2))

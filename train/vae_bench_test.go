@@ -21,7 +21,7 @@ func benchVAEStep(b *testing.B, Z int, prior string, workers int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := tr.InitParams(nil); err != nil {
+	if err := tr.InitParams(nil, 0.01); err != nil {
 		b.Fatal(err)
 	}
 	idx := make([]int, 100)

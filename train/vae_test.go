@@ -397,7 +397,7 @@ func newTinyTrainer(t testing.TB, H int, opt VAEOptions, seed uint64, base []flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.InitParams(base); err != nil {
+	if err := tr.InitParams(base, 0.01); err != nil {
 		t.Fatal(err)
 	}
 	return tr

@@ -10,7 +10,6 @@ package vae
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
@@ -67,31 +66,6 @@ func (m *Model) priorHidden() int {
 		return m.PriorHidden
 	}
 	return 0
-}
-
-// Init sets the parameters of a fresh VAE (from the family's NewModel) as
-// the model settings say: MLP weights N(0, 1/fan_in) and zero biases, the
-// decoder's output biases at the data's log-odds baseRate (for
-// init_visible_bias: base-rate, when it has X values), the RBM prior's
-// weights N(0, init_prior_std²) with zero biases, a Bernoulli prior's
-// logits 0. Every draw comes from the generator seeded with seed. For the
-// trainer.
-func Init(m *models.VAE, s *Model, baseRate []float64, seed uint64) {
-	rng := rand.New(rand.NewPCG(seed, 0x7661652d696e6974))
-	m.Dec.Init(rng)
-	m.Enc.Init(rng)
-	if s.InitVisibleBias == "base-rate" && len(baseRate) == m.NumVisible() {
-		copy(m.Dec.B[len(m.Dec.B)-1], baseRate)
-	}
-	if r := m.Prior; r != nil {
-		for i := range r.W {
-			r.W[i] = s.InitPriorStd * rng.NormFloat64()
-		}
-		clear(r.VBias)
-		clear(r.HBias)
-	} else {
-		clear(m.PriorLogits)
-	}
 }
 
 // VAE is the registered family.

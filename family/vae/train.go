@@ -146,11 +146,15 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vae trainer: %w", err)
 	}
+	ms, ok := a.ModelSettings.(*Model)
+	if !ok {
+		return nil, fmt.Errorf("vae trainer: model settings are %T, not the vae family's", a.ModelSettings)
+	}
 	var base []float64
-	if len(a.BaseRate) == m.NumVisible() {
+	if ms.InitVisibleBias == "base-rate" && len(a.BaseRate) == m.NumVisible() {
 		base = a.BaseRate
 	}
-	if err := t.InitParams(base); err != nil {
+	if err := t.InitParams(base, ms.InitPriorStd); err != nil {
 		return nil, err
 	}
 	return &trainer{t: t, epochs: s.Epochs}, nil
