@@ -62,7 +62,8 @@ func TestNewTrainer(t *testing.T) {
 	for i := range data {
 		data[i] = []uint8{uint8(i % 2), 1, 0, uint8(i % 3 / 2), 1, 0}
 	}
-	tr, err := newTrainer(family.TrainerArgs{Model: m, Train: &s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
+	ms := DefaultModel()
+	tr, err := newTrainer(family.TrainerArgs{Model: m, ModelSettings: &ms, Train: &s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
 	if err != nil {
 		t.Fatal(err)
 	}
