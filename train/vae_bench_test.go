@@ -7,10 +7,14 @@ import (
 )
 
 // benchVAEStep times one minibatch step (q steps, gradient, Adam) of a
-// 784-500-Z VAE with an RBM(Z,8) prior on 100 MNIST-like examples.
-func benchVAEStep(b *testing.B, Z int, prior string, workers int) {
+// 784-500-Z VAE with an RBM(Z,H) prior on 100 MNIST-like examples.
+func benchVAEStep(b *testing.B, Z int, prior string, workers int, H ...int) {
 	var data Data = mnistLike(100) // boxed once: a slice → interface conversion allocates
-	m, err := models.NewVAE(784, Z, []int{500}, 8)
+	ph := 8
+	if len(H) > 0 {
+		ph = H[0]
+	}
+	m, err := models.NewVAE(784, Z, []int{500}, ph)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -43,6 +47,9 @@ func benchVAEStep(b *testing.B, Z int, prior string, workers int) {
 func BenchmarkVAEStep784x500x200RBM8Chi2(b *testing.B) { benchVAEStep(b, 200, PriorTrainingChi2, 1) }
 func BenchmarkVAEStep784x500x64RBM8Chi2(b *testing.B)  { benchVAEStep(b, 64, PriorTrainingChi2, 1) }
 func BenchmarkVAEStep784x500x64RBM8PCD(b *testing.B)   { benchVAEStep(b, 64, PriorTrainingPCD, 1) }
+
+// The shape: 784-500-64 with an RBM(64,64) prior and its χ² step.
+func BenchmarkVAEStep784x500x64RBM64Chi2(b *testing.B) { benchVAEStep(b, 64, PriorTrainingChi2, 1, 64) }
 func BenchmarkVAEStep784x500x200RBM8Chi2Workers2(b *testing.B) {
 	benchVAEStep(b, 200, PriorTrainingChi2, 2)
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,5 +89,56 @@ func TestEvalVAEWithoutMeta(t *testing.T) {
 	}
 	if !(*el.MeanLoglik < *ex.MeanLoglik) || *el.LogZ != *ex.LogZ || *is.LogZ != *ex.LogZ {
 		t.Errorf("elbo %.4f, exact %.4f; log Z %v %v %v", *el.MeanLoglik, *ex.MeanLoglik, *ex.LogZ, *is.LogZ, *el.LogZ)
+	}
+}
+
+// TestEvalVAEWrittenByNumPy: a VAE .npz written by NumPy's np.savez with the
+// documented arrays (float64, in×out weights, an RBM prior) evaluates with
+// `logz eval --estimator exact,is`, and IS agrees with exact. Skipped where
+// no python3 with NumPy is installed (Debian: python3-numpy).
+func TestEvalVAEWrittenByNumPy(t *testing.T) {
+	py := ""
+	for _, p := range []string{"/usr/bin/python3", "python3"} {
+		if exec.Command(p, "-c", "import numpy").Run() == nil {
+			py = p
+			break
+		}
+	}
+	if py == "" {
+		t.Skip("no python3 with numpy")
+	}
+	dir := t.TempDir()
+	mp, dp := filepath.Join(dir, "vae.npz"), filepath.Join(dir, "x.npy")
+	script := `
+import sys, numpy as np
+r = np.random.default_rng(7)
+X, H, Z, P = 6, 5, 4, 3
+np.savez(sys.argv[1],
+    dec_W1=r.normal(size=(Z, H)), dec_b1=r.normal(size=H), dec_W2=r.normal(size=(H, X)), dec_b2=r.normal(size=X),
+    enc_W1=r.normal(size=(X, H)), enc_b1=r.normal(size=H), enc_W2=r.normal(size=(H, Z)), enc_b2=r.normal(size=Z),
+    prior_W=r.normal(size=(Z, P)), prior_vbias=r.normal(size=Z), prior_hbias=r.normal(size=P))
+np.save(sys.argv[2], np.array([[(c >> i) & 1 for i in range(X)] for c in range(64)], dtype=np.float64))
+`
+	if out, err := exec.Command(py, "-c", script, mp, dp).CombinedOutput(); err != nil {
+		t.Fatalf("numpy: %v\n%s", err, out)
+	}
+	out, stderr, err := runLogz(t, "eval", "--model", mp, "--data", "npy:"+dp, "--estimator", "exact,is", "--samples", "2000", "--json")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	rows, err := report.DecodeResults(strings.NewReader(out), "stdout")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]report.Row{}
+	for _, r := range rows {
+		got[r.Estimator] = r
+	}
+	ex, is := got["exact"], got["is"]
+	if ex.MeanLoglik == nil || is.MeanLoglik == nil || !strings.Contains(ex.Model, "rbm(4,3)") {
+		t.Fatalf("rows: %s", out)
+	}
+	if d := *is.MeanLoglik - *ex.MeanLoglik; math.Abs(d) > 4**is.LoglikSE || d > 0.02 {
+		t.Errorf("is %.4f ± %.4f, exact %.4f", *is.MeanLoglik, *is.LoglikSE, *ex.MeanLoglik)
 	}
 }
