@@ -105,7 +105,7 @@ func TestBadConfigs(t *testing.T) {
 		{"wrong type: string for bool", okExp + "    train:\n      shuffle: yes\n", []string{
 			`bad.yaml:5: experiments[0].train.shuffle: expected true or false, got "yes"`}},
 		{"wrong type: number for string", okExp + "    train:\n      method: 1\n", []string{
-			`bad.yaml:5: experiments[0].train.method: expected cd, pcd or chi2, got 1 (write "1" in quotes`}},
+			`bad.yaml:5: experiments[0].train.method: expected cd, pcd or chi2 (chi2: an rbm only), got 1 (write "1" in quotes`}},
 		{"wrong type: scalar for mapping", okExp + "    train: fast\n", []string{
 			`bad.yaml:4: experiments[0].train: expected a mapping (method, k,`, `got "fast"`}},
 		{"wrong type: empty value", okExp + "    train:\n      k:\n", []string{

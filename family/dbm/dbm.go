@@ -37,7 +37,7 @@ func (*Model) Legacy() map[string]any { return dbn.LegacyModelKeys() }
 // mean-field positive phase (method pcd; chains persistent chains, k Gibbs
 // sweeps per update) after optional greedy pretraining.
 type Train struct {
-	rbm.Train `yaml:",inline"`
+	rbm.Layer `yaml:",inline"`
 	// MeanFieldIters is the number of mean-field fixed-point iterations of
 	// the positive phase of joint training (Salakhutdinov & Hinton 2009).
 	MeanFieldIters int `yaml:"mean_field_iters" want:"a positive integer"`
@@ -65,7 +65,7 @@ type Pretrain struct {
 
 // Check reports bad settings; joint training needs method pcd.
 func (t *Train) Check(p family.Problems) {
-	t.Train.Check(p)
+	t.Layer.Check(p)
 	if t.Method != "pcd" {
 		p.Crossf("method", "method", "a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got %q; pretraining has its own train.pretrain.method)", t.Method)
 	}
@@ -87,9 +87,9 @@ var Family = &family.Family{
 	Codec: family.MustCodec("dbm"),
 	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
 	Train: func() family.Settings {
-		t := rbm.DefaultTrain()
+		t := rbm.DefaultLayer()
 		t.Method = "pcd"
-		return &Train{Train: t, MeanFieldIters: 10, Pretrain: Pretrain{Epochs: 0, Method: "cd", K: 1, LearningRate: 0.05}}
+		return &Train{Layer: t, MeanFieldIters: 10, Pretrain: Pretrain{Epochs: 0, Method: "cd", K: 1, LearningRate: 0.05}}
 	},
 	NewModel: func(s family.Settings, visible int) (models.Model, error) {
 		layers := s.(*Model).Layers
@@ -132,7 +132,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m := a.Model.(*models.DBM)
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
-	pre := rbm.Options(&t.Train, a.Workers)
+	pre := rbm.Options(&t.Layer, a.Workers)
 	pre.Persistent = t.Pretrain.Method == "pcd"
 	if !pre.Persistent {
 		pre.Chains = 0
@@ -146,7 +146,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 		MFIters:        t.MeanFieldIters,
 		WeightDecay:    t.WeightDecay,
 		Shuffle:        t.Shuffle,
-		Schedule:       t.Train,
+		Schedule:       t.Layer,
 		Epochs:         t.Epochs,
 		InitStd:        init.InitWeightStd,
 		BaseRateVBias:  init.BaseRateVBias(),

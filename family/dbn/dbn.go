@@ -50,7 +50,7 @@ func (*Model) Legacy() map[string]any { return LegacyModelKeys() }
 // (train.epochs epochs per layer) and what the layers above the first
 // train on.
 type Train struct {
-	rbm.Train `yaml:",inline"`
+	rbm.Layer `yaml:",inline"`
 	// LayerData is what the layers above the first train on: "sampled"
 	// (one draw from Q(h_l|h_{l−1}) per example, 2008 §4.1), "resampled" (a
 	// fresh draw every epoch) or "mean-field" (the probabilities themselves).
@@ -63,10 +63,7 @@ type Train struct {
 
 // Check reports bad settings.
 func (t *Train) Check(p family.Problems) {
-	t.Train.Check(p)
-	if t.Method == "chi2" {
-		p.Crossf("method", "method", "a dbn trains its layers by cd or pcd (method chi2 is for an rbm)")
-	}
+	t.Layer.Check(p)
 	p.Enum("layer_data", t.LayerData, []string{"sampled", "resampled", "mean-field"})
 }
 
@@ -79,7 +76,7 @@ var Family = &family.Family{
 	Doc:   "deep belief network: a directed sigmoid stack under a top RBM; arrays W<l>, vbias<l>, hbias<l> per layer",
 	Codec: family.MustCodec("dbn"),
 	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
-	Train: func() family.Settings { return &Train{Train: rbm.DefaultTrain(), LayerData: "sampled"} },
+	Train: func() family.Settings { return &Train{Layer: rbm.DefaultLayer(), LayerData: "sampled"} },
 	NewModel: func(s family.Settings, visible int) (models.Model, error) {
 		layers := s.(*Model).Layers
 		if len(layers) < 2 {
@@ -122,7 +119,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 		return nil, err
 	}
 	tr, err := train.NewDBNTrainer(m, train.DBNOptions{
-		Layers:        []train.DBNLayerOptions{{RBM: rbm.Options(&t.Train, a.Workers), Epochs: t.Epochs}},
+		Layers:        []train.DBNLayerOptions{{RBM: rbm.Options(&t.Layer, a.Workers), Epochs: t.Epochs}},
 		Data:          ld,
 		TransposeInit: t.TransposeInit,
 		InitStd:       init.InitWeightStd,

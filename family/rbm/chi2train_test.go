@@ -89,7 +89,8 @@ func TestChi2SettingsErrors(t *testing.T) {
 		}
 	}
 	dbn := strings.Replace(tinyChi2, "model: {type: rbm, hidden: 4}", "model: {type: dbn, layers: [4, 4]}", 1)
-	if _, err := config.Parse([]byte(dbn), "tiny.yaml", config.Options{}); err == nil || !strings.Contains(err.Error(), "dbn trains its layers by cd or pcd") {
+	// A dbn's train: section has no χ² keys, and its method is cd or pcd.
+	if _, err := config.Parse([]byte(dbn), "tiny.yaml", config.Options{}); err == nil || !strings.Contains(err.Error(), "train.q_steps: unknown key") || !strings.Contains(err.Error(), `train.method: expected cd or pcd, got "chi2"`) {
 		t.Errorf("dbn with method chi2: %v", err)
 	}
 }

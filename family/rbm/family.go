@@ -54,7 +54,7 @@ func entry(e *family.Estimator) family.Configured {
 }
 
 // Options turns train settings into the RBM trainer's options.
-func Options(t *Train, workers int) train.RBMOptions {
+func Options(t *Layer, workers int) train.RBMOptions {
 	return train.RBMOptions{
 		Persistent:  t.Method == "pcd",
 		Chains:      t.Chains,
@@ -94,7 +94,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 		tr.InitParams(init.InitWeightStd, vb)
 		return &chi2Trainer{tr: tr, epochs: t.Epochs}, nil
 	}
-	tr, err := train.NewRBMTrainer(m, Options(t, a.Workers), a.Seed)
+	tr, err := train.NewRBMTrainer(m, Options(&t.Layer, a.Workers), a.Seed)
 	if err != nil {
 		return nil, err
 	}

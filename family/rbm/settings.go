@@ -52,15 +52,26 @@ func (m *Model) Check(p family.Problems) {
 // carried empty.
 func (m *Model) Legacy() map[string]any { return map[string]any{"layers": []int(nil)} }
 
-// Train configures CD-k or PCD with SGD, momentum and L2 weight decay, or
-// χ² learning with Adam (method chi2, rbm family only). Its methods KAt,
-// LearningRateAt and MomentumAt give the per-epoch schedules (Train
-// satisfies train.Schedule).
+// Train is the rbm's train: section: the sampling-based settings of Layer
+// (CD-k or PCD with SGD, momentum and L2 weight decay; its schedules make
+// Train a train.Schedule) and the keys of χ² learning with Adam (method
+// chi2, the rbm family only).
 type Train struct {
-	// Method is "cd" (CD-k, chains start at the data), "pcd" (persistent
-	// chains) or "chi2" (the χ² variational bound of Kuleshov & Ermon
-	// 2017 §4 with a fitted mixture q; see train.RBMChi2Trainer).
-	Method string `yaml:"method" want:"cd, pcd or chi2"`
+	Layer `yaml:",inline"`
+	// Chi2Train holds the settings of method chi2 (its own keys of train:).
+	Chi2Train `yaml:",inline"`
+}
+
+// Layer configures CD-k or PCD with SGD, momentum and L2 weight decay: the
+// train: keys an rbm shares with the layer-wise training of the dbn and dbm
+// families. Its methods KAt, LearningRateAt and MomentumAt give the
+// per-epoch schedules (Layer satisfies train.Schedule).
+type Layer struct {
+	// Method is "cd" (CD-k, chains start at the data) or "pcd" (persistent
+	// chains); an rbm also accepts "chi2" (the χ² variational bound of
+	// Kuleshov & Ermon 2017 §4 with a fitted mixture q; see
+	// train.RBMChi2Trainer).
+	Method string `yaml:"method" want:"cd, pcd or chi2 (chi2: an rbm only)"`
 	// K is the number of block-Gibbs steps per update (at epoch 1).
 	K int `yaml:"k" want:"a positive integer"`
 	// KEnd, if non-zero, makes k grow linearly from K at epoch 1 to KEnd at
@@ -92,8 +103,6 @@ type Train struct {
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
 	// Shuffle reshuffles the training set before each epoch.
 	Shuffle bool `yaml:"shuffle" want:"true or false"`
-	// Chi2Train holds the settings of method chi2 (its own keys of train:).
-	Chi2Train `yaml:",inline"`
 }
 
 // Chi2Train are the train: keys of method chi2, which maximises
@@ -153,12 +162,16 @@ func (c *Chi2Train) Check(p family.Problems) {
 // momentum 0.5 → 0.9 from epoch 5, weight decay 0.0002, a checkpoint after
 // every epoch, shuffled.
 func DefaultTrain() Train {
-	return Train{
+	return Train{Layer: DefaultLayer(), Chi2Train: DefaultChi2Train()}
+}
+
+// DefaultLayer is DefaultTrain's sampling-based part.
+func DefaultLayer() Layer {
+	return Layer{
 		Method: "cd", K: 1, Epochs: 10, BatchSize: 100,
 		LearningRate: 0.05, LRSchedule: "constant", LRDecay: 1.0,
 		Momentum: 0.5, FinalMomentum: 0.9, MomentumSwitchEpoch: 5,
 		WeightDecay: 0.0002, CheckpointEvery: 1, Shuffle: true,
-		Chi2Train: DefaultChi2Train(),
 	}
 }
 
@@ -174,12 +187,29 @@ var Methods = []string{"cd", "pcd"}
 // TrainMethods are the accepted values of an rbm's method.
 var TrainMethods = []string{"cd", "pcd", "chi2"}
 
-// Check resolves PCD's chains (0 = the batch size) and reports bad settings.
+// Check resolves PCD's chains (0 = the batch size) and reports bad
+// settings of an rbm's train: section (method cd, pcd or chi2).
 func (t *Train) Check(p family.Problems) {
+	t.Layer.check(p, TrainMethods)
+	if t.Method == "chi2" {
+		t.Chi2Train.Check(p)
+		if t.Momentum != 0 || t.FinalMomentum != 0 {
+			p.Crossf("", "momentum", "method \"chi2\" steps with Adam (β₁ = 0.9 is its momentum): set momentum: 0 and final_momentum: 0 (got %v and %v), and a learning_rate for Adam (about 0.001)", t.Momentum, t.FinalMomentum)
+		}
+	} else if t.Chi2Train != DefaultChi2Train() {
+		p.Crossf("", "q_steps", "q_steps, q_samples, q_components, q_learning_rate, q_decay, q_init_std and linearise are only used by method \"chi2\" (method is %q); remove them", t.Method)
+	}
+}
+
+// Check resolves PCD's chains (0 = the batch size) and reports bad
+// settings of layer-wise training (method cd or pcd).
+func (t *Layer) Check(p family.Problems) { t.check(p, Methods) }
+
+func (t *Layer) check(p family.Problems, methods []string) {
 	if t.Method == "pcd" && t.Chains == 0 {
 		t.Chains = t.BatchSize
 	}
-	p.Enum("method", t.Method, TrainMethods)
+	p.Enum("method", t.Method, methods)
 	p.Check("k", t.K >= 1, "a positive integer", t.K)
 	if t.KEnd != 0 && t.KEnd < t.K {
 		p.Crossf("", "k_end", "k_end must be 0 (constant k) or ≥ k (%d), got %d", t.K, t.KEnd)
@@ -193,14 +223,6 @@ func (t *Train) Check(p family.Problems) {
 		if t.Chains != 0 {
 			p.Crossf("", "chains", "method %q needs chains = 0 (persistent chains are for pcd), got %d", t.Method, t.Chains)
 		}
-	}
-	if t.Method == "chi2" {
-		t.Chi2Train.Check(p)
-		if t.Momentum != 0 || t.FinalMomentum != 0 {
-			p.Crossf("", "momentum", "method \"chi2\" steps with Adam (β₁ = 0.9 is its momentum): set momentum: 0 and final_momentum: 0 (got %v and %v), and a learning_rate for Adam (about 0.001)", t.Momentum, t.FinalMomentum)
-		}
-	} else if t.Chi2Train != DefaultChi2Train() {
-		p.Crossf("", "q_steps", "q_steps, q_samples, q_components, q_learning_rate, q_decay, q_init_std and linearise are only used by method \"chi2\" (method is %q); remove them", t.Method)
 	}
 	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1, "a positive integer", t.BatchSize)
@@ -262,7 +284,7 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // clampEpoch maps epoch into [1, max(Epochs,1)]: epochs before the first
 // use the first epoch's settings, epochs after the last the last's.
-func (t Train) clampEpoch(epoch int) int {
+func (t Layer) clampEpoch(epoch int) int {
 	return max(1, min(epoch, max(t.Epochs, 1)))
 }
 
@@ -273,7 +295,7 @@ func (t Train) clampEpoch(epoch int) int {
 //
 // rounding halves up, so k(1) = K and k(E) = KEnd exactly (k = K if E = 1).
 // Epochs outside [1, E] are clamped into it.
-func (t Train) KAt(epoch int) int {
+func (t Layer) KAt(epoch int) int {
 	if t.KEnd == 0 || t.Epochs <= 1 {
 		return t.K
 	}
@@ -298,7 +320,7 @@ func (t Train) KAt(epoch int) int {
 //
 // so ε(1) = ε₀ and, for linear, ε(E) = LREnd exactly. Epochs outside [1, E]
 // are clamped into it.
-func (t Train) LearningRateAt(epoch int) float64 {
+func (t Layer) LearningRateAt(epoch int) float64 {
 	e := t.clampEpoch(epoch)
 	switch t.LRSchedule {
 	case "linear":
@@ -316,7 +338,7 @@ func (t Train) LearningRateAt(epoch int) float64 {
 
 // MomentumAt returns the momentum μ(e) for a 1-based epoch e: Momentum for
 // e < MomentumSwitchEpoch and FinalMomentum from it on.
-func (t Train) MomentumAt(epoch int) float64 {
+func (t Layer) MomentumAt(epoch int) float64 {
 	if epoch < t.MomentumSwitchEpoch {
 		return t.Momentum
 	}
@@ -325,6 +347,6 @@ func (t Train) MomentumAt(epoch int) float64 {
 
 // CheckpointDue reports whether model.npz is written after the 1-based
 // epoch e: when CheckpointEvery > 0 divides e, and always after the last.
-func (t Train) CheckpointDue(epoch int) bool {
+func (t Layer) CheckpointDue(epoch int) bool {
 	return epoch == t.Epochs || (t.CheckpointEvery > 0 && epoch%t.CheckpointEvery == 0)
 }
