@@ -27,7 +27,8 @@ exact,ais,raise,csl: AIS and RAISE run on the same annealing path and are
 shown side by side with their gap.
 SPEC is mnist:train|test, fashion-mnist:train|test, planted:train|valid|test,
 idx:PATH or npy:PATH (an N×D array of 0/1). Prints a table, or with --json
-the results.json object. A flag that has no effect on this evaluation (e.g.
+the results.json object. With --ratio-to B.npz (and --data optional), the
+ais-ratio estimator prints log Z_B − log Z_A of two RBMs with its bands. A flag that has no effect on this evaluation (e.g.
 --chains with exact alone, --threshold without --binarize threshold) is
 reported on stderr and ignored.
 
@@ -70,8 +71,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if ratio && !given["estimator"] {
 		*ests = rbm.RatioEstimator
 	}
+	if ratio && *modelPath == "" {
+		return usageError{"eval: --ratio-to needs --model, the RBM A of log Z_B − log Z_A (see 'logz eval --help')"}
+	}
 	if *modelPath == "" || (*spec == "" && !ratio) {
-		return usageError{"eval: --model and --data are required (--data is optional with --ratio-to) (see 'logz eval --help')"}
+		return usageError{"eval: --model and --data are required (see 'logz eval --help')"}
 	}
 	names, err := estimatorNames(*ests, allNames)
 	if err != nil {
@@ -241,7 +245,15 @@ func evalRatioOnly(modelPath string, names []string, values map[string]string, g
 	if asJSON {
 		return report.EncodeResults(stdout, rows)
 	}
-	return report.RenderTable(stdout, rows, report.TableOptions{})
+	if err := report.RenderTable(stdout, rows, report.TableOptions{}); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		for _, n := range r.Notes {
+			fmt.Fprintf(stdout, "  %s: %s\n", r.Estimator, n)
+		}
+	}
+	return nil
 }
 
 // checkBinarizeFlags checks --binarize and --threshold of command cmd.
