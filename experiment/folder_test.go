@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -364,5 +365,55 @@ func (w *lineWatcher) Write(p []byte) (int, error) {
 		}
 		w.on(line)
 		w.pending = rest
+	}
+}
+
+// TestRunShowsETA: every per-epoch line of `logz run` ends with an ETA for
+// the whole run (both experiments: 5 epochs left after a's first), and a
+// --resume that retrains b still shows it after b's first epoch.
+func TestRunShowsETA(t *testing.T) {
+	dir := t.TempDir()
+	f := tiny(t, "1", "3")
+	stderr, err := runTiny(t, f, experiment.Options{Out: dir, Stdout: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	epochLines := func(s string) []string {
+		var out []string
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, ": epoch ") {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	lines := epochLines(stderr)
+	if !strings.HasSuffix(lines[0], "(run: 5 epoch(s) left, before final evaluations)") {
+		t.Errorf("first line %q: 5 epochs are left in the run", lines[0])
+	}
+	if len(lines) != 6 {
+		t.Fatalf("%d epoch lines, want 6:\n%s", len(lines), stderr)
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, "  ETA ") || !strings.HasSuffix(l, "left, before final evaluations)") {
+			t.Errorf("epoch line without the run's ETA: %q", l)
+		}
+	}
+	for _, p := range []string{"b/model.npz", "b/final.progress.json"} {
+		os.Remove(filepath.Join(dir, p))
+	}
+	stderr, err = runTiny(t, f, experiment.Options{Out: dir, Resume: true, Stdout: &bytes.Buffer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines = epochLines(stderr)
+	if len(lines) != 3 {
+		t.Fatalf("resumed: %d epoch lines, want b's 3:\n%s", len(lines), stderr)
+	}
+	for i, l := range lines {
+		// a is finished: only b's epochs are left.
+		if want := fmt.Sprintf("(run: %d epoch(s) left, before final evaluations)", 2-i); !strings.HasPrefix(l, "b: ") || !strings.Contains(l, "  ETA ") || !strings.HasSuffix(l, want) {
+			t.Errorf("resumed epoch line %q, want b's with an ETA ending %q", l, want)
+		}
 	}
 }

@@ -134,12 +134,18 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 		})
 	}
 	var failed []string
-	for _, exp := range f.Experiments {
-		r := &runner{exp: exp, opt: opt, dir: filepath.Join(opt.Out, exp.Name), resultsPath: resultsPath}
+	totals := make([]int, len(f.Experiments))
+	for i, exp := range f.Experiments {
+		totals[i] = epochsOf(exp.Train)
+	}
+	eta := newRunETA(totals)
+	for i, exp := range f.Experiments {
+		r := &runner{exp: exp, opt: opt, dir: filepath.Join(opt.Out, exp.Name), resultsPath: resultsPath, eta: eta, index: i}
 		rows, err = r.run(rows)
 		if err != nil {
 			fmt.Fprintf(opt.Stderr, "logz: experiment %s failed: %v\n", exp.Name, err)
 			failed = append(failed, exp.Name)
+			eta.start(i, 0, 0) // nothing more to train here
 			opt.Status.set(exp.Name, "failed")
 		}
 		if err := writeReport(); err != nil {
@@ -187,6 +193,10 @@ type runner struct {
 	opt         Options
 	dir         string
 	resultsPath string
+	// eta estimates the end of the whole run (all experiments); index is
+	// this experiment's position in it.
+	eta   *runETA
+	index int
 }
 
 // run trains and evaluates one experiment, appending its rows to all (from
@@ -311,6 +321,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		return nil
 	}
 	epochs := tr.Total()
+	r.eta.start(r.index, epochs, tr.Completed())
 	live := progress.IsTerminal(r.opt.Stderr)
 	for tr.Completed() < epochs {
 		start := time.Now()
@@ -354,6 +365,10 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 					line += fmt.Sprintf("  %s/%s %.3f", row.Estimator, row.Split, *row.MeanLoglik)
 				}
 			}
+		}
+		r.eta.epoch(r.index, time.Since(start))
+		if eta := r.eta.String(); eta != "" {
+			line += "  " + eta
 		}
 		fmt.Fprintln(r.opt.Stderr, line)
 		// Rows first, then the checkpoint: a process killed between the two

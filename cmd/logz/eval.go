@@ -15,6 +15,7 @@ import (
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all" // every model family
+	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -26,7 +27,8 @@ exact,ais,raise,csl: AIS and RAISE run on the same annealing path and are
 shown side by side with their gap.
 SPEC is mnist:train|test, fashion-mnist:train|test, planted:train|valid|test,
 idx:PATH or npy:PATH (an N×D array of 0/1). Prints a table, or with --json
-the results.json object. A flag that has no effect on this evaluation (e.g.
+the results.json object. With --ratio-to B.npz (and --data optional), the
+ais-ratio estimator prints log Z_B − log Z_A of two RBMs with its bands. A flag that has no effect on this evaluation (e.g.
 --chains with exact alone, --threshold without --binarize threshold) is
 reported on stderr and ignored.
 
@@ -61,15 +63,30 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 0 {
 		return usageError{fmt.Sprintf("eval: unexpected argument %q (flags only; see 'logz eval --help')", pos[0])}
 	}
-	if *modelPath == "" || *spec == "" {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	// --ratio-to B.npz: the ratio log Z_B − log Z_A needs no data and is
+	// estimated by ais-ratio unless --estimator says otherwise.
+	ratio := given["ratio-to"]
+	if ratio && !given["estimator"] {
+		*ests = rbm.RatioEstimator
+	}
+	if ratio && *modelPath == "" {
+		return usageError{"eval: --ratio-to needs --model, the RBM A of log Z_B − log Z_A (see 'logz eval --help')"}
+	}
+	if *modelPath == "" || (*spec == "" && !ratio) {
 		return usageError{"eval: --model and --data are required (see 'logz eval --help')"}
 	}
 	names, err := estimatorNames(*ests, allNames)
 	if err != nil {
 		return err
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	if ratio && !slices.Contains(names, rbm.RatioEstimator) {
+		return usageError{fmt.Sprintf("eval: --ratio-to is a setting of %s, which --estimator %s does not list", rbm.RatioEstimator, *ests)}
+	}
+	if *spec == "" {
+		return evalRatioOnly(*modelPath, names, flagValues(estFlags, flagVals, given), given, *seed, *asJSON, stdout, stderr)
+	}
 	dataSpec, err := config.ParseDataSpec(*spec)
 	if err != nil {
 		return usageError{"eval: --data: " + err.Error()}
@@ -92,15 +109,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	} else if !splitNameRE.MatchString(splitName) {
 		return usageError{fmt.Sprintf("eval: --split wants a plain word (letters, digits, '_' or '-', such as test), got %q", splitName)}
 	}
-	values := map[string]string{}
-	defaulted := map[string]bool{}
-	for i, f := range estFlags {
-		v := *flagVals[i]
-		if (given[f.Name] || f.Default != "") && !(f.ZeroUnset && v == "0") && v != "" {
-			values[f.Name] = v
-			defaulted[f.Name] = !given[f.Name]
-		}
-	}
+	values := flagValues(estFlags, flagVals, given)
 	ckpt, err := models.Load(*modelPath)
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
@@ -110,9 +119,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fam.OwnEvalDefaults {
-		for name, d := range defaulted {
-			if d {
-				delete(values, name)
+		for _, f := range estFlags {
+			if !given[f.Name] {
+				delete(values, f.Name)
 			}
 		}
 	}
@@ -179,6 +188,72 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return report.RenderSandwich(stdout, rows, report.TableOptions{})
+}
+
+// flagValues returns the values of the estimator flags given or with a
+// default, by flag name ("0" of a ZeroUnset flag and "" mean unset).
+func flagValues(estFlags []family.Flag, vals []*string, given map[string]bool) map[string]string {
+	values := map[string]string{}
+	for i, f := range estFlags {
+		v := *vals[i]
+		if (given[f.Name] || f.Default != "") && !(f.ZeroUnset && v == "0") && v != "" {
+			values[f.Name] = v
+		}
+	}
+	return values
+}
+
+// evalRatioOnly is `logz eval --model A.npz --ratio-to B.npz` without
+// --data: the estimators (ais-ratio, and others that need no data, such as
+// exact) run with no split and print log Z_B − log Z_A with its bands.
+func evalRatioOnly(modelPath string, names []string, values map[string]string, given map[string]bool, seed uint64, asJSON bool, stdout, stderr io.Writer) error {
+	for _, n := range names {
+		if n != rbm.RatioEstimator && n != "exact" {
+			return usageError{fmt.Sprintf("eval: --estimator %s needs --data (without it only %s and exact run)", n, rbm.RatioEstimator)}
+		}
+	}
+	ckpt, err := models.Load(modelPath)
+	if err != nil {
+		return fmt.Errorf("--model: %w", err)
+	}
+	fam, err := family.Lookup(ckpt.Model.TypeName())
+	if err != nil {
+		return err
+	}
+	if fam != rbm.Family {
+		return fmt.Errorf("--model: %s holds a %s; --ratio-to needs two rbm models", modelPath, fam.Name)
+	}
+	list, err := evalEstimators(fam, names, values, given, stderr)
+	if err != nil {
+		return err
+	}
+	if err := fam.CheckFeasible(ckpt.Model, list); err != nil {
+		return fmt.Errorf("--ratio-to: %w", err)
+	}
+	name := strings.TrimSuffix(filepath.Base(modelPath), filepath.Ext(modelPath))
+	ev := family.Env{
+		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch, Seed: seed,
+		Notice: func(msg string) { fmt.Fprintln(stderr, msg) },
+	}
+	if !asJSON {
+		ev.Progress = experiment.StderrProgress(stderr)
+	}
+	rows, err := ev.Run(fam, ckpt.Model, list)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return report.EncodeResults(stdout, rows)
+	}
+	if err := report.RenderTable(stdout, rows, report.TableOptions{}); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		for _, n := range r.Notes {
+			fmt.Fprintf(stdout, "  %s: %s\n", r.Estimator, n)
+		}
+	}
+	return nil
 }
 
 // checkBinarizeFlags checks --binarize and --threshold of command cmd.

@@ -32,7 +32,7 @@ var Family = &family.Family{
 		{Method: "chi2", Doc: "χ² variational learning (Kuleshov & Ermon 2017): Adam on log p̃(data) − ½ log E_q[(p̃/q)²], q_steps fitter steps on a mixture q per θ step; tracks log Z each epoch"},
 	},
 	NewTrainer: newTrainer,
-	Estimators: []*family.Estimator{Exact, AIS, RAISE, CSL, Chi2, PLL, Recon},
+	Estimators: []*family.Estimator{Exact, AIS, AISRatio, RAISE, CSL, Chi2, PLL, Recon},
 	EveryEpoch: func() []family.Configured {
 		ais := family.AIS{Runs: 16, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}
 		return []family.Configured{entry(Exact), {Name: "ais", Settings: &AISSettings{AIS: ais}}}

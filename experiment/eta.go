@@ -1,0 +1,117 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"time"
+)
+
+// runETA estimates when a `logz run` finishes training: the epochs still to
+// train in every experiment of the file times the mean wall time of the
+// epochs trained so far by this process (training plus the per-epoch
+// evaluation). It knows nothing before the first epoch ends, does not count
+// epochs a --resume skips as done quickly, and leaves out the final
+// evaluations (whose cost has no history to go by).
+type runETA struct {
+	total, done []int // per experiment; total −1 = not known yet
+	secs        float64
+	epochs      int
+}
+
+// newRunETA starts an estimate for experiments whose train settings give
+// their epoch counts (−1 where unknown until the trainer is built).
+func newRunETA(totals []int) *runETA {
+	return &runETA{total: totals, done: make([]int, len(totals))}
+}
+
+// start records experiment i's epochs, total and done (after a --resume).
+func (e *runETA) start(i, total, done int) {
+	if e == nil {
+		return
+	}
+	e.total[i], e.done[i] = total, done
+}
+
+// epoch records that experiment i finished an epoch taking d.
+func (e *runETA) epoch(i int, d time.Duration) {
+	if e == nil {
+		return
+	}
+	e.done[i]++
+	e.secs += d.Seconds()
+	e.epochs++
+}
+
+// String is e.g. "ETA ~12 min (run: 6 epoch(s) left, before final
+// evaluations)", "" before the
+// first epoch has been timed.
+func (e *runETA) String() string {
+	if e == nil || e.epochs == 0 {
+		return ""
+	}
+	left, unknown := 0, 0
+	for i, t := range e.total {
+		if t < 0 {
+			unknown++
+			continue
+		}
+		left += max(0, t-e.done[i])
+	}
+	s := "ETA "
+	if unknown > 0 {
+		s += "≥ "
+	}
+	s += fmt.Sprintf("%s (run: %d epoch(s) left, before final evaluations", approxDuration(float64(left)*e.secs/float64(e.epochs)), left)
+	if unknown > 0 {
+		s += fmt.Sprintf("; %d experiment(s) not counted", unknown)
+	}
+	return s + ")"
+}
+
+// approxDuration rounds seconds to what an ETA can honestly say: "~40 s",
+// "~12 min", "~2.5 h".
+func approxDuration(secs float64) string {
+	switch {
+	case secs < 1:
+		return "<1 s"
+	case secs < 60:
+		return fmt.Sprintf("~%.0f s", math.Ceil(secs))
+	case secs < 90*60:
+		return fmt.Sprintf("~%.0f min", math.Ceil(secs/60))
+	default:
+		return fmt.Sprintf("~%.1f h", secs/3600)
+	}
+}
+
+// epochsOf reads the epoch count of a family's train settings: a top-level
+// int field with the yaml key "epochs" (−1 when there is none, e.g. a
+// family whose epochs are per layer; the runner learns it from the trainer).
+func epochsOf(train any) int { return epochsIn(reflect.ValueOf(train)) }
+
+func epochsIn(v reflect.Value) int {
+	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			return -1
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return -1
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		switch {
+		case name == "epochs" && f.Type.Kind() == reflect.Int:
+			return int(v.Field(i).Int())
+		case f.Anonymous && name == "" && opts == "inline":
+			if n := epochsIn(v.Field(i)); n >= 0 {
+				return n
+			}
+		}
+	}
+	return -1
+}
