@@ -1,6 +1,7 @@
 package train
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -24,7 +25,11 @@ func mnistLike(n int) rows {
 	return out
 }
 
-func benchUpdate(b *testing.B, persistent bool, k int) {
+func benchUpdate(b *testing.B, persistent bool, k int) { benchUpdateImpl(b, persistent, k, false) }
+
+// benchUpdateImpl times the fast update, or with ref the reference (the
+// update before issue 15's rewrite, rbm_ref_test.go).
+func benchUpdateImpl(b *testing.B, persistent bool, k int, ref bool) {
 	data := mnistLike(100)
 	m := models.NewRBM(784, 500)
 	tr, err := NewRBMTrainer(m, RBMOptions{
@@ -39,6 +44,10 @@ func benchUpdate(b *testing.B, persistent bool, k int) {
 		m.VBias[i] = -1.9 // about 13% on, like MNIST's base rate
 	}
 	tr.setup()
+	if ref {
+		benchBatches(b, 100, func(idx []int) { tr.refBatch(data, idx, k, 0.05, 0.5) })
+		return
+	}
 	benchBatches(b, 100, func(idx []int) { tr.batch(data, idx, k, 0.05, 0.5) })
 }
 
@@ -62,6 +71,18 @@ func BenchmarkCD1Update784x500(b *testing.B) { benchUpdate(b, false, 1) }
 
 // BenchmarkPCD1Update784x500 is the same with 100 persistent chains.
 func BenchmarkPCD1Update784x500(b *testing.B) { benchUpdate(b, true, 1) }
+
+// BenchmarkCD1Update784x500Ref and BenchmarkPCD1Update784x500Ref time the
+// reference (pre-rewrite) update in the same run, for before/after figures.
+func BenchmarkCD1Update784x500Ref(b *testing.B)  { benchUpdateImpl(b, false, 1, true) }
+func BenchmarkPCD1Update784x500Ref(b *testing.B) { benchUpdateImpl(b, true, 1, true) }
+
+// BenchmarkCDkUpdate784x500 is a CD-k update for k = 1, 5, 25.
+func BenchmarkCDkUpdate784x500(b *testing.B) {
+	for _, k := range []int{1, 5, 25} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) { benchUpdate(b, false, k) })
+	}
+}
 
 // BenchmarkDBMJointUpdate784x500x1000 is one joint DBM update of a
 // 784-500-1000 DBM: 10 mean-field iterations for a minibatch of 100 and one

@@ -86,6 +86,12 @@ type RBMTrainer struct {
 	tasks            []*task
 	perm             []int
 	ready            bool
+	fast             fastBuffers // states of the binary fast path (rbm_fast.go)
+	wtOK             bool        // wt equals Wᵀ (kept by the fast path's update)
+	// wChecked: the last update measured max |W_ij| (wBig) and whether W is
+	// finite (wFinite), so checkFinite need not read W again.
+	wChecked, wFinite bool
+	wBig              float64
 }
 
 // task is one fixed-size piece of a minibatch update: either the positive
@@ -105,6 +111,7 @@ type task struct {
 	scale    float64 // weight of this task's statistics in the gradient
 	sqErr    float64
 	rows     []int // examples (positive tasks)
+	slot     int   // row of rows[0] in the fast path's minibatch buffers
 	chainLo  int   // first chain (negative tasks)
 	chainHi  int
 	negative bool
@@ -185,10 +192,17 @@ func (t *RBMTrainer) setup() {
 		w := &task{
 			v: make([]float64, D), vk: make([]float64, D), vpre: make([]float64, D), on: make([]int32, 0, max(D, H)), pd: make([]float64, H),
 			p: make([]float64, H), pk: make([]float64, H), h: make([]float64, H),
-			gW: make([]float64, D*H), gA: make([]float64, D), gB: make([]float64, H),
 		}
 		w.rng = rand.New(&w.src)
 		t.tasks = append(t.tasks, w)
+	}
+	R := o.BatchSize
+	if o.Persistent {
+		R = max(R, o.Chains)
+	}
+	t.fast = fastBuffers{
+		v: make([]uint8, o.BatchSize*D), vr: make([]float64, o.BatchSize*D), p: make([]float64, o.BatchSize*H),
+		vk: make([]uint8, R*D), pk: make([]float64, R*H), gB: make([]float64, H),
 	}
 	if o.Persistent && t.chains == nil {
 		t.chains = make([]float64, o.Chains*D)
@@ -229,6 +243,7 @@ func (t *RBMTrainer) TrainEpoch(data Data) (EpochStats, error) {
 	lr := o.Schedule.LearningRateAt(epoch)
 	mom := o.Schedule.MomentumAt(epoch)
 	n := data.Len()
+	t.wtOK = false // the parameters may have been set since the last epoch
 	t.perm = epochOrder(t.perm, n, o.Shuffle, t.rng)
 	sqErr, b, err := minibatches(t.perm, o.BatchSize, o.OnBatch, func(idx []int) float64 {
 		return t.batch(data, idx, k, lr, mom)
@@ -263,7 +278,15 @@ func minibatches(perm []int, size int, onBatch func(int), step func(idx []int) f
 // models.MaxAbsParam in magnitude (such a model could be saved but not
 // loaded again: training has diverged).
 func (t *RBMTrainer) checkFinite() error {
-	s, big := sumMaxAbs(t.M.W, 0, 0)
+	var s, big float64
+	if t.wChecked {
+		if !t.wFinite {
+			return t.M.Validate()
+		}
+		big = t.wBig
+	} else {
+		s, big = sumMaxAbs(t.M.W, 0, 0)
+	}
 	s, big = sumMaxAbs(t.M.VBias, s, big)
 	s, big = sumMaxAbs(t.M.HBias, s, big)
 	if math.IsNaN(s) || math.IsInf(s, 0) || big > models.MaxAbsParam {
@@ -283,26 +306,26 @@ func sumMaxAbs(xs []float64, s, big float64) (float64, float64) {
 }
 
 // batch performs one parameter update from the examples idx and returns the
-// summed squared reconstruction error.
+// summed squared reconstruction error (the phases are in rbm_fast.go).
 func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64 {
 	m, o := t.M, t.Opt
-	D, H := m.NVis, m.NHid
-	for i := range D {
-		for j := range H {
-			t.wt[j*D+i] = m.W[i*H+j]
-		}
+	if !t.wtOK {
+		transpose(t.wt, m.W, m.NVis, m.NHid)
 	}
-	// Lay out the tasks: positive chunks of examples, then (PCD) chunks of chains.
 	var active []*task
 	for lo := 0; lo < len(idx); lo += chunkSize {
 		w := t.tasks[len(active)]
-		w.rows, w.negative, w.scale = idx[lo:min(lo+chunkSize, len(idx))], false, 1/float64(len(idx))
+		w.rows, w.negative, w.slot = idx[lo:min(lo+chunkSize, len(idx))], false, lo
 		active = append(active, w)
 	}
+	_, t.fast.real = data.(RealData)
+	t.fast.rows = len(idx)
+	sn := 1 / float64(len(idx))
 	if o.Persistent {
+		t.fast.rows, sn = o.Chains, 1/float64(o.Chains)
 		for lo := 0; lo < o.Chains; lo += chunkSize {
 			w := t.tasks[len(active)]
-			w.rows, w.negative, w.scale = nil, true, 1/float64(o.Chains)
+			w.rows, w.negative = nil, true
 			w.chainLo, w.chainHi = lo, min(lo+chunkSize, o.Chains)
 			active = append(active, w)
 		}
@@ -310,50 +333,11 @@ func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64
 	for _, w := range active {
 		w.src.Seed(t.rng.Uint64(), t.rng.Uint64())
 	}
-	var wg workgroup.Group
-	next := make(chan *task, len(active))
-	for _, w := range active {
-		next <- w
-	}
-	close(next)
-	for range min(o.Workers, len(active)) {
-		wg.Go(func() {
-			for w := range next {
-				t.run(w, data, k)
-			}
-		})
-	}
-	wg.Wait()
-	// Combine the tasks' statistics in a fixed order and update.
-	gW, gA, gB := active[0].gW, active[0].gA, active[0].gB
-	s0 := active[0].scale
-	for i := range gW {
-		gW[i] *= s0
-	}
-	for i := range gA {
-		gA[i] *= s0
-	}
-	for j := range gB {
-		gB[j] *= s0
-	}
-	for _, w := range active[1:] {
-		axpy(gW, w.scale, w.gW)
-		axpy(gA, w.scale, w.gA)
-		axpy(gB, w.scale, w.gB)
-	}
-	wd := o.WeightDecay
-	for i, x := range m.W {
-		t.velW[i] = mom*t.velW[i] + lr*(gW[i]-wd*x)
-		m.W[i] = x + t.velW[i]
-	}
-	for i := range m.VBias {
-		t.velA[i] = mom*t.velA[i] + lr*gA[i]
-		m.VBias[i] += t.velA[i]
-	}
-	for j := range m.HBias {
-		t.velB[j] = mom*t.velB[j] + lr*gB[j]
-		m.HBias[j] += t.velB[j]
-	}
+	workgroup.ForEach(len(active), o.Workers, func() func(int) {
+		return func(a int) { t.fastRun(active[a], data, k) }
+	})
+	t.wBig, t.wFinite = t.fastUpdate(len(idx), 1/float64(len(idx)), sn, lr, mom)
+	t.wtOK, t.wChecked = true, true
 	sq := 0.0
 	for _, w := range active {
 		sq += w.sqErr
@@ -361,128 +345,26 @@ func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64
 	return sq
 }
 
+// transpose sets dst (c×r) to the transpose of the r×c row-major src, in
+// 32×32 tiles.
+func transpose(dst, src []float64, r, c int) {
+	const b = 32
+	for i0 := 0; i0 < r; i0 += b {
+		for j0 := 0; j0 < c; j0 += b {
+			for i := i0; i < min(i0+b, r); i++ {
+				row := src[i*c : (i+1)*c]
+				for j := j0; j < min(j0+b, c); j++ {
+					dst[j*r+i] = row[j]
+				}
+			}
+		}
+	}
+}
+
 func axpy(dst []float64, a float64, x []float64) {
 	dst = dst[:len(x)]
 	for i, v := range x {
 		dst[i] += a * v
-	}
-}
-
-// run computes a task's summed statistics into w.gW, w.gA, w.gB (overwritten):
-// for a positive task Σ v p(h|v)ᵀ over its examples, and for CD minus the
-// same at the end of k Gibbs steps started at each example; for a negative
-// (PCD) task minus the statistics of its chains after k more Gibbs steps.
-func (t *RBMTrainer) run(w *task, data Data, k int) {
-	m := t.M
-	D := m.NVis
-	clear(w.gW)
-	clear(w.gA)
-	clear(w.gB)
-	w.sqErr = 0
-	rd, _ := data.(RealData)
-	if w.negative {
-		for c := w.chainLo; c < w.chainHi; c++ {
-			chain := t.chains[c*D : (c+1)*D]
-			copy(w.vk, chain)
-			hiddenProbs(w.pk, m, w.vk, w.on, t.up)
-			t.gibbs(w, k)
-			copy(chain, w.vk)
-			accumulate(w, w.vk, w.pk, -1)
-		}
-		return
-	}
-	for _, n := range w.rows {
-		if rd != nil {
-			rd.RealRow(n, w.v)
-		} else {
-			for i, x := range data.Row(n) {
-				w.v[i] = float64(x)
-			}
-		}
-		hiddenProbs(w.p, m, w.v, w.on, t.up)
-		// One Gibbs step from the data: the reconstruction error, and for CD
-		// the start of the negative chain.
-		copy(w.vk, w.v)
-		copy(w.pk, w.p)
-		if t.Opt.Persistent || rd != nil {
-			accumulate(w, w.v, w.p, 1)
-		}
-		if t.Opt.Persistent {
-			sample(w.h, w.p, w.rng)
-			visiblePre(w.vpre, m, t.wt, w.h, w.on, t.down)
-			for i, x := range w.vpre {
-				d := w.v[i] - nmath.Sigmoid(x)
-				w.sqErr += d * d
-			}
-			continue
-		}
-		t.gibbs(w, k)
-		if rd != nil {
-			accumulate(w, w.vk, w.pk, -1)
-			continue
-		}
-		accumulatePair(w)
-	}
-}
-
-// accumulatePair adds the CD statistics v pᵀ − v_k p_kᵀ of one example with
-// binary v and v_k to gW in one pass over the rows: p − p_k for the units on
-// in both (most of them after a few Gibbs steps from the data), p for those
-// on only in v, −p_k for those on only in v_k; and v − v_k, p − p_k to the
-// biases.
-func accumulatePair(w *task) {
-	H := len(w.p)
-	d := w.pd[:H]
-	for j := range d {
-		d[j] = w.p[j] - w.pk[j]
-		w.gB[j] += d[j]
-	}
-	for i, x := range w.v {
-		y := w.vk[i]
-		if x == 0 && y == 0 {
-			continue
-		}
-		row := w.gW[i*H : (i+1)*H]
-		switch {
-		case x != 0 && y != 0:
-			for j, q := range d {
-				row[j] += q
-			}
-		case x != 0:
-			for j, q := range w.p {
-				row[j] += q
-			}
-			w.gA[i]++
-		default:
-			for j, q := range w.pk {
-				row[j] -= q
-			}
-			w.gA[i]--
-		}
-	}
-}
-
-// gibbs advances the state (w.vk, with w.pk = p(h|w.vk)) by k block-Gibbs
-// steps h ~ p(h|v), v ~ p(v|h), leaving w.pk = p(h|v_k). For a positive task
-// it adds the first step's squared reconstruction error to w.sqErr.
-func (t *RBMTrainer) gibbs(w *task, k int) {
-	m := t.M
-	for step := range k {
-		sample(w.h, w.pk, w.rng)
-		visiblePre(w.vpre, m, t.wt, w.h, w.on, t.down)
-		for i, x := range w.vpre {
-			p := nmath.Sigmoid(x)
-			if step == 0 && !w.negative {
-				d := w.v[i] - p
-				w.sqErr += d * d
-			}
-			if w.rng.Float64() < p {
-				w.vk[i] = 1
-			} else {
-				w.vk[i] = 0
-			}
-		}
-		hiddenProbs(w.pk, m, w.vk, w.on, t.up)
 	}
 }
 

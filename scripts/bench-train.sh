@@ -1,0 +1,42 @@
+#!/bin/sh
+# One MNIST training epoch (784×500, minibatch 100) in one run: scikit-learn
+# BernoulliRBM (PCD-1, float32 and float64) and logz PCD-1 and CD-1, on the
+# same binarised data (threshold 0.5), with the ratios logz/sklearn-f32
+# (issue 15 asks for ≤ 0.5). Usage: scripts/bench-train.sh [--data DIR] [--lr LR]
+set -eu
+DATA=./data/mnist
+LR=0.05
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--data) DATA=$2; shift 2 ;;
+	--lr) LR=$2; shift 2 ;;
+	*) echo "usage: $0 [--data DIR] [--lr LR]" >&2; exit 2 ;;
+	esac
+done
+PY=/usr/bin/python3
+if ! $PY -c 'import sklearn, numpy' 2>/dev/null; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		apt-get install -y -q python3-sklearn python3-numpy >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q python3-sklearn python3-numpy >/dev/null; }
+	else
+		echo "bench-train: needs python3-sklearn and python3-numpy" >&2; exit 1
+	fi
+fi
+cd "$(dirname "$0")/.."
+OUT=$(mktemp)
+trap 'rm -f "$OUT"' EXIT
+$PY - "$DATA" "$LR" >"$OUT" <<'PYEOF'
+import gzip, sys, time, numpy as np
+from sklearn.neural_network import BernoulliRBM
+d, lr = sys.argv[1], float(sys.argv[2])
+with gzip.open(d + "/train-images-idx3-ubyte.gz") as f:
+    x = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 784)
+x = (x / 255.0 > 0.5)
+for name, dt in (("f32", np.float32), ("f64", np.float64)):
+    X = x.astype(dt)
+    r = BernoulliRBM(n_components=500, batch_size=100, n_iter=1, learning_rate=lr, random_state=0)
+    t0 = time.perf_counter(); r.fit(X); t = time.perf_counter() - t0
+    print("sklearn_%s %.3f" % (name, t))
+PYEOF
+go run ./scripts/benchtrain --data "$DATA" --lr "$LR" >>"$OUT"
+cat "$OUT"
+awk '$1=="sklearn_f32"{s=$2} $1~/^logz_/{l[$1]=$2} END{for (k in l) printf "ratio %s/sklearn_f32 %.2f\n", k, l[k]/s}' "$OUT"
