@@ -6,6 +6,7 @@ require (
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/sajari/regression v1.0.1
 	github.com/sbinet/npyio v0.6.0
+	golang.org/x/sys v0.30.0
 	gonum.org/v1/gonum v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
 )
@@ -23,5 +24,4 @@ require (
 	github.com/olekukonko/errors v1.2.0 // indirect
 	github.com/olekukonko/ll v0.1.6 // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
-	golang.org/x/sys v0.30.0 // indirect
 )

@@ -6,9 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
-
+	"github.com/logz-ml/logz/internal/gemm"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
@@ -130,9 +128,9 @@ type DBMEpochStats struct {
 //     ∇W_l = (1/B) Σ_n μ_l μ_{l+1}ᵀ − (1/M) Σ_c x_l x_{l+1}ᵀ and
 //     ∇b_l = (1/B) Σ_n μ_l − (1/M) Σ_c x_l.
 //
-// The dense mean-field products over the minibatch use gonum's Dgemm (the
-// default pure-Go BLAS, or another registered with blas64.Use); products
-// with binary states are sums of selected rows. Every random draw comes
+// The dense mean-field products over the minibatch use internal/gemm (one
+// fused multiply–add chain per entry, the same bits on every path);
+// products with binary states are sums of selected rows. Every random draw comes
 // from generators derived from the seed in a fixed order, so results depend
 // neither on Workers nor on GOMAXPROCS. The data rows are read as binary
 // (Row; any non-zero value counts as 1).
@@ -584,9 +582,8 @@ func (t *DBMTrainer) jointBatch(data Data, idx []int, k int, lr, mom float64) fl
 			}
 		}
 	})
-	// Dense positive statistics of the hidden-hidden weights, μ_lᵀ μ_{l+1}
-	// with μ_l transposed first into z (gonum's Dgemm is about 1.6× faster
-	// without the transposed operand here).
+	// Dense positive statistics of the hidden-hidden weights,
+	// (1/B) μ_lᵀ μ_{l+1}, with μ_l transposed first into z.
 	for l := 1; l < L; l++ {
 		n, n1 := m.Sizes[l], m.Sizes[l+1]
 		mt := j.z[:n*B]
@@ -595,8 +592,7 @@ func (t *DBMTrainer) jointBatch(data Data, idx []int, k int, lr, mom float64) fl
 				mt[i*B+r] = x
 			}
 		}
-		blas64.Implementation().Dgemm(blas.NoTrans, blas.NoTrans, n, n1, B, 1/float64(B),
-			mt, B, j.mu[l+1][:B*n1], n1, 0, j.gpos[l], n1)
+		t.product(gemm.Set, 1/float64(B), n, n1, B, mt, j.mu[l+1], j.gpos[l])
 	}
 	// Weight updates, a chunk of rows of one W_l per task.
 	var offs [16]int
@@ -690,54 +686,73 @@ func (t *DBMTrainer) visibleInput(data Data, idx []int) {
 }
 
 // meanField sets mu[1…L] to the mean-field posteriors of the B examples
-// of mu[0] (see DBMTrainer).
+// of mu[0] (see DBMTrainer). Layer l's input is built in mu[l] itself (its
+// own mean field is not an input of its update): W_0ᵀv from in0 (computed
+// once per minibatch: v does not change across iterations), dense products
+// μ_{l−1}W_{l−1} and μ_{l+1}W_lᵀ (from wt[l]) otherwise, each entry one
+// fused multiply–add chain (internal/gemm), and then
+// μ_l = σ(b_l + s·input), column block by column block.
 func (t *DBMTrainer) meanField(B int) {
 	m, j := t.M, t.j
 	L := m.NumLayers()
-	gemm := blas64.Implementation().Dgemm
-	// layerInput sets z (B × n_l) to the input of layer l from below and,
-	// if above, from above.
-	layerInput := func(l int, above bool) []float64 {
+	update := func(l int, above bool, s float64) {
 		n := m.Sizes[l]
-		z := j.z[:B*n]
-		if l == 1 {
-			copy(z, j.in0[:B*n])
-		} else {
-			p := m.Sizes[l-1]
-			gemm(blas.NoTrans, blas.NoTrans, B, n, p, 1, j.mu[l-1][:B*p], p, m.W[l-1], n, 0, z, n)
+		mu := j.mu[l][:B*n]
+		var below []float64
+		if l > 1 {
+			below = j.mu[l-1]
 		}
+		var up, wt []float64
+		q := 0
 		if above && l < L {
-			q := m.Sizes[l+1]
-			gemm(blas.NoTrans, blas.Trans, B, n, q, 1, j.mu[l+1][:B*q], q, m.W[l], q, 1, z, n)
+			up, wt, q = j.mu[l+1], j.wt[l], m.Sizes[l+1]
 		}
-		return z
+		parallel(chunks(n, dbmColChunk), t.Opt.Workers, func(_, c int) {
+			lo, hi := c*dbmColChunk, min((c+1)*dbmColChunk, n)
+			if below == nil {
+				for r := range B {
+					copy(mu[r*n+lo:r*n+hi], j.in0[r*n+lo:r*n+hi])
+				}
+			} else {
+				p := m.Sizes[l-1]
+				gemm.Cols(gemm.Set, 1, B, lo, hi, p, below, p, m.W[l-1], n, mu, n)
+			}
+			if up != nil {
+				gemm.Cols(gemm.Add, 1, B, lo, hi, q, up, q, wt, n, mu, n)
+			}
+			b := m.B[l][lo:hi]
+			for r := range B {
+				mr := mu[r*n+lo : r*n+hi]
+				for i, x := range mr {
+					mr[i] = nmath.Sigmoid(b[i] + s*x)
+				}
+			}
+		})
 	}
 	for l := 1; l <= L; l++ {
 		s := 2.0
 		if l == L {
 			s = 1
 		}
-		t.sigmoidRows(j.mu[l], layerInput(l, false), m.B[l], s, B)
+		update(l, false, s)
 	}
 	for range t.Opt.MFIters {
 		for _, start := range [2]int{1, 2} {
 			for l := start; l <= L; l += 2 {
-				t.sigmoidRows(j.mu[l], layerInput(l, true), m.B[l], 1, B)
+				update(l, true, 1)
 			}
 		}
 	}
 }
 
-// sigmoidRows sets mu = σ(b + s·z) for B rows of len(b) entries.
-func (t *DBMTrainer) sigmoidRows(mu, z, b []float64, s float64, B int) {
-	n := len(b)
-	parallel(chunks(B, chunkSize), t.Opt.Workers, func(_, c int) {
-		for r := c * chunkSize; r < min((c+1)*chunkSize, B); r++ {
-			zr, mr := z[r*n:(r+1)*n], mu[r*n:(r+1)*n]
-			for i, x := range zr {
-				mr[i] = nmath.Sigmoid(b[i] + s*x)
-			}
-		}
+// dbmColChunk is the number of columns of a dense product one task computes.
+const dbmColChunk = 64
+
+// product sets c (m×n) to α·a·b, a m×k and b k×n (row-major, packed), or
+// adds α·a·b to it (op), column blocks in parallel.
+func (t *DBMTrainer) product(op gemm.Op, alpha float64, m, n, k int, a, b, c []float64) {
+	parallel(chunks(n, dbmColChunk), t.Opt.Workers, func(_, ch int) {
+		gemm.Cols(op, alpha, m, ch*dbmColChunk, min((ch+1)*dbmColChunk, n), k, a, k, b, n, c, n)
 	})
 }
 
@@ -746,7 +761,7 @@ func (t *DBMTrainer) reconError(B int) float64 {
 	m, j := t.M, t.j
 	D, n1 := m.Sizes[0], m.Sizes[1]
 	z := j.z[:B*D]
-	blas64.Implementation().Dgemm(blas.NoTrans, blas.Trans, B, D, n1, 1, j.mu[1][:B*n1], n1, m.W[0], n1, 0, z, D)
+	t.product(gemm.Set, 1, B, D, n1, j.mu[1], j.wt[0], z)
 	nc := chunks(B, chunkSize)
 	parallel(nc, t.Opt.Workers, func(_, c int) {
 		s := 0.0

@@ -1,0 +1,92 @@
+// Package gemm computes dense products C ← α·A·B (or C + α·A·B) of
+// row-major float64 matrices for the trainers' real-valued (mean-field)
+// states, where products with binary states (package rowsum) do not apply.
+//
+// Every entry is the same fused multiply–add chain, whatever the path:
+//
+//	s_ij = fma(a_{i,k−1}, b_{k−1,j}, … fma(a_{i1}, b_{1j}, fma(a_{i0}, b_{0j}, 0)))
+//	C_ij = α·s_ij  (Set)   or   C_ij + α·s_ij  (Add),
+//
+// so results are bit-identical between the AVX2/FMA kernel (amd64, chosen at
+// run time) and the portable Go kernel (math.FMA), and independent of how
+// the columns are split among goroutines. The kernel holds a 4×8 tile of C
+// in registers while p runs over the inner dimension; the caller's column
+// blocks keep an 8-column strip of B in cache across all row tiles.
+package gemm
+
+import "math"
+
+// Op says how the product is written into C.
+type Op int
+
+const (
+	// Set writes C = α·A·B.
+	Set Op = iota
+	// Add writes C = C + α·A·B.
+	Add
+)
+
+// Cols computes columns j0…j1−1 of C op α·A·B for A m×k (row stride lda),
+// B k×n (ldb) and C m×n (ldc), all row-major. Disjoint column ranges may be
+// computed concurrently. It does not allocate.
+func Cols(op Op, alpha float64, m, j0, j1, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	if m == 0 || j1 <= j0 {
+		return
+	}
+	_ = a[(m-1)*lda+k-1]
+	_ = b[(k-1)*ldb+j1-1]
+	_ = c[(m-1)*ldc+j1-1]
+	var tile [32]float64
+	j := j0
+	for ; j+8 <= j1; j += 8 {
+		i := 0
+		for ; i+4 <= m; i += 4 {
+			kern4x8(k, a[i*lda:], lda, b[j:], ldb, &tile)
+			store(op, alpha, tile[:], 8, 4, 8, c[i*ldc+j:], ldc)
+		}
+		if i < m {
+			kernGeneric(m-i, 8, k, a[i*lda:], lda, b[j:], ldb, &tile)
+			store(op, alpha, tile[:], 8, m-i, 8, c[i*ldc+j:], ldc)
+		}
+	}
+	if j < j1 {
+		nr := j1 - j
+		for i := 0; i < m; i += 4 {
+			mr := min(4, m-i)
+			kernGeneric(mr, nr, k, a[i*lda:], lda, b[j:], ldb, &tile)
+			store(op, alpha, tile[:], 8, mr, nr, c[i*ldc+j:], ldc)
+		}
+	}
+}
+
+// store writes the mr×nr tile t (row stride ts) into c.
+func store(op Op, alpha float64, t []float64, ts, mr, nr int, c []float64, ldc int) {
+	for r := range mr {
+		tr, cr := t[r*ts:r*ts+nr], c[r*ldc:r*ldc+nr]
+		if op == Set {
+			for q, s := range tr {
+				cr[q] = alpha * s
+			}
+		} else {
+			for q, s := range tr {
+				cr[q] += alpha * s
+			}
+		}
+	}
+}
+
+// kernGeneric sets the mr×nr tile t (mr ≤ 4, nr ≤ 8; row stride 8) to the
+// fused chains s_ij of the package comment, in portable Go.
+func kernGeneric(mr, nr, k int, a []float64, lda int, b []float64, ldb int, t *[32]float64) {
+	*t = [32]float64{}
+	for p := range k {
+		bp := b[p*ldb : p*ldb+nr]
+		for r := range mr {
+			x := a[r*lda+p]
+			tr := t[r*8 : r*8+nr]
+			for q, y := range bp {
+				tr[q] = math.FMA(x, y, tr[q])
+			}
+		}
+	}
+}
