@@ -257,6 +257,8 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:7: experiments[0].evaluate.final[1].samples: not used by model type rbm (configs of logz format 1 carried it for every model type, as 500; remove it)`}},
 		{"format-1 key in base", "base:\n  train: {mean_field_iters: 5}\n" + okExp, []string{
 			`bad.yaml:2: base.train.mean_field_iters: not used by model type rbm (configs of logz format 1 carried it for every model type, as 10; remove it)`}},
+		{"dbn bottom_from that does not exist", okExp + "    model: {type: dbn, layers: [4, 3]}\n    train: {bottom_from: no/such/cd25.npz}\n", []string{
+			`bad.yaml:5: experiments[0].train.bottom_from: expected the path of a trained rbm or dbn .npz; no/such/cd25.npz does not exist (train the model it names first)`}},
 		{"format-1 hidden on a dbn", okExp + "    model: {type: dbn, layers: [4, 3], hidden: 30}\n", []string{
 			`bad.yaml:4: experiments[0].model.hidden: not used by model type dbn (configs of logz format 1 carried it for every model type, as 25; remove it)`}},
 		{"format-1 mean_field_iters on a dbn", okExp + "    model: {type: dbn, layers: [4, 3]}\n    train:\n      mean_field_iters: 11\n", []string{

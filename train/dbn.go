@@ -99,6 +99,13 @@ type DBNOptions struct {
 	// Workers is the number of goroutines that make layer data; 0 means 2.
 	// Results do not depend on it.
 	Workers int
+	// Frozen are trained bottom layers taken as they are: their parameters
+	// are copied into the model's first len(Frozen) layers, which are not
+	// trained, and greedy training starts on the layer above them, on data
+	// drawn through them (Salakhutdinov & Murray 2008 §5.2: DBN-CD25 is
+	// CD25(500) frozen with a 2000-unit RBM trained on top). Each must have
+	// its layer's sizes; at least one layer must remain to train.
+	Frozen []*models.RBM
 }
 
 // DBNEpochStats describes one epoch of greedy training.
@@ -186,7 +193,23 @@ func newGreedyTrainer(m *models.DBN, opt DBNOptions, seed uint64, scaled bool) (
 	if opt.InitStd < 0 || math.IsNaN(opt.InitStd) {
 		return nil, fmt.Errorf("dbn trainer: initial weight std %v must be ≥ 0", opt.InitStd)
 	}
-	return &DBNTrainer{M: m, Opt: opt, seed: seed}, nil
+	if len(opt.Frozen) >= L {
+		return nil, fmt.Errorf("dbn trainer: %d frozen bottom layers leave none of the DBN's %d layers to train", len(opt.Frozen), L)
+	}
+	for l, r := range opt.Frozen {
+		dst := m.Layers[l]
+		if r == nil || r.NVis != dst.NVis || r.NHid != dst.NHid {
+			got := "none"
+			if r != nil {
+				got = fmt.Sprintf("%d×%d", r.NVis, r.NHid)
+			}
+			return nil, fmt.Errorf("dbn trainer: frozen layer %d is %s, the DBN's layer %d is %d×%d (visible×hidden)", l+1, got, l+1, dst.NVis, dst.NHid)
+		}
+		copy(dst.W, r.W)
+		copy(dst.VBias, r.VBias)
+		copy(dst.HBias, r.HBias)
+	}
+	return &DBNTrainer{M: m, Opt: opt, seed: seed, Layer: len(opt.Frozen)}, nil
 }
 
 func (o *DBNOptions) layer(l int) DBNLayerOptions {
@@ -199,7 +222,7 @@ func (o *DBNOptions) layer(l int) DBNLayerOptions {
 // TotalEpochs returns the number of epochs of the whole greedy training.
 func (t *DBNTrainer) TotalEpochs() int {
 	n := 0
-	for l := range t.M.Layers {
+	for l := len(t.Opt.Frozen); l < len(t.M.Layers); l++ {
 		n += t.Opt.layer(l).Epochs
 	}
 	return n
@@ -631,7 +654,7 @@ func (t *DBNTrainer) Resume(c *models.Checkpoint) error {
 			st.Data, st.Transpose, t.Opt.Data, t.Opt.TransposeInit)
 	}
 	L := len(t.M.Layers)
-	if st.Layer < 0 || st.Layer > L || st.LayerEpoch < 0 || (st.Layer < L && st.LayerEpoch >= t.Opt.layer(st.Layer).Epochs) {
+	if st.Layer < len(t.Opt.Frozen) || st.Layer > L || st.LayerEpoch < 0 || (st.Layer < L && st.LayerEpoch >= t.Opt.layer(st.Layer).Epochs) {
 		return fmt.Errorf("checkpoint training state (layer %d, epoch %d of it) does not fit the experiment's %d layers and epochs", st.Layer+1, st.LayerEpoch, L)
 	}
 	for l, r := range m.Layers {

@@ -410,3 +410,56 @@ func TestDBNMeanField(t *testing.T) {
 		t.Error("resumed mean-field run differs")
 	}
 }
+
+// TestDBNFrozenBottomEqualsGreedy: a DBN whose bottom layer is taken frozen
+// from a trained RBM (2008 §5.2, DBN-CD25 = CD25(500) + a top RBM) trains
+// only the layers above, and with the same seed and options it ends with
+// exactly the DBN that greedy training of every layer produces: the layer
+// data and the top layer's generator are keyed by the layer, not by where
+// training started. The frozen layer is not changed, resuming keeps it,
+// and the epochs counted are the top layer's only.
+func TestDBNFrozenBottomEqualsGreedy(t *testing.T) {
+	_, train, _ := planted(400, 5)
+	for _, mode := range []LayerData{SampledData, ResampledData} {
+		full := newDBNTrainer(t, dbnOptions(mode, false, 3, 2, 2), 11, 10, 7, 5, 4)
+		if err := full.Train(train, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		opt := dbnOptions(mode, false, 3, 2, 2)
+		bottom := full.M.Layers[0].Clone()
+		opt.Frozen = []*models.RBM{bottom}
+		tr := newDBNTrainer(t, opt, 11, 10, 7, 5, 4)
+		if got := tr.TotalEpochs(); got != 4 {
+			t.Errorf("%v: TotalEpochs = %d, want 4 (the two layers above the frozen one)", mode, got)
+		}
+		// Stop after one epoch, resume in a fresh trainer, finish.
+		if _, err := tr.TrainEpoch(train); err != nil {
+			t.Fatal(err)
+		}
+		c := saveAndLoad(t, tr)
+		again := newDBNTrainer(t, opt, 11, 10, 7, 5, 4)
+		if err := again.Resume(c); err != nil {
+			t.Fatal(err)
+		}
+		if err := again.Train(train, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !sameDBN(full.M, again.M) {
+			t.Errorf("%v: frozen bottom + greedy top differs from greedy training of every layer", mode)
+		}
+		if !sameParams(bottom, again.M.Layers[0]) || again.Epoch != 4 {
+			t.Errorf("%v: the frozen layer changed or the epochs (%d) are not the top layers' 4", mode, again.Epoch)
+		}
+	}
+	// Wrong sizes and nothing left to train are errors.
+	m, _ := models.NewDBN(10, 7, 5)
+	r := models.NewRBM(10, 6)
+	if _, err := NewDBNTrainer(m, DBNOptions{Layers: dbnOptions(SampledData, false, 1).Layers, Frozen: []*models.RBM{r}}, 1); err == nil || !strings.Contains(err.Error(), "frozen layer 1 is 10×6") {
+		t.Errorf("mismatched frozen layer: err = %v", err)
+	}
+	a := models.NewRBM(10, 7)
+	b := models.NewRBM(7, 5)
+	if _, err := NewDBNTrainer(m, DBNOptions{Layers: dbnOptions(SampledData, false, 1).Layers, Frozen: []*models.RBM{a, b}}, 1); err == nil || !strings.Contains(err.Error(), "none of the DBN's 2 layers") {
+		t.Errorf("all layers frozen: err = %v", err)
+	}
+}

@@ -4,7 +4,9 @@
 package dbn
 
 import (
+	"errors"
 	"fmt"
+	"os"
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
@@ -59,12 +61,45 @@ type Train struct {
 	// below (2008 §5.2), so the bound does not fall at stacking; it needs
 	// layer l+1 to have as many units as layer l−1.
 	TransposeInit bool `yaml:"transpose_init" want:"true or false"`
+	// BottomFrom, when set, is the path of a trained rbm or dbn .npz whose
+	// layers become this DBN's bottom layers, frozen: greedy training starts
+	// on the layer above them, on data drawn through them (2008 §5.2:
+	// DBN-CD25 is CD25(500) with a 2000-unit RBM trained on top). Their
+	// sizes must match the first entries of model.layers. A relative path is
+	// relative to the working directory, like the data paths.
+	BottomFrom string `yaml:"bottom_from" want:"the path of a trained rbm or dbn .npz"`
 }
 
 // Check reports bad settings.
 func (t *Train) Check(p family.Problems) {
 	t.Layer.Check(p)
 	p.Enum("layer_data", t.LayerData, []string{"sampled", "resampled", "mean-field"})
+	if t.BottomFrom != "" {
+		if _, err := LoadBottom(t.BottomFrom); err != nil {
+			p.Errorf("bottom_from", "expected the path of a trained rbm or dbn .npz; %v", err)
+		}
+	}
+}
+
+// LoadBottom loads the layers of the rbm or dbn in path, bottom first.
+func LoadBottom(path string) ([]*models.RBM, error) {
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s does not exist (train the model it names first)", path)
+		}
+		return nil, err
+	}
+	c, err := models.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	switch m := c.Model.(type) {
+	case *models.RBM:
+		return []*models.RBM{m}, nil
+	case *models.DBN:
+		return m.Layers, nil
+	}
+	return nil, fmt.Errorf("%s holds a %s; the bottom layers of a dbn come from an rbm or a dbn", path, c.Model.TypeName())
 }
 
 // Legacy accepts the dbm keys format-1 configs carried for every model.
@@ -118,6 +153,20 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
+	var frozen []*models.RBM
+	if t.BottomFrom != "" {
+		if frozen, err = LoadBottom(t.BottomFrom); err != nil {
+			return nil, fmt.Errorf("train.bottom_from: %w", err)
+		}
+		if len(frozen) >= len(m.Layers) {
+			return nil, fmt.Errorf("train.bottom_from: %s has %d layers, which leaves none of the dbn's %d to train", t.BottomFrom, len(frozen), len(m.Layers))
+		}
+		for l, r := range frozen {
+			if d := m.Layers[l]; r.NVis != d.NVis || r.NHid != d.NHid {
+				return nil, fmt.Errorf("train.bottom_from: layer %d of %s is %d×%d, but this dbn's layer %d is %d×%d (visible×hidden; check model.layers and the data)", l+1, t.BottomFrom, r.NVis, r.NHid, l+1, d.NVis, d.NHid)
+			}
+		}
+	}
 	tr, err := train.NewDBNTrainer(m, train.DBNOptions{
 		Layers:        []train.DBNLayerOptions{{RBM: rbm.Options(&t.Layer, a.Workers), Epochs: t.Epochs}},
 		Data:          ld,
@@ -125,6 +174,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 		InitStd:       init.InitWeightStd,
 		BaseRateVBias: init.BaseRateVBias(),
 		Workers:       a.Workers,
+		Frozen:        frozen,
 	}, a.Seed)
 	if err != nil {
 		return nil, err
