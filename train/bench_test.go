@@ -87,7 +87,16 @@ func BenchmarkCDkUpdate784x500(b *testing.B) {
 // BenchmarkDBMJointUpdate784x500x1000 is one joint DBM update of a
 // 784-500-1000 DBM: 10 mean-field iterations for a minibatch of 100 and one
 // Gibbs sweep of 100 persistent chains (600 per MNIST epoch).
-func BenchmarkDBMJointUpdate784x500x1000(b *testing.B) {
+func BenchmarkDBMJointUpdate784x500x1000(b *testing.B) { benchDBMJoint(b, false) }
+
+// BenchmarkDBMJointUpdate784x500x1000Ref is the same update as it was before
+// internal/gemm (gonum's Dgemm for the dense products; jointBatchRef, the
+// test reference), for a side-by-side figure; with -tags purego the chains'
+// row sums are the Go loop too, i.e. the update as it was when issue 15
+// measured 145–155 ms.
+func BenchmarkDBMJointUpdate784x500x1000Ref(b *testing.B) { benchDBMJoint(b, true) }
+
+func benchDBMJoint(b *testing.B, ref bool) {
 	data := mnistLike(100)
 	m, err := models.NewDBM(784, 500, 1000)
 	if err != nil {
@@ -107,7 +116,13 @@ func BenchmarkDBMJointUpdate784x500x1000(b *testing.B) {
 		m.B[0][i] = -1.9 // about 13% on, like MNIST's base rate
 	}
 	tr.setup()
-	benchBatches(b, 100, func(idx []int) { tr.jointBatch(data, idx, 1, 0.01, 0.5) })
+	benchBatches(b, 100, func(idx []int) {
+		if ref {
+			tr.jointBatchRef(data, idx, 1, 0.01, 0.5)
+		} else {
+			tr.jointBatch(data, idx, 1, 0.01, 0.5)
+		}
+	})
 	b.StopTimer()
 	ms := b.Elapsed().Seconds() * 1e3 / float64(b.N)
 	b.ReportMetric(ms, "ms/update")

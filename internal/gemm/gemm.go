@@ -90,3 +90,31 @@ func kernGeneric(mr, nr, k int, a []float64, lda int, b []float64, ldb int, t *[
 		}
 	}
 }
+
+// kern4x4 sets columns c0…c0+3 of the 4-row tile t (row stride 8) to the
+// fused chains of the package comment for the 4×4 block of C at a, b, with
+// the sixteen sums in local variables (registers) rather than in t: the
+// portable kernel's fast path, on every platform without the assembly
+// kernel. Each entry is still one fma chain over p in order, so the bits are
+// those of kernGeneric.
+func kern4x4(k int, a []float64, lda int, b []float64, ldb int, t *[32]float64, c0 int) {
+	var s00, s01, s02, s03, s10, s11, s12, s13 float64
+	var s20, s21, s22, s23, s30, s31, s32, s33 float64
+	a0, a1, a2, a3 := a[:k], a[lda:lda+k], a[2*lda:2*lda+k], a[3*lda:3*lda+k]
+	for p := range k {
+		bp := b[p*ldb : p*ldb+4]
+		b0, b1, b2, b3 := bp[0], bp[1], bp[2], bp[3]
+		x := a0[p]
+		s00, s01, s02, s03 = math.FMA(x, b0, s00), math.FMA(x, b1, s01), math.FMA(x, b2, s02), math.FMA(x, b3, s03)
+		x = a1[p]
+		s10, s11, s12, s13 = math.FMA(x, b0, s10), math.FMA(x, b1, s11), math.FMA(x, b2, s12), math.FMA(x, b3, s13)
+		x = a2[p]
+		s20, s21, s22, s23 = math.FMA(x, b0, s20), math.FMA(x, b1, s21), math.FMA(x, b2, s22), math.FMA(x, b3, s23)
+		x = a3[p]
+		s30, s31, s32, s33 = math.FMA(x, b0, s30), math.FMA(x, b1, s31), math.FMA(x, b2, s32), math.FMA(x, b3, s33)
+	}
+	t[c0], t[c0+1], t[c0+2], t[c0+3] = s00, s01, s02, s03
+	t[8+c0], t[8+c0+1], t[8+c0+2], t[8+c0+3] = s10, s11, s12, s13
+	t[16+c0], t[16+c0+1], t[16+c0+2], t[16+c0+3] = s20, s21, s22, s23
+	t[24+c0], t[24+c0+1], t[24+c0+2], t[24+c0+3] = s30, s31, s32, s33
+}

@@ -16,7 +16,8 @@ func kern4x8AVX2(k int, a *float64, lda int, b *float64, ldb int, t *[32]float64
 
 func kern4x8(k int, a []float64, lda int, b []float64, ldb int, t *[32]float64) {
 	if !useAVX2 || k == 0 {
-		kernGeneric(4, 8, k, a, lda, b, ldb, t)
+		kern4x4(k, a, lda, b, ldb, t, 0)
+		kern4x4(k, a, lda, b[4:], ldb, t, 4)
 		return
 	}
 	_ = a[3*lda+k-1]
