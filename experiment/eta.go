@@ -9,21 +9,48 @@ import (
 )
 
 // runETA estimates when a `logz run` finishes training: the epochs still to
-// train in every experiment of the file times the mean wall time of the
-// epochs trained so far by this process (training plus the per-epoch
-// evaluation). It knows nothing before the first epoch ends, does not count
-// epochs a --resume skips as done quickly, and leaves out the final
-// evaluations (whose cost has no history to go by).
+// train in every experiment of the file, each weighted by its relative cost
+// (epochCoster; 1 by default, 1 + k for CD-k so that a k growing to 25 is
+// foreseen), times the wall time per unit of cost of the epochs trained so
+// far by this process (training plus the per-epoch evaluation). It knows
+// nothing before the first epoch ends, does not count epochs a --resume
+// skips as done quickly, and leaves out the final evaluations (whose cost
+// has no history to go by).
 type runETA struct {
 	total, done []int // per experiment; total −1 = not known yet
+	cost        []func(epoch int) float64
 	secs        float64
+	units       float64 // the summed cost of the timed epochs
 	epochs      int
 }
 
+// epochCoster is implemented by train settings whose epochs differ in cost:
+// EpochCost(e) is epoch e's cost (1-based) relative to the other epochs.
+type epochCoster interface {
+	EpochCost(epoch int) float64
+}
+
 // newRunETA starts an estimate for experiments whose train settings give
-// their epoch counts (−1 where unknown until the trainer is built).
-func newRunETA(totals []int) *runETA {
-	return &runETA{total: totals, done: make([]int, len(totals))}
+// their epoch counts (−1 where unknown until the trainer is built) and,
+// where they implement epochCoster, their epochs' relative costs.
+func newRunETA(totals []int, trains ...any) *runETA {
+	e := &runETA{total: totals, done: make([]int, len(totals)), cost: make([]func(int) float64, len(totals))}
+	for i, t := range trains {
+		if c, ok := t.(epochCoster); ok && i < len(totals) {
+			e.cost[i] = c.EpochCost
+		}
+	}
+	return e
+}
+
+// costOf is experiment i's epoch e cost (1 when unknown or not positive).
+func (e *runETA) costOf(i, epoch int) float64 {
+	if f := e.cost[i]; f != nil {
+		if c := f(epoch); c > 0 && !math.IsInf(c, 0) {
+			return c
+		}
+	}
+	return 1
 }
 
 // start records experiment i's epochs, total and done (after a --resume).
@@ -41,6 +68,7 @@ func (e *runETA) epoch(i int, d time.Duration) {
 	}
 	e.done[i]++
 	e.secs += d.Seconds()
+	e.units += e.costOf(i, e.done[i])
 	e.epochs++
 }
 
@@ -51,19 +79,22 @@ func (e *runETA) String() string {
 	if e == nil || e.epochs == 0 {
 		return ""
 	}
-	left, unknown := 0, 0
+	left, unknown, units := 0, 0, 0.0
 	for i, t := range e.total {
 		if t < 0 {
 			unknown++
 			continue
 		}
 		left += max(0, t-e.done[i])
+		for ep := e.done[i] + 1; ep <= t; ep++ {
+			units += e.costOf(i, ep)
+		}
 	}
 	s := "ETA "
 	if unknown > 0 {
 		s += "≥ "
 	}
-	s += fmt.Sprintf("%s (run: %d epoch(s) left, before final evaluations", approxDuration(float64(left)*e.secs/float64(e.epochs)), left)
+	s += fmt.Sprintf("%s (run: %d epoch(s) left, before final evaluations", approxDuration(units*e.secs/e.units), left)
 	if unknown > 0 {
 		s += fmt.Sprintf("; %d experiment(s) not counted", unknown)
 	}

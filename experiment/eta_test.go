@@ -3,6 +3,8 @@ package experiment
 import (
 	"testing"
 	"time"
+
+	"github.com/logz-ml/logz/family/rbm"
 )
 
 // TestRunETAFormat: nothing before an epoch is timed; then the epochs left
@@ -35,6 +37,35 @@ func TestRunETAFormat(t *testing.T) {
 	none.epoch(0, time.Second)
 	if none.String() != "" {
 		t.Error("a nil runETA says something")
+	}
+}
+
+// costly is train settings whose epoch e costs 1 + e (like CD-k with k
+// growing by one per epoch).
+type costly struct{}
+
+func (costly) EpochCost(e int) float64 { return 1 + float64(e) }
+
+// TestRunETAWeighsEpochCosts: with an epochCoster the time per unit of cost
+// of the epochs done is multiplied by the cost of the epochs left, so an
+// experiment whose k grows is foreseen, and an rbm's CD-k settings give
+// 1 + k(e).
+func TestRunETAWeighsEpochCosts(t *testing.T) {
+	e := newRunETA([]int{4, 2}, costly{}, nil)
+	e.start(0, 4, 0)
+	e.epoch(0, 20*time.Second) // epoch 1 costs 2: 10 s per unit
+	// Left: epochs 2–4 of the first (3 + 4 + 5 = 12 units) and 2 epochs
+	// of the second at cost 1: 14 units × 10 s.
+	if got, want := e.String(), "ETA ~3 min (run: 5 epoch(s) left, before final evaluations)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	tr := rbm.Train{Layer: rbm.DefaultLayer()}
+	tr.K, tr.KEnd, tr.Epochs = 1, 25, 25
+	if c1, c25 := tr.EpochCost(1), tr.EpochCost(25); c1 != 2 || c25 != 26 {
+		t.Errorf("CD-k 1→25 epoch costs %v, %v; want 2, 26", c1, c25)
+	}
+	if _, ok := any(&tr).(epochCoster); !ok {
+		t.Error("rbm train settings are not an epochCoster")
 	}
 }
 

@@ -135,10 +135,11 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	}
 	var failed []string
 	totals := make([]int, len(f.Experiments))
+	trains := make([]any, len(f.Experiments))
 	for i, exp := range f.Experiments {
-		totals[i] = epochsOf(exp.Train)
+		totals[i], trains[i] = epochsOf(exp.Train), exp.Train
 	}
-	eta := newRunETA(totals)
+	eta := newRunETA(totals, trains...)
 	for i, exp := range f.Experiments {
 		r := &runner{exp: exp, opt: opt, dir: filepath.Join(opt.Out, exp.Name), resultsPath: resultsPath, eta: eta, index: i}
 		rows, err = r.run(rows)

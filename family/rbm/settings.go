@@ -311,6 +311,17 @@ func (t Layer) KAt(epoch int) int {
 	return t.K + q
 }
 
+// EpochCost is the relative cost of epoch e for the run's ETA: a CD-k or
+// PCD-k update is one positive pass and k Gibbs sweeps, so 1 + k(e); χ²
+// epochs all cost the same. (On Train, not Layer: the dbn and dbm, which
+// embed Layer, count their epochs differently.)
+func (t *Train) EpochCost(epoch int) float64 {
+	if t.Method == "chi2" {
+		return 1
+	}
+	return 1 + float64(t.KAt(epoch))
+}
+
 // LearningRateAt returns the learning rate ε(e) for a 1-based epoch e, with
 // ε₀ = LearningRate and E = Epochs:
 //
