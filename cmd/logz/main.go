@@ -158,10 +158,30 @@ func versionString() string {
 	if version != "" {
 		return version
 	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+	bi, ok := debug.ReadBuildInfo()
+	if ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		return bi.Main.Version
 	}
-	return "dev"
+	// A binary built inside a git checkout (go build, go install ./...)
+	// carries the commit: "dev (commit 1a2b3c4d5e6f, modified)", so a report
+	// says which code made it.
+	var rev, dirty string
+	if ok {
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = ", modified"
+				}
+			}
+		}
+	}
+	if rev == "" {
+		return "dev"
+	}
+	return fmt.Sprintf("dev (commit %.12s%s)", rev, dirty)
 }
 
 // parseFlags parses flags that may come before or after positional
