@@ -97,13 +97,19 @@ func (s *RatioSettings) Check(p family.Problems) {
 		return
 	}
 	if s.Start == StartReversed && !eval.HasExactSampler(b) {
-		p.Errorf("start", "reversed needs exact draws of B, but %s (%s) %s; use start: gibbs or auto", s.To, family.Label(b), noSampler(b))
+		p.Errorf("start", "expected auto, exact or gibbs (reversed needs exact draws of B, but %s (%s) %s)", s.To, family.Label(b), noSampler(b))
 	}
 }
 
 // noSampler says why eval.HasExactSampler(m) is false.
 func noSampler(m *models.RBM) string {
 	return fmt.Sprintf("has non-zero weights and its smaller layer has %d units, more than the %d of an exact sampler", min(m.NVis, m.NHid), eval.MaxExactStartUnits)
+}
+
+// noExactStart is the error of a start that needs exact draws of model
+// which ("A" for exact, "B" for reversed), named name, that has none.
+func noExactStart(start, which, name string, m *models.RBM) error {
+	return fmt.Errorf("start: %s needs exact draws of %s, but %s %s; use start: gibbs or auto (--ratio-start)", start, which, name, noSampler(m))
 }
 
 // ratioStart resolves start: auto for model A.
@@ -202,7 +208,7 @@ func EstimateRatio(a eval.AIS, mA, mB *models.RBM, start string, gibbsSteps int)
 		var err error
 		if start == StartExact {
 			if !eval.HasExactSampler(mA) {
-				return Ratio{}, fmt.Errorf("start: exact needs exact draws of A, but the evaluated %s %s; use start: gibbs or auto", family.Label(mA), noSampler(mA))
+				return Ratio{}, noExactStart(StartExact, "A", "the evaluated "+family.Label(mA), mA)
 			}
 			res, err = a.LogRatio(mA, mB)
 		} else {
@@ -223,7 +229,7 @@ func EstimateRatio(a eval.AIS, mA, mB *models.RBM, start string, gibbsSteps int)
 		return r, nil
 	case StartReversed:
 		if !eval.HasExactSampler(mB) {
-			return Ratio{}, fmt.Errorf("start: reversed needs exact draws of B, but %s %s; use start: gibbs or auto", family.Label(mB), noSampler(mB))
+			return Ratio{}, noExactStart(StartReversed, "B", family.Label(mB), mB)
 		}
 		rev, err := a.LogRatio(mB, mA)
 		if err != nil {
@@ -256,13 +262,13 @@ var AISRatio = family.Define(family.Def[RatioSettings]{
 			return err
 		}
 		if mA := m.(*models.RBM); s.Start == StartExact && !eval.HasExactSampler(mA) {
-			return fmt.Errorf("start: exact needs exact draws of A, but the evaluated %s %s; use start: gibbs or auto", family.Label(mA), noSampler(mA))
+			return noExactStart(StartExact, "A", "the evaluated "+family.Label(mA), mA)
 		}
 		return nil
 	},
 	CheckModel: func(p family.Problems, s *RatioSettings, model family.Settings, visible int) {
 		if h := model.(*Model).Hidden; s.Start == StartExact && visible > 0 && min(visible, h) > eval.MaxExactStartUnits {
-			p.Errorf("start", "exact needs exact draws of A, but the trained rbm %d-%d will have a smaller layer of %d units, more than the %d of an exact sampler; use start: gibbs or auto",
+			p.Errorf("start", "expected auto, gibbs or reversed (exact needs exact draws of A, but the trained rbm %d-%d will have a smaller layer of %d units, more than the %d of an exact sampler)",
 				visible, h, min(visible, h), eval.MaxExactStartUnits)
 		}
 		if s.To == "" || visible <= 0 {

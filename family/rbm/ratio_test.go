@@ -289,7 +289,7 @@ func TestAISRatioStartSettings(t *testing.T) {
 		{"sweeps in all", func(s *RatioSettings) { s.Runs, s.GibbsSteps = 100000, 100000 },
 			"@gibbs_steps: runs × (betas + gibbs_steps) = 100000 × (14500 + 100000) Gibbs sweeps is more than the limit of 10000000000 (family.MaxSweeps)"},
 		{"reversed to a wide B", func(s *RatioSettings) { s.Start, s.To = StartReversed, wide },
-			"start: reversed needs exact draws of B, but " + wide + " (rbm 22-22) has non-zero weights and its smaller layer has 22 units, more than the 20 of an exact sampler; use start: gibbs or auto"},
+			"start: expected auto, exact or gibbs (reversed needs exact draws of B, but " + wide + " (rbm 22-22) has non-zero weights and its smaller layer has 22 units, more than the 20 of an exact sampler)"},
 	} {
 		p := check(c.edit)
 		if len(p) != 1 || p[0] != c.want {
@@ -311,7 +311,7 @@ func TestAISRatioStartSettings(t *testing.T) {
 	s.To, s.Start = small, StartExact
 	var p familytest.Problems
 	AISRatio.CheckModel(&p, &s, &Model{Hidden: 500}, 22)
-	if want := "start: exact needs exact draws of A, but the trained rbm 22-500 will have a smaller layer of 22 units, more than the 20 of an exact sampler; use start: gibbs or auto"; len(p) != 1 || p[0] != want {
+	if want := "start: expected auto, gibbs or reversed (exact needs exact draws of A, but the trained rbm 22-500 will have a smaller layer of 22 units, more than the 20 of an exact sampler)"; len(p) != 1 || p[0] != want {
 		t.Errorf("CheckModel: %q, want [%q]", p, want)
 	}
 	p = nil
@@ -320,7 +320,7 @@ func TestAISRatioStartSettings(t *testing.T) {
 		t.Errorf("CheckModel of a 22×20 A with start exact: %q", p)
 	}
 	err := AISRatio.Feasible(randomRBM(22, 22, 0.15, 0.3, 3), &s)
-	if want := "start: exact needs exact draws of A, but the evaluated rbm 22-22 has non-zero weights and its smaller layer has 22 units, more than the 20 of an exact sampler; use start: gibbs or auto"; err == nil || err.Error() != want {
+	if want := "start: exact needs exact draws of A, but the evaluated rbm 22-22 has non-zero weights and its smaller layer has 22 units, more than the 20 of an exact sampler; use start: gibbs or auto (--ratio-start)"; err == nil || err.Error() != want {
 		t.Errorf("Feasible: %v, want %q", err, want)
 	}
 	if err := AISRatio.Feasible(randomRBM(22, 5, 0.1, 0.1, 10), &s); err != nil {
