@@ -69,13 +69,38 @@ type AISResult struct {
 	// LogW holds the log weights of the runs (without log Z_0).
 	LogW        []float64
 	Runs, Steps int
+	// GibbsSweeps is the number of block-Gibbs sweeps of A that made each
+	// run's start (LogRatioGibbs), 0 for exact starts. Drift ± DriftSE is
+	// then the mean over runs of F_A(v) after all the sweeps minus F_A(v)
+	// after half of them (⌊GibbsSweeps/2⌋), with its standard error: about
+	// 0 for chains that had reached p_A by the half-way point.
+	GibbsSweeps    int
+	Drift, DriftSE float64
 	// Warnings say when the numbers should not be trusted.
 	Warnings []string
 }
 
-// maxExactBaseUnits bounds the smaller layer of a weighted base RBM A in
-// LogRatio: its exact samples come from a table of all 2^min(D,H_A) states.
-const maxExactBaseUnits = 20
+// MaxExactStartUnits bounds the smaller layer of a weighted RBM A whose
+// exact samples LogRatio draws: they come from a table of all
+// 2^min(D,H_A) states.
+const MaxExactStartUnits = 20
+
+// HasExactSampler reports whether LogRatio can start its runs from exact
+// draws of m: m has no non-zero weight (independent Bernoulli visible
+// units), or its smaller layer has at most MaxExactStartUnits units.
+func HasExactSampler(m *models.RBM) bool {
+	return min(m.NVis, m.NHid) <= MaxExactStartUnits || weightless(m)
+}
+
+// weightless reports whether every weight of m is zero.
+func weightless(m *models.RBM) bool {
+	for _, w := range m.W {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // LogZ estimates log Z of m, annealing from the base-rate RBM with the same
 // hidden units, zero weights and visible biases BaseVBias (2008, §3.3).
@@ -94,10 +119,10 @@ func (a AIS) LogZ(m *models.RBM) (AISResult, error) {
 // (their hidden sizes may differ) along the joint path of 2008 §3.2
 // (E_β = (1−β)E_A + βE_B). The chains need exact draws from p_A: if mA has
 // no non-zero weight they are independent Bernoulli draws; otherwise the
-// smaller layer of mA is enumerated (at most 20 units, else an error: the
-// 2008 paper's alternative, long Gibbs chains, gives no exact samples and no
-// trustworthy error bars) and Z_A is computed exactly on the way. The result
-// has LogZBase = log Z_A, LogRatio = log r̂ and LogZ = log Z_A + log r̂.
+// smaller layer of mA is enumerated (at most MaxExactStartUnits units, else
+// an error: see LogRatioGibbs for the 2008 paper's alternative, long Gibbs
+// chains) and Z_A is computed exactly on the way. The result has LogZBase =
+// log Z_A, LogRatio = log r̂ and LogZ = log Z_A + log r̂.
 func (a AIS) LogRatio(mA, mB *models.RBM) (AISResult, error) {
 	if err := a.check(); err != nil {
 		return AISResult{}, err
@@ -110,14 +135,7 @@ func (a AIS) LogRatio(mA, mB *models.RBM) (AISResult, error) {
 	}
 	var base inference.VisibleSampler
 	logZA := 0.0
-	weightless := true
-	for _, w := range mA.W {
-		if w != 0 {
-			weightless = false
-			break
-		}
-	}
-	if !weightless {
+	if !weightless(mA) {
 		var err error
 		base, logZA, err = newEnumSampler(mA, a.workers())
 		if err != nil {
@@ -129,6 +147,97 @@ func (a AIS) LogRatio(mA, mB *models.RBM) (AISResult, error) {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}
 	return a.Run(path)
+}
+
+// LogRatioGibbs estimates log(Z_B/Z_A) along the same joint path as
+// LogRatio, for an A without an exact sampler (the 2008 paper's two
+// 784×500 RBMs): run m starts from an approximate draw of p_A, the state
+// of its own block-Gibbs chain of A (v → h ~ p_A(h|v) → v′ ~ p_A(v|h))
+// after sweeps sweeps from a uniform random visible state. The paper
+// (§3.2, "We also estimated the ratio") continued one chain for 10,000
+// steps between samples; here the M chains are independent, so the runs
+// are too and σ̂ keeps its meaning. E[w] = Z_B/Z_A holds only to the
+// extent the chains have reached p_A: with starts v_0 ~ q,
+//
+//	E[w] = Σ_v q(v) E[w | v_0 = v] = Z_B/Z_A + Σ_v (q(v) − p_A(v)) E[w | v_0 = v],
+//
+// an error of either sign that no error bar shows. Result.Drift is a
+// partial check (chains still moving show a drift; chains stuck in one
+// mode do not), and a warning is raised when it is beyond 3 standard
+// errors.
+//
+// Run m draws its start, its sweeps and then its annealing from the one
+// generator rand.NewPCG(Seed, m), as LogRatio's runs do, so the result
+// depends on Seed alone, not on Workers or GOMAXPROCS. Z_A is not
+// computed: LogZBase is 0, so LogZ and the LogZLo/LogZHi bands are those
+// of the log ratio itself. Progress counts the sweeps of the starts with
+// the annealing steps (total Runs·(sweeps + K)).
+func (a AIS) LogRatioGibbs(mA, mB *models.RBM, sweeps int) (AISResult, error) {
+	if err := a.check(); err != nil {
+		return AISResult{}, err
+	}
+	if sweeps < 1 || sweeps > MaxGibbsSteps {
+		return AISResult{}, fmt.Errorf("AIS: %d Gibbs sweeps for the start of each run; want an integer in [1, %d]", sweeps, MaxGibbsSteps)
+	}
+	path, err := inference.NewRBMPathFromStates(mA, mB)
+	if err != nil {
+		return AISResult{}, fmt.Errorf("AIS: %w", err)
+	}
+	// At β = 1 the base-rate path's chain is A's own block-Gibbs kernel
+	// (as in Gibbs.Run), without the B half of the joint chain.
+	kernelA, err := inference.NewBaseRatePath(mA, nil)
+	if err != nil {
+		return AISResult{}, fmt.Errorf("AIS: %w", err)
+	}
+	g := &gibbsStart{kernel: kernelA, sweeps: sweeps, drift: make([]float64, a.runs())}
+	r, err := a.run(path, g, int64(sweeps))
+	if err != nil {
+		return AISResult{}, err
+	}
+	r.GibbsSweeps = sweeps
+	r.Drift, r.DriftSE = meanSE(g.drift)
+	if len(g.drift) >= 2 && math.Abs(r.Drift) > 3*r.DriftSE {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the Gibbs chains of A had not settled: their mean free energy moved by %+.3g ± %.2g between sweeps %d and %d; the starts are not yet draws of p_A (use more sweeps)",
+			r.Drift, r.DriftSE, sweeps/2, sweeps))
+	}
+	return r, nil
+}
+
+// gibbsStart is the start of LogRatioGibbs: a uniform random visible
+// state, then sweeps block-Gibbs sweeps of A, drawn from the run's
+// generator. drift[c] receives F_A(v) after all the sweeps minus after
+// ⌊sweeps/2⌋ of them.
+type gibbsStart struct {
+	kernel *inference.RBMPath // base-rate path to A, used at β = 1
+	sweeps int
+	drift  []float64
+}
+
+// NewStarter implements Start: each worker gets its own chain of A.
+func (g *gibbsStart) NewStarter() func(c int, v []uint8, rng *rand.Rand) {
+	ch := g.kernel.NewRBMChain()
+	uniform := UniformStart.NewStarter()
+	return func(c int, v []uint8, rng *rand.Rand) {
+		uniform(c, v, rng)
+		ch.SetVisible(v)
+		half := g.sweeps / 2
+		mid := 0.0
+		for t := 1; t <= g.sweeps; t++ {
+			if t-1 == half {
+				mid = ch.LogUnnorm(1) // −F_A(v) after half the sweeps
+			}
+			ch.Transition(1, rng)
+		}
+		g.drift[c] = mid - ch.LogUnnorm(1)
+		copy(v, ch.Visible())
+	}
+}
+
+func (a AIS) runs() int {
+	if a.Runs == 0 {
+		return 100
+	}
+	return a.Runs
 }
 
 func (a AIS) check() error {
@@ -154,7 +263,19 @@ func (a AIS) workers() int {
 }
 
 // Run anneals Runs chains along any path and summarises their weights.
-func (a AIS) Run(path inference.Path) (AISResult, error) {
+func (a AIS) Run(path inference.Path) (AISResult, error) { return a.run(path, nil, 0) }
+
+// visibleChain is a chain whose visible state can be set (RBMChain).
+type visibleChain interface {
+	SetVisible(v []uint8)
+	Visible() []uint8
+}
+
+// run is Run. With a non-nil start, run c begins at the visible state that
+// start sets from run c's generator (counted as startSteps steps of
+// progress) instead of at SampleBase; path's chains must then have
+// SetVisible.
+func (a AIS) run(path inference.Path, start Start, startSteps int64) (AISResult, error) {
 	if err := a.check(); err != nil {
 		return AISResult{}, err
 	}
@@ -162,25 +283,41 @@ func (a AIS) Run(path inference.Path) (AISResult, error) {
 	if betas == nil {
 		betas = inference.Schedule2008()
 	}
-	runs := a.Runs
-	if runs == 0 {
-		runs = 100
-	}
+	runs := a.runs()
 	K := len(betas) - 1
 	logw := make([]float64, runs)
-	total := int64(runs) * int64(K)
+	total := int64(runs) * (int64(K) + startSteps)
+	if start != nil {
+		if _, ok := path.NewChain().(visibleChain); !ok {
+			return AISResult{}, fmt.Errorf("AIS: the chains of a %T cannot be started at a given state", path)
+		}
+	}
 	var next, done atomic.Int64
 	var wg workgroup.Group
 	for range max(1, min(a.workers(), runs)) {
 		wg.Go(func() {
 			ch := path.NewChain()
+			var startAt func(c int, v []uint8, rng *rand.Rand)
+			var v []uint8
+			if start != nil {
+				startAt = start.NewStarter()
+				v = make([]uint8, len(ch.(visibleChain).Visible()))
+			}
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= runs {
 					return
 				}
 				rng := rand.New(rand.NewPCG(a.Seed, uint64(c)))
-				ch.SampleBase(rng)
+				if startAt == nil {
+					ch.SampleBase(rng)
+				} else {
+					startAt(c, v, rng)
+					ch.(visibleChain).SetVisible(v)
+					if a.Progress != nil {
+						a.Progress(done.Add(startSteps), total)
+					}
+				}
 				lw := 0.0
 				for k := 1; k <= K; k++ {
 					lw += ch.Step(betas[k-1], betas[k], rng)
@@ -249,9 +386,9 @@ type enumSampler struct {
 
 func newEnumSampler(m *models.RBM, workers int) (*enumSampler, float64, error) {
 	k := min(m.NVis, m.NHid)
-	if k > maxExactBaseUnits {
+	if k > MaxExactStartUnits {
 		return nil, 0, fmt.Errorf("AIS: model A (%d visible × %d hidden) has non-zero weights and its smaller layer has %d units, more than %d: exact samples from p_A would need a table of 2^%d states; anneal each model from a base-rate RBM instead (AIS.LogZ) and subtract",
-			m.NVis, m.NHid, k, maxExactBaseUnits, k)
+			m.NVis, m.NHid, k, MaxExactStartUnits, k)
 	}
 	p := newEnumProblem(m)
 	table := make([]float64, 1<<p.K)

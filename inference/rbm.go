@@ -44,6 +44,9 @@ type RBMPath struct {
 	la, lb rbmLayer // the RBMs at β = 0 and β = 1
 	logZ0  float64
 	base   VisibleSampler // exact sampler of p_A; nil when A is weightless
+	// fromStates: the chains start at states set by SetVisible
+	// (NewRBMPathFromStates); SampleBase is not available.
+	fromStates bool
 	// baseThr[i] = σ(a_{A,i})·2^32 for the weightless base.
 	baseThr []float64
 	// hiddenConstA is true when A is weightless with non-zero hidden biases:
@@ -149,17 +152,8 @@ func NewBaseRatePath(m *models.RBM, baseVBias []float64) (*RBMPath, error) {
 // used and base and logZA are ignored. Otherwise base must draw exact samples
 // from p_A and logZA must be log Z_A.
 func NewRBMPath(a, b *models.RBM, base VisibleSampler, logZA float64) (*RBMPath, error) {
-	if a == nil || b == nil {
-		return nil, fmt.Errorf("annealing path: nil model")
-	}
-	if err := a.Validate(); err != nil {
-		return nil, fmt.Errorf("annealing path: model A: %w", err)
-	}
-	if err := b.Validate(); err != nil {
-		return nil, fmt.Errorf("annealing path: model B: %w", err)
-	}
-	if a.NVis != b.NVis {
-		return nil, fmt.Errorf("annealing path: model A has %d visible units and model B %d; they must match", a.NVis, b.NVis)
+	if err := checkPair(a, b); err != nil {
+		return nil, err
 	}
 	LA := newLayer(a)
 	if !LA.weightless {
@@ -171,6 +165,42 @@ func NewRBMPath(a, b *models.RBM, base VisibleSampler, logZA float64) (*RBMPath,
 		}
 	}
 	return newPath(LA, newLayer(b), base, logZA)
+}
+
+// NewRBMPathFromStates returns the path from RBM a (β = 0) to RBM b (β = 1)
+// for chains that the caller starts at visible states of its own with
+// RBMChain.SetVisible — approximate draws of p_A such as the ends of long
+// Gibbs chains of a (eval.AIS.LogRatioGibbs) — instead of SampleBase, which
+// panics on this path. Z_A is not computed: LogZ0 is 0, so an AIS estimate
+// on this path is log(Z_B/Z_A) itself. The models must have the same number
+// of visible units.
+func NewRBMPathFromStates(a, b *models.RBM) (*RBMPath, error) {
+	if err := checkPair(a, b); err != nil {
+		return nil, err
+	}
+	p, err := newPath(newLayer(a), newLayer(b), nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	p.base, p.logZ0, p.fromStates = nil, 0, true
+	return p, nil
+}
+
+// checkPair checks the two models of a joint path.
+func checkPair(a, b *models.RBM) error {
+	if a == nil || b == nil {
+		return fmt.Errorf("annealing path: nil model")
+	}
+	if err := a.Validate(); err != nil {
+		return fmt.Errorf("annealing path: model A: %w", err)
+	}
+	if err := b.Validate(); err != nil {
+		return fmt.Errorf("annealing path: model B: %w", err)
+	}
+	if a.NVis != b.NVis {
+		return fmt.Errorf("annealing path: model A has %d visible units and model B %d; they must match", a.NVis, b.NVis)
+	}
+	return nil
 }
 
 func newPath(A, B rbmLayer, base VisibleSampler, logZA float64) (*RBMPath, error) {
@@ -259,9 +289,13 @@ type layerState struct {
 	sinceY     int
 }
 
-// SampleBase implements Chain: v ~ p_A exactly.
+// SampleBase implements Chain: v ~ p_A exactly. It panics on a path made
+// by NewRBMPathFromStates, whose chains are started by SetVisible.
 func (c *RBMChain) SampleBase(rng *rand.Rand) {
 	p := c.p
+	if p.fromStates {
+		panic("inference: SampleBase on an RBMPath from NewRBMPathFromStates; start its chains with SetVisible")
+	}
 	if p.base != nil {
 		p.base.SampleVisible(c.v, rng)
 	} else {

@@ -446,3 +446,43 @@ func TestRAISEReverseUse(t *testing.T) {
 		}
 	}
 }
+
+// TestRBMPathFromStates: a chain on NewRBMPathFromStates(a, b), started by
+// SetVisible, takes exactly the steps and weights of a chain on
+// NewRBMPath(a, b, …) started at the same state with the same generator
+// (weighted and weightless A); its LogZ0 is 0, SampleBase panics, and a
+// visible-size mismatch is an error.
+func TestRBMPathFromStates(t *testing.T) {
+	for _, pc := range pathCases(t)[1:] {
+		fs, err := NewRBMPathFromStates(pc.a, pc.b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fs.LogZ0() != 0 {
+			t.Errorf("%s: LogZ0 %v, want 0 (Z_A unknown)", pc.name, fs.LogZ0())
+		}
+		c1, c2 := pc.path.NewRBMChain(), fs.NewRBMChain()
+		v := []uint8{1, 0, 1, 1}
+		c1.SetVisible(v)
+		c2.SetVisible(v)
+		r1, r2 := rand.New(rand.NewPCG(9, 1)), rand.New(rand.NewPCG(9, 1))
+		for k := 1; k <= 60; k++ {
+			b0, b1 := float64(k-1)/60, float64(k)/60
+			w1, w2 := c1.Step(b0, b1, r1), c2.Step(b0, b1, r2)
+			if w1 != w2 || string(c1.Visible()) != string(c2.Visible()) {
+				t.Fatalf("%s step %d: weight %v vs %v, v %v vs %v", pc.name, k, w1, w2, c1.Visible(), c2.Visible())
+			}
+		}
+		func() {
+			defer func() {
+				if r := recover(); r == nil {
+					t.Errorf("%s: SampleBase on a from-states path did not panic", pc.name)
+				}
+			}()
+			c2.SampleBase(r2)
+		}()
+	}
+	if _, err := NewRBMPathFromStates(randRBM(5, 3, 1, 1, 1), randRBM(4, 3, 1, 1, 2)); err == nil {
+		t.Error("visible size mismatch accepted")
+	}
+}

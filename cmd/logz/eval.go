@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -228,7 +229,11 @@ func evalRatioOnly(modelPath string, names []string, values map[string]string, g
 		return err
 	}
 	if err := fam.CheckFeasible(ckpt.Model, list); err != nil {
-		return fmt.Errorf("--ratio-to: %w", err)
+		var te *rbm.TargetError
+		if errors.As(err, &te) {
+			return fmt.Errorf("--ratio-to: %w", err)
+		}
+		return err
 	}
 	name := strings.TrimSuffix(filepath.Base(modelPath), filepath.Ext(modelPath))
 	ev := family.Env{

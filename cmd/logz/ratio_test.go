@@ -88,8 +88,61 @@ func TestEvalRatioTo(t *testing.T) {
 	}
 }
 
+// TestEvalRatioGibbsStart: --ratio-start gibbs --gibbs-steps N runs the
+// ratio from Gibbs chains of A and says so in the notes; without
+// --ratio-start, an A with no exact sampler (22×22) gets Gibbs starts too
+// (auto). Both bands contain the exact difference.
+func TestEvalRatioGibbsStart(t *testing.T) {
+	dir := t.TempDir()
+	small, smallB := ratioRBM(12, 5, 1), ratioRBM(12, 8, 2)
+	wide, wideB := ratioRBM(22, 22, 5), ratioRBM(22, 5, 6)
+	for i := range wide.W {
+		wide.W[i] *= 0.3
+	}
+	for _, c := range []struct {
+		name   string
+		mA, mB *models.RBM
+		flags  []string
+	}{
+		{"gibbs", small, smallB, []string{"--ratio-start", "gibbs", "--gibbs-steps", "300"}},
+		{"auto", wide, wideB, []string{"--gibbs-steps", "300"}},
+	} {
+		a, b := saveCLIModel(t, dir, c.name+"-a.npz", c.mA), saveCLIModel(t, dir, c.name+"-b.npz", c.mB)
+		lzA, _ := eval.Exact{}.LogZ(c.mA)
+		lzB, _ := eval.Exact{}.LogZ(c.mB)
+		want := lzB - lzA
+		args := append([]string{"eval", "--model", a, "--ratio-to", b, "--chains", "100", "--betas", "500", "--schedule", "linear", "--json"}, c.flags...)
+		out, stderr, err := runLogz(t, args...)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, stderr)
+		}
+		var res struct {
+			Estimates []struct {
+				LogZ      *float64 `json:"log_z"`
+				LogZLo    *float64 `json:"log_z_lo"`
+				LogZHi    *float64 `json:"log_z_hi"`
+				ExactLogZ *float64 `json:"exact_log_z"`
+				Notes     []string
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Estimates) != 1 || res.Estimates[0].LogZ == nil || res.Estimates[0].ExactLogZ == nil {
+			t.Fatalf("%s: %v\n%s", c.name, err, out)
+		}
+		r := res.Estimates[0]
+		t.Logf("%s: %.4f [%.4f, %.4f], exact %.4f", c.name, *r.LogZ, *r.LogZLo, *r.LogZHi, want)
+		if !(*r.LogZLo <= want && want <= *r.LogZHi) {
+			t.Errorf("%s: exact %.4f outside [%.4f, %.4f]", c.name, want, *r.LogZLo, *r.LogZHi)
+		}
+		if n := strings.Join(r.Notes, " "); !strings.Contains(n, "approximate starts") || !strings.Contains(n, "after 300 sweeps") {
+			t.Errorf("%s: notes %q do not say the starts were 300 Gibbs sweeps", c.name, r.Notes)
+		}
+	}
+}
+
 // TestEvalRatioToBadInput: a missing file, a B with other visible units, a
-// DBN as B and a DBN as A are errors naming the flag.
+// DBN as B and a DBN as A are errors naming the flag; so are a bad
+// --ratio-start or --gibbs-steps, --ratio-start exact for an A and
+// --ratio-start reversed for a B without an exact sampler.
 func TestEvalRatioToBadInput(t *testing.T) {
 	dir := t.TempDir()
 	a := saveCLIModel(t, dir, "a.npz", ratioRBM(12, 5, 1))
@@ -100,6 +153,8 @@ func TestEvalRatioToBadInput(t *testing.T) {
 	}
 	dbn := saveCLIModel(t, dir, "dbn.npz", d)
 	missing := filepath.Join(dir, "missing.npz")
+	bigAPath := saveCLIModel(t, dir, "big-a.npz", ratioRBM(22, 22, 5))
+	bigB := saveCLIModel(t, dir, "big-b.npz", ratioRBM(22, 5, 6))
 	for _, c := range []struct {
 		args []string
 		want string
@@ -109,10 +164,20 @@ func TestEvalRatioToBadInput(t *testing.T) {
 		{[]string{"--model", a, "--ratio-to", dbn}, "--ratio-to wants the path of an rbm .npz; " + dbn + " holds a dbn, not an rbm"},
 		{[]string{"--model", dbn, "--ratio-to", a}, "--model: " + dbn + " holds a dbn; --ratio-to needs two rbm models"},
 		{[]string{"--model", a, "--ratio-to", a, "--estimator", "exact"}, "--ratio-to is a setting of ais-ratio, which --estimator exact does not list"},
+		{[]string{"--model", a, "--ratio-to", a, "--ratio-start", "sideways"}, `--ratio-start wants auto, exact, gibbs or reversed, got "sideways" (ais-ratio: start)`},
+		{[]string{"--model", a, "--ratio-to", a, "--gibbs-steps", "0"}, "--gibbs-steps wants an integer ≥ 1, got 0 (ais-ratio: gibbs_steps)"},
+		{[]string{"--model", a, "--ratio-to", a, "--gibbs-steps", "many"}, "--gibbs-steps"},
+		{[]string{"--model", bigAPath, "--ratio-to", bigB, "--ratio-start", "exact"},
+			"ais-ratio: start: exact needs exact draws of A, but the evaluated rbm 22-22 has non-zero weights and its smaller layer has 22 units, more than the 20 of an exact sampler; use start: gibbs or auto (--ratio-start)"},
+		{[]string{"--model", bigB, "--ratio-to", bigAPath, "--ratio-start", "reversed"},
+			"--ratio-start wants auto, exact or gibbs (reversed needs exact draws of B, but " + bigAPath + " (rbm 22-22) has non-zero weights and its smaller layer has 22 units, more than the 20 of an exact sampler) (ais-ratio: start)"},
 	} {
 		_, _, err := runLogz(t, append([]string{"eval"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want one containing %q", c.args, err, c.want)
+		}
+		if err != nil && strings.Contains(c.want, "start: exact") && strings.Contains(err.Error(), "--ratio-to") {
+			t.Errorf("%q: error %v blames --ratio-to for a problem of the start", c.args, err)
 		}
 	}
 }

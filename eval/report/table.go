@@ -38,7 +38,7 @@ type TableOptions struct {
 // present below the final table.
 var boundNotes = map[string]string{
 	"ais":       "ais: log Ẑ is a stochastic lower bound on log Z (E[log Ẑ] ≤ log Z), so its log-probabilities tend to be overestimates.",
-	"ais-ratio": "ais-ratio: log Ẑ is the estimate of log Z_B − log Z_A (A the model, B the file of to: / --ratio-to) and True log Z the exact difference; a stochastic lower bound on it (an upper one when the runs went from B to A, see the row's notes).",
+	"ais-ratio": "ais-ratio: log Ẑ is the estimate of log Z_B − log Z_A (A the model, B the file of to: / --ratio-to) and True log Z the exact difference; from exact draws of A a stochastic lower bound on it, from exact draws of B (start: reversed) an upper one, from Gibbs chains of A (start: gibbs) neither, and only as good as the chains' mixing (see the row's notes).",
 	"raise":     "raise: a stochastic lower bound on the log-probability (of the annealed model), so it tends to underestimate; AIS above and RAISE below bracket the truth.",
 	"csl":       "csl: conservative on average (a lower estimate of the log-probability), often by tens of nats.",
 	"is":        "is: log of an unbiased importance-sampling estimate of p(v), a stochastic lower bound on log p(v).",

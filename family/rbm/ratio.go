@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/logz-ml/logz/eval"
@@ -18,7 +19,20 @@ const RatioEstimator = "ais-ratio"
 
 func init() {
 	family.RegisterFlag(family.Flag{Name: "ratio-to", Usage: "ais-ratio: the rbm B.npz whose log Z_B − log Z_A (A = --model) is estimated; with --ratio-to, --data is optional and --estimator defaults to ais-ratio"})
+	family.RegisterFlag(family.Flag{Name: "ratio-start", Usage: "ais-ratio: start of the runs: auto (exact draws of A when it has an exact sampler, else Gibbs chains of A), exact, gibbs or reversed (exact draws of B, runs from B to A) (default auto)"})
+	family.RegisterFlag(family.Flag{Name: "gibbs-steps", Usage: "ais-ratio: Gibbs sweeps of A before each run with a gibbs start (default 10000, the 2008 paper's)"})
 }
+
+// The starts of ais-ratio.
+const (
+	StartAuto     = "auto"
+	StartExact    = "exact"
+	StartGibbs    = "gibbs"
+	StartReversed = "reversed"
+)
+
+// RatioStarts are the accepted values of start.
+var RatioStarts = []string{StartAuto, StartExact, StartGibbs, StartReversed}
 
 // RatioSettings is the settings of ais-ratio.
 type RatioSettings struct {
@@ -40,28 +54,73 @@ type RatioSettings struct {
 	// MinESSFraction: warn when the ESS of the weights is below this
 	// fraction of Runs; in [0,1].
 	MinESSFraction float64 `yaml:"min_ess_fraction" want:"a number in [0,1]"`
-	family.Seeded  `yaml:",inline"`
+	// Start is where each run starts (EstimateRatio): "exact" draws of A,
+	// "gibbs" (the end of a Gibbs chain of A: approximate), "reversed"
+	// (exact draws of B, the runs going from B to A), or "auto": exact when
+	// A has an exact sampler (eval.HasExactSampler), else gibbs.
+	Start string `yaml:"start" want:"auto, exact, gibbs or reversed" flag:"ratio-start"`
+	// GibbsSteps is the number of block-Gibbs sweeps of A that make the
+	// start of each run with a gibbs start, from a uniform random visible
+	// state; ≥ 1 (the 2008 paper ran 10,000 between samples).
+	GibbsSteps    int `yaml:"gibbs_steps" want:"an integer ≥ 1" flag:"gibbs-steps"`
+	family.Seeded `yaml:",inline"`
 }
 
 // DefaultRatio is the 2008 paper's AIS (100 runs, 14,500 β on its
-// schedule) along the joint path.
+// schedule) along the joint path, from exact draws of A when there are
+// any, else from Gibbs chains of A of the paper's 10,000 sweeps.
 func DefaultRatio() RatioSettings {
-	return RatioSettings{Runs: 100, Betas: 14500, Schedule: "2008", MaxUnits: 25, MinESSFraction: 0.1}
+	return RatioSettings{Runs: 100, Betas: 14500, Schedule: "2008", MaxUnits: 25, MinESSFraction: 0.1, Start: StartAuto, GibbsSteps: 10000}
 }
 
-// Check reports bad settings, a missing to, and a to that is not a
-// readable rbm.
+// Check reports bad settings, a missing to, a to that is not a readable
+// rbm, and start: reversed with a B that has no exact sampler.
 func (s *RatioSettings) Check(p family.Problems) {
 	a := family.AIS{Runs: s.Runs, Anneal: family.Anneal{Betas: s.Betas, Schedule: s.Schedule, Init: "uniform"}, MinESSFraction: s.MinESSFraction}
 	a.Check(p)
 	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= family.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
+	p.Enum("start", s.Start, RatioStarts)
+	p.Check("gibbs_steps", s.GibbsSteps >= 1, "an integer ≥ 1", s.GibbsSteps)
+	p.Check("gibbs_steps", s.GibbsSteps <= eval.MaxGibbsSteps, fmt.Sprintf("at most %d (eval.MaxGibbsSteps)", eval.MaxGibbsSteps), s.GibbsSteps)
+	if s.Start != StartExact && s.Start != StartReversed && s.Runs >= 1 && s.Runs <= family.MaxRuns && s.Betas >= 1 && s.Betas <= family.MaxBetas &&
+		s.GibbsSteps >= 1 && s.GibbsSteps <= eval.MaxGibbsSteps && s.Runs*(s.Betas+s.GibbsSteps) > family.MaxSweeps {
+		p.Crossf("", "gibbs_steps", "runs × (betas + gibbs_steps) = %d × (%d + %d) Gibbs sweeps is more than the limit of %d (family.MaxSweeps)",
+			s.Runs, s.Betas, s.GibbsSteps, int64(family.MaxSweeps))
+	}
 	if s.To == "" {
 		p.Errorf("to", "expected the path of model B, an rbm .npz (ais-ratio estimates log Z_B − log Z_A); none given")
 		return
 	}
-	if _, err := LoadRatioTarget(s.To); err != nil {
+	b, err := LoadRatioTarget(s.To)
+	if err != nil {
 		p.Errorf("to", "expected the path of an rbm .npz; %v", err)
+		return
 	}
+	if s.Start == StartReversed && !eval.HasExactSampler(b) {
+		p.Errorf("start", "expected auto, exact or gibbs (reversed needs exact draws of B, but %s (%s) %s)", s.To, family.Label(b), noSampler(b))
+	}
+}
+
+// noSampler says why eval.HasExactSampler(m) is false.
+func noSampler(m *models.RBM) string {
+	return fmt.Sprintf("has non-zero weights and its smaller layer has %d units, more than the %d of an exact sampler", min(m.NVis, m.NHid), eval.MaxExactStartUnits)
+}
+
+// noExactStart is the error of a start that needs exact draws of model
+// which ("A" for exact, "B" for reversed), named name, that has none.
+func noExactStart(start, which, name string, m *models.RBM) error {
+	return fmt.Errorf("start: %s needs exact draws of %s, but %s %s; use start: gibbs or auto (--ratio-start)", start, which, name, noSampler(m))
+}
+
+// ratioStart resolves start: auto for model A.
+func ratioStart(start string, mA *models.RBM) string {
+	if start != StartAuto {
+		return start
+	}
+	if eval.HasExactSampler(mA) {
+		return StartExact
+	}
+	return StartGibbs
 }
 
 // LoadRatioTarget loads model B of ais-ratio from path and checks that it
@@ -84,14 +143,20 @@ func LoadRatioTarget(path string) (*models.RBM, error) {
 	return r, nil
 }
 
+// TargetError is a problem with model B, the file of to: (--ratio-to).
+type TargetError struct{ Err error }
+
+func (e *TargetError) Error() string { return "to: " + e.Err.Error() }
+func (e *TargetError) Unwrap() error { return e.Err }
+
 // ratioTarget loads B and checks it against A's visible units.
 func ratioTarget(s *RatioSettings, visible int) (*models.RBM, error) {
 	b, err := LoadRatioTarget(s.To)
 	if err != nil {
-		return nil, fmt.Errorf("to: %w", err)
+		return nil, &TargetError{err}
 	}
 	if visible > 0 && b.NVis != visible {
-		return nil, fmt.Errorf("to: %s has %d visible units, the evaluated model %d; the ratio needs the same visible units", s.To, b.NVis, visible)
+		return nil, &TargetError{fmt.Errorf("%s has %d visible units, the evaluated model %d; the ratio needs the same visible units", s.To, b.NVis, visible)}
 	}
 	return b, nil
 }
@@ -101,13 +166,17 @@ type Ratio struct {
 	// LogRatio estimates log(Z_B/Z_A); Lo1, Hi1 and Lo3, Hi3 are the ends
 	// of its ±σ̂ and ±3σ̂ bands, log(r̂ ∓ kσ̂) (−Inf/+Inf where undefined).
 	LogRatio, Lo1, Hi1, Lo3, Hi3 float64
-	// Reversed: the chains ran from B to A (A has no exact sampler), so
-	// LogRatio = −log(Ẑ_A/Z_B)-hat, a stochastic upper bound on log(Z_B/Z_A).
+	// Start is the start the runs had: StartExact, StartGibbs or
+	// StartReversed (never auto).
+	Start string
+	// Reversed: the chains ran from B to A (start reversed), so LogRatio =
+	// −log(Ẑ_A/Z_B)-hat, a stochastic upper bound on log(Z_B/Z_A).
 	Reversed bool
 	// LogZStart is the exact log Z of the start of the path (A, or B if
-	// Reversed).
+	// Reversed), computed on the way; NaN for Gibbs starts.
 	LogZStart float64
-	// AIS is the underlying estimate along the path actually run.
+	// AIS is the underlying estimate along the path actually run; its
+	// GibbsSweeps and Drift describe Gibbs starts.
 	AIS eval.AISResult
 }
 
@@ -116,50 +185,92 @@ type Ratio struct {
 //
 //	p_k(v) ∝ f_A(v)^{1−β_k} f_B(v)^{β_k},  r̂ = (1/M) Σ_m w_m,  E[w] = Z_B/Z_A,
 //
-// with f = e^{−F(v)} each model's visible marginal. The runs start from exact
-// draws of p_A (eval.AIS.LogRatio). When A has no exact sampler (weights and
-// a smaller layer of more than 20 units) but B has one, the runs go from B
-// to A and the result is −log r̂' with r̂' ≈ Z_A/Z_B: its bands are the
-// reversed estimate's, negated (−log(r̂' ± kσ̂')), and it is a stochastic upper
-// bound on log(Z_B/Z_A) rather than a lower one. Everything stays in log
-// space.
-func EstimateRatio(a eval.AIS, mA, mB *models.RBM) (Ratio, error) {
-	res, err := a.LogRatio(mA, mB)
-	if err == nil {
+// with f = e^{−F(v)} each model's visible marginal, the runs starting as
+// start says:
+//
+//   - exact: exact draws of p_A (eval.AIS.LogRatio; A weightless or its
+//     smaller layer at most eval.MaxExactStartUnits units, else an error);
+//     log r̂ is a stochastic lower bound on log(Z_B/Z_A).
+//   - gibbs: each run from its own block-Gibbs chain of A after gibbsSteps
+//     sweeps from a uniform random state (eval.AIS.LogRatioGibbs), as the
+//     paper did for its 784×500 models; unbiased only to the extent the
+//     chains reached p_A.
+//   - reversed: exact draws of p_B, the runs going from B to A; the result
+//     is −log r̂' with r̂' ≈ Z_A/Z_B, its bands the reversed estimate's,
+//     negated (−log(r̂' ± kσ̂')): a stochastic upper bound on log(Z_B/Z_A).
+//   - auto: exact when A has an exact sampler, else gibbs.
+//
+// Everything stays in log space.
+func EstimateRatio(a eval.AIS, mA, mB *models.RBM, start string, gibbsSteps int) (Ratio, error) {
+	switch start = ratioStart(start, mA); start {
+	case StartExact, StartGibbs:
+		var res eval.AISResult
+		var err error
+		if start == StartExact {
+			if !eval.HasExactSampler(mA) {
+				return Ratio{}, noExactStart(StartExact, "A", "the evaluated "+family.Label(mA), mA)
+			}
+			res, err = a.LogRatio(mA, mB)
+		} else {
+			res, err = a.LogRatioGibbs(mA, mB, gibbsSteps)
+		}
+		if err != nil {
+			return Ratio{}, err
+		}
+		lz := res.LogZBase
+		r := Ratio{
+			LogRatio: res.LogRatio, Lo1: res.LogZLo1 - lz, Hi1: res.LogZHi1 - lz,
+			Lo3: res.LogZLo3 - lz, Hi3: res.LogZHi3 - lz,
+			Start: start, LogZStart: lz, AIS: res,
+		}
+		if start == StartGibbs {
+			r.LogZStart = math.NaN()
+		}
+		return r, nil
+	case StartReversed:
+		if !eval.HasExactSampler(mB) {
+			return Ratio{}, noExactStart(StartReversed, "B", family.Label(mB), mB)
+		}
+		rev, err := a.LogRatio(mB, mA)
+		if err != nil {
+			return Ratio{}, err
+		}
+		b := rev.LogZBase
 		return Ratio{
-			LogRatio: res.LogRatio, Lo1: res.LogZLo1 - res.LogZBase, Hi1: res.LogZHi1 - res.LogZBase,
-			Lo3: res.LogZLo3 - res.LogZBase, Hi3: res.LogZHi3 - res.LogZBase,
-			LogZStart: res.LogZBase, AIS: res,
+			LogRatio: -rev.LogRatio, Lo1: -(rev.LogZHi1 - b), Hi1: -(rev.LogZLo1 - b),
+			Lo3: -(rev.LogZHi3 - b), Hi3: -(rev.LogZLo3 - b),
+			Start: start, Reversed: true, LogZStart: b, AIS: rev,
 		}, nil
 	}
-	rev, err2 := a.LogRatio(mB, mA)
-	if err2 != nil {
-		return Ratio{}, fmt.Errorf("neither model has an exact sampler for the start of the path: %w", err)
-	}
-	b := rev.LogZBase
-	return Ratio{
-		LogRatio: -rev.LogRatio, Lo1: -(rev.LogZHi1 - b), Hi1: -(rev.LogZLo1 - b),
-		Lo3: -(rev.LogZHi3 - b), Hi3: -(rev.LogZLo3 - b),
-		Reversed: true, LogZStart: b, AIS: rev,
-	}, nil
+	return Ratio{}, fmt.Errorf("start: %q is not one of %s", start, strings.Join(RatioStarts, ", "))
 }
 
 // AISRatio is the estimator ais-ratio: log Z_B − log Z_A for the evaluated
-// rbm A and the rbm B in the file `to` (EstimateRatio), as log_z of one
-// split-free row with its ±σ̂ and ±3σ̂ bands; when both models are small
+// rbm A and the rbm B in the file `to` (EstimateRatio, with the start of
+// start: and gibbs_steps), as log_z of one split-free row with its ±σ̂ and
+// ±3σ̂ bands and notes saying how the runs started; when both models are small
 // enough for exact enumeration (or an exact entry before it in the same
 // list gave log Z_A and B is small enough), the exact difference is shown
 // beside it (exact_log_z of the row) and a warning is raised when it lies
 // outside the ±3σ̂ band.
 var AISRatio = family.Define(family.Def[RatioSettings]{
 	Name:     RatioEstimator,
-	Doc:      "AIS estimate of log Z_B − log Z_A for this rbm A and the rbm B of to: (a file), along the joint path of Salakhutdinov & Murray 2008 §3.2",
+	Doc:      "AIS estimate of log Z_B − log Z_A for this rbm A and the rbm B of to: (a file), along the joint path of Salakhutdinov & Murray 2008 §3.2; runs start from exact draws of A, or from Gibbs chains of A when it has no exact sampler",
 	Defaults: DefaultRatio(),
 	Feasible: func(m models.Model, s *RatioSettings) error {
-		_, err := ratioTarget(s, m.NumVisible())
-		return err
+		if _, err := ratioTarget(s, m.NumVisible()); err != nil {
+			return err
+		}
+		if mA := m.(*models.RBM); s.Start == StartExact && !eval.HasExactSampler(mA) {
+			return noExactStart(StartExact, "A", "the evaluated "+family.Label(mA), mA)
+		}
+		return nil
 	},
-	CheckModel: func(p family.Problems, s *RatioSettings, _ family.Settings, visible int) {
+	CheckModel: func(p family.Problems, s *RatioSettings, model family.Settings, visible int) {
+		if h := model.(*Model).Hidden; s.Start == StartExact && visible > 0 && min(visible, h) > eval.MaxExactStartUnits {
+			p.Errorf("start", "expected auto, gibbs or reversed (exact needs exact draws of A, but the trained rbm %d-%d will have a smaller layer of %d units, more than the %d of an exact sampler)",
+				visible, h, min(visible, h), eval.MaxExactStartUnits)
+		}
 		if s.To == "" || visible <= 0 {
 			return
 		}
@@ -179,9 +290,15 @@ var AISRatio = family.Define(family.Def[RatioSettings]{
 			return nil, err
 		}
 		run := eval.AIS{Runs: s.Runs, Betas: betas, Seed: j.Seed}
+		startKind := ratioStart(s.Start, mA)
+		label, steps := fmt.Sprintf("%s epoch %d AIS ratio %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas), int64(len(betas)-1)
+		if startKind == StartGibbs {
+			label += fmt.Sprintf(" after %d Gibbs sweeps", s.GibbsSteps)
+			steps += int64(s.GibbsSteps)
+		}
 		var done func()
-		run.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d AIS ratio %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas), int64(s.Runs)*int64(len(betas)-1))
-		r, err := EstimateRatio(run, mA, mB)
+		run.Progress, done = env.Bar(label, int64(s.Runs)*steps)
+		r, err := EstimateRatio(run, mA, mB, s.Start, s.GibbsSteps)
 		done()
 		if err != nil {
 			return nil, err
@@ -198,8 +315,15 @@ var AISRatio = family.Define(family.Def[RatioSettings]{
 		}
 		nameA, nameB := family.Label(mA), family.Label(mB)
 		row.Notes = append(row.Notes, fmt.Sprintf("log Z_B − log Z_A with A = the evaluated %s and B = %s (%s)", nameA, s.To, nameB))
-		if r.Reversed {
-			row.Notes = append(row.Notes, "A has no exact sampler, so the runs went from B to A: the estimate is −log(Ẑ_A/Z_B), a stochastic upper bound on the ratio")
+		switch r.Start {
+		case StartReversed:
+			row.Notes = append(row.Notes, "start: reversed, so the runs went from exact draws of B to A: the estimate is −log(Ẑ_A/Z_B), a stochastic upper bound on the ratio")
+		case StartGibbs:
+			row.Notes = append(row.Notes, fmt.Sprintf("approximate starts: each run began where its own Gibbs chain of A was after %d sweeps from a uniform random state (not an exact draw of A); the estimate is unbiased, and its bands mean something, only to the extent those chains reached A's distribution (their mean free energy moved by %+.3g ± %.2g over the last half of the sweeps)",
+				r.AIS.GibbsSweeps, r.AIS.Drift, r.AIS.DriftSE))
+			if s.Start == StartAuto && eval.HasExactSampler(mB) {
+				row.Notes = append(row.Notes, "B has an exact sampler: start: reversed would start from exact draws of B instead (a stochastic upper bound)")
+			}
 		}
 		lzA, lzB := math.NaN(), math.NaN()
 		if r.Reversed {

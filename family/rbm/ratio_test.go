@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -54,22 +55,32 @@ func trueLogZ(t *testing.T, m *models.RBM) float64 {
 // TestAISRatioMatchesExact runs the ais-ratio estimator on two RBMs with
 // different hidden sizes and exact log Z: the row's log Z_B − log Z_A must
 // contain the exact difference within its ±3σ band, and carry that
-// difference as exact_log_z. Forward (A = 10×6 enumerated) and reversed
-// (A = 22×22 has no exact sampler, so the runs go from B = 22×5 to A).
+// difference as exact_log_z; its notes say how the runs started. Forward
+// from exact draws (A = 10×6 enumerated; start auto), reversed (start:
+// reversed, B = 22×5 enumerated), and from Gibbs chains of A: start auto
+// on A = 22×22, which has no exact sampler (the note suggests reversed, as
+// B has one), and start gibbs on the 10×6 A.
 func TestAISRatioMatchesExact(t *testing.T) {
+	a22, b22 := randomRBM(22, 22, 0.15, 0.3, 3), randomRBM(22, 5, 0.5, 0.3, 4)
+	a10, b10 := randomRBM(10, 6, 0.6, 0.5, 1), randomRBM(10, 9, 0.6, 0.5, 2)
 	for _, c := range []struct {
-		name     string
-		mA, mB   *models.RBM
-		reversed bool
+		name   string
+		mA, mB *models.RBM
+		start  string
+		notes  []string // phrases the notes must have
+		absent []string // and must not have
 	}{
-		{"forward 10×6 → 10×9", randomRBM(10, 6, 0.6, 0.5, 1), randomRBM(10, 9, 0.6, 0.5, 2), false},
-		{"reversed 22×22 → 22×5", randomRBM(22, 22, 0.15, 0.3, 3), randomRBM(22, 5, 0.5, 0.3, 4), true},
+		{"forward 10×6 → 10×9", a10, b10, StartAuto, nil, []string{"went from", "approximate starts"}},
+		{"reversed 22×22 → 22×5", a22, b22, StartReversed, []string{"start: reversed, so the runs went from exact draws of B to A"}, []string{"approximate starts"}},
+		{"auto gibbs 22×22 → 22×5", a22, b22, StartAuto, []string{"approximate starts: each run began where its own Gibbs chain of A was after 1000 sweeps", "only to the extent those chains reached A's distribution", "B has an exact sampler"}, []string{"went from"}},
+		{"gibbs 10×6 → 10×9", a10, b10, StartGibbs, []string{"after 1000 sweeps"}, []string{"went from", "B has an exact sampler"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			want := trueLogZ(t, c.mB) - trueLogZ(t, c.mA)
 			s := DefaultRatio()
 			s.To = saveModel(t, c.mB, "b.npz")
 			s.Runs, s.Betas, s.Schedule = 100, 1000, "linear"
+			s.Start, s.GibbsSteps = c.start, 1000
 			env := family.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 11}
 			rows, err := env.Run(Family, c.mA, []family.Configured{{Name: RatioEstimator, Settings: &s}})
 			if err != nil {
@@ -99,8 +110,15 @@ func TestAISRatioMatchesExact(t *testing.T) {
 			if !strings.Contains(notes, "rbm 10-6") && !strings.Contains(notes, "rbm 22-22") || !strings.Contains(notes, s.To) {
 				t.Errorf("notes %q do not name both models", r.Notes)
 			}
-			if got := strings.Contains(notes, "went from B to A"); got != c.reversed {
-				t.Errorf("reversed note present = %v, want %v", got, c.reversed)
+			for _, n := range c.notes {
+				if !strings.Contains(notes, n) {
+					t.Errorf("notes %q lack %q", r.Notes, n)
+				}
+			}
+			for _, n := range c.absent {
+				if strings.Contains(notes, n) {
+					t.Errorf("notes %q have %q", r.Notes, n)
+				}
 			}
 		})
 	}
@@ -115,13 +133,14 @@ func TestAISRatioWeightUnbiased(t *testing.T) {
 	for _, c := range []struct {
 		name   string
 		mA, mB *models.RBM
+		start  string
 	}{
-		{"forward 6×3 → 6×5", randomRBM(6, 3, 0.8, 0.5, 5), randomRBM(6, 5, 0.8, 0.5, 6)},
-		{"reversed 21×21 → 21×3", randomRBM(21, 21, 0.15, 0.3, 7), randomRBM(21, 3, 0.8, 0.3, 8)},
+		{"forward 6×3 → 6×5", randomRBM(6, 3, 0.8, 0.5, 5), randomRBM(6, 5, 0.8, 0.5, 6), StartAuto},
+		{"reversed 21×21 → 21×3", randomRBM(21, 21, 0.15, 0.3, 7), randomRBM(21, 3, 0.8, 0.3, 8), StartReversed},
 	} {
 		truth := trueLogZ(t, c.mB) - trueLogZ(t, c.mA)
 		for _, K := range []int{2, 10} {
-			r, err := EstimateRatio(eval.AIS{Runs: 40000, Betas: inference.LinearSchedule(K), Seed: uint64(100 + K)}, c.mA, c.mB)
+			r, err := EstimateRatio(eval.AIS{Runs: 40000, Betas: inference.LinearSchedule(K), Seed: uint64(100 + K)}, c.mA, c.mB, c.start, 1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,5 +204,130 @@ func TestAISRatioBadInput(t *testing.T) {
 	err = AISRatio.Feasible(randomRBM(10, 2, 0.1, 0.1, 10), &s)
 	if err == nil || !strings.Contains(err.Error(), "to: "+other+" has 12 visible units, the evaluated model 10") {
 		t.Errorf("Feasible: %v", err)
+	}
+}
+
+// TestEstimateRatioExactStartsPinned pins EstimateRatio with exact starts
+// (start auto and exact on a 12×8 A, start reversed on a 22×22 A) to the
+// numbers it gave (linux/amd64) before Gibbs starts were added: the exact
+// paths must not change. Mutation check: resolving auto to gibbs, or
+// negating the reversed bands the other way round, moves the numbers.
+func TestEstimateRatioExactStartsPinned(t *testing.T) {
+	if runtime.GOARCH != "amd64" {
+		t.Skip("pinned on amd64; architectures that fuse multiply-adds may round differently")
+	}
+	a := eval.AIS{Runs: 16, Betas: inference.LinearSchedule(200), Seed: 5}
+	fA, fB := randomRBM(12, 8, 0.5, 0.4, 61), randomRBM(12, 10, 0.5, 0.4, 62)
+	rA, rB := randomRBM(22, 22, 0.15, 0.3, 63), randomRBM(22, 5, 0.5, 0.3, 64)
+	for _, c := range []struct {
+		start  string
+		mA, mB *models.RBM
+		want   [4]float64 // LogRatio, Lo3, Hi3, LogZStart
+	}{
+		{StartAuto, fA, fB, [4]float64{-3.6949877297229343, -3.8550487543732501, -3.5570463904020677, 20.369816627821098}},
+		{StartExact, fA, fB, [4]float64{-3.6949877297229343, -3.8550487543732501, -3.5570463904020677, 20.369816627821098}},
+		{StartReversed, rA, rB, [4]float64{-9.4277909427871514, -9.4884925981399348, -9.363165109800704, 22.629124073489791}},
+	} {
+		r, err := EstimateRatio(a, c.mA, c.mB, c.start, 10000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [4]float64{r.LogRatio, r.Lo3, r.Hi3, r.LogZStart}; got != c.want || r.Reversed != (c.start == StartReversed) {
+			t.Errorf("start %s: %.17g (reversed %v), pinned %.17g", c.start, got, r.Reversed, c.want)
+		}
+	}
+}
+
+// TestAISRatioGibbsRowProcs: the ais-ratio row from Gibbs starts is the
+// same under GOMAXPROCS 1 and 2. Mutation check: keying the chains'
+// generators by worker breaks it.
+func TestAISRatioGibbsRowProcs(t *testing.T) {
+	mA, mB := randomRBM(12, 8, 0.5, 0.4, 61), randomRBM(12, 10, 0.5, 0.4, 62)
+	s := DefaultRatio()
+	s.To = saveModel(t, mB, "b.npz")
+	s.Runs, s.Betas, s.Schedule, s.Start, s.GibbsSteps = 7, 50, "linear", StartGibbs, 40
+	row := func(procs int) report.Row {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		env := family.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 3}
+		rows, err := env.Run(Family, mA, []family.Configured{{Name: RatioEstimator, Settings: &s}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rows[0]
+	}
+	one, two := row(1), row(2)
+	if *one.LogZ != *two.LogZ || *one.LogZLo != *two.LogZLo || *one.LogZHi != *two.LogZHi || strings.Join(one.Notes, "|") != strings.Join(two.Notes, "|") {
+		t.Errorf("GOMAXPROCS 1: %v [%v, %v] %q; 2: %v [%v, %v] %q", *one.LogZ, *one.LogZLo, *one.LogZHi, one.Notes, *two.LogZ, *two.LogZLo, *two.LogZHi, two.Notes)
+	}
+}
+
+// TestAISRatioStartSettings: bad start and gibbs_steps values, too many
+// sweeps in all, start: reversed with a B and start: exact with an A that
+// have no exact sampler are errors naming the setting (and the models'
+// sizes), when the config is read (Check, CheckModel) and before the run
+// (Feasible); good values pass.
+func TestAISRatioStartSettings(t *testing.T) {
+	small := saveModel(t, randomRBM(22, 5, 0.5, 0.3, 4), "small.npz")
+	wide := saveModel(t, randomRBM(22, 22, 0.15, 0.3, 3), "wide.npz")
+	check := func(edit func(s *RatioSettings)) familytest.Problems {
+		s := DefaultRatio()
+		s.To = small
+		edit(&s)
+		var p familytest.Problems
+		s.Check(&p)
+		return p
+	}
+	for _, c := range []struct {
+		name string
+		edit func(s *RatioSettings)
+		want string
+	}{
+		{"unknown start", func(s *RatioSettings) { s.Start = "sideways" }, `start: "sideways" not one of [auto exact gibbs reversed]`},
+		{"zero sweeps", func(s *RatioSettings) { s.GibbsSteps = 0 }, "gibbs_steps: expected an integer ≥ 1, got 0"},
+		{"negative sweeps", func(s *RatioSettings) { s.GibbsSteps = -5 }, "gibbs_steps: expected an integer ≥ 1, got -5"},
+		{"too many sweeps", func(s *RatioSettings) { s.GibbsSteps = eval.MaxGibbsSteps + 1 }, "gibbs_steps: expected at most 16777216 (eval.MaxGibbsSteps), got 16777217"},
+		{"sweeps in all", func(s *RatioSettings) { s.Runs, s.GibbsSteps = 100000, 100000 },
+			"@gibbs_steps: runs × (betas + gibbs_steps) = 100000 × (14500 + 100000) Gibbs sweeps is more than the limit of 10000000000 (family.MaxSweeps)"},
+		{"reversed to a wide B", func(s *RatioSettings) { s.Start, s.To = StartReversed, wide },
+			"start: expected auto, exact or gibbs (reversed needs exact draws of B, but " + wide + " (rbm 22-22) has non-zero weights and its smaller layer has 22 units, more than the 20 of an exact sampler)"},
+	} {
+		p := check(c.edit)
+		if len(p) != 1 || p[0] != c.want {
+			t.Errorf("%s: problems %q, want [%q]", c.name, p, c.want)
+		}
+	}
+	for _, edit := range []func(s *RatioSettings){
+		func(s *RatioSettings) {},
+		func(s *RatioSettings) { s.Start, s.GibbsSteps = StartGibbs, 1 },
+		func(s *RatioSettings) { s.Start = StartReversed },
+		func(s *RatioSettings) { s.Start, s.Runs, s.GibbsSteps = StartExact, 100000, 100000 }, // exact runs no sweeps
+	} {
+		if p := check(edit); len(p) != 0 {
+			t.Errorf("good settings: problems %q", p)
+		}
+	}
+
+	s := DefaultRatio()
+	s.To, s.Start = small, StartExact
+	var p familytest.Problems
+	AISRatio.CheckModel(&p, &s, &Model{Hidden: 500}, 22)
+	if want := "start: expected auto, gibbs or reversed (exact needs exact draws of A, but the trained rbm 22-500 will have a smaller layer of 22 units, more than the 20 of an exact sampler)"; len(p) != 1 || p[0] != want {
+		t.Errorf("CheckModel: %q, want [%q]", p, want)
+	}
+	p = nil
+	AISRatio.CheckModel(&p, &s, &Model{Hidden: 20}, 22)
+	if len(p) != 0 {
+		t.Errorf("CheckModel of a 22×20 A with start exact: %q", p)
+	}
+	err := AISRatio.Feasible(randomRBM(22, 22, 0.15, 0.3, 3), &s)
+	if want := "start: exact needs exact draws of A, but the evaluated rbm 22-22 has non-zero weights and its smaller layer has 22 units, more than the 20 of an exact sampler; use start: gibbs or auto (--ratio-start)"; err == nil || err.Error() != want {
+		t.Errorf("Feasible: %v, want %q", err, want)
+	}
+	if err := AISRatio.Feasible(randomRBM(22, 5, 0.1, 0.1, 10), &s); err != nil {
+		t.Errorf("Feasible of a 22×5 A with start exact: %v", err)
+	}
+	s.Start = StartAuto
+	if err := AISRatio.Feasible(randomRBM(22, 22, 0.15, 0.3, 3), &s); err != nil {
+		t.Errorf("Feasible of a 22×22 A with start auto: %v", err)
 	}
 }
