@@ -271,16 +271,8 @@ experiments:
 `,
 		"minimal.yaml": okExp,
 	}
-	entries, err := fs.Glob(configs.FS, "*.yaml")
-	if err != nil || len(entries) < 2 {
-		t.Fatalf("configs.FS: %v %v", entries, err)
-	}
-	for _, name := range entries {
-		b, err := configs.FS.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs[name] = string(b)
+	for name, src := range shippedConfigs(t) {
+		srcs[name] = src
 	}
 	for name, src := range srcs {
 		t.Run(name, func(t *testing.T) {
@@ -311,6 +303,7 @@ experiments:
 // TestShippedConfigs checks every file in configs/ and the content the
 // quickstart and MNIST configs promise.
 func TestShippedConfigs(t *testing.T) {
+	shippedConfigs(t) // the bottom_from files, in a temporary directory
 	err := fs.WalkDir(configs.FS, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

@@ -2,12 +2,10 @@ package config
 
 import (
 	"bytes"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/logz-ml/logz/configs"
 	"gopkg.in/yaml.v3"
 )
 
@@ -60,16 +58,8 @@ experiments:
 `,
 		"many.yaml": string(manyExperiments(50)),
 	}
-	entries, err := fs.Glob(configs.FS, "*.yaml")
-	if err != nil || len(entries) < 2 {
-		t.Fatalf("configs.FS: %v %v", entries, err)
-	}
-	for _, name := range entries {
-		b, err := configs.FS.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		srcs[name] = string(b)
+	for name, src := range shippedConfigs(t) {
+		srcs[name] = src
 	}
 	old, _ := filepath.Glob("testdata/format1/*.yaml")
 	for _, p := range old {
