@@ -48,6 +48,9 @@ type AIS struct {
 	// of annealing steps done so far and the total (Runs·K), roughly every
 	// 1,024 steps of a chain. It must be cheap and safe for concurrent use.
 	Progress func(done, total int64)
+	// Units, if set, shares the runs among the shards of a sharded
+	// evaluation (unit c is run c; see Units).
+	Units Units
 }
 
 // AISResult is an AIS estimate with its error bars and diagnostics.
@@ -308,6 +311,9 @@ func (a AIS) run(path inference.Path, start Start, startSteps int64) (AISResult,
 				if c >= runs {
 					return
 				}
+				if !Mine(a.Units, c) {
+					continue
+				}
 				rng := rand.New(rand.NewPCG(a.Seed, uint64(c)))
 				if startAt == nil {
 					ch.SampleBase(rng)
@@ -333,6 +339,9 @@ func (a AIS) run(path inference.Path, start Start, startSteps int64) (AISResult,
 		})
 	}
 	wg.Wait()
+	if err := Complete(a.Units, runs, 1, logw); err != nil {
+		return AISResult{}, fmt.Errorf("AIS: %w", err)
+	}
 	return summariseAIS(logw, path.LogZ0(), K), nil
 }
 

@@ -152,6 +152,7 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 			if err != nil {
 				return rows, err
 			}
+			est.Units = env.Units()
 			var done func()
 			est.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d chains × %d β", env.Experiment, env.Epoch, sp.Name, len(idx), s.Chains, s.Betas), int64(len(idx))*int64(s.Chains)*int64(len(betas)-1))
 			res, err := est.LogProb(r, family.Subset{X: sp.Data, Idx: idx})
@@ -269,6 +270,7 @@ var CSL = family.Define(family.Def[CSLSettings]{
 			if err != nil {
 				return rows, err
 			}
+			c.Units = env.Units()
 			var done func()
 			c.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d CSL %s %d chains × %d steps", env.Experiment, env.Epoch, sp.Name, s.Chains, steps), int64(s.Chains)*int64(steps+s.BurnIn))
 			res, err := c.Estimate(r, family.Subset{X: sp.Data, Idx: idx})

@@ -225,7 +225,7 @@ func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what s
 			return rows, err
 		}
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d %s %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, len(idx), s.Samples), int64(len(idx))*int64(s.Samples))
-		w, err := SampleWeights(m, family.Subset{X: sp.Data, Idx: idx}, s.Samples, seeds.Derive(j.Seed, uint64(si)), progress)
+		w, err := sampleWeights(m, family.Subset{X: sp.Data, Idx: idx}, s.Samples, seeds.Derive(j.Seed, uint64(si)), progress, env.Units())
 		done()
 		if err != nil {
 			return rows, err
