@@ -419,6 +419,9 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	}
 	ev.Stage, ev.Epoch, ev.Done = report.StageFinal, tr.Completed(), done
 	ev.Progress = StderrProgress(r.opt.Stderr)
+	if r.sharding != nil {
+		ev.Progress = nil // a merge computes no units
+	}
 	ev.Sharding = r.sharding
 	ev.OnEntry = func(e family.Entry) error {
 		prog.set(e)

@@ -15,6 +15,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/atomicfile"
+	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -147,6 +148,18 @@ func RunShard(f *config.File, opt ShardOptions) error {
 		return &NotDoneError{Shard: sh, Experiments: waiting}
 	}
 	return nil
+}
+
+// PrepareShards checks the run folder dir for a sharded run of f, as every
+// shard does (a new or empty folder, or one holding a sharded run of the
+// same config), and writes config.resolved.yaml and the parts folder: what
+// `logz slurm` does before it submits the shards.
+func PrepareShards(f *config.File, dir string) error {
+	resolved, err := f.Resolved()
+	if err != nil {
+		return err
+	}
+	return prepareShardFolder(f, resolved, dir)
 }
 
 // prepareShardFolder accepts a new or empty folder, or one holding a
@@ -301,7 +314,7 @@ func evalShard(exp config.Experiment, i int, base Options, opt ShardOptions) err
 	rec := &recorder{shard: opt.Shard}
 	ev := b.ev
 	ev.Stage, ev.Epoch = report.StageFinal, b.tr.Completed()
-	ev.Progress = StderrProgress(opt.Stderr)
+	ev.Progress = shardProgress(opt.Stderr, opt.Shard)
 	ev.Sharding = rec
 	fmt.Fprintf(opt.Stderr, "%s: shard %s of the final evaluation (%d estimators)\n", exp.Name, opt.Shard, len(exp.Evaluate.Final))
 	start := time.Now()
@@ -324,4 +337,13 @@ func evalShard(exp config.Experiment, i int, base Options, opt ShardOptions) err
 		opt.Status.set(exp.Name, fmt.Sprintf("%s: shard %s of the final evaluation in %s", exp.Name, opt.Shard, path))
 	}
 	return runErr
+}
+
+// shardProgress is StderrProgress for a shard, which does only its share
+// of each estimator's work: its bars count without a total.
+func shardProgress(w io.Writer, s Shard) func(string, int64) (func(int64), func()) {
+	return func(label string, _ int64) (func(int64), func()) {
+		b := progress.New(w, fmt.Sprintf("%s (shard %s's share)", label, s), 0)
+		return b.Add, b.Done
+	}
 }

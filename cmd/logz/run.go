@@ -21,6 +21,7 @@ import (
 )
 
 const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume | --force]
+       logz run [CONFIG.yaml] --out DIR --shard i/n|env/n [--phase train|eval] [--experiment NAMES]
 
 Runs every experiment of CONFIG.yaml in order: loads the data, trains,
 evaluates after epochs and at the end, and writes into DIR
@@ -36,6 +37,17 @@ each file removed is named). Interrupted (Ctrl-C, SIGTERM), logz finishes
 the file it is writing, says what is kept and exits with status 130 (143);
 --resume continues from there.
 
+With --shard, the run is shared among n processes (the tasks of a job
+array; see 'logz slurm'): shard i trains the experiments at positions
+i, i+n, … of the file (--phase train) and computes its share of the final
+evaluation of every trained experiment — AIS runs, RAISE's (example, chain)
+pairs, CSL's chain groups, importance sampling's examples, dealt out by
+index (--phase eval); without --phase it does both. It writes part files
+into DIR/parts; a part finished before with the same fingerprint is kept,
+so a shard can simply be run again. 'logz merge DIR' then writes the
+results, the same numbers as without --shard; 'logz status DIR' says what
+is missing.
+
 Flags:
 `
 
@@ -45,6 +57,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	seed := fs.String("seed", "", "replace the config file's seed (experiments with their own seed keep it)")
 	resume := fs.Bool("resume", false, "continue the run in the run directory (same config and seed): unfinished experiments from their model.npz, final evaluations from the estimates recorded")
 	force := fs.Bool("force", false, "discard the run in the run directory and start over")
+	shardFlag := fs.String("shard", "", "run shard i of n of a sharded run: i/n, or env/n to take i from $SLURM_ARRAY_TASK_ID ($SGE_TASK_ID−1, $PBS_ARRAY_INDEX, $JOB_COMPLETION_INDEX)")
+	phase := fs.String("phase", "", "with --shard: train (this shard's experiments) or eval (its share of the final evaluation of trained experiments); default both")
+	only := fs.String("experiment", "", "with --shard: only the experiments of these comma-separated names")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -55,6 +70,26 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	if *resume && *force {
 		return usageError{"run: --resume and --force contradict each other (one continues the run in the folder, the other discards it)"}
+	}
+	var shard *experiment.Shard
+	if *shardFlag != "" {
+		s, err := experiment.ParseShard(*shardFlag, os.Getenv)
+		if err != nil {
+			return usageError{"run: --shard: " + err.Error()}
+		}
+		if *resume || *force {
+			return usageError{"run: --shard continues what DIR holds by itself (finished parts are kept); drop --resume and --force"}
+		}
+		if *out == "" {
+			return usageError{"run: --shard needs --out DIR, the folder every shard and the merge share"}
+		}
+		shard = &s
+	}
+	if shard == nil && (*phase != "" || *only != "") {
+		return usageError{"run: --phase and --experiment choose a shard's work; they need --shard"}
+	}
+	if *phase != "" && *phase != experiment.PhaseTrain && *phase != experiment.PhaseEval {
+		return usageError{fmt.Sprintf("run: --phase wants %s or %s, got %q", experiment.PhaseTrain, experiment.PhaseEval, *phase)}
 	}
 	opt := config.Options{}
 	if *seed != "" {
@@ -79,6 +114,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("runs", f.Name)
+	}
+	if shard != nil {
+		return runShard(f, *shard, *phase, splitList(*only), dir, args, stderr)
 	}
 	status := &experiment.Status{}
 	stopSignals := onInterrupt(status, resumeCommand(pos, dir, *seed), stderr)
