@@ -22,14 +22,20 @@ type mergePlan struct {
 	failed  map[string]string
 }
 
-// MergeError lists why a sharded run cannot be merged yet.
+// MergeError lists why a sharded run or evaluation cannot be merged yet.
 type MergeError struct {
 	Dir      string
 	Problems []string
+	// Hint says what to do (default: run logz status).
+	Hint string
 }
 
 func (e *MergeError) Error() string {
-	return fmt.Sprintf("cannot merge %s:\n  %s\n('logz status %s' lists what is missing and how to resubmit it)", e.Dir, strings.Join(e.Problems, "\n  "), e.Dir)
+	hint := e.Hint
+	if hint == "" {
+		hint = fmt.Sprintf("'logz status %s' lists what is missing and how to resubmit it", e.Dir)
+	}
+	return fmt.Sprintf("cannot merge %s:\n  %s\n(%s)", e.Dir, strings.Join(e.Problems, "\n  "), hint)
 }
 
 // Merge writes the results of the sharded run in opt.Out from its part
