@@ -160,10 +160,14 @@ func EvalMerged(dir string, e *Evaluation) ([]report.Row, error) {
 	if len(missing) > 0 && len(problems) == 0 {
 		problems = append(problems, fmt.Sprintf("shards %s of %d are missing in %s", shardList(missing), n, pdir))
 	}
+	var m *merger
+	if len(problems) == 0 {
+		m = newMerger(parts, names)
+		problems = m.check()
+	}
 	if len(problems) > 0 {
 		return nil, &MergeError{Dir: dir, Problems: problems, Hint: fmt.Sprintf("run the missing shards with the same flags and --shard i/%d --parts %s", n, dir)}
 	}
-	m := newMerger(parts, names)
 	ev := e.Env
 	ev.Sharding, ev.Progress = m, nil
 	rows, err := ev.Run(e.Family, e.Model, e.Estimators)

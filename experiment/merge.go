@@ -177,5 +177,6 @@ func readEvalParts(exp config.Experiment, dir, logz string) (*merger, []string) 
 	if len(problems) > 0 {
 		return nil, problems
 	}
-	return newMerger(parts, names), nil
+	m := newMerger(parts, names)
+	return m, m.check()
 }

@@ -160,9 +160,10 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 		}
 		rows, err = r.run(rows)
 		if m, ok := r.sharding.(*merger); ok && err == nil {
-			if err = m.unused(); err != nil {
-				return rows, err
-			}
+			err = m.unused()
+		}
+		if pe := (*PartsError)(nil); errors.As(err, &pe) {
+			return rows, fmt.Errorf("merging %s: %w", exp.Name, pe)
 		}
 		if err != nil {
 			fmt.Fprintf(opt.Stderr, "logz: experiment %s failed: %v\n", exp.Name, err)

@@ -211,13 +211,86 @@ func (p *evalPart) entry(i int) *partEntry {
 	return nil
 }
 
+// check reports what is wrong with the parts as a whole, before a merge
+// runs: each piece of work must be in every part (unless that shard
+// failed) with the same number of units and width, and each of its units
+// in exactly one part.
+func (m *merger) check() []string {
+	type piece struct {
+		name     string
+		n, width int
+		owner    []int
+		parts    int
+	}
+	pieces := map[[2]int]*piece{}
+	var keys [][2]int
+	var problems []string
+	failed := 0
+	for s, p := range m.parts {
+		if p.Failed != "" {
+			failed++
+		}
+		for _, e := range p.Entries {
+			for _, w := range e.Work {
+				k := [2]int{e.Index, w.Call}
+				pc := pieces[k]
+				what := fmt.Sprintf("work %d of entry %d (%s)", w.Call, e.Index, e.Estimator)
+				if pc == nil {
+					pc = &piece{name: e.Estimator, n: w.N, width: w.Width, owner: make([]int, w.N)}
+					for i := range pc.owner {
+						pc.owner[i] = -1
+					}
+					pieces[k] = pc
+					keys = append(keys, k)
+				} else if pc.name != e.Estimator || pc.n != w.N || pc.width != w.Width {
+					problems = append(problems, fmt.Sprintf("%s: %s has %d units of %d values, another part's %d of %d (of %s): the shards ran different evaluations; remove the parts and run the shards again", m.files[s], what, w.N, w.Width, pc.n, pc.width, pc.name))
+					continue
+				}
+				pc.parts++
+				for _, i := range w.Units {
+					switch {
+					case i < 0 || i >= w.N:
+						problems = append(problems, fmt.Sprintf("%s: %s has unit %d, outside [0, %d)", m.files[s], what, i, w.N))
+					case pc.owner[i] >= 0:
+						problems = append(problems, fmt.Sprintf("unit %d of %s is in both %s and %s: a unit must be computed by exactly one shard", i, what, m.files[pc.owner[i]], m.files[s]))
+					default:
+						pc.owner[i] = s
+					}
+				}
+			}
+		}
+	}
+	for _, k := range keys {
+		pc := pieces[k]
+		what := fmt.Sprintf("work %d of entry %d (%s)", k[1], k[0], pc.name)
+		if pc.parts < len(m.parts)-failed {
+			problems = append(problems, fmt.Sprintf("%s is in %d of the %d parts: the shards ran different evaluations; remove the parts and run the shards again", what, pc.parts, len(m.parts)))
+			continue
+		}
+		var missing []string
+		for i, o := range pc.owner {
+			if o < 0 {
+				if len(missing) == 5 {
+					missing = append(missing, "…")
+					break
+				}
+				missing = append(missing, strconv.Itoa(i))
+			}
+		}
+		if len(missing) > 0 && failed == 0 {
+			problems = append(problems, fmt.Sprintf("units %s of %s are in no part", strings.Join(missing, ", "), what))
+		}
+	}
+	return problems
+}
+
 // unused reports the work in the parts that the merge did not ask for.
 func (m *merger) unused() error {
 	for s, p := range m.parts {
 		for _, e := range p.Entries {
 			for _, w := range e.Work {
 				if !m.used[[2]int{e.Index, w.Call}] {
-					return fmt.Errorf("%s holds work %d of entry %d (%s) that the merge did not use: the shards ran another evaluation than the merge (another logz?); remove the parts and run the shards again", m.files[s], w.Call, e.Index, e.Estimator)
+					return &PartsError{fmt.Sprintf("%s holds work %d of entry %d (%s) that the merge did not use: the shards ran another evaluation than the merge (another logz?); remove the parts and run the shards again", m.files[s], w.Call, e.Index, e.Estimator)}
 				}
 			}
 		}
@@ -254,17 +327,17 @@ func (u *mergeUnits) Complete(n, width int, vals []float64) error {
 			if p.Failed != "" {
 				return fmt.Errorf("shard %d/%d failed (%s): %s", p.Shard, p.Shards, m.files[s], p.Failed)
 			}
-			return fmt.Errorf("%s holds no %s: the shards ran another evaluation than the merge; remove the parts and run the shards again", m.files[s], what)
+			return &PartsError{fmt.Sprintf("%s holds no %s: the shards ran another evaluation than the merge; remove the parts and run the shards again", m.files[s], what)}
 		}
 		if e.Estimator != u.name || w.N != n || w.Width != width {
-			return fmt.Errorf("%s: %s is of %s with %d units of %d values, the merge's of %s with %d of %d; remove the parts and run the shards again", m.files[s], what, e.Estimator, w.N, w.Width, u.name, n, width)
+			return &PartsError{fmt.Sprintf("%s: %s is of %s with %d units of %d values, the merge's of %s with %d of %d; remove the parts and run the shards again", m.files[s], what, e.Estimator, w.N, w.Width, u.name, n, width)}
 		}
 		for k, i := range w.Units {
 			if i < 0 || i >= n {
-				return fmt.Errorf("%s: %s has unit %d, outside [0, %d)", m.files[s], what, i, n)
+				return &PartsError{fmt.Sprintf("%s: %s has unit %d, outside [0, %d)", m.files[s], what, i, n)}
 			}
 			if owner[i] >= 0 {
-				return fmt.Errorf("unit %d of %s is in both %s and %s: a unit must be computed by exactly one shard", i, what, m.files[owner[i]], m.files[s])
+				return &PartsError{fmt.Sprintf("unit %d of %s is in both %s and %s: a unit must be computed by exactly one shard", i, what, m.files[owner[i]], m.files[s])}
 			}
 			owner[i] = s
 			copy(vals[i*width:(i+1)*width], w.Values[k*width:(k+1)*width])
@@ -281,11 +354,17 @@ func (u *mergeUnits) Complete(n, width int, vals []float64) error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("units %s of %s are in no part", strings.Join(missing, ", "), what)
+		return &PartsError{fmt.Sprintf("units %s of %s are in no part", strings.Join(missing, ", "), what)}
 	}
 	m.used[[2]int{u.entry, u.call}] = true
 	return nil
 }
+
+// PartsError says the parts of a merge do not fit the evaluation the merge
+// runs; the merge stops.
+type PartsError struct{ Msg string }
+
+func (e *PartsError) Error() string { return e.Msg }
 
 // errNotTrained says an experiment's training is not finished.
 var errNotTrained = errors.New("not trained yet")

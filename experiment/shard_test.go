@@ -2,6 +2,7 @@ package experiment_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -257,4 +258,137 @@ func TestShardedRunIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFiles(t, "2 shards by stride", comparable(t, dir, f), want)
+}
+
+// editPart rewrites a part file through edit, as JSON.
+func editPart(t *testing.T, path string, edit func(p map[string]any)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p map[string]any
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // the 64-bit seed
+	if err := dec.Decode(&p); err != nil {
+		t.Fatal(err)
+	}
+	edit(p)
+	if b, err = json.Marshal(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// work returns the call-th work of the entry-th entry of a part.
+func work(p map[string]any, entry, call int) map[string]any {
+	e := p["entries"].([]any)[entry].(map[string]any)
+	return e["work"].([]any)[call].(map[string]any)
+}
+
+// TestMergeRefuses: a merge refuses, naming the file and what to do, a
+// missing shard, parts of two shard counts, a part of another model, a
+// unit in two parts or in none, work it does not use and a corrupt part;
+// a shard of another config is refused before it writes; a finished part
+// is kept when its shard runs again; status names what is missing.
+func TestMergeRefuses(t *testing.T) {
+	f := tiny(t, "1", "3")
+	root := t.TempDir()
+	good := filepath.Join(root, "good")
+	if _, err := runShard(t, f, good, 0, 1, experiment.PhaseTrain); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 {
+		if _, err := runShard(t, f, good, i, 2, experiment.PhaseEval); err != nil {
+			t.Fatal(err)
+		}
+	}
+	part := func(dir string, i, n int) string {
+		return filepath.Join(dir, "parts", fmt.Sprintf("a.eval-%d-of-%d.json", i, n))
+	}
+	before, _ := os.ReadFile(part(good, 1, 2))
+	msg, err := runShard(t, f, good, 1, 2, experiment.PhaseEval)
+	if after, _ := os.ReadFile(part(good, 1, 2)); err != nil || !bytes.Equal(before, after) || !strings.Contains(msg, "a: shard 1/2 of the final evaluation done before") {
+		t.Errorf("shard run again: %v, part unchanged %v\n%s", err, bytes.Equal(before, after), msg)
+	}
+	// Entry 1 is the ais (8 runs: shard 0 has 0, 2, 4, 6).
+	cases := []struct {
+		name  string
+		break_ func(dir string)
+		want  string
+	}{
+		{"missing shard", func(dir string) { os.Remove(part(dir, 1, 2)) }, "a: shards 1 of 2 of its final evaluation are missing"},
+		{"two shard counts", func(dir string) { runShard(t, f, dir, 0, 3, experiment.PhaseEval) }, "a: parts of its final evaluation from runs with [2 3] shards"},
+		{"another model", func(dir string) {
+			editPart(t, part(dir, 0, 2), func(p map[string]any) { p["fingerprint"].(map[string]any)["model"] = "0123456789abcdef" })
+		}, "a.eval-0-of-2.json was made with another model file (hash 0123456789ab…, now"},
+		{"another logz", func(dir string) {
+			editPart(t, part(dir, 0, 2), func(p map[string]any) { p["fingerprint"].(map[string]any)["logz"] = "v9" })
+		}, "was made with another logz version (v9, now test)"},
+		{"a unit twice", func(dir string) {
+			editPart(t, part(dir, 1, 2), func(p map[string]any) {
+				w := work(p, 1, 0)
+				w["units"] = append(w["units"].([]any), 0.0)
+				w["values"] = append(w["values"].([]any), 1.5)
+			})
+		}, "unit 0 of work 0 of entry 1 (ais) is in both"},
+		{"a unit in none", func(dir string) {
+			editPart(t, part(dir, 0, 2), func(p map[string]any) {
+				w := work(p, 1, 0)
+				w["units"] = w["units"].([]any)[1:]
+				w["values"] = w["values"].([]any)[1:]
+			})
+		}, "units 0 of work 0 of entry 1 (ais) are in no part"},
+		{"values and units disagree", func(dir string) {
+			editPart(t, part(dir, 0, 2), func(p map[string]any) { w := work(p, 1, 0); w["values"] = w["values"].([]any)[1:] })
+		}, "entry 1 (ais) work 0 has 3 values for 4 units of width 1"},
+		{"work in one part only", func(dir string) {
+			editPart(t, part(dir, 0, 2), func(p map[string]any) {
+				e := p["entries"].([]any)[1].(map[string]any)
+				e["work"] = append(e["work"].([]any), map[string]any{"call": 7, "n": 1, "width": 1, "units": []any{0}, "values": []any{1}})
+			})
+		}, "work 7 of entry 1 (ais) is in 1 of the 2 parts"},
+		{"unused work", func(dir string) {
+			for i := range 2 {
+				editPart(t, part(dir, i, 2), func(p map[string]any) {
+					e := p["entries"].([]any)[1].(map[string]any)
+					units := []any{}
+					if i == 0 {
+						units = []any{0}
+					}
+					e["work"] = append(e["work"].([]any), map[string]any{"call": 7, "n": 1, "width": 1, "units": units, "values": units})
+				})
+			}
+		}, "holds work 7 of entry 1 (ais) that the merge did not use"},
+		{"corrupt", func(dir string) { os.WriteFile(part(dir, 0, 2), []byte(`{"format":1,"kind":"eval","shard":"x"}`), 0o644) }, "corrupt part file"},
+	}
+	for _, c := range cases {
+		dir := filepath.Join(root, strings.ReplaceAll(c.name, " ", "-"))
+		copyDir(t, good, dir)
+		c.break_(dir)
+		if err := merge(t, dir); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+		}
+	}
+	if err := merge(t, good); err != nil {
+		t.Fatal(err)
+	}
+	// Another config (seed) into the same folder.
+	if _, err := runShard(t, tiny(t, "2", "3"), good, 0, 2, experiment.PhaseEval); err == nil || !strings.Contains(err.Error(), "every shard must use the same config") {
+		t.Errorf("another config: %v", err)
+	}
+	// Status of a folder with a lost shard.
+	dir := filepath.Join(root, "status")
+	copyDir(t, good, dir)
+	os.Remove(part(dir, 0, 2))
+	st, err := experiment.ReadShardedState(dir, 0, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := st.Experiments[0], st.Experiments[1]
+	if !a.Trained || a.Shards != 2 || fmt.Sprint(a.Done, a.Missing) != "[1] [0]" || a.Ready() || !b.Ready() || !st.Merged {
+		t.Errorf("status: %+v", st.Experiments)
+	}
 }

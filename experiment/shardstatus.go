@@ -65,6 +65,9 @@ func ReadShardedState(dir string, shards int, logz string) (*ShardedState, error
 	if err != nil {
 		return nil, err
 	}
+	if _, err := os.Stat(filepath.Join(dir, PartsDir)); errors.Is(err, fs.ErrNotExist) {
+		return nil, folderError("%s holds a run made without --shard (no %s folder): it has no shards to report on", dir, PartsDir)
+	}
 	st := &ShardedState{Dir: dir, Config: f}
 	if _, err := os.Stat(filepath.Join(dir, config.ResultsFile)); err == nil {
 		st.Merged = true

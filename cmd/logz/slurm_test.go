@@ -1,10 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -174,5 +176,38 @@ func TestSlurmBadFlags(t *testing.T) {
 	lines, err := sbatchLines(`--partition=short -c 2 --comment "two words" --mem=1G`)
 	if want := []string{"--partition=short", "-c 2", "--comment 'two words'", "--mem=1G"}; err != nil || !reflect.DeepEqual(lines, want) {
 		t.Errorf("sbatchLines: %q, %v; want %q", lines, err, want)
+	}
+}
+
+// TestEvalSharded: `logz eval` in 3 shards into --parts, then merged with
+// --parts alone, prints the rows of the evaluation in one process (times
+// aside); a missing shard is an error naming it.
+func TestEvalSharded(t *testing.T) {
+	args := []string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "npy:../../models/testdata/numpy_data.npy",
+		"--estimator", "exact,ais,raise,csl", "--chains", "7", "--betas", "100", "--examples", "9", "--json"}
+	whole, _, err := runLogz(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 3 {
+		if _, _, err := runLogz(t, append(args, "--shard", fmt.Sprintf("%d/3", i), "--parts", dir)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged, _, err := runLogz(t, append(args, "--parts", dir)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := regexp.MustCompile(`"seconds": [^,]*,`)
+	if a, b := times.ReplaceAllString(whole, ""), times.ReplaceAllString(merged, ""); a != b {
+		t.Errorf("merged evaluation differs from the whole:\n%s\nwant:\n%s", b, a)
+	}
+	os.Remove(filepath.Join(dir, "parts", "eval-2-of-3.json"))
+	if _, _, err := runLogz(t, append(args, "--parts", dir)...); err == nil || !strings.Contains(err.Error(), "shards 2 of 3 are missing") {
+		t.Errorf("a missing shard: %v", err)
+	}
+	if _, _, err := runLogz(t, append(args[:len(args)-1], "--shard", "0/3")...); err == nil || !strings.Contains(err.Error(), "--shard needs --parts DIR") {
+		t.Errorf("--shard without --parts: %v", err)
 	}
 }
