@@ -315,9 +315,9 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	// Entry 1 is the ais (8 runs: shard 0 has 0, 2, 4, 6).
 	cases := []struct {
-		name  string
+		name   string
 		break_ func(dir string)
-		want  string
+		want   string
 	}{
 		{"missing shard", func(dir string) { os.Remove(part(dir, 1, 2)) }, "a: shards 1 of 2 of its final evaluation are missing"},
 		{"two shard counts", func(dir string) { runShard(t, f, dir, 0, 3, experiment.PhaseEval) }, "a: parts of its final evaluation from runs with [2 3] shards"},
@@ -362,7 +362,9 @@ func TestMergeRefuses(t *testing.T) {
 				})
 			}
 		}, "holds work 7 of entry 1 (ais) that the merge did not use"},
-		{"corrupt", func(dir string) { os.WriteFile(part(dir, 0, 2), []byte(`{"format":1,"kind":"eval","shard":"x"}`), 0o644) }, "corrupt part file"},
+		{"corrupt", func(dir string) {
+			os.WriteFile(part(dir, 0, 2), []byte(`{"format":1,"kind":"eval","shard":"x"}`), 0o644)
+		}, "corrupt part file"},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(root, strings.ReplaceAll(c.name, " ", "-"))
