@@ -315,9 +315,9 @@ func TestMergeRefuses(t *testing.T) {
 	}
 	// Entry 1 is the ais (8 runs: shard 0 has 0, 2, 4, 6).
 	cases := []struct {
-		name   string
-		break_ func(dir string)
-		want   string
+		name  string
+		spoil func(dir string)
+		want  string
 	}{
 		{"missing shard", func(dir string) { os.Remove(part(dir, 1, 2)) }, "a: shards 1 of 2 of its final evaluation are missing"},
 		{"two shard counts", func(dir string) { runShard(t, f, dir, 0, 3, experiment.PhaseEval) }, "a: parts of its final evaluation from runs with [2 3] shards"},
@@ -369,7 +369,7 @@ func TestMergeRefuses(t *testing.T) {
 	for _, c := range cases {
 		dir := filepath.Join(root, strings.ReplaceAll(c.name, " ", "-"))
 		copyDir(t, good, dir)
-		c.break_(dir)
+		c.spoil(dir)
 		if err := merge(t, dir); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
 		}
