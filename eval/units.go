@@ -13,7 +13,8 @@ package eval
 // be called from several goroutines) and then calls Complete once with the
 // values of all n units, width numbers per unit, unit-major: unit u's at
 // vals[u·width : (u+1)·width], those of the units it did not compute
-// unset. Complete fills them in — in a merge, from the values the shards
+// left at zero (Complete checks: a unit computed by the wrong process would
+// waste that process's time). Complete fills them in — in a merge, from the values the shards
 // recorded; in a shard, it records this shard's and fills the others with
 // stand-ins, as that shard's estimate is not used — and then the estimator
 // summarises vals as usual. A nil Units computes every unit.

@@ -145,6 +145,9 @@ func (u *shardUnits) Complete(n, width int, vals []float64) error {
 			return fmt.Errorf("sharding: work %d of entry %d (%s) completed twice", u.call, u.entry, u.name)
 		}
 	}
+	if i := computedElsewhere(vals, n, width, u.Mine); i >= 0 {
+		return fmt.Errorf("sharding: %s of entry %d computed unit %d, which is not shard %s's (an estimator that ignores Units.Mine)", u.name, u.entry, i, r.shard)
+	}
 	w := partWork{Call: u.call, N: n, Width: width, Units: []int{}, Values: exactFloats{}}
 	for i := u.r.shard.Index; i < n; i += u.r.shard.Count {
 		w.Units = append(w.Units, i)
@@ -164,6 +167,23 @@ func (u *shardUnits) Complete(n, width int, vals []float64) error {
 		copy(dst, vals[src*width:(src+1)*width])
 	}
 	return nil
+}
+
+// computedElsewhere returns a unit that mine does not accept but whose
+// values are not all zero — computed by an estimator that does not ask
+// Mine — or −1.
+func computedElsewhere(vals []float64, n, width int, mine func(int) bool) int {
+	for i := range n {
+		if mine(i) {
+			continue
+		}
+		for _, v := range vals[i*width : (i+1)*width] {
+			if v != 0 {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // merger is the family.Sharding of a merge: it computes nothing and gives
@@ -309,6 +329,9 @@ func (u *mergeUnits) Mine(int) bool { return false }
 func (u *mergeUnits) Complete(n, width int, vals []float64) error {
 	m := u.m
 	what := fmt.Sprintf("work %d of entry %d (%s)", u.call, u.entry, u.name)
+	if i := computedElsewhere(vals, n, width, u.Mine); i >= 0 {
+		return fmt.Errorf("merging: %s computed unit %d, which the shards computed (an estimator that ignores Units.Mine)", what, i)
+	}
 	owner := make([]int, n)
 	for i := range owner {
 		owner[i] = -1

@@ -231,6 +231,9 @@ func TestShardedRunIsExact(t *testing.T) {
 			t.Fatalf("merge of %d: %v", n, err)
 		}
 		sameFiles(t, fmt.Sprintf("%d shards", n), comparable(t, dir, f), want)
+		if n == 2 {
+			checkShared(t, dir)
+		}
 	}
 
 	// Training by stride: shard 0 trains experiments 0, 2, 4 and cannot
@@ -258,6 +261,51 @@ func TestShardedRunIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameFiles(t, "2 shards by stride", comparable(t, dir, f), want)
+}
+
+// checkShared checks which work every estimator shares among the shards:
+// per experiment, each entry of the final list with the unit counts of its
+// pieces of shared work, in order (e.g. the dbn's raise: RAISE on 9
+// examples × 3 chains of the test split, its control variate's IS on the
+// 60 test examples, the same on the train split). An estimator whose
+// kernel stopped taking Units would still give the right numbers, but
+// every shard would do all its work.
+func checkShared(t *testing.T, dir string) {
+	t.Helper()
+	want := map[string]string{
+		"rbm":   "exact[] ais[9] ais[5] raise[33 33] csl[10 10] chi2[] pll[] recon[]",
+		"dbn":   "exact[] dbn-bound[5 60 200] ais[6 60 200] raise[27 60 27 200]",
+		"dbm":   "exact[] mf-bound[5] ais[60 200] raise[14 14]",
+		"sbn":   "exact[] is[24 24] ais[12 12] bdmc[5]",
+		"vae":   "is[5 18 18] elbo[60 200] exact[]",
+		"ising": "exact[] ais[6]",
+	}
+	for name, w := range want {
+		b, err := os.ReadFile(filepath.Join(dir, "parts", name+".eval-0-of-2.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p struct {
+			Entries []struct {
+				Estimator string
+				Work      []struct{ N int }
+			}
+		}
+		if err := json.Unmarshal(b, &p); err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, e := range p.Entries {
+			var ns []string
+			for _, w := range e.Work {
+				ns = append(ns, fmt.Sprint(w.N))
+			}
+			got = append(got, e.Estimator+"["+strings.Join(ns, " ")+"]")
+		}
+		if g := strings.Join(got, " "); g != w {
+			t.Errorf("%s shares %s, want %s", name, g, w)
+		}
+	}
 }
 
 // editPart rewrites a part file through edit, as JSON.

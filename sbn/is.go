@@ -139,6 +139,9 @@ func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
 // completeAccs hands the accumulators of the items to units (see
 // eval.Units).
 func completeAccs(units eval.Units, acc []isAcc) error {
+	if units == nil {
+		return nil
+	}
 	m, s1, s2 := make([]float64, len(acc)), make([]float64, len(acc)), make([]float64, len(acc))
 	for i, a := range acc {
 		m[i], s1[i], s2[i] = a.m, a.s1, a.s2

@@ -203,6 +203,11 @@ func TestEvalSharded(t *testing.T) {
 	if a, b := times.ReplaceAllString(whole, ""), times.ReplaceAllString(merged, ""); a != b {
 		t.Errorf("merged evaluation differs from the whole:\n%s\nwant:\n%s", b, a)
 	}
+	other := append([]string(nil), args...)
+	other[10] = "101" // --betas
+	if _, _, err := runLogz(t, append(other, "--parts", dir)...); err == nil || !strings.Contains(err.Error(), "eval-0-of-3.json was made with another settings (config hash") {
+		t.Errorf("other settings: %v", err)
+	}
 	os.Remove(filepath.Join(dir, "parts", "eval-2-of-3.json"))
 	if _, _, err := runLogz(t, append(args, "--parts", dir)...); err == nil || !strings.Contains(err.Error(), "shards 2 of 3 are missing") {
 		t.Errorf("a missing shard: %v", err)
