@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/logz-ml/logz/config"
@@ -222,10 +223,18 @@ func TestShardedRunIsExact(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 7} {
 		dir := filepath.Join(root, fmt.Sprint(n))
 		copyDir(t, trained, dir)
+		// Side by side, as in a job array.
+		var wg sync.WaitGroup
 		for i := range n {
-			if msg, err := runShard(t, f, dir, i, n, experiment.PhaseEval); err != nil {
-				t.Fatalf("shard %d/%d: %v\n%s", i, n, err, msg)
-			}
+			wg.Go(func() {
+				if msg, err := runShard(t, f, dir, i, n, experiment.PhaseEval); err != nil {
+					t.Errorf("shard %d/%d: %v\n%s", i, n, err, msg)
+				}
+			})
+		}
+		wg.Wait()
+		if t.Failed() {
+			t.FailNow()
 		}
 		if err := merge(t, dir); err != nil {
 			t.Fatalf("merge of %d: %v", n, err)
