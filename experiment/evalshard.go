@@ -95,7 +95,7 @@ func EvalShard(dir string, s Shard, e *Evaluation, stderr io.Writer) error {
 	}
 	rec := &recorder{shard: s}
 	ev := e.Env
-	ev.Sharding = rec
+	ev.Sharding, ev.SkipUnshared = rec, true
 	if ev.Progress != nil {
 		ev.Progress = shardProgress(stderr, s)
 	}

@@ -315,7 +315,7 @@ func evalShard(exp config.Experiment, i int, base Options, opt ShardOptions) err
 	ev := b.ev
 	ev.Stage, ev.Epoch = report.StageFinal, b.tr.Completed()
 	ev.Progress = shardProgress(opt.Stderr, opt.Shard)
-	ev.Sharding = rec
+	ev.Sharding, ev.SkipUnshared = rec, true
 	fmt.Fprintf(opt.Stderr, "%s: shard %s of the final evaluation (%d estimators)\n", exp.Name, opt.Shard, len(exp.Evaluate.Final))
 	start := time.Now()
 	_, runErr := ev.Run(b.fam, b.tr.Current(), exp.Evaluate.Final)

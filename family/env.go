@@ -61,6 +61,9 @@ type Env struct {
 	// sharded one: a shard that computes its share of every estimator's
 	// units, or the merge that assembles the shards' (see Units).
 	Sharding Sharding
+	// SkipUnshared, set in a shard, skips the entries of Unshared
+	// estimators: the merge runs them.
+	SkipUnshared bool
 
 	// memo holds what estimators of one evaluation share (an AIS log Z of
 	// given settings, an exact log Z, per-example IS estimates).
@@ -136,6 +139,9 @@ func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, 
 		spec, ok := f.Estimator(c.Name)
 		if !ok {
 			return rows, fmt.Errorf("estimator %q is not available for model type %s (use %s)", c.Name, f.Name, strings.Join(f.EstimatorNames(), ", "))
+		}
+		if spec.Unshared && env.SkipUnshared {
+			continue
 		}
 		seed, base := env.start(c, i, label)
 		env.shared = false

@@ -44,6 +44,7 @@ type logZKey struct{ family.AISKey }
 // Exact enumerates the cheaper parity class of the layers.
 var Exact = family.Define(family.Def[family.Exact]{
 	Name:     "exact",
+	Unshared: true,
 	Doc:      "exact log Z and log f(v) by enumerating the cheaper parity class of the layers",
 	Defaults: family.Exact{MaxUnits: 25},
 	Feasible: func(m models.Model, s *family.Exact) error {

@@ -20,6 +20,7 @@ import (
 // smaller layer.
 var Exact = family.Define(family.Def[family.Exact]{
 	Name:     "exact",
+	Unshared: true,
 	Doc:      "exact log p(v) by enumerating the hidden layers below the top and the top RBM's smaller layer",
 	Defaults: family.Exact{MaxUnits: 25},
 	Feasible: func(m models.Model, s *family.Exact) error {

@@ -40,6 +40,7 @@ type exactKey struct{ split string }
 // Exact is log p(x) by summing p(x, z) over every latent state.
 var Exact = family.Define(family.Def[family.Exact]{
 	Name:     "exact",
+	Unshared: true,
 	Doc:      "exact log p(x) = log Σ_z p(x, z), enumerating the 2^(latent units) states",
 	Defaults: family.Exact{MaxUnits: 20},
 	Feasible: func(m models.Model, s *family.Exact) error {
@@ -286,6 +287,7 @@ func (s *CompletionSettings) Check(p family.Problems) {
 // §4.2.2) and reports the pixel error rate.
 var Completion = family.Define(family.Def[CompletionSettings]{
 	Name:     "completion",
+	Unshared: true,
 	Doc:      "missing-data completion (§4.2.2): infer the lower half of each image from the upper half by Gibbs sampling, majority vote per pixel; the value is the pixel error rate of the lower half",
 	Defaults: CompletionSettings{Rows: 28, Cols: 28, Samples: 100, Sweeps: 5, Examples: 100},
 	Feasible: func(m models.Model, s *CompletionSettings) error {

@@ -308,6 +308,7 @@ func priorTarget(mm models.Model) (chi2.Target, error) {
 // log-likelihood with the χ² bound in place of their log Z (finish).
 var Chi2 = family.Define(family.Def[family.Chi2]{
 	Name:     family.Chi2Estimator,
+	Unshared: true,
 	Doc:      "χ² upper bound on log Z of the RBM prior with a fitted proposal q (Kuleshov & Ermon 2017); biased low as an estimate; is and elbo rows note the log Z bracket and the log-likelihood with it",
 	Defaults: family.DefaultChi2(),
 	Feasible: func(m models.Model, _ *family.Chi2) error {
