@@ -236,6 +236,9 @@ func (g *gibbsStart) NewStarter() func(c int, v []uint8, rng *rand.Rand) {
 	}
 }
 
+// perRun returns the drift of every run's start, for sharding.
+func (g *gibbsStart) perRun() []float64 { return g.drift }
+
 func (a AIS) runs() int {
 	if a.Runs == 0 {
 		return 100
@@ -339,7 +342,13 @@ func (a AIS) run(path inference.Path, start Start, startSteps int64) (AISResult,
 		})
 	}
 	wg.Wait()
-	if err := Complete(a.Units, runs, 1, logw); err != nil {
+	// A start may keep values of its own per run (a Gibbs start's drift):
+	// they are the runs' as much as their log weights.
+	cols := [][]float64{logw}
+	if s, ok := start.(interface{ perRun() []float64 }); ok {
+		cols = append(cols, s.perRun())
+	}
+	if err := CompleteColumns(a.Units, cols...); err != nil {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}
 	return summariseAIS(logw, path.LogZ0(), K), nil

@@ -14,6 +14,7 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/models"
 )
 
 // shardConfig has an experiment of every family, each with a final
@@ -48,6 +49,7 @@ experiments:
         - {name: raise, chains: 3, betas: 30, schedule: linear, examples: 11}
         - {name: csl, chains: 10, steps: 7, examples: 13}
         - {name: chi2, components: 3, steps: 30, samples: 200, fit_samples: 20}
+        - {name: ais-ratio, to: "%RATIO_TO%", runs: 7, betas: 20, schedule: linear, start: gibbs, gibbs_steps: 6}
         - pll
         - recon
   - name: dbn
@@ -108,7 +110,18 @@ experiments:
 
 func shardFile(t *testing.T, seed string) *config.File {
 	t.Helper()
-	f, err := config.Parse([]byte(strings.Replace(shardConfig, "seed: 3", "seed: "+seed, 1)), "shard-test.yaml", config.Options{})
+	// Model B of the rbm's ais-ratio: 10 visible units like the rbm's, 3
+	// hidden, small fixed weights.
+	b := models.NewRBM(10, 3)
+	for i := range b.W {
+		b.W[i] = 0.1 * float64(i%7-3)
+	}
+	path := filepath.Join(t.TempDir(), "b.npz")
+	if err := models.Save(path, &models.Checkpoint{Model: b}); err != nil {
+		t.Fatal(err)
+	}
+	y := strings.NewReplacer("seed: 3", "seed: "+seed, "%RATIO_TO%", path).Replace(shardConfig)
+	f, err := config.Parse([]byte(y), "shard-test.yaml", config.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +295,7 @@ func TestShardedRunIsExact(t *testing.T) {
 func checkShared(t *testing.T, dir string) {
 	t.Helper()
 	want := map[string]string{
-		"rbm":   "ais[9] ais[5] raise[33 33] csl[10 10]",
+		"rbm":   "ais[9] ais[5] raise[33 33] csl[10 10] ais-ratio[7]",
 		"dbn":   "dbn-bound[5 60 200] ais[6 60 200] raise[27 60 27 200]",
 		"dbm":   "mf-bound[5] ais[60 200] raise[14 14]",
 		"sbn":   "is[24 24] ais[12 12] bdmc[5]",
