@@ -124,49 +124,9 @@ func EvalMerged(dir string, e *Evaluation) ([]report.Row, error) {
 		return nil, err
 	}
 	pdir := filepath.Join(dir, PartsDir)
-	files, shards, err := evalParts(pdir, "")
-	if err != nil {
-		return nil, err
-	}
-	if len(files) == 0 {
-		return nil, fmt.Errorf("no evaluation parts (eval-<i>-of-<n>.json) in %s; run the shards first (logz eval … --shard i/n --parts %s)", pdir, dir)
-	}
-	n := shards[0].Count
-	parts := make([]*evalPart, n)
-	names := make([]string, n)
-	var problems []string
-	for k, file := range files {
-		if shards[k].Count != n {
-			problems = append(problems, fmt.Sprintf("%s is of %d shards, %s of %d: keep the parts of one count", file, shards[k].Count, files[0], n))
-			continue
-		}
-		p, err := readEvalPart(file)
-		if err != nil {
-			problems = append(problems, err.Error())
-			continue
-		}
-		if d := p.Fingerprint.differs(fp); d != "" {
-			problems = append(problems, fmt.Sprintf("%s was made with another %s", file, d))
-			continue
-		}
-		parts[p.Shard], names[p.Shard] = p, file
-	}
-	var missing []int
-	for i, p := range parts {
-		if p == nil {
-			missing = append(missing, i)
-		}
-	}
-	if len(missing) > 0 && len(problems) == 0 {
-		problems = append(problems, fmt.Sprintf("shards %s of %d are missing in %s", shardList(missing), n, pdir))
-	}
-	var m *merger
-	if len(problems) == 0 {
-		m = newMerger(parts, names)
-		problems = m.check()
-	}
+	m, problems := collectParts(pdir, "", fp, "the evaluation in "+pdir)
 	if len(problems) > 0 {
-		return nil, &MergeError{Dir: dir, Problems: problems, Hint: fmt.Sprintf("run the missing shards with the same flags and --shard i/%d --parts %s", n, dir)}
+		return nil, &MergeError{Dir: dir, Problems: problems, Hint: "run the missing shards with the same flags and --shard i/n --parts " + dir}
 	}
 	ev := e.Env
 	ev.Sharding, ev.Progress = m, nil

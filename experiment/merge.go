@@ -56,15 +56,7 @@ func (e *MergeError) Error() string {
 // rows keep the time of the shard that trained the experiment.
 func Merge(opt Options, logz string) ([]report.Row, error) {
 	dir := opt.Out
-	path := filepath.Join(dir, config.ResolvedFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, folderError("%s holds no sharded run (no %s; the shards write it)", dir, config.ResolvedFile)
-	}
-	if err != nil {
-		return nil, err
-	}
-	f, err := config.Parse(b, path, config.Options{})
+	f, err := readShardedConfig(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +67,20 @@ func Merge(opt Options, logz string) ([]report.Row, error) {
 	opt.Resume, opt.Force = true, false
 	opt.merge = plan
 	return Run(f, opt)
+}
+
+// readShardedConfig reads the config of the sharded run in dir, which its
+// shards wrote into config.resolved.yaml.
+func readShardedConfig(dir string) (*config.File, error) {
+	path := filepath.Join(dir, config.ResolvedFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, folderError("%s holds no sharded run (no %s; the shards write it)", dir, config.ResolvedFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return config.Parse(b, path, config.Options{})
 }
 
 // planMerge reads and checks the parts of every experiment of f.
@@ -121,13 +127,25 @@ func planMerge(f *config.File, dir, logz string) (*mergePlan, []string) {
 // readEvalParts reads and checks the evaluation parts of a trained
 // experiment: one shard count, every shard once, fingerprints matching.
 func readEvalParts(exp config.Experiment, dir, logz string) (*merger, []string) {
-	pdir := filepath.Join(dir, PartsDir)
-	files, shards, err := evalParts(pdir, exp.Name)
+	fp, err := evalFingerprint(exp, dir, logz)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	return collectParts(filepath.Join(dir, PartsDir), exp.Name, fp, exp.Name+"'s final evaluation")
+}
+
+// collectParts reads the evaluation parts of experiment exp ("" for `logz
+// eval`) in the parts folder pdir and checks them — readable, of one shard
+// count, every shard once, each with fingerprint fp, each piece of work
+// whole (merger.check) — and returns their merger, or what is wrong; who
+// names the evaluation in the messages.
+func collectParts(pdir, exp string, fp Fingerprint, who string) (*merger, []string) {
+	files, shards, err := evalParts(pdir, exp)
 	if err != nil {
 		return nil, []string{err.Error()}
 	}
 	if len(files) == 0 {
-		return nil, []string{fmt.Sprintf("%s: no part of its final evaluation in %s", exp.Name, pdir)}
+		return nil, []string{fmt.Sprintf("%s: no part in %s", who, pdir)}
 	}
 	counts := map[int]bool{}
 	for _, s := range shards {
@@ -139,13 +157,9 @@ func readEvalParts(exp config.Experiment, dir, logz string) (*merger, []string) 
 			cs = append(cs, c)
 		}
 		slices.Sort(cs)
-		return nil, []string{fmt.Sprintf("%s: parts of its final evaluation from runs with %v shards in %s; keep those of one and remove the others", exp.Name, cs, pdir)}
+		return nil, []string{fmt.Sprintf("%s: parts from runs with %v shards in %s; keep those of one and remove the others", who, cs, pdir)}
 	}
 	n := shards[0].Count
-	fp, err := evalFingerprint(exp, dir, logz)
-	if err != nil {
-		return nil, []string{err.Error()}
-	}
 	parts := make([]*evalPart, n)
 	names := make([]string, n)
 	var problems []string
@@ -155,8 +169,8 @@ func readEvalParts(exp config.Experiment, dir, logz string) (*merger, []string) 
 			problems = append(problems, err.Error())
 			continue
 		}
-		if p.Experiment != exp.Name || p.Shard != shards[k].Index || p.Shards != n {
-			problems = append(problems, fmt.Sprintf("%s holds shard %d/%d of %s; its name says shard %s of %s", file, p.Shard, p.Shards, p.Experiment, shards[k], exp.Name))
+		if (exp != "" && p.Experiment != exp) || p.Shard != shards[k].Index || p.Shards != n {
+			problems = append(problems, fmt.Sprintf("%s holds shard %d/%d of %s; its name says shard %s of %s", file, p.Shard, p.Shards, p.Experiment, shards[k], exp))
 			continue
 		}
 		if d := p.Fingerprint.differs(fp); d != "" {
@@ -172,7 +186,7 @@ func readEvalParts(exp config.Experiment, dir, logz string) (*merger, []string) 
 		}
 	}
 	if len(missing) > 0 && len(problems) == 0 {
-		problems = append(problems, fmt.Sprintf("%s: shards %s of %d of its final evaluation are missing", exp.Name, shardList(missing), n))
+		problems = append(problems, fmt.Sprintf("%s: shards %s of %d are missing", who, shardList(missing), n))
 	}
 	if len(problems) > 0 {
 		return nil, problems

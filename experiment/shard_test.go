@@ -390,8 +390,8 @@ func TestMergeRefuses(t *testing.T) {
 		spoil func(dir string)
 		want  string
 	}{
-		{"missing shard", func(dir string) { os.Remove(part(dir, 1, 2)) }, "a: shards 1 of 2 of its final evaluation are missing"},
-		{"two shard counts", func(dir string) { runShard(t, f, dir, 0, 3, experiment.PhaseEval) }, "a: parts of its final evaluation from runs with [2 3] shards"},
+		{"missing shard", func(dir string) { os.Remove(part(dir, 1, 2)) }, "a's final evaluation: shards 1 of 2 are missing"},
+		{"two shard counts", func(dir string) { runShard(t, f, dir, 0, 3, experiment.PhaseEval) }, "a's final evaluation: parts from runs with [2 3] shards"},
 		{"another model", func(dir string) {
 			editPart(t, part(dir, 0, 2), func(p map[string]any) { p["fingerprint"].(map[string]any)["model"] = "0123456789abcdef" })
 		}, "a.eval-0-of-2.json was made with another model file (hash 0123456789ab…, now"},

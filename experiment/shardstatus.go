@@ -53,15 +53,7 @@ func (e *ExperimentState) Ready() bool {
 // of evaluation shards expected (0: inferred from the parts); logz is the
 // program version the fingerprints must name.
 func ReadShardedState(dir string, shards int, logz string) (*ShardedState, error) {
-	path := filepath.Join(dir, config.ResolvedFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, folderError("%s holds no sharded run (no %s; the shards write it)", dir, config.ResolvedFile)
-	}
-	if err != nil {
-		return nil, err
-	}
-	f, err := config.Parse(b, path, config.Options{})
+	f, err := readShardedConfig(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -92,22 +92,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("run: --phase wants %s or %s, got %q", experiment.PhaseTrain, experiment.PhaseEval, *phase)}
 	}
 	opt := config.Options{}
-	if *seed != "" {
-		var s uint64
-		if _, err := fmt.Sscan(*seed, &s); err != nil {
-			return usageError{fmt.Sprintf("run: --seed wants a non-negative integer, got %q", *seed)}
-		}
-		opt.Seed = &s
+	if opt.Seed, err = seedFlag("run", *seed); err != nil {
+		return err
 	}
-	var f *config.File
-	if len(pos) == 1 {
-		// A config of many experiments takes a while to read and resolve.
-		opt.Progress = progress.Delayed(stderr, "config "+pos[0]+": ", "experiments", 2*time.Second, progress.Options{})
-		f, err = config.Load(pos[0], opt)
-	} else {
-		name, b := configs.Default()
-		f, err = config.Parse(b, name, opt)
-	}
+	f, err := loadConfig(pos, opt, stderr)
 	if err != nil {
 		return err
 	}
@@ -125,13 +113,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	_, err = experiment.Run(f, experiment.Options{
 		Out: dir, Resume: *resume, Force: *force, Stdout: stdout, Stderr: stderr, Status: status,
 		Banner: fmt.Sprintf("logz %s: running %d experiment(s) of %s into %s", versionString(), len(f.Experiments), f.Name, dir),
-		Meta: map[string]string{
-			"command":  "logz " + strings.Join(append([]string{"run"}, args...), " "),
-			"version":  versionString(),
-			"go":       runtime.Version(),
-			"started":  start.UTC().Format(time.RFC3339),
-			"platform": runtime.GOOS + "/" + runtime.GOARCH,
-		},
+		Meta:   reportMeta("logz "+strings.Join(append([]string{"run"}, args...), " "), start),
 	})
 	var refused *experiment.FolderError
 	if errors.As(err, &refused) {
@@ -142,6 +124,41 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "logz: wrote %s (%.1f s)\n", dir, time.Since(start).Seconds())
 	}
 	return err
+}
+
+// seedFlag reads the --seed of command cmd: nil when not given.
+func seedFlag(cmd, s string) (*uint64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var n uint64
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		return nil, usageError{fmt.Sprintf("%s: --seed wants a non-negative integer, got %q", cmd, s)}
+	}
+	return &n, nil
+}
+
+// loadConfig reads the config file of `logz run` and `logz slurm` (pos
+// holds it, or nothing for the embedded quickstart).
+func loadConfig(pos []string, opt config.Options, stderr io.Writer) (*config.File, error) {
+	if len(pos) == 0 {
+		name, b := configs.Default()
+		return config.Parse(b, name, opt)
+	}
+	// A config of many experiments takes a while to read and resolve.
+	opt.Progress = progress.Delayed(stderr, "config "+pos[0]+": ", "experiments", 2*time.Second, progress.Options{})
+	return config.Load(pos[0], opt)
+}
+
+// reportMeta is what report.md says about the command that wrote it.
+func reportMeta(command string, start time.Time) map[string]string {
+	return map[string]string{
+		"command":  command,
+		"version":  versionString(),
+		"go":       runtime.Version(),
+		"started":  start.UTC().Format(time.RFC3339),
+		"platform": runtime.GOOS + "/" + runtime.GOARCH,
+	}
 }
 
 // resumeCommand is the command that continues this run.

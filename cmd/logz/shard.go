@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -76,13 +75,7 @@ func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	_, err = experiment.Merge(experiment.Options{
 		Out: dir, Stdout: stdout, Stderr: stderr, Status: status,
 		Banner: fmt.Sprintf("logz %s: merging the sharded run in %s", versionString(), dir),
-		Meta: map[string]string{
-			"command":  "logz merge " + dir,
-			"version":  versionString(),
-			"go":       runtime.Version(),
-			"started":  start.UTC().Format(time.RFC3339),
-			"platform": runtime.GOOS + "/" + runtime.GOARCH,
-		},
+		Meta:   reportMeta("logz merge "+dir, start),
 	}, versionString())
 	var refused *experiment.FolderError
 	if errors.As(err, &refused) {

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/config"
-	"github.com/logz-ml/logz/configs"
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/internal/atomicfile"
 )
@@ -111,28 +110,20 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("slurm: --shards wants the number of evaluation shards, an integer in [1, %d], got %d", experiment.MaxShards, *shards)}
 	}
 	opt := config.Options{}
-	if *seed != "" {
-		var s uint64
-		if _, err := fmt.Sscan(*seed, &s); err != nil {
-			return usageError{fmt.Sprintf("slurm: --seed wants a non-negative integer, got %q", *seed)}
-		}
-		opt.Seed = &s
+	if opt.Seed, err = seedFlag("slurm", *seed); err != nil {
+		return err
 	}
 	extra, err := sbatchLines(*sbatchArgs)
 	if err != nil {
 		return usageError{"slurm: --sbatch-args: " + err.Error()}
 	}
-	var f *config.File
 	cfgPath := ""
 	if len(pos) == 1 {
 		if cfgPath, err = filepath.Abs(pos[0]); err != nil {
 			return err
 		}
-		f, err = config.Load(pos[0], opt)
-	} else {
-		name, b := configs.Default()
-		f, err = config.Parse(b, name, opt)
 	}
+	f, err := loadConfig(pos, opt, stderr)
 	if err != nil {
 		return err
 	}
