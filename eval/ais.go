@@ -48,6 +48,9 @@ type AIS struct {
 	// of annealing steps done so far and the total (Runs·K), roughly every
 	// 1,024 steps of a chain. It must be cheap and safe for concurrent use.
 	Progress func(done, total int64)
+	// Units, if set, shares the runs among the shards of a sharded
+	// evaluation (unit c is run c; see Units).
+	Units Units
 }
 
 // AISResult is an AIS estimate with its error bars and diagnostics.
@@ -233,6 +236,9 @@ func (g *gibbsStart) NewStarter() func(c int, v []uint8, rng *rand.Rand) {
 	}
 }
 
+// perRun returns the drift of every run's start, for sharding.
+func (g *gibbsStart) perRun() []float64 { return g.drift }
+
 func (a AIS) runs() int {
 	if a.Runs == 0 {
 		return 100
@@ -308,6 +314,9 @@ func (a AIS) run(path inference.Path, start Start, startSteps int64) (AISResult,
 				if c >= runs {
 					return
 				}
+				if !Mine(a.Units, c) {
+					continue
+				}
 				rng := rand.New(rand.NewPCG(a.Seed, uint64(c)))
 				if startAt == nil {
 					ch.SampleBase(rng)
@@ -333,6 +342,15 @@ func (a AIS) run(path inference.Path, start Start, startSteps int64) (AISResult,
 		})
 	}
 	wg.Wait()
+	// A start may keep values of its own per run (a Gibbs start's drift):
+	// they are the runs' as much as their log weights.
+	cols := [][]float64{logw}
+	if s, ok := start.(interface{ perRun() []float64 }); ok {
+		cols = append(cols, s.perRun())
+	}
+	if err := CompleteColumns(a.Units, cols...); err != nil {
+		return AISResult{}, fmt.Errorf("AIS: %w", err)
+	}
 	return summariseAIS(logw, path.LogZ0(), K), nil
 }
 

@@ -74,6 +74,9 @@ type CSL struct {
 	// of Gibbs steps done so far and the total, once per chain. It must be
 	// cheap and safe for concurrent use.
 	Progress func(done, total int64)
+	// Units, if set, shares the chain groups (see Estimate) among the
+	// shards of a sharded evaluation (see Units).
+	Units Units
 
 	// onState (testing) is called with every collected hidden state.
 	onState func(chain int, h []uint8)
@@ -153,6 +156,9 @@ func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
 				if g >= G {
 					return
 				}
+				if !Mine(c.Units, g) {
+					continue
+				}
 				a := &acc[g]
 				a.init(N)
 				lo, hi := g*chains/G, (g+1)*chains/G
@@ -184,7 +190,36 @@ func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
 		})
 	}
 	wg.Wait()
+	if err := completeGroups(c.Units, acc, N); err != nil {
+		return CSLResult{}, err
+	}
 	return summariseCSL(acc, N, chains, steps, c.BurnIn), nil
+}
+
+// completeGroups hands the accumulators of the chain groups (3N numbers
+// each) to units (see Units).
+func completeGroups(units Units, acc []cslAcc, N int) error {
+	if units == nil {
+		return nil
+	}
+	vals := make([]float64, len(acc)*3*N)
+	for g := range acc {
+		if acc[g].mx == nil {
+			continue // not this process's group
+		}
+		v := vals[g*3*N:]
+		copy(v[:N], acc[g].mx)
+		copy(v[N:2*N], acc[g].sum)
+		copy(v[2*N:3*N], acc[g].sq)
+	}
+	if err := units.Complete(len(acc), 3*N, vals); err != nil {
+		return fmt.Errorf("CSL: %w", err)
+	}
+	for g := range acc {
+		v := vals[g*3*N:]
+		acc[g] = cslAcc{mx: v[:N:N], sum: v[N : 2*N : 2*N], sq: v[2*N : 3*N : 3*N]}
+	}
+	return nil
 }
 
 func (c CSL) check(m *models.RBM) error {

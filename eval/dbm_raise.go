@@ -77,6 +77,9 @@ type DBMRAISE struct {
 	// and the total, from several goroutines; as for RAISE, a finished
 	// (example, chain) pair counts K steps and the total is N·Chains·K.
 	Progress func(done, total int64)
+	// Units, if set, shares the (example, chain) pairs among the shards of
+	// a sharded evaluation (unit n·Chains + c; see Units).
+	Units Units
 }
 
 // LogProb estimates log p_ann(v) for every example of x. The result has the
@@ -98,7 +101,7 @@ func (r DBMRAISE) LogProb(d *models.DBM, x Examples) (RAISEResult, error) {
 		}
 	}
 	K := len(betas) - 1
-	logw := raiseItems(N, M, K, r.Seed, r.Workers, r.Progress, func() raiseItem {
+	logw, err := raiseItems(N, M, K, r.Seed, r.Workers, r.Progress, r.Units, func() raiseItem {
 		ch := path.NewDBMChain()
 		return func(n int, rng *rand.Rand) float64 {
 			ch.SetVisible(x.Row(n))
@@ -110,5 +113,8 @@ func (r DBMRAISE) LogProb(d *models.DBM, x Examples) (RAISEResult, error) {
 			return raiseCool(ch, betas, lw, rng)
 		}
 	})
+	if err != nil {
+		return RAISEResult{}, fmt.Errorf("%s: %w", what, err)
+	}
 	return summariseRAISE(what, logw, N, M, K)
 }

@@ -141,6 +141,9 @@ type DBNBound struct {
 	Samples int // M draws from Q per example; 0 means 5 (2008 §5.2)
 	Seed    uint64
 	Workers int // 0 means GOMAXPROCS
+	// Units, if set, shares the examples among the shards of a sharded
+	// evaluation (see Units).
+	Units Units
 }
 
 // DBNBoundResult holds the per-example bounds and their summary.
@@ -185,6 +188,9 @@ func (b DBNBound) LogProb(d *models.DBN, z TopLogZ, x Examples) (DBNBoundResult,
 		src := &rand.PCG{}
 		rng := rand.New(src)
 		return func(n int) {
+			if !Mine(b.Units, n) {
+				return
+			}
 			src.Seed(b.Seed, uint64(n))
 			w.setVisible(x.Row(n))
 			var mean, m2 float64 // Welford
@@ -195,13 +201,20 @@ func (b DBNBound) LogProb(d *models.DBN, z TopLogZ, x Examples) (DBNBoundResult,
 				mean += dlt / float64(s+1)
 				m2 += dlt * (r - mean)
 			}
-			res.Bound[n] = mean - z.LogZ
+			res.Bound[n] = mean // − ln Ẑ_top below
 			res.MCSE[n] = math.NaN()
 			if M > 1 {
 				res.MCSE[n] = math.Sqrt(m2 / float64(M-1) / float64(M))
 			}
 		}
 	})
+	// The units' values do not depend on z, which a shard may not know.
+	if err := CompleteColumns(b.Units, res.Bound, res.MCSE); err != nil {
+		return res, fmt.Errorf("DBN bound: %w", err)
+	}
+	for n := range res.Bound {
+		res.Bound[n] -= z.LogZ
+	}
 	var s, s2, v float64
 	for n, bn := range res.Bound {
 		s += bn
@@ -234,6 +247,9 @@ type DBNIS struct {
 	Samples int // S proposals per example; 0 means 500
 	Seed    uint64
 	Workers int // 0 means GOMAXPROCS
+	// Units, if set, shares the examples among the shards of a sharded
+	// evaluation (see Units).
+	Units Units
 }
 
 // DBNISResult holds per-example IS estimates and their summary.
@@ -279,6 +295,9 @@ func (s DBNIS) LogProb(d *models.DBN, z TopLogZ, x Examples) (DBNISResult, error
 		rng := rand.New(src)
 		lw := make([]float64, S)
 		return func(n int) {
+			if !Mine(s.Units, n) {
+				return
+			}
 			src.Seed(s.Seed, uint64(n))
 			w.setVisible(x.Row(n))
 			for k := range S {
@@ -291,10 +310,16 @@ func (s DBNIS) LogProb(d *models.DBN, z TopLogZ, x Examples) (DBNISResult, error
 			if S > 1 {
 				res.LogFSE[n] = math.Exp(st.LogStdErr - st.LogMean)
 			}
-			res.LogP[n] = st.LogMean - z.LogZ
 			ess[n] = st.ESS
 		}
 	})
+	// The units' values do not depend on z, which a shard may not know.
+	if err := CompleteColumns(s.Units, res.LogF, res.LogFSE, ess); err != nil {
+		return res, fmt.Errorf("DBN IS: %w", err)
+	}
+	for n, f := range res.LogF {
+		res.LogP[n] = f - z.LogZ
+	}
 	var f, f2, p, p2 float64
 	for n := range N {
 		f += res.LogF[n]
@@ -383,6 +408,10 @@ type DBNRAISE struct {
 	// Progress, if set, gets the cumulative number of annealing steps done
 	// and the total, from several goroutines.
 	Progress func(done, total int64)
+	// Units, if set, shares the draws (unit n·Samples + s, each with its
+	// reverse chain) among the shards of a sharded evaluation (see Units);
+	// every process draws from Q for every example, which is cheap.
+	Units Units
 }
 
 // DBNRAISEResult holds per-example RAISE estimates for a DBN.
@@ -439,7 +468,7 @@ func (r DBNRAISE) LogProb(d *models.DBN, x Examples) (DBNRAISEResult, error) {
 		}
 	})
 	// One reverse chain of the top RBM from each drawn x_{L−1}.
-	top := RAISE{Chains: 1, Betas: r.Betas, BaseVBias: r.BaseVBias, Seed: dbnMix(r.Seed, 0x726169736520746f), Workers: r.Workers, Progress: r.Progress}
+	top := RAISE{Chains: 1, Betas: r.Betas, BaseVBias: r.BaseVBias, Seed: dbnMix(r.Seed, 0x726169736520746f), Workers: r.Workers, Progress: r.Progress, Units: r.Units}
 	tr, err := top.Run(path, dbnFlatRows{data: tops, d: nTop})
 	if err != nil {
 		return DBNRAISEResult{}, fmt.Errorf("DBN RAISE: %w", err)

@@ -47,6 +47,9 @@ type RAISE struct {
 	// Progress, if set, gets the cumulative number of annealing steps done
 	// and the total, from several goroutines.
 	Progress func(done, total int64)
+	// Units, if set, shares the (example, chain) pairs among the shards of
+	// a sharded evaluation (unit n·Chains + c; see Units).
+	Units Units
 }
 
 // RAISEResult holds per-example estimates and their summary.
@@ -94,13 +97,16 @@ func (r RAISE) Run(path inference.Path, x Examples) (RAISEResult, error) {
 	}
 	K := len(betas) - 1
 	logZ0 := path.LogZ0()
-	logw := raiseItems(N, M, K, r.Seed, r.Workers, r.Progress, func() raiseItem {
+	logw, err := raiseItems(N, M, K, r.Seed, r.Workers, r.Progress, r.Units, func() raiseItem {
 		ch := path.NewChain().(raiseChain)
 		return func(n int, rng *rand.Rand) float64 {
 			ch.SetVisible(x.Row(n))
 			return raiseCool(ch, betas, ch.LogUnnorm(1)-logZ0, rng)
 		}
 	})
+	if err != nil {
+		return RAISEResult{}, fmt.Errorf("RAISE: %w", err)
+	}
 	return summariseRAISE("RAISE", logw, N, M, K)
 }
 
@@ -151,8 +157,9 @@ type raiseItem func(n int, rng *rand.Rand) float64
 // example-major (item n·M + c), on workers goroutines (0: GOMAXPROCS), each
 // with its own raiseItem from newItem. Item i draws from rand.NewPCG(seed,
 // i), so the result does not depend on the scheduling. progress, if set,
-// gets K more steps per finished item, out of N·M·K.
-func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total int64), newItem func() raiseItem) []float64 {
+// gets K more steps per finished item, out of N·M·K. units, if set, shares
+// the items among the shards of a sharded evaluation (see Units).
+func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total int64), units Units, newItem func() raiseItem) ([]float64, error) {
 	logw := make([]float64, N*M)
 	total := int64(N) * int64(M) * int64(K)
 	if workers <= 0 {
@@ -170,6 +177,9 @@ func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total
 				if i >= N*M {
 					return
 				}
+				if !Mine(units, i) {
+					continue
+				}
 				src.Seed(seed, uint64(i))
 				logw[i] = item(i/M, rng)
 				if progress != nil {
@@ -179,7 +189,7 @@ func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total
 		})
 	}
 	wg.Wait()
-	return logw
+	return logw, Complete(units, N*M, 1, logw)
 }
 
 // summariseRAISE turns the example-major log weights of M chains for each of

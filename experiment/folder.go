@@ -91,28 +91,8 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 // checkResume validates a run folder for --resume: its resolved config
 // must be this run's, its results and checkpoints readable.
 func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) error {
-	path := filepath.Join(dir, config.ResolvedFile)
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return folderError("--resume: %v; without it logz cannot check that the run used this config", err)
-	}
-	was, err := config.Parse(old, path, config.Options{})
-	if err != nil {
-		return folderError("--resume: %v", err)
-	}
-	// The name and description are labels; everything else must match.
-	was.Name, was.Description = f.Name, f.Description
-	wasResolved, err := was.Resolved()
-	if err != nil {
+	if err := sameConfig(f, resolved, dir, "--resume", "a resumed run must use the same one (or start over with --force, or use another --out)"); err != nil {
 		return err
-	}
-	diff, err := config.DiffResolved(wasResolved, resolved, "the run folder", "", 8)
-	if err != nil {
-		return err
-	}
-	if len(diff) > 0 {
-		return folderError("--resume: the run in %s was made with another config or seed; a resumed run must use the same one (or start over with --force, or use another --out):\n  %s",
-			dir, strings.Join(diff, "\n  "))
 	}
 	rpath := filepath.Join(dir, config.ResultsFile)
 	if rows, err := report.ReadResults(rpath); err == nil {
@@ -132,6 +112,36 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) erro
 		if _, err := readProgress(filepath.Join(dir, exp.Name, progressFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return folderError("--resume: %v; delete it to redo %s's final evaluation", err, exp.Name)
 		}
+	}
+	return nil
+}
+
+// sameConfig checks that the run in dir (its config.resolved.yaml) was
+// made with f, whose resolved config is resolved; what names the flag or
+// command in the errors, and must says what to do instead.
+func sameConfig(f *config.File, resolved []byte, dir, what, must string) error {
+	path := filepath.Join(dir, config.ResolvedFile)
+	old, err := os.ReadFile(path)
+	if err != nil {
+		return folderError("%s: %v; without it logz cannot check that the run used this config", what, err)
+	}
+	was, err := config.Parse(old, path, config.Options{})
+	if err != nil {
+		return folderError("%s: %v", what, err)
+	}
+	// The name and description are labels; everything else must match.
+	was.Name, was.Description = f.Name, f.Description
+	wasResolved, err := was.Resolved()
+	if err != nil {
+		return err
+	}
+	diff, err := config.DiffResolved(wasResolved, resolved, "the run folder", "", 8)
+	if err != nil {
+		return err
+	}
+	if len(diff) > 0 {
+		return folderError("%s: the run in %s was made with another config or seed; %s:\n  %s",
+			what, dir, must, strings.Join(diff, "\n  "))
 	}
 	return nil
 }

@@ -50,6 +50,9 @@ type Options struct {
 	// Status, if set, is kept up to date with what is safely on disk (for a
 	// message when the run is interrupted).
 	Status *Status
+
+	// merge, if set, makes Run a merge of a sharded run (see Merge).
+	merge *mergePlan
 }
 
 // setRows adapts a data.Set to the estimators' and trainer's view.
@@ -106,7 +109,10 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
 	}
-	if err := opt.Status.write(func() error {
+	if opt.merge != nil {
+		// The shards' training rows; the shards wrote config.resolved.yaml.
+		prep.rows = opt.merge.rows
+	} else if err := opt.Status.write(func() error {
 		return atomicfile.WriteFile(filepath.Join(opt.Out, config.ResolvedFile), func(w io.Writer) error {
 			_, err := w.Write(resolved)
 			return err
@@ -142,7 +148,23 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	eta := newRunETA(totals, trains...)
 	for i, exp := range f.Experiments {
 		r := &runner{exp: exp, opt: opt, dir: filepath.Join(opt.Out, exp.Name), resultsPath: resultsPath, eta: eta, index: i}
+		if m := opt.merge; m != nil {
+			if msg, bad := m.failed[exp.Name]; bad {
+				// Its rows are those of the training part.
+				fmt.Fprintf(opt.Stderr, "logz: experiment %s failed: %s\n", exp.Name, msg)
+				failed = append(failed, exp.Name)
+				opt.Status.set(exp.Name, "failed")
+				continue
+			}
+			r.sharding = m.mergers[exp.Name]
+		}
 		rows, err = r.run(rows)
+		if m, ok := r.sharding.(*merger); ok && err == nil {
+			err = m.unused()
+		}
+		if pe := (*PartsError)(nil); errors.As(err, &pe) {
+			return rows, fmt.Errorf("merging %s: %w", exp.Name, pe)
+		}
 		if err != nil {
 			fmt.Fprintf(opt.Stderr, "logz: experiment %s failed: %v\n", exp.Name, err)
 			failed = append(failed, exp.Name)
@@ -198,6 +220,14 @@ type runner struct {
 	// this experiment's position in it.
 	eta   *runETA
 	index int
+	// trainPart, if set, makes the runner a training shard: it writes the
+	// experiment's rows to this part file (with trainPrint) instead of
+	// results.json and stops before the final evaluation.
+	trainPart  string
+	trainPrint Fingerprint
+	// sharding, if set, is the final evaluation's (a merge of the shards'
+	// parts).
+	sharding family.Sharding
 }
 
 // run trains and evaluates one experiment, appending its rows to all (from
@@ -207,32 +237,11 @@ type runner struct {
 func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	exp := r.exp
 	st := r.opt.Status
-	train0, valid, test, err := LoadData(exp)
+	b, err := r.build()
 	if err != nil {
 		return all, err
 	}
-	fam, err := exp.Model.Family()
-	if err != nil {
-		return all, err
-	}
-	m, err := fam.NewModel(exp.Model.Settings, train0.D)
-	if err != nil {
-		return all, err
-	}
-	if err := fam.CheckFeasible(m, append(append([]config.Estimator(nil), exp.Evaluate.EveryEpoch...), exp.Evaluate.Final...)); err != nil {
-		return all, err
-	}
-	if err := os.MkdirAll(r.dir, 0o755); err != nil {
-		return all, err
-	}
-	baseRate := data.LogOdds(train0, 1)
-	tr, err := fam.NewTrainer(family.TrainerArgs{
-		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
-		Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
-	})
-	if err != nil {
-		return all, err
-	}
+	fam, tr, train0, tracked, ev := b.fam, b.tr, b.train, b.tracked, b.ev
 	checkpointDue := func(epoch int) bool {
 		c, ok := exp.Train.(family.CheckpointSchedule)
 		return ok && c.CheckpointDue(epoch)
@@ -250,9 +259,6 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		}
 	}
 	var done map[int]family.Entry
-	// tracked is what estimators keep between the evaluations of this
-	// experiment; every checkpoint carries it (save) and --resume restores it.
-	tracked := family.NewTracked()
 	if r.opt.Resume {
 		if c, err := models.Load(ckptPath); err == nil {
 			if err := tr.Resume(c); err != nil {
@@ -272,7 +278,10 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			}
 			mine = kept
 			st.set(exp.Name, fmt.Sprintf("%s/%s holds epoch %d of %d", exp.Name, modelFile, tr.Completed(), tr.Total()))
-			if p, err := readProgress(progressPath); err == nil && tr.Completed() == tr.Total() && p.Epoch == tr.Completed() {
+			if p, err := readProgress(progressPath); r.sharding != nil || r.trainPart != "" {
+				// A merge evaluates anew from the shards' parts; a training
+				// shard does not evaluate.
+			} else if err == nil && tr.Completed() == tr.Total() && p.Epoch == tr.Completed() {
 				done = map[int]family.Entry{}
 				for _, e := range p.Entries {
 					done[e.Index] = e
@@ -298,7 +307,11 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	}
 	flush := func() error {
 		return st.write(func() error {
-			if err := report.WriteResults(r.resultsPath, append(append([]report.Row(nil), others...), mine...)); err != nil {
+			if r.trainPart != "" {
+				if err := r.writeTrainPart(mine, tr, false, nil); err != nil {
+					return err
+				}
+			} else if err := report.WriteResults(r.resultsPath, append(append([]report.Row(nil), others...), mine...)); err != nil {
 				return err
 			}
 			return atomicfile.WriteFile(filepath.Join(r.dir, epochsFile), func(w io.Writer) error {
@@ -306,9 +319,6 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			})
 		})
 	}
-	evalSplits := Splits(exp, train0, valid, test)
-	ev := family.Env{Experiment: exp.Name, Splits: evalSplits, BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2),
-		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked}
 	save := func() error {
 		c, err := tr.Checkpoint(exp.Name)
 		if err != nil {
@@ -334,8 +344,12 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		sum, err := tr.TrainEpoch(setRows{train0})
 		bar.Done()
 		if err != nil {
+			err = fmt.Errorf("%w; %s", err, onDisk(ckptPath, checkpointDue, tr.Completed()+1))
 			ferr := flush()
-			return append(others, mine...), errors.Join(fmt.Errorf("%w; %s", err, onDisk(ckptPath, checkpointDue, tr.Completed()+1)), ferr)
+			if r.trainPart != "" && ferr == nil {
+				ferr = st.write(func() error { return r.writeTrainPart(mine, tr, false, err) })
+			}
+			return append(others, mine...), errors.Join(err, ferr)
 		}
 		secs := time.Since(start).Seconds()
 		mine = append(mine, report.Row{
@@ -359,6 +373,9 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			mine = append(mine, rows...)
 			if err != nil {
 				flush()
+				if r.trainPart != "" {
+					st.write(func() error { return r.writeTrainPart(mine, tr, false, err) })
+				}
 				return append(others, mine...), err
 			}
 			for _, row := range rows {
@@ -384,6 +401,15 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			}
 		}
 	}
+	if r.trainPart != "" {
+		// A training shard: the final evaluation is shared by the
+		// evaluation shards.
+		err := st.write(func() error { return r.writeTrainPart(mine, tr, true, nil) })
+		if err == nil {
+			st.set(exp.Name, exp.Name+" trained")
+		}
+		return append(others, mine...), err
+	}
 	// The final evaluation records each finished estimator, so that a
 	// --resume after an interruption does not run it again.
 	prog := finalProgress{Epoch: tr.Completed()}
@@ -394,6 +420,10 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	}
 	ev.Stage, ev.Epoch, ev.Done = report.StageFinal, tr.Completed(), done
 	ev.Progress = StderrProgress(r.opt.Stderr)
+	if r.sharding != nil {
+		ev.Progress = nil // a merge computes no units
+	}
+	ev.Sharding = r.sharding
 	ev.OnEntry = func(e family.Entry) error {
 		prog.set(e)
 		if err := st.write(func() error { return writeProgress(progressPath, prog) }); err != nil {
@@ -413,6 +443,55 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		st.set(exp.Name, exp.Name+" finished")
 	}
 	return append(others, mine...), errors.Join(err, ferr)
+}
+
+// built is an experiment made ready to train and evaluate.
+type built struct {
+	fam   *family.Family
+	tr    family.Trainer
+	train *data.Set
+	// tracked is what estimators keep between the evaluations of the
+	// experiment; every checkpoint carries it and --resume restores it.
+	tracked *family.Tracked
+	// ev is the environment of the experiment's evaluations (without the
+	// stage and epoch).
+	ev family.Env
+}
+
+// build loads an experiment's data, makes its model (checked against its
+// estimators) and trainer, and the environment of its evaluations.
+func (r *runner) build() (*built, error) {
+	exp := r.exp
+	train0, valid, test, err := LoadData(exp)
+	if err != nil {
+		return nil, err
+	}
+	fam, err := exp.Model.Family()
+	if err != nil {
+		return nil, err
+	}
+	m, err := fam.NewModel(exp.Model.Settings, train0.D)
+	if err != nil {
+		return nil, err
+	}
+	if err := fam.CheckFeasible(m, append(append([]config.Estimator(nil), exp.Evaluate.EveryEpoch...), exp.Evaluate.Final...)); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(r.dir, 0o755); err != nil {
+		return nil, err
+	}
+	baseRate := data.LogOdds(train0, 1)
+	tr, err := fam.NewTrainer(family.TrainerArgs{
+		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
+		Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
+	})
+	if err != nil {
+		return nil, err
+	}
+	tracked := family.NewTracked()
+	ev := family.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2),
+		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked}
+	return &built{fam: fam, tr: tr, train: train0, tracked: tracked, ev: ev}, nil
 }
 
 // NumSamples is the number of samples of the trained model that the runner

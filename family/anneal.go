@@ -117,7 +117,7 @@ func (env *Env) AnnealLogZ(path inference.Path, a *AIS, seed uint64, label strin
 	if err != nil {
 		return eval.AISResult{}, err
 	}
-	run := eval.AIS{Runs: a.Runs, Betas: betas, Seed: seed}
+	run := eval.AIS{Runs: a.Runs, Betas: betas, Seed: seed, Units: env.Units()}
 	var done func()
 	run.Progress, done = env.Bar(label, int64(a.Runs)*int64(len(betas)-1))
 	defer done()

@@ -173,6 +173,7 @@ func NewChi2Proposal(c *Chi2, D int, base []float64, rng *rand.Rand) (chi2.Propo
 func Chi2Def(target func(m models.Model) (chi2.Target, error)) *Estimator {
 	return Define(Def[Chi2]{
 		Name:     Chi2Estimator,
+		Unshared: true,
 		Doc:      "χ² upper bound on log Z with a fitted proposal q (Kuleshov & Ermon 2017): ½ log mean (p̃/q)² on fresh draws; biased low as an estimate",
 		Defaults: DefaultChi2(),
 		Feasible: func(m models.Model, s *Chi2) error {

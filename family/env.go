@@ -57,12 +57,50 @@ type Env struct {
 	// Notice, if set, shows a one-line message to the user at once, on a
 	// terminal or not (e.g. how long a long estimator will take).
 	Notice func(msg string)
+	// Sharding, if set, makes this evaluation one process's part of a
+	// sharded one: a shard that computes its share of every estimator's
+	// units, or the merge that assembles the shards' (see Units).
+	Sharding Sharding
+	// SkipUnshared, set in a shard, skips the entries of Unshared
+	// estimators: the merge runs them.
+	SkipUnshared bool
 
 	// memo holds what estimators of one evaluation share (an AIS log Z of
 	// given settings, an exact log Z, per-example IS estimates).
 	memo map[any]any
 	// shared is set when the running entry calls Remember.
 	shared bool
+	// entry and name are the running entry's index and estimator, calls
+	// the number of times it has called Units.
+	entry, calls int
+	name         string
+}
+
+// Sharding is what a sharded evaluation needs of the process it runs in
+// (package experiment provides it).
+type Sharding interface {
+	// Units shares the units of the call-th piece of shareable work (an
+	// AIS, a RAISE, a CSL, an importance sampler; call = 0, 1, …) of the
+	// entry-th estimator of the list, named estimator.
+	Units(entry int, estimator string, call int) eval.Units
+	// Ran is given the rows the entry-th estimator, named estimator,
+	// produced (before the family's Finish step); it may set their Seconds.
+	Ran(entry int, estimator string, rows []report.Row)
+}
+
+// Units returns what shares the units of the running estimator's next
+// piece of shareable work among the shards of a sharded evaluation, or nil
+// when the evaluation is not sharded. An estimator calls it once for each
+// kernel it runs with Units (eval.AIS, eval.RAISE, eval.CSL, the importance
+// samplers), in an order that does not depend on any random draw, so that
+// every shard and the merge number the pieces alike.
+func (env *Env) Units() eval.Units {
+	if env.Sharding == nil {
+		return nil
+	}
+	u := env.Sharding.Units(env.entry, env.name, env.calls)
+	env.calls++
+	return u
 }
 
 // Entry is what one estimator entry of an evaluation produced, kept so
@@ -102,9 +140,16 @@ func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, 
 		if !ok {
 			return rows, fmt.Errorf("estimator %q is not available for model type %s (use %s)", c.Name, f.Name, strings.Join(f.EstimatorNames(), ", "))
 		}
+		if spec.Unshared && env.SkipUnshared {
+			continue
+		}
 		seed, base := env.start(c, i, label)
 		env.shared = false
+		env.entry, env.name, env.calls = i, c.Name, 0
 		rs, err := spec.Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
+		if err == nil && env.Sharding != nil {
+			env.Sharding.Ran(i, c.Name, rs)
+		}
 		rows = append(rows, rs...)
 		if err != nil {
 			return rows, fmt.Errorf("%s: %w", c.Name, err)

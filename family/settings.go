@@ -85,6 +85,12 @@ type Estimator struct {
 	CheckModel func(p Problems, s Settings, model Settings, visible int)
 	// Run evaluates m on the environment's splits.
 	Run func(env *Env, m models.Model, s Settings, j Job) ([]report.Row, error)
+	// Unshared marks an estimator whose work is not divided among the
+	// shards of a sharded evaluation (it never calls Env.Units: exact
+	// enumeration, a χ² fit, pll) and whose remembered results change only
+	// the rows of later entries, never their work: shards skip it and the
+	// merge runs it (see Env.SkipUnshared).
+	Unshared bool
 }
 
 // Def is an estimator with typed settings *S; see Define.
@@ -96,6 +102,8 @@ type Def[S any] struct {
 	Feasible   func(m models.Model, s *S) error
 	CheckModel func(p Problems, s *S, model Settings, visible int)
 	Run        func(env *Env, m models.Model, s *S, j Job) ([]report.Row, error)
+	// Unshared: see Estimator.
+	Unshared bool
 }
 
 // Define turns a typed definition into an Estimator. *S must implement
@@ -112,7 +120,7 @@ func Define[S any](d Def[S]) *Estimator {
 		return p
 	}
 	e := &Estimator{
-		Name: d.Name, Doc: d.Doc,
+		Name: d.Name, Doc: d.Doc, Unshared: d.Unshared,
 		New: func() Settings {
 			s := d.Defaults
 			return any(&s).(Settings)

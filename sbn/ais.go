@@ -45,6 +45,9 @@ type AIS struct {
 	// Progress, if set, is called from the worker goroutines with the
 	// number of chains finished so far and the total (examples × chains).
 	Progress func(done, total int64)
+	// Units, if set, shares the examples among the shards of a sharded
+	// evaluation (see eval.Units).
+	Units eval.Units
 }
 
 // AISResult holds per-example AIS estimates.
@@ -91,6 +94,9 @@ func (a AIS) LogProb(n *Net, x eval.Examples) (AISResult, error) {
 		w := en.newWorker()
 		return func(item int) {
 			ex, g := item/groups, item%groups
+			if !eval.Mine(a.Units, ex) {
+				return
+			}
 			m0 := g * estGroup
 			G := min(estGroup, a.Chains-m0)
 			for j, c := range w.cs[:G] {
@@ -108,11 +114,34 @@ func (a AIS) LogProb(n *Net, x eval.Examples) (AISResult, error) {
 			}
 		}
 	})
+	if err := completeRows(a.Units, r.LogWeights); err != nil {
+		return AISResult{}, fmt.Errorf("AIS: %w", err)
+	}
 	for i, lw := range r.LogWeights {
 		st := nmath.Summarise(lw)
 		r.LogP[i], r.ESS[i] = st.LogMean, st.ESS
 	}
 	return r, nil
+}
+
+// completeRows hands the rows of w (one unit per row, all rows of one
+// length) to units (see eval.Units).
+func completeRows(units eval.Units, w [][]float64) error {
+	if units == nil || len(w) == 0 {
+		return nil
+	}
+	width := len(w[0])
+	vals := make([]float64, len(w)*width)
+	for u, row := range w {
+		copy(vals[u*width:], row)
+	}
+	if err := units.Complete(len(w), width, vals); err != nil {
+		return err
+	}
+	for u, row := range w {
+		copy(row, vals[u*width:])
+	}
+	return nil
 }
 
 func (a AIS) sweeps() int {

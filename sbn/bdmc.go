@@ -5,6 +5,7 @@ import (
 	"math"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
 )
@@ -42,6 +43,11 @@ type BDMC struct {
 	// number of chains finished so far (forward and reverse) and the total
 	// (Examples × Chains × 2).
 	Progress func(done, total int64)
+	// Units, if set, shares the simulated examples' chains among the
+	// shards of a sharded evaluation (unit n: its forward and reverse
+	// chains; every process simulates all the data, which is cheap; see
+	// eval.Units).
+	Units eval.Units
 }
 
 // BDMCData is the simulated data: Len() examples of D values each, an
@@ -119,6 +125,9 @@ func (b BDMC) Run(n *Net) (BDMCResult, error) {
 		w := e.newWorker()
 		return func(item int) {
 			ex, g, dir := item/(2*groups), item/2%groups, uint64(1+item%2)
+			if !eval.Mine(b.Units, ex) {
+				return
+			}
 			m0 := g * estGroup
 			G := min(estGroup, M-m0)
 			for j, c := range w.cs[:G] {
@@ -146,6 +155,19 @@ func (b BDMC) Run(n *Net) (BDMCResult, error) {
 			}
 		}
 	})
+	if b.Units != nil {
+		both := make([][]float64, N)
+		for ex := range N {
+			both[ex] = append(append(make([]float64, 0, 2*M), r.ForwardLogWeights[ex]...), r.ReverseLogWeights[ex]...)
+		}
+		if err := completeRows(b.Units, both); err != nil {
+			return BDMCResult{}, fmt.Errorf("BDMC: %w", err)
+		}
+		for ex := range N {
+			copy(r.ForwardLogWeights[ex], both[ex][:M])
+			copy(r.ReverseLogWeights[ex], both[ex][M:])
+		}
+	}
 	for ex := range N {
 		r.Lower[ex] = nmath.LogMeanExp(r.ForwardLogWeights[ex])
 		r.Upper[ex] = logZ0 - nmath.LogMeanExp(r.ReverseLogWeights[ex])

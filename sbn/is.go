@@ -27,6 +27,9 @@ type IS struct {
 	// Progress, if set, is called from the worker goroutines with the
 	// samples drawn so far and the total (examples × Samples).
 	Progress func(done, total int64)
+	// Units, if set, shares the (example, block) items among the shards of
+	// a sharded evaluation (unit ex·blocks + b; see eval.Units).
+	Units eval.Units
 }
 
 // ISResult holds per-example importance-sampling estimates.
@@ -104,6 +107,9 @@ func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
 		c := e.newChain()
 		rng, pcg := estRand()
 		return func(item int) {
+			if !eval.Mine(is.Units, item) {
+				return
+			}
 			ex, b := item/blocks, item%blocks
 			pcg.Seed(seeds.Derive(is.Seed, uint64(ex), uint64(b)), seeds.Derive(is.Seed, uint64(ex), uint64(b), 1))
 			c.setVisible(x.Row(ex))
@@ -114,6 +120,9 @@ func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
 			}
 		}
 	})
+	if err := completeAccs(is.Units, acc); err != nil {
+		return ISResult{}, fmt.Errorf("IS: %w", err)
+	}
 	r := ISResult{LogP: make([]float64, N), ESS: make([]float64, N), MinESS: math.Inf(1)}
 	for ex := range N {
 		a := acc[ex*blocks]
@@ -125,6 +134,25 @@ func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
 		r.MinESS = min(r.MinESS, r.ESS[ex])
 	}
 	return r, nil
+}
+
+// completeAccs hands the accumulators of the items to units (see
+// eval.Units).
+func completeAccs(units eval.Units, acc []isAcc) error {
+	if units == nil {
+		return nil
+	}
+	m, s1, s2 := make([]float64, len(acc)), make([]float64, len(acc)), make([]float64, len(acc))
+	for i, a := range acc {
+		m[i], s1[i], s2[i] = a.m, a.s1, a.s2
+	}
+	if err := eval.CompleteColumns(units, m, s1, s2); err != nil {
+		return err
+	}
+	for i := range acc {
+		acc[i] = isAcc{m[i], s1[i], s2[i]}
+	}
+	return nil
 }
 
 // importance draws m proposals h ~ Q(· | x) for the chain's visible state

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -28,7 +29,11 @@ exact,ais,raise,csl: AIS and RAISE run on the same annealing path and are
 shown side by side with their gap.
 SPEC is mnist:train|test, fashion-mnist:train|test, planted:train|valid|test,
 idx:PATH or npy:PATH (an N×D array of 0/1). Prints a table, or with --json
-the results.json object. With --ratio-to B.npz (and --data optional), the
+the results.json object. With --shard i/n --parts DIR it computes only shard
+i's share of the estimators' work (AIS runs, RAISE pairs, CSL chain groups,
+IS examples) into DIR/parts; the same command with --parts DIR and without
+--shard then prints the results of the whole, the same numbers as without
+sharding. With --ratio-to B.npz (and --data optional), the
 ais-ratio estimator prints log Z_B − log Z_A of two RBMs with its bands. A flag that has no effect on this evaluation (e.g.
 --chains with exact alone, --threshold without --binarize threshold) is
 reported on stderr and ignored.
@@ -56,6 +61,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	dataDir := fs.String("data-dir", "", "directory of the MNIST/Fashion-MNIST IDX files")
 	split := fs.String("split", "", "name of the evaluated split in the table and results (default: the part of mnist:, fashion-mnist: and planted: specs, test for idx: and npy:)")
 	asJSON := fs.Bool("json", false, "print the results.json object instead of a table")
+	shardFlag := fs.String("shard", "", "compute shard i of n of the evaluation (i/n, or env/n for i from $SLURM_ARRAY_TASK_ID and the like) into --parts DIR")
+	partsDir := fs.String("parts", "", "with --shard: the folder the shards' parts go to; without: merge the parts there and print the results")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), evalUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -84,6 +91,20 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if ratio && !slices.Contains(names, rbm.RatioEstimator) {
 		return usageError{fmt.Sprintf("eval: --ratio-to is a setting of %s, which --estimator %s does not list", rbm.RatioEstimator, *ests)}
+	}
+	var shard *experiment.Shard
+	if *shardFlag != "" {
+		sh, err := experiment.ParseShard(*shardFlag, os.Getenv)
+		if err != nil {
+			return usageError{"eval: --shard: " + err.Error()}
+		}
+		if *partsDir == "" {
+			return usageError{"eval: --shard needs --parts DIR, the folder the shards' parts go to"}
+		}
+		shard = &sh
+	}
+	if *partsDir != "" && *spec == "" {
+		return usageError{"eval: --shard and --parts need --data"}
 	}
 	if *spec == "" {
 		return evalRatioOnly(*modelPath, names, flagValues(estFlags, flagVals, given), given, *seed, *asJSON, stdout, stderr)
@@ -178,7 +199,22 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if !*asJSON {
 		ev.Progress = experiment.StderrProgress(stderr)
 	}
-	rows, err := ev.Run(fam, ckpt.Model, list)
+	var rows []report.Row
+	if *partsDir == "" {
+		rows, err = ev.Run(fam, ckpt.Model, list)
+	} else {
+		e := &experiment.Evaluation{Family: fam, Model: ckpt.Model, ModelFile: *modelPath, Estimators: list, Env: ev,
+			Data: []*data.Set{set, base}, Logz: versionString()}
+		if shard != nil {
+			if err := experiment.EvalShard(*partsDir, *shard, e, stderr); err != nil {
+				return err
+			}
+			fmt.Fprintf(stderr, "logz eval: shard %s is in %s; once every shard has run, the same command with --parts %s and without --shard prints the results\n",
+				shard, filepath.Join(*partsDir, experiment.PartsDir), *partsDir)
+			return nil
+		}
+		rows, err = experiment.EvalMerged(*partsDir, e)
+	}
 	if err != nil {
 		return err
 	}

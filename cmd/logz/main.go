@@ -84,8 +84,16 @@ Usage:
   logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume]
                          train and evaluate every experiment of the file
                          (no file: the embedded quickstart)
+  logz run CONFIG.yaml --out DIR --shard i/n|env/n [--phase train|eval]
+                         run shard i of n of a run (a job array task)
+  logz merge DIR         write the results of a sharded run from its parts
+  logz status DIR        what a sharded run has done, and what to resubmit
+  logz slurm [CONFIG.yaml] --shards N [--out DIR] [--sbatch-args "..."]
+             [--dry-run] run the file on Slurm: training and evaluation job
+                         arrays and a merge job, with their dependencies
   logz eval --model FILE.npz --data SPEC --estimator LIST [flags]
-                         evaluate a saved model
+                         evaluate a saved model (--shard i/n --parts DIR to
+                         share it among processes, --parts DIR to merge)
   logz sample --model FILE.npz [--n 100] [--steps N] [--init q|data|random]
               [--data SPEC] [--out samples.npy] [--compare q,random] [flags]
                          run Gibbs chains of an RBM from a χ² proposal, data
@@ -129,6 +137,12 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdRun(rest, stdout, stderr)
 	case "eval":
 		return cmdEval(rest, stdout, stderr)
+	case "merge":
+		return cmdMerge(rest, stdout, stderr)
+	case "status":
+		return cmdStatus(rest, stdout)
+	case "slurm":
+		return cmdSlurm(rest, stdout, stderr)
 	case "sample":
 		return cmdSample(rest, stdout, stderr)
 	case "models":

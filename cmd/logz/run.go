@@ -21,6 +21,7 @@ import (
 )
 
 const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume | --force]
+       logz run [CONFIG.yaml] --out DIR --shard i/n|env/n [--phase train|eval] [--experiment NAMES]
 
 Runs every experiment of CONFIG.yaml in order: loads the data, trains,
 evaluates after epochs and at the end, and writes into DIR
@@ -36,6 +37,17 @@ each file removed is named). Interrupted (Ctrl-C, SIGTERM), logz finishes
 the file it is writing, says what is kept and exits with status 130 (143);
 --resume continues from there.
 
+With --shard, the run is shared among n processes (the tasks of a job
+array; see 'logz slurm'): shard i trains the experiments at positions
+i, i+n, … of the file (--phase train) and computes its share of the final
+evaluation of every trained experiment — AIS runs, RAISE's (example, chain)
+pairs, CSL's chain groups, importance sampling's examples, dealt out by
+index (--phase eval); without --phase it does both. It writes part files
+into DIR/parts; a part finished before with the same fingerprint is kept,
+so a shard can simply be run again. 'logz merge DIR' then writes the
+results, the same numbers as without --shard; 'logz status DIR' says what
+is missing.
+
 Flags:
 `
 
@@ -45,6 +57,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	seed := fs.String("seed", "", "replace the config file's seed (experiments with their own seed keep it)")
 	resume := fs.Bool("resume", false, "continue the run in the run directory (same config and seed): unfinished experiments from their model.npz, final evaluations from the estimates recorded")
 	force := fs.Bool("force", false, "discard the run in the run directory and start over")
+	shardFlag := fs.String("shard", "", "run shard i of n of a sharded run: i/n, or env/n to take i from $SLURM_ARRAY_TASK_ID ($SGE_TASK_ID−1, $PBS_ARRAY_INDEX, $JOB_COMPLETION_INDEX)")
+	phase := fs.String("phase", "", "with --shard: train (this shard's experiments) or eval (its share of the final evaluation of trained experiments); default both")
+	only := fs.String("experiment", "", "with --shard: only the experiments of these comma-separated names")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -56,29 +71,40 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *resume && *force {
 		return usageError{"run: --resume and --force contradict each other (one continues the run in the folder, the other discards it)"}
 	}
-	opt := config.Options{}
-	if *seed != "" {
-		var s uint64
-		if _, err := fmt.Sscan(*seed, &s); err != nil {
-			return usageError{fmt.Sprintf("run: --seed wants a non-negative integer, got %q", *seed)}
+	var shard *experiment.Shard
+	if *shardFlag != "" {
+		s, err := experiment.ParseShard(*shardFlag, os.Getenv)
+		if err != nil {
+			return usageError{"run: --shard: " + err.Error()}
 		}
-		opt.Seed = &s
+		if *resume || *force {
+			return usageError{"run: --shard continues what DIR holds by itself (finished parts are kept); drop --resume and --force"}
+		}
+		if *out == "" {
+			return usageError{"run: --shard needs --out DIR, the folder every shard and the merge share"}
+		}
+		shard = &s
 	}
-	var f *config.File
-	if len(pos) == 1 {
-		// A config of many experiments takes a while to read and resolve.
-		opt.Progress = progress.Delayed(stderr, "config "+pos[0]+": ", "experiments", 2*time.Second, progress.Options{})
-		f, err = config.Load(pos[0], opt)
-	} else {
-		name, b := configs.Default()
-		f, err = config.Parse(b, name, opt)
+	if shard == nil && (*phase != "" || *only != "") {
+		return usageError{"run: --phase and --experiment choose a shard's work; they need --shard"}
 	}
+	if *phase != "" && *phase != experiment.PhaseTrain && *phase != experiment.PhaseEval {
+		return usageError{fmt.Sprintf("run: --phase wants %s or %s, got %q", experiment.PhaseTrain, experiment.PhaseEval, *phase)}
+	}
+	opt := config.Options{}
+	if opt.Seed, err = seedFlag("run", *seed); err != nil {
+		return err
+	}
+	f, err := loadConfig(pos, opt, stderr)
 	if err != nil {
 		return err
 	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("runs", f.Name)
+	}
+	if shard != nil {
+		return runShard(f, *shard, *phase, splitList(*only), dir, args, stderr)
 	}
 	status := &experiment.Status{}
 	stopSignals := onInterrupt(status, resumeCommand(pos, dir, *seed), stderr)
@@ -87,13 +113,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	_, err = experiment.Run(f, experiment.Options{
 		Out: dir, Resume: *resume, Force: *force, Stdout: stdout, Stderr: stderr, Status: status,
 		Banner: fmt.Sprintf("logz %s: running %d experiment(s) of %s into %s", versionString(), len(f.Experiments), f.Name, dir),
-		Meta: map[string]string{
-			"command":  "logz " + strings.Join(append([]string{"run"}, args...), " "),
-			"version":  versionString(),
-			"go":       runtime.Version(),
-			"started":  start.UTC().Format(time.RFC3339),
-			"platform": runtime.GOOS + "/" + runtime.GOARCH,
-		},
+		Meta:   reportMeta("logz "+strings.Join(append([]string{"run"}, args...), " "), start),
 	})
 	var refused *experiment.FolderError
 	if errors.As(err, &refused) {
@@ -104,6 +124,41 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "logz: wrote %s (%.1f s)\n", dir, time.Since(start).Seconds())
 	}
 	return err
+}
+
+// seedFlag reads the --seed of command cmd: nil when not given.
+func seedFlag(cmd, s string) (*uint64, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var n uint64
+	if _, err := fmt.Sscan(s, &n); err != nil {
+		return nil, usageError{fmt.Sprintf("%s: --seed wants a non-negative integer, got %q", cmd, s)}
+	}
+	return &n, nil
+}
+
+// loadConfig reads the config file of `logz run` and `logz slurm` (pos
+// holds it, or nothing for the embedded quickstart).
+func loadConfig(pos []string, opt config.Options, stderr io.Writer) (*config.File, error) {
+	if len(pos) == 0 {
+		name, b := configs.Default()
+		return config.Parse(b, name, opt)
+	}
+	// A config of many experiments takes a while to read and resolve.
+	opt.Progress = progress.Delayed(stderr, "config "+pos[0]+": ", "experiments", 2*time.Second, progress.Options{})
+	return config.Load(pos[0], opt)
+}
+
+// reportMeta is what report.md says about the command that wrote it.
+func reportMeta(command string, start time.Time) map[string]string {
+	return map[string]string{
+		"command":  command,
+		"version":  versionString(),
+		"go":       runtime.Version(),
+		"started":  start.UTC().Format(time.RFC3339),
+		"platform": runtime.GOOS + "/" + runtime.GOARCH,
+	}
 }
 
 // resumeCommand is the command that continues this run.

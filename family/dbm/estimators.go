@@ -44,6 +44,7 @@ type logZKey struct{ family.AISKey }
 // Exact enumerates the cheaper parity class of the layers.
 var Exact = family.Define(family.Def[family.Exact]{
 	Name:     "exact",
+	Unshared: true,
 	Doc:      "exact log Z and log f(v) by enumerating the cheaper parity class of the layers",
 	Defaults: family.Exact{MaxUnits: 25},
 	Feasible: func(m models.Model, s *family.Exact) error {
@@ -134,7 +135,7 @@ func aisRows(env *family.Env, d *models.DBM, s *family.AIS, samples int, j famil
 			st = family.MeanOf(b)
 			row.Notes = append(row.Notes, "mean-field lower bound on log f(v) (fixed-point iterations to convergence) minus the AIS log Z")
 		} else {
-			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)))
+			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)), env.Units())
 			if err != nil {
 				return rows, err
 			}
@@ -200,24 +201,25 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 		}
 		return env.RAISEBySubsample(s, j.Base, "DBM RAISE", len(betas)-1,
 			func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
-				r.Progress = progress
+				r.Progress, r.Units = progress, env.Units()
 				return r.LogProb(d, x)
 			},
 			func(si int, sp family.Split) ([]float64, string, error) {
 				if x, ok := env.Memo(isLogFKey{sp.Name}); ok {
 					return x.([]float64), "the ais estimator's", nil
 				}
-				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+uint64(si)))
+				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+uint64(si)), env.Units())
 				return x, "100", err
 			})
 	},
 })
 
-// forExamples runs f(n, v) for every example n of x on GOMAXPROCS
-// goroutines, v being the example as float64 (a buffer owned by the
-// goroutine), and returns the first error by example order. Results written
-// by f at index n do not depend on the scheduling.
-func forExamples(d *models.DBM, x eval.Examples, f func(n int, v []float64) error) error {
+// forExamples runs f(n, v) for every example n of x that units accepts
+// (all when nil; see eval.Units) on GOMAXPROCS goroutines, v being the
+// example as float64 (a buffer owned by the goroutine), and returns the
+// first error by example order. Results written by f at index n do not
+// depend on the scheduling.
+func forExamples(d *models.DBM, x eval.Examples, units eval.Units, f func(n int, v []float64) error) error {
 	N := x.Len()
 	errs := make([]error, N)
 	var next atomic.Int64
@@ -229,6 +231,9 @@ func forExamples(d *models.DBM, x eval.Examples, f func(n int, v []float64) erro
 				n := int(next.Add(1) - 1)
 				if n >= N {
 					return
+				}
+				if !eval.Mine(units, n) {
+					continue
 				}
 				row := x.Row(n)
 				if len(row) != len(v) {
@@ -254,7 +259,7 @@ func forExamples(d *models.DBM, x eval.Examples, f func(n int, v []float64) erro
 // bounds returns the mean-field bound on log f(v) of every example.
 func bounds(d *models.DBM, x eval.Examples) ([]float64, error) {
 	out := make([]float64, x.Len())
-	err := forExamples(d, x, func(n int, v []float64) error {
+	err := forExamples(d, x, nil, func(n int, v []float64) error {
 		fit, err := eval.DBMMeanField{}.Fit(d, v)
 		out[n] = fit.Bound
 		return err
@@ -264,15 +269,19 @@ func bounds(d *models.DBM, x eval.Examples) ([]float64, error) {
 
 // isLogF returns the importance-sampling estimate of log f(v) of every
 // example (example n drawing from rand.NewPCG(seed, n), as
-// eval.DBMIS.LogUnnormAll) and the smallest ESS of their weights.
-func isLogF(d *models.DBM, x eval.Examples, samples int, seed uint64) ([]float64, float64, error) {
+// eval.DBMIS.LogUnnormAll) and the smallest ESS of their weights; units,
+// if set, shares the examples among the shards of a sharded evaluation.
+func isLogF(d *models.DBM, x eval.Examples, samples int, seed uint64, units eval.Units) ([]float64, float64, error) {
 	out := make([]float64, x.Len())
 	ess := make([]float64, x.Len())
-	err := forExamples(d, x, func(n int, v []float64) error {
+	err := forExamples(d, x, units, func(n int, v []float64) error {
 		r, err := eval.DBMIS{Samples: samples}.LogUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))))
 		out[n], ess[n] = r.LogF, r.Stats.ESS
 		return err
 	})
+	if err == nil {
+		err = eval.CompleteColumns(units, out, ess)
+	}
 	minESS := math.Inf(1)
 	for _, e := range ess {
 		minESS = math.Min(minESS, e)

@@ -20,6 +20,7 @@ import (
 // smaller layer.
 var Exact = family.Define(family.Def[family.Exact]{
 	Name:     "exact",
+	Unshared: true,
 	Doc:      "exact log p(v) by enumerating the hidden layers below the top and the top RBM's smaller layer",
 	Defaults: family.Exact{MaxUnits: 25},
 	Feasible: func(m models.Model, s *family.Exact) error {
@@ -102,7 +103,7 @@ var Bound = family.Define(family.Def[BoundSettings]{
 		}
 		var rows []report.Row
 		for si, sp := range env.Splits {
-			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si))}.LogProb(d, z, sp.Data)
+			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Units: env.Units()}.LogProb(d, z, sp.Data)
 			if err != nil {
 				return rows, err
 			}
@@ -149,7 +150,7 @@ var AIS = family.Define(family.Def[AISSettings]{
 		}
 		var rows []report.Row
 		for si, sp := range env.Splits {
-			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+uint64(si))}.LogProb(d, z, sp.Data)
+			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+uint64(si)), Units: env.Units()}.LogProb(d, z, sp.Data)
 			if err != nil {
 				return rows, err
 			}
@@ -189,12 +190,12 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 		}
 		return env.RAISEBySubsample(s, j.Base, "RAISE", len(betas)-1,
 			func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
-				r.Progress = progress
+				r.Progress, r.Units = progress, env.Units()
 				res, err := r.LogProb(d, x)
 				return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err
 			},
 			func(si int, sp family.Split) ([]float64, string, error) {
-				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si))}.LogProb(d, eval.TopLogZ{}, sp.Data)
+				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si)), Units: env.Units()}.LogProb(d, eval.TopLogZ{}, sp.Data)
 				return is.LogF, "50", err
 			})
 	},
@@ -247,7 +248,7 @@ func topLogZ(env *family.Env, d *models.DBN, a *family.AIS, seed uint64, maxUnit
 	if err != nil {
 		return eval.TopLogZ{}, nil, err
 	}
-	run := eval.AIS{Runs: a.Runs, Betas: betas, Seed: seed}
+	run := eval.AIS{Runs: a.Runs, Betas: betas, Seed: seed, Units: env.Units()}
 	if a.Init == "base-rate" && env.Train != nil {
 		if run.BaseVBias, err = eval.TopBaseRate(d, env.Train, 1); err != nil {
 			return eval.TopLogZ{}, nil, err

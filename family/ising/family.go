@@ -98,6 +98,7 @@ func (s *ExactSettings) plan(m *models.Ising) (string, error) {
 // Exact is exact log Z and mean log-likelihoods.
 var Exact = family.Define(family.Def[ExactSettings]{
 	Name:     "exact",
+	Unshared: true,
 	Doc:      "exact log Z: a transfer matrix over the grid's narrower side (D·2^width terms), or enumeration of all 2^D states",
 	Defaults: ExactSettings{Method: "auto", MaxUnits: 25, MaxWidth: 20},
 	Feasible: func(m models.Model, s *ExactSettings) error {

@@ -16,6 +16,7 @@ import (
 // Exact is exact log Z by enumerating the smaller layer with a Gray-code walk.
 var Exact = family.Define(family.Def[family.Exact]{
 	Name:     "exact",
+	Unshared: true,
 	Doc:      "exact log Z by enumerating the smaller layer (2^min(D,H) terms)",
 	Defaults: family.Exact{MaxUnits: 25},
 	Feasible: func(m models.Model, s *family.Exact) error {
@@ -152,6 +153,7 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 			if err != nil {
 				return rows, err
 			}
+			est.Units = env.Units()
 			var done func()
 			est.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d chains × %d β", env.Experiment, env.Epoch, sp.Name, len(idx), s.Chains, s.Betas), int64(len(idx))*int64(s.Chains)*int64(len(betas)-1))
 			res, err := est.LogProb(r, family.Subset{X: sp.Data, Idx: idx})
@@ -269,6 +271,7 @@ var CSL = family.Define(family.Def[CSLSettings]{
 			if err != nil {
 				return rows, err
 			}
+			c.Units = env.Units()
 			var done func()
 			c.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d CSL %s %d chains × %d steps", env.Experiment, env.Epoch, sp.Name, s.Chains, steps), int64(s.Chains)*int64(steps+s.BurnIn))
 			res, err := c.Estimate(r, family.Subset{X: sp.Data, Idx: idx})
@@ -308,8 +311,9 @@ var Chi2 = family.Chi2Def(func(m models.Model) (chi2.Target, error) {
 
 // PLL is the mean pseudo-log-likelihood.
 var PLL = family.Define(family.Def[family.NoSettings]{
-	Name: "pll",
-	Doc:  "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
+	Name:     "pll",
+	Unshared: true,
+	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
 	Run: func(env *family.Env, m models.Model, _ *family.NoSettings, j family.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()
@@ -335,8 +339,9 @@ func (*ReconSettings) Check(family.Problems) {}
 
 // Recon is the mean squared reconstruction error after one Gibbs step.
 var Recon = family.Define(family.Def[ReconSettings]{
-	Name: "recon",
-	Doc:  "mean squared reconstruction error after one Gibbs step (a cheap signal)",
+	Name:     "recon",
+	Unshared: true,
+	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
 	Run: func(env *family.Env, m models.Model, _ *ReconSettings, j family.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()

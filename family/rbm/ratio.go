@@ -289,7 +289,7 @@ var AISRatio = family.Define(family.Def[RatioSettings]{
 		if err != nil {
 			return nil, err
 		}
-		run := eval.AIS{Runs: s.Runs, Betas: betas, Seed: j.Seed}
+		run := eval.AIS{Runs: s.Runs, Betas: betas, Seed: j.Seed, Units: env.Units()}
 		startKind := ratioStart(s.Start, mA)
 		label, steps := fmt.Sprintf("%s epoch %d AIS ratio %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas), int64(len(betas)-1)
 		if startKind == StartGibbs {

@@ -40,6 +40,7 @@ type exactKey struct{ split string }
 // Exact is log p(x) by summing p(x, z) over every latent state.
 var Exact = family.Define(family.Def[family.Exact]{
 	Name:     "exact",
+	Unshared: true,
 	Doc:      "exact log p(x) = log Σ_z p(x, z), enumerating the 2^(latent units) states",
 	Defaults: family.Exact{MaxUnits: 20},
 	Feasible: func(m models.Model, s *family.Exact) error {
@@ -111,7 +112,7 @@ var IS = family.Define(family.Def[ISSettings]{
 		}
 		return onSubsamples(env, n, j, s.Examples, func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error) {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Samples), int64(x.Len()*s.Samples))
-			res, err := belief.IS{Samples: s.Samples, Seed: seed, Progress: progress}.LogProb(n, x)
+			res, err := belief.IS{Samples: s.Samples, Seed: seed, Progress: progress, Units: env.Units()}.LogProb(n, x)
 			done()
 			if err != nil {
 				return nil, err
@@ -155,7 +156,7 @@ var AIS = family.Define(family.Def[AISSettings]{
 		n := m.(*belief.Net)
 		return onSubsamples(env, n, j, s.Examples, func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error) {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d AIS %s %d ex × %d × %d β", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Chains, s.Betas), int64(x.Len()*s.Chains))
-			res, err := belief.AIS{Chains: s.Chains, Betas: s.Betas, Seed: seed, Progress: progress}.LogProb(n, x)
+			res, err := belief.AIS{Chains: s.Chains, Betas: s.Betas, Seed: seed, Progress: progress, Units: env.Units()}.LogProb(n, x)
 			done()
 			if err != nil {
 				return nil, err
@@ -230,7 +231,7 @@ var BDMC = family.Define(family.Def[BDMCSettings]{
 		n := m.(*belief.Net)
 		start := time.Now()
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d BDMC %d ex × %d × %d β ×2", env.Experiment, env.Epoch, s.Examples, s.Chains, s.Betas), int64(2*s.Examples*s.Chains))
-		res, err := belief.BDMC{Chains: s.Chains, Betas: s.Betas, Examples: s.Examples, Seed: j.Seed, Progress: progress}.Run(n)
+		res, err := belief.BDMC{Chains: s.Chains, Betas: s.Betas, Examples: s.Examples, Seed: j.Seed, Progress: progress, Units: env.Units()}.Run(n)
 		done()
 		if err != nil {
 			return nil, err
@@ -286,6 +287,7 @@ func (s *CompletionSettings) Check(p family.Problems) {
 // §4.2.2) and reports the pixel error rate.
 var Completion = family.Define(family.Def[CompletionSettings]{
 	Name:     "completion",
+	Unshared: true,
 	Doc:      "missing-data completion (§4.2.2): infer the lower half of each image from the upper half by Gibbs sampling, majority vote per pixel; the value is the pixel error rate of the lower half",
 	Defaults: CompletionSettings{Rows: 28, Cols: 28, Samples: 100, Sweeps: 5, Examples: 100},
 	Feasible: func(m models.Model, s *CompletionSettings) error {

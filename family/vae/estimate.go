@@ -98,6 +98,13 @@ type Weights struct {
 // (seed, n, b), so the result depends on seed alone. progress, if set, is
 // called from the workers with the proposals drawn so far and the total.
 func SampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, progress func(done, total int64)) (Weights, error) {
+	return sampleWeights(m, x, samples, seed, progress, nil)
+}
+
+// sampleWeights is SampleWeights with its (example, block) items (unit
+// n·blocks + b) shared among the shards of a sharded evaluation by units
+// (see eval.Units; nil: all here).
+func sampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, progress func(done, total int64), units eval.Units) (Weights, error) {
 	if samples < 1 {
 		return Weights{}, fmt.Errorf("vae: samples is %d; want at least 1", samples)
 	}
@@ -117,6 +124,9 @@ func SampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, pro
 		pcg := rand.NewPCG(0, 0)
 		rng := rand.New(pcg)
 		return func(item int) {
+			if !eval.Mine(units, item) {
+				return
+			}
 			ex, b := item/blocks, item%blocks
 			pcg.Seed(seeds.Derive(seed, uint64(ex), uint64(b)), seeds.Derive(seed, uint64(ex), uint64(b), 1))
 			xr := x.Row(ex)
@@ -133,6 +143,21 @@ func SampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, pro
 			}
 		}
 	})
+	if units != nil {
+		cols := [4][]float64{}
+		for k := range cols {
+			cols[k] = make([]float64, len(acc))
+		}
+		for i, a := range acc {
+			cols[0][i], cols[1][i], cols[2][i], cols[3][i] = a.m, a.s1, a.s2, a.sum
+		}
+		if err := eval.CompleteColumns(units, cols[:]...); err != nil {
+			return Weights{}, fmt.Errorf("vae: %w", err)
+		}
+		for i := range acc {
+			acc[i] = logAcc{m: cols[0][i], s1: cols[1][i], s2: cols[2][i], sum: cols[3][i]}
+		}
+	}
 	w := Weights{LogMeanW: make([]float64, N), MeanLogW: make([]float64, N), ESS: make([]float64, N)}
 	logK := math.Log(float64(samples))
 	for ex := range N {

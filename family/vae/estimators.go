@@ -225,7 +225,7 @@ func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what s
 			return rows, err
 		}
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d %s %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, len(idx), s.Samples), int64(len(idx))*int64(s.Samples))
-		w, err := SampleWeights(m, family.Subset{X: sp.Data, Idx: idx}, s.Samples, seeds.Derive(j.Seed, uint64(si)), progress)
+		w, err := sampleWeights(m, family.Subset{X: sp.Data, Idx: idx}, s.Samples, seeds.Derive(j.Seed, uint64(si)), progress, env.Units())
 		done()
 		if err != nil {
 			return rows, err
@@ -308,6 +308,7 @@ func priorTarget(mm models.Model) (chi2.Target, error) {
 // log-likelihood with the χ² bound in place of their log Z (finish).
 var Chi2 = family.Define(family.Def[family.Chi2]{
 	Name:     family.Chi2Estimator,
+	Unshared: true,
 	Doc:      "χ² upper bound on log Z of the RBM prior with a fitted proposal q (Kuleshov & Ermon 2017); biased low as an estimate; is and elbo rows note the log Z bracket and the log-likelihood with it",
 	Defaults: family.DefaultChi2(),
 	Feasible: func(m models.Model, _ *family.Chi2) error {

@@ -1,0 +1,218 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// fakeSbatch is an sbatch for tests: it logs its arguments, prints the
+// next job id and runs the script's array tasks (the --array option, else
+// the script's #SBATCH --array) at once, in order, with
+// SLURM_ARRAY_TASK_ID set and the output in the script's --output file.
+// Jobs run in the order they are submitted, which satisfies the
+// dependencies of `logz slurm`; the test checks those from the log.
+const fakeSbatch = `#!/bin/bash
+log="$FAKE_SBATCH_LOG"
+echo "$*" >> "$log"
+id=$(wc -l < "$log")
+script="${@: -1}"
+array=""
+for a in "$@"; do case "$a" in --array=*) array="${a#--array=}";; esac; done
+[ -n "$array" ] || array=$(sed -n 's/^#SBATCH --array=//p' "$script")
+out=$(sed -n 's/^#SBATCH --output=//p' "$script")
+tasks=""
+for r in ${array//,/ }; do
+  case "$r" in *-*) tasks="$tasks $(seq "${r%-*}" "${r#*-}")";; *) tasks="$tasks $r";; esac
+done
+if [ -z "$array" ]; then
+  bash "$script" > "$out" 2>&1 || echo "job $id failed" >> "$log.failed"
+else
+  for k in $tasks; do
+    SLURM_ARRAY_TASK_ID=$k bash "$script" > "${out//%a/$k}" 2>&1 || echo "job ${id}_$k failed" >> "$log.failed"
+  done
+fi
+echo "$id;cluster"
+`
+
+// TestSlurmSubmitsArrays runs `logz slurm` against the fake sbatch: the
+// scripts are written, the evaluation arrays depend on their experiment's
+// training task and the merge on every evaluation array (with
+// --kill-on-invalid-dep=yes), and the merged results are those of `logz
+// run` in one process. Then a lost shard is found by `logz status`, which
+// prints the sbatch --array command that resubmits it; resubmitted, the
+// merge is complete again.
+func TestSlurmSubmitsArrays(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := logzBinary(t)
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "bin")
+	os.MkdirAll(fake, 0o755)
+	if err := os.WriteFile(filepath.Join(fake, "sbatch"), []byte(fakeSbatch), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", fake+string(os.PathListSeparator)+os.Getenv("PATH"))
+	log := filepath.Join(dir, "sbatch.log")
+	t.Setenv("FAKE_SBATCH_LOG", log)
+	cfg := writeConfig(t, dir, strings.Replace(tinyConfig, "  - name: pcd", "  - name: cd2\n    train: {method: cd, learning_rate: 0.03}\n  - name: pcd", 1))
+	whole := filepath.Join(dir, "whole")
+	if _, _, err := runLogz(t, "run", cfg, "--out", whole); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "sharded")
+	stdout, _, err := runLogz(t, "slurm", cfg, "--shards", "2", "--out", out, "--logz", bin, "--sbatch-args", "--time=5 -c 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(log + ".failed"); err == nil {
+		t.Fatalf("jobs failed: %s", b)
+	}
+	if !strings.Contains(stdout, "training array 1 (2 tasks), evaluation arrays 2, 3, 4 (2 tasks each), merge 5") {
+		t.Errorf("stdout: %s", stdout)
+	}
+	sd := filepath.Join(out, "slurm")
+	b, _ := os.ReadFile(log)
+	want := []string{
+		"--parsable " + filepath.Join(sd, "train.sbatch"),
+		"--parsable --dependency=afterok:1_0 --kill-on-invalid-dep=yes " + filepath.Join(sd, "eval-0-cd.sbatch"),
+		"--parsable --dependency=afterok:1_1 --kill-on-invalid-dep=yes " + filepath.Join(sd, "eval-1-cd2.sbatch"),
+		"--parsable --dependency=afterok:1_0 --kill-on-invalid-dep=yes " + filepath.Join(sd, "eval-2-pcd.sbatch"),
+		"--parsable --dependency=afterok:2:3:4 --kill-on-invalid-dep=yes " + filepath.Join(sd, "merge.sbatch"),
+	}
+	if got := strings.Split(strings.TrimSpace(string(b)), "\n"); !reflect.DeepEqual(got, want) {
+		t.Errorf("sbatch calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	script, _ := os.ReadFile(filepath.Join(sd, "eval-1-cd2.sbatch"))
+	for _, line := range []string{"#SBATCH --array=0-1", "#SBATCH --time=5", "#SBATCH -c 1", "--shard env/2 --phase eval --experiment cd2"} {
+		if !strings.Contains(string(script), line) {
+			t.Errorf("eval script has no %q:\n%s", line, script)
+		}
+	}
+	if !sameRows(stripTimes(t, filepath.Join(out, "results.json")), stripTimes(t, filepath.Join(whole, "results.json"))) {
+		t.Error("the merged results differ from the unsharded run's")
+	}
+	status, _, err := runLogz(t, "status", out)
+	if err != nil || !strings.Contains(status, "every part is there and") || !strings.Contains(status, "cd2  trained (4 epochs); evaluation: 2 of 2 shards done") {
+		t.Errorf("status: %v\n%s", err, status)
+	}
+
+	// A lost shard: status names it and the command that resubmits it.
+	os.Remove(filepath.Join(out, "parts", "cd2.eval-1-of-2.json"))
+	status, _, _ = runLogz(t, "status", out)
+	resubmit := "sbatch --array=1 " + filepath.Join(sd, "eval-1-cd2.sbatch")
+	if !strings.Contains(status, "evaluation: 1 of 2 shards done; missing 1") || !strings.Contains(status, resubmit) ||
+		!strings.Contains(status, "then merge: sbatch "+filepath.Join(sd, "merge.sbatch")) {
+		t.Errorf("status with a lost shard:\n%s", status)
+	}
+	if _, _, err := runLogz(t, "merge", out); err == nil || !strings.Contains(err.Error(), "cd2's final evaluation: shards 1 of 2 are missing") {
+		t.Errorf("merge with a lost shard: %v", err)
+	}
+	// The printed command, then the merge.
+	fields := strings.Fields(resubmit)
+	if b, err := exec.Command(fields[0], fields[1:]...).CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v: %s", resubmit, err, b)
+	}
+	if _, _, err := runLogz(t, "merge", out); err != nil {
+		t.Fatal(err)
+	}
+	if !sameRows(stripTimes(t, filepath.Join(out, "results.json")), stripTimes(t, filepath.Join(whole, "results.json"))) {
+		t.Error("after resubmitting, the merged results differ from the unsharded run's")
+	}
+}
+
+// TestSlurmDryRun prints the scripts and the submission and writes nothing.
+func TestSlurmDryRun(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, tinyConfig)
+	out := filepath.Join(dir, "run")
+	stdout, _, err := runLogz(t, "slurm", cfg, "--shards", "4", "--out", out, "--logz", "/opt/logz/bin/logz", "--dry-run", "--sbatch-args", "--partition=short")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{
+		"==> " + filepath.Join(out, "slurm", "train.sbatch") + " <==",
+		"#SBATCH --array=0-1\n", "#SBATCH --array=0-3\n", "#SBATCH --partition=short\n",
+		"exec /opt/logz/bin/logz run " + cfg + " --out " + out + " --shard env/2 --phase train\n",
+		"exec /opt/logz/bin/logz merge " + out + "\n",
+		"--dependency=afterok:TRAIN_1 --kill-on-invalid-dep=yes",
+		"--dependency=afterok:EVAL0:EVAL1 --kill-on-invalid-dep=yes",
+	} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("dry run has no %q:\n%s", s, stdout)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("--dry-run wrote the run folder")
+	}
+}
+
+// TestSlurmBadFlags: sbatch options logz sets itself, a bad --shards and
+// unbalanced quotes are usage errors naming the problem.
+func TestSlurmBadFlags(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, tinyConfig)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--shards", "0"}, "--shards wants the number of evaluation shards"},
+		{[]string{"--shards", "2", "--sbatch-args", "--array=0-3"}, "--array is set by logz slurm itself"},
+		{[]string{"--shards", "2", "--sbatch-args", "-d afterok:1"}, "-d is set by logz slurm itself"},
+		{[]string{"--shards", "2", "--sbatch-args", "short"}, `"short" is not an sbatch option`},
+		{[]string{"--shards", "2", "--sbatch-args", "--comment='a b"}, "unbalanced '"},
+	} {
+		_, _, err := runLogz(t, append([]string{"slurm", cfg, "--dry-run"}, c.args...)...)
+		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v, want a usage error with %q", c.args, err, c.want)
+		}
+	}
+	lines, err := sbatchLines(`--partition=short -c 2 --comment "two words" --mem=1G`)
+	if want := []string{"--partition=short", "-c 2", "--comment 'two words'", "--mem=1G"}; err != nil || !reflect.DeepEqual(lines, want) {
+		t.Errorf("sbatchLines: %q, %v; want %q", lines, err, want)
+	}
+}
+
+// TestEvalSharded: `logz eval` in 3 shards into --parts, then merged with
+// --parts alone, prints the rows of the evaluation in one process (times
+// aside); a missing shard is an error naming it.
+func TestEvalSharded(t *testing.T) {
+	args := []string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "npy:../../models/testdata/numpy_data.npy",
+		"--estimator", "exact,ais,raise,csl", "--chains", "7", "--betas", "100", "--examples", "9", "--json"}
+	whole, _, err := runLogz(t, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for i := range 3 {
+		if _, _, err := runLogz(t, append(args, "--shard", fmt.Sprintf("%d/3", i), "--parts", dir)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	merged, _, err := runLogz(t, append(args, "--parts", dir)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := regexp.MustCompile(`"seconds": [^,]*,`)
+	if a, b := times.ReplaceAllString(whole, ""), times.ReplaceAllString(merged, ""); a != b {
+		t.Errorf("merged evaluation differs from the whole:\n%s\nwant:\n%s", b, a)
+	}
+	other := append([]string(nil), args...)
+	other[10] = "101" // --betas
+	if _, _, err := runLogz(t, append(other, "--parts", dir)...); err == nil || !strings.Contains(err.Error(), "eval-0-of-3.json was made with another settings (config hash") {
+		t.Errorf("other settings: %v", err)
+	}
+	os.Remove(filepath.Join(dir, "parts", "eval-2-of-3.json"))
+	if _, _, err := runLogz(t, append(args, "--parts", dir)...); err == nil || !strings.Contains(err.Error(), "/parts: shards 2 of 3 are missing") {
+		t.Errorf("a missing shard: %v", err)
+	}
+	if _, _, err := runLogz(t, append(args[:len(args)-1], "--shard", "0/3")...); err == nil || !strings.Contains(err.Error(), "--shard needs --parts DIR") {
+		t.Errorf("--shard without --parts: %v", err)
+	}
+}

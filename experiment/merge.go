@@ -1,0 +1,196 @@
+package experiment
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/eval/report"
+)
+
+// mergePlan is what a merge takes from the parts: every experiment's
+// training rows, and per experiment the merger of its evaluation parts or
+// the error its training failed with.
+type mergePlan struct {
+	rows    []report.Row
+	mergers map[string]*merger
+	failed  map[string]string
+}
+
+// MergeError lists why a sharded run or evaluation cannot be merged yet.
+type MergeError struct {
+	Dir      string
+	Problems []string
+	// Hint says what to do (default: run logz status).
+	Hint string
+}
+
+func (e *MergeError) Error() string {
+	hint := e.Hint
+	if hint == "" {
+		hint = fmt.Sprintf("'logz status %s' lists what is missing and how to resubmit it", e.Dir)
+	}
+	return fmt.Sprintf("cannot merge %s:\n  %s\n(%s)", e.Dir, strings.Join(e.Problems, "\n  "), hint)
+}
+
+// Merge writes the results of the sharded run in opt.Out from its part
+// files (see RunShard): results.json, report.md and each experiment's
+// epochs.csv, final.progress.json and samples.npy, exactly as Run would
+// have written them — every estimate the same, bit for bit, whatever the
+// number of shards — with the final table on opt.Stdout. It first checks
+// that every experiment's training is complete and that every shard of
+// its final evaluation is there once, with the fingerprint of this config,
+// model and program (logz, the version); a MergeError lists what is
+// missing. The merge redoes each evaluation with the units' values taken
+// from the parts (and the cheap work that is not shared, such as exact
+// enumeration, recomputed), checking that every unit is in exactly one
+// part and every value in the parts is used.
+//
+// The time of a merged final row ("seconds") is the longest time a shard
+// spent on that row: the wall time of the shards run side by side. Epoch
+// rows keep the time of the shard that trained the experiment.
+func Merge(opt Options, logz string) ([]report.Row, error) {
+	dir := opt.Out
+	f, err := readShardedConfig(dir)
+	if err != nil {
+		return nil, err
+	}
+	plan, problems := planMerge(f, dir, logz)
+	if len(problems) > 0 {
+		return nil, &MergeError{Dir: dir, Problems: problems}
+	}
+	opt.Resume, opt.Force = true, false
+	opt.merge = plan
+	return Run(f, opt)
+}
+
+// readShardedConfig reads the config of the sharded run in dir, which its
+// shards wrote into config.resolved.yaml.
+func readShardedConfig(dir string) (*config.File, error) {
+	path := filepath.Join(dir, config.ResolvedFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, folderError("%s holds no sharded run (no %s; the shards write it)", dir, config.ResolvedFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return config.Parse(b, path, config.Options{})
+}
+
+// planMerge reads and checks the parts of every experiment of f.
+func planMerge(f *config.File, dir, logz string) (*mergePlan, []string) {
+	plan := &mergePlan{mergers: map[string]*merger{}, failed: map[string]string{}}
+	var problems []string
+	for _, exp := range f.Experiments {
+		tpath := filepath.Join(dir, PartsDir, trainPartName(exp.Name))
+		tp, err := readTrainPart(tpath)
+		if errors.Is(err, fs.ErrNotExist) {
+			problems = append(problems, fmt.Sprintf("%s: not trained (no %s)", exp.Name, tpath))
+			continue
+		}
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		fp, err := trainFingerprint(exp, logz)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if d := tp.Fingerprint.differs(fp); d != "" {
+			problems = append(problems, fmt.Sprintf("%s was made with another %s", tpath, d))
+			continue
+		}
+		switch {
+		case tp.Failed != "":
+			plan.failed[exp.Name] = tp.Failed
+			plan.rows = append(plan.rows, tp.Rows...)
+			continue
+		case !tp.Complete:
+			problems = append(problems, fmt.Sprintf("%s: training not finished (epoch %d of %d in %s)", exp.Name, tp.Epochs, tp.Total, tpath))
+			continue
+		}
+		plan.rows = append(plan.rows, tp.Rows...)
+		m, more := readEvalParts(exp, dir, logz)
+		problems = append(problems, more...)
+		plan.mergers[exp.Name] = m
+	}
+	return plan, problems
+}
+
+// readEvalParts reads and checks the evaluation parts of a trained
+// experiment: one shard count, every shard once, fingerprints matching.
+func readEvalParts(exp config.Experiment, dir, logz string) (*merger, []string) {
+	fp, err := evalFingerprint(exp, dir, logz)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	return collectParts(filepath.Join(dir, PartsDir), exp.Name, fp, exp.Name+"'s final evaluation")
+}
+
+// collectParts reads the evaluation parts of experiment exp ("" for `logz
+// eval`) in the parts folder pdir and checks them — readable, of one shard
+// count, every shard once, each with fingerprint fp, each piece of work
+// whole (merger.check) — and returns their merger, or what is wrong; who
+// names the evaluation in the messages.
+func collectParts(pdir, exp string, fp Fingerprint, who string) (*merger, []string) {
+	files, shards, err := evalParts(pdir, exp)
+	if err != nil {
+		return nil, []string{err.Error()}
+	}
+	if len(files) == 0 {
+		return nil, []string{fmt.Sprintf("%s: no part in %s", who, pdir)}
+	}
+	counts := map[int]bool{}
+	for _, s := range shards {
+		counts[s.Count] = true
+	}
+	if len(counts) > 1 {
+		var cs []int
+		for c := range counts {
+			cs = append(cs, c)
+		}
+		slices.Sort(cs)
+		return nil, []string{fmt.Sprintf("%s: parts from runs with %v shards in %s; keep those of one and remove the others", who, cs, pdir)}
+	}
+	n := shards[0].Count
+	parts := make([]*evalPart, n)
+	names := make([]string, n)
+	var problems []string
+	for k, file := range files {
+		p, err := readEvalPart(file)
+		if err != nil {
+			problems = append(problems, err.Error())
+			continue
+		}
+		if (exp != "" && p.Experiment != exp) || p.Shard != shards[k].Index || p.Shards != n {
+			problems = append(problems, fmt.Sprintf("%s holds shard %d/%d of %s; its name says shard %s of %s", file, p.Shard, p.Shards, p.Experiment, shards[k], exp))
+			continue
+		}
+		if d := p.Fingerprint.differs(fp); d != "" {
+			problems = append(problems, fmt.Sprintf("%s was made with another %s; remove it and run shard %s again", file, d, shards[k]))
+			continue
+		}
+		parts[p.Shard], names[p.Shard] = p, file
+	}
+	var missing []int
+	for i, p := range parts {
+		if p == nil {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 && len(problems) == 0 {
+		problems = append(problems, fmt.Sprintf("%s: shards %s of %d are missing", who, shardList(missing), n))
+	}
+	if len(problems) > 0 {
+		return nil, problems
+	}
+	m := newMerger(parts, names)
+	return m, m.check()
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# slurm-e2e.sh: `logz slurm` end to end on a real (local, throw-away) Slurm.
+#
+#   scripts/slurm-e2e.sh [CONFIG.yaml] [SHARDS]
+#
+# Starts a single-node Slurm (scripts/slurm-local.sh; installed with apt-get
+# when root), runs CONFIG (default: the embedded quickstart) once without
+# sharding and once with `logz slurm --shards SHARDS` (default 4) — a
+# training array, an evaluation array per experiment, a merge job, chained
+# by afterok dependencies — waits for the jobs by polling squeue, and checks
+# that the merged results.json equals the unsharded one in every number
+# (the times, "seconds", aside). Prints the wall time of both. Skips, saying
+# why, where Slurm cannot be installed. About a minute for the quickstart.
+# .ci/run calls it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+config="${1:-}"
+shards="${2:-4}"
+timeout="${LOGZ_SLURM_TIMEOUT:-1800}"
+
+work=$(mktemp -d)
+started=""
+cleanup() {
+	[ -n "$started" ] && scripts/slurm-local.sh stop || true
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+if [ -n "${SLURM_CONF:-}" ] && squeue > /dev/null 2>&1; then
+	echo "slurm-e2e: using the running Slurm of SLURM_CONF=$SLURM_CONF"
+else
+	rc=0
+	envline=$(scripts/slurm-local.sh start) || rc=$?
+	if [ "$rc" = 77 ]; then
+		echo "slurm-e2e: SKIPPED: Slurm is not installed and cannot be installed here (needs root and apt-get; see scripts/slurm-local.sh)"
+		exit 0
+	fi
+	[ "$rc" = 0 ] || { echo "slurm-e2e: could not start a local Slurm (scripts/slurm-local.sh start: status $rc)"; exit 1; }
+	started=1
+	eval "$envline"
+fi
+
+go build -o "$work/logz" ./cmd/logz
+args=()
+[ -n "$config" ] && args+=("$config")
+
+t0=$(date +%s%N)
+"$work/logz" run "${args[@]}" --out "$work/whole" > /dev/null 2> "$work/whole.log" || { tail -20 "$work/whole.log"; exit 1; }
+t1=$(date +%s%N)
+"$work/logz" slurm "${args[@]}" --shards "$shards" --out "$work/sharded" --logz "$work/logz" | tee "$work/submit.log"
+# The job ids are the quoted numbers of plan.json.
+jobs=$(grep -o '"[0-9][0-9]*"' "$work/sharded/slurm/plan.json" | tr -d '"' | paste -sd,)
+deadline=$(($(date +%s) + timeout))
+while [ -n "$(squeue -h -j "$jobs" -o %i 2> /dev/null)" ]; do
+	if [ "$(date +%s)" -gt "$deadline" ]; then
+		echo "slurm-e2e: jobs $jobs still queued after ${timeout}s:"
+		squeue -j "$jobs" || true
+		scancel $(echo "$jobs" | tr , ' ') || true
+		exit 1
+	fi
+	sleep 0.5
+done
+t2=$(date +%s%N)
+
+if [ ! -s "$work/sharded/results.json" ]; then
+	echo "slurm-e2e: the merge wrote no results.json; job logs:"
+	tail -n 5 "$work"/sharded/slurm/logs/*.out
+	"$work/logz" status "$work/sharded" || true
+	exit 1
+fi
+norm() { sed -E 's/"seconds": [^,]*,/"seconds": 0,/' "$1"; }
+if ! cmp -s <(norm "$work/whole/results.json") <(norm "$work/sharded/results.json"); then
+	echo "slurm-e2e: FAILED: the merged results.json differs from the unsharded run's:"
+	diff <(norm "$work/whole/results.json") <(norm "$work/sharded/results.json") | head -20
+	exit 1
+fi
+printf 'slurm-e2e: OK: %s in %d shards on Slurm gives the same results.json as without (times aside)\n' "${config:-the quickstart}" "$shards"
+secs() { printf '%d.%d' $(($1 / 1000000000)) $(($1 / 100000000 % 10)); }
+printf 'slurm-e2e: wall time: unsharded %s s; on Slurm, submission to merged results %s s (%s CPUs)\n' \
+	"$(secs $((t1 - t0)))" "$(secs $((t2 - t1)))" "$(nproc)"
