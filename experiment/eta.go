@@ -18,23 +18,24 @@ import (
 // has no history to go by).
 type runETA struct {
 	total, done []int // per experiment; total −1 = not known yet
-	cost        []func(epoch int) float64
+	cost        []func(epoch, total int) float64
 	secs        float64
 	units       float64 // the summed cost of the timed epochs
 	epochs      int
 }
 
 // epochCoster is implemented by train settings whose epochs differ in cost:
-// EpochCost(e) is epoch e's cost (1-based) relative to the other epochs.
+// EpochCost(e, total) is epoch e's cost (1-based, of total epochs, which
+// for a greedy trainer include the pretraining) relative to the others.
 type epochCoster interface {
-	EpochCost(epoch int) float64
+	EpochCost(epoch, total int) float64
 }
 
 // newRunETA starts an estimate for experiments whose train settings give
 // their epoch counts (−1 where unknown until the trainer is built) and,
 // where they implement epochCoster, their epochs' relative costs.
 func newRunETA(totals []int, trains ...any) *runETA {
-	e := &runETA{total: totals, done: make([]int, len(totals)), cost: make([]func(int) float64, len(totals))}
+	e := &runETA{total: totals, done: make([]int, len(totals)), cost: make([]func(int, int) float64, len(totals))}
 	for i, t := range trains {
 		if c, ok := t.(epochCoster); ok && i < len(totals) {
 			e.cost[i] = c.EpochCost
@@ -46,7 +47,7 @@ func newRunETA(totals []int, trains ...any) *runETA {
 // costOf is experiment i's epoch e cost (1 when unknown or not positive).
 func (e *runETA) costOf(i, epoch int) float64 {
 	if f := e.cost[i]; f != nil {
-		if c := f(epoch); c > 0 && !math.IsInf(c, 0) {
+		if c := f(epoch, e.total[i]); c > 0 && !math.IsInf(c, 0) {
 			return c
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logz-ml/logz/family/dbm"
 	"github.com/logz-ml/logz/family/rbm"
 )
 
@@ -44,7 +45,7 @@ func TestRunETAFormat(t *testing.T) {
 // growing by one per epoch).
 type costly struct{}
 
-func (costly) EpochCost(e int) float64 { return 1 + float64(e) }
+func (costly) EpochCost(e, _ int) float64 { return 1 + float64(e) }
 
 // TestRunETAWeighsEpochCosts: with an epochCoster the time per unit of cost
 // of the epochs done is multiplied by the cost of the epochs left, so an
@@ -61,11 +62,21 @@ func TestRunETAWeighsEpochCosts(t *testing.T) {
 	}
 	tr := rbm.Train{Layer: rbm.DefaultLayer()}
 	tr.K, tr.KEnd, tr.Epochs = 1, 25, 25
-	if c1, c25 := tr.EpochCost(1), tr.EpochCost(25); c1 != 2 || c25 != 26 {
+	if c1, c25 := tr.EpochCost(1, 25), tr.EpochCost(25, 25); c1 != 2 || c25 != 26 {
 		t.Errorf("CD-k 1→25 epoch costs %v, %v; want 2, 26", c1, c25)
 	}
 	if _, ok := any(&tr).(epochCoster); !ok {
 		t.Error("rbm train settings are not an epochCoster")
+	}
+	// A dbm: 2 × 30 pretraining epochs at 1 + k = 2, then 80 joint epochs
+	// at 2 + 3·10 mean-field iterations + 2·5 sweeps = 42.
+	d := dbm.Train{Layer: rbm.DefaultLayer(), MeanFieldIters: 10, Pretrain: dbm.Pretrain{Epochs: 30, K: 1}}
+	d.K, d.Epochs = 5, 80
+	if p, j := d.EpochCost(60, 140), d.EpochCost(61, 140); p != 2 || j != 42 {
+		t.Errorf("dbm epoch costs %v (pretraining), %v (joint); want 2, 42", p, j)
+	}
+	if _, ok := any(&d).(epochCoster); !ok {
+		t.Error("dbm train settings are not an epochCoster")
 	}
 }
 

@@ -46,6 +46,17 @@ type Train struct {
 	Pretrain Pretrain `yaml:"pretrain"`
 }
 
+// EpochCost is the relative cost of epoch e of total for the run's ETA:
+// the last Epochs epochs are joint updates, each about 3 row-sum-equivalent
+// passes per mean-field iteration plus 2 per Gibbs sweep plus 2; the
+// pretraining epochs before them are RBM updates, 1 + pretrain.k.
+func (t *Train) EpochCost(epoch, total int) float64 {
+	if epoch > total-t.Epochs {
+		return 2 + 3*float64(t.MeanFieldIters) + 2*float64(t.K)
+	}
+	return 1 + float64(t.Pretrain.K)
+}
+
 // Pretrain configures DBM pretraining: each layer is trained as an RBM
 // whose input from the missing neighbour layer is doubled (bottom-up for
 // the first RBM, top-down for the top one, both for middle ones), for

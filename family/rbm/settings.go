@@ -315,7 +315,7 @@ func (t Layer) KAt(epoch int) int {
 // PCD-k update is one positive pass and k Gibbs sweeps, so 1 + k(e); χ²
 // epochs all cost the same. (On Train, not Layer: the dbn and dbm, which
 // embed Layer, count their epochs differently.)
-func (t *Train) EpochCost(epoch int) float64 {
+func (t *Train) EpochCost(epoch, _ int) float64 {
 	if t.Method == "chi2" {
 		return 1
 	}
