@@ -222,8 +222,39 @@ type EpochStats struct {
 	LearningRate float64
 	Momentum     float64
 	// ReconError is the mean over examples of Σ_i (v_i − p(v_i|h))² after one
-	// Gibbs step from the data: a cheap signal, not a likelihood.
+	// Gibbs step from the data: a cheap signal, not a likelihood. With
+	// ReconEvery > 1 it is measured on every ReconEvery-th example of each
+	// minibatch only (see pcdReconEvery).
 	ReconError float64
+	// ReconEvery is 1 when every example is reconstructed (CD-k, whose
+	// negative phase does it anyway) and pcdReconEvery for PCD.
+	ReconEvery int
+}
+
+// pcdReconEvery: PCD reconstructs (h ~ p(h|v), then p(v|h)) only the
+// examples at positions 0, pcdReconEvery, 2·pcdReconEvery, … of each
+// minibatch and scales their summed error to the minibatch. The
+// reconstruction is a monitor that no PCD update uses, and a pass h→v for
+// every example costs as much as the negative phase's own. With shuffling
+// the measured examples are a uniform random tenth of the epoch, so the
+// epoch's figure is an unbiased estimate of the mean over all examples.
+const pcdReconEvery = 10
+
+// ReconSignal names the training signal of stats for a report: "" for the
+// reconstruction error of every example, "recon-1in10" when it is
+// measured on every tenth example (PCD).
+func (s EpochStats) ReconSignal() string {
+	if s.ReconEvery > 1 {
+		return fmt.Sprintf("recon-1in%d", s.ReconEvery)
+	}
+	return ""
+}
+
+// reconScale is the factor from the summed error of the reconstructed
+// examples of a minibatch of b examples to the minibatch: b over their
+// number ⌈b/every⌉.
+func reconScale(b, every int) float64 {
+	return float64(b) / float64((b+every-1)/every)
 }
 
 // TrainEpoch runs one pass over data in minibatches. Data that implement
@@ -252,7 +283,15 @@ func (t *RBMTrainer) TrainEpoch(data Data) (EpochStats, error) {
 		return EpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, b, err)
 	}
 	t.Epoch = epoch
-	return EpochStats{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sqErr / float64(n)}, nil
+	return EpochStats{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sqErr / float64(n), ReconEvery: t.reconEvery()}, nil
+}
+
+// reconEvery is ReconEvery of the epoch statistics.
+func (t *RBMTrainer) reconEvery() int {
+	if t.Opt.Persistent {
+		return pcdReconEvery
+	}
+	return 1
 }
 
 // minibatches runs step on the consecutive minibatches of perm, calling
@@ -306,7 +345,8 @@ func sumMaxAbs(xs []float64, s, big float64) (float64, float64) {
 }
 
 // batch performs one parameter update from the examples idx and returns the
-// summed squared reconstruction error (the phases are in rbm_fast.go).
+// summed squared reconstruction error (for PCD estimated from every
+// pcdReconEvery-th example; the phases are in rbm_fast.go).
 func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64 {
 	m, o := t.M, t.Opt
 	if !t.wtOK {
@@ -342,7 +382,7 @@ func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64
 	for _, w := range active {
 		sq += w.sqErr
 	}
-	return sq
+	return sq * reconScale(len(idx), t.reconEvery())
 }
 
 // transpose sets dst (c×r) to the transpose of the r×c row-major src, in

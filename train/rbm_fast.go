@@ -214,6 +214,9 @@ func (t *RBMTrainer) fastRun(w *task, data Data, k int) {
 			t.fastHidden(w, p, v)
 		}
 		if t.Opt.Persistent {
+			if s%pcdReconEvery != 0 {
+				continue
+			}
 			pv := t.fastVisible(w, drawOn(w.on, p, w.rng))
 			sq := 0.0
 			for i, q := range pv {

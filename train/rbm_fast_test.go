@@ -2,6 +2,7 @@ package train
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/logz-ml/logz/models"
@@ -72,4 +73,95 @@ func TestFastUpdateMatchesReference(t *testing.T) {
 // scale of the parameters).
 func closeRel(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*max(math.Abs(a), math.Abs(b), 1e-3)
+}
+
+// TestPCDReconUnbiased: PCD reconstructs every pcdReconEvery-th example of a
+// minibatch and scales the sum to the minibatch. With learning rate 0 the
+// model stays fixed, so the epoch's ReconError estimates the mean over the
+// training set of R(v) = E_{h~p(h|v)} Σ_i (v_i − σ(a + W h)_i)², computed
+// here exactly by enumerating h. Over 10 epochs the estimate must be within
+// 4 standard errors, σ/√(examples reconstructed) with σ² the exact variance
+// of one reconstructed example's error (sampling with replacement bounds the
+// variance of sampling without). CD reconstructs every example.
+func TestPCDReconUnbiased(t *testing.T) {
+	const D, H, N, epochs = 12, 6, 1000, 10
+	rng := rand.New(rand.NewPCG(3, 4))
+	data := make(rows, N)
+	for n := range data {
+		data[n] = make([]uint8, D)
+		for i := range data[n] {
+			data[n][i] = b2i(rng.Float64() < 0.3+0.4*float64(i%3)/2)
+		}
+	}
+	m := models.NewRBM(D, H)
+	for i := range m.W {
+		m.W[i] = 1.5 * rng.NormFloat64()
+	}
+	for i := range m.VBias {
+		m.VBias[i] = rng.NormFloat64()
+	}
+	for j := range m.HBias {
+		m.HBias[j] = rng.NormFloat64()
+	}
+	// Exact mean and variance of the error of one example drawn uniformly
+	// from the data with its h ~ p(h|v).
+	var s1, s2 float64
+	v, p, h := make([]float64, D), make([]float64, H), make([]float64, H)
+	for _, x := range data {
+		for i := range v {
+			v[i] = float64(x[i])
+		}
+		hiddenProbs(p, m, v, make([]int32, D), 1)
+		for s := range 1 << H {
+			ph := 1.0
+			for j := range h {
+				h[j] = float64(s >> j & 1)
+				ph *= h[j]*p[j] + (1-h[j])*(1-p[j])
+			}
+			e := 0.0
+			for i := range v {
+				pre := m.VBias[i]
+				for j := range h {
+					pre += m.W[i*H+j] * h[j]
+				}
+				d := v[i] - 1/(1+math.Exp(-pre))
+				e += d * d
+			}
+			s1 += ph * e / N
+			s2 += ph * e * e / N
+		}
+	}
+	se := math.Sqrt((s2 - s1*s1) / (N / pcdReconEvery * epochs))
+	for _, pcd := range []bool{true, false} {
+		mc := models.NewRBM(D, H)
+		copy(mc.W, m.W)
+		copy(mc.VBias, m.VBias)
+		copy(mc.HBias, m.HBias)
+		tr, err := NewRBMTrainer(mc, RBMOptions{Persistent: pcd, BatchSize: 40, Shuffle: true,
+			Schedule: constSchedule{k: 1, lr: 0, mom: 0}}, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		est := 0.0
+		for range epochs {
+			st, err := tr.TrainEpoch(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := map[bool]int{true: pcdReconEvery, false: 1}[pcd]; st.ReconEvery != want {
+				t.Fatalf("pcd=%v: ReconEvery %d, want %d", pcd, st.ReconEvery, want)
+			}
+			if want := map[bool]string{true: "recon-1in10", false: ""}[pcd]; st.ReconSignal() != want {
+				t.Fatalf("pcd=%v: signal %q, want %q", pcd, st.ReconSignal(), want)
+			}
+			est += st.ReconError / epochs
+		}
+		if !sameParams(m, mc) {
+			t.Fatal("learning rate 0 changed the model")
+		}
+		t.Logf("pcd=%v: recon %.4f, exact %.4f (SE of the PCD estimate %.4f)", pcd, est, s1, se)
+		if math.Abs(est-s1) > 4*se {
+			t.Errorf("pcd=%v: recon %.4f is %.1f SE from the exact %.4f", pcd, est, (est-s1)/se, s1)
+		}
+	}
 }
