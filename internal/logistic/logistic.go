@@ -25,7 +25,7 @@ const (
 	expHi    = 11357.0 / (1 << 17) // ln2/8 to 14 bits, so that kf·expHi is exact for |kf| < 2^10
 	expLo    = math.Ln2/8 - expHi  // the rest of ln2/8
 	sixth    = float32(1.0 / 6)
-	twelfth2 = float32(1.0 / 24)
+	twentyFourth = float32(1.0 / 24)
 )
 
 // consts are the eight-lane constants of the kernel, in the order the
@@ -37,7 +37,7 @@ var consts [11][8]float32
 var tableBits [8]uint32
 
 func init() {
-	vals := []float32{math.Float32frombits(1 << 31), expMin, expC, expMagic, expHi, float32(expLo), 0.5, sixth, twelfth2, 1}
+	vals := []float32{math.Float32frombits(1 << 31), expMin, expC, expMagic, expHi, float32(expLo), 0.5, sixth, twentyFourth, 1}
 	for k, v := range vals {
 		for l := range consts[k] {
 			consts[k][l] = v
@@ -72,7 +72,7 @@ func sigmoidGo(p, x []float32) {
 		kf := t - expMagic
 		r := (a - float32(kf*expHi)) - float32(kf*float32(expLo))
 		r2 := float32(r * r)
-		q := r + float32(r2*((0.5+float32(r*sixth))+float32(r2*twelfth2)))
+		q := r + float32(r2*((0.5+float32(r*sixth))+float32(r2*twentyFourth)))
 		s := math.Float32frombits(tableBits[n&7] + uint32(n>>3)<<23)
 		e := s + float32(s*q)
 		f := float32(1)
