@@ -19,12 +19,12 @@ import "math"
 
 // Constants of the float32 exp, shared with the assembly through consts.
 const (
-	expMin   = -87.0               // e^{−87} ≈ 1.6e-38 > the smallest normal 1.2e-38
-	expC     = 8 / math.Ln2        // 8/ln2: a·expC ∈ [−1005, 0]
-	expMagic = 12582912.0          // 1.5·2^23: adding it rounds a float32 in (−2^22, 2^22) to an integer
-	expHi    = 11357.0 / (1 << 17) // ln2/8 to 14 bits, so that kf·expHi is exact for |kf| < 2^10
-	expLo    = math.Ln2/8 - expHi  // the rest of ln2/8
-	sixth    = float32(1.0 / 6)
+	expMin       = -87.0               // e^{−87} ≈ 1.6e-38 > the smallest normal 1.2e-38
+	expC         = 8 / math.Ln2        // 8/ln2: a·expC ∈ [−1005, 0]
+	expMagic     = 12582912.0          // 1.5·2^23: adding it rounds a float32 in (−2^22, 2^22) to an integer
+	expHi        = 11357.0 / (1 << 17) // ln2/8 to 14 bits, so that kf·expHi is exact for |kf| < 2^10
+	expLo        = math.Ln2/8 - expHi  // the rest of ln2/8
+	sixth        = float32(1.0 / 6)
 	twentyFourth = float32(1.0 / 24)
 )
 
