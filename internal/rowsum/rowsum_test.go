@@ -64,7 +64,7 @@ func TestAVX2SameBits(t *testing.T) {
 			useAVX2 = avx
 			d := append([]float64(nil), start...)
 			AddRows(d, w, idx)
-			SubRows(d, w, idx[2:])
+			SubRows(d, w, idx[3:]) // a pass and three single rows
 			got[k] = d
 		}
 		for j := range got[0] {
@@ -140,7 +140,7 @@ func TestAVX2SameBits32(t *testing.T) {
 			useAVX2 = avx
 			d := append([]float32(nil), start...)
 			AddRows32(d, w, idx)
-			SubRows32(d, w, idx[2:])
+			SubRows32(d, w, idx[3:])
 			got[k] = d
 		}
 		for j := range got[0] {
@@ -173,4 +173,23 @@ func benchRows[F float32 | float64](b *testing.B, add func(dst, w []F, idx []int
 func BenchmarkAddRows100of784x500(b *testing.B) {
 	b.Run("float64", func(b *testing.B) { benchRows(b, AddRows) })
 	b.Run("float32", func(b *testing.B) { benchRows(b, AddRows32) })
+}
+
+// TestRowOutOfRange: a row index outside w panics (as indexing does)
+// instead of the assembly reading past w.
+func TestRowOutOfRange(t *testing.T) {
+	for _, idx := range [][]int32{{0, 1, 2, 3}, {0, 1, 2, 3, 1}} {
+		for _, bad := range []int32{3, -1} {
+			idx := append([]int32(nil), idx...)
+			idx[len(idx)-1] = bad
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("rows %v of a 3-row matrix: no panic", idx)
+					}
+				}()
+				AddRows32(make([]float32, 8), make([]float32, 24), idx)
+			}()
+		}
+	}
 }
