@@ -25,16 +25,18 @@ func mnistLike(n int) rows {
 	return out
 }
 
-func benchUpdate(b *testing.B, persistent bool, k int) { benchUpdateImpl(b, persistent, k, false) }
+func benchUpdate(b *testing.B, persistent bool, k int) {
+	benchUpdateImpl(b, persistent, k, false, false)
+}
 
-// benchUpdateImpl times the fast update, or with ref the reference (the
-// update before issue 15's rewrite, rbm_ref_test.go).
-func benchUpdateImpl(b *testing.B, persistent bool, k int, ref bool) {
+// benchUpdateImpl times the fast update (with f32, in float32), or with ref
+// the reference (the update before issue 15's rewrite, rbm_ref_test.go).
+func benchUpdateImpl(b *testing.B, persistent bool, k int, ref, f32 bool) {
 	data := mnistLike(100)
 	m := models.NewRBM(784, 500)
 	tr, err := NewRBMTrainer(m, RBMOptions{
 		Persistent: persistent, BatchSize: 100, WeightDecay: 2e-4,
-		Schedule: constSchedule{k: k, lr: 0.05, mom: 0.5},
+		Schedule: constSchedule{k: k, lr: 0.05, mom: 0.5}, Float32: f32,
 	}, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -74,13 +76,23 @@ func BenchmarkPCD1Update784x500(b *testing.B) { benchUpdate(b, true, 1) }
 
 // BenchmarkCD1Update784x500Ref and BenchmarkPCD1Update784x500Ref time the
 // reference (pre-rewrite) update in the same run, for before/after figures.
-func BenchmarkCD1Update784x500Ref(b *testing.B)  { benchUpdateImpl(b, false, 1, true) }
-func BenchmarkPCD1Update784x500Ref(b *testing.B) { benchUpdateImpl(b, true, 1, true) }
+func BenchmarkCD1Update784x500Ref(b *testing.B)  { benchUpdateImpl(b, false, 1, true, false) }
+func BenchmarkPCD1Update784x500Ref(b *testing.B) { benchUpdateImpl(b, true, 1, true, false) }
 
-// BenchmarkCDkUpdate784x500 is a CD-k update for k = 1, 5, 25.
+// BenchmarkCD1Update784x500Float32 and BenchmarkPCD1Update784x500Float32
+// are the updates with RBMOptions.Float32.
+func BenchmarkCD1Update784x500Float32(b *testing.B)  { benchUpdateImpl(b, false, 1, false, true) }
+func BenchmarkPCD1Update784x500Float32(b *testing.B) { benchUpdateImpl(b, true, 1, false, true) }
+
+// BenchmarkCDkUpdate784x500 is a CD-k update for k = 1, 5, 25, in float64
+// and float32.
 func BenchmarkCDkUpdate784x500(b *testing.B) {
-	for _, k := range []int{1, 5, 25} {
-		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) { benchUpdate(b, false, k) })
+	for _, f32 := range []bool{false, true} {
+		for _, k := range []int{1, 5, 25} {
+			b.Run(fmt.Sprintf("%s/k=%d", map[bool]string{false: "float64", true: "float32"}[f32], k), func(b *testing.B) {
+				benchUpdateImpl(b, false, k, false, f32)
+			})
+		}
 	}
 }
 

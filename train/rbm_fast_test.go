@@ -3,6 +3,7 @@ package train
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/logz-ml/logz/models"
@@ -162,6 +163,87 @@ func TestPCDReconUnbiased(t *testing.T) {
 		t.Logf("pcd=%v: recon %.4f, exact %.4f (SE of the PCD estimate %.4f)", pcd, est, s1, se)
 		if math.Abs(est-s1) > 4*se {
 			t.Errorf("pcd=%v: recon %.4f is %.1f SE from the exact %.4f", pcd, est, (est-s1)/se, s1)
+		}
+	}
+}
+
+// TestFloat32UpdateMatchesFloat64: a float32 update reads W, Wᵀ and the
+// biases rounded to float32 and sums rows in float32, so from the same state
+// and with the same draws (the float64 trainer switched to the float32
+// path's draws) it must agree with the float64 update to float32 rounding.
+// A pre-activation sums at most D+1 = 41 rounded terms, each with relative
+// error ≤ 2^{−24} from its rounding to float32 and ≤ 41·2^{−24} from the
+// additions, so |Δx| ≤ 82·2^{−24}·Σ|terms| ≈ 5e-6·Σ|terms|, and σ adds 4
+// ulps; a gradient entry is a mean of probabilities, so it inherits the
+// same bound, and so does the change of the parameters over 5 updates
+// relative to its size. The test requires every parameter and velocity
+// to be within 2e-5·max(max |change of W|, max |change of the biases|)
+// (a quarter of Σ|terms| ≤ 12 at these weights, the rest margin) of the
+// float64 run, for CD-k and PCD, k = 1 and 3, with and without input
+// scales, on binary and real data.
+func TestFloat32UpdateMatchesFloat64(t *testing.T) {
+	old := legacyDraws
+	legacyDraws = false
+	defer func() { legacyDraws = old }()
+	data := mnistLike(60)
+	for i := range data {
+		data[i] = data[i][:40]
+	}
+	real := &realRows{d: 40, data: make([]float32, 60*40)}
+	for i := range real.data {
+		real.data[i] = float32(0.5 + 0.45*math.Sin(float64(7*i+3)))
+	}
+	for _, c := range []struct {
+		pcd      bool
+		k        int
+		up, down float64
+		realData bool
+	}{{false, 1, 0, 0, false}, {true, 1, 0, 0, false}, {false, 3, 2, 0, false}, {true, 3, 0, 2, false}, {true, 1, 0, 0, true}, {false, 2, 2, 2, true}} {
+		var d Data = data
+		if c.realData {
+			d = real
+		}
+		mk := func(f32 bool) *RBMTrainer {
+			tr, err := NewRBMTrainer(models.NewRBM(40, 30), RBMOptions{
+				Persistent: c.pcd, Chains: 35, BatchSize: 60, WeightDecay: 1e-3, UpScale: c.up, DownScale: c.down,
+				Schedule: constSchedule{k: c.k, lr: 0.1, mom: 0.5}, Workers: 2, Float32: f32,
+			}, 7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tr.InitParams(0.3, nil)
+			tr.setup()
+			return tr
+		}
+		a, b := mk(false), mk(true)
+		w0 := append([]float64(nil), a.M.W...)
+		idx := make([]int, 60)
+		for i := range idx {
+			idx[i] = i
+		}
+		for range 5 {
+			a.batch(d, idx[:50], c.k, 0.1, 0.5)
+			b.batch(d, idx[:50], c.k, 0.1, 0.5)
+		}
+		scale := 0.0
+		for i, x := range a.M.W {
+			scale = max(scale, math.Abs(x-w0[i]))
+		}
+		for _, x := range slices.Concat(a.M.VBias, a.M.HBias) {
+			scale = max(scale, math.Abs(x))
+		}
+		worst := 0.0
+		for _, p := range [][2][]float64{{a.M.W, b.M.W}, {a.M.VBias, b.M.VBias}, {a.M.HBias, b.M.HBias}, {a.velW, b.velW}, {a.velA, b.velA}, {a.velB, b.velB}} {
+			for i := range p[0] {
+				worst = max(worst, math.Abs(p[0][i]-p[1][i]))
+			}
+		}
+		if !slices.Equal(a.chains, b.chains) {
+			t.Errorf("%+v: the persistent chains differ", c)
+		}
+		t.Logf("%+v: largest difference %.3g, %.3g of the largest change %.3g", c, worst, worst/scale, scale)
+		if !(worst <= 2e-5*scale) {
+			t.Errorf("%+v: float32 and float64 differ by %.3g, more than 2e-5 × %.3g", c, worst, scale)
 		}
 	}
 }
