@@ -29,6 +29,7 @@ import (
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/logistic"
 	"github.com/logz-ml/logz/internal/rowsum"
+	"github.com/logz-ml/logz/internal/sgd"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
@@ -70,6 +71,10 @@ type fastMats[F fastFloat] struct {
 	subRows func(dst, w []F, idx []int32)
 	// sigmoid sets p = σ(x) (p may alias x); e is scratch of len(x).
 	sigmoid func(p, x, e []F)
+	// step is the update of a row of W with its velocities (sgd.Step), and
+	// in float32 of its copy (row of w); it returns the row's max |W_ij|
+	// and whether it is finite.
+	step func(row, vel []float64, g, copyRow []F, mom, lr, c, wd float64) (float64, bool)
 }
 
 type fastScratch[F fastFloat] struct{ pre, e []F }
@@ -80,6 +85,9 @@ func newFastMats64(t *RBMTrainer, nTasks, B, R int) *fastMats[float64] {
 	return newFastMats(nTasks, m.NVis, m.NHid, B, R, &fastMats[float64]{
 		w: m.W, wt: t.wt, a: m.VBias, b: m.HBias,
 		addRows: rowsum.AddRows, subRows: rowsum.SubRows, sigmoid: sigmoids,
+		step: func(row, vel, g, _ []float64, mom, lr, c, wd float64) (float64, bool) {
+			return sgd.Step(row, vel, g, mom, lr, c, wd)
+		},
 	})
 }
 
@@ -92,6 +100,7 @@ func newFastMats32(t *RBMTrainer, nTasks, B, R int) *fastMats[float32] {
 		shadow: true, cheap: true,
 		addRows: rowsum.AddRows32, subRows: rowsum.SubRows32,
 		sigmoid: func(p, x, _ []float32) { logistic.Sigmoid(p, x) },
+		step:    sgd.Step32,
 	})
 }
 
@@ -423,23 +432,10 @@ func fastUpdate[F fastFloat](t *RBMTrainer, fm *fastMats[F], B int, sp, sn, lr, 
 				ga = sp*ga - sn*float64(len(neg))
 				t.velA[i] = mom*t.velA[i] + lr*ga
 				m.VBias[i] += t.velA[i]
-				row, vel := m.W[i*H:(i+1)*H], t.velW[i*H:(i+1)*H]
-				vel = vel[:len(row)]
-				g := g[:len(row)]
-				s := 0.0
-				for j, x := range row {
-					u := mom*vel[j] + lr*(scale*float64(g[j])-wd*x)
-					vel[j] = u
-					y := x + u
-					row[j] = y
-					s += y
-					big = max(big, math.Abs(y))
-				}
-				if math.IsNaN(s) || math.IsInf(s, 0) {
-					finite = false
-				}
+				rowBig, rowFinite := fm.step(m.W[i*H:(i+1)*H], t.velW[i*H:(i+1)*H], g, fm.w[i*H:(i+1)*H], mom, lr, scale, wd)
+				big = max(big, rowBig)
+				finite = finite && rowFinite
 				if fm.shadow {
-					convert(fm.w[i*H:(i+1)*H], row)
 					fm.a[i] = F(m.VBias[i])
 				}
 			}
