@@ -1,8 +1,11 @@
 #!/bin/sh
 # One MNIST training epoch (784×500, minibatch 100) in one run: scikit-learn
-# BernoulliRBM (PCD-1, float32 and float64) and logz PCD-1 and CD-1, on the
-# same binarised data (threshold 0.5), with the ratios logz/sklearn-f32
-# (issue 15 asks for ≤ 0.5). Usage: scripts/bench-train.sh [--data DIR] [--lr LR]
+# BernoulliRBM (PCD-1, float32 and float64) and logz PCD-1 and CD-1 in float32
+# (train: precision: float32) and float64, on the same binarised data
+# (threshold 0.5), with the ratios logz/sklearn-f32 (issue 15 asks for ≤ 0.5;
+# float32 against float32 is the like-for-like one). logz PCD reports its
+# reconstruction error on every 10th example (recon-1in10), a monitor.
+# Usage: scripts/bench-train.sh [--data DIR] [--lr LR]
 set -eu
 DATA=./data/mnist
 LR=0.05
