@@ -63,6 +63,7 @@ func Options(t *Layer, workers int) train.RBMOptions {
 		Shuffle:     t.Shuffle,
 		Schedule:    *t,
 		Workers:     workers,
+		Float32:     t.Precision == "float32",
 	}
 }
 
