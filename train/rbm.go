@@ -212,7 +212,7 @@ func (t *RBMTrainer) setup() {
 	}
 	t.fast = fastBuffers{
 		v: make([]uint8, o.BatchSize*D), vr: make([]float64, o.BatchSize*D),
-		vk: make([]uint8, R*D), gB: make([]float64, H),
+		vk: make([]uint8, R*D),
 	}
 	if o.Float32 {
 		t.f32 = newFastMats32(t, n, o.BatchSize, R)
@@ -371,22 +371,6 @@ func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64
 		sq = runBatch(t, t.f64, data, idx, k, lr, mom)
 	}
 	return sq * reconScale(len(idx), t.reconEvery())
-}
-
-// transpose sets dst (c×r) to the transpose of the r×c row-major src, in
-// 32×32 tiles.
-func transpose[F fastFloat](dst, src []F, r, c int) {
-	const b = 32
-	for i0 := 0; i0 < r; i0 += b {
-		for j0 := 0; j0 < c; j0 += b {
-			for i := i0; i < min(i0+b, r); i++ {
-				row := src[i*c : (i+1)*c]
-				for j := j0; j < min(j0+b, c); j++ {
-					dst[j*r+i] = row[j]
-				}
-			}
-		}
-	}
 }
 
 // axpy adds a·x to dst.

@@ -30,6 +30,7 @@ import (
 	"github.com/logz-ml/logz/internal/logistic"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/sgd"
+	"github.com/logz-ml/logz/internal/transpose"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
@@ -45,8 +46,7 @@ type fastBuffers struct {
 	v, vk []uint8   // B×D data, R×D negative-phase visible states
 	vr    []float64 // B×D real-valued data (RealData), when real
 	real  bool
-	gB    []float64 // H
-	rows  int       // rows of vk/pk in use
+	rows  int // rows of vk/pk in use
 }
 
 // fastFloat is the precision of the fast path's reads and row sums.
@@ -61,6 +61,10 @@ type fastMats[F fastFloat] struct {
 	w, wt, a, b []F
 	shadow      bool
 	p, pk       []F // B×H p(h|v), R×H p(h|v_k)
+	// gbP and gbN are Σ_n P_n and Σ_n P^k_n (the hidden biases' gradient),
+	// summed row by row in order; seq is 0, 1, 2, … (single-row lists).
+	gbP, gbN []F
+	seq      []int32
 	// scratch[i] belongs to task i: pre-activations and exps (max(D,H)).
 	scratch []fastScratch[F]
 	// cheap selects two 32-bit uniforms per Uint64 for the Bernoulli draws
@@ -75,6 +79,8 @@ type fastMats[F fastFloat] struct {
 	// in float32 of its copy (row of w); it returns the row's max |W_ij|
 	// and whether it is finite.
 	step func(row, vel []float64, g, copyRow []F, mom, lr, c, wd float64) (float64, bool)
+	// transpose copies an r×c block transposed (transpose.Float64/32).
+	transpose func(dst []F, ldd int, src []F, lds, r, c int)
 }
 
 type fastScratch[F fastFloat] struct{ pre, e []F }
@@ -88,6 +94,7 @@ func newFastMats64(t *RBMTrainer, nTasks, B, R int) *fastMats[float64] {
 		step: func(row, vel, g, _ []float64, mom, lr, c, wd float64) (float64, bool) {
 			return sgd.Step(row, vel, g, mom, lr, c, wd)
 		},
+		transpose: transpose.Float64,
 	})
 }
 
@@ -99,14 +106,20 @@ func newFastMats32(t *RBMTrainer, nTasks, B, R int) *fastMats[float32] {
 		w: make([]float32, D*H), wt: make([]float32, D*H), a: make([]float32, D), b: make([]float32, H),
 		shadow: true, cheap: true,
 		addRows: rowsum.AddRows32, subRows: rowsum.SubRows32,
-		sigmoid: func(p, x, _ []float32) { logistic.Sigmoid(p, x) },
-		step:    sgd.Step32,
+		sigmoid:   func(p, x, _ []float32) { logistic.Sigmoid(p, x) },
+		step:      sgd.Step32,
+		transpose: transpose.Float32,
 	})
 }
 
 // newFastMats allocates fm's states and scratch.
 func newFastMats[F fastFloat](nTasks, D, H, B, R int, fm *fastMats[F]) *fastMats[F] {
 	fm.p, fm.pk = make([]F, B*H), make([]F, R*H)
+	fm.gbP, fm.gbN = make([]F, H), make([]F, H)
+	fm.seq = make([]int32, max(B, R))
+	for i := range fm.seq {
+		fm.seq[i] = int32(i)
+	}
 	fm.scratch = make([]fastScratch[F], nTasks)
 	for i := range fm.scratch {
 		fm.scratch[i] = fastScratch[F]{pre: make([]F, max(D, H)), e: make([]F, max(D, H))}
@@ -126,7 +139,7 @@ func (fm *fastMats[F]) refresh(t *RBMTrainer) {
 		// float64 reads the parameters themselves (F is float64 here).
 		fm.w, fm.a, fm.b = any(m.W).([]F), any(m.VBias).([]F), any(m.HBias).([]F)
 	}
-	transpose(fm.wt, fm.w, m.NVis, m.NHid)
+	fm.transpose(fm.wt, m.NVis, fm.w, m.NHid, m.NVis, m.NHid)
 }
 
 // convert sets dst_i = src_i rounded to F.
@@ -385,10 +398,23 @@ func fastUpdate[F fastFloat](t *RBMTrainer, fm *fastMats[F], B int, sp, sn, lr, 
 	blocks := (D + fastRowBlock - 1) / fastRowBlock
 	bigs := make([]float64, blocks)
 	bad := atomic.Bool{}
-	workgroup.ForEach(blocks, t.Opt.Workers, func() func(int) {
+	// Item 0 sums the hidden biases' gradient, items 1…blocks the rows.
+	workgroup.ForEach(1+blocks, t.Opt.Workers, func() func(int) {
 		g, gn := make([]F, H), make([]F, H)
 		pos, neg := make([]int32, 0, B), make([]int32, 0, R)
-		return func(b int) {
+		return func(item int) {
+			if item == 0 {
+				clear(fm.gbP)
+				clear(fm.gbN)
+				for n := range B {
+					fm.addRows(fm.gbP, P, fm.seq[n:n+1])
+				}
+				for n := range R {
+					fm.addRows(fm.gbN, PK, fm.seq[n:n+1])
+				}
+				return
+			}
+			b := item - 1
 			lo, hi := b*fastRowBlock, min((b+1)*fastRowBlock, D)
 			big := 0.0
 			finite := true
@@ -440,35 +466,16 @@ func fastUpdate[F fastFloat](t *RBMTrainer, fm *fastMats[F], B int, sp, sn, lr, 
 				}
 			}
 			// Column block lo…hi of Wᵀ.
-			W, wt := fm.w, fm.wt
-			for j := range H {
-				dst := wt[j*D+lo : j*D+hi]
-				for r := range dst {
-					dst[r] = W[(lo+r)*H+j]
-				}
-			}
+			fm.transpose(fm.wt[lo:], D, fm.w[lo*H:], H, hi-lo, H)
 			bigs[b] = big
 			if !finite {
 				bad.Store(true)
 			}
 		}
 	})
-	// Hidden biases: s⁺ Σ_n P_n − s⁻ Σ_n P^k_n, rows in order.
-	gB := f.gB
-	clear(gB)
-	for n := range B {
-		for j, x := range P[n*H : (n+1)*H] {
-			gB[j] += float64(x)
-		}
-	}
-	gn := make([]float64, H)
-	for n := range R {
-		for j, x := range PK[n*H : (n+1)*H] {
-			gn[j] += float64(x)
-		}
-	}
+	// Hidden biases: s⁺ Σ_n P_n − s⁻ Σ_n P^k_n.
 	for j := range m.HBias {
-		t.velB[j] = mom*t.velB[j] + lr*(sp*gB[j]-sn*gn[j])
+		t.velB[j] = mom*t.velB[j] + lr*(sp*float64(fm.gbP[j])-sn*float64(fm.gbN[j]))
 		m.HBias[j] += t.velB[j]
 	}
 	if fm.shadow {
