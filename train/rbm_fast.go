@@ -208,24 +208,54 @@ func drawOn[F fastFloat](on []int32, p []F, rng *rand.Rand, cheap bool) []int32 
 	return on[:c]
 }
 
-// drawStates sets s_i = [u_i < p_i] with the draws of drawOn.
-func drawStates[F fastFloat](s []uint8, p []F, rng *rand.Rand, cheap bool) {
+// drawStates sets s_i = [u_i < p_i] with the draws of drawOn and returns
+// the indices of the units at 1 in on (scratch of capacity ≥ len(p)).
+func drawStates[F fastFloat](s []uint8, p []F, rng *rand.Rand, cheap bool, on []int32) []int32 {
 	n := len(p)
 	s = s[:n]
+	on = on[:cap(on)][:n]
+	c := 0
 	i := 0
 	if !cheap && legacyDraws {
 		for ; i < n; i++ {
-			s[i] = b2i(rng.Float64() < float64(p[i]))
+			b := b2i(rng.Float64() < float64(p[i]))
+			s[i] = b
+			on[c] = int32(i)
+			c += int(b)
 		}
 	}
 	for ; i+2 <= n; i += 2 {
 		r := rng.Uint64()
-		s[i] = b2i(float64(int64(r&0xffffffff)) < float64(p[i])*two32)
-		s[i+1] = b2i(float64(int64(r>>32)) < float64(p[i+1])*two32)
+		b0 := b2i(float64(int64(r&0xffffffff)) < float64(p[i])*two32)
+		b1 := b2i(float64(int64(r>>32)) < float64(p[i+1])*two32)
+		s[i], s[i+1] = b0, b1
+		on[c] = int32(i)
+		c += int(b0)
+		on[c] = int32(i + 1)
+		c += int(b1)
 	}
 	if i < n {
-		s[i] = b2i(float64(int64(rng.Uint64()&0xffffffff)) < float64(p[i])*two32)
+		b := b2i(float64(int64(rng.Uint64()&0xffffffff)) < float64(p[i])*two32)
+		s[i] = b
+		on[c] = int32(i)
+		c += int(b)
 	}
+	return on[:c]
+}
+
+// onUnitsOf sets s_i = [x_i ≠ 0] and returns the indices of the units at
+// 1 in on (scratch of capacity ≥ len(x)).
+func onUnitsOf[X uint8 | float64](s []uint8, x []X, on []int32) []int32 {
+	s = s[:len(x)]
+	on = on[:cap(on)][:len(x)]
+	c := 0
+	for i, xi := range x {
+		b := b2i(xi != 0)
+		s[i] = b
+		on[c] = int32(i)
+		c += int(b)
+	}
+	return on[:c]
 }
 
 func b2i(b bool) uint8 {
@@ -235,14 +265,9 @@ func b2i(b bool) uint8 {
 	return 0
 }
 
-// fastHidden sets p = σ(b + up·Σ_{i: v_i=1} W_i·) for binary v.
-func fastHidden[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, p []F, v []uint8) {
+// fastHidden sets p = σ(b + up·Σ_{i∈on} W_i·), on the visible units at 1.
+func fastHidden[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, p []F, on []int32) {
 	H := t.M.NHid
-	on := w.on[:0]
-	for i, x := range v {
-		on = append(on, int32(i))
-		on = on[:len(on)-1+int(x)]
-	}
 	if t.up == 1 {
 		copy(p, fm.b)
 		fm.addRows(p[:H], fm.w, on)
@@ -277,25 +302,38 @@ func fastVisible[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, on []int3
 	return pre
 }
 
-// fastGibbs advances (vk, pk = p(h|vk)) by k block-Gibbs steps; with v0
-// non-nil it adds the first step's squared reconstruction error to w.sqErr.
-func fastGibbs[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, vk []uint8, pk []F, v0 []float64, k int) {
+// fastGibbs advances (vk, pk = p(h|vk)) by k block-Gibbs steps. With v0 or
+// v0real non-nil (binary or real data) it adds the first step's squared
+// reconstruction error to w.sqErr.
+func fastGibbs[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, vk []uint8, pk []F, v0 []uint8, v0real []float64, k int) {
 	for step := range k {
 		on := drawOn(w.on, pk, w.rng, fm.cheap)
 		pv := fastVisible(t, fm, w, on)
-		if step == 0 && v0 != nil {
-			w.sqErr += sqDiff(v0, pv)
+		if step == 0 {
+			w.sqErr += recon(v0, v0real, pv)
 		}
-		drawStates(vk, pv, w.rng, fm.cheap)
-		fastHidden(t, fm, w, pk, vk)
+		fastHidden(t, fm, w, pk, drawStates(vk, pv, w.rng, fm.cheap, w.on))
 	}
 }
 
+// recon returns Σ_i (v_i − p_i)² for binary v (or real-valued vr when v is
+// nil; 0 if both are).
+func recon[F fastFloat](v []uint8, vr []float64, p []F) float64 {
+	if v != nil {
+		return sqDiff(v, p)
+	}
+	if vr != nil {
+		return sqDiff(vr, p)
+	}
+	return 0
+}
+
 // sqDiff returns Σ_i (v_i − p_i)².
-func sqDiff[F fastFloat](v []float64, p []F) float64 {
+func sqDiff[X uint8 | float64, F fastFloat](v []X, p []F) float64 {
 	s := 0.0
+	v = v[:len(p)]
 	for i, q := range p {
-		d := v[i] - float64(q)
+		d := float64(v[i]) - float64(q)
 		s += d * d
 	}
 	return s
@@ -312,11 +350,8 @@ func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data Data, k 
 		for c := w.chainLo; c < w.chainHi; c++ {
 			chain := t.chains[c*D : (c+1)*D]
 			vk, pk := f.vk[c*D:(c+1)*D], fm.pk[c*H:(c+1)*H]
-			for i, x := range chain {
-				vk[i] = b2i(x != 0)
-			}
-			fastHidden(t, fm, w, pk, vk)
-			fastGibbs(t, fm, w, vk, pk, nil, k)
+			fastHidden(t, fm, w, pk, onUnitsOf(vk, chain, w.on))
+			fastGibbs(t, fm, w, vk, pk, nil, nil, k)
 			for i, x := range vk {
 				chain[i] = float64(x)
 			}
@@ -326,32 +361,28 @@ func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data Data, k 
 	for r, n := range w.rows {
 		s := w.slot + r
 		v, p := f.v[s*D:(s+1)*D], fm.p[s*H:(s+1)*H]
+		var vb []uint8   // the binary data, for the reconstruction error
+		var vr []float64 // or the real-valued data
 		if rd != nil {
-			vr := f.vr[s*D : (s+1)*D]
+			vr = f.vr[s*D : (s+1)*D]
 			rd.RealRow(n, vr)
-			copy(w.v, vr)
-			for i, x := range vr {
-				v[i] = b2i(x != 0) // the CD chain's start when k = 0
-			}
+			onUnitsOf(v, vr, w.on) // v: the CD chain's start when k = 0
 			realHidden(t, fm, w, p, vr)
 		} else {
-			for i, x := range data.Row(n) {
-				v[i] = b2i(x != 0)
-				w.v[i] = float64(v[i])
-			}
-			fastHidden(t, fm, w, p, v)
+			vb = v
+			fastHidden(t, fm, w, p, onUnitsOf(v, data.Row(n), w.on))
 		}
 		if t.Opt.Persistent {
 			if s%pcdReconEvery != 0 {
 				continue
 			}
-			w.sqErr += sqDiff(w.v, fastVisible(t, fm, w, drawOn(w.on, p, w.rng, fm.cheap)))
+			w.sqErr += recon(vb, vr, fastVisible(t, fm, w, drawOn(w.on, p, w.rng, fm.cheap)))
 			continue
 		}
 		vk, pk := f.vk[s*D:(s+1)*D], fm.pk[s*H:(s+1)*H]
 		copy(vk, v)
 		copy(pk, p)
-		fastGibbs(t, fm, w, vk, pk, w.v, k)
+		fastGibbs(t, fm, w, vk, pk, vb, vr, k)
 	}
 }
 
