@@ -165,7 +165,8 @@ func sigmoids(p, x, e []float64) {
 	}
 }
 
-// legacyDraws makes the float64 path draw u = rng.Float64() per unit and
+// legacyDraws makes the float64 path draw u = rng.Float64() per unit (the
+// task's generator; uniform gives the same numbers) and
 // take u < p, in the order of the update before the rewrite, so that
 // training follows the same path as before up to rounding (tested against
 // the reference in rbm_ref_test.go). The float32 path is new and draws two
@@ -182,14 +183,14 @@ var legacyDraws = true
 // drawOn appends to on the indices j with u_j < p_j, without a branch: u_j
 // = rng.Float64() (legacy), or u_j on a 2^{−32} grid, two 32-bit uniforms
 // per Uint64 of rng (cheap).
-func drawOn[F fastFloat](on []int32, p []F, rng *rand.Rand, cheap bool) []int32 {
+func drawOn[F fastFloat](on []int32, p []F, rng *rand.PCG, cheap bool) []int32 {
 	n := len(p)
 	on = on[:cap(on)][:n]
 	c := 0
 	if !cheap && legacyDraws {
 		for j, q := range p {
 			on[c] = int32(j)
-			c += int(b2i(rng.Float64() < float64(q)))
+			c += int(b2i(uniform(rng) < float64(q)))
 		}
 		return on[:c]
 	}
@@ -210,7 +211,7 @@ func drawOn[F fastFloat](on []int32, p []F, rng *rand.Rand, cheap bool) []int32 
 
 // drawStates sets s_i = [u_i < p_i] with the draws of drawOn and returns
 // the indices of the units at 1 in on (scratch of capacity ≥ len(p)).
-func drawStates[F fastFloat](s []uint8, p []F, rng *rand.Rand, cheap bool, on []int32) []int32 {
+func drawStates[F fastFloat](s []uint8, p []F, rng *rand.PCG, cheap bool, on []int32) []int32 {
 	n := len(p)
 	s = s[:n]
 	on = on[:cap(on)][:n]
@@ -218,7 +219,7 @@ func drawStates[F fastFloat](s []uint8, p []F, rng *rand.Rand, cheap bool, on []
 	i := 0
 	if !cheap && legacyDraws {
 		for ; i < n; i++ {
-			b := b2i(rng.Float64() < float64(p[i]))
+			b := b2i(uniform(rng) < float64(p[i]))
 			s[i] = b
 			on[c] = int32(i)
 			c += int(b)
@@ -256,6 +257,12 @@ func onUnitsOf[X uint8 | float64](s []uint8, x []X, on []int32) []int32 {
 		c += int(b)
 	}
 	return on[:c]
+}
+
+// uniform is rand.New(rng).Float64() (the same number) without the
+// interface call: a 53-bit uniform on [0,1).
+func uniform(rng *rand.PCG) float64 {
+	return float64(rng.Uint64()<<11>>11) / (1 << 53)
 }
 
 func b2i(b bool) uint8 {
@@ -307,12 +314,12 @@ func fastVisible[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, on []int3
 // reconstruction error to w.sqErr.
 func fastGibbs[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, vk []uint8, pk []F, v0 []uint8, v0real []float64, k int) {
 	for step := range k {
-		on := drawOn(w.on, pk, w.rng, fm.cheap)
+		on := drawOn(w.on, pk, &w.src, fm.cheap)
 		pv := fastVisible(t, fm, w, on)
 		if step == 0 {
 			w.sqErr += recon(v0, v0real, pv)
 		}
-		fastHidden(t, fm, w, pk, drawStates(vk, pv, w.rng, fm.cheap, w.on))
+		fastHidden(t, fm, w, pk, drawStates(vk, pv, &w.src, fm.cheap, w.on))
 	}
 }
 
@@ -376,7 +383,7 @@ func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data Data, k 
 			if s%pcdReconEvery != 0 {
 				continue
 			}
-			w.sqErr += recon(vb, vr, fastVisible(t, fm, w, drawOn(w.on, p, w.rng, fm.cheap)))
+			w.sqErr += recon(vb, vr, fastVisible(t, fm, w, drawOn(w.on, p, &w.src, fm.cheap)))
 			continue
 		}
 		vk, pk := f.vk[s*D:(s+1)*D], fm.pk[s*H:(s+1)*H]
