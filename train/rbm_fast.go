@@ -83,7 +83,16 @@ type fastMats[F fastFloat] struct {
 	transpose func(dst []F, ldd int, src []F, lds, r, c int)
 }
 
-type fastScratch[F fastFloat] struct{ pre, e []F }
+// fastScratch is a task's scratch: pre-activations or probabilities (pre,
+// max(D,H)), exps (e), and the state of an incremental Gibbs chain
+// (fastGibbs): the accumulators of the hidden and visible pre-activations,
+// the hidden state and the lists of the units that turned on and off.
+type fastScratch[F fastFloat] struct {
+	pre, e     []F
+	accH, accV []F
+	h          []uint8
+	up, down   []int32
+}
 
 // newFastMats64 reads the model's parameters and the trainer's Wᵀ (t.wt).
 func newFastMats64(t *RBMTrainer, nTasks, B, R int) *fastMats[float64] {
@@ -122,7 +131,10 @@ func newFastMats[F fastFloat](nTasks, D, H, B, R int, fm *fastMats[F]) *fastMats
 	}
 	fm.scratch = make([]fastScratch[F], nTasks)
 	for i := range fm.scratch {
-		fm.scratch[i] = fastScratch[F]{pre: make([]F, max(D, H)), e: make([]F, max(D, H))}
+		fm.scratch[i] = fastScratch[F]{
+			pre: make([]F, max(D, H)), e: make([]F, max(D, H)), accH: make([]F, H), accV: make([]F, D),
+			h: make([]uint8, H), up: make([]int32, 0, max(D, H)), down: make([]int32, 0, max(D, H)),
+		}
 	}
 	return fm
 }
@@ -244,6 +256,41 @@ func drawStates[F fastFloat](s []uint8, p []F, rng *rand.PCG, cheap bool, on []i
 	return on[:c]
 }
 
+// drawFlips is drawStates (the same draws) that also returns the units that
+// turned on (up) and off (down) relative to the previous s, in scratch of
+// capacity ≥ len(p).
+func drawFlips[F fastFloat](s []uint8, p []F, rng *rand.PCG, cheap bool, on, up, down []int32) ([]int32, []int32, []int32) {
+	n := len(p)
+	s = s[:n]
+	on, up, down = on[:cap(on)][:n], up[:cap(up)][:n], down[:cap(down)][:n]
+	c, u, d := 0, 0, 0
+	set := func(i int, b uint8) {
+		f := b ^ s[i]
+		s[i] = b
+		on[c] = int32(i)
+		c += int(b)
+		up[u] = int32(i)
+		u += int(f & b)
+		down[d] = int32(i)
+		d += int(f &^ b)
+	}
+	i := 0
+	if !cheap && legacyDraws {
+		for ; i < n; i++ {
+			set(i, b2i(uniform(rng) < float64(p[i])))
+		}
+	}
+	for ; i+2 <= n; i += 2 {
+		r := rng.Uint64()
+		set(i, b2i(float64(int64(r&0xffffffff)) < float64(p[i])*two32))
+		set(i+1, b2i(float64(int64(r>>32)) < float64(p[i+1])*two32))
+	}
+	if i < n {
+		set(i, b2i(float64(int64(rng.Uint64()&0xffffffff)) < float64(p[i])*two32))
+	}
+	return on[:c], up[:u], down[:d]
+}
+
 // onUnitsOf sets s_i = [x_i ≠ 0] and returns the indices of the units at
 // 1 in on (scratch of capacity ≥ len(x)).
 func onUnitsOf[X uint8 | float64](s []uint8, x []X, on []int32) []int32 {
@@ -272,21 +319,36 @@ func b2i(b bool) uint8 {
 	return 0
 }
 
+// sumRowsFrom sets acc = start + Σ_{r∈on} m_r (row sums of m): start is
+// the bias when scale is 1 and 0 otherwise, so that the pre-activation is
+// acc, or bias + scale·acc.
+func sumRowsFrom[F fastFloat](fm *fastMats[F], acc, bias []F, scale float64, m []F, on []int32) {
+	if scale == 1 {
+		copy(acc, bias)
+	} else {
+		clear(acc)
+	}
+	fm.addRows(acc, m, on)
+}
+
+// probsFrom sets p = σ(acc), or σ(bias + scale·acc) when scale is not 1;
+// p may alias acc, which is then overwritten.
+func probsFrom[F fastFloat](fm *fastMats[F], p, acc, bias []F, scale float64, e []F) {
+	if scale != 1 {
+		sc := F(scale)
+		for j, x := range acc {
+			p[j] = bias[j] + sc*x
+		}
+		acc = p
+	}
+	fm.sigmoid(p, acc, e)
+}
+
 // fastHidden sets p = σ(b + up·Σ_{i∈on} W_i·), on the visible units at 1.
 func fastHidden[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, p []F, on []int32) {
-	H := t.M.NHid
-	if t.up == 1 {
-		copy(p, fm.b)
-		fm.addRows(p[:H], fm.w, on)
-	} else {
-		clear(p[:H])
-		fm.addRows(p[:H], fm.w, on)
-		up := F(t.up)
-		for j, x := range p[:H] {
-			p[j] = fm.b[j] + up*x
-		}
-	}
-	fm.sigmoid(p[:H], p[:H], fm.scratch[w.id].e)
+	p = p[:t.M.NHid]
+	sumRowsFrom(fm, p, fm.b, t.up, fm.w, on)
+	probsFrom(fm, p, p, fm.b, t.up, fm.scratch[w.id].e)
 }
 
 // fastVisible returns σ(a + down·Σ_{j∈on} Wᵀ_j·) (probabilities) in the
@@ -294,32 +356,77 @@ func fastHidden[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, p []F, on 
 func fastVisible[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, on []int32) []F {
 	sc := fm.scratch[w.id]
 	pre := sc.pre[:t.M.NVis]
-	if t.down == 1 {
-		copy(pre, fm.a)
-		fm.addRows(pre, fm.wt, on)
-	} else {
-		clear(pre)
-		fm.addRows(pre, fm.wt, on)
-		down := F(t.down)
-		for i, x := range pre {
-			pre[i] = fm.a[i] + down*x
-		}
-	}
-	fm.sigmoid(pre, pre, sc.e)
+	sumRowsFrom(fm, pre, fm.a, t.down, fm.wt, on)
+	probsFrom(fm, pre, pre, fm.a, t.down, sc.e)
 	return pre
 }
+
+// incrementalGibbs selects the incremental sweeps of fastGibbs for k ≥ 2
+// (the tests compare them with the full sums).
+var incrementalGibbs = true
+
+// gibbsRefresh is the most incremental updates an accumulator receives
+// before it is summed afresh, which bounds the drift of its rounding.
+const gibbsRefresh = 8
 
 // fastGibbs advances (vk, pk = p(h|vk)) by k block-Gibbs steps. With v0 or
 // v0real non-nil (binary or real data) it adds the first step's squared
 // reconstruction error to w.sqErr.
-func fastGibbs[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, vk []uint8, pk []F, v0 []uint8, v0real []float64, k int) {
+//
+// For k ≥ 2 the sweeps are incremental: a pre-activation after a draw is
+// the previous one plus the rows of the units that turned on minus those
+// of the units that turned off, x' = x + Σ_{up} W_i· − Σ_{down} W_i·,
+// whenever fewer units flipped than are on (and at most gibbsRefresh times
+// in a row); otherwise it is summed afresh. A chain that mixes slowly (a
+// trained RBM) flips few units, so a step costs less than a full sweep.
+// The draws are those of the full sweeps; the sums agree with theirs to
+// rounding. accH, if non-nil, is the accumulator of the hidden
+// pre-activation of vk (see sumRowsFrom), which the first step then
+// updates; it is overwritten.
+func fastGibbs[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, vk []uint8, pk, accH []F, v0 []uint8, v0real []float64, k int) {
+	if k < 2 || !incrementalGibbs {
+		for step := range k {
+			on := drawOn(w.on, pk, &w.src, fm.cheap)
+			pv := fastVisible(t, fm, w, on)
+			if step == 0 {
+				w.sqErr += recon(v0, v0real, pv)
+			}
+			fastHidden(t, fm, w, pk, drawStates(vk, pv, &w.src, fm.cheap, w.on))
+		}
+		return
+	}
+	D, H := t.M.NVis, t.M.NHid
+	sc := &fm.scratch[w.id]
+	accV, pv, hs := sc.accV[:D], sc.pre[:D], sc.h[:H]
+	nH := 0 // incremental updates of accH since its last full sum
+	if accH == nil {
+		accH, nH = sc.accH[:H], gibbsRefresh
+	}
+	nV := 0
 	for step := range k {
-		on := drawOn(w.on, pk, &w.src, fm.cheap)
-		pv := fastVisible(t, fm, w, on)
+		on, up, down := drawFlips(hs, pk, &w.src, fm.cheap, w.on, sc.up, sc.down)
+		if step == 0 || nV >= gibbsRefresh || len(up)+len(down) >= len(on) {
+			sumRowsFrom(fm, accV, fm.a, t.down, fm.wt, on) // hs before step 0 is another chain's
+			nV = 0
+		} else {
+			fm.addRows(accV, fm.wt, up)
+			fm.subRows(accV, fm.wt, down)
+			nV++
+		}
+		probsFrom(fm, pv, accV, fm.a, t.down, sc.e)
 		if step == 0 {
 			w.sqErr += recon(v0, v0real, pv)
 		}
-		fastHidden(t, fm, w, pk, drawStates(vk, pv, &w.src, fm.cheap, w.on))
+		on, up, down = drawFlips(vk, pv, &w.src, fm.cheap, w.on, sc.up, sc.down)
+		if nH >= gibbsRefresh || len(up)+len(down) >= len(on) {
+			sumRowsFrom(fm, accH, fm.b, t.up, fm.w, on)
+			nH = 0
+		} else {
+			fm.addRows(accH, fm.w, up)
+			fm.subRows(accH, fm.w, down)
+			nH++
+		}
+		probsFrom(fm, pk, accH, fm.b, t.up, sc.e)
 	}
 }
 
@@ -357,8 +464,8 @@ func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data Data, k 
 		for c := w.chainLo; c < w.chainHi; c++ {
 			chain := t.chains[c*D : (c+1)*D]
 			vk, pk := f.vk[c*D:(c+1)*D], fm.pk[c*H:(c+1)*H]
-			fastHidden(t, fm, w, pk, onUnitsOf(vk, chain, w.on))
-			fastGibbs(t, fm, w, vk, pk, nil, nil, k)
+			acc := hiddenKeep(t, fm, w, pk, onUnitsOf(vk, chain, w.on), k)
+			fastGibbs(t, fm, w, vk, pk, acc, nil, nil, k)
 			for i, x := range vk {
 				chain[i] = float64(x)
 			}
@@ -370,6 +477,7 @@ func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data Data, k 
 		v, p := f.v[s*D:(s+1)*D], fm.p[s*H:(s+1)*H]
 		var vb []uint8   // the binary data, for the reconstruction error
 		var vr []float64 // or the real-valued data
+		var acc []F      // the accumulator of p for an incremental CD-k
 		if rd != nil {
 			vr = f.vr[s*D : (s+1)*D]
 			rd.RealRow(n, vr)
@@ -377,7 +485,11 @@ func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data Data, k 
 			realHidden(t, fm, w, p, vr)
 		} else {
 			vb = v
-			fastHidden(t, fm, w, p, onUnitsOf(v, data.Row(n), w.on))
+			kInc := k
+			if t.Opt.Persistent {
+				kInc = 0 // the data start no chain
+			}
+			acc = hiddenKeep(t, fm, w, p, onUnitsOf(v, data.Row(n), w.on), kInc)
 		}
 		if t.Opt.Persistent {
 			if s%pcdReconEvery != 0 {
@@ -389,8 +501,23 @@ func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data Data, k 
 		vk, pk := f.vk[s*D:(s+1)*D], fm.pk[s*H:(s+1)*H]
 		copy(vk, v)
 		copy(pk, p)
-		fastGibbs(t, fm, w, vk, pk, vb, vr, k)
+		fastGibbs(t, fm, w, vk, pk, acc, vb, vr, k)
 	}
+}
+
+// hiddenKeep is fastHidden, and for a chain of k ≥ 2 incremental steps
+// (fastGibbs) it keeps the accumulator of p in the task's scratch and
+// returns it (nil otherwise).
+func hiddenKeep[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, p []F, on []int32, k int) []F {
+	if k < 2 || !incrementalGibbs {
+		fastHidden(t, fm, w, p, on)
+		return nil
+	}
+	sc := &fm.scratch[w.id]
+	acc := sc.accH[:t.M.NHid]
+	sumRowsFrom(fm, acc, fm.b, t.up, fm.w, on)
+	probsFrom(fm, p[:len(acc)], acc, fm.b, t.up, sc.e)
+	return acc
 }
 
 // realHidden sets p = σ(b + up·Σ_i v_i W_i·) for real-valued v: selected
