@@ -105,7 +105,7 @@ func BenchmarkCDkUpdate784x500(b *testing.B) {
 }
 
 // BenchmarkCDkUpdate784x500Sticky is BenchmarkCDkUpdate784x500 from
-// W_ij ~ N(0, 0.2²), whose chains, like a trained RBM's, flip few units
+// W_ij ~ N(0, 0.5²), whose chains, like a trained RBM's, flip few units
 // per step; "full" turns the incremental sweeps off.
 func BenchmarkCDkUpdate784x500Sticky(b *testing.B) {
 	defer func() { incrementalGibbs = true }()
@@ -118,7 +118,7 @@ func BenchmarkCDkUpdate784x500Sticky(b *testing.B) {
 				}
 				b.Run(name, func(b *testing.B) {
 					incrementalGibbs = inc
-					benchUpdateStd(b, false, k, false, f32, 0.2)
+					benchUpdateStd(b, false, k, false, f32, 0.5)
 				})
 			}
 		}

@@ -258,21 +258,20 @@ func drawStates[F fastFloat](s []uint8, p []F, rng *rand.PCG, cheap bool, on []i
 
 // drawFlips is drawStates (the same draws) that also returns the units that
 // turned on (up) and off (down) relative to the previous s, in scratch of
-// capacity ≥ len(p).
+// capacity ≥ len(p). The draw loop lists the flipped units; they are split
+// by their new state after it (a loop over the flips only).
 func drawFlips[F fastFloat](s []uint8, p []F, rng *rand.PCG, cheap bool, on, up, down []int32) ([]int32, []int32, []int32) {
 	n := len(p)
 	s = s[:n]
-	on, up, down = on[:cap(on)][:n], up[:cap(up)][:n], down[:cap(down)][:n]
-	c, u, d := 0, 0, 0
+	on, up = on[:cap(on)][:n], up[:cap(up)][:n]
+	c, q := 0, 0 // up collects every flipped unit first
 	set := func(i int, b uint8) {
 		f := b ^ s[i]
 		s[i] = b
 		on[c] = int32(i)
 		c += int(b)
-		up[u] = int32(i)
-		u += int(f & b)
-		down[d] = int32(i)
-		d += int(f &^ b)
+		up[q] = int32(i)
+		q += int(f)
 	}
 	i := 0
 	if !cheap && legacyDraws {
@@ -287,6 +286,15 @@ func drawFlips[F fastFloat](s []uint8, p []F, rng *rand.PCG, cheap bool, on, up,
 	}
 	if i < n {
 		set(i, b2i(float64(int64(rng.Uint64()&0xffffffff)) < float64(p[i])*two32))
+	}
+	down = down[:cap(down)][:q]
+	u, d := 0, 0
+	for _, j := range up[:q] {
+		b := int(s[j])
+		up[u] = j // u ≤ the position read, so nothing unread is overwritten
+		u += b
+		down[d] = j
+		d += 1 - b
 	}
 	return on[:c], up[:u], down[:d]
 }
