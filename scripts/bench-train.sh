@@ -42,4 +42,4 @@ for name, dt in (("f32", np.float32), ("f64", np.float64)):
 PYEOF
 go run ./scripts/benchtrain --data "$DATA" --lr "$LR" >>"$OUT"
 cat "$OUT"
-awk '$1=="sklearn_f32"{s=$2} $1~/^logz_/{l[$1]=$2} END{for (k in l) printf "ratio %s/sklearn_f32 %.2f\n", k, l[k]/s}' "$OUT"
+awk '$1=="sklearn_f32"{s=$2} $1~/^logz_/{n++; k[n]=$1; l[n]=$2} END{for (i = 1; i <= n; i++) printf "ratio %s/sklearn_f32 %.2f\n", k[i], l[i]/s}' "$OUT"
