@@ -23,7 +23,6 @@ package train
 
 import (
 	"encoding/binary"
-	"math"
 	"math/bits"
 	"math/rand/v2"
 	"sync/atomic"
@@ -38,9 +37,6 @@ import (
 
 // two32 is 2^32: a 32-bit uniform integer k stands for u = k·2^{−32}.
 const two32 = 4294967296.0
-
-// oneBits is the bit pattern of 1.0.
-var oneBits = math.Float64bits(1)
 
 // fastBuffers are the minibatch-level states of the binary fast path that
 // do not depend on the precision.
@@ -104,7 +100,8 @@ func newFastMats64(t *RBMTrainer, nTasks, B, R int) *fastMats[float64] {
 	m := t.M
 	return newFastMats(nTasks, m.NVis, m.NHid, B, R, &fastMats[float64]{
 		w: m.W, wt: t.wt, a: m.VBias, b: m.HBias,
-		addRows: rowsum.AddRows, subRows: rowsum.SubRows, sigmoid: sigmoids,
+		addRows: rowsum.AddRows, subRows: rowsum.SubRows,
+		sigmoid: func(p, x, _ []float64) { inference.Sigmoids(p, x) },
 		step: func(row, vel, g, _ []float64, mom, lr, c, wd float64) (float64, bool) {
 			return sgd.Step(row, vel, g, mom, lr, c, wd)
 		},
@@ -164,21 +161,6 @@ func convert[F fastFloat](dst []F, src []float64) {
 	dst = dst[:len(src)]
 	for i, x := range src {
 		dst[i] = F(x)
-	}
-}
-
-// sigmoids sets p_j = σ(x_j) (p may alias x) with one exp per element:
-// e = e^{−|x|}, σ = 1/(1+e) for x ≥ 0 and e/(1+e) for x < 0, the factor
-// chosen by the sign bit without a branch. e is scratch of len(x).
-func sigmoids(p, x, e []float64) {
-	e = e[:len(x)]
-	p = p[:len(x)]
-	inference.ExpNegAbs(e, x, 1)
-	for j, xj := range x {
-		ej := e[j]
-		neg := math.Float64bits(xj) >> 63
-		f := math.Float64frombits(oneBits ^ ((oneBits ^ math.Float64bits(ej)) & -neg))
-		p[j] = f / (1 + ej)
 	}
 }
 
