@@ -197,6 +197,8 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:6: experiments[0].train: method "pcd" needs chains ≥ 1, got -1`}},
 		{"cd with chains", okExp + "    train:\n      chains: 10\n", []string{
 			`bad.yaml:5: experiments[0].train: method "cd" needs chains = 0`}},
+		{"unknown precision", okExp + "    train:\n      precision: float16\n", []string{
+			`bad.yaml:5: experiments[0].train.precision: expected float64 or float32, got "float16"`}},
 		{"k_end below k", okExp + "    train:\n      k: 3\n      k_end: 2\n", []string{
 			`bad.yaml:6: experiments[0].train: k_end must be 0 (constant k) or ≥ k (3), got 2`}},
 		{"linear lr_end too big", okExp + "    train:\n      lr_schedule: linear\n      lr_end: 0.1\n", []string{

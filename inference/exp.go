@@ -51,10 +51,16 @@ func Exp(x float64) float64 {
 // e^{−708} ≈ 3.3e-308 instead of a smaller number. The callers use the value
 // only in 1+e and in Bernoulli comparisons at 2^{−32} resolution, where the
 // difference cannot show.
+//
+// On amd64 with AVX2 the leading multiple of 4 entries go through the
+// assembly kernel, which does the same operations in the same order (same
+// bits; exp_amd64.s).
 func expNegAbs(dst, x []float64, beta float64) {
 	x = x[:len(dst)]
+	j0 := expNegAbsAsm(dst, x, beta)
 	nb := -beta
-	for j, xj := range x {
+	for j := j0; j < len(x); j++ {
+		xj := x[j]
 		a := nb * math.Abs(xj)
 		if !(a >= expMin) {
 			a = expMin
@@ -69,3 +75,26 @@ func expNegAbs(dst, x []float64, beta float64) {
 		dst[j] = s + s*p
 	}
 }
+
+// sigmoids sets p_j = σ(x_j) (p may alias x) with one exp per element:
+// e = e^{−|x|}, σ = 1/(1+e) for x ≥ 0 and e/(1+e) for x < 0, the factor
+// chosen by the sign bit without a branch (x = −0 gives e/(1+e) = ½).
+func sigmoids(p, x []float64) {
+	p = p[:len(x)]
+	j0 := sigmoidAsm(p, x)
+	var e [64]float64
+	for lo := j0; lo < len(x); lo += len(e) {
+		xs := x[lo:min(lo+len(e), len(x))]
+		es := e[:len(xs)]
+		expNegAbs(es, xs, 1)
+		for j, xj := range xs {
+			ej := es[j]
+			neg := math.Float64bits(xj) >> 63
+			f := math.Float64frombits(oneBits ^ ((oneBits ^ math.Float64bits(ej)) & -neg))
+			p[lo+j] = f / (1 + ej)
+		}
+	}
+}
+
+// oneBits is the bit pattern of 1.0.
+var oneBits = math.Float64bits(1)

@@ -121,3 +121,67 @@ func BenchmarkExpNegAbsSlice(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/exp")
 }
+
+// TestAVX2SameBits compares the assembly kernels of expNegAbs and sigmoids
+// with the Go loops bit for bit, over arguments across the whole range,
+// special values, several β, lengths with a tail, and in place.
+func TestAVX2SameBits(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 kernel on this build or CPU")
+	}
+	defer func() { useAVX2 = true }()
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := make([]float64, 1<<16)
+	for i := range x {
+		x[i] = (2*rng.Float64() - 1) * math.Exp(8*rng.Float64()-2)
+	}
+	copy(x, []float64{0, math.Copysign(0, -1), 708, -708, 709, -745, 1e-300, -1e-300, math.Inf(1), math.Inf(-1), math.NaN(), 1e308})
+	for _, n := range []int{len(x), 3, 4, 7} {
+		for _, beta := range []float64{1, 0.37, 0} {
+			var got [2][]float64
+			for k, avx := range []bool{false, true} {
+				useAVX2 = avx
+				d := make([]float64, n)
+				expNegAbs(d, x[:n], beta)
+				got[k] = d
+			}
+			for i := range got[0] {
+				if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
+					t.Fatalf("n=%d β=%v: e^{−β|%v|}: Go %v, AVX2 %v", n, beta, x[i], got[0][i], got[1][i])
+				}
+			}
+		}
+		var got [2][]float64
+		for k, avx := range []bool{false, true} {
+			useAVX2 = avx
+			p := append([]float64(nil), x[:n]...)
+			sigmoids(p, p)
+			got[k] = p
+		}
+		for i := range got[0] {
+			if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
+				t.Fatalf("n=%d: σ(%v): Go %v, AVX2 %v", n, x[i], got[0][i], got[1][i])
+			}
+			if xi := x[i]; !math.IsNaN(xi) && math.Abs(xi) < 700 {
+				want := 1 / (1 + math.Exp(-xi))
+				if math.Abs(got[1][i]-want) > 1e-15*want {
+					t.Fatalf("σ(%v) = %v, want %v", xi, got[1][i], want)
+				}
+			}
+		}
+	}
+}
+
+func BenchmarkSigmoids1024(b *testing.B) {
+	xs := make([]float64, 1024)
+	p := make([]float64, 1024)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range xs {
+		xs[i] = -20 + 40*rng.Float64()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sigmoids(p, xs)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(xs)), "ns/sigmoid")
+}

@@ -25,21 +25,29 @@ func mnistLike(n int) rows {
 	return out
 }
 
-func benchUpdate(b *testing.B, persistent bool, k int) { benchUpdateImpl(b, persistent, k, false) }
+func benchUpdate(b *testing.B, persistent bool, k int) {
+	benchUpdateImpl(b, persistent, k, false, false)
+}
 
-// benchUpdateImpl times the fast update, or with ref the reference (the
-// update before issue 15's rewrite, rbm_ref_test.go).
-func benchUpdateImpl(b *testing.B, persistent bool, k int, ref bool) {
+// benchUpdateImpl times the fast update (with f32, in float32), or with ref
+// the reference (the update before issue 15's rewrite, rbm_ref_test.go),
+// from weights W_ij ~ N(0, 0.01²).
+func benchUpdateImpl(b *testing.B, persistent bool, k int, ref, f32 bool) {
+	benchUpdateStd(b, persistent, k, ref, f32, 0.01)
+}
+
+// benchUpdateStd is benchUpdateImpl from weights W_ij ~ N(0, std²).
+func benchUpdateStd(b *testing.B, persistent bool, k int, ref, f32 bool, std float64) {
 	data := mnistLike(100)
 	m := models.NewRBM(784, 500)
 	tr, err := NewRBMTrainer(m, RBMOptions{
 		Persistent: persistent, BatchSize: 100, WeightDecay: 2e-4,
-		Schedule: constSchedule{k: k, lr: 0.05, mom: 0.5},
+		Schedule: constSchedule{k: k, lr: 0.05, mom: 0.5}, Float32: f32,
 	}, 1)
 	if err != nil {
 		b.Fatal(err)
 	}
-	tr.InitParams(0.01, make([]float64, 784))
+	tr.InitParams(std, make([]float64, 784))
 	for i := range m.VBias {
 		m.VBias[i] = -1.9 // about 13% on, like MNIST's base rate
 	}
@@ -74,13 +82,46 @@ func BenchmarkPCD1Update784x500(b *testing.B) { benchUpdate(b, true, 1) }
 
 // BenchmarkCD1Update784x500Ref and BenchmarkPCD1Update784x500Ref time the
 // reference (pre-rewrite) update in the same run, for before/after figures.
-func BenchmarkCD1Update784x500Ref(b *testing.B)  { benchUpdateImpl(b, false, 1, true) }
-func BenchmarkPCD1Update784x500Ref(b *testing.B) { benchUpdateImpl(b, true, 1, true) }
+func BenchmarkCD1Update784x500Ref(b *testing.B)  { benchUpdateImpl(b, false, 1, true, false) }
+func BenchmarkPCD1Update784x500Ref(b *testing.B) { benchUpdateImpl(b, true, 1, true, false) }
 
-// BenchmarkCDkUpdate784x500 is a CD-k update for k = 1, 5, 25.
+// BenchmarkCD1Update784x500Float32 and BenchmarkPCD1Update784x500Float32
+// are the updates with RBMOptions.Float32.
+func BenchmarkCD1Update784x500Float32(b *testing.B)  { benchUpdateImpl(b, false, 1, false, true) }
+func BenchmarkPCD1Update784x500Float32(b *testing.B) { benchUpdateImpl(b, true, 1, false, true) }
+
+// BenchmarkCDkUpdate784x500 is a CD-k update for k = 1, 5, 25, in float64
+// and float32, from W_ij ~ N(0, 0.01²) (the start of training: every
+// hidden unit is on half the time, so a Gibbs step flips as many units as
+// are on and the incremental sweeps cannot save anything).
 func BenchmarkCDkUpdate784x500(b *testing.B) {
-	for _, k := range []int{1, 5, 25} {
-		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) { benchUpdate(b, false, k) })
+	for _, f32 := range []bool{false, true} {
+		for _, k := range []int{1, 5, 25} {
+			b.Run(fmt.Sprintf("%s/k=%d", map[bool]string{false: "float64", true: "float32"}[f32], k), func(b *testing.B) {
+				benchUpdateImpl(b, false, k, false, f32)
+			})
+		}
+	}
+}
+
+// BenchmarkCDkUpdate784x500Sticky is BenchmarkCDkUpdate784x500 from
+// W_ij ~ N(0, 0.5²), whose chains, like a trained RBM's, flip few units
+// per step; "full" turns the incremental sweeps off.
+func BenchmarkCDkUpdate784x500Sticky(b *testing.B) {
+	defer func() { incrementalGibbs = true }()
+	for _, f32 := range []bool{false, true} {
+		for _, inc := range []bool{true, false} {
+			for _, k := range []int{1, 5, 25} {
+				name := fmt.Sprintf("%s/k=%d", map[bool]string{false: "float64", true: "float32"}[f32], k)
+				if !inc {
+					name += "/full"
+				}
+				b.Run(name, func(b *testing.B) {
+					incrementalGibbs = inc
+					benchUpdateStd(b, false, k, false, f32, 0.5)
+				})
+			}
+		}
 	}
 }
 

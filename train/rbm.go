@@ -11,7 +11,6 @@ import (
 
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
-	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -60,6 +59,13 @@ type RBMOptions struct {
 	// OnBatch, if set, is called after each minibatch with its size (for
 	// progress display).
 	OnBatch func(examples int)
+	// Float32 makes the Gibbs sweeps and the gradient's sums read float32
+	// copies of W, Wᵀ and the biases and keep the hidden probabilities and
+	// row sums in float32 (half the bytes, twice the SIMD lanes), with
+	// cheaper Bernoulli draws; the parameters, their velocities and the
+	// update stay float64 (see rbm_fast.go). false keeps every number of
+	// the float64 trainer.
+	Float32 bool
 }
 
 // RBMTrainer trains an RBM by stochastic gradient ascent on the
@@ -87,7 +93,10 @@ type RBMTrainer struct {
 	perm             []int
 	ready            bool
 	fast             fastBuffers // states of the binary fast path (rbm_fast.go)
-	wtOK             bool        // wt equals Wᵀ (kept by the fast path's update)
+	// f64 or (Opt.Float32) f32 are the fast path's reads in its precision.
+	f64  *fastMats[float64]
+	f32  *fastMats[float32]
+	wtOK bool // f64/f32 hold the parameters (kept by the fast path's update)
 	// wChecked: the last update measured max |W_ij| (wBig) and whether W is
 	// finite (wFinite), so checkFinite need not read W again.
 	wChecked, wFinite bool
@@ -110,6 +119,7 @@ type task struct {
 	gA, gB   []float64
 	scale    float64 // weight of this task's statistics in the gradient
 	sqErr    float64
+	id       int   // index in RBMTrainer.tasks
 	rows     []int // examples (positive tasks)
 	slot     int   // row of rows[0] in the fast path's minibatch buffers
 	chainLo  int   // first chain (negative tasks)
@@ -183,7 +193,6 @@ func (t *RBMTrainer) setup() {
 	}
 	m, o := t.M, t.Opt
 	D, H := m.NVis, m.NHid
-	t.wt = make([]float64, D*H)
 	n := (o.BatchSize + chunkSize - 1) / chunkSize
 	if o.Persistent {
 		n += (o.Chains + chunkSize - 1) / chunkSize
@@ -194,6 +203,7 @@ func (t *RBMTrainer) setup() {
 			p: make([]float64, H), pk: make([]float64, H), h: make([]float64, H),
 		}
 		w.rng = rand.New(&w.src)
+		w.id = len(t.tasks)
 		t.tasks = append(t.tasks, w)
 	}
 	R := o.BatchSize
@@ -201,8 +211,14 @@ func (t *RBMTrainer) setup() {
 		R = max(R, o.Chains)
 	}
 	t.fast = fastBuffers{
-		v: make([]uint8, o.BatchSize*D), vr: make([]float64, o.BatchSize*D), p: make([]float64, o.BatchSize*H),
-		vk: make([]uint8, R*D), pk: make([]float64, R*H), gB: make([]float64, H),
+		v: make([]uint8, o.BatchSize*D), vr: make([]float64, o.BatchSize*D),
+		vk: make([]uint8, R*D),
+	}
+	if o.Float32 {
+		t.f32 = newFastMats32(t, n, o.BatchSize, R)
+	} else {
+		t.wt = make([]float64, D*H)
+		t.f64 = newFastMats64(t, n, o.BatchSize, R)
 	}
 	if o.Persistent && t.chains == nil {
 		t.chains = make([]float64, o.Chains*D)
@@ -222,8 +238,39 @@ type EpochStats struct {
 	LearningRate float64
 	Momentum     float64
 	// ReconError is the mean over examples of Σ_i (v_i − p(v_i|h))² after one
-	// Gibbs step from the data: a cheap signal, not a likelihood.
+	// Gibbs step from the data: a cheap signal, not a likelihood. With
+	// ReconEvery > 1 it is measured on every ReconEvery-th example of each
+	// minibatch only (see pcdReconEvery).
 	ReconError float64
+	// ReconEvery is 1 when every example is reconstructed (CD-k, whose
+	// negative phase does it anyway) and pcdReconEvery for PCD.
+	ReconEvery int
+}
+
+// pcdReconEvery: PCD reconstructs (h ~ p(h|v), then p(v|h)) only the
+// examples at positions 0, pcdReconEvery, 2·pcdReconEvery, … of each
+// minibatch and scales their summed error to the minibatch. The
+// reconstruction is a monitor that no PCD update uses, and a pass h→v for
+// every example costs as much as the negative phase's own. With shuffling
+// the measured examples are a uniform random tenth of the epoch, so the
+// epoch's figure is an unbiased estimate of the mean over all examples.
+const pcdReconEvery = 10
+
+// ReconSignal names the training signal of stats for a report: "" for the
+// reconstruction error of every example, "recon-1in10" when it is
+// measured on every tenth example (PCD).
+func (s EpochStats) ReconSignal() string {
+	if s.ReconEvery > 1 {
+		return fmt.Sprintf("recon-1in%d", s.ReconEvery)
+	}
+	return ""
+}
+
+// reconScale is the factor from the summed error of the reconstructed
+// examples of a minibatch of b examples to the minibatch: b over their
+// number ⌈b/every⌉.
+func reconScale(b, every int) float64 {
+	return float64(b) / float64((b+every-1)/every)
 }
 
 // TrainEpoch runs one pass over data in minibatches. Data that implement
@@ -252,7 +299,15 @@ func (t *RBMTrainer) TrainEpoch(data Data) (EpochStats, error) {
 		return EpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, b, err)
 	}
 	t.Epoch = epoch
-	return EpochStats{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sqErr / float64(n)}, nil
+	return EpochStats{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sqErr / float64(n), ReconEvery: t.reconEvery()}, nil
+}
+
+// reconEvery is ReconEvery of the epoch statistics.
+func (t *RBMTrainer) reconEvery() int {
+	if t.Opt.Persistent {
+		return pcdReconEvery
+	}
+	return 1
 }
 
 // minibatches runs step on the consecutive minibatches of perm, calling
@@ -306,62 +361,20 @@ func sumMaxAbs(xs []float64, s, big float64) (float64, float64) {
 }
 
 // batch performs one parameter update from the examples idx and returns the
-// summed squared reconstruction error (the phases are in rbm_fast.go).
+// summed squared reconstruction error (for PCD estimated from every
+// pcdReconEvery-th example; the phases are in rbm_fast.go).
 func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64 {
-	m, o := t.M, t.Opt
-	if !t.wtOK {
-		transpose(t.wt, m.W, m.NVis, m.NHid)
+	var sq float64
+	if t.f32 != nil {
+		sq = runBatch(t, t.f32, data, idx, k, lr, mom)
+	} else {
+		sq = runBatch(t, t.f64, data, idx, k, lr, mom)
 	}
-	var active []*task
-	for lo := 0; lo < len(idx); lo += chunkSize {
-		w := t.tasks[len(active)]
-		w.rows, w.negative, w.slot = idx[lo:min(lo+chunkSize, len(idx))], false, lo
-		active = append(active, w)
-	}
-	_, t.fast.real = data.(RealData)
-	t.fast.rows = len(idx)
-	sn := 1 / float64(len(idx))
-	if o.Persistent {
-		t.fast.rows, sn = o.Chains, 1/float64(o.Chains)
-		for lo := 0; lo < o.Chains; lo += chunkSize {
-			w := t.tasks[len(active)]
-			w.rows, w.negative = nil, true
-			w.chainLo, w.chainHi = lo, min(lo+chunkSize, o.Chains)
-			active = append(active, w)
-		}
-	}
-	for _, w := range active {
-		w.src.Seed(t.rng.Uint64(), t.rng.Uint64())
-	}
-	workgroup.ForEach(len(active), o.Workers, func() func(int) {
-		return func(a int) { t.fastRun(active[a], data, k) }
-	})
-	t.wBig, t.wFinite = t.fastUpdate(len(idx), 1/float64(len(idx)), sn, lr, mom)
-	t.wtOK, t.wChecked = true, true
-	sq := 0.0
-	for _, w := range active {
-		sq += w.sqErr
-	}
-	return sq
+	return sq * reconScale(len(idx), t.reconEvery())
 }
 
-// transpose sets dst (c×r) to the transpose of the r×c row-major src, in
-// 32×32 tiles.
-func transpose(dst, src []float64, r, c int) {
-	const b = 32
-	for i0 := 0; i0 < r; i0 += b {
-		for j0 := 0; j0 < c; j0 += b {
-			for i := i0; i < min(i0+b, r); i++ {
-				row := src[i*c : (i+1)*c]
-				for j := j0; j < min(j0+b, c); j++ {
-					dst[j*r+i] = row[j]
-				}
-			}
-		}
-	}
-}
-
-func axpy(dst []float64, a float64, x []float64) {
+// axpy adds a·x to dst.
+func axpy[F fastFloat](dst []F, a F, x []F) {
 	dst = dst[:len(x)]
 	for i, v := range x {
 		dst[i] += a * v

@@ -34,7 +34,7 @@ func (t *RBMTrainer) refBatch(data Data, idx []int, k int, lr, mom float64) floa
 	var active []*task
 	for lo := 0; lo < len(idx); lo += chunkSize {
 		w := t.tasks[len(active)]
-		w.rows, w.negative, w.scale = idx[lo:min(lo+chunkSize, len(idx))], false, 1/float64(len(idx))
+		w.rows, w.negative, w.scale, w.slot = idx[lo:min(lo+chunkSize, len(idx))], false, 1/float64(len(idx)), lo
 		active = append(active, w)
 	}
 	if o.Persistent {
@@ -96,7 +96,7 @@ func (t *RBMTrainer) refBatch(data Data, idx []int, k int, lr, mom float64) floa
 	for _, w := range active {
 		sq += w.sqErr
 	}
-	return sq
+	return sq * reconScale(len(idx), t.reconEvery())
 }
 
 // run computes a task's summed statistics into w.gW, w.gA, w.gB (overwritten):
@@ -122,7 +122,7 @@ func (t *RBMTrainer) refRun(w *task, data Data, k int) {
 		}
 		return
 	}
-	for _, n := range w.rows {
+	for r, n := range w.rows {
 		if rd != nil {
 			rd.RealRow(n, w.v)
 		} else {
@@ -139,6 +139,9 @@ func (t *RBMTrainer) refRun(w *task, data Data, k int) {
 			accumulate(w, w.v, w.p, 1)
 		}
 		if t.Opt.Persistent {
+			if (w.slot+r)%pcdReconEvery != 0 {
+				continue // the reconstruction monitor's subset (pcdReconEvery)
+			}
 			sample(w.h, w.p, w.rng)
 			visiblePre(w.vpre, m, t.wt, w.h, w.on, t.down)
 			for i, x := range w.vpre {

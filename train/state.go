@@ -19,6 +19,16 @@ type trainState struct {
 	// UpScale and DownScale are saved when not 1 (DBM pretraining).
 	UpScale   float64 `json:"up_scale,omitempty"`
 	DownScale float64 `json:"down_scale,omitempty"`
+	// Float32 is RBMOptions.Float32 (saved when true).
+	Float32 bool `json:"float32,omitempty"`
+}
+
+// precisionName names the precision of RBMOptions.Float32.
+func precisionName(f32 bool) string {
+	if f32 {
+		return "float32"
+	}
+	return "float64"
 }
 
 // zeroIfOne returns 0 for 1, so that ordinary RBMs keep their meta as it was.
@@ -39,7 +49,7 @@ func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 		return nil, err
 	}
 	js, err := json.Marshal(trainState{Epoch: t.Epoch, Persistent: t.Opt.Persistent, Chains: t.Opt.Chains,
-		UpScale: zeroIfOne(t.up), DownScale: zeroIfOne(t.down)})
+		UpScale: zeroIfOne(t.up), DownScale: zeroIfOne(t.down), Float32: t.Opt.Float32})
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +108,7 @@ func decodeTrainState(c *models.Checkpoint, st any) error {
 
 // Resume restores a trainer from a checkpoint written by Checkpoint. The
 // options must match the ones the checkpoint was trained with (PCD and its
-// number of chains are checked).
+// number of chains, the input scales and the precision are checked).
 func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 	m, st, err := checkpointRBM(c, t.M)
 	if err != nil {
@@ -113,6 +123,10 @@ func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 	}
 	if up, down := scaleOrOne(st.UpScale), scaleOrOne(st.DownScale); up != t.up || down != t.down {
 		return fmt.Errorf("checkpoint was trained with input scales up %v, down %v; the experiment asks for %v, %v", up, down, t.up, t.down)
+	}
+	if st.Float32 != t.Opt.Float32 {
+		return fmt.Errorf("checkpoint was trained in %s precision, the experiment asks for %s (a resumed run must repeat the uninterrupted one)",
+			precisionName(st.Float32), precisionName(t.Opt.Float32))
 	}
 	get := func(name string, n int) ([]float64, error) {
 		a, ok := c.State[name]

@@ -173,7 +173,7 @@ type trainer struct{ tr *train.DBMTrainer }
 
 func (d *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
 	st, err := d.tr.TrainEpoch(x)
-	return family.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError}, err
+	return family.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
 }
 func (d *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
 func (d *trainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }

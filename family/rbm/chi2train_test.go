@@ -3,12 +3,14 @@ package rbm_test
 import (
 	"bytes"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/experiment"
 	_ "github.com/logz-ml/logz/family/all"
+	"github.com/logz-ml/logz/models"
 )
 
 const tinyChi2 = `name: tiny-chi2
@@ -68,6 +70,43 @@ func TestChi2RunsFromConfig(t *testing.T) {
 	}
 }
 
+// TestFloat32FromConfig: train.precision: float32 reaches the trainer (its
+// checkpoint records it) and a PCD run's training rows name the sampled
+// reconstruction monitor.
+func TestFloat32FromConfig(t *testing.T) {
+	cfg := strings.Replace(tinyChi2, "train: {method: chi2, epochs: 3, batch_size: 40, learning_rate: 0.02, momentum: 0, final_momentum: 0, q_steps: 2}",
+		"train: {method: pcd, epochs: 2, batch_size: 40, precision: float32}", 1)
+	f, err := config.Parse([]byte(cfg), "tiny.yaml", config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	var stderr bytes.Buffer
+	rows, err := experiment.Run(f, experiment.Options{Out: out, Stderr: &stderr})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	n := 0
+	for _, r := range rows {
+		if r.Estimator == "train" {
+			n++
+			if r.Init != "recon-1in10" {
+				t.Errorf("epoch %d: train row's signal is %q, want recon-1in10", r.Epoch, r.Init)
+			}
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d training rows, want 2", n)
+	}
+	c, err := models.Load(filepath.Join(out, "chi2", "model.npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(c.Meta.Train), `"float32":true`) {
+		t.Errorf("checkpoint training state %s does not record float32", c.Meta.Train)
+	}
+}
+
 // TestChi2SettingsErrors: bad chi2 settings are reported naming the key.
 func TestChi2SettingsErrors(t *testing.T) {
 	for _, c := range []struct{ train, want string }{
@@ -81,6 +120,7 @@ func TestChi2SettingsErrors(t *testing.T) {
 		{"{method: pcd, q_steps: 2}", `only used by method "chi2"`},
 		{"{method: cd, linearise: false}", `only used by method "chi2"`},
 		{"{method: chi3}", "cd, pcd or chi2"},
+		{"{method: chi2, momentum: 0, final_momentum: 0, precision: float32}", `method "chi2" trains in float64 only`},
 	} {
 		cfg := strings.Replace(tinyChi2, "train: {method: chi2, epochs: 3, batch_size: 40, learning_rate: 0.02, momentum: 0, final_momentum: 0, q_steps: 2}", "train: "+c.train, 1)
 		_, err := config.Parse([]byte(cfg), "tiny.yaml", config.Options{})

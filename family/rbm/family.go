@@ -63,6 +63,7 @@ func Options(t *Layer, workers int) train.RBMOptions {
 		Shuffle:     t.Shuffle,
 		Schedule:    *t,
 		Workers:     workers,
+		Float32:     t.Precision == "float32",
 	}
 }
 
@@ -109,7 +110,7 @@ type trainer struct {
 
 func (r *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
 	st, err := r.tr.TrainEpoch(x)
-	return family.EpochSummary{Epoch: st.Epoch, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError}, err
+	return family.EpochSummary{Epoch: st.Epoch, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
 }
 func (r *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return r.tr.Checkpoint(e) }
 func (r *trainer) Resume(c *models.Checkpoint) error               { return r.tr.Resume(c) }

@@ -103,6 +103,14 @@ type Layer struct {
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
 	// Shuffle reshuffles the training set before each epoch.
 	Shuffle bool `yaml:"shuffle" want:"true or false"`
+	// Precision is "float64" or "float32" for cd and pcd: float32 runs the
+	// Gibbs sweeps and the gradient's sums on float32 copies of the weights
+	// (half the memory traffic, twice the SIMD lanes, about 1.5–2× faster on
+	// 784×500) while the parameters, their velocities and the update stay
+	// float64; the numbers then agree with float64 training to float32
+	// rounding, not bit for bit. In a dbm it applies to the pretraining
+	// RBMs (joint training is float64); chi2 is float64 only.
+	Precision string `yaml:"precision" want:"float64 or float32 (cd, pcd: sums of the Gibbs sweeps and gradient in float32, parameters float64)"`
 }
 
 // Chi2Train are the train: keys of method chi2, which maximises
@@ -171,7 +179,7 @@ func DefaultLayer() Layer {
 		Method: "cd", K: 1, Epochs: 10, BatchSize: 100,
 		LearningRate: 0.05, LRSchedule: "constant", LRDecay: 1.0,
 		Momentum: 0.5, FinalMomentum: 0.9, MomentumSwitchEpoch: 5,
-		WeightDecay: 0.0002, CheckpointEvery: 1, Shuffle: true,
+		WeightDecay: 0.0002, CheckpointEvery: 1, Shuffle: true, Precision: "float64",
 	}
 }
 
@@ -195,6 +203,9 @@ func (t *Train) Check(p family.Problems) {
 		t.Chi2Train.Check(p)
 		if t.Momentum != 0 || t.FinalMomentum != 0 {
 			p.Crossf("", "momentum", "method \"chi2\" steps with Adam (β₁ = 0.9 is its momentum): set momentum: 0 and final_momentum: 0 (got %v and %v), and a learning_rate for Adam (about 0.001)", t.Momentum, t.FinalMomentum)
+		}
+		if t.Precision != "float64" {
+			p.Crossf("precision", "precision", "method \"chi2\" trains in float64 only (precision is %q); remove it or set precision: float64", t.Precision)
 		}
 	} else if t.Chi2Train != DefaultChi2Train() {
 		p.Crossf("", "q_steps", "q_steps, q_samples, q_components, q_learning_rate, q_decay, q_init_std and linearise are only used by method \"chi2\" (method is %q); remove them", t.Method)
@@ -250,6 +261,7 @@ func (t *Layer) check(p family.Problems, methods []string) {
 	p.Check("momentum_switch_epoch", t.MomentumSwitchEpoch >= 1, "a positive integer (1-based epoch)", t.MomentumSwitchEpoch)
 	p.Check("weight_decay", t.WeightDecay >= 0 && finite(t.WeightDecay), "a non-negative number", t.WeightDecay)
 	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+	p.Enum("precision", t.Precision, []string{"float64", "float32"})
 }
 
 // Legacy accepts the dbn and dbm keys that format-1 configs carried for

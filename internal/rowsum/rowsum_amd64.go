@@ -4,31 +4,56 @@ package rowsum
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the assembly pass; the tests switch it off to compare.
+// useAVX2 selects the assembly kernels; the tests switch it off to compare.
 var useAVX2 = cpu.X86.HasAVX2
 
-// add4AVX2 sets dst[j] = dst[j] + ((r0[j]+r1[j]) + (r2[j]+r3[j])) for
-// j < n (n a multiple of 4), four lanes at a time: the same operations in
-// the same order as the Go loop, so the same bits. sub4AVX2 subtracts.
+// addRowsAVX2 applies the m rows idx[:m] of w (row stride s bytes) to the
+// first n bytes of dst (a multiple of 32), four lanes at a time, with the
+// operations of the Go loop in the same order (same bits); subRowsAVX2
+// subtracts. addRows32AVX2 and subRows32AVX2 do the same in float32, eight
+// lanes at a time (rowsum_amd64.s).
 //
 //go:noescape
-func add4AVX2(dst, r0, r1, r2, r3 *float64, n int)
+func addRowsAVX2(dst, w *float64, idx *int32, m, s, n int)
 
 //go:noescape
-func sub4AVX2(dst, r0, r1, r2, r3 *float64, n int)
+func subRowsAVX2(dst, w *float64, idx *int32, m, s, n int)
 
-// pass4 applies four rows to dst[:n4] with AVX2 if available and returns
-// how many leading entries it did (0 or n4).
-func pass4(sub bool, dst, r0, r1, r2, r3 []float64) int {
-	n4 := len(dst) &^ 3
-	if !useAVX2 || n4 == 0 {
+//go:noescape
+func addRows32AVX2(dst, w *float32, idx *int32, m, s, n int)
+
+//go:noescape
+func subRows32AVX2(dst, w *float32, idx *int32, m, s, n int)
+
+// kern64 applies the rows to the leading multiple of 4 entries of dst with
+// AVX2 if available and returns how many entries it did.
+func kern64(sub bool, dst, w []float64, idx []int32) int {
+	n := len(dst)
+	nv := n &^ 3
+	if !useAVX2 || nv == 0 || len(idx) == 0 {
 		return 0
 	}
-	_, _, _, _ = r0[n4-1], r1[n4-1], r2[n4-1], r3[n4-1]
+	checkRows(idx, len(w), n)
 	if sub {
-		sub4AVX2(&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], n4)
+		subRowsAVX2(&dst[0], &w[0], &idx[0], len(idx), 8*n, 8*nv)
 	} else {
-		add4AVX2(&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], n4)
+		addRowsAVX2(&dst[0], &w[0], &idx[0], len(idx), 8*n, 8*nv)
 	}
-	return n4
+	return nv
+}
+
+// kern32 is kern64 for float32, the leading multiple of 8 entries.
+func kern32(sub bool, dst, w []float32, idx []int32) int {
+	n := len(dst)
+	nv := n &^ 7
+	if !useAVX2 || nv == 0 || len(idx) == 0 {
+		return 0
+	}
+	checkRows(idx, len(w), n)
+	if sub {
+		subRows32AVX2(&dst[0], &w[0], &idx[0], len(idx), 4*n, 4*nv)
+	} else {
+		addRows32AVX2(&dst[0], &w[0], &idx[0], len(idx), 4*n, 4*nv)
+	}
+	return nv
 }

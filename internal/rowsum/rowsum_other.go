@@ -4,4 +4,5 @@ package rowsum
 
 var useAVX2 = false
 
-func pass4(sub bool, dst, r0, r1, r2, r3 []float64) int { return 0 }
+func kern64(sub bool, dst, w []float64, idx []int32) int { return 0 }
+func kern32(sub bool, dst, w []float32, idx []int32) int { return 0 }

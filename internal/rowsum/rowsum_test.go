@@ -64,13 +64,132 @@ func TestAVX2SameBits(t *testing.T) {
 			useAVX2 = avx
 			d := append([]float64(nil), start...)
 			AddRows(d, w, idx)
-			SubRows(d, w, idx[2:])
+			SubRows(d, w, idx[3:]) // a pass and three single rows
 			got[k] = d
 		}
 		for j := range got[0] {
 			if math.Float64bits(got[0][j]) != math.Float64bits(got[1][j]) {
 				t.Fatalf("n=%d: entry %d: Go %v, AVX2 %v", n, j, got[0][j], got[1][j])
 			}
+		}
+	}
+}
+
+// TestFloat32AgainstPlainSums checks AddRows32 and SubRows32 against sums
+// accumulated one row at a time in float64: the four-row pass rounds each
+// partial sum to float32, so they agree to a few float32 ulps of the
+// largest magnitude involved, and SubRows32 undoes AddRows32 to the same.
+func TestFloat32AgainstPlainSums(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const rows, n = 11, 19 // 19: two 8-lane blocks and a tail of 3
+	w := make([]float32, rows*n)
+	for i := range w {
+		w[i] = float32(rng.NormFloat64())
+	}
+	for _, idx := range [][]int32{nil, {3}, {0, 5, 2}, {1, 2, 3, 4}, {10, 0, 7, 7, 2, 9}} {
+		dst := make([]float32, n)
+		want := make([]float64, n)
+		scale := make([]float64, n)
+		for j := range dst {
+			dst[j] = float32(j)
+			want[j] = float64(j)
+			scale[j] = float64(j)
+		}
+		AddRows32(dst, w, idx)
+		for _, r := range idx {
+			for j := range want {
+				want[j] += float64(w[int(r)*n+j])
+				scale[j] += math.Abs(float64(w[int(r)*n+j]))
+			}
+		}
+		// Each of the ≤ len(idx) additions rounds once: |error| ≤ len(idx)·2⁻²⁴·Σ|terms|.
+		for j := range dst {
+			if tol := float64(len(idx)+1) * 0x1p-24 * scale[j]; math.Abs(float64(dst[j])-want[j]) > tol {
+				t.Fatalf("AddRows32 %v: dst[%d] = %v, want %v ± %g", idx, j, dst[j], want[j], tol)
+			}
+		}
+		SubRows32(dst, w, idx)
+		for j := range dst {
+			if tol := float64(2*len(idx)+1) * 0x1p-24 * scale[j]; math.Abs(float64(dst[j])-float64(j)) > tol {
+				t.Fatalf("SubRows32 %v did not undo AddRows32: dst[%d] = %v", idx, j, dst[j])
+			}
+		}
+	}
+}
+
+// TestAVX2SameBits32 is TestAVX2SameBits for AddRows32 and SubRows32.
+func TestAVX2SameBits32(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 kernel on this build or CPU")
+	}
+	defer func() { useAVX2 = true }()
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 7, 8, 13, 64, 501} {
+		const rows = 13
+		w := make([]float32, rows*n)
+		for i := range w {
+			w[i] = float32(rng.NormFloat64() * math.Exp(4*rng.NormFloat64()))
+		}
+		idx := []int32{3, 0, 12, 7, 7, 1, 9, 5, 2, 11}
+		start := make([]float32, n)
+		for j := range start {
+			start[j] = float32(rng.NormFloat64())
+		}
+		var got [2][]float32
+		for k, avx := range []bool{false, true} {
+			useAVX2 = avx
+			d := append([]float32(nil), start...)
+			AddRows32(d, w, idx)
+			SubRows32(d, w, idx[3:])
+			got[k] = d
+		}
+		for j := range got[0] {
+			if math.Float32bits(got[0][j]) != math.Float32bits(got[1][j]) {
+				t.Fatalf("n=%d: entry %d: Go %v, AVX2 %v", n, j, got[0][j], got[1][j])
+			}
+		}
+	}
+}
+
+// benchRows times the sum of 100 of the 784 rows of a 784×500 matrix (one
+// example's hidden pre-activation on MNIST-like data).
+func benchRows[F float32 | float64](b *testing.B, add func(dst, w []F, idx []int32)) {
+	const D, H = 784, 500
+	w := make([]F, D*H)
+	for i := range w {
+		w[i] = F(i%7) - 3
+	}
+	idx := make([]int32, 100)
+	for k := range idx {
+		idx[k] = int32(k * 7)
+	}
+	dst := make([]F, H)
+	b.ReportAllocs()
+	for b.Loop() {
+		add(dst, w, idx)
+	}
+}
+
+func BenchmarkAddRows100of784x500(b *testing.B) {
+	b.Run("float64", func(b *testing.B) { benchRows(b, AddRows) })
+	b.Run("float32", func(b *testing.B) { benchRows(b, AddRows32) })
+}
+
+// TestRowOutOfRange: a row index outside w panics (as indexing does)
+// instead of the assembly reading past w.
+func TestRowOutOfRange(t *testing.T) {
+	for _, idx := range [][]int32{{0, 1, 2, 3}, {0, 1, 2, 3, 1}} {
+		for _, bad := range []int32{3, -1} {
+			idx := append([]int32(nil), idx...)
+			idx[len(idx)-1] = bad
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("rows %v of a 3-row matrix: no panic", idx)
+					}
+				}()
+				AddRows32(make([]float32, 8), make([]float32, 24), idx)
+			}()
 		}
 	}
 }

@@ -1,5 +1,6 @@
 // Command benchtrain times one logz RBM training epoch (PCD-1 and CD-1,
-// 784×500, minibatch 100) on binarised MNIST, for scripts/bench-train.sh.
+// 784×500, minibatch 100, in float32 and float64) on binarised MNIST, for
+// scripts/bench-train.sh.
 package main
 
 import (
@@ -39,24 +40,34 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, pcd := range []bool{true, false} {
-		m := models.NewRBM(set.D, 500)
-		tr, err := train.NewRBMTrainer(m, train.RBMOptions{Persistent: pcd, BatchSize: 100, Shuffle: true, Schedule: sched{*lr}}, 1)
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+	for _, f32 := range []bool{true, false} {
+		for _, pcd := range []bool{true, false} {
+			m := models.NewRBM(set.D, 500)
+			tr, err := train.NewRBMTrainer(m, train.RBMOptions{Persistent: pcd, BatchSize: 100, Shuffle: true, Schedule: sched{*lr}, Float32: f32}, 1)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			tr.InitParams(0.01, nil)
+			t0 := time.Now()
+			st, err := tr.TrainEpoch(rows{set})
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
+			name := "cd1"
+			if pcd {
+				name = "pcd1"
+			}
+			prec := "f64"
+			if f32 {
+				prec = "f32"
+			}
+			recon := "recon"
+			if s := st.ReconSignal(); s != "" {
+				recon = s
+			}
+			fmt.Printf("logz_%s_%s %.3f %s %.2f\n", name, prec, time.Since(t0).Seconds(), recon, st.ReconError)
 		}
-		tr.InitParams(0.01, nil)
-		t0 := time.Now()
-		st, err := tr.TrainEpoch(rows{set})
-		if err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
-		}
-		name := "cd1"
-		if pcd {
-			name = "pcd1"
-		}
-		fmt.Printf("logz_%s %.3f recon %.2f\n", name, time.Since(t0).Seconds(), st.ReconError)
 	}
 }

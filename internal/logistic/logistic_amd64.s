@@ -1,0 +1,53 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func sigmoid8AVX2(p, x *float32, n int, c *[11][8]float32)
+// Constants at c: 0 sign bit, 32 expMin, 64 expC, 96 expMagic, 128 expHi,
+// 160 expLo, 192 ½, 224 1/6, 256 1/24, 288 1, 320 table 2^{j/8}.
+// Go's operand order: VOP src2, src1, dst computes dst = src1 op src2.
+TEXT ·sigmoid8AVX2(SB), NOSPLIT, $0-32
+	MOVQ p+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	MOVQ c+24(FP), DX
+	SHLQ $2, CX
+	XORQ AX, AX
+	VMOVUPS 96(DX), Y10  // expMagic
+	VMOVUPS 288(DX), Y11 // 1
+	VMOVUPS 320(DX), Y12 // table
+
+loop:
+	VMOVUPS (SI)(AX*1), Y0         // x
+	VORPS   (DX), Y0, Y1           // a = −|x|
+	VMAXPS  32(DX), Y1, Y1         // a > expMin ? a : expMin (NaN: expMin)
+	VMULPS  64(DX), Y1, Y2         // a·expC
+	VADDPS  Y10, Y2, Y2            // t = a·expC + magic
+	VPSUBD  Y10, Y2, Y3            // n = bits(t) − bits(magic)
+	VSUBPS  Y10, Y2, Y2            // kf = t − magic
+	VMULPS  128(DX), Y2, Y4        // kf·hi
+	VSUBPS  Y4, Y1, Y4             // a − kf·hi
+	VMULPS  160(DX), Y2, Y5        // kf·lo
+	VSUBPS  Y5, Y4, Y4             // r
+	VMULPS  Y4, Y4, Y5             // r2 = r·r
+	VMULPS  224(DX), Y4, Y6        // r·(1/6)
+	VADDPS  192(DX), Y6, Y6        // ½ + r/6
+	VMULPS  256(DX), Y5, Y7        // r2·(1/24)
+	VADDPS  Y7, Y6, Y6             // (½ + r/6) + r2/24
+	VMULPS  Y6, Y5, Y6             // r2·(…)
+	VADDPS  Y6, Y4, Y6             // q = r + r2·(…)
+	VPERMPS Y12, Y3, Y7            // s₀ = table[n & 7]
+	VPSRAD  $3, Y3, Y3             // n >> 3
+	VPSLLD  $23, Y3, Y3            // … << 23
+	VPADDD  Y3, Y7, Y7             // s = 2^{n>>3} · s₀
+	VMULPS  Y6, Y7, Y6             // s·q
+	VADDPS  Y6, Y7, Y6             // e = s + s·q
+	VADDPS  Y11, Y6, Y8            // 1 + e
+	VBLENDVPS Y0, Y6, Y11, Y9      // f = x < 0 (sign bit) ? e : 1
+	VDIVPS  Y8, Y9, Y9             // f / (1 + e)
+	VMOVUPS Y9, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JLT     loop
+	VZEROUPPER
+	RET

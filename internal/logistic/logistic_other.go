@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package logistic
+
+var useAVX2 = false
+
+func sigmoidAsm(p, x []float32) int { return 0 }

@@ -1,0 +1,149 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func tile8x8AVX2(dst *float32, ldd int, src *float32, lds, r, c int)
+// Strides in bytes. For each tile (rows i…i+7 of src, columns j…j+7): load
+// the 8 rows, interleave pairs (VUNPCKLPS/HPS), gather quadruples (VSHUFPS),
+// join the 128-bit halves (VPERM2F128) and store column k of the tile as
+// row j+k of dst at column i.
+TEXT ·tile8x8AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	MOVQ r+32(FP), R10
+	MOVQ c+40(FP), R11
+	XORQ CX, CX // i
+
+rows8:
+	XORQ DX, DX // j
+
+cols8:
+	// BX = &src[i][j], R12 = &dst[j][i]
+	MOVQ CX, BX
+	IMULQ R9, BX
+	LEAQ (SI)(BX*1), BX
+	LEAQ (BX)(DX*4), BX
+	MOVQ DX, R12
+	IMULQ R8, R12
+	LEAQ (DI)(R12*1), R12
+	LEAQ (R12)(CX*4), R12
+	MOVQ BX, R13
+	VMOVUPS (R13), Y0
+	ADDQ R9, R13
+	VMOVUPS (R13), Y1
+	ADDQ R9, R13
+	VMOVUPS (R13), Y2
+	ADDQ R9, R13
+	VMOVUPS (R13), Y3
+	ADDQ R9, R13
+	VMOVUPS (R13), Y4
+	ADDQ R9, R13
+	VMOVUPS (R13), Y5
+	ADDQ R9, R13
+	VMOVUPS (R13), Y6
+	ADDQ R9, R13
+	VMOVUPS (R13), Y7
+	VUNPCKLPS Y1, Y0, Y8
+	VUNPCKHPS Y1, Y0, Y9
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0
+	VSHUFPS $0xEE, Y10, Y8, Y1
+	VSHUFPS $0x44, Y11, Y9, Y2
+	VSHUFPS $0xEE, Y11, Y9, Y3
+	VSHUFPS $0x44, Y14, Y12, Y4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, (R12)
+	ADDQ R8, R12
+	VMOVUPS Y9, (R12)
+	ADDQ R8, R12
+	VMOVUPS Y10, (R12)
+	ADDQ R8, R12
+	VMOVUPS Y11, (R12)
+	ADDQ R8, R12
+	VMOVUPS Y12, (R12)
+	ADDQ R8, R12
+	VMOVUPS Y13, (R12)
+	ADDQ R8, R12
+	VMOVUPS Y14, (R12)
+	ADDQ R8, R12
+	VMOVUPS Y15, (R12)
+	ADDQ $8, DX
+	CMPQ DX, R11
+	JLT  cols8
+	ADDQ $8, CX
+	CMPQ CX, R10
+	JLT  rows8
+	VZEROUPPER
+	RET
+
+// func tile4x4AVX2(dst *float64, ldd int, src *float64, lds, r, c int)
+// As tile8x8AVX2 for 4×4 float64 tiles: VUNPCKLPD/HPD, then VPERM2F128.
+TEXT ·tile4x4AVX2(SB), NOSPLIT, $0-48
+	MOVQ dst+0(FP), DI
+	MOVQ ldd+8(FP), R8
+	MOVQ src+16(FP), SI
+	MOVQ lds+24(FP), R9
+	MOVQ r+32(FP), R10
+	MOVQ c+40(FP), R11
+	XORQ CX, CX
+
+rows4:
+	XORQ DX, DX
+
+cols4:
+	MOVQ CX, BX
+	IMULQ R9, BX
+	LEAQ (SI)(BX*1), BX
+	LEAQ (BX)(DX*8), BX
+	MOVQ DX, R12
+	IMULQ R8, R12
+	LEAQ (DI)(R12*1), R12
+	LEAQ (R12)(CX*8), R12
+	MOVQ BX, R13
+	VMOVUPD (R13), Y0
+	ADDQ R9, R13
+	VMOVUPD (R13), Y1
+	ADDQ R9, R13
+	VMOVUPD (R13), Y2
+	ADDQ R9, R13
+	VMOVUPD (R13), Y3
+	VUNPCKLPD Y1, Y0, Y4 // r0[0] r1[0] | r0[2] r1[2]
+	VUNPCKHPD Y1, Y0, Y5 // r0[1] r1[1] | r0[3] r1[3]
+	VUNPCKLPD Y3, Y2, Y6 // r2[0] r3[0] | r2[2] r3[2]
+	VUNPCKHPD Y3, Y2, Y7
+	VPERM2F128 $0x20, Y6, Y4, Y0 // column 0
+	VPERM2F128 $0x20, Y7, Y5, Y1 // column 1
+	VPERM2F128 $0x31, Y6, Y4, Y2 // column 2
+	VPERM2F128 $0x31, Y7, Y5, Y3 // column 3
+	VMOVUPD Y0, (R12)
+	ADDQ R8, R12
+	VMOVUPD Y1, (R12)
+	ADDQ R8, R12
+	VMOVUPD Y2, (R12)
+	ADDQ R8, R12
+	VMOVUPD Y3, (R12)
+	ADDQ $4, DX
+	CMPQ DX, R11
+	JLT  cols4
+	ADDQ $4, CX
+	CMPQ CX, R10
+	JLT  rows4
+	VZEROUPPER
+	RET
