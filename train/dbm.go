@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/inference"
+
 	"github.com/logz-ml/logz/internal/gemm"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
@@ -724,8 +726,11 @@ func (t *DBMTrainer) meanField(B int) {
 			for r := range B {
 				mr := mu[r*n+lo : r*n+hi]
 				for i, x := range mr {
-					mr[i] = nmath.Sigmoid(b[i] + s*x)
+					mr[i] = b[i] + s*x
 				}
+				// One vectorised exp per entry (relative error < 1e-15
+				// against math.Exp): a fifth of the update was σ here.
+				inference.Sigmoids(mr, mr)
 			}
 		})
 	}
