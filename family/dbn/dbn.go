@@ -4,9 +4,7 @@
 package dbn
 
 import (
-	"errors"
 	"fmt"
-	"os"
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
@@ -83,13 +81,7 @@ func (t *Train) Check(p family.Problems) {
 
 // LoadBottom loads the layers of the rbm or dbn in path, bottom first.
 func LoadBottom(path string) ([]*models.RBM, error) {
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist (train the model it names first)", path)
-		}
-		return nil, err
-	}
-	c, err := models.Load(path)
+	c, err := family.LoadModelFile(path, " (train the model it names first)")
 	if err != nil {
 		return nil, err
 	}

@@ -1,10 +1,8 @@
 package rbm
 
 import (
-	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -126,13 +124,7 @@ func ratioStart(start string, mA *models.RBM) string {
 // LoadRatioTarget loads model B of ais-ratio from path and checks that it
 // is an rbm.
 func LoadRatioTarget(path string) (*models.RBM, error) {
-	if _, err := os.Stat(path); err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%s does not exist", path)
-		}
-		return nil, err
-	}
-	c, err := models.Load(path)
+	c, err := family.LoadModelFile(path, "")
 	if err != nil {
 		return nil, err
 	}
