@@ -15,11 +15,12 @@ import (
 const (
 	ResultsFile  = "results.json"
 	ReportFile   = "report.md"
+	HTMLFile     = "report.html"
 	ResolvedFile = "config.resolved.yaml"
 )
 
 // RunFiles lists the top-level files of a run folder.
-var RunFiles = []string{ResultsFile, ReportFile, ResolvedFile}
+var RunFiles = []string{ResultsFile, ReportFile, HTMLFile, ResolvedFile}
 
 // reservedName reports why an experiment may not be called name (it would
 // collide with a file of the run folder, on case-insensitive file systems

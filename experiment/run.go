@@ -122,21 +122,25 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	}
 	resultsPath := filepath.Join(opt.Out, config.ResultsFile)
 	rows := prep.rows
+	meta := map[string]string{"config": f.Name, "seed": fmt.Sprint(f.Seed)}
+	if f.Path != "" {
+		meta["file"] = f.Path
+	}
+	for k, v := range opt.Meta {
+		meta[k] = v
+	}
+	html := newHTMLReport(opt.Out, "logz report: "+f.Name, meta)
 	writeReport := func() error {
-		meta := map[string]string{"config": f.Name, "seed": fmt.Sprint(f.Seed)}
-		if f.Path != "" {
-			meta["file"] = f.Path
-		}
-		for k, v := range opt.Meta {
-			meta[k] = v
-		}
 		return opt.Status.write(func() error {
 			if err := report.WriteResults(resultsPath, rows); err != nil {
 				return err
 			}
-			return atomicfile.WriteFile(filepath.Join(opt.Out, config.ReportFile), func(w io.Writer) error {
+			if err := atomicfile.WriteFile(filepath.Join(opt.Out, config.ReportFile), func(w io.Writer) error {
 				return report.WriteMarkdown(w, "logz report: "+f.Name, meta, rows)
-			})
+			}); err != nil {
+				return err
+			}
+			return html.write(rows)
 		})
 	}
 	var failed []string
@@ -147,7 +151,7 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	}
 	eta := newRunETA(totals, trains...)
 	for i, exp := range f.Experiments {
-		r := &runner{exp: exp, opt: opt, dir: filepath.Join(opt.Out, exp.Name), resultsPath: resultsPath, eta: eta, index: i}
+		r := &runner{exp: exp, opt: opt, dir: filepath.Join(opt.Out, exp.Name), resultsPath: resultsPath, html: html, eta: eta, index: i}
 		if m := opt.merge; m != nil {
 			if msg, bad := m.failed[exp.Name]; bad {
 				// Its rows are those of the training part.
@@ -216,6 +220,8 @@ type runner struct {
 	opt         Options
 	dir         string
 	resultsPath string
+	// html, if set, rewrites report.html with results.json.
+	html *htmlReport
 	// eta estimates the end of the whole run (all experiments); index is
 	// this experiment's position in it.
 	eta   *runETA
@@ -311,8 +317,16 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 				if err := r.writeTrainPart(mine, tr, false, nil); err != nil {
 					return err
 				}
-			} else if err := report.WriteResults(r.resultsPath, append(append([]report.Row(nil), others...), mine...)); err != nil {
-				return err
+			} else {
+				all := append(append([]report.Row(nil), others...), mine...)
+				if err := report.WriteResults(r.resultsPath, all); err != nil {
+					return err
+				}
+				if r.html != nil {
+					if err := r.html.epoch(all); err != nil {
+						return err
+					}
+				}
 			}
 			return atomicfile.WriteFile(filepath.Join(r.dir, epochsFile), func(w io.Writer) error {
 				return report.WriteEpochsCSV(w, mine)

@@ -99,6 +99,8 @@ Usage:
                          run Gibbs chains of an RBM from a χ² proposal, data
                          or random states; write the samples, or compare how
                          fast chains from each start mix
+  logz plot DIR          redraw report.html and the images of a run folder
+                         from its files (no training)
   logz models [--json | --markdown]
                          list the model families with their trainers,
                          settings and estimators
@@ -145,6 +147,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdSlurm(rest, stdout, stderr)
 	case "sample":
 		return cmdSample(rest, stdout, stderr)
+	case "plot":
+		return cmdPlot(rest, stdout)
 	case "models":
 		return cmdModels(rest, stdout)
 	case "version", "--version", "-version":

@@ -25,7 +25,9 @@ const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume
 
 Runs every experiment of CONFIG.yaml in order: loads the data, trains,
 evaluates after epochs and at the end, and writes into DIR
-(default runs/<config name>): results.json, report.md, config.resolved.yaml
+(default runs/<config name>): results.json, report.md, report.html (the
+tables with plots of every estimator per epoch, the final brackets,
+samples and filters; self-contained), config.resolved.yaml
 and per experiment <name>/model.npz and <name>/epochs.csv. The final table
 goes to stdout, progress to stderr. Without CONFIG.yaml it runs the embedded
 quickstart (an RBM on planted synthetic data; under a minute).

@@ -2,7 +2,6 @@ package report
 
 import (
 	"fmt"
-	"strings"
 )
 
 // bracketTitle introduces the log Z bracket table.
@@ -87,19 +86,4 @@ func bracketGrid(rows []Row) *sandwich {
 		s.legend = append(s.legend, bracketLegendWarn)
 	}
 	return s
-}
-
-// writeBracketMD adds the log Z bracket table to report.md.
-func writeBracketMD(b *strings.Builder, rows []Row) {
-	s := bracketGrid(rows)
-	if s == nil {
-		return
-	}
-	b.WriteString(bracketTitle + ":\n\n")
-	renderGFM(b, s.grid)
-	b.WriteString("\n")
-	for _, l := range s.legend {
-		fmt.Fprintf(b, "- %s\n", escapeMD(l))
-	}
-	b.WriteString("\n")
 }

@@ -9,99 +9,95 @@ import (
 	"unicode"
 )
 
-// WriteMarkdown writes report.md: the title ("logz report" if empty); the meta entries (config name,
-// date, seed, versions, command, ...) as a list sorted by key; the final
-// table and the cheap-signals table of RenderTable as GitHub-flavoured
-// Markdown tables with their numbered warnings and notes; per experiment a
-// per-epoch table (one line per epoch; for each estimator its log Ẑ and its
-// mean log-likelihood, or value for pll/recon, per split; "†" marks a number
-// with warnings); and finally every warning, grouped by experiment and text
-// with where it occurred. Text from rows and meta is escaped (| * \ < and
-// line breaks) so it cannot break the tables.
+// WriteMarkdown writes report.md, laid out by writeDoc, as
+// GitHub-flavoured Markdown.
 func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row) error {
 	if err := validateRows(rows); err != nil {
 		return fmt.Errorf("report: report.md: %w", err)
 	}
+	d := &markdownDoc{}
+	writeDoc(d, title, meta, rows)
+	_, err := io.WriteString(w, strings.TrimRight(d.b.String(), "\n")+"\n")
+	return err
+}
+
+// doc receives the blocks of a report in reading order: report.md and
+// report.html are written by the same writeDoc through two docs.
+type doc interface {
+	heading(level int, text string)
+	meta(keys []string, values map[string]string)
+	// para is one of the report's own sentences (not escaped in Markdown).
+	para(text string)
+	list(items []string, numbered bool)
+	table(g *grid)
+	// experiments is the per-experiment part: the experiments in order
+	// and, for each, its per-epoch grid (nil without epoch rows).
+	experiments(names []string, grids []*grid)
+}
+
+// writeDoc lays out a report: the title ("logz report" if empty); the meta
+// entries (config name, date, seed, versions, command, ...) sorted by key;
+// the final table and the cheap-signals table of RenderTable with their
+// numbered warnings and notes; per experiment a per-epoch table (one line
+// per epoch; for each estimator its log Ẑ and its mean log-likelihood, or
+// value for pll/recon, per split; "†" marks a number with warnings); and
+// finally every warning, grouped by experiment and text with where it
+// occurred.
+func writeDoc(d doc, title string, meta map[string]string, rows []Row) {
 	if title == "" {
 		title = "logz report"
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n", escapeMD(title))
+	d.heading(1, title)
 	if len(meta) > 0 {
 		keys := make([]string, 0, len(meta))
 		for k := range meta {
 			keys = append(keys, k)
 		}
 		slices.Sort(keys)
-		for _, k := range keys {
-			fmt.Fprintf(&b, "- **%s**: %s\n", escapeMD(k), escapeMD(meta[k]))
-		}
-		b.WriteString("\n")
+		d.meta(keys, meta)
 	}
 
-	b.WriteString("## Final estimates\n\n")
+	d.heading(2, "Final estimates")
 	var fn footnotes
 	main, signals, legend, notes := finalTables(rows, DefaultWarningWidth, &fn)
 	if main == nil && signals == nil {
-		b.WriteString("No final estimates.\n\n")
+		d.para("No final estimates.")
 	}
 	if main != nil {
-		renderGFM(&b, main)
-		b.WriteString("\n")
-		for _, l := range legend {
-			fmt.Fprintf(&b, "- %s\n", escapeMD(l))
-		}
-		if len(legend) > 0 {
-			b.WriteString("\n")
-		}
+		d.table(main)
+		d.list(legend, false)
 	}
 	if sw := sandwichGrid(rows); sw != nil {
-		b.WriteString(sandwichTitle + ":\n\n")
-		renderGFM(&b, sw.grid)
-		b.WriteString("\n")
-		for _, l := range sw.legend {
-			fmt.Fprintf(&b, "- %s\n", escapeMD(l))
-		}
-		b.WriteString("\n")
+		d.para(sandwichTitle + ":")
+		d.table(sw.grid)
+		d.list(sw.legend, false)
 	}
-	writeBracketMD(&b, rows)
+	if s := bracketGrid(rows); s != nil {
+		d.para(bracketTitle + ":")
+		d.table(s.grid)
+		d.list(s.legend, false)
+	}
 	if signals != nil {
-		b.WriteString("Cheap training signals (not log-likelihoods):\n\n")
-		renderGFM(&b, signals)
-		b.WriteString("\n")
+		d.para("Cheap training signals (not log-likelihoods):")
+		d.table(signals)
 	}
 	if len(fn.texts) > 0 {
-		b.WriteString("Warnings in the tables:\n\n")
-		for i, t := range fn.texts {
-			fmt.Fprintf(&b, "%d. %s\n", i+1, escapeMD(t))
-		}
-		b.WriteString("\n")
+		d.para("Warnings in the tables:")
+		d.list(fn.texts, true)
 	}
 	if len(notes) > 0 {
-		b.WriteString("Notes:\n\n")
-		for _, n := range notes {
-			fmt.Fprintf(&b, "- %s\n", escapeMD(n))
-		}
-		b.WriteString("\n")
+		d.para("Notes:")
+		d.list(notes, false)
 	}
 
 	exps := Experiments(rows)
-	hasEpochs := slices.ContainsFunc(rows, func(r Row) bool { return r.Stage == StageEpoch })
-	if hasEpochs {
-		b.WriteString("## Per-epoch estimates\n\n")
-		for _, e := range exps {
-			g := epochGrid(Select(rows, e))
-			if g == nil {
-				continue
-			}
-			fmt.Fprintf(&b, "### %s\n\n", escapeMD(e))
-			renderGFM(&b, g)
-			b.WriteString("\n")
-		}
-		b.WriteString("Mean log-likelihoods (log-probabilities) are in nats per example; pll and recon are values per example; " + trainingReconHeader + " is the mean squared reconstruction error of the epoch's training minibatches; † marks a number with warnings (listed below).\n\n")
+	grids := make([]*grid, len(exps))
+	for i, e := range exps {
+		grids[i] = epochGrid(Select(rows, e))
 	}
+	d.experiments(exps, grids)
 
-	b.WriteString("## Warnings\n\n")
+	d.heading(2, "Warnings")
 	wroteAny := false
 	for _, e := range exps {
 		groups := warningGroups(Select(rows, e))
@@ -109,17 +105,71 @@ func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row
 			continue
 		}
 		wroteAny = true
-		fmt.Fprintf(&b, "### %s\n\n", escapeMD(e))
-		for _, g := range groups {
-			fmt.Fprintf(&b, "- %s (%s)\n", escapeMD(g.text), escapeMD(g.where()))
+		d.heading(3, e)
+		items := make([]string, len(groups))
+		for i, g := range groups {
+			items[i] = g.text + " (" + g.where() + ")"
 		}
-		b.WriteString("\n")
+		d.list(items, false)
 	}
 	if !wroteAny {
-		b.WriteString("None.\n")
+		d.para("None.")
 	}
-	_, err := io.WriteString(w, strings.TrimRight(b.String(), "\n")+"\n")
-	return err
+}
+
+// epochNote explains the per-epoch tables.
+const epochNote = "Mean log-likelihoods (log-probabilities) are in nats per example; pll and recon are values per example; " + trainingReconHeader + " is the mean squared reconstruction error of the epoch's training minibatches; † marks a number with warnings (listed below)."
+
+// markdownDoc writes GitHub-flavoured Markdown. Text from rows and meta is
+// escaped (| * \ < and line breaks) so it cannot break the tables.
+type markdownDoc struct{ b strings.Builder }
+
+func (d *markdownDoc) heading(level int, text string) {
+	fmt.Fprintf(&d.b, "%s %s\n\n", strings.Repeat("#", level), escapeMD(text))
+}
+
+func (d *markdownDoc) meta(keys []string, values map[string]string) {
+	for _, k := range keys {
+		fmt.Fprintf(&d.b, "- **%s**: %s\n", escapeMD(k), escapeMD(values[k]))
+	}
+	d.b.WriteString("\n")
+}
+
+func (d *markdownDoc) para(text string) { d.b.WriteString(text + "\n\n") }
+
+func (d *markdownDoc) list(items []string, numbered bool) {
+	for i, it := range items {
+		if numbered {
+			fmt.Fprintf(&d.b, "%d. %s\n", i+1, escapeMD(it))
+		} else {
+			fmt.Fprintf(&d.b, "- %s\n", escapeMD(it))
+		}
+	}
+	if len(items) > 0 {
+		d.b.WriteString("\n")
+	}
+}
+
+func (d *markdownDoc) table(g *grid) {
+	renderGFM(&d.b, g)
+	d.b.WriteString("\n")
+}
+
+// experiments writes the per-epoch tables, under one heading, of the
+// experiments that have epoch rows.
+func (d *markdownDoc) experiments(names []string, grids []*grid) {
+	if !slices.ContainsFunc(grids, func(g *grid) bool { return g != nil }) {
+		return
+	}
+	d.heading(2, "Per-epoch estimates")
+	for i, e := range names {
+		if grids[i] == nil {
+			continue
+		}
+		d.heading(3, e)
+		d.table(grids[i])
+	}
+	d.para(epochNote)
 }
 
 // trainingReconHeader heads the per-epoch column of the trainer's rows

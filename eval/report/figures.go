@@ -1,0 +1,561 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// Figure is one picture of report.html: an SVG drawn here from the rows,
+// or an image file of the run folder (samples, filters).
+type Figure struct {
+	// Name is a short file-safe id, unique within an experiment
+	// ("loglik-test", "samples").
+	Name    string
+	Title   string
+	Caption string
+	// MIME is image/svg+xml or image/png.
+	MIME string
+	Data []byte
+}
+
+// figureSize is the size of every plot.
+const (
+	figureWidth  = 16 * vg.Centimeter
+	figureHeight = 9 * vg.Centimeter
+)
+
+// ExperimentFigures draws the plots of one experiment's rows (gonum/plot,
+// SVG), each only when it has something to show:
+//
+//   - per split, the mean log-likelihood of every estimator against the
+//     epoch (one colour and mark per estimator; bars: the estimator's own
+//     bracket [lo, hi] where it has one — AIS's from log(Ẑ ± 3σ̂) — or
+//     ± one standard error of a RAISE or CSL estimate; exact as a plain
+//     line);
+//   - log Ẑ against the epoch for every estimator of log Z (bars
+//     log(Ẑ ± 3σ̂)), the tracked χ² log Z among them, exact as a line;
+//   - the training signals that are not log-likelihoods (reconstruction
+//     error, pseudo-log-likelihood) against the epoch;
+//   - per split, the final estimates side by side with their brackets,
+//     and the final log Ẑ estimates with theirs, exact as a line.
+func ExperimentFigures(rows []Row) ([]Figure, error) {
+	var figs []Figure
+	add := func(f *Figure, err error) error {
+		if err != nil {
+			return err
+		}
+		if f != nil {
+			figs = append(figs, *f)
+		}
+		return nil
+	}
+	for _, split := range splitsOf(rows, StageEpoch, func(r *Row) bool { return r.MeanLoglik != nil }) {
+		if err := add(epochLoglikFigure(rows, split)); err != nil {
+			return nil, err
+		}
+	}
+	if err := add(epochLogZFigure(rows)); err != nil {
+		return nil, err
+	}
+	if err := add(signalsFigure(rows)); err != nil {
+		return nil, err
+	}
+	for _, split := range splitsOf(rows, StageFinal, func(r *Row) bool { return r.MeanLoglik != nil }) {
+		if err := add(finalLoglikFigure(rows, split)); err != nil {
+			return nil, err
+		}
+	}
+	if err := add(finalLogZFigure(rows)); err != nil {
+		return nil, err
+	}
+	return figs, nil
+}
+
+// splitsOf lists, in report order, the splits of the rows of a stage that
+// keep holds for.
+func splitsOf(rows []Row, stage string, keep func(*Row) bool) []string {
+	var out []string
+	for i := range rows {
+		r := &rows[i]
+		if r.Stage == stage && keep(r) && !slices.Contains(out, r.Split) {
+			out = append(out, r.Split)
+		}
+	}
+	slices.SortFunc(out, splitOrder)
+	return out
+}
+
+// series is one estimator's points, with absolute bar ends (NaN: no bar).
+type series struct {
+	label  string
+	xy     plotter.XYs
+	lo, hi []float64
+}
+
+func (s *series) add(x, y float64, lo, hi *float64) {
+	s.xy = append(s.xy, plotter.XY{X: x, Y: y})
+	l, h := math.NaN(), math.NaN()
+	if lo != nil && hi != nil {
+		l, h = *lo, *hi
+	}
+	s.lo, s.hi = append(s.lo, l), append(s.hi, h)
+}
+
+// bars returns the points that have a bar, as gonum's relative errors.
+func (s *series) bars() plotter.YErrors {
+	var e plotter.YErrors
+	for i := range s.xy {
+		if !math.IsNaN(s.lo[i]) {
+			e = append(e, struct{ Low, High float64 }{s.xy[i].Y - s.lo[i], s.hi[i] - s.xy[i].Y})
+		}
+	}
+	return e
+}
+
+func (s *series) barXYs() plotter.XYs {
+	var out plotter.XYs
+	for i := range s.xy {
+		if !math.IsNaN(s.lo[i]) {
+			out = append(out, s.xy[i])
+		}
+	}
+	return out
+}
+
+// collect groups rows into series by estimator label, in order of first
+// appearance; point returns a row's (x, y, lo, hi) and whether it has one.
+// Of several rows of one label at the same x the first is kept.
+func collect(rows []Row, keep func(*Row) bool, point func(*Row) (x, y float64, lo, hi *float64)) []*series {
+	var out []*series
+	byLabel := map[string]*series{}
+	for i := range rows {
+		r := &rows[i]
+		if !keep(r) {
+			continue
+		}
+		lab := rowLabel(r)
+		s := byLabel[lab]
+		if s == nil {
+			s = &series{label: lab}
+			byLabel[lab] = s
+			out = append(out, s)
+		}
+		x, y, lo, hi := point(r)
+		if slices.ContainsFunc(s.xy, func(p plotter.XY) bool { return p.X == x }) {
+			continue
+		}
+		s.add(x, y, lo, hi)
+	}
+	for _, s := range out {
+		sortSeries(s)
+	}
+	return out
+}
+
+// sortSeries orders a series' points by x.
+func sortSeries(s *series) {
+	idx := make([]int, len(s.xy))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		switch {
+		case s.xy[a].X < s.xy[b].X:
+			return -1
+		case s.xy[a].X > s.xy[b].X:
+			return 1
+		}
+		return 0
+	})
+	xy, lo, hi := make(plotter.XYs, len(idx)), make([]float64, len(idx)), make([]float64, len(idx))
+	for i, j := range idx {
+		xy[i], lo[i], hi[i] = s.xy[j], s.lo[j], s.hi[j]
+	}
+	s.xy, s.lo, s.hi = xy, lo, hi
+}
+
+// isExact reports whether a label is exact enumeration, drawn as a line.
+func isExact(label string) bool { return label == "exact" }
+
+// loglikBar returns a row's own error bar on the mean log-likelihood:
+// for an estimate through log Ẑ (AIS, the bounds) the log-probabilities
+// implied by log(Ẑ + 3σ̂) and log(Ẑ − 3σ̂) (the mean itself where
+// Ẑ − 3σ̂ ≤ 0), for RAISE and CSL ± 3 standard errors of the estimate; none
+// otherwise (their standard error is the spread of the examples, not an
+// error of the estimate).
+func loglikBar(r *Row) (lo, hi *float64) {
+	m := *r.MeanLoglik
+	switch {
+	case r.LogZ != nil && r.LogZHi != nil:
+		l, h := m-(*r.LogZHi-*r.LogZ), m
+		if r.LogZLo != nil {
+			h = m + (*r.LogZ - *r.LogZLo)
+		}
+		return &l, &h
+	case r.LoglikSE != nil && (r.Estimator == "raise" || r.Estimator == "csl"):
+		l, h := m-3**r.LoglikSE, m+3**r.LoglikSE
+		return &l, &h
+	}
+	return nil, nil
+}
+
+func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
+	ss := collect(rows, func(r *Row) bool {
+		return r.Stage == StageEpoch && r.Split == split && r.MeanLoglik != nil
+	}, func(r *Row) (float64, float64, *float64, *float64) {
+		lo, hi := loglikBar(r)
+		return float64(r.Epoch), *r.MeanLoglik, lo, hi
+	})
+	title := "Mean log-likelihood per epoch (" + splitName(split) + ")"
+	// The curves rise: the legend goes to the bottom.
+	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", ss,
+		"One colour and mark per estimator; bars: an estimate through log Ẑ (AIS, the bounds) from log(Ẑ ± 3σ̂), RAISE and CSL ± 3 standard errors; exact enumeration as a plain black line.")
+}
+
+func epochLogZFigure(rows []Row) (*Figure, error) {
+	ss := collect(rows, func(r *Row) bool {
+		return r.Stage == StageEpoch && r.LogZ != nil
+	}, func(r *Row) (float64, float64, *float64, *float64) {
+		return float64(r.Epoch), *r.LogZ, r.LogZLo, r.LogZHi
+	})
+	ss = append(ss, exactLogZSeries(rows, StageEpoch, ss)...)
+	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
+		return nil, nil
+	}
+	return lineFigure("logz", "log Ẑ per epoch", "epoch", "log Z (nats)", ss,
+		"Every estimate of the log partition function, with bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂); a χ² bound or the χ² log Z tracked by training lies above the truth, AIS's log Ẑ below it in expectation; exact enumeration as a plain black line.")
+}
+
+// exactLogZSeries returns an "exact" series from the rows' exact_log_z
+// when no exact row is among ss.
+func exactLogZSeries(rows []Row, stage string, ss []*series) []*series {
+	if slices.ContainsFunc(ss, func(s *series) bool { return isExact(s.label) }) {
+		return nil
+	}
+	s := collect(rows, func(r *Row) bool { return r.Stage == stage && r.ExactLogZ != nil },
+		func(r *Row) (float64, float64, *float64, *float64) { return float64(r.Epoch), *r.ExactLogZ, nil, nil })
+	for _, x := range s {
+		x.label = "exact"
+	}
+	if len(s) > 0 {
+		return s[:1]
+	}
+	return nil
+}
+
+func signalsFigure(rows []Row) (*Figure, error) {
+	ss := collect(rows, func(r *Row) bool {
+		return r.Stage == StageEpoch && r.MeanLoglik == nil && r.Value != nil
+	}, func(r *Row) (float64, float64, *float64, *float64) {
+		return float64(r.Epoch), *r.Value, nil, nil
+	})
+	for _, s := range ss {
+		switch {
+		case s.label == "train":
+			s.label = trainingReconHeader
+		case strings.HasPrefix(s.label, "train ("):
+			s.label = strings.TrimSuffix(strings.TrimPrefix(s.label, "train ("), ")") + " (training)"
+		}
+	}
+	return lineFigure("signals", "Training signals per epoch (not log-likelihoods)", "epoch", "value per example", ss,
+		"Cheap signals: "+trainingReconHeader+" is the mean squared reconstruction error of the epoch's training minibatches.")
+}
+
+// clampBars cuts the bars at twice the range of the estimates (at least
+// 1 nat) beyond them: a failed estimate's bar (log(Ẑ − 3σ̂) near −∞) would
+// otherwise squash every estimate into one line. It reports whether it cut
+// any.
+func clampBars(ss []*series) bool {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, xy := range s.xy {
+			lo, hi = math.Min(lo, xy.Y), math.Max(hi, xy.Y)
+		}
+	}
+	margin := math.Max(2*(hi-lo), 1)
+	lo, hi = lo-margin, hi+margin
+	cut := false
+	for _, s := range ss {
+		for i := range s.lo {
+			if s.lo[i] < lo {
+				s.lo[i], cut = lo, true
+			}
+			if s.hi[i] > hi {
+				s.hi[i], cut = hi, true
+			}
+		}
+	}
+	return cut
+}
+
+// clippedNote is added to a caption when clampBars cut a bar.
+const clippedNote = " Bars longer than twice the spread of the estimates are cut at the edge."
+
+// lineFigure draws series against the epoch; nil without points.
+func lineFigure(name, title, xlab, ylab string, ss []*series, caption string) (*Figure, error) {
+	return lineFigureAt(true, name, title, xlab, ylab, ss, caption)
+}
+
+// lineFigureAt is lineFigure with the legend at the top or the bottom.
+func lineFigureAt(top bool, name, title, xlab, ylab string, ss []*series, caption string) (*Figure, error) {
+	if len(ss) == 0 {
+		return nil, nil
+	}
+	if clampBars(ss) {
+		caption += clippedNote
+	}
+	p := newPlot(title, xlab, ylab)
+	p.Legend.Top = top
+	for i, s := range ss {
+		if isExact(s.label) {
+			l, err := plotter.NewLine(s.xy)
+			if err != nil {
+				return nil, fmt.Errorf("report: figure %s: %w", name, err)
+			}
+			l.Color, l.Width = color.Black, vg.Points(1.2)
+			p.Add(l)
+			p.Legend.Add(s.label, l)
+			continue
+		}
+		l, pts, err := plotter.NewLinePoints(s.xy)
+		if err != nil {
+			return nil, fmt.Errorf("report: figure %s: %w", name, err)
+		}
+		c := plotutil.Color(i)
+		l.Color, pts.Color, pts.Shape, pts.Radius = c, c, plotutil.Shape(i), vg.Points(2.5)
+		if len(s.xy) == 1 {
+			p.Add(pts)
+			p.Legend.Add(s.label, pts)
+		} else {
+			p.Add(l, pts)
+			p.Legend.Add(s.label, l, pts)
+		}
+		if err := addBars(p, s, c); err != nil {
+			return nil, fmt.Errorf("report: figure %s: %w", name, err)
+		}
+	}
+	return render(p, name, title, caption)
+}
+
+func addBars(p *plot.Plot, s *series, c color.Color) error {
+	xy := s.barXYs()
+	if len(xy) == 0 {
+		return nil
+	}
+	eb, err := plotter.NewYErrorBars(struct {
+		plotter.XYs
+		plotter.YErrors
+	}{xy, s.bars()})
+	if err != nil {
+		return err
+	}
+	eb.Color, eb.CapWidth = c, vg.Points(3)
+	p.Add(eb)
+	return nil
+}
+
+func finalLoglikFigure(rows []Row, split string) (*Figure, error) {
+	ss := collect(rows, func(r *Row) bool {
+		return r.Stage == StageFinal && r.Split == split && r.MeanLoglik != nil
+	}, func(r *Row) (float64, float64, *float64, *float64) {
+		lo, hi := loglikBar(r)
+		return 0, *r.MeanLoglik, lo, hi
+	})
+	var bands []band
+	for i := range rows {
+		r := &rows[i]
+		// The pair's bracket, as the RAISE row carries it.
+		if r.Stage == StageFinal && r.Split == split && r.Estimator == "raise" && r.LoglikLo != nil && r.LoglikHi != nil {
+			bands = appendBand(bands, "RAISE–AIS bracket", r.Init, *r.LoglikLo, *r.LoglikHi)
+		}
+	}
+	title := "Final estimates and brackets (" + splitName(split) + ")"
+	return nominalFigure("final-"+fileSafe(split), title, "mean log-likelihood (nats)", ss, bands,
+		"The final evaluation's estimates of the mean log-likelihood with their own bars (through log Ẑ: from log(Ẑ ± 3σ̂); RAISE, CSL: ± 3 standard errors). The shaded band is the bracket from RAISE (a stochastic lower bound) to AIS (a stochastic upper bound) of the same start, which sandwiches the truth; exact enumeration as a horizontal line.")
+}
+
+func finalLogZFigure(rows []Row) (*Figure, error) {
+	ss := collect(rows, func(r *Row) bool {
+		return r.Stage == StageFinal && r.LogZ != nil
+	}, func(r *Row) (float64, float64, *float64, *float64) {
+		return 0, *r.LogZ, r.LogZLo, r.LogZHi
+	})
+	ss = append(ss, exactLogZSeries(rows, StageFinal, ss)...)
+	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
+		return nil, nil
+	}
+	var bands []band
+	for i := range rows {
+		r := &rows[i]
+		if r.Stage == StageFinal && r.LogZBracketLo != nil && r.LogZBracketHi != nil {
+			bands = appendBand(bands, "[AIS, χ²] bracket", r.Init, *r.LogZBracketLo, *r.LogZBracketHi)
+		}
+	}
+	return nominalFigure("final-logz", "Final estimates of log Z", "log Z (nats)", ss, bands,
+		"Bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂). AIS's log Ẑ is a stochastic lower bound on log Z; a χ² bound's estimate lies above it where the proposal fits (the [AIS, χ²] bracket); exact enumeration as a horizontal line.")
+}
+
+// nominalFigure draws one value per series, side by side, with its bar;
+// an exact series is a horizontal line across.
+func nominalFigure(name, title, ylab string, ss []*series, bands []band, caption string) (*Figure, error) {
+	var names []string
+	var exact *float64
+	var shown []*series
+	for _, s := range ss {
+		if isExact(s.label) {
+			y := s.xy[0].Y
+			exact = &y
+			continue
+		}
+		names = append(names, s.label)
+		shown = append(shown, s)
+	}
+	if len(shown) == 0 {
+		return nil, nil
+	}
+	if clampBars(ss) {
+		caption += clippedNote
+	}
+	p := newPlot(title, "", ylab)
+	p.NominalX(names...)
+	for i, b := range bands {
+		x0, x1 := -0.5, float64(len(names))-0.5
+		poly, err := plotter.NewPolygon(plotter.XYs{{X: x0, Y: b.lo}, {X: x1, Y: b.lo}, {X: x1, Y: b.hi}, {X: x0, Y: b.hi}})
+		if err != nil {
+			return nil, fmt.Errorf("report: figure %s: %w", name, err)
+		}
+		poly.Color = bandColors[i%len(bandColors)]
+		poly.LineStyle.Width = 0
+		p.Add(poly)
+		p.Legend.Add(b.label, poly)
+	}
+	for i, s := range shown {
+		s.xy[0].X = float64(i)
+		pts, err := plotter.NewScatter(s.xy[:1])
+		if err != nil {
+			return nil, fmt.Errorf("report: figure %s: %w", name, err)
+		}
+		c := plotutil.Color(i)
+		pts.Color, pts.Shape, pts.Radius = c, plotutil.Shape(i), vg.Points(3.5)
+		p.Add(pts)
+		one := &series{label: s.label, xy: s.xy[:1], lo: s.lo[:1], hi: s.hi[:1]}
+		if err := addBars(p, one, c); err != nil {
+			return nil, fmt.Errorf("report: figure %s: %w", name, err)
+		}
+	}
+	if exact != nil {
+		y := *exact
+		l, err := plotter.NewLine(plotter.XYs{{X: -0.5, Y: y}, {X: float64(len(shown)) - 0.5, Y: y}})
+		if err != nil {
+			return nil, fmt.Errorf("report: figure %s: %w", name, err)
+		}
+		l.Color = color.Black
+		p.Add(l)
+		p.Legend.Add("exact", l)
+	}
+	return render(p, name, title, caption)
+}
+
+// band is a bracket drawn as a shaded band across a nominal figure.
+type band struct {
+	label  string
+	lo, hi float64
+}
+
+// appendBand adds a bracket unless the same one is there (the rows of
+// both estimators of a pair carry it).
+func appendBand(bands []band, what, init string, lo, hi float64) []band {
+	label := what
+	if init != "" {
+		label += " (" + init + ")"
+	}
+	b := band{label, lo, hi}
+	if slices.Contains(bands, b) {
+		return bands
+	}
+	return append(bands, b)
+}
+
+var bandColors = []color.Color{
+	color.NRGBA{R: 255, G: 200, B: 80, A: 90},
+	color.NRGBA{R: 120, G: 180, B: 255, A: 90},
+	color.NRGBA{R: 160, G: 230, B: 140, A: 90},
+}
+
+func newPlot(title, xlab, ylab string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = xlab
+	p.Y.Label.Text = ylab
+	p.Legend.Top = true
+	p.Legend.Left = false
+	p.Y.Tick.Marker = preciseTicks{}
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// preciseTicks are gonum's default ticks labelled with as many decimals as
+// it takes to tell neighbouring labels apart (the default can print
+// −7.71 twice on a narrow range).
+type preciseTicks struct{}
+
+func (preciseTicks) Ticks(lo, hi float64) []plot.Tick {
+	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
+	step := math.Inf(1)
+	prev := math.NaN()
+	for _, t := range ticks {
+		if t.Label == "" {
+			continue
+		}
+		if !math.IsNaN(prev) {
+			step = math.Min(step, math.Abs(t.Value-prev))
+		}
+		prev = t.Value
+	}
+	if math.IsInf(step, 1) || step <= 0 {
+		return ticks
+	}
+	prec := max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+	for i := range ticks {
+		if ticks[i].Label != "" {
+			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', prec, 64)
+		}
+	}
+	return ticks
+}
+
+func render(p *plot.Plot, name, title, caption string) (*Figure, error) {
+	wt, err := p.WriterTo(figureWidth, figureHeight, "svg")
+	if err != nil {
+		return nil, fmt.Errorf("report: figure %s: %w", name, err)
+	}
+	var b bytes.Buffer
+	if _, err := wt.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("report: figure %s: %w", name, err)
+	}
+	return &Figure{Name: name, Title: title, Caption: caption, MIME: "image/svg+xml", Data: b.Bytes()}, nil
+}
+
+// fileSafe keeps letters, digits, - and _ of s.
+func fileSafe(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r < 128 && (r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		}
+	}
+	if b.Len() == 0 {
+		return "all"
+	}
+	return b.String()
+}

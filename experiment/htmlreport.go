@@ -1,0 +1,219 @@
+package experiment
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/internal/atomicfile"
+	"gopkg.in/yaml.v3"
+)
+
+// Image files of an experiment's folder that report.html shows after the
+// plots, in this order, when they exist.
+var reportImages = []struct{ file, title, caption string }{
+	{"samples.png", "Samples from the model", "Samples of the trained model (samples.npy), one per tile."},
+	{"filters.png", "First-layer filters", "The weights from the visible units to each first-layer unit, one tile per unit, each scaled to its own range (dark: negative, light: positive)."},
+	{"completion.png", "Missing-data completion", "Rows: the original test images, the images with their lower half hollowed out (grey), and the model's completion."},
+}
+
+// htmlReport writes report.html into a run folder. The plots of an
+// experiment are redrawn only when its rows changed (during training only
+// the current experiment's do), and the rewrite after an epoch is skipped
+// when the time since the last one is under htmlBudget times what that one
+// cost, so the report costs a run at most about 1/htmlBudget of its time
+// (short epochs of small models would otherwise spend a tenth of it
+// redrawing).
+type htmlReport struct {
+	out, title string
+	meta       map[string]string
+	mu         sync.Mutex
+	cache      map[string]cachedFigures
+	// lastEnd and lastCost are the end and duration of the last write.
+	lastEnd  time.Time
+	lastCost time.Duration
+}
+
+// htmlBudget is the least ratio of the time between two epoch-time
+// rewrites of report.html to the cost of one.
+const htmlBudget = 40
+
+type cachedFigures struct {
+	rows  int
+	last  report.Row
+	plots []report.Figure
+}
+
+func newHTMLReport(out, title string, meta map[string]string) *htmlReport {
+	return &htmlReport{out: out, title: title, meta: meta, cache: map[string]cachedFigures{}}
+}
+
+// epoch writes report.html for rows after an epoch, unless the last write
+// was too recent for its cost (htmlBudget).
+func (h *htmlReport) epoch(rows []report.Row) error {
+	h.mu.Lock()
+	due := time.Since(h.lastEnd) >= htmlBudget*h.lastCost
+	h.mu.Unlock()
+	if !due {
+		return nil
+	}
+	return h.write(rows)
+}
+
+// write writes report.html for rows, atomically.
+func (h *htmlReport) write(rows []report.Row) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	start := time.Now()
+	defer func() { h.lastEnd = time.Now(); h.lastCost = h.lastEnd.Sub(start) }()
+	var b bytes.Buffer
+	if err := report.WriteHTML(&b, h.title, h.meta, rows, h.figures); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(h.out, config.HTMLFile), func(w io.Writer) error {
+		_, err := w.Write(b.Bytes())
+		return err
+	})
+}
+
+func (h *htmlReport) figures(exp string, rows []report.Row) ([]report.Figure, error) {
+	c, ok := h.cache[exp]
+	if !ok || c.rows != len(rows) || len(rows) > 0 && !sameRow(c.last, rows[len(rows)-1]) {
+		plots, err := report.ExperimentFigures(rows)
+		if err != nil {
+			return nil, err
+		}
+		c = cachedFigures{rows: len(rows), plots: plots}
+		if len(rows) > 0 {
+			c.last = rows[len(rows)-1]
+		}
+		h.cache[exp] = c
+	}
+	imgs, err := experimentImages(filepath.Join(h.out, exp))
+	if err != nil {
+		return nil, err
+	}
+	return append(append([]report.Figure(nil), c.plots...), imgs...), nil
+}
+
+// sameRow compares the identity of two rows (enough to see that an
+// experiment's rows were replaced, as --resume and a merge do).
+func sameRow(a, b report.Row) bool {
+	return a.Stage == b.Stage && a.Epoch == b.Epoch && a.Estimator == b.Estimator && a.Split == b.Split && a.Seconds == b.Seconds
+}
+
+// experimentImages reads the image files of an experiment folder that
+// exist (reportImages); the samples' caption says how they were drawn when
+// samples.json does.
+func experimentImages(dir string) ([]report.Figure, error) {
+	var out []report.Figure
+	for _, im := range reportImages {
+		data, err := os.ReadFile(filepath.Join(dir, im.file))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		caption := im.caption
+		if im.file == "samples.png" {
+			if how := samplesCaption(dir); how != "" {
+				caption = "Samples of the trained model: " + how + "."
+			}
+		}
+		out = append(out, report.Figure{Name: im.file[:len(im.file)-len(".png")], Title: im.title, Caption: caption, MIME: "image/png", Data: data})
+	}
+	return out, nil
+}
+
+// samplesCaption returns the "how" of samples.json ("" if absent).
+func samplesCaption(dir string) string {
+	data, err := os.ReadFile(filepath.Join(dir, "samples.json"))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		How string `json:"how"`
+	}
+	if json.Unmarshal(data, &m) != nil {
+		return ""
+	}
+	return m.How
+}
+
+// WriteHTMLReport (re)writes report.html of a run folder from its
+// results.json, config.resolved.yaml and image files, without training:
+// what `logz plot` does.
+func WriteHTMLReport(dir string, meta map[string]string) error {
+	rows, err := report.ReadResults(filepath.Join(dir, config.ResultsFile))
+	if err != nil {
+		return err
+	}
+	// The config's name and seed, as report.md gives them.
+	var head struct {
+		Name string `yaml:"name"`
+		Seed uint64 `yaml:"seed"`
+	}
+	name := filepath.Base(dir)
+	if data, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil && yaml.Unmarshal(data, &head) == nil && head.Name != "" {
+		name = head.Name
+		meta["seed"] = fmt.Sprint(head.Seed)
+	}
+	meta["config"] = name
+	return newHTMLReport(dir, "logz report: "+name, meta).write(rows)
+}
+
+// RedrawImages redraws the image files of every experiment folder of a run
+// folder from their data (samples.npy, model.npz) and returns how many it
+// wrote.
+func RedrawImages(dir string) (int, error) {
+	return 0, nil
+}
+
+// ReadReportMeta returns the description list of a run folder's report.md
+// (config, command, version, started, ...), empty if it has none.
+func ReadReportMeta(dir string) map[string]string {
+	meta := map[string]string{}
+	data, err := os.ReadFile(filepath.Join(dir, config.ReportFile))
+	if err != nil {
+		return meta
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "## ") {
+			break
+		}
+		rest, ok := strings.CutPrefix(line, "- **")
+		if !ok {
+			continue
+		}
+		k, v, ok := strings.Cut(rest, "**: ")
+		if ok {
+			meta[unescapeMD(k)] = unescapeMD(v)
+		}
+	}
+	return meta
+}
+
+// unescapeMD undoes report.md's escaping of text (\\, \|, \*, &lt;, <br>).
+func unescapeMD(s string) string {
+	s = strings.ReplaceAll(s, "<br>", "\n")
+	s = strings.ReplaceAll(s, "&lt;", "<")
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
