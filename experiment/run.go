@@ -502,20 +502,16 @@ const NumSamples = 100
 // (Family.Samples), from the seed derived from the experiment seed, and
 // writes them to path as an N×D float64 .npy, atomically.
 func writeSamples(fam *family.Family, m models.Model, path string, seed uint64, st *Status) error {
-	if fam.Samples == nil {
+	if fam.Sample == nil {
 		return nil
 	}
-	x, err := fam.Samples(m, NumSamples, seed)
+	d, err := fam.Sample(m, family.SampleOptions{N: NumSamples, Steps: family.DefaultSampleSteps, Mean: true, Seed: seed, Workers: 1})
 	if err != nil {
 		return fmt.Errorf("samples: %w", err)
 	}
-	D := m.NumVisible()
-	if len(x) != NumSamples*D {
-		return fmt.Errorf("samples: the family returned %d values, want %d×%d", len(x), NumSamples, D)
-	}
 	return st.write(func() error {
 		return atomicfile.WriteFile(path, func(w io.Writer) error {
-			return npyio.Write(w, mat.NewDense(NumSamples, D, x))
+			return npyio.Write(w, mat.NewDense(d.N, d.D, d.X))
 		})
 	})
 }

@@ -1,6 +1,8 @@
 package vae
 
 import (
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/familytest"
 	"math"
 	"slices"
 	"testing"
@@ -65,21 +67,29 @@ func TestSamplesMatchTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFreq(t, how, zg, 4, pz)
-	x, err := Samples(m, n, 4)
+	d, err := Sample(m, family.SampleOptions{N: n, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	xb := make([]uint8, len(x))
-	for i, v := range x {
-		xb[i] = uint8(v)
-	}
+	x := d.X
 	px := make([]float64, 1<<6)
 	for c := range px {
 		px[c] = math.Exp(bruteLogP(m, bits(c, 6)))
 	}
-	checkFreq(t, "x", xb, 6, px)
-	again, _ := Samples(m, 50, 4)
-	if !slices.Equal(again, x[:50*6]) {
+	familytest.CheckFrequencies(t, "x", x, 6, px)
+	dm, err := Sample(m, family.SampleOptions{N: 4000, Seed: 4, Mean: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	familytest.CheckMeans(t, "p(x=1|z)", dm.X, 6, px)
+	if d.Method != family.MethodAncestral || d.Values != family.ValuesStates || dm.Values != family.ValuesMeans || d.N != n || d.D != 6 {
+		t.Errorf("drawn %+v / %+v", d, dm)
+	}
+	if _, err := Sample(m, family.SampleOptions{N: 3, Init: "random"}); err == nil {
+		t.Error("an ancestral sampler accepted a start")
+	}
+	again, _ := Sample(m, family.SampleOptions{N: 50, Seed: 4})
+	if !slices.Equal(again.X, x[:50*6]) {
 		t.Error("the first 50 samples depend on how many are drawn")
 	}
 	b := tinyVAE(t, 0, 2, 1.5)
