@@ -122,3 +122,43 @@ func equal(a, b []float64) bool {
 	}
 	return true
 }
+
+// Marginal returns p(v) of every code v (bit i = v_i) of a model over
+// layers of the given sizes (sizes[0] = D) by enumerating every
+// configuration of every layer: p(v) ∝ Σ_{h} exp(logJoint(xs)) with xs[0]
+// = v. For tiny models (Σ sizes ≤ 20).
+func Marginal(sizes []int, logJoint func(xs [][]float64) float64) []float64 {
+	total := 0
+	xs := make([][]float64, len(sizes))
+	for l, n := range sizes {
+		xs[l] = make([]float64, n)
+		total += n
+	}
+	D := sizes[0]
+	logs := make([][]float64, 1<<D)
+	mx := math.Inf(-1)
+	for code := range 1 << total {
+		b := 0
+		for _, x := range xs {
+			for i := range x {
+				x[i] = float64(code >> b & 1)
+				b++
+			}
+		}
+		lj := logJoint(xs)
+		logs[code&(1<<D-1)] = append(logs[code&(1<<D-1)], lj)
+		mx = max(mx, lj)
+	}
+	p := make([]float64, 1<<D)
+	tot := 0.0
+	for c, ls := range logs {
+		for _, l := range ls {
+			p[c] += math.Exp(l - mx)
+		}
+		tot += p[c]
+	}
+	for c := range p {
+		p[c] /= tot
+	}
+	return p
+}
