@@ -8,6 +8,7 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/chi2"
+	"github.com/logz-ml/logz/internal/imagegrid"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -266,6 +267,53 @@ func EachSample(n, workers int, seed uint64, newWorker func() func(i int, rng *r
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// TileShape returns the shape (rows h, columns w) in which a model's
+// visible units are drawn as an image tile, and whether it is the data's
+// own image shape: the model's grid when it has one (ImageShape, e.g. an
+// Ising model's rows × cols), a perfect square (28×28 for MNIST), else
+// imagegrid.Shape's layout of the units (4×5 for 20 units: not a picture).
+func TileShape(m models.Model) (h, w int, image bool) {
+	if g, ok := m.(interface{ ImageShape() (rows, cols int) }); ok {
+		h, w = g.ImageShape()
+		return h, w, true
+	}
+	h, w = imagegrid.Shape(m.NumVisible())
+	return h, w, h == w
+}
+
+// Artifact is a picture an estimator hands to the runner beside its rows
+// (Env.Artifact): Rows rows of Cols tiles of TileRows × TileCols units,
+// X holding the Rows·Cols tiles one after the other (row-major, values in
+// [0,1], 1 = white). The runner writes <Name>.npy (Rows·Cols ×
+// TileRows·TileCols float64), <Name>.json (this without X) and <Name>.png
+// in the experiment's folder.
+type Artifact struct {
+	Name     string    `json:"name"`
+	Rows     int       `json:"rows"`
+	Cols     int       `json:"cols"`
+	TileRows int       `json:"tile_rows"`
+	TileCols int       `json:"tile_cols"`
+	X        []float64 `json:"-"`
+	// RowNames name the rows of tiles, top to bottom.
+	RowNames []string `json:"row_names,omitempty"`
+	// Caption says in one line what the picture shows.
+	Caption string `json:"caption"`
+}
+
+// Check reports an artifact whose sizes do not fit its values.
+func (a *Artifact) Check() error {
+	if a.Name == "" || strings.ContainsAny(a.Name, `/\.`) {
+		return fmt.Errorf("artifact: bad name %q (a file stem without / or .)", a.Name)
+	}
+	if a.Rows < 1 || a.Cols < 1 || a.TileRows < 1 || a.TileCols < 1 || len(a.X) != a.Rows*a.Cols*a.TileRows*a.TileCols {
+		return fmt.Errorf("artifact %s: %d values for %d×%d tiles of %d×%d units", a.Name, len(a.X), a.Rows, a.Cols, a.TileRows, a.TileCols)
+	}
+	if a.RowNames != nil && len(a.RowNames) != a.Rows {
+		return fmt.Errorf("artifact %s: %d row names for %d rows", a.Name, len(a.RowNames), a.Rows)
 	}
 	return nil
 }
