@@ -43,3 +43,48 @@ func TestSampleMatchesTheModel(t *testing.T) {
 		}
 	}
 }
+
+type fixedRows [][]uint8
+
+func (r fixedRows) Len() int          { return len(r) }
+func (r fixedRows) Row(i int) []uint8 { return r[i] }
+
+// TestCompletionFigure: three rows (original, hollowed with the lower half
+// 0.5, completed) of the first examples, as a valid artifact; and the
+// completion estimator hands it to Env.Artifact in a run. Mutation
+// checked: hollowing the upper half instead fails.
+func TestCompletionFigure(t *testing.T) {
+	x := fixedRows{{1, 0, 1, 1, 0, 1}, {0, 1, 0, 0, 1, 0}}
+	res := belief.CompletionResult{Completed: [][]uint8{{1, 0, 1, 0, 0, 0}, {0, 1, 0, 1, 1, 1}}}
+	a := CompletionFigure(x, res, 3, 2, "test")
+	if err := a.Check(); err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{
+		1, 0, 1, 1, 0, 1, 0, 1, 0, 0, 1, 0, // originals
+		1, 0, .5, .5, .5, .5, 0, 1, .5, .5, .5, .5, // rows/2 = 1 of 3 rows kept
+		1, 0, 1, 0, 0, 0, 0, 1, 0, 1, 1, 1, // completed
+	}
+	if a.Rows != 3 || a.Cols != 2 || a.TileRows != 3 || a.TileCols != 2 || len(a.RowNames) != 3 {
+		t.Errorf("artifact %+v", a)
+	}
+	for i, v := range want {
+		if a.X[i] != v {
+			t.Fatalf("value %d is %v, want %v (got %v)", i, a.X[i], v, a.X)
+		}
+	}
+	// The estimator hands it over.
+	n := belief.New([]int{6, 2}, false)
+	belief.InitNormal(n, 0.5, 1)
+	var got []family.Artifact
+	env := family.Env{Stage: "final", Splits: []family.Split{{Name: "test", Data: x}}, Seed: 1,
+		Artifact: func(a family.Artifact) error { got = append(got, a); return nil }}
+	s := Completion.New().(*CompletionSettings)
+	s.Rows, s.Cols, s.Samples, s.Sweeps = 3, 2, 3, 1
+	if _, err := env.Run(SBN, n, []family.Configured{{Name: "completion", Settings: s}}); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0].Name != "completion" || got[0].Cols != 2 || got[0].X[13] != 0 || got[0].X[14] != 0.5 {
+		t.Errorf("artifacts %+v", got)
+	}
+}
