@@ -366,7 +366,6 @@ func sampleDataSpec(s string, opt *data.Options) (string, error) {
 	return "", usageError{fmt.Sprintf("sample: --data: %q is neither a data spec (%s) nor an existing file or directory", s, data.SpecForms)}
 }
 
-
 // sampleRows adapts a data set to eval.Examples.
 type sampleRows struct{ *data.Set }
 

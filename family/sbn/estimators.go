@@ -352,6 +352,6 @@ func CompletionFigure(x eval.Examples, res belief.CompletionResult, rows, cols i
 	return family.Artifact{
 		Name: "completion", Rows: 3, Cols: k, TileRows: rows, TileCols: cols, X: out,
 		RowNames: []string{"original", "hollowed", "completed"},
-		Caption: fmt.Sprintf("missing-data completion of the first %d %s examples: originals; the lower %d of %d rows hidden (grey); completed by the per-pixel vote", k, split, rows-rows/2, rows),
+		Caption:  fmt.Sprintf("missing-data completion of the first %d %s examples: originals; the lower %d of %d rows hidden (grey); completed by the per-pixel vote", k, split, rows-rows/2, rows),
 	}
 }
