@@ -50,11 +50,11 @@ type SamplesInfo struct {
 // start, the probabilities of the last step) from seed, and writes
 // samples.npy, samples.json and samples.png, and filters.png when the
 // family has first-layer filters, into dir, atomically.
-func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, train eval.Examples, st *Status) error {
+func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, train eval.Examples, workers int, st *Status) error {
 	if fam.Sample == nil {
 		return nil
 	}
-	o := family.SampleOptions{N: NumSamples, Mean: true, Data: train, Seed: seed, Workers: 1}
+	o := family.SampleOptions{N: NumSamples, Mean: true, Data: train, Seed: seed, Workers: workers}
 	if fam.SampleInits != nil {
 		o.Steps = family.DefaultSampleSteps
 	}

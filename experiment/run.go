@@ -437,7 +437,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	mine = append(mine, rows...)
 	if err == nil {
 		mine = append(mine, referenceRows(exp, family.Label(tr.Current()), tr.Completed())...)
-		err = writeSamples(fam, tr.Current(), r.dir, config.DeriveSeed(exp.Seed, 3), setRows{train0}, st)
+		err = writeSamples(fam, tr.Current(), r.dir, config.DeriveSeed(exp.Seed, 3), setRows{train0}, r.opt.Workers, st)
 	}
 	ferr := flush()
 	if err == nil && ferr == nil {
@@ -496,7 +496,7 @@ func (r *runner) build() (*built, error) {
 }
 
 // NumSamples is the number of samples of the trained model that the runner
-// writes to <experiment>/samples.npy for a family with Family.Samples.
+// writes to <experiment>/samples.npy for a family with Family.Sample.
 const NumSamples = 100
 
 // referenceRows are the experiment's published numbers (reference:), as
