@@ -206,7 +206,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if fam.SampleInits == nil {
 		for _, fl := range []string{"init", "steps", "every", "compare"} {
 			if given[fl] && fl != "compare" {
-				fmt.Fprintf(stderr, "logz sample: a %s draws ancestral samples: --%s does not apply; ignored\n", fam.Name, fl)
+				fmt.Fprintf(stderr, "logz sample: the %s family draws ancestral samples: --%s does not apply; ignored\n", fam.Name, fl)
 			}
 		}
 		if given["compare"] {
@@ -223,6 +223,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--compare: the %s family has no mixing comparison (rbm has)", fam.Name)
 	}
 	useQ := slices.Contains(starts, family.InitQ)
+	needData = slices.Contains(starts, family.InitData)
 	if *spec != "" && !needData && !useQ {
 		fmt.Fprintln(stderr, "logz sample: --data is used only by the data start and a fitted q; ignored")
 		dspec = ""

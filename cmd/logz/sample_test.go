@@ -103,7 +103,7 @@ func TestSampleOtherFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, stderr, err = runLogz(t, "sample", "--model", p, "--n", "5", "--steps", "9", "--out", out)
-	if err != nil || !strings.Contains(stderr, "a sbn draws ancestral samples: --steps does not apply; ignored") || !strings.Contains(stderr, "5 ancestral samples") {
+	if err != nil || !strings.Contains(stderr, "the sbn family draws ancestral samples: --steps does not apply; ignored") || !strings.Contains(stderr, "5 ancestral samples") {
 		t.Fatalf("sbn: %v\n%s", err, stderr)
 	}
 	if a, err := npyx.ReadFile(out); err != nil || !slices.Equal(a.Shape, []int{5, 4}) {

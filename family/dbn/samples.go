@@ -88,14 +88,15 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	if err != nil {
 		return nil, err
 	}
-	what := fmt.Sprintf("%d block-Gibbs chains of %d sweeps in the top RBM from %s, then a down-pass through the sigmoid layers; ", o.N, o.Steps, family.StartCaption(init))
+	from := family.StartCaption(init)
+	if init == family.InitData {
+		from += " passed up by Q"
+	}
+	what := fmt.Sprintf("%d block-Gibbs chains of %d sweeps in the top RBM from %s, then a down-pass through the sigmoid layers; ", o.N, o.Steps, from)
 	if o.Mean {
 		what += "p(v=1|h1)"
 	} else {
 		what += "v ~ p(v|h1)"
-	}
-	if init == family.InitData {
-		what = "the examples passed up by Q; " + what
 	}
 	return &family.Drawn{N: o.N, D: D, X: out, Method: family.MethodGibbs, Steps: o.Steps, Init: init, Values: family.Values(o.Mean), What: what}, nil
 }

@@ -52,9 +52,9 @@ func exactP(m *models.RBM) []float64 {
 
 // TestSampleMatchesTheModel: Gibbs chains from every start (random, data,
 // a fitted q) reach p(v) by enumeration, states and means; the samples do
-// not depend on the workers. Mutation checked: sampling v from
-// p(v|h) with the visible biases dropped (eval.Gibbs kernel untouched,
-// GibbsDrawn keeping r.Final of the start instead) fails.
+// not depend on the workers. Mutation checked: at most one sweep
+// (Steps: min(o.Steps, 1)) fails the frequencies, and means 1 − p(v=1|h)
+// fail the means.
 func TestSampleMatchesTheModel(t *testing.T) {
 	m := tinyRBM(4, 3, 1.0, 7)
 	data := rows{{1, 1, 1, 1}, {0, 0, 0, 0}}

@@ -13,8 +13,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite the golden PNG files")
 
-// TestShape: squares, rectangles, primes. Mutation checked: h rounded up
-// to ⌈√d⌉ fails 20 and 784.
+// TestShape: squares, rectangles, primes. Mutation checked: searching the
+// divisor upwards (h++) fails.
 func TestShape(t *testing.T) {
 	for _, c := range []struct{ d, h, w int }{{784, 28, 28}, {20, 4, 5}, {25, 5, 5}, {14, 2, 7}, {7, 1, 7}, {1, 1, 1}, {12, 3, 4}, {0, 0, 0}} {
 		if h, w := Shape(c.d); h != c.h || w != c.w {
