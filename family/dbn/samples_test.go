@@ -9,11 +9,6 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-type rows [][]uint8
-
-func (r rows) Len() int          { return len(r) }
-func (r rows) Row(i int) []uint8 { return r[i] }
-
 // TestSampleMatchesTheModel: top-RBM Gibbs chains then a down-pass, from
 // both starts, give p(v) of a 3-layer DBN by enumeration of (v, h1, h2)
 // (states and means p(v=1|h1)); the samples do not depend on the workers.
@@ -33,7 +28,7 @@ func TestSampleMatchesTheModel(t *testing.T) {
 		}
 	}
 	p := familytest.Marginal(m.Sizes()[:3], func(xs [][]float64) float64 { return m.LogUnnormJoint(xs[0], xs[1:], nil) })
-	data := rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
+	data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
 	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
 		d, err := Sample(m, family.SampleOptions{N: n, Steps: 40, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
 		if err != nil {

@@ -162,3 +162,12 @@ func Marginal(sizes []int, logJoint func(xs [][]float64) float64) []float64 {
 	}
 	return p
 }
+
+// Rows is eval.Examples over fixed rows.
+type Rows [][]uint8
+
+// Len implements eval.Examples.
+func (r Rows) Len() int { return len(r) }
+
+// Row implements eval.Examples.
+func (r Rows) Row(i int) []uint8 { return r[i] }

@@ -9,11 +9,6 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-type fixedRows [][]uint8
-
-func (r fixedRows) Len() int          { return len(r) }
-func (r fixedRows) Row(i int) []uint8 { return r[i] }
-
 // TestSampleMatchesTheModel: Gibbs chains of a 2×2 Ising model (both spin
 // conventions) from both starts reach p(x) by enumeration (states and the
 // conditionals σ(Δ_i)); the samples do not depend on the workers.
@@ -33,7 +28,7 @@ func TestSampleMatchesTheModel(t *testing.T) {
 			}
 			return m.LogUnnorm(x)
 		})
-		data := fixedRows{{1, 1, 1, 1}, {0, 0, 0, 0}}
+		data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
 		draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
 			d, err := Sample(m, family.SampleOptions{N: n, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
 			if err != nil {

@@ -11,11 +11,6 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-// rows is eval.Examples over fixed rows.
-type rows [][]uint8
-
-func (r rows) Len() int          { return len(r) }
-func (r rows) Row(i int) []uint8 { return r[i] }
 func tinyRBM(D, H int, scale float64, seed uint64) *models.RBM {
 	m := models.NewRBM(D, H)
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -57,7 +52,7 @@ func exactP(m *models.RBM) []float64 {
 // fail the means.
 func TestSampleMatchesTheModel(t *testing.T) {
 	m := tinyRBM(4, 3, 1.0, 7)
-	data := rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
+	data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
 	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
 		d, err := Sample(m, family.SampleOptions{N: n, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers,
 			QFit: family.QFit{Components: 3, Steps: 20, Fit: family.QFitDefaults().Fit}})
@@ -83,7 +78,7 @@ func TestSampleBadOptions(t *testing.T) {
 		{family.SampleOptions{N: 2, Steps: -1}, "sweeps"},
 		{family.SampleOptions{N: 2, Init: "dat"}, "unknown start"},
 		{family.SampleOptions{N: 2, Init: "data"}, "needs data"},
-		{family.SampleOptions{N: 2, Init: "data", Data: rows{{1, 0}}}, "2 units"},
+		{family.SampleOptions{N: 2, Init: "data", Data: familytest.Rows{{1, 0}}}, "2 units"},
 		{family.SampleOptions{N: 2, Mean: true}, "at least one sweep"},
 	} {
 		if _, err := Sample(m, c.o); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -44,17 +44,12 @@ func TestSampleMatchesTheModel(t *testing.T) {
 	}
 }
 
-type fixedRows [][]uint8
-
-func (r fixedRows) Len() int          { return len(r) }
-func (r fixedRows) Row(i int) []uint8 { return r[i] }
-
 // TestCompletionFigure: three rows (original, hollowed with the lower half
 // 0.5, completed) of the first examples, as a valid artifact; and the
 // completion estimator hands it to Env.Artifact in a run. Mutation
 // checked: hollowing the upper half instead fails.
 func TestCompletionFigure(t *testing.T) {
-	x := fixedRows{{1, 0, 1, 1, 0, 1}, {0, 1, 0, 0, 1, 0}}
+	x := familytest.Rows{{1, 0, 1, 1, 0, 1}, {0, 1, 0, 0, 1, 0}}
 	res := belief.CompletionResult{Completed: [][]uint8{{1, 0, 1, 0, 0, 0}, {0, 1, 0, 1, 1, 1}}}
 	a := CompletionFigure(x, res, 3, 2, "test")
 	if err := a.Check(); err != nil {

@@ -27,24 +27,14 @@ func priorProbs(m *models.VAE) []float64 {
 }
 
 // checkFreq checks that the frequencies of the codes of n draws match p
-// within 5 binomial standard errors each.
+// (familytest.CheckFrequencies).
 func checkFreq(t *testing.T, what string, draws []uint8, D int, p []float64) {
 	t.Helper()
-	n := len(draws) / D
-	count := make([]float64, len(p))
-	for i := range n {
-		c := 0
-		for j, b := range draws[i*D : (i+1)*D] {
-			c |= int(b) << j
-		}
-		count[c]++
+	x := make([]float64, len(draws))
+	for i, b := range draws {
+		x[i] = float64(b)
 	}
-	for c, pc := range p {
-		se := math.Sqrt(pc * (1 - pc) / float64(n))
-		if f := count[c] / float64(n); math.Abs(f-pc) > 5*se+1e-12 {
-			t.Errorf("%s: state %d drawn with frequency %.4f, p = %.4f (SE %.4f)", what, c, f, pc, se)
-		}
-	}
+	familytest.CheckFrequencies(t, what, x, D, p)
 }
 
 // TestSamplesMatchTheModel: latents drawn exactly (h from its marginal)
