@@ -89,3 +89,23 @@ func TestSamplesMatchTheModel(t *testing.T) {
 	}
 	checkFreq(t, "bernoulli prior", zb, 4, priorProbs(b))
 }
+
+// TestFilters: the decoder's output weights, transposed to visible×hidden.
+// Mutation checked: returning dec_W without the transpose fails.
+func TestFilters(t *testing.T) {
+	m := tinyVAE(t, 3, 21, 1.5)
+	f, ok := Filters(m)
+	L := len(m.DecSizes) - 1
+	in, X := m.DecSizes[L-1], m.DecSizes[L]
+	if !ok || f.Visible != X || f.Hidden != in {
+		t.Fatalf("filters %+v", f)
+	}
+	w := m.Dec.W[L-1]
+	for j := range in {
+		for i, v := range f.Column(j) {
+			if v != w[j*X+i] {
+				t.Fatalf("filter %d unit %d is %v, want dec weight %v", j, i, v, w[j*X+i])
+			}
+		}
+	}
+}
