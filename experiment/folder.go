@@ -22,6 +22,17 @@ const (
 	samplesFile  = "samples.npy"
 )
 
+// isExperimentFile reports whether logz writes files of that name in an
+// experiment's directory.
+func isExperimentFile(n string) bool {
+	switch n {
+	case modelFile, epochsFile, progressFile, samplesFile, SamplesInfoFile, SamplesPNG, FiltersPNG,
+		CompletionName + ".npy", CompletionName + ".json", CompletionName + ".png":
+		return true
+	}
+	return false
+}
+
 // FolderError refuses a run folder before anything is written: a previous
 // run without --resume or --force, a changed config on --resume, a folder
 // that is not a run. The command line has to change.
@@ -182,7 +193,7 @@ func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry
 			var foreign, what []string
 			for _, s := range sub {
 				switch n := s.Name(); {
-				case s.IsDir() || !(n == modelFile || n == epochsFile || n == progressFile || n == samplesFile || isTempFile(n)):
+				case s.IsDir() || !(isExperimentFile(n) || isTempFile(n)):
 					foreign = append(foreign, n)
 				case !isTempFile(n):
 					what = append(what, describeFile(filepath.Join(path, n), true))

@@ -22,9 +22,9 @@ import (
 // Image files of an experiment's folder that report.html shows after the
 // plots, in this order, when they exist.
 var reportImages = []struct{ file, title, caption string }{
-	{"samples.png", "Samples from the model", "Samples of the trained model (samples.npy), one per tile."},
-	{"filters.png", "First-layer filters", "The weights from the visible units to each first-layer unit, one tile per unit, each scaled to its own range (dark: negative, light: positive)."},
-	{"completion.png", "Missing-data completion", "Rows: the original test images, the images with their lower half hollowed out (grey), and the model's completion."},
+	{SamplesPNG, "Samples from the model", "Samples of the trained model (samples.npy), one per tile."},
+	{FiltersPNG, "First-layer filters", "The weights from the visible units to each first-layer unit, one tile per unit, each scaled to its own range (dark: negative, light: positive)."},
+	{CompletionName + ".png", "Missing-data completion", "Rows: the original test images, the images with their lower half hollowed out (grey), and the model's completion."},
 }
 
 // htmlReport writes report.html into a run folder. The plots of an
@@ -126,9 +126,14 @@ func experimentImages(dir string) ([]report.Figure, error) {
 			return nil, err
 		}
 		caption := im.caption
-		if im.file == "samples.png" {
-			if how := samplesCaption(dir); how != "" {
-				caption = "Samples of the trained model: " + how + "."
+		switch im.file {
+		case SamplesPNG:
+			if what := jsonField(filepath.Join(dir, SamplesInfoFile), "what"); what != "" {
+				caption = "Samples of the trained model: " + what + "."
+			}
+		case CompletionName + ".png":
+			if c := jsonField(filepath.Join(dir, CompletionName+".json"), "caption"); c != "" {
+				caption = c
 			}
 		}
 		out = append(out, report.Figure{Name: im.file[:len(im.file)-len(".png")], Title: im.title, Caption: caption, MIME: "image/png", Data: data})
@@ -136,19 +141,19 @@ func experimentImages(dir string) ([]report.Figure, error) {
 	return out, nil
 }
 
-// samplesCaption returns the "how" of samples.json ("" if absent).
-func samplesCaption(dir string) string {
-	data, err := os.ReadFile(filepath.Join(dir, "samples.json"))
+// jsonField returns the string field key of a JSON object file ("" if
+// the file or the field is absent or not a string).
+func jsonField(path, key string) string {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return ""
 	}
-	var m struct {
-		How string `json:"how"`
-	}
+	var m map[string]any
 	if json.Unmarshal(data, &m) != nil {
 		return ""
 	}
-	return m.How
+	v, _ := m[key].(string)
+	return v
 }
 
 // WriteHTMLReport (re)writes report.html of a run folder from its
@@ -174,10 +179,31 @@ func WriteHTMLReport(dir string, meta map[string]string) error {
 }
 
 // RedrawImages redraws the image files of every experiment folder of a run
-// folder from their data (samples.npy, model.npz) and returns how many it
-// wrote.
+// folder (DrawImages) that holds something to draw them from, and returns
+// how many folders it redrew.
 func RedrawImages(dir string) (int, error) {
-	return 0, nil
+	rows, err := report.ReadResults(filepath.Join(dir, config.ResultsFile))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range report.Experiments(rows) {
+		ed := filepath.Join(dir, e)
+		has := false
+		for _, f := range []string{SamplesFile, modelFile, CompletionName + ".json"} {
+			if _, err := os.Stat(filepath.Join(ed, f)); err == nil {
+				has = true
+			}
+		}
+		if !has {
+			continue
+		}
+		if err := DrawImages(ed); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // ReadReportMeta returns the description list of a run folder's report.md

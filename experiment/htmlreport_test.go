@@ -69,7 +69,7 @@ func TestHTMLReport(t *testing.T) {
 	}
 	ids := []string{"<h3>a</h3>", "<h3>b</h3>", "<li><b>command</b>: logz run tiny.yaml</li>"}
 	for _, e := range []string{"a", "b"} {
-		for _, f := range []string{"loglik-test", "loglik-train", "signals", "final-test", "final-train"} {
+		for _, f := range []string{"loglik-test", "loglik-train", "signals", "final-test", "final-train", "samples", "filters"} {
 			ids = append(ids, `id="`+e+"-"+f+`"`)
 		}
 	}

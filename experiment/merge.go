@@ -40,7 +40,9 @@ func (e *MergeError) Error() string {
 
 // Merge writes the results of the sharded run in opt.Out from its part
 // files (see RunShard): results.json, report.md and each experiment's
-// epochs.csv, final.progress.json and samples.npy, exactly as Run would
+// epochs.csv, final.progress.json, samples.npy (with samples.json,
+// samples.png, filters.png and the estimators' pictures such as
+// completion.npy/.json/.png), exactly as Run would
 // have written them — every estimate the same, bit for bit, whatever the
 // number of shards — with the final table on opt.Stdout. It first checks
 // that every experiment's training is complete and that every shard of

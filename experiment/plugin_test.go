@@ -1,7 +1,11 @@
 package experiment_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"github.com/logz-ml/logz/internal/imagegrid"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
@@ -123,15 +127,35 @@ func init() {
 	f.Final = func() []family.Configured { return []family.Configured{f.Entry("exact")} }
 	// Samples: unit i is 1 in sample k when k+i+seed is odd (a fixed
 	// pattern that shows the seed and the shape arrived).
-	f.Samples = func(m models.Model, n int, seed uint64) ([]float64, error) {
+	f.Sample = func(m models.Model, o family.SampleOptions) (*family.Drawn, error) {
 		D := m.NumVisible()
-		x := make([]float64, n*D)
-		for k := range n {
+		x := make([]float64, o.N*D)
+		for k := range o.N {
 			for i := range D {
-				x[k*D+i] = float64((uint64(k+i) + seed) % 2)
+				x[k*D+i] = float64((uint64(k+i) + o.Seed) % 2)
 			}
 		}
-		return x, nil
+		return &family.Drawn{N: o.N, D: D, X: x, Method: family.MethodAncestral, Values: family.ValuesStates, What: "a fixed pattern"}, nil
+	}
+	f.Filters = func(m models.Model) (*family.Filters, bool) {
+		l := m.(*indep).Logits
+		return &family.Filters{W: l, Visible: len(l), Hidden: 1, What: "the logits"}, true
+	}
+	// The final exact entry hands the runner a picture: one row of two
+	// 1×20 tiles, 0 and 1.
+	exact := f.Estimators[0]
+	run := exact.Run
+	exact.Run = func(env *family.Env, m models.Model, s family.Settings, j family.Job) ([]report.Row, error) {
+		if env.Artifact != nil {
+			x := make([]float64, 40)
+			for i := 20; i < 40; i++ {
+				x[i] = 1
+			}
+			if err := env.Artifact(family.Artifact{Name: experiment.CompletionName, Rows: 1, Cols: 2, TileRows: 4, TileCols: 5, X: x, Caption: "zeros, ones"}); err != nil {
+				return nil, err
+			}
+		}
+		return run(env, m, s, j)
 	}
 	family.Register(f)
 }
@@ -175,6 +199,47 @@ func TestFamilyPlugIn(t *testing.T) {
 	seed := config.DeriveSeed(f.Experiments[0].Seed, 3)
 	if smp.Data[0] != float64(seed%2) || smp.Data[21] != float64((2+seed)%2) {
 		t.Errorf("samples.npy does not hold the family's samples for the experiment's seed")
+	}
+	// samples.json captions them; samples.png draws them as 4×5 tiles,
+	// filters.png the logits; the estimator's picture is there; DrawImages
+	// redraws the same bytes from the files.
+	var info experiment.SamplesInfo
+	if b, err := os.ReadFile(filepath.Join(out, "toy", experiment.SamplesInfoFile)); err != nil || json.Unmarshal(b, &info) != nil ||
+		info.Family != "indep-test" || info.N != experiment.NumSamples || info.D != 20 || info.Tile != [2]int{4, 5} || info.Image || info.What != "a fixed pattern" || info.Seed != seed {
+		t.Errorf("samples.json: %v %+v", err, info)
+	}
+	pngs := map[string][]byte{}
+	for _, name := range []string{experiment.SamplesPNG, experiment.FiltersPNG, experiment.CompletionName + ".png"} {
+		path := filepath.Join(out, "toy", name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		pngs[name] = b
+		if err := os.Remove(path); err != nil {
+			t.Fatal(err)
+		}
+		if name == experiment.SamplesPNG && img.Bounds().Dx() != 10*(5*imagegrid.DefaultScale(4, 5)+1)+1 {
+			t.Errorf("samples.png is %v, want 10 tiles across", img.Bounds())
+		}
+	}
+	if c, err := npyx.ReadFile(filepath.Join(out, "toy", experiment.CompletionName+".npy")); err != nil || c.Shape[0] != 2 || c.Shape[1] != 20 || c.Data[39] != 1 {
+		t.Errorf("completion.npy: %v %+v", err, c)
+	}
+	if err := experiment.DrawImages(filepath.Join(out, "toy")); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range pngs {
+		if b, err := os.ReadFile(filepath.Join(out, "toy", name)); err != nil || !bytes.Equal(b, want) {
+			t.Errorf("DrawImages: %s differs from the runner's (%v)", name, err)
+		}
+	}
+	if err := experiment.DrawImages(t.TempDir()); err == nil || !strings.Contains(err.Error(), "nothing to draw") {
+		t.Errorf("DrawImages on an empty folder: %v", err)
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "config.resolved.yaml")); err != nil || !strings.Contains(string(b), "smoothing: 0.5") {
 		t.Errorf("config.resolved.yaml lacks the family's settings: %v\n%s", err, b)

@@ -22,8 +22,6 @@ import (
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
-	"github.com/sbinet/npyio"
-	"gonum.org/v1/gonum/mat"
 )
 
 // Options controls a run.
@@ -438,6 +436,9 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		ev.Progress = nil // a merge computes no units
 	}
 	ev.Sharding = r.sharding
+	ev.Artifact = func(a family.Artifact) error {
+		return st.write(func() error { return writeArtifact(r.dir, a) })
+	}
 	ev.OnEntry = func(e family.Entry) error {
 		prog.set(e)
 		if err := st.write(func() error { return writeProgress(progressPath, prog) }); err != nil {
@@ -450,7 +451,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	mine = append(mine, rows...)
 	if err == nil {
 		mine = append(mine, referenceRows(exp, family.Label(tr.Current()), tr.Completed())...)
-		err = writeSamples(fam, tr.Current(), filepath.Join(r.dir, samplesFile), config.DeriveSeed(exp.Seed, 3), st)
+		err = writeSamples(fam, tr.Current(), r.dir, config.DeriveSeed(exp.Seed, 3), setRows{train0}, r.opt.Workers, st)
 	}
 	ferr := flush()
 	if err == nil && ferr == nil {
@@ -509,30 +510,8 @@ func (r *runner) build() (*built, error) {
 }
 
 // NumSamples is the number of samples of the trained model that the runner
-// writes to <experiment>/samples.npy for a family with Family.Samples.
+// writes to <experiment>/samples.npy for a family with Family.Sample.
 const NumSamples = 100
-
-// writeSamples draws NumSamples samples of m when the family can
-// (Family.Samples), from the seed derived from the experiment seed, and
-// writes them to path as an N×D float64 .npy, atomically.
-func writeSamples(fam *family.Family, m models.Model, path string, seed uint64, st *Status) error {
-	if fam.Samples == nil {
-		return nil
-	}
-	x, err := fam.Samples(m, NumSamples, seed)
-	if err != nil {
-		return fmt.Errorf("samples: %w", err)
-	}
-	D := m.NumVisible()
-	if len(x) != NumSamples*D {
-		return fmt.Errorf("samples: the family returned %d values, want %d×%d", len(x), NumSamples, D)
-	}
-	return st.write(func() error {
-		return atomicfile.WriteFile(path, func(w io.Writer) error {
-			return npyio.Write(w, mat.NewDense(NumSamples, D, x))
-		})
-	})
-}
 
 // referenceRows are the experiment's published numbers (reference:), as
 // rows of estimator "reference" beside the final estimates.

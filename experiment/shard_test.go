@@ -130,7 +130,8 @@ func shardFile(t *testing.T, seed string) *config.File {
 
 // comparable returns the files of a finished run that must not depend on
 // sharding, with every time ("seconds") set to 0: results.json, each
-// experiment's epochs.csv and samples.npy.
+// experiment's epochs.csv, samples.npy, samples.json, samples.png and
+// filters.png.
 func comparable(t *testing.T, dir string, f *config.File) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
@@ -166,8 +167,10 @@ func comparable(t *testing.T, dir string, f *config.File) map[string][]byte {
 			lines = append(lines, l)
 		}
 		out[e.Name+"/epochs.csv"] = []byte(strings.Join(lines, "\n"))
-		if s, err := os.ReadFile(filepath.Join(dir, e.Name, "samples.npy")); err == nil {
-			out[e.Name+"/samples.npy"] = s
+		for _, name := range []string{experiment.SamplesFile, experiment.SamplesInfoFile, experiment.SamplesPNG, experiment.FiltersPNG} {
+			if s, err := os.ReadFile(filepath.Join(dir, e.Name, name)); err == nil {
+				out[e.Name+"/"+name] = s
+			}
 		}
 	}
 	return out

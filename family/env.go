@@ -64,6 +64,10 @@ type Env struct {
 	// SkipUnshared, set in a shard, skips the entries of Unshared
 	// estimators: the merge runs them.
 	SkipUnshared bool
+	// Artifact, if set, receives the pictures estimators make beside
+	// their rows (the runner sets it for the final evaluation and writes
+	// each to files in the experiment's folder); nil: estimators make none.
+	Artifact func(Artifact) error
 
 	// memo holds what estimators of one evaluation share (an AIS log Z of
 	// given settings, an exact log Z, per-example IS estimates).

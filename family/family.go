@@ -23,6 +23,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/models"
 )
@@ -61,11 +62,23 @@ type Family struct {
 	// Finish, if set, post-processes the rows of one evaluation (pairing
 	// AIS and RAISE rows into brackets, dropping repeated warnings).
 	Finish func(m models.Model, rows []report.Row, ests []Configured) []report.Row
-	// Samples, if set, draws n samples x of the trained model (n×D, row-major,
-	// the visible units; e.g. ancestral samples of a VAE) from streams
-	// derived from seed alone; the runner writes them to samples.npy in the
-	// experiment's folder after the final evaluation.
-	Samples func(m models.Model, n int, seed uint64) ([]float64, error)
+	// Sample, if set, draws samples of a trained model (see SampleOptions
+	// and Drawn); the runner writes them to samples.npy, samples.json and
+	// samples.png in the experiment's folder after the final evaluation,
+	// and `logz sample` draws them from a saved model.
+	Sample func(m models.Model, o SampleOptions) (*Drawn, error)
+	// SampleInits are the chain starts Sample accepts (InitRandom,
+	// InitData, InitQ), its default first; nil for an ancestral sampler,
+	// which has no start and ignores SampleOptions.Steps.
+	SampleInits []string
+	// Mixing, if set, runs SampleOptions.N chains from each of the starts
+	// and compares how soon they reach the long-run level of the chains'
+	// trace (`logz sample --compare`).
+	Mixing func(m models.Model, o SampleOptions, starts []string) (*eval.MixingResult, error)
+	// Filters, if set, returns the model's first-layer weights, the ones
+	// that meet the visible units (visible×hidden), for filters.png; false
+	// when the model has none.
+	Filters func(m models.Model) (*Filters, bool)
 }
 
 // TrainerInfo names and documents one training method of a family.

@@ -107,6 +107,9 @@ func (m *Ising) Label() string { return fmt.Sprintf("ising %dx%d %s", m.Rows, m.
 // NumVisible implements Model: Rows·Cols.
 func (m *Ising) NumVisible() int { return m.Rows * m.Cols }
 
+// ImageShape is the grid, the shape its states are drawn in.
+func (m *Ising) ImageShape() (rows, cols int) { return m.Rows, m.Cols }
+
 // Dim is the number of sites D (the chi2.Target contract).
 func (m *Ising) Dim() int { return m.Rows * m.Cols }
 

@@ -252,6 +252,17 @@ func (n *Net) LogJoint(h [][]float64, scale float64, sc *Scratch) float64 {
 // units j < i) and returns the log-probability of the draw, accumulated as
 // it is drawn.
 func (n *Net) SampleLayer(l int, h, above []float64, rng *rand.Rand, sc *Scratch) float64 {
+	return n.sampleLayer(l, h, above, nil, rng, sc)
+}
+
+// SampleLayerProbs is SampleLayer that also sets probs[i] to the
+// probability p(h_{l,i} = 1 | h_{l+1}, h_{l,<i}) unit i was drawn with
+// (without within-layer weights, p(h_{l,i} = 1 | h_{l+1})).
+func (n *Net) SampleLayerProbs(l int, h, above, probs []float64, rng *rand.Rand, sc *Scratch) float64 {
+	return n.sampleLayer(l, h, above, probs, rng, sc)
+}
+
+func (n *Net) sampleLayer(l int, h, above, probs []float64, rng *rand.Rand, sc *Scratch) float64 {
 	k := n.Sizes[l]
 	a := sc.a[:k]
 	n.inputs(l, above, 1, a)
@@ -262,6 +273,9 @@ func (n *Net) SampleLayer(l int, h, above []float64, rng *rand.Rand, sc *Scratch
 	}
 	for i := range k {
 		ai := a[i] + lowerDot(s, k, i, h)
+		if probs != nil {
+			probs[i] = nmath.Sigmoid(ai)
+		}
 		if rng.Float64() < nmath.Sigmoid(ai) {
 			h[i] = 1
 		} else {

@@ -51,6 +51,6 @@ func cmdPlot(args []string, stdout io.Writer) error {
 	if err := experiment.WriteHTMLReport(dir, meta); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	fmt.Fprintf(stdout, "wrote %s (%d image file(s) redrawn) in %.2f s\n", filepath.Join(dir, config.HTMLFile), n, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %s (the images of %d experiment(s) redrawn) in %.2f s\n", filepath.Join(dir, config.HTMLFile), n, time.Since(start).Seconds())
 	return nil
 }

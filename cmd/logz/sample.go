@@ -4,76 +4,83 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/chi2"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/atomicfile"
-	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/internal/imagegrid"
 	"github.com/logz-ml/logz/models"
 	"github.com/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
 )
 
 const sampleUsage = `Usage: logz sample --model FILE.npz [--n 100] [--steps 1000] [--init q|data|random]
-                   [--data SPEC-or-path] [--seed S] [--out samples.npy] [--every K] [--mean]
+                   [--data SPEC-or-path] [--seed S] [--out samples.npy] [--png samples.png]
+                   [--every K] [--mean]
        logz sample --model FILE.npz --compare q,random [--steps 1000] [flags]
 
-Runs --n block-Gibbs chains (v → h → v) of an RBM checkpoint for --steps
-sweeps and writes the final visible states (with --mean the probabilities
-p(v=1|h) of the last sweep) to --out as an n×D float64 .npy, printing the
-chains' mean free energy F(v) ± its standard error every --every sweeps.
+Draws --n samples of a saved model of any family and writes them to --out
+as an n×D float64 .npy (and, with --png, as a grid of tiles: D a square is
+drawn as square images, an Ising model as its grid, other D as a row×col
+layout of the units), saying on stderr how they were drawn:
 
-Starts (--init):
-  q       draws of a χ² proposal (Kuleshov & Ermon 2017 §5.2): the one saved
-          in the checkpoint (by the chi2 trainer under chi2_q_, or by a
-          tracked estimator under track_<i>_), else one fitted here (a
+  rbm        --n block-Gibbs chains (v → h → v) of --steps sweeps from --init;
+             prints the chains' mean free energy F(v) ± its standard error
+             every --every sweeps
+  dbm        Gibbs chains of --steps sweeps (odd layers, then even) from --init
+  dbn        Gibbs chains of --steps sweeps in the top RBM from --init, then a
+             down-pass through the sigmoid layers
+  ising      single-site Gibbs chains of --steps raster sweeps from --init
+  sbn, arsbn, vae
+             ancestral samples (top down); --steps and --init do not apply
+
+The final visible states are written, or with --mean the probabilities
+p(v=1|·) the last step drew them with (for the Gibbs families p(v=1|h) of
+the last sweep — the grey images papers show).
+
+Starts (--init; the default is q where the family has it, else random):
+  q       (rbm) draws of a χ² proposal (Kuleshov & Ermon 2017 §5.2): the one
+          saved in the checkpoint (by the chi2 trainer under chi2_q_, or by
+          a tracked estimator under track_<i>_), else one fitted here (a
           mixture of --q-components Bernoulli products, --q-steps steps of
           the χ² fitter, started at the --data base rate if given, else
           uniform); its bound on log Z is printed
-  data    random examples of --data
+  data    random examples of --data (a dbn passes them up to its top RBM)
   random  uniform random states
 
---compare LIST (e.g. q,random) runs --n chains from each start instead and
-prints, for each, the first sweep at which its mean free energy is within
-3 standard errors of the long-run level (the last 20% of the sweeps of all
-the starts, pooled), its final mean F ± se and its own tail level, marked *
-when it disagrees with the pooled one (the chains have not mixed); it
-writes no samples.
+--compare LIST (e.g. q,random; rbm) runs --n chains from each start instead
+and prints, for each, the first sweep at which its mean free energy is
+within 3 standard errors of the long-run level (the last 20% of the sweeps
+of all the starts, pooled), its final mean F ± se and its own tail level,
+marked * when it disagrees with the pooled one (the chains have not mixed);
+it writes no samples.
 
 --data is a data spec as for 'logz eval' (mnist:train|test,
 fashion-mnist:train|test, idx:PATH, npy:PATH, planted:...) or a path: a
 directory of MNIST IDX files (its training images), a .npy file, or an IDX
-file. Chain c's generators are keyed by --seed and c, so the output does not
-depend on the number of CPUs.
+file. Sample (chain) i's generators are keyed by --seed and i, so the output
+does not depend on the number of CPUs.
 
 Flags:
 `
 
-// Seed labels of the command's streams (the chains derive their own).
-const (
-	keySampleFit uint64 = iota + 1
-	keySampleBound
-	keySampleChains
-)
-
 // sampleStarts are the values of --init and --compare.
-var sampleStarts = []string{"q", "data", "random"}
+var sampleStarts = []string{family.InitQ, family.InitData, family.InitRandom}
 
 func cmdSample(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
-	modelPath := fs.String("model", "", "RBM checkpoint (.npz) (required)")
-	n := fs.Int("n", 100, "number of chains")
-	steps := fs.Int("steps", 1000, "Gibbs sweeps per chain")
-	init := fs.String("init", "q", "start of the chains: q, data or random")
+	modelPath := fs.String("model", "", "model checkpoint (.npz) of any family (required)")
+	n := fs.Int("n", 100, "number of samples (chains)")
+	steps := fs.Int("steps", family.DefaultSampleSteps, "Gibbs sweeps per chain (the Gibbs families)")
+	init := fs.String("init", "", "start of the chains: q, data or random (default: q where the family has it, else random)")
 	compare := fs.String("compare", "", "comma-separated starts to compare (e.g. q,random): sweeps to reach the long-run mean free energy")
 	spec := fs.String("data", "", "data for --init data and the base rate of a fitted q: a data spec or a path")
 	dataDir := fs.String("data-dir", "", "directory of the MNIST/Fashion-MNIST IDX files")
@@ -81,12 +88,14 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	threshold := fs.Float64("threshold", data.DefaultThreshold, "cut t in (0,1) for --binarize threshold")
 	seed := fs.Uint64("seed", 1, "seed of every random draw")
 	out := fs.String("out", "samples.npy", "output .npy file (n×D float64), written atomically")
-	every := fs.Int("every", 0, "print the mean free energy every K sweeps (0: steps/10)")
-	mean := fs.Bool("mean", false, "write p(v=1|h) of the last sweep instead of the binary states")
-	qK := fs.Int("q-components", 20, "components of a q fitted here")
-	qSteps := fs.Int("q-steps", 500, "fitter steps of a q fitted here")
-	qSamples := fs.Int("q-samples", 100, "draws per fitter step of a q fitted here")
-	qLR := fs.Float64("q-lr", 0.05, "Adam step size of a q fitted here")
+	pngPath := fs.String("png", "", "also draw the samples as a PNG grid of tiles to this file")
+	every := fs.Int("every", 0, "print the chains' trace (rbm: mean free energy) every K sweeps (0: steps/10)")
+	mean := fs.Bool("mean", false, "write the probabilities p(v=1|·) of the last step instead of the binary states")
+	qf := family.QFitDefaults()
+	qK := fs.Int("q-components", qf.Components, "components of a q fitted here")
+	qSteps := fs.Int("q-steps", qf.Steps, "fitter steps of a q fitted here")
+	qSamples := fs.Int("q-samples", qf.Fit.Samples, "draws per fitter step of a q fitted here")
+	qLR := fs.Float64("q-lr", qf.Fit.LearningRate, "Adam step size of a q fitted here")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), sampleUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -113,7 +122,10 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if *every == 0 {
 		*every = max(1, *steps/10)
 	}
-	starts := []string{*init}
+	var starts []string
+	if given["init"] {
+		starts = []string{*init}
+	}
 	if given["compare"] {
 		if given["init"] {
 			return bad("--init and --compare exclude each other (--compare lists the starts)")
@@ -124,7 +136,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		if *steps < 1 {
 			return bad("--compare needs --steps ≥ 1")
 		}
-		for _, fl := range []string{"mean", "out"} {
+		for _, fl := range []string{"mean", "out", "png"} {
 			if given[fl] {
 				return bad("--%s is for samples, and --compare writes none", fl)
 			}
@@ -142,24 +154,21 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 			return bad("--compare: %s is listed twice", s)
 		}
 	}
-	if *mean && *steps < 1 {
+	if *mean && *steps < 1 && given["steps"] {
 		return bad("--mean needs --steps ≥ 1 (p(v|h) comes from a sweep)")
 	}
-	needData := slices.Contains(starts, "data")
+	needData := slices.Contains(starts, family.InitData)
 	if needData && *spec == "" {
 		return bad("--init data needs --data (a data spec or path)")
 	}
 	if *out == "" {
 		return bad("--out wants a file name")
 	}
-	useQ := slices.Contains(starts, "q")
-	if useQ {
-		if *qK < 1 || *qK > chi2.MaxComponents {
-			return bad("--q-components wants an integer in [1, %d], got %d", chi2.MaxComponents, *qK)
-		}
-		if *qSteps < 0 {
-			return bad("--q-steps wants an integer ≥ 0, got %d", *qSteps)
-		}
+	if *qK < 1 || *qK > chi2.MaxComponents {
+		return bad("--q-components wants an integer in [1, %d], got %d", chi2.MaxComponents, *qK)
+	}
+	if *qSteps < 0 {
+		return bad("--q-steps wants an integer ≥ 0, got %d", *qSteps)
 	}
 	fitOpt := chi2.FitOptions{Samples: *qSamples, LearningRate: *qLR, Decay: 0.9}
 	if err := fitOpt.Check(); err != nil {
@@ -167,10 +176,6 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := checkBinarizeFlags("sample", *binarize, *threshold); err != nil {
 		return err
-	}
-	if *spec != "" && !needData && !useQ {
-		fmt.Fprintln(stderr, "logz sample: --data is used only by the data start and a fitted q; ignored")
-		*spec = ""
 	}
 	var dspec string
 	dopt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
@@ -184,74 +189,119 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}
-	m, ok := ckpt.Model.(*models.RBM)
-	if !ok {
-		return fmt.Errorf("sample supports rbm checkpoints; %s is not supported yet", ckpt.Model.TypeName())
+	m := ckpt.Model
+	fam, err := family.Lookup(m.TypeName())
+	if err != nil {
+		return fmt.Errorf("--model %s: %w", *modelPath, err)
 	}
-	var set *data.Set
+	if fam.Sample == nil {
+		return fmt.Errorf("--model %s: the %s family cannot draw samples", *modelPath, fam.Name)
+	}
+	if len(starts) == 0 && fam.SampleInits != nil {
+		starts = []string{fam.SampleInits[0]}
+		if slices.Contains(fam.SampleInits, family.InitQ) {
+			starts = []string{family.InitQ}
+		}
+	}
+	if fam.SampleInits == nil {
+		for _, fl := range []string{"init", "steps", "every", "compare"} {
+			if given[fl] && fl != "compare" {
+				fmt.Fprintf(stderr, "logz sample: the %s family draws ancestral samples: --%s does not apply; ignored\n", fam.Name, fl)
+			}
+		}
+		if given["compare"] {
+			return fmt.Errorf("--compare compares the starts of Markov chains; a %s draws ancestral samples", fam.Name)
+		}
+		starts = nil
+	}
+	for _, s := range starts {
+		if !slices.Contains(fam.SampleInits, s) {
+			return fmt.Errorf("--init %s: the %s sampler starts its chains from %s", s, fam.Name, strings.Join(fam.SampleInits, " or "))
+		}
+	}
+	if given["compare"] && fam.Mixing == nil {
+		return fmt.Errorf("--compare: the %s family has no mixing comparison (rbm has)", fam.Name)
+	}
+	useQ := slices.Contains(starts, family.InitQ)
+	needData = slices.Contains(starts, family.InitData)
+	if *spec != "" && !needData && !useQ {
+		fmt.Fprintln(stderr, "logz sample: --data is used only by the data start and a fitted q; ignored")
+		dspec = ""
+	}
+	if !useQ {
+		for _, fl := range []string{"q-components", "q-steps", "q-samples", "q-lr"} {
+			if given[fl] {
+				fmt.Fprintf(stderr, "logz sample: --%s is used only by the q start; ignored\n", fl)
+			}
+		}
+	}
+	D := m.NumVisible()
+	o := family.SampleOptions{N: *n, Steps: *steps, Mean: *mean, Seed: *seed, Workers: runtime.GOMAXPROCS(0), Checkpoint: ckpt,
+		QFit:   family.QFit{Components: *qK, Steps: *qSteps, Fit: fitOpt},
+		Notice: func(msg string) { fmt.Fprintln(stderr, "logz sample: "+msg) }}
+	if fam.SampleInits == nil {
+		o.Steps = 0
+	}
 	if dspec != "" {
-		if set, err = data.Load(dspec, dopt); err != nil {
+		set, err := data.Load(dspec, dopt)
+		if err != nil {
 			return fmt.Errorf("--data: %w", err)
 		}
-		if set.D != m.NVis {
-			return fmt.Errorf("--data %s has %d units per example but the model in %s has %d visible units", *spec, set.D, *modelPath, m.NVis)
+		if set.D != D {
+			return fmt.Errorf("--data %s has %d units per example but the model in %s has %d visible units", *spec, set.D, *modelPath, D)
 		}
 		if set.N == 0 {
 			return fmt.Errorf("--data %s has no examples", *spec)
 		}
-	}
-	workers := runtime.GOMAXPROCS(0)
-	startOf := map[string]eval.Start{"random": eval.UniformStart}
-	if set != nil {
-		startOf["data"] = eval.RowsStart(set.X, set.D)
-	}
-	if useQ {
-		q, err := sampleProposal(ckpt, m, set, *qK, *qSteps, fitOpt, *seed, workers, given, stderr)
-		if err != nil {
-			return err
+		o.Data = sampleRows{set}
+		if useQ {
+			o.QFit.BaseRate = data.LogOdds(set, 1)
 		}
-		startOf["q"] = eval.ProposalStart(q)
 	}
-	g := eval.Gibbs{Chains: *n, Steps: *steps, Seed: seeds.Derive(*seed, keySampleChains), Workers: workers, Means: *mean}
 	if given["compare"] {
-		list := make([]eval.Start, len(starts))
-		for i, s := range starts {
-			list[i] = startOf[s]
-		}
-		res, err := g.Mixing(m, starts, list)
+		res, err := fam.Mixing(m, o, starts)
 		if err != nil {
 			return err
 		}
 		printMixing(stdout, res, *every)
 		return nil
 	}
-	r, err := g.Run(m, startOf[starts[0]])
+	if len(starts) > 0 {
+		o.Init = starts[0]
+	}
+	if *mean && o.Steps < 1 && fam.SampleInits != nil {
+		return bad("--mean needs --steps ≥ 1 (p(v|h) comes from a sweep)")
+	}
+	d, err := fam.Sample(m, o)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%d chains from %s, %d sweeps: mean free energy F(v) ± se\n", *n, starts[0], *steps)
-	fmt.Fprintf(stdout, "%8s  %12s  %8s\n", "sweep", "mean F", "se")
-	for t := 0; t <= *steps; t++ {
-		if t%*every == 0 || t == *steps {
-			mu, se := r.MeanF(t)
-			fmt.Fprintf(stdout, "%8d  %12.4f  %8.4f\n", t, mu, se)
-		}
-	}
-	vals := r.Means
-	what := "p(v=1|h) of the last sweep"
-	if !*mean {
-		what = "final visible states"
-		vals = make([]float64, len(r.Final))
-		for i, b := range r.Final {
-			vals[i] = float64(b)
+	if tr := d.Trace; tr != nil {
+		fmt.Fprintf(stdout, "%d chains from %s, %d sweeps: %s ± se\n", d.N, d.Init, d.Steps, tr.Name)
+		fmt.Fprintf(stdout, "%8s  %12s  %8s\n", "sweep", "mean", "se")
+		for t := range tr.Mean {
+			if t%*every == 0 || t == len(tr.Mean)-1 {
+				fmt.Fprintf(stdout, "%8d  %12.4f  %8.4f\n", t, tr.Mean[t], tr.SE[t])
+			}
 		}
 	}
 	if err := atomicfile.WriteFile(*out, func(w io.Writer) error {
-		return npyio.Write(w, mat.NewDense(*n, m.NVis, vals))
+		return npyio.Write(w, mat.NewDense(d.N, d.D, d.X))
 	}); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	fmt.Fprintf(stderr, "logz sample: wrote the %s (%d×%d float64) to %s\n", what, *n, m.NVis, *out)
+	fmt.Fprintf(stderr, "logz sample: %s\nlogz sample: wrote the %d×%d %s (float64) to %s\n", d.What, d.N, d.D, d.Values, *out)
+	if *pngPath != "" {
+		h, w, _ := family.TileShape(m)
+		img, err := imagegrid.Draw(d.X, d.N, h, w, imagegrid.Options{})
+		if err == nil {
+			err = imagegrid.WritePNG(*pngPath, img)
+		}
+		if err != nil {
+			return fmt.Errorf("--png: %w", err)
+		}
+		fmt.Fprintf(stderr, "logz sample: drew them as %d tiles of %d×%d to %s\n", d.N, h, w, *pngPath)
+	}
 	return nil
 }
 
@@ -317,83 +367,7 @@ func sampleDataSpec(s string, opt *data.Options) (string, error) {
 	return "", usageError{fmt.Sprintf("sample: --data: %q is neither a data spec (%s) nor an existing file or directory", s, data.SpecForms)}
 }
 
-// sampleProposal returns the χ² proposal that starts the chains: the one
-// saved in the checkpoint under chi2_q_ or track_<i>_ (the first that
-// loads), else a mixture fitted here. It reports which, and its bound.
-func sampleProposal(ckpt *models.Checkpoint, m *models.RBM, set *data.Set, K, steps int, opt chi2.FitOptions, seed uint64, workers int, given map[string]bool, stderr io.Writer) (chi2.Proposal, error) {
-	target := chi2.RBMTarget{M: m}
-	bound := func(q chi2.Proposal, what string) error {
-		e, err := chi2.Bound(target, q, 2000, 20, seeds.Derive(seed, keySampleBound), workers)
-		if err != nil {
-			return fmt.Errorf("the χ² bound of %s: %w", what, err)
-		}
-		fmt.Fprintf(stderr, "logz sample: χ² bound of q: log Z ≤ %.4f ± %.4f (2000 draws; biased low, ESS %.0f)\n", e.LogZ, e.SE, e.ESS)
-		return nil
-	}
-	for _, prefix := range savedProposals(ckpt.Bytes) {
-		f, err := chi2.LoadState(prefix, opt, ckpt.State, ckpt.Bytes)
-		if err == nil && f.Q.Dim() != m.NVis {
-			err = fmt.Errorf("it has %d units, the model %d", f.Q.Dim(), m.NVis)
-		}
-		if err != nil {
-			fmt.Fprintf(stderr, "logz sample: the proposal saved under %s cannot start the chains: %v\n", prefix, err)
-			continue
-		}
-		fmt.Fprintf(stderr, "logz sample: q is the χ² proposal saved in the checkpoint under %s (%s, shape %v, %d fitter steps)\n", prefix, f.Q.Kind(), f.Q.Shape(), f.Steps)
-		for _, fl := range []string{"q-components", "q-steps", "q-samples", "q-lr"} {
-			if given[fl] {
-				fmt.Fprintf(stderr, "logz sample: --%s is used only when q is fitted here; ignored\n", fl)
-			}
-		}
-		return f.Q, bound(f.Q, "the saved proposal")
-	}
-	var base []float64
-	from := "uniform"
-	if set != nil {
-		base, from = data.LogOdds(set, 1), "the data base rate"
-	}
-	rng := rand.New(rand.NewPCG(seeds.Derive(seed, keySampleFit), seeds.Derive(seed, keySampleFit, 1)))
-	q, err := chi2.NewMixture(m.NVis, K, base, 0.5, rng)
-	if err != nil {
-		return nil, err
-	}
-	f, err := chi2.NewFitter(q, opt)
-	if err != nil {
-		return nil, err
-	}
-	t0 := time.Now()
-	logp := target.NewLogP()
-	for range steps {
-		if _, err := f.Step(logp, rng); err != nil {
-			return nil, fmt.Errorf("fitting q: %w", err)
-		}
-	}
-	fmt.Fprintf(stderr, "logz sample: no χ² proposal in the checkpoint; fitted a mixture of %d Bernoulli products from %s (%d steps of %d draws) in %s\n",
-		K, from, steps, opt.Samples, time.Since(t0).Round(time.Millisecond))
-	return q, bound(q, "the fitted proposal")
-}
+// sampleRows adapts a data set to eval.Examples.
+type sampleRows struct{ *data.Set }
 
-// savedProposals lists the prefixes under which a checkpoint's state holds
-// a fitted proposal: chi2_q_ first, then track_<i>_ by increasing i.
-func savedProposals(b map[string][]byte) []string {
-	var out, track []string
-	if chi2.HasState("chi2_q_", b) {
-		out = append(out, "chi2_q_")
-	}
-	for k := range b {
-		rest, ok := strings.CutPrefix(k, "track_")
-		if !ok {
-			continue
-		}
-		i, ok := strings.CutSuffix(rest, "_kind")
-		if _, err := strconv.Atoi(i); ok && err == nil {
-			track = append(track, "track_"+i+"_")
-		}
-	}
-	slices.SortFunc(track, func(a, b string) int {
-		x, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(a, "track_"), "_"))
-		y, _ := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(b, "track_"), "_"))
-		return x - y
-	})
-	return append(out, track...)
-}
+func (s sampleRows) Len() int { return s.N }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	belief "github.com/logz-ml/logz/sbn"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -56,23 +57,57 @@ func TestSampleBadFlags(t *testing.T) {
 	}
 }
 
-// TestSampleRejectsOtherModels: a non-RBM checkpoint is refused by name.
-func TestSampleRejectsOtherModels(t *testing.T) {
+// TestSampleOtherFamilies: a DBN (Gibbs in the top RBM, then a down-pass)
+// and an SBN (ancestral) checkpoint are sampled through the registry,
+// with a PNG grid; a start the family lacks and --compare without a
+// mixing comparison are refused by name.
+func TestSampleOtherFamilies(t *testing.T) {
 	d, err := models.NewDBN(6, 4, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := filepath.Join(t.TempDir(), "dbn.npz")
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, l := range d.Layers {
+		for i := range l.W {
+			l.W[i] = rng.NormFloat64()
+		}
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "dbn.npz")
 	if err := models.Save(p, &models.Checkpoint{Model: d}); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err = runLogz(t, "sample", "--model", p, "--init", "random", "--out", filepath.Join(t.TempDir(), "s.npy"))
-	if err == nil || err.Error() != "sample supports rbm checkpoints; dbn is not supported yet" {
-		t.Fatalf("err = %v", err)
+	out, png := filepath.Join(dir, "s.npy"), filepath.Join(dir, "s.png")
+	_, stderr, err := runLogz(t, "sample", "--model", p, "--n", "7", "--steps", "5", "--mean", "--out", out, "--png", png)
+	if err != nil || !strings.Contains(stderr, "7 block-Gibbs chains of 5 sweeps in the top RBM from uniform random states, then a down-pass") || !strings.Contains(stderr, "drew them as 7 tiles of 2×3") {
+		t.Fatalf("dbn: %v\n%s", err, stderr)
 	}
-	var ue usageError
-	if errors.As(err, &ue) {
-		t.Fatal("a model type is not a usage error")
+	if a, err := npyx.ReadFile(out); err != nil || !slices.Equal(a.Shape, []int{7, 6}) {
+		t.Errorf("dbn samples: %v %+v", err, a)
+	}
+	if fi, err := os.Stat(png); err != nil || fi.Size() == 0 {
+		t.Errorf("dbn png: %v", err)
+	}
+	_, _, err = runLogz(t, "sample", "--model", p, "--init", "q", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "--init q: the dbn sampler starts its chains from random or data") {
+		t.Errorf("dbn --init q: %v", err)
+	}
+	_, _, err = runLogz(t, "sample", "--model", p, "--compare", "random,data", "--data", numpyDataPath)
+	if err == nil || !strings.Contains(err.Error(), "--compare: the dbn family has no mixing comparison") {
+		t.Errorf("dbn --compare: %v", err)
+	}
+	n := belief.New([]int{4, 2}, false)
+	belief.InitNormal(n, 1, 3)
+	p = filepath.Join(dir, "sbn.npz")
+	if err := models.Save(p, &models.Checkpoint{Model: n}); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err = runLogz(t, "sample", "--model", p, "--n", "5", "--steps", "9", "--out", out)
+	if err != nil || !strings.Contains(stderr, "the sbn family draws ancestral samples: --steps does not apply; ignored") || !strings.Contains(stderr, "5 ancestral samples") {
+		t.Fatalf("sbn: %v\n%s", err, stderr)
+	}
+	if a, err := npyx.ReadFile(out); err != nil || !slices.Equal(a.Shape, []int{5, 4}) {
+		t.Errorf("sbn samples: %v %+v", err, a)
 	}
 }
 

@@ -124,6 +124,9 @@ var Family = &family.Family{
 	Final: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "mf-bound", Settings: MFBound.New()}, {Name: "ais", Settings: AIS.New()}}
 	},
+	Sample:      Sample,
+	SampleInits: SampleInits,
+	Filters:     Filters,
 	Finish: func(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
 		return family.FinishDeep(rows, ests)
 	},

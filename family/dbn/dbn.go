@@ -127,6 +127,9 @@ var Family = &family.Family{
 	Final: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "dbn-bound", Settings: Bound.New()}, {Name: "ais", Settings: AIS.New()}}
 	},
+	Sample:      Sample,
+	SampleInits: SampleInits,
+	Filters:     Filters,
 	Finish: func(m models.Model, rows []report.Row, ests []family.Configured) []report.Row {
 		if _, ok := m.(*models.RBM); ok {
 			return rbm.Family.Finish(m, rows, ests) // the stack is still its first RBM

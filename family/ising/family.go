@@ -42,6 +42,8 @@ var Family = &family.Family{
 		return rows
 	},
 	OwnEvalDefaults: true,
+	Sample:          Sample,
+	SampleInits:     SampleInits,
 	EveryEpoch: func() []family.Configured {
 		a := DefaultAIS()
 		a.Runs, a.Betas = 16, 200

@@ -40,6 +40,10 @@ var Family = &family.Family{
 	Final: func() []family.Configured {
 		return []family.Configured{entry(Exact), entry(AIS), entry(PLL), entry(Recon)}
 	},
+	Sample:      Sample,
+	SampleInits: SampleInits,
+	Mixing:      Mixing,
+	Filters:     Filters,
 	Finish: func(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
 		family.PairSandwich(rows, ests)
 		family.PairLogZ(rows)

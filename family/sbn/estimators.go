@@ -309,6 +309,11 @@ var Completion = family.Define(family.Def[CompletionSettings]{
 			if err != nil {
 				return rows, err
 			}
+			if si == 0 && env.Artifact != nil && len(idx) > 0 {
+				if err := env.Artifact(CompletionFigure(family.Subset{X: sp.Data, Idx: idx}, res, s.Rows, s.Cols, sp.Name)); err != nil {
+					return rows, err
+				}
+			}
 			row := j.Base
 			row.Split, row.Value, row.NExamples = sp.Name, report.F(res.ErrorRate), len(idx)
 			row.Notes = append(row.Notes, fmt.Sprintf("lower %d of %d rows inferred from the upper ones; %d samples %d sweeps apart vote per pixel; %d of %d examples", s.Rows-s.Rows/2, s.Rows, s.Samples, s.Sweeps, len(idx), sp.Data.Len()))
@@ -320,3 +325,33 @@ var Completion = family.Define(family.Def[CompletionSettings]{
 })
 
 var _ eval.Examples = family.Subset{}
+
+// CompletionExamples is the number of examples CompletionFigure shows.
+const CompletionExamples = 8
+
+// CompletionFigure is the picture of a completion (artifact "completion"):
+// the first CompletionExamples examples of x (at most all) in three rows —
+// the originals, the hollowed inputs (the missing lower half grey, 0.5) and
+// the completions (the vote in the lower half) — as rows × cols images.
+func CompletionFigure(x eval.Examples, res belief.CompletionResult, rows, cols int, split string) family.Artifact {
+	k := min(CompletionExamples, x.Len(), len(res.Completed))
+	D := rows * cols
+	first := rows / 2 * cols
+	out := make([]float64, 3*k*D)
+	for e := range k {
+		orig, done := x.Row(e), res.Completed[e]
+		for i := range D {
+			out[e*D+i] = float64(orig[i])
+			out[(k+e)*D+i] = float64(orig[i])
+			if i >= first {
+				out[(k+e)*D+i] = 0.5
+			}
+			out[(2*k+e)*D+i] = float64(done[i])
+		}
+	}
+	return family.Artifact{
+		Name: "completion", Rows: 3, Cols: k, TileRows: rows, TileCols: cols, X: out,
+		RowNames: []string{"original", "hollowed", "completed"},
+		Caption:  fmt.Sprintf("missing-data completion of the first %d %s examples: originals; the lower %d of %d rows hidden (grey); completed by the per-pixel vote", k, split, rows-rows/2, rows),
+	}
+}

@@ -151,6 +151,8 @@ func newFamily(name string, ar bool) *family.Family {
 		Final: func() []family.Configured {
 			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 16, Betas: 1000, Examples: 100}}}
 		},
+		Sample:  Sample,
+		Filters: Filters,
 	}
 }
 

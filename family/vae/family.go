@@ -93,7 +93,8 @@ var VAE = &family.Family{
 		return []family.Configured{{Name: "is", Settings: &ISSettings{Samples: 5000, Examples: 1000, PriorLogZ: defaultPriorLogZ()}}}
 	},
 	Finish:  finish,
-	Samples: Samples,
+	Sample:  Sample,
+	Filters: Filters,
 }
 
 func init() { family.Register(VAE) }

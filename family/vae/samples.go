@@ -35,16 +35,20 @@ const (
 	keyGibbs
 )
 
-// Samples draws n ancestral samples z ~ p(z), x ~ p(x|z) of a VAE and
-// returns the x as an n×X row-major float64 array of 0/1 (samples.npy). See
-// SampleLatents for how z is drawn. Sample i's x comes from the generator
-// keyed (seed, data, i).
-func Samples(mm models.Model, n int, seed uint64) ([]float64, error) {
+// Sample draws o.N ancestral samples z ~ p(z), x ~ p(x|z) of a VAE: the
+// x (0/1), or with o.Mean the decoder's probabilities p(x=1|z) of the
+// drawn z. See SampleLatents for how z is drawn (o.Seed keys it). Sample
+// i's x comes from the generator keyed (seed, data, i).
+func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	m, ok := mm.(*models.VAE)
 	if !ok {
 		return nil, fmt.Errorf("vae samples: a %s is not a vae", mm.TypeName())
 	}
-	z, _, err := SampleLatents(m, n, seed, ExactPriorHidden)
+	if _, err := o.Check(nil); err != nil {
+		return nil, err
+	}
+	n, seed := o.N, o.Seed
+	z, how, err := SampleLatents(m, n, seed, ExactPriorHidden)
 	if err != nil {
 		return nil, err
 	}
@@ -56,12 +60,45 @@ func Samples(mm models.Model, n int, seed uint64) ([]float64, error) {
 	rng := rand.New(pcg)
 	for i := range n {
 		pcg.Seed(seeds.Derive(seed, keyData, uint64(i)), seeds.Derive(seed, keyData, uint64(i), 1))
-		models.SampleBernoulliLogits(x, m.DecoderLogits(s, z[i*Z:(i+1)*Z]), rng)
+		logits := m.DecoderLogits(s, z[i*Z:(i+1)*Z])
+		if o.Mean {
+			for j, a := range logits {
+				out[i*X+j] = nmath.Sigmoid(a)
+			}
+			continue
+		}
+		models.SampleBernoulliLogits(x, logits, rng)
 		for j, b := range x {
 			out[i*X+j] = float64(b)
 		}
 	}
-	return out, nil
+	kept := "x ~ p(x|z)"
+	if o.Mean {
+		kept = "the decoder's p(x=1|z)"
+	}
+	return &family.Drawn{N: n, D: X, X: out, Method: family.MethodAncestral, Values: family.Values(o.Mean),
+		What: fmt.Sprintf("%d ancestral samples: z ~ p(z) %s; %s", n, how, kept)}, nil
+}
+
+// Filters returns the decoder's output weights (the last layer, the one
+// that maps to the pixels), transposed to visible×hidden: one filter per
+// unit of the decoder's last hidden layer (per latent without hidden
+// layers).
+func Filters(mm models.Model) (*family.Filters, bool) {
+	m, ok := mm.(*models.VAE)
+	if !ok || len(m.Dec.W) == 0 {
+		return nil, false
+	}
+	L := len(m.DecSizes) - 1
+	in, X := m.DecSizes[L-1], m.DecSizes[L]
+	w := m.Dec.W[L-1] // in×X
+	out := make([]float64, X*in)
+	for j := range in {
+		for i := range X {
+			out[i*in+j] = w[j*X+i]
+		}
+	}
+	return &family.Filters{W: out, Visible: X, Hidden: in, What: fmt.Sprintf("dec_W%d, the decoder's output weights (transposed)", L)}, true
 }
 
 // SampleLatents draws n latent vectors z ~ p(z) (n×Z, row-major) and says

@@ -1,6 +1,8 @@
 package vae
 
 import (
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/familytest"
 	"math"
 	"slices"
 	"testing"
@@ -25,24 +27,14 @@ func priorProbs(m *models.VAE) []float64 {
 }
 
 // checkFreq checks that the frequencies of the codes of n draws match p
-// within 5 binomial standard errors each.
+// (familytest.CheckFrequencies).
 func checkFreq(t *testing.T, what string, draws []uint8, D int, p []float64) {
 	t.Helper()
-	n := len(draws) / D
-	count := make([]float64, len(p))
-	for i := range n {
-		c := 0
-		for j, b := range draws[i*D : (i+1)*D] {
-			c |= int(b) << j
-		}
-		count[c]++
+	x := make([]float64, len(draws))
+	for i, b := range draws {
+		x[i] = float64(b)
 	}
-	for c, pc := range p {
-		se := math.Sqrt(pc * (1 - pc) / float64(n))
-		if f := count[c] / float64(n); math.Abs(f-pc) > 5*se+1e-12 {
-			t.Errorf("%s: state %d drawn with frequency %.4f, p = %.4f (SE %.4f)", what, c, f, pc, se)
-		}
-	}
+	familytest.CheckFrequencies(t, what, x, D, p)
 }
 
 // TestSamplesMatchTheModel: latents drawn exactly (h from its marginal)
@@ -65,21 +57,29 @@ func TestSamplesMatchTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFreq(t, how, zg, 4, pz)
-	x, err := Samples(m, n, 4)
+	d, err := Sample(m, family.SampleOptions{N: n, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	xb := make([]uint8, len(x))
-	for i, v := range x {
-		xb[i] = uint8(v)
-	}
+	x := d.X
 	px := make([]float64, 1<<6)
 	for c := range px {
 		px[c] = math.Exp(bruteLogP(m, bits(c, 6)))
 	}
-	checkFreq(t, "x", xb, 6, px)
-	again, _ := Samples(m, 50, 4)
-	if !slices.Equal(again, x[:50*6]) {
+	familytest.CheckFrequencies(t, "x", x, 6, px)
+	dm, err := Sample(m, family.SampleOptions{N: 4000, Seed: 4, Mean: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	familytest.CheckMeans(t, "p(x=1|z)", dm.X, 6, px)
+	if d.Method != family.MethodAncestral || d.Values != family.ValuesStates || dm.Values != family.ValuesMeans || d.N != n || d.D != 6 {
+		t.Errorf("drawn %+v / %+v", d, dm)
+	}
+	if _, err := Sample(m, family.SampleOptions{N: 3, Init: "random"}); err == nil {
+		t.Error("an ancestral sampler accepted a start")
+	}
+	again, _ := Sample(m, family.SampleOptions{N: 50, Seed: 4})
+	if !slices.Equal(again.X, x[:50*6]) {
 		t.Error("the first 50 samples depend on how many are drawn")
 	}
 	b := tinyVAE(t, 0, 2, 1.5)
@@ -88,4 +88,24 @@ func TestSamplesMatchTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFreq(t, "bernoulli prior", zb, 4, priorProbs(b))
+}
+
+// TestFilters: the decoder's output weights, transposed to visible×hidden.
+// Mutation checked: returning dec_W without the transpose fails.
+func TestFilters(t *testing.T) {
+	m := tinyVAE(t, 3, 21, 1.5)
+	f, ok := Filters(m)
+	L := len(m.DecSizes) - 1
+	in, X := m.DecSizes[L-1], m.DecSizes[L]
+	if !ok || f.Visible != X || f.Hidden != in {
+		t.Fatalf("filters %+v", f)
+	}
+	w := m.Dec.W[L-1]
+	for j := range in {
+		for i, v := range f.Column(j) {
+			if v != w[j*X+i] {
+				t.Fatalf("filter %d unit %d is %v, want dec weight %v", j, i, v, w[j*X+i])
+			}
+		}
+	}
 }

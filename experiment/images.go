@@ -1,0 +1,236 @@
+package experiment
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/internal/atomicfile"
+	"github.com/logz-ml/logz/internal/imagegrid"
+	"github.com/logz-ml/logz/internal/npyx"
+	"github.com/logz-ml/logz/models"
+	"github.com/sbinet/npyio"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Files of the samples and pictures the runner writes in an experiment's
+// folder after the final evaluation (see DrawImages).
+const (
+	SamplesFile     = samplesFile // N×D float64
+	SamplesInfoFile = "samples.json"
+	SamplesPNG      = "samples.png"
+	FiltersPNG      = "filters.png"
+	// CompletionName is the stem of the sbn completion estimator's
+	// artifact: completion.npy, completion.json, completion.png.
+	CompletionName = "completion"
+)
+
+// SamplesInfo is samples.json: how samples.npy was drawn, for a caption,
+// and the tile shape samples.png and filters.png draw D units in.
+type SamplesInfo struct {
+	// Family is the model type.
+	Family string `json:"family"`
+	family.Drawn
+	Seed uint64 `json:"seed"`
+	// Tile is the shape (rows, cols) of one sample's tile.
+	Tile [2]int `json:"tile"`
+	// Image says Tile is the data's own image shape (D a perfect square,
+	// or the model's grid); false: it only lays the D units out.
+	Image bool `json:"image"`
+}
+
+// writeSamples draws NumSamples samples of m when the family can
+// (Family.Sample; DefaultSampleSteps sweeps from the family's default
+// start, the probabilities of the last step) from seed, and writes
+// samples.npy, samples.json and samples.png, and filters.png when the
+// family has first-layer filters, into dir, atomically.
+func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, train eval.Examples, workers int, st *Status) error {
+	if fam.Sample == nil {
+		return nil
+	}
+	o := family.SampleOptions{N: NumSamples, Mean: true, Data: train, Seed: seed, Workers: workers}
+	if fam.SampleInits != nil {
+		o.Steps = family.DefaultSampleSteps
+	}
+	d, err := fam.Sample(m, o)
+	if err != nil {
+		return fmt.Errorf("samples: %w", err)
+	}
+	if len(d.X) != d.N*d.D || d.D != m.NumVisible() {
+		return fmt.Errorf("samples: the family returned %d values as %d×%d for a model of %d visible units", len(d.X), d.N, d.D, m.NumVisible())
+	}
+	h, w, image := family.TileShape(m)
+	info := SamplesInfo{Family: fam.Name, Drawn: *d, Seed: seed, Tile: [2]int{h, w}, Image: image}
+	return st.write(func() error {
+		if err := atomicfile.WriteFile(filepath.Join(dir, SamplesFile), func(w io.Writer) error {
+			return npyio.Write(w, mat.NewDense(d.N, d.D, d.X))
+		}); err != nil {
+			return err
+		}
+		if err := writeJSON(filepath.Join(dir, SamplesInfoFile), info); err != nil {
+			return err
+		}
+		if err := drawSamples(dir, d.X, d.N, info); err != nil {
+			return err
+		}
+		return drawFilters(fam, m, dir)
+	})
+}
+
+// writeArtifact writes an estimator's picture into dir: <name>.npy,
+// <name>.json and <name>.png.
+func writeArtifact(dir string, a family.Artifact) error {
+	if err := a.Check(); err != nil {
+		return err
+	}
+	base := filepath.Join(dir, a.Name)
+	n, d := a.Rows*a.Cols, a.TileRows*a.TileCols
+	if err := atomicfile.WriteFile(base+".npy", func(w io.Writer) error {
+		return npyio.Write(w, mat.NewDense(n, d, a.X))
+	}); err != nil {
+		return err
+	}
+	if err := writeJSON(base+".json", a); err != nil {
+		return err
+	}
+	return drawArtifact(base+".png", a)
+}
+
+func drawArtifact(path string, a family.Artifact) error {
+	img, err := imagegrid.Draw(a.X, a.Rows*a.Cols, a.TileRows, a.TileCols, imagegrid.Options{Cols: a.Cols})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return imagegrid.WritePNG(path, img)
+}
+
+func drawSamples(dir string, x []float64, n int, info SamplesInfo) error {
+	path := filepath.Join(dir, SamplesPNG)
+	img, err := imagegrid.Draw(x, n, info.Tile[0], info.Tile[1], imagegrid.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return imagegrid.WritePNG(path, img)
+}
+
+// drawFilters writes filters.png, one tile per hidden unit of the
+// family's first-layer weights, each tile scaled to its own range; nothing
+// for a family without them.
+func drawFilters(fam *family.Family, m models.Model, dir string) error {
+	if fam.Filters == nil {
+		return nil
+	}
+	f, ok := fam.Filters(m)
+	if !ok {
+		return nil
+	}
+	h, w, _ := family.TileShape(m)
+	if h*w != f.Visible || len(f.W) != f.Visible*f.Hidden {
+		return fmt.Errorf("filters: %d weights as %d×%d for tiles of %d×%d", len(f.W), f.Visible, f.Hidden, h, w)
+	}
+	tiles := make([]float64, 0, len(f.W))
+	for j := range f.Hidden {
+		tiles = append(tiles, f.Column(j)...)
+	}
+	path := filepath.Join(dir, FiltersPNG)
+	img, err := imagegrid.Draw(tiles, f.Hidden, h, w, imagegrid.Options{Normalize: true})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return imagegrid.WritePNG(path, img)
+}
+
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		_, err := w.Write(append(b, '\n'))
+		return err
+	})
+}
+
+// DrawImages redraws the pictures of an experiment's folder from its
+// files, without training or sampling: samples.png from samples.npy (in
+// the tile shape of samples.json, else imagegrid.Shape's), filters.png
+// from model.npz (families with Family.Filters), completion.png from
+// completion.npy and completion.json. A picture whose files are absent is
+// skipped; a folder with none of them is an error. The model types'
+// families must be registered (import family/all).
+func DrawImages(expDir string) error {
+	drew := false
+	x, err := npyx.ReadFile(filepath.Join(expDir, SamplesFile))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return fmt.Errorf("%s: %w", filepath.Join(expDir, SamplesFile), err)
+	default:
+		if len(x.Shape) != 2 {
+			return fmt.Errorf("%s: shape %v, want N×D", filepath.Join(expDir, SamplesFile), x.Shape)
+		}
+		var info SamplesInfo
+		b, err := os.ReadFile(filepath.Join(expDir, SamplesInfoFile))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			info.Tile[0], info.Tile[1] = imagegrid.Shape(x.Shape[1])
+		case err != nil:
+			return err
+		default:
+			if err := json.Unmarshal(b, &info); err != nil {
+				return fmt.Errorf("%s: %w", filepath.Join(expDir, SamplesInfoFile), err)
+			}
+			if info.Tile[0]*info.Tile[1] != x.Shape[1] {
+				return fmt.Errorf("%s: tile %v does not hold the %d units of %s", filepath.Join(expDir, SamplesInfoFile), info.Tile, x.Shape[1], SamplesFile)
+			}
+		}
+		if err := drawSamples(expDir, x.Data, x.Shape[0], info); err != nil {
+			return err
+		}
+		drew = true
+	}
+	mpath := filepath.Join(expDir, modelFile)
+	if _, err := os.Stat(mpath); err == nil {
+		c, err := models.Load(mpath)
+		if err != nil {
+			return err
+		}
+		fam, err := family.Lookup(c.Model.TypeName())
+		if err != nil {
+			return fmt.Errorf("%s: %w", mpath, err)
+		}
+		if err := drawFilters(fam, c.Model, expDir); err != nil {
+			return err
+		}
+		drew = true
+	}
+	base := filepath.Join(expDir, CompletionName)
+	if b, err := os.ReadFile(base + ".json"); err == nil {
+		var a family.Artifact
+		if err := json.Unmarshal(b, &a); err != nil {
+			return fmt.Errorf("%s.json: %w", base, err)
+		}
+		arr, err := npyx.ReadFile(base + ".npy")
+		if err != nil {
+			return fmt.Errorf("%s.npy: %w", base, err)
+		}
+		a.X = arr.Data
+		if err := a.Check(); err != nil {
+			return fmt.Errorf("%s.npy: %w", base, err)
+		}
+		if err := drawArtifact(base+".png", a); err != nil {
+			return err
+		}
+		drew = true
+	}
+	if !drew {
+		return fmt.Errorf("%s holds none of %s, %s or %s.npy: nothing to draw", expDir, SamplesFile, modelFile, CompletionName)
+	}
+	return nil
+}
