@@ -38,7 +38,7 @@ func WriteHTML(w io.Writer, title string, meta map[string]string, rows []Row, fi
 	return err
 }
 
-const htmlStyle = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:72rem;margin:1.5rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.45}
+const htmlStyle = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:96rem;margin:1.5rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.45}
 h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1.1rem;margin-top:1.6rem}
 table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0 1rem;display:block;overflow-x:auto}
 th,td{border:1px solid #ccc;padding:.2rem .45rem;white-space:nowrap}th{background:#f3f3f3}td.r{text-align:right;font-variant-numeric:tabular-nums}
