@@ -11,17 +11,26 @@ import (
 // runETA estimates when a `logz run` finishes training: the epochs still to
 // train in every experiment of the file, each weighted by its relative cost
 // (epochCoster; 1 by default, 1 + k for CD-k so that a k growing to 25 is
-// foreseen), times the wall time per unit of cost of the epochs trained so
-// far by this process (training plus the per-epoch evaluation). It knows
+// foreseen), times the training wall time per unit of cost of the epochs
+// trained so far by this process; plus the per-epoch evaluations still due
+// times the mean wall time of those done so far. (Evaluations are timed
+// apart: their cost does not grow with the epoch's, and counted into the
+// epochs they made a DBM's joint epochs, 21 times the cost of a
+// pretraining epoch, look six times slower than they are.) It knows
 // nothing before the first epoch ends, does not count epochs a --resume
 // skips as done quickly, and leaves out the final evaluations (whose cost
 // has no history to go by).
 type runETA struct {
 	total, done []int // per experiment; total −1 = not known yet
 	cost        []func(epoch, total int) float64
-	secs        float64
-	units       float64 // the summed cost of the timed epochs
-	epochs      int
+	// due[i] says whether experiment i evaluates after an epoch (nil: never).
+	due    []func(epoch int) bool
+	secs   float64 // training time of the timed epochs
+	units  float64 // the summed cost of the timed epochs
+	epochs int
+	// evalSecs and evals are the time and number of per-epoch evaluations.
+	evalSecs float64
+	evals    int
 }
 
 // epochCoster is implemented by train settings whose epochs differ in cost:
@@ -35,7 +44,7 @@ type epochCoster interface {
 // their epoch counts (−1 where unknown until the trainer is built) and,
 // where they implement epochCoster, their epochs' relative costs.
 func newRunETA(totals []int, trains ...any) *runETA {
-	e := &runETA{total: totals, done: make([]int, len(totals)), cost: make([]func(int, int) float64, len(totals))}
+	e := &runETA{total: totals, done: make([]int, len(totals)), cost: make([]func(int, int) float64, len(totals)), due: make([]func(int) bool, len(totals))}
 	for i, t := range trains {
 		if c, ok := t.(epochCoster); ok && i < len(totals) {
 			e.cost[i] = c.EpochCost
@@ -54,23 +63,29 @@ func (e *runETA) costOf(i, epoch int) float64 {
 	return 1
 }
 
-// start records experiment i's epochs, total and done (after a --resume).
-func (e *runETA) start(i, total, done int) {
+// start records experiment i's epochs, total and done (after a --resume),
+// and after which epochs it evaluates (nil: none).
+func (e *runETA) start(i, total, done int, due func(epoch int) bool) {
 	if e == nil {
 		return
 	}
-	e.total[i], e.done[i] = total, done
+	e.total[i], e.done[i], e.due[i] = total, done, due
 }
 
-// epoch records that experiment i finished an epoch taking d.
-func (e *runETA) epoch(i int, d time.Duration) {
+// epoch records that experiment i finished an epoch whose training took
+// train and whose evaluation, if it had one (evaluated), took eval.
+func (e *runETA) epoch(i int, train, eval time.Duration, evaluated bool) {
 	if e == nil {
 		return
 	}
 	e.done[i]++
-	e.secs += d.Seconds()
+	e.secs += train.Seconds()
 	e.units += e.costOf(i, e.done[i])
 	e.epochs++
+	if evaluated {
+		e.evalSecs += eval.Seconds()
+		e.evals++
+	}
 }
 
 // String is e.g. "ETA ~12 min (run: 6 epoch(s) left, before final
@@ -80,7 +95,7 @@ func (e *runETA) String() string {
 	if e == nil || e.epochs == 0 {
 		return ""
 	}
-	left, unknown, units := 0, 0, 0.0
+	left, unknown, units, evals := 0, 0, 0.0, 0
 	for i, t := range e.total {
 		if t < 0 {
 			unknown++
@@ -89,13 +104,23 @@ func (e *runETA) String() string {
 		left += max(0, t-e.done[i])
 		for ep := e.done[i] + 1; ep <= t; ep++ {
 			units += e.costOf(i, ep)
+			if e.due[i] != nil && e.due[i](ep) {
+				evals++
+			}
 		}
+	}
+	secs := 0.0
+	if e.units > 0 {
+		secs = units * e.secs / e.units
+	}
+	if e.evals > 0 {
+		secs += float64(evals) * e.evalSecs / float64(e.evals)
 	}
 	s := "ETA "
 	if unknown > 0 {
 		s += "≥ "
 	}
-	s += fmt.Sprintf("%s (run: %d epoch(s) left, before final evaluations", approxDuration(units*e.secs/e.units), left)
+	s += fmt.Sprintf("%s (run: %d epoch(s) left, before final evaluations", approxDuration(secs), left)
 	if unknown > 0 {
 		s += fmt.Sprintf("; %d experiment(s) not counted", unknown)
 	}

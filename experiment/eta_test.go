@@ -16,13 +16,13 @@ func TestRunETAFormat(t *testing.T) {
 	if s := e.String(); s != "" {
 		t.Errorf("before the first epoch: %q, want none", s)
 	}
-	e.start(0, 3, 0)
-	e.epoch(0, 2*time.Minute)
+	e.start(0, 3, 0, nil)
+	e.epoch(0, 2*time.Minute, 0, false)
 	if got, want := e.String(), "ETA ~12 min (run: 6 epoch(s) left, before final evaluations)"; got != want {
 		t.Errorf("got %q, want %q", got, want) // 2 + 4 epochs left × 2 min
 	}
 	u := newRunETA([]int{2, -1})
-	u.epoch(0, 10*time.Second)
+	u.epoch(0, 10*time.Second, 0, false)
 	if got, want := u.String(), "ETA ≥ ~10 s (run: 1 epoch(s) left, before final evaluations; 1 experiment(s) not counted)"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
@@ -35,7 +35,7 @@ func TestRunETAFormat(t *testing.T) {
 		}
 	}
 	var none *runETA
-	none.epoch(0, time.Second)
+	none.epoch(0, time.Second, 0, false)
 	if none.String() != "" {
 		t.Error("a nil runETA says something")
 	}
@@ -53,8 +53,8 @@ func (costly) EpochCost(e, _ int) float64 { return 1 + float64(e) }
 // 1 + k(e).
 func TestRunETAWeighsEpochCosts(t *testing.T) {
 	e := newRunETA([]int{4, 2}, costly{}, nil)
-	e.start(0, 4, 0)
-	e.epoch(0, 20*time.Second) // epoch 1 costs 2: 10 s per unit
+	e.start(0, 4, 0, nil)
+	e.epoch(0, 20*time.Second, 0, false) // epoch 1 costs 2: 10 s per unit
 	// Left: epochs 2–4 of the first (3 + 4 + 5 = 12 units) and 2 epochs
 	// of the second at cost 1: 14 units × 10 s.
 	if got, want := e.String(), "ETA ~3 min (run: 5 epoch(s) left, before final evaluations)"; got != want {
@@ -77,6 +77,22 @@ func TestRunETAWeighsEpochCosts(t *testing.T) {
 	}
 	if _, ok := any(&d).(epochCoster); !ok {
 		t.Error("dbm train settings are not an epochCoster")
+	}
+}
+
+// TestRunETAEvaluationsApart: per-epoch evaluations are timed apart from
+// training and counted for the epochs left that evaluate, not spread over
+// the cost of training (a DBM's evaluated pretraining epochs made its
+// joint epochs look six times slower than they were).
+func TestRunETAEvaluationsApart(t *testing.T) {
+	e := newRunETA([]int{6}, costly{})
+	e.start(0, 6, 0, func(ep int) bool { return ep%2 == 0 })
+	e.epoch(0, 20*time.Second, 0, false)             // epoch 1, cost 2: 10 s per unit
+	e.epoch(0, 30*time.Second, 100*time.Second, true) // epoch 2, cost 3
+	// Left: epochs 3–6, cost 4 + 5 + 6 + 7 = 22 units × 10 s = 220 s, and
+	// the evaluations after epochs 4 and 6: 2 × 100 s. 420 s = 7 min.
+	if got, want := e.String(), "ETA ~7 min (run: 4 epoch(s) left, before final evaluations)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
 	}
 }
 

@@ -170,7 +170,7 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 		if err != nil {
 			fmt.Fprintf(opt.Stderr, "logz: experiment %s failed: %v\n", exp.Name, err)
 			failed = append(failed, exp.Name)
-			eta.start(i, 0, 0) // nothing more to train here
+			eta.start(i, 0, 0, nil) // nothing more to train here
 			opt.Status.set(exp.Name, "failed")
 		}
 		if err := writeReport(); err != nil {
@@ -344,7 +344,11 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		return nil
 	}
 	epochs := tr.Total()
-	r.eta.start(r.index, epochs, tr.Completed())
+	var due func(int) bool
+	if len(exp.Evaluate.EveryEpoch) > 0 {
+		due = exp.Evaluate.Due
+	}
+	r.eta.start(r.index, epochs, tr.Completed(), due)
 	live := progress.IsTerminal(r.opt.Stderr)
 	for tr.Completed() < epochs {
 		start := time.Now()
@@ -379,7 +383,9 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		}
 		line := fmt.Sprintf("%s: epoch %d/%d%s  k=%d lr=%.4g mom=%.2f  %s %.4f (%.1f s)",
 			exp.Name, sum.Epoch, epochs, layer, sum.K, sum.LearningRate, sum.Momentum, signal, sum.ReconError, secs)
-		if exp.Evaluate.Due(sum.Epoch) && len(exp.Evaluate.EveryEpoch) > 0 {
+		trained := time.Now()
+		evaluated := exp.Evaluate.Due(sum.Epoch) && len(exp.Evaluate.EveryEpoch) > 0
+		if evaluated {
 			ev.Stage, ev.Epoch = report.StageEpoch, sum.Epoch
 			rows, err := ev.Run(fam, tr.Current(), exp.Evaluate.EveryEpoch)
 			mine = append(mine, rows...)
@@ -396,7 +402,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 				}
 			}
 		}
-		r.eta.epoch(r.index, time.Since(start))
+		r.eta.epoch(r.index, trained.Sub(start), time.Since(trained), evaluated)
 		if eta := r.eta.String(); eta != "" {
 			line += "  " + eta
 		}
