@@ -87,7 +87,7 @@ func TestRunETAWeighsEpochCosts(t *testing.T) {
 func TestRunETAEvaluationsApart(t *testing.T) {
 	e := newRunETA([]int{6}, costly{})
 	e.start(0, 6, 0, func(ep int) bool { return ep%2 == 0 })
-	e.epoch(0, 20*time.Second, 0, false)             // epoch 1, cost 2: 10 s per unit
+	e.epoch(0, 20*time.Second, 0, false)              // epoch 1, cost 2: 10 s per unit
 	e.epoch(0, 30*time.Second, 100*time.Second, true) // epoch 2, cost 3
 	// Left: epochs 3–6, cost 4 + 5 + 6 + 7 = 22 units × 10 s = 220 s, and
 	// the evaluations after epochs 4 and 6: 2 × 100 s. 420 s = 7 min.
