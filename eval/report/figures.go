@@ -394,13 +394,7 @@ func finalLogZFigure(rows []Row) (*Figure, error) {
 	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
 		return nil, nil
 	}
-	var bands []band
-	for i := range rows {
-		r := &rows[i]
-		if r.Stage == StageFinal && r.LogZBracketLo != nil && r.LogZBracketHi != nil {
-			bands = appendBand(bands, "[AIS, χ²] bracket", r.Init, *r.LogZBracketLo, *r.LogZBracketHi)
-		}
-	}
+	bands := logZBands(rows)
 	return nominalFigure("final-logz", "Final estimates of log Z", "log Z (nats)", ss, bands,
 		"Bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂). AIS's log Ẑ is a stochastic lower bound on log Z; a χ² bound's estimate lies above it where the proposal fits (the [AIS, χ²] bracket); exact enumeration as a horizontal line.")
 }
@@ -464,6 +458,19 @@ func nominalFigure(name, title, ylab string, ss []*series, bands []band, caption
 		p.Legend.Add("exact", l)
 	}
 	return render(p, name, title, caption)
+}
+
+// logZBands returns the final [AIS, χ²] brackets of log Z, as the χ² rows
+// carry them (the AIS row carries one per χ² proposal), one per proposal.
+func logZBands(rows []Row) []band {
+	var bands []band
+	for i := range rows {
+		r := &rows[i]
+		if r.Stage == StageFinal && r.Estimator == "chi2" && r.LogZBracketLo != nil && r.LogZBracketHi != nil {
+			bands = appendBand(bands, "[AIS, χ²] bracket", r.Init, *r.LogZBracketLo, *r.LogZBracketHi)
+		}
+	}
+	return bands
 }
 
 // band is a bracket drawn as a shaded band across a nominal figure.

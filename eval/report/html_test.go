@@ -200,3 +200,18 @@ func testImage() *image.Gray {
 	}
 	return img
 }
+
+// TestLogZBands: one [AIS, χ²] band per χ² proposal, from the χ² rows.
+func TestLogZBands(t *testing.T) {
+	rows := []Row{
+		{Stage: StageFinal, Estimator: "ais", Init: "base-rate", LogZ: p(17.08), LogZBracketLo: p(17.08), LogZBracketHi: p(17.09)},
+		{Stage: StageFinal, Estimator: "chi2", Init: "mixture", LogZ: p(17.09), LogZBracketLo: p(17.08), LogZBracketHi: p(17.09)},
+		{Stage: StageFinal, Estimator: "chi2", Init: "aux", LogZ: p(17.6), LogZBracketLo: p(17.08), LogZBracketHi: p(17.6)},
+		{Stage: StageEpoch, Estimator: "chi2", Init: "aux", LogZ: p(17.6), LogZBracketLo: p(1), LogZBracketHi: p(2)},
+	}
+	got := logZBands(rows)
+	want := []band{{"[AIS, χ²] bracket (mixture)", 17.08, 17.09}, {"[AIS, χ²] bracket (aux)", 17.08, 17.6}}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("bands %v, want %v", got, want)
+	}
+}
