@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -159,5 +160,24 @@ func TestGibbsRejectsBadSizes(t *testing.T) {
 	}
 	if _, err := (Gibbs{Chains: 2, Steps: 0}).Mixing(m, []string{"a"}, []Start{UniformStart}); err == nil {
 		t.Error("mixing with 0 sweeps accepted")
+	}
+}
+
+// TestGibbsWeightlessModel: an RBM whose weights are all zero (v and h
+// independent) used to panic in the chain's hidden-to-visible sums; its
+// p(v_i = 1 | h) is σ(a_i) whatever h is.
+func TestGibbsWeightlessModel(t *testing.T) {
+	m := models.NewRBM(4, 3)
+	m.VBias[0], m.VBias[2], m.HBias[1] = 0.5, -1.25, 0.3
+	r, err := Gibbs{Chains: 3, Steps: 5, Seed: 1, Workers: 2, Means: true}.Run(m, UniformStart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range 3 {
+		for i, a := range m.VBias {
+			if got, want := r.Means[c*4+i], nmath.Sigmoid(a); math.Abs(got-want) > 1e-15 {
+				t.Errorf("chain %d: p(v_%d=1|h) = %v, want σ(%v) = %v", c, i, got, a, want)
+			}
+		}
 	}
 }

@@ -423,6 +423,13 @@ func gatherIndices(buf []int32, s []uint8, ones bool) []int32 {
 
 // syncY brings y = W h up to date with h for one layer.
 func (c *RBMChain) syncY(st *layerState, L *rbmLayer) {
+	if L.weightless {
+		// W h = 0 whatever h is (and the layer keeps no weight tables):
+		// y stays at its zeros.
+		st.hUp, st.hDown = st.hUp[:0], st.hDown[:0]
+		st.yStale = false
+		return
+	}
 	nf := len(st.hUp) + len(st.hDown)
 	switch {
 	case st.yStale || st.sinceY >= c.p.recompute || !c.p.alwaysIncremental && nf >= min(st.hOn, L.H-st.hOn):
