@@ -141,12 +141,8 @@ func PairSandwich(rows []report.Row, ests []Configured) {
 		if r.Estimator != "raise" || r.MeanLoglik == nil {
 			continue
 		}
-		for j := range rows {
+		if j := report.AISPartner(rows, r); j >= 0 {
 			a := &rows[j]
-			if a.Estimator != "ais" || a.Split != r.Split || a.Init != r.Init || a.MeanLoglik == nil ||
-				a.Experiment != r.Experiment || a.Stage != r.Stage || a.Epoch != r.Epoch {
-				continue
-			}
 			lo, hi := *r.MeanLoglik, *a.MeanLoglik
 			for _, x := range []*report.Row{r, a} {
 				x.LoglikLo, x.LoglikHi = report.F(lo), report.F(hi)

@@ -76,3 +76,37 @@ func TestPairSandwich(t *testing.T) {
 		t.Errorf("CSL row warnings %q", rows[2].Warnings)
 	}
 }
+
+// TestPairSandwichByK: with AIS and RAISE at several K each RAISE is paired
+// with the AIS of its own K (before, every RAISE was paired with every AIS
+// of its start and the last one won: RAISE at K = 2000 bracketed with AIS
+// at K = 100); a RAISE without an AIS of its K takes the AIS with the most.
+func TestPairSandwichByK(t *testing.T) {
+	f := func(x float64) *float64 { return &x }
+	row := func(est string, k int, m float64) report.Row {
+		return report.Row{Experiment: "e", Stage: report.StageFinal, Split: "test", Init: "base-rate", Estimator: est, Betas: k,
+			MeanLoglik: f(m), LoglikSE: f(0.01), LogZ: f(10), LogZHi1: f(10.01)}
+	}
+	rows := []report.Row{row("raise", 2000, -7.71), row("ais", 2000, -7.70), row("raise", 100, -7.72), row("ais", 100, -7.83), row("raise", 500, -7.715), row("ais", 14500, -7.705)}
+	PairSandwich(rows, nil)
+	for _, c := range []struct{ raise, ais int }{{0, 1}, {2, 3}, {4, 5}} {
+		r := rows[c.raise]
+		if *r.LoglikLo != *r.MeanLoglik || *r.LoglikHi != *rows[c.ais].MeanLoglik {
+			t.Errorf("RAISE at K = %d: bracket [%v, %v], want [%v, %v] (AIS at K = %d)", r.Betas, *r.LoglikLo, *r.LoglikHi, *r.MeanLoglik, *rows[c.ais].MeanLoglik, rows[c.ais].Betas)
+		}
+	}
+	var md strings.Builder
+	if err := report.WriteMarkdown(&md, "", nil, rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"| Experiment | Split |    K |",
+		"| e          | test  | 2000 |           -7.71 |         -7.70 |   0.01 ± 0.01 |     |",
+		"| e          | test  |  100 |           -7.72 |         -7.83 |  -0.11 ± 0.01 | ⚠   |",
+		"| e          | test  |  500 |           -7.71 |         -7.71 |   0.01 ± 0.01 |     |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md.String())
+		}
+	}
+}

@@ -47,7 +47,10 @@ const (
 //   - the training signals that are not log-likelihoods (reconstruction
 //     error, pseudo-log-likelihood) against the epoch;
 //   - per split, the final estimates side by side with their brackets,
-//     and the final log Ẑ estimates with theirs, exact as a line.
+//     and the final log Ẑ estimates with theirs, exact as a line;
+//   - per split, when the final evaluation ran an annealing estimator
+//     (AIS, RAISE) at several numbers K of intermediate distributions,
+//     its estimates against K: the bracket narrowing as K grows.
 func ExperimentFigures(rows []Row) ([]Figure, error) {
 	var figs []Figure
 	add := func(f *Figure, err error) error {
@@ -77,6 +80,11 @@ func ExperimentFigures(rows []Row) ([]Figure, error) {
 	}
 	if err := add(finalLogZFigure(rows)); err != nil {
 		return nil, err
+	}
+	for _, split := range splitsOf(rows, StageFinal, func(r *Row) bool { return r.MeanLoglik != nil && r.Betas > 0 }) {
+		if err := add(bracketByKFigure(rows, split)); err != nil {
+			return nil, err
+		}
 	}
 	return figs, nil
 }
@@ -308,6 +316,11 @@ func lineFigure(name, title, xlab, ylab string, ss []*series, caption string) (*
 
 // lineFigureAt is lineFigure with the legend at the top or the bottom.
 func lineFigureAt(top bool, name, title, xlab, ylab string, ss []*series, caption string) (*Figure, error) {
+	return lineFigureScaled(top, false, name, title, xlab, ylab, ss, caption)
+}
+
+// lineFigureScaled is lineFigureAt with, if logX, a logarithmic x axis.
+func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*series, caption string) (*Figure, error) {
 	if len(ss) == 0 {
 		return nil, nil
 	}
@@ -316,6 +329,10 @@ func lineFigureAt(top bool, name, title, xlab, ylab string, ss []*series, captio
 	}
 	p := newPlot(title, xlab, ylab)
 	p.Legend.Top = top
+	if logX {
+		p.X.Scale = plot.LogScale{}
+		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	}
 	for i, s := range ss {
 		if isExact(s.label) {
 			l, err := plotter.NewLine(s.xy)
@@ -382,6 +399,38 @@ func finalLoglikFigure(rows []Row, split string) (*Figure, error) {
 	title := "Final estimates and brackets (" + splitName(split) + ")"
 	return nominalFigure("final-"+fileSafe(split), title, "mean log-likelihood (nats)", ss, bands,
 		"The final evaluation's estimates of the mean log-likelihood with their own bars (through log Ẑ: from log(Ẑ ± 3σ̂); RAISE, CSL: ± 3 standard errors). The shaded band is the bracket from RAISE (a stochastic lower bound) to AIS (a stochastic upper bound) of the same start, which sandwiches the truth; exact enumeration as a horizontal line.")
+}
+
+func bracketByKFigure(rows []Row, split string) (*Figure, error) {
+	ss := collect(rows, func(r *Row) bool {
+		return r.Stage == StageFinal && r.Split == split && r.MeanLoglik != nil && (r.Betas > 0 || isExact(r.Estimator))
+	}, func(r *Row) (float64, float64, *float64, *float64) {
+		lo, hi := loglikBar(r)
+		return float64(r.Betas), *r.MeanLoglik, lo, hi
+	})
+	several, kmin, kmax := false, math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		if isExact(s.label) {
+			continue
+		}
+		several = several || len(s.xy) > 1
+		for _, xy := range s.xy {
+			kmin, kmax = math.Min(kmin, xy.X), math.Max(kmax, xy.X)
+		}
+	}
+	if !several {
+		return nil, nil
+	}
+	for _, s := range ss {
+		if isExact(s.label) { // a line across the K range
+			y := s.xy[0].Y
+			s.xy, s.lo, s.hi = plotter.XYs{{X: kmin, Y: y}, {X: kmax, Y: y}}, []float64{math.NaN(), math.NaN()}, []float64{math.NaN(), math.NaN()}
+		}
+	}
+	title := "Final estimates against K (" + splitName(split) + ")"
+	f, err := lineFigureScaled(true, true, "bracket-k-"+fileSafe(split), title, "K, intermediate distributions (log scale)", "mean log-likelihood (nats)", ss,
+		"The annealing estimators of the final evaluation at each number K of intermediate distributions, with their own bars: AIS (a stochastic upper bound on the mean log-probability) comes down and RAISE (a stochastic lower bound) comes up as K grows, and the bracket between them narrows onto the truth; exact enumeration as a line.")
+	return f, err
 }
 
 func finalLogZFigure(rows []Row) (*Figure, error) {

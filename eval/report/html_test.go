@@ -215,3 +215,34 @@ func TestLogZBands(t *testing.T) {
 		t.Errorf("bands %v, want %v", got, want)
 	}
 }
+
+// TestBracketByK: the K figure is drawn when an annealing estimator ran at
+// several K, and not otherwise.
+func TestBracketByK(t *testing.T) {
+	rows := []Row{
+		{Stage: StageFinal, Estimator: "exact", Split: "test", MeanLoglik: p(-10)},
+		{Stage: StageFinal, Estimator: "ais", Init: "base-rate", Split: "test", Betas: 100, MeanLoglik: p(-9.5), LogZ: p(5), LogZLo: p(4.9), LogZHi: p(5.1)},
+		{Stage: StageFinal, Estimator: "raise", Init: "base-rate", Split: "test", Betas: 100, MeanLoglik: p(-10.6), LoglikSE: p(0.05)},
+	}
+	has := func(rows []Row) bool {
+		figs, err := ExperimentFigures(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range figs {
+			if f.Name == "bracket-k-test" {
+				return true
+			}
+		}
+		return false
+	}
+	if has(rows) {
+		t.Errorf("a K figure with one K")
+	}
+	rows = append(rows,
+		Row{Stage: StageFinal, Estimator: "ais", Init: "base-rate", Split: "test", Betas: 1000, MeanLoglik: p(-9.9), LogZ: p(5.4), LogZLo: p(5.35), LogZHi: p(5.45)},
+		Row{Stage: StageFinal, Estimator: "raise", Init: "base-rate", Split: "test", Betas: 1000, MeanLoglik: p(-10.1), LoglikSE: p(0.03)})
+	if !has(rows) {
+		t.Errorf("no K figure with two K")
+	}
+}

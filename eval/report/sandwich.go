@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -13,9 +15,34 @@ const sandwichTitle = "AIS and RAISE side by side (mean log-probability, nats; g
 const (
 	sandwichLegendGap = "gap ± σ: σ = √(σ_AIS² + σ_RAISE²), their combined standard error (σ_AIS the error of log Ẑ, " +
 		"σ_RAISE RAISE's standard error). A negative gap (RAISE above AIS, a reversed bracket) within 3σ is noise; beyond 3σ it carries a warning."
+	sandwichLegendK    = "K: the number of intermediate distributions of the RAISE of the line, paired with the AIS of the same K (else the AIS with the most)."
 	sandwichLegendWarn = "⚠: a warning on the pair (a gap above gap_tolerance, a reversed bracket beyond 3σ) " +
 		"or on CSL (above exact, AIS or RAISE beyond 3σ: its chains did not mix); the texts are under the main table."
 )
+
+// AISPartner returns the index of the AIS row of rows that brackets the
+// RAISE row r (same experiment, evaluation, split and start): the one with
+// r's number of intermediate distributions, else the one with the most;
+// −1 if none. Every such pair is a valid bracket in expectation, but with
+// AIS and RAISE run at several K (Burda et al. 2015, Table 1) each RAISE is
+// paired with the AIS of its own K.
+func AISPartner(rows []Row, r *Row) int {
+	best := -1
+	for j := range rows {
+		a := &rows[j]
+		if a.Estimator != "ais" || a.Split != r.Split || a.Init != r.Init || a.MeanLoglik == nil ||
+			a.Experiment != r.Experiment || a.Stage != r.Stage || a.Epoch != r.Epoch {
+			continue
+		}
+		switch {
+		case a.Betas == r.Betas:
+			return j
+		case best < 0 || a.Betas > rows[best].Betas:
+			best = j
+		}
+	}
+	return best
+}
 
 // sandwich is the rendered AIS/RAISE table with its legend.
 type sandwich struct {
@@ -34,13 +61,14 @@ func sandwichGrid(rows []Row) *sandwich {
 	type key struct{ exp, split string }
 	type cell struct {
 		exact, csl, bound *float64
-		raise, ais        map[string]*Row
+		raise, ais        []int // RAISE and AIS rows, in order
+		ks                []int // their distinct numbers of β, in order
 		model             string
 		warn              bool
 	}
 	var order []key
 	cells := map[key]*cell{}
-	any := false
+	any, severalK := false, false
 	for i := range rows {
 		r := &rows[i]
 		if r.Stage != StageFinal || r.MeanLoglik == nil || r.Split == "" {
@@ -49,7 +77,7 @@ func sandwichGrid(rows []Row) *sandwich {
 		k := key{r.Experiment, r.Split}
 		c := cells[k]
 		if c == nil {
-			c = &cell{raise: map[string]*Row{}, ais: map[string]*Row{}, model: r.Model}
+			c = &cell{model: r.Model}
 			cells[k] = c
 			order = append(order, k)
 		}
@@ -61,23 +89,34 @@ func sandwichGrid(rows []Row) *sandwich {
 		case "dbn-bound", "mf-bound":
 			c.bound = r.MeanLoglik
 		case "raise":
-			c.raise[r.Init] = r
+			c.raise = append(c.raise, i)
+			if !slices.Contains(c.ks, r.Betas) {
+				c.ks = append(c.ks, r.Betas)
+			}
+			severalK = severalK || len(c.ks) > 1
 			any = true
 		case "ais":
-			c.ais[r.Init] = r
+			c.ais = append(c.ais, i)
 		}
 		for _, w := range r.Warnings {
-			switch {
-			case (r.Estimator == "raise" || r.Estimator == "ais") && (strings.Contains(w, "gap") || strings.Contains(w, "RAISE is above AIS")),
-				r.Estimator == "csl" && strings.Contains(w, cslNotMixed):
+			if r.Estimator == "csl" && strings.Contains(w, cslNotMixed) {
 				c.warn = true
 			}
 		}
 	}
+	// pairWarn: a warning of the sandwich on an AIS or RAISE row.
+	pairWarn := func(r *Row) bool {
+		if r == nil {
+			return false
+		}
+		return slices.ContainsFunc(r.Warnings, func(w string) bool {
+			return strings.Contains(w, "gap") || strings.Contains(w, "RAISE is above AIS")
+		})
+	}
 	if !any {
 		return nil
 	}
-	g := &grid{header: []string{"Experiment", "Model", "Split", "exact", "CSL", "bound",
+	g := &grid{header: []string{"Experiment", "Model", "Split", "K", "exact", "CSL", "bound",
 		"uniform RAISE", "uniform AIS", "uniform gap", "base-rate RAISE", "base-rate AIS", "base-rate gap", "!"}}
 	g.align = []align{alignLeft, alignLeft, alignLeft}
 	for range len(g.header) - 4 {
@@ -92,24 +131,58 @@ func sandwichGrid(rows []Row) *sandwich {
 	}
 	for _, k := range order {
 		c := cells[k]
-		row := []string{k.exp, orMissing(c.model), k.split, opt2(c.exact), opt2(c.csl), opt2(c.bound)}
-		for _, init := range []string{"uniform", "base-rate"} {
-			r, a := c.raise[init], c.ais[init]
-			gap := Missing
-			if r != nil && a != nil {
-				gap = num2(*a.MeanLoglik-*r.MeanLoglik) + " ± " + num2(CombinedError(r, a))
+		// One line per K of the RAISE rows (one line when they share it
+		// or there is none).
+		ks := c.ks
+		if len(ks) == 0 {
+			ks = []int{-1}
+		}
+		for ki, K := range ks {
+			kcell := Missing
+			if severalK {
+				kcell = strconv.Itoa(K)
 			}
-			row = append(row, opt2(mean(r)), opt2(mean(a)), gap)
+			row := []string{k.exp, orMissing(c.model), k.split, kcell, opt2(c.exact), opt2(c.csl), opt2(c.bound)}
+			warn := c.warn
+			for _, init := range []string{"uniform", "base-rate"} {
+				var r, a *Row
+				for _, i := range c.raise {
+					if rows[i].Init == init && rows[i].Betas == K {
+						r = &rows[i]
+						if j := AISPartner(rows, r); j >= 0 {
+							a = &rows[j]
+						}
+						break
+					}
+				}
+				if r == nil && ki == 0 {
+					// An AIS of a start without RAISE: on the first line.
+					for _, i := range c.ais {
+						if rows[i].Init == init && (a == nil || rows[i].Betas > a.Betas) {
+							a = &rows[i]
+						}
+					}
+				}
+				warn = warn || pairWarn(r) || pairWarn(a)
+				gap := Missing
+				if r != nil && a != nil {
+					gap = num2(*a.MeanLoglik-*r.MeanLoglik) + " ± " + num2(CombinedError(r, a))
+				}
+				row = append(row, opt2(mean(r)), opt2(mean(a)), gap)
+			}
+			flag := ""
+			if warn {
+				flag = "⚠"
+			}
+			row = append(row, flag)
+			g.rows = append(g.rows, row)
 		}
-		flag := ""
-		if c.warn {
-			flag = "⚠"
-		}
-		row = append(row, flag)
-		g.rows = append(g.rows, row)
 	}
 	g.dropEmptyColumns()
 	s := &sandwich{grid: g, legend: []string{sandwichLegendGap}}
+	if severalK {
+		s.legend = append(s.legend, sandwichLegendK)
+	}
 	if g.header[len(g.header)-1] == "!" {
 		s.legend = append(s.legend, sandwichLegendWarn)
 	}
