@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/family/dbm"
+	"github.com/logz-ml/logz/family/dbn"
 	"github.com/logz-ml/logz/family/rbm"
 )
 
@@ -77,6 +78,13 @@ func TestRunETAWeighsEpochCosts(t *testing.T) {
 	}
 	if _, ok := any(&d).(epochCoster); !ok {
 		t.Error("dbm train settings are not an epochCoster")
+	}
+	// A dbn of two trained layers of 30 epochs each, k growing 1 → 25 in
+	// each: its epochs 1 and 31 cost 2, 30 and 60 cost 26.
+	n := dbn.Train{Layer: rbm.DefaultLayer()}
+	n.K, n.KEnd, n.Epochs = 1, 25, 30
+	if a, b, c, e := n.EpochCost(1, 60), n.EpochCost(30, 60), n.EpochCost(31, 60), n.EpochCost(60, 60); a != 2 || b != 26 || c != 2 || e != 26 {
+		t.Errorf("dbn epoch costs %v %v %v %v; want 2 26 2 26", a, b, c, e)
 	}
 }
 

@@ -68,6 +68,16 @@ type Train struct {
 	BottomFrom string `yaml:"bottom_from" want:"the path of a trained rbm or dbn .npz"`
 }
 
+// EpochCost is the relative cost of epoch e for the run's ETA: every
+// trained layer runs Epochs epochs of CD-k or PCD-k, so epoch e is epoch
+// (e − 1) mod Epochs + 1 of its layer and costs 1 + k there.
+func (t *Train) EpochCost(epoch, _ int) float64 {
+	if t.Epochs < 1 {
+		return 1
+	}
+	return 1 + float64(t.KAt((epoch-1)%t.Epochs+1))
+}
+
 // Check reports bad settings.
 func (t *Train) Check(p family.Problems) {
 	t.Layer.Check(p)
