@@ -1,6 +1,7 @@
 package familytest
 
 import (
+	"slices"
 	"math"
 	"testing"
 )
@@ -102,25 +103,13 @@ func CheckSampler(t testing.TB, draw Draw, D int, p []float64, inits []string, n
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !equal(one, three) {
+		if !slices.Equal(one, three) {
 			t.Errorf("start %q: the samples depend on the number of workers", init)
 		}
-		if !equal(few, one[:10*D]) {
+		if !slices.Equal(few, one[:10*D]) {
 			t.Errorf("start %q: the first samples depend on how many are drawn", init)
 		}
 	}
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // Marginal returns p(v) of every code v (bit i = v_i) of a model over
