@@ -1,8 +1,8 @@
 package familytest
 
 import (
-	"slices"
 	"math"
+	"slices"
 	"testing"
 )
 
