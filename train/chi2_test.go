@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -333,7 +334,7 @@ func TestChi2DeterministicAcrossWorkers(t *testing.T) {
 			runtime.GOMAXPROCS(old)
 			if ref == nil {
 				ref = tr
-			} else if !sameParams(ref.M, tr.M) || !equalSlices(ref.Fit.Q.Params(), tr.Fit.Q.Params()) {
+			} else if !sameParams(ref.M, tr.M) || !slices.Equal(ref.Fit.Q.Params(), tr.Fit.Q.Params()) {
 				t.Fatalf("GOMAXPROCS=%d workers=%d differs", procs, workers)
 			}
 		}
@@ -367,7 +368,7 @@ func TestChi2ResumeEqualsUninterrupted(t *testing.T) {
 	for range 2 {
 		st, _ = resumed.TrainEpoch(train)
 	}
-	if !sameParams(full.M, resumed.M) || !equalSlices(full.Fit.Q.Params(), resumed.Fit.Q.Params()) || st != fullSt {
+	if !sameParams(full.M, resumed.M) || !slices.Equal(full.Fit.Q.Params(), resumed.Fit.Q.Params()) || st != fullSt {
 		t.Errorf("resumed run differs from the uninterrupted one (log Z %v vs %v)", st.LogZ, fullSt.LogZ)
 	}
 	// A CD trainer refuses the χ² checkpoint and vice versa.

@@ -7,6 +7,7 @@ package train
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -208,13 +209,13 @@ func TestDBMJointUpdateMatchesReference(t *testing.T) {
 		}
 		for l := range fast.M.B {
 			near("b", fast.M.B[l], ref.M.B[l])
-			if !equalSlices(fast.j.chains[l], ref.j.chains[l]) {
+			if !slices.Equal(fast.j.chains[l], ref.j.chains[l]) {
 				t.Fatalf("%v: chains of layer %d differ", sizes, l)
 			}
 		}
 		same := true
 		for l := range fast.M.W {
-			same = same && equalSlices(fast.M.W[l], ref.M.W[l])
+			same = same && slices.Equal(fast.M.W[l], ref.M.W[l])
 		}
 		t.Logf("%v: bit-identical parameters: %v", sizes, same)
 	}

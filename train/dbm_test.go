@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -217,12 +218,12 @@ func TestDBMPretrainComposition(t *testing.T) {
 		if st.Epoch == 6 {
 			// The composition of the pretrained RBMs.
 			for l, r := range rbms {
-				if !equalSlices(d.W[l], r.W) {
+				if !slices.Equal(d.W[l], r.W) {
 					t.Errorf("W%d is not the weights of RBM %d", l+1, l+1)
 				}
 			}
 			check := func(l int, want []float64) {
-				if !equalSlices(d.B[l], want) {
+				if !slices.Equal(d.B[l], want) {
 					t.Errorf("b%d = %v, want %v", l, d.B[l], want)
 				}
 			}
@@ -247,18 +248,6 @@ func TestDBMPretrainComposition(t *testing.T) {
 	if _, err := tr.TrainEpoch(train); err == nil || !strings.Contains(err.Error(), "every epoch is trained") {
 		t.Errorf("training past the end: %v", err)
 	}
-}
-
-func equalSlices(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestScaledRBMConditionals checks the modified RBMs directly: the
@@ -646,12 +635,12 @@ func TestDBMGibbsSweep(t *testing.T) {
 
 func sameDBM(a, b *models.DBM) bool {
 	for l := range a.W {
-		if !equalSlices(a.W[l], b.W[l]) {
+		if !slices.Equal(a.W[l], b.W[l]) {
 			return false
 		}
 	}
 	for l := range a.B {
-		if !equalSlices(a.B[l], b.B[l]) {
+		if !slices.Equal(a.B[l], b.B[l]) {
 			return false
 		}
 	}
