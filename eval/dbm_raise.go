@@ -18,7 +18,7 @@ import (
 //
 // One chain for a test vector v does:
 //
-//	heating:  lw = log p_0(v) = a_0ᵀv − Σ_i softplus(a_{0,i});  h'_0 ~ p_0(h_E|v) (uniform);
+//	heating:  lw = log p_0(v) = a_0ᵀv − Σ_i softplus(a_{0,i});  h'_0 ~ p_0(h_E|v) = Π_l Bern(σ(a_l));
 //	          for k = 1..K: lw += log f_k(v,h'_{k−1}) − log f_{k−1}(v,h'_{k−1});  h'_k ~ T_k^{(v)}(·|h'_{k−1})
 //	cooling:  x_K = (v, h'_K);  x_{K−1} ~ T_K(·|x_K);
 //	          for k = K−1..0: lw += log f_k(x_k) − log f_{k+1}(x_k);  x_{k−1} ~ T_k(·|x_k)
@@ -71,6 +71,10 @@ type DBMRAISE struct {
 	// BaseVBias are the visible biases a_0 of the base (nil: zeros, the
 	// uniform start); see DBMPath.
 	BaseVBias []float64
+	// BaseHidden[l] are the biases a_l of the base on the even hidden layer
+	// l ≥ 2 (nil or missing: zeros, uniform; odd entries must be nil), e.g.
+	// from DBMHiddenBaseRate; see inference.NewDBMPathBase.
+	BaseHidden [][]float64
 	Seed      uint64
 	Workers   int // goroutines; 0 means GOMAXPROCS. Results do not depend on it.
 	// Progress, if set, gets the cumulative number of annealing steps done
@@ -90,7 +94,7 @@ func (r DBMRAISE) LogProb(d *models.DBM, x Examples) (RAISEResult, error) {
 	if err != nil {
 		return RAISEResult{}, err
 	}
-	path, err := inference.NewDBMPath(d, r.BaseVBias)
+	path, err := inference.NewDBMPathBase(d, DBMBase(r.BaseVBias, r.BaseHidden))
 	if err != nil {
 		return RAISEResult{}, fmt.Errorf("%s: %w", what, err)
 	}
@@ -117,4 +121,14 @@ func (r DBMRAISE) LogProb(d *models.DBM, x Examples) (RAISEResult, error) {
 		return RAISEResult{}, fmt.Errorf("%s: %w", what, err)
 	}
 	return summariseRAISE(what, logw, N, M, K)
+}
+
+// DBMBase returns the base biases by layer that inference.NewDBMPathBase
+// takes: v's biases vbias, then hidden[l] for l ≥ 1 (hidden[0] is ignored).
+func DBMBase(vbias []float64, hidden [][]float64) [][]float64 {
+	base := [][]float64{vbias}
+	for l := 1; l < len(hidden); l++ {
+		base = append(base, hidden[l])
+	}
+	return base
 }

@@ -18,12 +18,12 @@ import (
 // path (GUIDE §2.7), independently of inference.
 type dbmEvenStates struct {
 	d         *models.DBM
-	a         []float64 // base visible biases a_0
-	even, odd []int     // layer indices
-	nE, nO    int       // bits
+	a         [][]float64 // base biases a_l of the even layers (nil: zeros)
+	even, odd []int       // layer indices
+	nE, nO    int         // bits
 }
 
-func newDBMEvenStates(d *models.DBM, a []float64) *dbmEvenStates {
+func newDBMEvenStates(d *models.DBM, a [][]float64) *dbmEvenStates {
 	s := &dbmEvenStates{d: d, a: a}
 	for l, n := range d.Sizes {
 		if l%2 == 0 {
@@ -48,7 +48,7 @@ func (s *dbmEvenStates) fill(xs [][]float64, layers []int, state int) {
 	}
 }
 
-// condProb returns Π_{l∈layers} Π_j Bern(xs_{l,j}; σ(β z_{l,j} + [l=0](1−β)a_j)),
+// condProb returns Π_{l∈layers} Π_j Bern(xs_{l,j}; σ(β z_{l,j} + [l even](1−β)a_{l,j})),
 // the probability at β of those layers given their neighbours in xs.
 func (s *dbmEvenStates) condProb(xs [][]float64, layers []int, beta float64) float64 {
 	d := s.d
@@ -66,8 +66,8 @@ func (s *dbmEvenStates) condProb(xs [][]float64, layers []int, beta float64) flo
 		d.Preact(z, l, below, above)
 		for j, zj := range z {
 			t := beta * zj
-			if l == 0 {
-				t += (1 - beta) * s.a[j]
+			if l < len(s.a) && s.a[l] != nil {
+				t += (1 - beta) * s.a[l][j]
 			}
 			if xs[l][j] == 0 {
 				t = -t
@@ -109,16 +109,24 @@ func (s *dbmEvenStates) kernel(beta float64) [][]float64 {
 }
 
 // annealed returns p_ann(v) for every visible state v (bits of the index):
-// the v-marginal of p_0 T_{β_1} ⋯ T_{β_K}, p_0(v, h_E) = Π_i Bern(v_i; σ(a_i)) ·
-// 2^{−#even hidden units}.
+// the v-marginal of p_0 T_{β_1} ⋯ T_{β_K}, p_0(x_E) = Π_{l even} Π_i
+// Bern(x_{l,i}; σ(a_{l,i})) (a_l = 0: ½ each).
 func (s *dbmEvenStates) annealed(betas []float64) []float64 {
 	D := s.d.Sizes[0]
 	nE := 1 << s.nE
 	dist := make([]float64, nE)
 	for e := range nE {
-		dist[e] = math.Exp2(-float64(s.nE - D))
-		for i, a := range s.a {
-			dist[e] *= nmath.Sigmoid(float64(2*(e>>i&1)-1) * a)
+		dist[e] = 1
+		bit := 0
+		for _, l := range s.even {
+			for i := range s.d.Sizes[l] {
+				a := 0.0
+				if l < len(s.a) && s.a[l] != nil {
+					a = s.a[l][i]
+				}
+				dist[e] *= nmath.Sigmoid(float64(2*(e>>bit&1)-1) * a)
+				bit++
+			}
 		}
 	}
 	for _, beta := range betas[1:] {
@@ -157,10 +165,21 @@ func TestDBMRAISEUnbiased(t *testing.T) {
 	for ci, sizes := range [][]int{{3, 2, 2}, {2, 2, 2, 2}} {
 		d := randomDBM(t, 31+uint64(ci), 1.2, 0.7, sizes...)
 		D := sizes[0]
-		for _, start := range []string{"base-rate", "uniform"} {
+		for _, start := range []string{"base-rate", "uniform", "base-rate+hidden"} {
 			var base []float64
 			a := make([]float64, D)
-			if start == "base-rate" {
+			var hidden [][]float64
+			if start == "base-rate+hidden" {
+				// Arbitrary biases on the even hidden layers: any base is valid.
+				hidden = make([][]float64, len(sizes))
+				for l := 2; l < len(sizes); l += 2 {
+					hidden[l] = make([]float64, sizes[l])
+					for j := range hidden[l] {
+						hidden[l][j] = 1.3 - 1.7*float64(j)
+					}
+				}
+			}
+			if start != "uniform" {
 				// The log-odds of the model's own visible marginals.
 				logZ, logF := bruteDBM(d)
 				base = make([]float64, D)
@@ -173,7 +192,7 @@ func TestDBMRAISEUnbiased(t *testing.T) {
 				}
 				copy(a, base)
 			}
-			st := newDBMEvenStates(d, a)
+			st := newDBMEvenStates(d, DBMBase(a, hidden))
 			for _, betas := range [][]float64{{0, 1}, {0, 0.35, 1}} {
 				K := len(betas) - 1
 				pann := st.annealed(betas)
@@ -185,7 +204,7 @@ func TestDBMRAISEUnbiased(t *testing.T) {
 						which = append(which, s)
 					}
 				}
-				res, err := DBMRAISE{Chains: n, Betas: betas, BaseVBias: base, Seed: uint64(100*K + ci), Workers: 2}.LogProb(d, x)
+				res, err := DBMRAISE{Chains: n, Betas: betas, BaseVBias: base, BaseHidden: hidden, Seed: uint64(100*K + ci), Workers: 2}.LogProb(d, x)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -227,7 +246,7 @@ func TestDBMRAISEConvergesFromBelow(t *testing.T) {
 	}
 	// K = 20, one chain per draw: Jensen's gap.
 	few := inference.LinearSchedule(20)
-	pann := newDBMEvenStates(d, base).annealed(few)
+	pann := newDBMEvenStates(d, [][]float64{base}).annealed(few)
 	r, err := DBMRAISE{Chains: 4000, Betas: few, BaseVBias: base, Seed: 5}.LogProb(d, xs[:1])
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -195,11 +196,13 @@ func withinSE(t *testing.T, what string, st nmath.LogStats, want, k float64) {
 func TestDBMAISUnbiased(t *testing.T) {
 	// The last case has wide odd layers, so that the chain's incremental
 	// updates of the even layers' pre-activations are used too.
+	// The "hidden" cases put base biases on the even hidden layers too.
 	cases := []struct {
-		sizes  []int
-		base   bool
-		wScale float64
-	}{{[]int{6, 4, 3}, false, 0.7}, {[]int{6, 4, 3}, true, 0.7}, {[]int{3, 2, 3, 2}, false, 0.7}, {[]int{8, 30, 6}, true, 0.15}}
+		sizes        []int
+		base, hidden bool
+		wScale       float64
+	}{{[]int{6, 4, 3}, false, false, 0.7}, {[]int{6, 4, 3}, true, false, 0.7}, {[]int{3, 2, 3, 2}, false, false, 0.7}, {[]int{8, 30, 6}, true, false, 0.15},
+		{[]int{6, 4, 3}, true, true, 0.7}, {[]int{3, 2, 3, 2}, false, true, 0.7}}
 	for ci, c := range cases {
 		d := randomDBM(t, 5+uint64(ci), c.wScale, 0.5, c.sizes...)
 		logZ, err := DBMExact{}.LogZ(d)
@@ -210,9 +213,23 @@ func TestDBMAISUnbiased(t *testing.T) {
 		if c.base {
 			base = []float64{-1, 0.5, 0, 2, -0.3, 0.1, 0.7, -0.2}[:c.sizes[0]]
 		}
+		var hidden [][]float64
+		if c.hidden {
+			hidden = make([][]float64, len(c.sizes))
+			for l := 2; l < len(c.sizes); l += 2 {
+				hidden[l] = []float64{-0.6, 0.4, 0.2}[:c.sizes[l]]
+			}
+		}
 		for _, K := range []int{2, 10} {
 			a := AIS{Runs: 20000, Betas: inference.LinearSchedule(K), BaseVBias: base, Seed: uint64(17 + K), Workers: 2}
 			r, err := DBMAISLogZ(d, a)
+			if c.hidden {
+				path, perr := inference.NewDBMPathBase(d, DBMBase(base, hidden))
+				if perr != nil {
+					t.Fatal(perr)
+				}
+				r, err = a.Run(path)
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -362,5 +379,59 @@ func TestDBMExampleDrivers(t *testing.T) {
 	}
 	if _, err := is.LogUnnormAll(d, rowsForTest{{1, 0}}, 1); err == nil || !strings.Contains(err.Error(), "example 0") {
 		t.Errorf("short example: got %v", err)
+	}
+}
+
+// TestDBMHiddenBaseRate checks the even hidden layers' base rates against
+// the formula over the chosen examples (all, or evenly spaced when capped),
+// that they do not depend on the number of workers, and the errors.
+func TestDBMHiddenBaseRate(t *testing.T) {
+	d := randomDBM(t, 3, 0.9, 0.5, 6, 4, 3, 2, 3)
+	var x rowsForTest
+	for s := range 7 {
+		x = append(x, bitsRow(9*s+5, 6))
+	}
+	for _, c := range []struct {
+		max  int
+		want []int // the examples used
+	}{{0, []int{0, 1, 2, 3, 4, 5, 6}}, {10, []int{0, 1, 2, 3, 4, 5, 6}}, {3, []int{0, 2, 4}}} {
+		var ref [][]float64
+		for _, workers := range []int{1, 3} {
+			got, err := DBMHiddenBaseRate(d, x, c.max, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got[0] != nil || got[1] != nil || got[3] != nil {
+				t.Fatalf("max %d: base rates for v or odd layers: %v", c.max, got)
+			}
+			for _, l := range []int{2, 4} {
+				sum := make([]float64, d.Sizes[l])
+				for _, n := range c.want {
+					f, err := DBMMeanField{}.Fit(d, bitsVec(9*n+5, 6))
+					if err != nil {
+						t.Fatal(err)
+					}
+					for j, mu := range f.Mu[l] {
+						sum[j] += mu
+					}
+				}
+				m := float64(len(c.want))
+				for j, s := range sum {
+					if want := math.Log((s + 1) / (m - s + 1)); math.Abs(got[l][j]-want) > 1e-12 {
+						t.Errorf("max %d, layer %d unit %d: %v, want %v", c.max, l, j, got[l][j], want)
+					}
+				}
+			}
+			if ref != nil && !reflect.DeepEqual(ref, got) {
+				t.Errorf("max %d: workers 1 and 3 differ", c.max)
+			}
+			ref = got
+		}
+	}
+	if _, err := DBMHiddenBaseRate(d, rowsForTest{}, 0, 1); err == nil {
+		t.Error("no examples: want an error")
+	}
+	if _, err := DBMHiddenBaseRate(d, rowsForTest{{1, 0}}, 0, 1); err == nil {
+		t.Error("short example: want an error")
 	}
 }

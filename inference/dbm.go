@@ -14,17 +14,18 @@ import (
 // (models.DBM; GUIDE §2.7, Salakhutdinov & Hinton 2009): the chain state is
 // the even layers x_E = (v, h2, h4, …), the odd layers are summed out, and
 //
-//	log f_β(x_E) = β Σ_{l even} b_lᵀx_l + (1−β) a_0ᵀv + Σ_{l odd} Σ_j softplus(β z_{l,j}(x_E)),
+//	log f_β(x_E) = β Σ_{l even} b_lᵀx_l + (1−β) Σ_{l even} a_lᵀx_l + Σ_{l odd} Σ_j softplus(β z_{l,j}(x_E)),
 //
 // with z_l = b_l + W_{l−1}ᵀx_{l−1} + W_l x_{l+1}: the marginal of the DBM with
-// all parameters scaled by β times a base with no weights, visible biases
-// a_0 (the data base rate, or zero) and zero hidden biases. The base is
-// tractable: log Z_0 = Σ_i softplus(a_{0,i}) + (Σ_{l≥1} n_l) log 2, with exact
-// draws v ~ Bern(σ(a_0)) and uniform even hidden layers.
+// all parameters scaled by β times a base with no weights, biases a_l on the
+// even layers (a_0 the data base rate of v, a_2, a_4, … the base rates of the
+// even hidden layers, or zeros) and zero biases on the odd ones. The base is
+// tractable: log Z_0 = Σ_{l even} Σ_i softplus(a_{l,i}) + (Σ_{l odd} n_l) log 2,
+// with exact draws x_l ~ Bern(σ(a_l)) of the even layers.
 //
 // The transition T_β samples the odd layers given the even ones, then the
-// even layers given the odd ones (v with pre-activation β z_0 + (1−β)a_0),
-// from the joint at β. As a kernel on x_E it is a data-augmentation kernel,
+// even layers given the odd ones (pre-activation β z_l + (1−β)a_l), from
+// the joint at β. As a kernel on x_E it is a data-augmentation kernel,
 // T(x_E'|x_E) = Σ_{x_O} p_β(x_O|x_E) p_β(x_E'|x_O), so p_β(x_E)T(x_E'|x_E) =
 // Σ_{x_O} p_β(x_O) p_β(x_E|x_O) p_β(x_E'|x_O) is symmetric: T_β is reversible
 // with respect to p_β(x_E) ∝ f_β(x_E). The clamped transition T_β^{(v)}
@@ -42,10 +43,10 @@ type DBMPath struct {
 	sizes []int
 	b     [][]float64 // b_l
 	feeds [][]dbmFeed // feeds[l]: the inputs of layer l from its neighbours
-	a     []float64   // base visible biases a_0
-	thr   []float64   // σ(a_{0,i})·2^32
-	spA   float64     // Σ_i softplus(a_{0,i})
-	hasA  bool        // some a_{0,i} ≠ 0
+	a     [][]float64 // a[l]: base biases of even layer l (zeros if none); nil for odd l
+	thr   [][]float64 // thr[l][i] = σ(a_{l,i})·2^32, even l
+	hasA  []bool      // hasA[l]: some a_{l,i} ≠ 0
+	spA   float64     // Σ_i softplus(a_{0,i}), the visible part of log Z_0
 	logZ0 float64
 	maxN  int
 
@@ -63,40 +64,68 @@ type dbmFeed struct {
 	all []float64 // Σ_i row i, for a recomputation from the zeros of x_s
 }
 
-// NewDBMPath builds the path from the base (visible biases baseVBias, nil
-// meaning zeros) to d. The parameters are copied.
+// NewDBMPath builds the path from the base with visible biases baseVBias
+// (nil meaning zeros) and uniform even hidden layers to d. The parameters
+// are copied.
 func NewDBMPath(d *models.DBM, baseVBias []float64) (*DBMPath, error) {
+	return NewDBMPathBase(d, [][]float64{baseVBias})
+}
+
+// NewDBMPathBase builds the path from the base with biases base[l] on the
+// even layers l (base[0] = a_0 on v; a missing or nil entry means zeros,
+// and odd entries must be nil) to d. The parameters are copied.
+func NewDBMPathBase(d *models.DBM, base [][]float64) (*DBMPath, error) {
 	if d == nil {
 		return nil, fmt.Errorf("DBM path: nil model")
 	}
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
-	D := d.NumVisible()
 	L := d.NumLayers()
-	p := &DBMPath{sizes: append([]int(nil), d.Sizes...), a: make([]float64, D), thr: make([]float64, D), recompute: recomputeEvery}
-	if baseVBias != nil {
-		if len(baseVBias) != D {
-			return nil, fmt.Errorf("DBM path: base visible biases have length %d, the model has %d visible units", len(baseVBias), D)
+	if len(base) > L+1 {
+		return nil, fmt.Errorf("DBM path: base biases for %d layers, the model has %d", len(base), L+1)
+	}
+	n := len(d.Sizes)
+	p := &DBMPath{sizes: append([]int(nil), d.Sizes...), a: make([][]float64, n), thr: make([][]float64, n), hasA: make([]bool, n), recompute: recomputeEvery}
+	for l := 0; l <= L; l++ {
+		var bl []float64
+		if l < len(base) {
+			bl = base[l]
 		}
-		for i, a := range baseVBias {
+		if l%2 == 1 {
+			if bl != nil {
+				return nil, fmt.Errorf("DBM path: base biases given for layer %d; the odd layers are summed out and have none", l)
+			}
+			p.logZ0 += float64(d.Sizes[l]) * math.Ln2
+			continue
+		}
+		what := fmt.Sprintf("layer %d", l)
+		if l == 0 {
+			what = "visible"
+		}
+		if bl != nil && len(bl) != d.Sizes[l] {
+			return nil, fmt.Errorf("DBM path: base %s biases have length %d, the model has %d units there", what, len(bl), d.Sizes[l])
+		}
+		for i, a := range bl {
 			if math.IsNaN(a) || math.IsInf(a, 0) {
-				return nil, fmt.Errorf("DBM path: base visible bias %d is %v; want a finite number (smooth the base rates away from 0 and 1)", i, a)
+				return nil, fmt.Errorf("DBM path: base %s bias %d is %v; want a finite number (smooth the base rates away from 0 and 1)", what, i, a)
 			}
 		}
-		copy(p.a, baseVBias)
+		p.a[l], p.thr[l] = make([]float64, d.Sizes[l]), make([]float64, d.Sizes[l])
+		copy(p.a[l], bl)
+		sp := 0.0
+		for i, a := range p.a[l] {
+			p.thr[l][i] = nmath.Sigmoid(a) * two32
+			sp += nmath.Softplus(a)
+			p.hasA[l] = p.hasA[l] || a != 0
+		}
+		p.logZ0 += sp
+		if l == 0 {
+			p.spA = sp
+		}
 	}
-	for i, a := range p.a {
-		p.thr[i] = nmath.Sigmoid(a) * two32
-		p.spA += nmath.Softplus(a)
-		p.hasA = p.hasA || a != 0
-	}
-	p.logZ0 = p.spA
 	for l, n := range d.Sizes {
 		p.maxN = max(p.maxN, n)
-		if l > 0 {
-			p.logZ0 += float64(n) * math.Ln2
-		}
 		p.b = append(p.b, append([]float64(nil), d.B[l]...))
 	}
 	p.feeds = make([][]dbmFeed, L+1)
@@ -139,7 +168,7 @@ func (p *DBMPath) NewDBMChain() *DBMChain {
 	c := &DBMChain{
 		p: p, x: make([][]uint8, n), on: make([]int, n), up: make([][]int32, n), down: make([][]int32, n),
 		z: make([][]float64, n), stale: make([]bool, n), since: make([]int, n),
-		idx: make([]int32, p.maxN), e: make([]float64, p.maxN), e2: make([]float64, p.maxN), t: make([]float64, p.sizes[0]),
+		idx: make([]int32, p.maxN), e: make([]float64, p.maxN), e2: make([]float64, p.maxN), t: make([]float64, p.maxN),
 	}
 	for l, m := range p.sizes {
 		c.x[l] = make([]uint8, m)
@@ -167,18 +196,19 @@ type DBMChain struct {
 	z     [][]float64
 	stale []bool
 	since []int
-	// evenT = Σ_{l even} b_lᵀx_l and evenB = a_0ᵀv, updated from the flips and
-	// recomputed every recompute transitions (sinceSums).
-	evenT, evenB float64
+	// evenT = Σ_{l even} b_lᵀx_l, evenB = Σ_{l even} a_lᵀx_l and evenV =
+	// a_0ᵀv, updated from the flips and recomputed every recompute
+	// transitions (sinceSums).
+	evenT, evenB, evenV float64
 	sinceSums    int
 	idx          []int32
 	e, e2, t     []float64 // scratch
 }
 
-// SampleBase implements Chain: v ~ Bern(σ(a_0)) and uniform even hidden
-// layers, an exact draw from p_0.
+// SampleBase implements Chain: x_l ~ Bern(σ(a_l)) for every even layer l
+// (uniform where a_l = 0), an exact draw from p_0.
 func (c *DBMChain) SampleBase(rng *rand.Rand) {
-	sampleThresholds(c.x[0], c.p.thr, rng)
+	sampleThresholds(c.x[0], c.p.thr[0], rng)
 	c.visibleChanged()
 	c.SampleBaseHidden(rng)
 }
@@ -199,11 +229,16 @@ func (c *DBMChain) visibleChanged() {
 	c.recomputeSums()
 }
 
-// SampleBaseHidden draws the even hidden layers from p_0(h_E | v), which is
-// uniform, leaving v as it is.
+// SampleBaseHidden draws the even hidden layers from p_0(h_E | v) =
+// Π_{l even, l ≥ 2} Bern(h_l; σ(a_l)) (uniform where a_l = 0), leaving v as
+// it is.
 func (c *DBMChain) SampleBaseHidden(rng *rand.Rand) {
 	for l := 2; l < len(c.x); l += 2 {
-		sampleUniformBits(c.x[l], rng)
+		if c.p.hasA[l] {
+			sampleThresholds(c.x[l], c.p.thr[l], rng)
+		} else {
+			sampleUniformBits(c.x[l], rng)
+		}
 		c.on[l] = countOnes(c.x[l])
 		c.up[l], c.down[l] = c.up[l][:0], c.down[l][:0]
 		c.stale[l-1] = true
@@ -224,7 +259,7 @@ func (c *DBMChain) Layer(l int) []uint8 { return c.x[l] }
 
 // LogBaseVisible returns log p_0(v) = a_0ᵀv − Σ_i softplus(a_{0,i}) at the
 // current v.
-func (c *DBMChain) LogBaseVisible() float64 { return c.evenB - c.p.spA }
+func (c *DBMChain) LogBaseVisible() float64 { return c.evenV - c.p.spA }
 
 // LogUnnorm implements Chain: log f_β(x_E) at the current even state.
 func (c *DBMChain) LogUnnorm(beta float64) float64 {
@@ -282,47 +317,51 @@ func (c *DBMChain) step(prev, next float64, weight, clamped bool, rng *rand.Rand
 	}
 	c.syncEven(clamped)
 	if !clamped {
-		z := c.z[0]
-		e := c.e[:len(z)]
-		if p.hasA {
-			t := c.t[:len(z)]
-			a := p.a[:len(z)]
-			ob := 1 - next
-			for i, zi := range z {
-				t[i] = next*zi + ob*a[i]
-			}
-			expNegAbs(e, t, 1)
-			z = t
-		} else {
-			expNegAbs(e, z, next)
-		}
-		c.sample(0, z, e, rng)
-		for _, i := range c.up[0] {
-			c.evenT += p.b[0][i]
-			c.evenB += p.a[i]
-		}
-		for _, i := range c.down[0] {
-			c.evenT -= p.b[0][i]
-			c.evenB -= p.a[i]
-		}
+		c.sampleEven(0, next, rng)
 	}
 	for l := 2; l < len(c.x); l += 2 {
-		z := c.z[l]
-		e := c.e[:len(z)]
-		expNegAbs(e, z, next)
-		c.sample(l, z, e, rng)
-		b := p.b[l]
-		for _, i := range c.up[l] {
-			c.evenT += b[i]
-		}
-		for _, i := range c.down[l] {
-			c.evenT -= b[i]
-		}
+		c.sampleEven(l, next, rng)
 	}
 	if c.sinceSums++; c.sinceSums >= p.recompute {
 		c.recomputeSums()
 	}
 	return d
+}
+
+// sampleEven draws even layer l at β (pre-activation β z_l + (1−β) a_l) and
+// updates the bias sums from its flips.
+func (c *DBMChain) sampleEven(l int, beta float64, rng *rand.Rand) {
+	p := c.p
+	z := c.z[l]
+	e := c.e[:len(z)]
+	if p.hasA[l] {
+		t := c.t[:len(z)]
+		a := p.a[l][:len(z)]
+		ob := 1 - beta
+		for i, zi := range z {
+			t[i] = beta*zi + ob*a[i]
+		}
+		expNegAbs(e, t, 1)
+		z = t
+	} else {
+		expNegAbs(e, z, beta)
+	}
+	c.sample(l, z, e, rng)
+	b, a := p.b[l], p.a[l]
+	for _, i := range c.up[l] {
+		c.evenT += b[i]
+		c.evenB += a[i]
+		if l == 0 {
+			c.evenV += a[i]
+		}
+	}
+	for _, i := range c.down[l] {
+		c.evenT -= b[i]
+		c.evenB -= a[i]
+		if l == 0 {
+			c.evenV -= a[i]
+		}
+	}
 }
 
 // sample draws layer l from Bernoulli(σ(pre)) given e = e^{−|scaled pre|},
@@ -407,16 +446,17 @@ func (c *DBMChain) recomputeZ(l int) {
 // recomputeSums recomputes evenT and evenB from the even layers.
 func (c *DBMChain) recomputeSums() {
 	p := c.p
-	c.evenT, c.evenB = 0, 0
+	c.evenT, c.evenB, c.evenV = 0, 0, 0
 	for l := 0; l < len(c.x); l += 2 {
-		b := p.b[l]
+		b, a := p.b[l], p.a[l]
 		for i, s := range c.x[l] {
 			if s != 0 {
 				c.evenT += b[i]
-				if l == 0 {
-					c.evenB += p.a[i]
-				}
+				c.evenB += a[i]
 			}
+		}
+		if l == 0 {
+			c.evenV = c.evenB
 		}
 	}
 	c.sinceSums = 0

@@ -1,8 +1,10 @@
 package inference
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/logz-ml/logz/internal/nmath"
@@ -29,10 +31,10 @@ func randDBM(t *testing.T, seed uint64, wScale, bScale float64, sizes ...int) *m
 	return d
 }
 
-// directLogF computes log f_β(x_E) = β Σ_{l even} b_lᵀx_l + (1−β) a_0ᵀv +
-// Σ_{l odd} Σ_j softplus(β z_{l,j}) from the chain's even layers in plain
-// float64, with z from models.DBM.Preact.
-func directLogF(d *models.DBM, a []float64, c *DBMChain, beta float64) float64 {
+// directLogF computes log f_β(x_E) = β Σ_{l even} b_lᵀx_l + (1−β) Σ_{l even}
+// a_lᵀx_l + Σ_{l odd} Σ_j softplus(β z_{l,j}) from the chain's even layers in
+// plain float64, with z from models.DBM.Preact (a[l] nil or missing: zeros).
+func directLogF(d *models.DBM, a [][]float64, c *DBMChain, beta float64) float64 {
 	L := d.NumLayers()
 	xs := make([][]float64, L+1)
 	for l := 0; l <= L; l += 2 {
@@ -45,8 +47,8 @@ func directLogF(d *models.DBM, a []float64, c *DBMChain, beta float64) float64 {
 	for l := 0; l <= L; l += 2 {
 		for i, x := range xs[l] {
 			s += beta * d.B[l][i] * x
-			if l == 0 {
-				s += (1 - beta) * a[i] * x
+			if l < len(a) && a[l] != nil {
+				s += (1 - beta) * a[l][i] * x
 			}
 		}
 	}
@@ -96,12 +98,21 @@ func TestDBMChainAgainstDirect(t *testing.T) {
 		for i := range a {
 			a[i] = float64(i%3) - 1
 		}
-		for ti, base := range [][]float64{nil, a, a} {
-			p, err := NewDBMPath(d, base)
+		// Base biases on the even hidden layers too (the last two cases).
+		hidden := [][]float64{a}
+		for l := 2; l < len(sizes); l += 2 {
+			h := make([]float64, sizes[l])
+			for i := range h {
+				h[i] = 0.7*float64(i%4) - 1.2
+			}
+			hidden = append(hidden, nil, h)
+		}
+		for ti, base := range [][][]float64{nil, {a}, {a}, hidden, hidden} {
+			p, err := NewDBMPathBase(d, base)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p.alwaysIncremental = ti == 2
+			p.alwaysIncremental = ti == 2 || ti == 4
 			a0 := p.a
 			c := p.NewDBMChain()
 			rng := rand.New(rand.NewPCG(3, uint64(ci)))
@@ -148,7 +159,7 @@ func TestDBMChainAgainstDirect(t *testing.T) {
 				if lb := c.LogBaseVisible(); k%7 == 6 {
 					w := 0.0
 					for i, x := range data {
-						w += float64(x)*a0[i] - nmath.Softplus(a0[i])
+						w += float64(x)*a0[0][i] - nmath.Softplus(a0[0][i])
 					}
 					if math.Abs(lb-w) > 1e-12 {
 						t.Fatalf("LogBaseVisible = %v, want %v", lb, w)
@@ -212,34 +223,73 @@ func TestDBMIncrementalDoesNotDrift(t *testing.T) {
 }
 
 // TestDBMSampleBaseIsExact checks the frequencies of v ~ Bern(σ(a_0)) and of
-// the uniform even hidden layers over 200,000 draws.
+// the even hidden layer, uniform or ~ Bern(σ(a_2)), over 200,000 draws of
+// SampleBase (and of SampleBaseHidden for h2), and log Z_0.
 func TestDBMSampleBaseIsExact(t *testing.T) {
 	d := randDBM(t, 2, 1, 1, 3, 2, 3)
 	a := []float64{-2, 0.3, 1.5}
-	p, err := NewDBMPath(d, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := p.NewDBMChain()
-	rng := rand.New(rand.NewPCG(8, 8))
-	const n = 200000
-	var count [64]float64
-	for range n {
-		c.SampleBase(rng)
-		s := 0
-		for i, b := range append(append([]uint8(nil), c.Layer(0)...), c.Layer(2)...) {
-			s |= int(b) << i
+	for _, a2 := range [][]float64{nil, {1.1, -0.4, -2.5}} {
+		p, err := NewDBMPathBase(d, [][]float64{a, nil, a2})
+		if err != nil {
+			t.Fatal(err)
 		}
-		count[s]++
-	}
-	for s := range count {
-		pr := 1.0 / 8
+		logZ0 := 2 * math.Ln2
 		for i := range 3 {
-			pr *= nmath.Sigmoid(float64(2*(s>>i&1)-1) * a[i])
+			logZ0 += nmath.Softplus(a[i])
+			if a2 != nil {
+				logZ0 += nmath.Softplus(a2[i])
+			} else {
+				logZ0 += math.Ln2
+			}
 		}
-		se := math.Sqrt(pr * (1 - pr) / n)
-		if f := count[s] / n; math.Abs(f-pr) > 5*se {
-			t.Errorf("state %06b: frequency %.5f, p_0 = %.5f (SE %.2g)", s, f, pr, se)
+		if math.Abs(p.LogZ0()-logZ0) > 1e-12 {
+			t.Errorf("a2 %v: log Z_0 = %v, want %v", a2, p.LogZ0(), logZ0)
+		}
+		c := p.NewDBMChain()
+		rng := rand.New(rand.NewPCG(8, 8))
+		const n = 200000
+		var count [64]float64
+		var countH [8]float64
+		for range n {
+			c.SampleBase(rng)
+			s := 0
+			for i, b := range append(append([]uint8(nil), c.Layer(0)...), c.Layer(2)...) {
+				s |= int(b) << i
+			}
+			count[s]++
+			c.SampleBaseHidden(rng)
+			h := 0
+			for i, b := range c.Layer(2) {
+				h |= int(b) << i
+			}
+			countH[h]++
+		}
+		ph := func(h int) float64 {
+			pr := 1.0
+			for i := range 3 {
+				if a2 == nil {
+					pr /= 2
+				} else {
+					pr *= nmath.Sigmoid(float64(2*(h>>i&1)-1) * a2[i])
+				}
+			}
+			return pr
+		}
+		check := func(what string, f, pr float64) {
+			se := math.Sqrt(pr * (1 - pr) / n)
+			if math.Abs(f-pr) > 5*se {
+				t.Errorf("a2 %v: %s: frequency %.5f, p_0 = %.5f (SE %.2g)", a2, what, f, pr, se)
+			}
+		}
+		for s := range count {
+			pr := ph(s >> 3)
+			for i := range 3 {
+				pr *= nmath.Sigmoid(float64(2*(s>>i&1)-1) * a[i])
+			}
+			check(fmt.Sprintf("state %06b", s), count[s]/n, pr)
+		}
+		for h := range countH {
+			check(fmt.Sprintf("h2 %03b", h), countH[h]/n, ph(h))
 		}
 	}
 }
@@ -254,6 +304,19 @@ func TestDBMPathValidation(t *testing.T) {
 	}
 	if _, err := NewDBMPath(nil, nil); err == nil {
 		t.Error("nil model accepted")
+	}
+	for _, c := range []struct {
+		base [][]float64
+		want string
+	}{
+		{[][]float64{nil, {0, 0}}, "odd layers"},
+		{[][]float64{nil, nil, {1}}, "layer 2 biases have length 1"},
+		{[][]float64{nil, nil, {1, math.Inf(1)}}, "layer 2 bias 1 is +Inf"},
+		{[][]float64{nil, nil, nil, nil}, "4 layers"},
+	} {
+		if _, err := NewDBMPathBase(d, c.base); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("base %v: error %v, want one saying %q", c.base, err, c.want)
+		}
 	}
 	d.B[1] = d.B[1][:1]
 	if _, err := NewDBMPath(d, nil); err == nil {

@@ -41,6 +41,37 @@ type isLogFKey struct{ split string }
 // logZKey is the Memo key of an AIS log Z, one per setting.
 type logZKey struct{ family.AISKey }
 
+// hiddenBaseKey is the Memo key of the even hidden layers' base rates.
+type hiddenBaseKey struct{}
+
+// HiddenBaseExamples is the number of training examples (evenly spaced)
+// whose mean-field posteriors give the even hidden layers' base rates.
+const HiddenBaseExamples = 2000
+
+// annealBase returns the base of an annealing start by layer (see
+// inference.NewDBMPathBase): for "base-rate", the training data's log-odds
+// on v and, on every even hidden layer, the log-odds of its mean-field
+// posterior means over HiddenBaseExamples training examples
+// (eval.DBMHiddenBaseRate; once per evaluation); for "uniform", zeros.
+func annealBase(env *family.Env, d *models.DBM, init string) ([][]float64, error) {
+	vb, err := env.BaseVBias(init, d.NumVisible())
+	if err != nil || vb == nil {
+		return nil, err
+	}
+	if h, ok := env.Memo(hiddenBaseKey{}); ok {
+		return eval.DBMBase(vb, h.([][]float64)), nil
+	}
+	if env.Train == nil {
+		return nil, fmt.Errorf("base-rate start needs the training data for the hidden layers' base rates")
+	}
+	h, err := eval.DBMHiddenBaseRate(d, env.Train, HiddenBaseExamples, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, err
+	}
+	env.Remember(hiddenBaseKey{}, h)
+	return eval.DBMBase(vb, h), nil
+}
+
 // Exact enumerates the cheaper parity class of the layers.
 var Exact = family.Define(family.Def[family.Exact]{
 	Name:     "exact",
@@ -163,11 +194,11 @@ func logZFor(env *family.Env, d *models.DBM, s *family.AIS, seed uint64) (*eval.
 	if r, ok := env.Memo(k); ok {
 		return r.(*eval.AISResult), nil
 	}
-	vb, err := env.BaseVBias(s.Init, d.NumVisible())
+	base, err := annealBase(env, d, s.Init)
 	if err != nil {
 		return nil, err
 	}
-	path, err := inference.NewDBMPath(d, vb)
+	path, err := inference.NewDBMPathBase(d, base)
 	if err != nil {
 		return nil, fmt.Errorf("AIS: %w", err)
 	}
@@ -192,12 +223,13 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 		if err != nil {
 			return nil, err
 		}
+		base, err := annealBase(env, d, s.Init)
+		if err != nil {
+			return nil, err
+		}
 		r := eval.DBMRAISE{Chains: s.Chains, Betas: betas, Seed: j.Seed}
-		if s.Init == "base-rate" {
-			if len(env.BaseRate) != d.NumVisible() {
-				return nil, fmt.Errorf("base-rate start needs the training data's log-odds")
-			}
-			r.BaseVBias = env.BaseRate
+		if base != nil {
+			r.BaseVBias, r.BaseHidden = base[0], base
 		}
 		return env.RAISEBySubsample(s, j.Base, "DBM RAISE", len(betas)-1,
 			func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
