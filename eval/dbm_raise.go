@@ -75,8 +75,8 @@ type DBMRAISE struct {
 	// l ≥ 2 (nil or missing: zeros, uniform; odd entries must be nil), e.g.
 	// from DBMHiddenBaseRate; see inference.NewDBMPathBase.
 	BaseHidden [][]float64
-	Seed      uint64
-	Workers   int // goroutines; 0 means GOMAXPROCS. Results do not depend on it.
+	Seed       uint64
+	Workers    int // goroutines; 0 means GOMAXPROCS. Results do not depend on it.
 	// Progress, if set, gets the cumulative number of annealing steps done
 	// and the total, from several goroutines; as for RAISE, a finished
 	// (example, chain) pair counts K steps and the total is N·Chains·K.

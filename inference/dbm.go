@@ -200,9 +200,9 @@ type DBMChain struct {
 	// a_0ᵀv, updated from the flips and recomputed every recompute
 	// transitions (sinceSums).
 	evenT, evenB, evenV float64
-	sinceSums    int
-	idx          []int32
-	e, e2, t     []float64 // scratch
+	sinceSums           int
+	idx                 []int32
+	e, e2, t            []float64 // scratch
 }
 
 // SampleBase implements Chain: x_l ~ Bern(σ(a_l)) for every even layer l
