@@ -119,6 +119,9 @@ func NewDBMPathBase(d *models.DBM, base [][]float64) (*DBMPath, error) {
 			sp += nmath.Softplus(a)
 			p.hasA[l] = p.hasA[l] || a != 0
 		}
+		if l > 0 && !p.hasA[l] {
+			sp = float64(d.Sizes[l]) * math.Ln2 // uniform, as the odd layers
+		}
 		p.logZ0 += sp
 		if l == 0 {
 			p.spA = sp
