@@ -199,13 +199,12 @@ type DBMChain struct {
 	z     [][]float64
 	stale []bool
 	since []int
-	// evenT = Σ_{l even} b_lᵀx_l, evenB = Σ_{l even} a_lᵀx_l and evenV =
-	// a_0ᵀv, updated from the flips and recomputed every recompute
-	// transitions (sinceSums).
-	evenT, evenB, evenV float64
-	sinceSums           int
-	idx                 []int32
-	e, e2, t            []float64 // scratch
+	// evenT = Σ_{l even} b_lᵀx_l and evenB = Σ_{l even} a_lᵀx_l, updated
+	// from the flips and recomputed every recompute transitions (sinceSums).
+	evenT, evenB float64
+	sinceSums    int
+	idx          []int32
+	e, e2, t     []float64 // scratch
 }
 
 // SampleBase implements Chain: x_l ~ Bern(σ(a_l)) for every even layer l
@@ -262,7 +261,15 @@ func (c *DBMChain) Layer(l int) []uint8 { return c.x[l] }
 
 // LogBaseVisible returns log p_0(v) = a_0ᵀv − Σ_i softplus(a_{0,i}) at the
 // current v.
-func (c *DBMChain) LogBaseVisible() float64 { return c.evenV - c.p.spA }
+func (c *DBMChain) LogBaseVisible() float64 {
+	s := 0.0
+	for i, x := range c.x[0] {
+		if x != 0 {
+			s += c.p.a[0][i]
+		}
+	}
+	return s - c.p.spA
+}
 
 // LogUnnorm implements Chain: log f_β(x_E) at the current even state.
 func (c *DBMChain) LogUnnorm(beta float64) float64 {
@@ -354,16 +361,10 @@ func (c *DBMChain) sampleEven(l int, beta float64, rng *rand.Rand) {
 	for _, i := range c.up[l] {
 		c.evenT += b[i]
 		c.evenB += a[i]
-		if l == 0 {
-			c.evenV += a[i]
-		}
 	}
 	for _, i := range c.down[l] {
 		c.evenT -= b[i]
 		c.evenB -= a[i]
-		if l == 0 {
-			c.evenV -= a[i]
-		}
 	}
 }
 
@@ -449,7 +450,7 @@ func (c *DBMChain) recomputeZ(l int) {
 // recomputeSums recomputes evenT and evenB from the even layers.
 func (c *DBMChain) recomputeSums() {
 	p := c.p
-	c.evenT, c.evenB, c.evenV = 0, 0, 0
+	c.evenT, c.evenB = 0, 0
 	for l := 0; l < len(c.x); l += 2 {
 		b, a := p.b[l], p.a[l]
 		for i, s := range c.x[l] {
@@ -457,9 +458,6 @@ func (c *DBMChain) recomputeSums() {
 				c.evenT += b[i]
 				c.evenB += a[i]
 			}
-		}
-		if l == 0 {
-			c.evenV = c.evenB
 		}
 	}
 	c.sinceSums = 0
