@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/internal/runlock"
 	"github.com/logz-ml/logz/models"
 	"gopkg.in/yaml.v3"
 )
@@ -82,6 +84,15 @@ func EvalShard(dir string, s Shard, e *Evaluation, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Shards of one evaluation share the folder; a run's writer keeps them out.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	lock, err := runlock.Acquire(dir, runlock.Shared)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
 	path := filepath.Join(dir, PartsDir, evalPartName("", s))
 	switch p, err := readEvalPart(path); {
 	case errors.Is(err, fs.ErrNotExist):

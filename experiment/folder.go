@@ -62,7 +62,7 @@ type prepared struct {
 func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 	p := &prepared{}
 	dir := opt.Out
-	entries, err := os.ReadDir(dir)
+	entries, err := readRunDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		p.empty = true
@@ -72,7 +72,7 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 			return nil, folderError("%s is a file, not a folder; choose another --out", dir)
 		}
 		return nil, err
-	case len(entries) == 0:
+	case onlyTempFiles(entries):
 		p.empty = true
 		return p, nil
 	}
@@ -81,7 +81,10 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		return err == nil
 	}
 	if !has(config.ResolvedFile) && !has(config.ResultsFile) {
-		return nil, folderError("%s is not empty and holds no logz run (no %s or %s); choose a new or empty folder with --out", dir, config.ResolvedFile, config.ResultsFile)
+		return nil, notARun(dir)
+	}
+	if err := refuseLinks(f, dir); err != nil {
+		return nil, err
 	}
 	if opt.Resume {
 		if err := p.checkResume(f, resolved, dir); err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/internal/runlock"
 )
 
 // mergePlan is what a merge takes from the parts: every experiment's
@@ -58,8 +59,19 @@ func (e *MergeError) Error() string {
 // rows keep the time of the shard that trained the experiment.
 func Merge(opt Options, logz string) ([]report.Row, error) {
 	dir := opt.Out
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, folderError("%s does not exist: there is no sharded run to merge there", dir)
+	}
+	lock, err := lockFolder(dir, runlock.Exclusive)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
 	f, err := readShardedConfig(dir)
 	if err != nil {
+		return nil, err
+	}
+	if err := refuseLinks(f, dir); err != nil {
 		return nil, err
 	}
 	plan, problems := planMerge(f, dir, logz)
@@ -68,7 +80,7 @@ func Merge(opt Options, logz string) ([]report.Row, error) {
 	}
 	opt.Resume, opt.Force = true, false
 	opt.merge = plan
-	return Run(f, opt)
+	return runLocked(f, opt)
 }
 
 // readShardedConfig reads the config of the sharded run in dir, which its

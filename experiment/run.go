@@ -21,6 +21,7 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
+	"github.com/logz-ml/logz/internal/runlock"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -66,14 +67,25 @@ func (s setRows) Len() int { return s.N }
 // as it happens and the others still run; the returned error then names
 // the failed experiments.
 func Run(f *config.File, opt Options) ([]report.Row, error) {
+	if opt.Resume && opt.Force {
+		return nil, folderError("--resume and --force contradict each other: one continues the run in %s, the other discards it", opt.Out)
+	}
+	lock, err := lockFolder(opt.Out, runlock.Exclusive)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	return runLocked(f, opt)
+}
+
+// runLocked is Run once the run folder is locked (Merge locks it before it
+// reads the shards' parts).
+func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 	if opt.Stderr == nil {
 		opt.Stderr = io.Discard
 	}
 	if opt.Stdout == nil {
 		opt.Stdout = io.Discard
-	}
-	if opt.Resume && opt.Force {
-		return nil, folderError("--resume and --force contradict each other: one continues the run in %s, the other discards it", opt.Out)
 	}
 	if opt.Status == nil {
 		opt.Status = &Status{}

@@ -16,6 +16,7 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
+	"github.com/logz-ml/logz/internal/runlock"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -99,7 +100,12 @@ func RunShard(f *config.File, opt ShardOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := prepareShardFolder(f, resolved, opt.Out); err != nil {
+	lock, err := lockFolder(opt.Out, runlock.Shared)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	if err := runlock.WithSetup(opt.Out, func() error { return prepareShardFolder(f, resolved, opt.Out) }); err != nil {
 		return err
 	}
 	eta := newRunETA(make([]int, len(f.Experiments)))
@@ -159,16 +165,22 @@ func PrepareShards(f *config.File, dir string) error {
 	if err != nil {
 		return err
 	}
-	return prepareShardFolder(f, resolved, dir)
+	lock, err := lockFolder(dir, runlock.Shared)
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	return runlock.WithSetup(dir, func() error { return prepareShardFolder(f, resolved, dir) })
 }
 
 // prepareShardFolder accepts a new or empty folder, or one holding a
 // sharded run of the same config; it writes config.resolved.yaml and
-// makes the parts folder.
+// makes the parts folder. Shards started together run it one at a time
+// (runlock.WithSetup): the first writes the config, the others find it.
 func prepareShardFolder(f *config.File, resolved []byte, dir string) error {
-	entries, err := os.ReadDir(dir)
+	entries, err := readRunDir(dir)
 	switch {
-	case errors.Is(err, fs.ErrNotExist) || (err == nil && len(entries) == 0):
+	case errors.Is(err, fs.ErrNotExist) || (err == nil && onlyTempFiles(entries)):
 	case err != nil:
 		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
 			return folderError("%s is a file, not a folder; choose another --out", dir)
@@ -179,6 +191,9 @@ func prepareShardFolder(f *config.File, resolved []byte, dir string) error {
 			return folderError("%s is not empty and holds no logz run (no %s); choose a new or empty folder with --out", dir, config.ResolvedFile)
 		}
 		if err := sameConfig(f, resolved, dir, "--shard", "every shard must use the same config (or use another --out)"); err != nil {
+			return err
+		}
+		if err := refuseLinks(f, dir); err != nil {
 			return err
 		}
 		for _, exp := range f.Experiments {

@@ -41,6 +41,11 @@ func cmdPlot(args []string, stdout io.Writer) error {
 		}
 		return fmt.Errorf("plot: %w", err)
 	}
+	release, err := experiment.LockFolder(dir)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	defer release()
 	start := time.Now()
 	n, err := experiment.RedrawImages(dir)
 	if err != nil {
