@@ -94,3 +94,31 @@ LOGZ_DATA_DIR=/etc/passwd row "12. LOGZ_DATA_DIR=/etc/passwd" "$logz" eval --mod
 row "14. no command" "$logz"
 row "14. unknown flag" "$logz" eval --frobnicate
 row "14. missing model file" "$logz" eval --model nope.npz --data planted:test
+
+# issue 25, items 1–3: one writer per run folder, no writing through links,
+# shards started together.
+sed 's/epochs: 3,/epochs: 100000,/' tiny.yaml > slow.yaml
+"$logz" run slow.yaml --out live >/dev/null 2>&1 &
+live=$!
+for _ in $(seq 100); do [ -e live/config.resolved.yaml ] && break; sleep 0.1; done
+row "25.1 run into a live run's folder" "$logz" run tiny.yaml --out live
+row "25.1 --force into a live run's folder" "$logz" run hidden5.yaml --out live --force
+row "25.1 --resume of a live run" "$logz" run slow.yaml --out live --resume
+row "25.1 merge of a live run's folder" "$logz" merge live
+row "25.1 plot of a live run's folder" "$logz" plot live
+row "25.1 shard into a live run's folder" "$logz" run slow.yaml --out live --shard 0/2
+kill -9 $live; wait $live 2>/dev/null
+sed -i 's/epochs: 100000,/epochs: 4,/' slow.yaml
+row "25.1 --resume after kill -9 (edited to 4 epochs: refused as another config, not as locked)" "$logz" run slow.yaml --out live --resume
+mkdir mine && echo "the user's model" > mine/model.npz && echo "the user's curve" > mine/epochs.csv
+cp -r run linked && rm -r linked/a && ln -s "$PWD/mine" linked/a
+row "25.2 --force with a symlinked experiment folder" "$logz" run tiny.yaml --out linked --force
+row "25.2 --resume with a symlinked experiment folder" "$logz" run tiny.yaml --out linked --resume
+printf '| 25.2 the user'"'"'s files after both | — | %s |\n' "$(cat mine/model.npz mine/epochs.csv | tr '\n' ' ')"
+fails=0
+for trial in $(seq 20); do
+	pids=()
+	for i in $(seq 0 7); do "$logz" run tiny.yaml --out "shards$trial" --shard $i/8 --phase train >/dev/null 2>"shard$trial.$i.log" & pids+=($!); done
+	for p in "${pids[@]}"; do wait "$p" || fails=$((fails + 1)); done
+done
+printf '| 25.3 8 shards started at once into a new folder, 20 times | — | %d of 160 shards failed |\n' "$fails"

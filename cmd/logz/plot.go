@@ -42,6 +42,10 @@ func cmdPlot(args []string, stdout io.Writer) error {
 		return fmt.Errorf("plot: %w", err)
 	}
 	release, err := experiment.LockFolder(dir)
+	var refused *experiment.FolderError
+	if errors.As(err, &refused) {
+		return usageError{"plot: " + err.Error()}
+	}
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
