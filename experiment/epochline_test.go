@@ -26,8 +26,8 @@ experiments:
   - {name: rbm, model: {type: rbm, hidden: 2}, train: {method: cd, epochs: 1, batch_size: 20, momentum: 0.5}}
   - {name: rbm-pcd, model: {type: rbm, hidden: 2}, train: {method: pcd, k: 3, chains: 5, epochs: 1, batch_size: 20, momentum: 0, final_momentum: 0}}
   - {name: rbm-chi2, model: {type: rbm, hidden: 2}, train: {method: chi2, epochs: 1, batch_size: 20, momentum: 0, final_momentum: 0, learning_rate: 0.001}}
-  - {name: dbn, model: {type: dbn, layers: [2, 2]}, train: {method: cd, epochs: 1, batch_size: 20}}
-  - {name: dbm, model: {type: dbm, layers: [2, 2]}, train: {method: pcd, chains: 5, epochs: 1, batch_size: 20, pretrain: {epochs: 1, method: cd, k: 1, learning_rate: 0.05}}}
+  - {name: dbn, model: {type: dbn, layers: [2, 2]}, train: {method: cd, epochs: 1, batch_size: 20, momentum: 0, final_momentum: 0}}
+  - {name: dbm, model: {type: dbm, layers: [2, 2]}, train: {method: pcd, chains: 5, epochs: 1, batch_size: 20, momentum: 0, final_momentum: 0, pretrain: {epochs: 1, method: cd, k: 1, learning_rate: 0.05}}}
   - {name: sbn, model: {type: sbn, layers: [2]}, train: {epochs: 1, batch_size: 20, steps: 2}}
   - {name: sbn-sgnht, model: {type: sbn, layers: [2]}, train: {epochs: 1, batch_size: 20, steps: 2, method: sgnht, sampler: gibbs, samples: 2}}
   - {name: sbn-adam, model: {type: sbn, layers: [2]}, train: {epochs: 1, batch_size: 20, steps: 2, method: adam, learning_rate: 0.001}}
@@ -57,8 +57,8 @@ experiments:
 		"rbm":         "epoch 1/1  k=1 lr=0.05 mom=0.50",
 		"rbm-pcd":     "epoch 1/1  k=3 lr=0.05 mom=0.00",
 		"rbm-chi2":    "epoch 1/1  k=0 lr=0.001 mom=0.00",
-		"dbn":         "epoch 2/2 layer 2  k=1 lr=0.05 mom=0.50",
-		"dbm":         "epoch 3/3  k=1 lr=0.05 mom=0.50",
+		"dbn":         "epoch 2/2 layer 2  k=1 lr=0.05 mom=0.00",
+		"dbm":         "epoch 3/3  k=1 lr=0.05 mom=0.00",
 		"sbn":         "epoch 1/1  sghmc/adaptive-is lr=0.01 friction=0.1 steps=2 samples=5",
 		"sbn-sgnht":   "epoch 1/1  sgnht/gibbs lr=0.01 noise_a=0.1 steps=2 samples=2",
 		"sbn-adam":    "epoch 1/1  adam/adaptive-is lr=0.001 steps=2 samples=5",
