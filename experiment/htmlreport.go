@@ -136,9 +136,18 @@ func experimentImages(dir string) ([]report.Figure, error) {
 				caption = c
 			}
 		}
+		if src := staleSource(dir, im.file); src != "" {
+			caption += " " + staleNote(im.file, src)
+		}
 		out = append(out, report.Figure{Name: im.file[:len(im.file)-len(".png")], Title: im.title, Caption: caption, MIME: "image/png", Data: data})
 	}
 	return out, nil
+}
+
+// staleNote is the caption's warning under a picture that could not be
+// redrawn because src, the file it is drawn from, is missing.
+func staleNote(picture, src string) string {
+	return fmt.Sprintf("Not redrawn: %s, which %s is drawn from, is missing from the folder, so this picture may not match the run's other files.", src, picture)
 }
 
 // jsonField returns the string field key of a JSON object file ("" if
@@ -178,32 +187,32 @@ func WriteHTMLReport(dir string, meta map[string]string) error {
 	return newHTMLReport(dir, "logz report: "+name, meta).write(rows)
 }
 
+// ExperimentImages is what RedrawImages did in one experiment's folder.
+type ExperimentImages struct {
+	Experiment string
+	Redrawn
+}
+
 // RedrawImages redraws the image files of every experiment folder of a run
-// folder (DrawImages) that holds something to draw them from, and returns
-// how many folders it redrew.
-func RedrawImages(dir string) (int, error) {
+// (DrawImages) and returns, per experiment that has any picture or file
+// to draw one from, the pictures redrawn and those left as they were
+// because their files are missing.
+func RedrawImages(dir string) ([]ExperimentImages, error) {
 	rows, err := report.ReadResults(filepath.Join(dir, config.ResultsFile))
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	n := 0
+	var out []ExperimentImages
 	for _, e := range report.Experiments(rows) {
-		ed := filepath.Join(dir, e)
-		has := false
-		for _, f := range []string{SamplesFile, modelFile, CompletionName + ".json"} {
-			if _, err := os.Stat(filepath.Join(ed, f)); err == nil {
-				has = true
-			}
+		r, _, err := drawImages(filepath.Join(dir, e))
+		if err != nil {
+			return out, err
 		}
-		if !has {
-			continue
+		if len(r.Drawn) > 0 || len(r.Stale) > 0 {
+			out = append(out, ExperimentImages{Experiment: e, Redrawn: r})
 		}
-		if err := DrawImages(ed); err != nil {
-			return n, err
-		}
-		n++
 	}
-	return n, nil
+	return out, nil
 }
 
 // ReadReportMeta returns the description list of a run folder's report.md

@@ -79,7 +79,8 @@ func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, t
 		if err := drawSamples(dir, d.X, d.N, info); err != nil {
 			return err
 		}
-		return drawFilters(fam, m, dir)
+		_, err := drawFilters(fam, m, dir)
+		return err
 	})
 }
 
@@ -120,19 +121,19 @@ func drawSamples(dir string, x []float64, n int, info SamplesInfo) error {
 }
 
 // drawFilters writes filters.png, one tile per hidden unit of the
-// family's first-layer weights, each tile scaled to its own range; nothing
-// for a family without them.
-func drawFilters(fam *family.Family, m models.Model, dir string) error {
+// family's first-layer weights, each tile scaled to its own range, and
+// says whether it did: nothing for a family without them.
+func drawFilters(fam *family.Family, m models.Model, dir string) (bool, error) {
 	if fam.Filters == nil {
-		return nil
+		return false, nil
 	}
 	f, ok := fam.Filters(m)
 	if !ok {
-		return nil
+		return false, nil
 	}
 	h, w, _ := family.TileShape(m)
 	if h*w != f.Visible || len(f.W) != f.Visible*f.Hidden {
-		return fmt.Errorf("filters: %d weights as %d×%d for tiles of %d×%d", len(f.W), f.Visible, f.Hidden, h, w)
+		return false, fmt.Errorf("filters: %d weights as %d×%d for tiles of %d×%d", len(f.W), f.Visible, f.Hidden, h, w)
 	}
 	tiles := make([]float64, 0, len(f.W))
 	for j := range f.Hidden {
@@ -141,9 +142,9 @@ func drawFilters(fam *family.Family, m models.Model, dir string) error {
 	path := filepath.Join(dir, FiltersPNG)
 	img, err := imagegrid.Draw(tiles, f.Hidden, h, w, imagegrid.Options{Normalize: true})
 	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+		return false, fmt.Errorf("%s: %w", path, err)
 	}
-	return imagegrid.WritePNG(path, img)
+	return true, imagegrid.WritePNG(path, img)
 }
 
 func writeJSON(path string, v any) error {
@@ -157,23 +158,62 @@ func writeJSON(path string, v any) error {
 	})
 }
 
+// Redrawn is what DrawImages did in an experiment folder.
+type Redrawn struct {
+	// Drawn are the pictures it redrew (file names, e.g. samples.png).
+	Drawn []string
+	// Stale are the pictures it could not redraw because a file they are
+	// drawn from is missing, each with that file ("samples.png (no
+	// samples.npy)"). They are left as they were; report.html says
+	// under each that it was not redrawn (staleSource).
+	Stale []string
+}
+
+// imageSources are the files each picture of an experiment folder is
+// drawn from.
+var imageSources = map[string][]string{
+	SamplesPNG:              {SamplesFile},
+	FiltersPNG:              {modelFile},
+	CompletionName + ".png": {CompletionName + ".npy", CompletionName + ".json"},
+}
+
+// staleSource returns the first file that picture (a file name of
+// imageSources) in dir is drawn from and that is missing, or "".
+func staleSource(dir, picture string) string {
+	for _, src := range imageSources[picture] {
+		if _, err := os.Stat(filepath.Join(dir, src)); errors.Is(err, fs.ErrNotExist) {
+			return src
+		}
+	}
+	return ""
+}
+
 // DrawImages redraws the pictures of an experiment's folder from its
 // files, without training or sampling: samples.png from samples.npy (in
 // the tile shape of samples.json, else imagegrid.Shape's), filters.png
 // from model.npz (families with Family.Filters), completion.png from
 // completion.npy and completion.json. A picture whose files are absent is
-// skipped; a folder with none of them is an error. The model types'
+// not redrawn: it is left as it was and listed in Redrawn.Stale. A folder
+// with none of these files and no picture is an error. The model types'
 // families must be registered (import family/all).
-func DrawImages(expDir string) error {
-	drew := false
+func DrawImages(expDir string) (Redrawn, error) {
+	r, drew, err := drawImages(expDir)
+	if err == nil && !drew && len(r.Stale) == 0 {
+		err = fmt.Errorf("%s holds none of %s, %s or %s.npy: nothing to draw", expDir, SamplesFile, modelFile, CompletionName)
+	}
+	return r, err
+}
+
+// drawImages is DrawImages, and says whether it found a file to draw from.
+func drawImages(expDir string) (r Redrawn, drew bool, err error) {
 	x, err := npyx.ReadFile(filepath.Join(expDir, SamplesFile))
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return fmt.Errorf("%s: %w", filepath.Join(expDir, SamplesFile), err)
+		return r, drew, fmt.Errorf("%s: %w", filepath.Join(expDir, SamplesFile), err)
 	default:
 		if len(x.Shape) != 2 {
-			return fmt.Errorf("%s: shape %v, want N×D", filepath.Join(expDir, SamplesFile), x.Shape)
+			return r, drew, fmt.Errorf("%s: shape %v, want N×D", filepath.Join(expDir, SamplesFile), x.Shape)
 		}
 		var info SamplesInfo
 		b, err := os.ReadFile(filepath.Join(expDir, SamplesInfoFile))
@@ -181,56 +221,71 @@ func DrawImages(expDir string) error {
 		case errors.Is(err, fs.ErrNotExist):
 			info.Tile[0], info.Tile[1] = imagegrid.Shape(x.Shape[1])
 		case err != nil:
-			return err
+			return r, drew, err
 		default:
 			if err := json.Unmarshal(b, &info); err != nil {
-				return fmt.Errorf("%s: %w", filepath.Join(expDir, SamplesInfoFile), err)
+				return r, drew, fmt.Errorf("%s: %w", filepath.Join(expDir, SamplesInfoFile), err)
 			}
 			if info.Tile[0]*info.Tile[1] != x.Shape[1] {
-				return fmt.Errorf("%s: tile %v does not hold the %d units of %s", filepath.Join(expDir, SamplesInfoFile), info.Tile, x.Shape[1], SamplesFile)
+				return r, drew, fmt.Errorf("%s: tile %v does not hold the %d units of %s", filepath.Join(expDir, SamplesInfoFile), info.Tile, x.Shape[1], SamplesFile)
 			}
 		}
 		if err := drawSamples(expDir, x.Data, x.Shape[0], info); err != nil {
-			return err
+			return r, drew, err
 		}
 		drew = true
+		r.Drawn = append(r.Drawn, SamplesPNG)
 	}
 	mpath := filepath.Join(expDir, modelFile)
 	if _, err := os.Stat(mpath); err == nil {
 		c, err := models.Load(mpath)
 		if err != nil {
-			return err
+			return r, drew, err
 		}
 		fam, err := family.Lookup(c.Model.TypeName())
 		if err != nil {
-			return fmt.Errorf("%s: %w", mpath, err)
+			return r, drew, fmt.Errorf("%s: %w", mpath, err)
 		}
-		if err := drawFilters(fam, c.Model, expDir); err != nil {
-			return err
+		filters, err := drawFilters(fam, c.Model, expDir)
+		if err != nil {
+			return r, drew, err
 		}
 		drew = true
+		if filters {
+			r.Drawn = append(r.Drawn, FiltersPNG)
+		}
 	}
 	base := filepath.Join(expDir, CompletionName)
-	if b, err := os.ReadFile(base + ".json"); err == nil {
+	if staleSource(expDir, CompletionName+".png") == "" {
+		b, err := os.ReadFile(base + ".json")
+		if err != nil {
+			return r, drew, err
+		}
 		var a family.Artifact
 		if err := json.Unmarshal(b, &a); err != nil {
-			return fmt.Errorf("%s.json: %w", base, err)
+			return r, drew, fmt.Errorf("%s.json: %w", base, err)
 		}
 		arr, err := npyx.ReadFile(base + ".npy")
 		if err != nil {
-			return fmt.Errorf("%s.npy: %w", base, err)
+			return r, drew, fmt.Errorf("%s.npy: %w", base, err)
 		}
 		a.X = arr.Data
 		if err := a.Check(); err != nil {
-			return fmt.Errorf("%s.npy: %w", base, err)
+			return r, drew, fmt.Errorf("%s.npy: %w", base, err)
 		}
 		if err := drawArtifact(base+".png", a); err != nil {
-			return err
+			return r, drew, err
 		}
 		drew = true
+		r.Drawn = append(r.Drawn, CompletionName+".png")
 	}
-	if !drew {
-		return fmt.Errorf("%s holds none of %s, %s or %s.npy: nothing to draw", expDir, SamplesFile, modelFile, CompletionName)
+	for _, im := range reportImages {
+		if _, err := os.Stat(filepath.Join(expDir, im.file)); err != nil {
+			continue
+		}
+		if src := staleSource(expDir, im.file); src != "" {
+			r.Stale = append(r.Stale, fmt.Sprintf("%s (no %s)", im.file, src))
+		}
 	}
-	return nil
+	return r, drew, nil
 }

@@ -84,7 +84,8 @@ func Merge(opt Options, logz string) ([]report.Row, error) {
 }
 
 // readShardedConfig reads the config of the sharded run in dir, which its
-// shards wrote into config.resolved.yaml.
+// shards wrote into config.resolved.yaml; a run made without --shard (no
+// parts folder) is refused, saying so.
 func readShardedConfig(dir string) (*config.File, error) {
 	path := filepath.Join(dir, config.ResolvedFile)
 	b, err := os.ReadFile(path)
@@ -94,7 +95,57 @@ func readShardedConfig(dir string) (*config.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := os.Stat(filepath.Join(dir, PartsDir)); errors.Is(err, fs.ErrNotExist) {
+		return nil, notSharded(dir)
+	}
 	return config.Parse(b, path, config.Options{})
+}
+
+// notSharded is the error of merge and status on a run folder made by
+// `logz run` without --shard: it has no parts, and writes its results
+// itself.
+func notSharded(dir string) error {
+	next := fmt.Sprintf("its results are in %s", filepath.Join(dir, config.ResultsFile))
+	if _, err := os.Stat(filepath.Join(dir, config.ResultsFile)); err != nil {
+		next = fmt.Sprintf("to finish it: logz run %s --out %s --resume", filepath.Join(dir, config.ResolvedFile), dir)
+	}
+	return folderError("%s is not a sharded run: it was made by logz run without --shard (it has no %s folder), which writes its results itself, so there are no shards to merge or report on; %s",
+		dir, PartsDir, next)
+}
+
+// missingShards says which evaluation shards of n are missing: "shard 3
+// of 4 is missing", "shards 0, 2 and 3 of 4 are missing", "shards 0–9
+// and 12 of 16 are missing".
+func missingShards(missing []int, n int) string {
+	if len(missing) == 1 {
+		return fmt.Sprintf("shard %d of %d is missing", missing[0], n)
+	}
+	return fmt.Sprintf("shards %s of %d are missing", andList(missing), n)
+}
+
+// andList writes sorted integers as "0, 2 and 3", runs of three or more as
+// "4–9".
+func andList(xs []int) string {
+	var items []string
+	for i := 0; i < len(xs); {
+		j := i
+		for j+1 < len(xs) && xs[j+1] == xs[j]+1 {
+			j++
+		}
+		switch {
+		case j-i >= 2:
+			items = append(items, fmt.Sprintf("%d–%d", xs[i], xs[j]))
+		case j == i+1:
+			items = append(items, fmt.Sprint(xs[i]), fmt.Sprint(xs[j]))
+		default:
+			items = append(items, fmt.Sprint(xs[i]))
+		}
+		i = j + 1
+	}
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " and " + items[len(items)-1]
 }
 
 // planMerge reads and checks the parts of every experiment of f.
@@ -131,6 +182,10 @@ func planMerge(f *config.File, dir, logz string) (*mergePlan, []string) {
 			continue
 		}
 		plan.rows = append(plan.rows, tp.Rows...)
+		if err := modelMissing(dir, exp.Name); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", exp.Name, err))
+			continue
+		}
 		m, more := readEvalParts(exp, dir, logz)
 		problems = append(problems, more...)
 		plan.mergers[exp.Name] = m
@@ -200,7 +255,7 @@ func collectParts(pdir, exp string, fp Fingerprint, who string) (*merger, []stri
 		}
 	}
 	if len(missing) > 0 && len(problems) == 0 {
-		problems = append(problems, fmt.Sprintf("%s: shards %s of %d are missing", who, shardList(missing), n))
+		problems = append(problems, fmt.Sprintf("%s: %s", who, missingShards(missing, n)))
 	}
 	if len(problems) > 0 {
 		return nil, problems

@@ -12,7 +12,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -325,14 +324,4 @@ func evalParts(dir, exp string) ([]string, []Shard, error) {
 		shards = append(shards, s)
 	}
 	return names, shards, nil
-}
-
-// shardList formats shard indices as a Slurm --array list ("3,7").
-func shardList(idx []int) string {
-	slices.Sort(idx)
-	s := make([]string, len(idx))
-	for i, k := range idx {
-		s[i] = strconv.Itoa(k)
-	}
-	return strings.Join(s, ",")
 }

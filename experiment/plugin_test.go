@@ -230,15 +230,21 @@ func TestFamilyPlugIn(t *testing.T) {
 	if c, err := npyx.ReadFile(filepath.Join(out, "toy", experiment.CompletionName+".npy")); err != nil || c.Shape[0] != 2 || c.Shape[1] != 20 || c.Data[39] != 1 {
 		t.Errorf("completion.npy: %v %+v", err, c)
 	}
-	if err := experiment.DrawImages(filepath.Join(out, "toy")); err != nil {
-		t.Fatal(err)
+	if r, err := experiment.DrawImages(filepath.Join(out, "toy")); err != nil || len(r.Drawn) != 3 || len(r.Stale) != 0 {
+		t.Fatalf("DrawImages: %+v, %v", r, err)
 	}
 	for name, want := range pngs {
 		if b, err := os.ReadFile(filepath.Join(out, "toy", name)); err != nil || !bytes.Equal(b, want) {
 			t.Errorf("DrawImages: %s differs from the runner's (%v)", name, err)
 		}
 	}
-	if err := experiment.DrawImages(t.TempDir()); err == nil || !strings.Contains(err.Error(), "nothing to draw") {
+	// Without completion.npy (issue 25, item 12), completion.png is kept
+	// and named, not redrawn; previously the missing file was an error.
+	os.Remove(filepath.Join(out, "toy", experiment.CompletionName+".npy"))
+	if r, err := experiment.DrawImages(filepath.Join(out, "toy")); err != nil || fmt.Sprint(r.Drawn, r.Stale) != "[samples.png filters.png] [completion.png (no completion.npy)]" {
+		t.Errorf("DrawImages without completion.npy: %+v, %v", r, err)
+	}
+	if _, err := experiment.DrawImages(t.TempDir()); err == nil || !strings.Contains(err.Error(), "nothing to draw") {
 		t.Errorf("DrawImages on an empty folder: %v", err)
 	}
 	if b, err := os.ReadFile(filepath.Join(out, "config.resolved.yaml")); err != nil || !strings.Contains(string(b), "smoothing: 0.5") {

@@ -393,8 +393,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		if sum.Signal != "" {
 			signal = sum.Signal
 		}
-		line := fmt.Sprintf("%s: epoch %d/%d%s  k=%d lr=%.4g mom=%.2f  %s %.4f (%.1f s)",
-			exp.Name, sum.Epoch, epochs, layer, sum.K, sum.LearningRate, sum.Momentum, signal, sum.ReconError, secs)
+		line := epochLine(exp.Name, sum, epochs, layer, settingsOf(tr, sum)) + fmt.Sprintf("  %s %.4f (%.1f s)", signal, sum.ReconError, secs)
 		trained := time.Now()
 		evaluated := exp.Evaluate.Due(sum.Epoch) && len(exp.Evaluate.EveryEpoch) > 0
 		if evaluated {

@@ -393,7 +393,7 @@ func TestMergeRefuses(t *testing.T) {
 		spoil func(dir string)
 		want  string
 	}{
-		{"missing shard", func(dir string) { os.Remove(part(dir, 1, 2)) }, "a's final evaluation: shards 1 of 2 are missing"},
+		{"missing shard", func(dir string) { os.Remove(part(dir, 1, 2)) }, "a's final evaluation: shard 1 of 2 is missing"},
 		{"two shard counts", func(dir string) { runShard(t, f, dir, 0, 3, experiment.PhaseEval) }, "a's final evaluation: parts from runs with [2 3] shards"},
 		{"another model", func(dir string) {
 			editPart(t, part(dir, 0, 2), func(p map[string]any) { p["fingerprint"].(map[string]any)["model"] = "0123456789abcdef" })

@@ -253,6 +253,10 @@ func trainShard(exp config.Experiment, i int, base Options, opt ShardOptions, et
 		return folderError("%v", err)
 	case p.Fingerprint.differs(fp) != "":
 		return folderError("%s was made with another %s; remove it (and %s/%s) to train %s again", path, p.Fingerprint.differs(fp), exp.Name, modelFile, exp.Name)
+	case p.Complete && modelMissing(opt.Out, exp.Name) != nil:
+		// Deleted after training: train it again, from the start (the
+		// same model, bit for bit, so finished evaluation parts stay good).
+		fmt.Fprintf(opt.Stderr, "%s: %s says trained, but %s is missing; training %s again\n", exp.Name, path, filepath.Join(opt.Out, exp.Name, modelFile), exp.Name)
 	case p.Complete:
 		fmt.Fprintf(opt.Stderr, "%s: trained before (%d epochs, %s); kept\n", exp.Name, p.Epochs, path)
 		opt.Status.set(exp.Name, exp.Name+" trained")
@@ -293,6 +297,9 @@ func evalShard(exp config.Experiment, i int, base Options, opt ShardOptions) err
 	}
 	if err != nil {
 		return folderError("%v", err)
+	}
+	if err := modelMissing(opt.Out, exp.Name); err != nil {
+		return err
 	}
 	fp, err := evalFingerprint(exp, opt.Out, opt.Logz)
 	if err != nil {

@@ -31,6 +31,10 @@ type ExperimentState struct {
 	Started, Trained bool
 	Epochs, Total    int
 	Failed           string
+	// MissingModel, if set, is the model file that the training part
+	// says was written but is gone (deleted after training); Trained is
+	// then false: the experiment must be trained again.
+	MissingModel string
 	// Shards is the shard count of the final evaluation: the one asked
 	// for, else that of the parts there (0: none yet).
 	Shards int
@@ -57,9 +61,6 @@ func ReadShardedState(dir string, shards int, logz string) (*ShardedState, error
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(dir, PartsDir)); errors.Is(err, fs.ErrNotExist) {
-		return nil, folderError("%s holds a run made without --shard (no %s folder): it has no shards to report on", dir, PartsDir)
-	}
 	st := &ShardedState{Dir: dir, Config: f}
 	if _, err := os.Stat(filepath.Join(dir, config.ResultsFile)); err == nil {
 		st.Merged = true
@@ -78,6 +79,9 @@ func ReadShardedState(dir string, shards int, logz string) (*ShardedState, error
 			if fp, err := trainFingerprint(exp, logz); err == nil && tp.Fingerprint.differs(fp) != "" {
 				e.Problems = append(e.Problems, fmt.Sprintf("%s was made with another %s; remove it and %s/%s to train %s again", tpath, tp.Fingerprint.differs(fp), exp.Name, modelFile, exp.Name))
 				e.Trained = false
+			}
+			if e.Trained && modelMissing(dir, exp.Name) != nil {
+				e.Trained, e.MissingModel = false, filepath.Join(dir, exp.Name, modelFile)
 			}
 		}
 		files, found, err := evalParts(pdir, exp.Name)
@@ -123,4 +127,18 @@ func ReadShardedState(dir string, shards int, logz string) (*ShardedState, error
 		st.Experiments = append(st.Experiments, e)
 	}
 	return st, nil
+}
+
+// modelMissing is the error for a trained experiment of the sharded run in
+// dir whose model.npz is gone (deleted after training): its evaluation
+// shards cannot run until it is trained again, which a training shard
+// does (RunShard), or nil when the model is there.
+func modelMissing(dir, exp string) error {
+	path := filepath.Join(dir, exp, modelFile)
+	_, err := os.Stat(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return fmt.Errorf("%s is missing, though %s says %s's training finished; train %s again (logz status %s prints the command)",
+		path, filepath.Join(dir, PartsDir, trainPartName(exp)), exp, exp, dir)
 }

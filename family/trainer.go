@@ -1,6 +1,8 @@
 package family
 
 import (
+	"fmt"
+
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -17,6 +19,12 @@ type EpochSummary struct {
 	// Signal, when set, names what ReconError holds instead of the
 	// reconstruction error (e.g. "is-bound" for a sigmoid belief net).
 	Signal string
+}
+
+// RBMSettings are the settings of an RBM trainer (and of a DBN's or
+// DBM's) on the epoch line: "k=1 lr=0.05 mom=0.50".
+func RBMSettings(s EpochSummary) string {
+	return fmt.Sprintf("k=%d lr=%.4g mom=%.2f", s.K, s.LearningRate, s.Momentum)
 }
 
 // Trainer is the runner's view of a model trainer.

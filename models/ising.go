@@ -291,6 +291,7 @@ func init() {
 		Name:      "ising",
 		Doc:       "fully visible pairwise MRF on a grid (Ising model): arrays fields (R×C), coupling_h (R×(C−1)), coupling_v ((R−1)×C), spins (0 = 01, 1 = pm1)",
 		Signature: []string{"fields", "coupling_h", "coupling_v"},
+		Needs:     isingNeeds,
 		Owns: func(name string) bool {
 			return name == "fields" || name == "coupling_h" || name == "coupling_v" || name == "spins"
 		},
@@ -319,6 +320,24 @@ func init() {
 	})
 }
 
+// isingNeeds lists the arrays of an Ising file: fields, coupling_h unless
+// the grid has one column, coupling_v unless it has one row (the shape of
+// fields says; without a 2-D fields, all three).
+func isingNeeds(a map[string]*npyx.Array) []string {
+	f := a["fields"]
+	if f == nil || len(f.Shape) != 2 {
+		return []string{"fields", "coupling_h", "coupling_v"}
+	}
+	needs := []string{"fields"}
+	if f.Shape[1] > 1 {
+		needs = append(needs, "coupling_h")
+	}
+	if f.Shape[0] > 1 {
+		needs = append(needs, "coupling_v")
+	}
+	return needs
+}
+
 // DefaultIsingSpins is the spin convention of a checkpoint without a
 // spins array (one written by NumPy with fields and couplings only).
 const DefaultIsingSpins = SpinsPM1
@@ -343,6 +362,7 @@ func isingFromArrays(a map[string]*npyx.Array) (Model, error) {
 		spins = Spins(s.Data[0])
 	}
 	m := NewIsing(R, C, spins)
+	var missing []string
 	for _, e := range []struct {
 		name       string
 		dst        []float64
@@ -350,10 +370,10 @@ func isingFromArrays(a map[string]*npyx.Array) (Model, error) {
 	}{{"coupling_h", m.CouplingH, R, C - 1}, {"coupling_v", m.CouplingV, R - 1, C}} {
 		x := a[e.name]
 		if x == nil {
-			if len(e.dst) == 0 {
-				continue
+			if len(e.dst) > 0 {
+				missing = append(missing, fmt.Sprintf("%s (%d×%d)", e.name, e.rows, e.cols))
 			}
-			return nil, fmt.Errorf("ising: missing array %s (%d×%d for fields %d×%d)", e.name, e.rows, e.cols, R, C)
+			continue
 		}
 		if len(x.Shape) != 2 || x.Shape[0] != e.rows || x.Shape[1] != e.cols {
 			if len(e.dst) == 0 && len(x.Data) == 0 {
@@ -362,6 +382,12 @@ func isingFromArrays(a map[string]*npyx.Array) (Model, error) {
 			return nil, fmt.Errorf("ising: %s has shape %v; expected (%d, %d) for fields %d×%d", e.name, x.Shape, e.rows, e.cols, R, C)
 		}
 		copy(e.dst, x.Data)
+	}
+	switch len(missing) {
+	case 1:
+		return nil, fmt.Errorf("ising: missing array %s for fields %d×%d", missing[0], R, C)
+	case 2:
+		return nil, fmt.Errorf("ising: missing arrays %s and %s for fields %d×%d", missing[0], missing[1], R, C)
 	}
 	copy(m.Fields, f.Data)
 	if err := m.Validate(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/npyx"
 )
 
 // randomIsing returns an R×C model with fields uniform in [−1,1] and
@@ -331,5 +332,64 @@ func BenchmarkIsingGibbsSweep(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		m.GibbsSweep(x, 1, nil, rng)
+	}
+}
+
+// TestIsingWithoutMetaShapes (issue 25, item 13): a file without meta
+// (as np.savez writes it) of a grid of one row needs no coupling_v, of one
+// column no coupling_h, as documented; a coupling that is really missing
+// is named with its shape, both when both are.
+func TestIsingWithoutMetaShapes(t *testing.T) {
+	arr := func(r, c int) *npyx.Array {
+		a := &npyx.Array{Shape: []int{r, c}, Data: make([]float64, r*c)}
+		for i := range a.Data {
+			a.Data[i] = 0.1 * float64(i+1)
+		}
+		return a
+	}
+	for _, c := range []struct {
+		name   string
+		arrays map[string]*npyx.Array
+		rows   int // of the model loaded; 0: an error containing want
+		cols   int
+		want   string
+	}{
+		{"1×4 without coupling_v", map[string]*npyx.Array{"fields": arr(1, 4), "coupling_h": arr(1, 3)}, 1, 4, ""},
+		{"3×1 without coupling_h", map[string]*npyx.Array{"fields": arr(3, 1), "coupling_v": arr(2, 1)}, 3, 1, ""},
+		{"1×1, fields only", map[string]*npyx.Array{"fields": arr(1, 1)}, 1, 1, ""},
+		{"1×4 with an empty coupling_v", map[string]*npyx.Array{"fields": arr(1, 4), "coupling_h": arr(1, 3), "coupling_v": arr(0, 4)}, 1, 4, ""},
+		{"3×4 with all three", map[string]*npyx.Array{"fields": arr(3, 4), "coupling_h": arr(3, 3), "coupling_v": arr(2, 4)}, 3, 4, ""},
+		{"3×4 without coupling_v", map[string]*npyx.Array{"fields": arr(3, 4), "coupling_h": arr(3, 3)}, 0, 0,
+			"no meta array, and the arrays (coupling_h, fields) make no complete model: as an ising: missing array coupling_v (2×4) for fields 3×4"},
+		{"3×4 without coupling_h", map[string]*npyx.Array{"fields": arr(3, 4), "coupling_v": arr(2, 4)}, 0, 0,
+			"as an ising: missing array coupling_h (3×3) for fields 3×4"},
+		{"3×4, fields only", map[string]*npyx.Array{"fields": arr(3, 4)}, 0, 0,
+			"as an ising: missing arrays coupling_h (3×3) and coupling_v (2×4) for fields 3×4"},
+		{"1×4, fields only", map[string]*npyx.Array{"fields": arr(1, 4)}, 0, 0,
+			"as an ising: missing array coupling_h (1×3) for fields 1×4"},
+		{"3×1 with coupling_h of 3×0 only", map[string]*npyx.Array{"fields": arr(3, 1), "coupling_h": arr(3, 0)}, 0, 0,
+			"as an ising: missing array coupling_v (2×1) for fields 3×1"},
+		{"couplings without fields", map[string]*npyx.Array{"coupling_h": arr(1, 3), "coupling_v": arr(1, 4)}, 0, 0,
+			"as an ising: needs array fields (rows×cols)"},
+	} {
+		ck, err := fromArrays(c.arrays)
+		if c.rows == 0 {
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		m, ok := ck.Model.(*Ising)
+		if !ok || m.Rows != c.rows || m.Cols != c.cols || m.Spins != DefaultIsingSpins {
+			t.Errorf("%s: loaded %+v", c.name, ck.Model)
+			continue
+		}
+		if m.Fields[c.rows*c.cols-1] != 0.1*float64(c.rows*c.cols) || (c.cols > 1 && m.CouplingH[0] != 0.1) || (c.rows > 1 && m.CouplingV[0] != 0.1) {
+			t.Errorf("%s: arrays not loaded: %+v", c.name, m)
+		}
 	}
 }

@@ -40,6 +40,11 @@ type Type struct {
 	// Signature lists the array names that identify this type in an .npz
 	// that has no meta (e.g. one written by NumPy).
 	Signature []string
+	// Needs, if set, lists the arrays a file without meta must hold to
+	// make a model of this type, given the arrays it has, when that
+	// depends on them (an Ising grid of one row has no coupling_v);
+	// default Signature.
+	Needs func(arrays map[string]*npyx.Array) []string
 	// Owns reports whether an array name is one of this type's parameter
 	// arrays (e.g. W, vbias, hbias for an RBM; W<l>, vbias<l>, hbias<l> for
 	// a DBN), so that loading a file without meta can name what is missing
@@ -118,12 +123,7 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 	var complete, partial []Type
 	for _, n := range namesLocked() {
 		t := registry[n]
-		ok := len(t.Signature) > 0
-		for _, s := range t.Signature {
-			if _, has := arrays[s]; !has {
-				ok = false
-			}
-		}
+		ok := len(t.Signature) > 0 && len(lacks(t, arrays)) == 0
 		switch {
 		case ok:
 			complete = append(complete, t)
@@ -171,7 +171,7 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 		var parts []string
 		for _, t := range partial {
 			_, err := t.FromArrays(arrays)
-			why := "incomplete"
+			why := "missing " + strings.Join(lacks(t, arrays), ", ")
 			if err != nil {
 				why = strings.TrimPrefix(err.Error(), t.Name+": ")
 			}
@@ -186,6 +186,22 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 		}
 	}
 	return Type{}, fmt.Errorf("no meta array and no known set of parameter arrays (have %s; %s)", have, strings.Join(needs, "; "))
+}
+
+// lacks lists the arrays a file without meta needs to make a model of
+// type t (Type.Needs, else its Signature) and does not have.
+func lacks(t Type, arrays map[string]*npyx.Array) []string {
+	needs := t.Signature
+	if t.Needs != nil {
+		needs = t.Needs(arrays)
+	}
+	var out []string
+	for _, s := range needs {
+		if _, has := arrays[s]; !has {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // article returns "an rbm", "a dbn".

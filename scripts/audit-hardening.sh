@@ -122,3 +122,50 @@ for trial in $(seq 20); do
 	for p in "${pids[@]}"; do wait "$p" || fails=$((fails + 1)); done
 done
 printf '| 25.3 8 shards started at once into a new folder, 20 times | — | %d of 160 shards failed |\n' "$fails"
+
+# issue 25, items 11–14
+out() { # out CASE CMD... : like row, but the last line the command printed on stdout
+	local name=$1; shift
+	local o status
+	o=$(timeout 60 "$@" 2>/dev/null); status=$?
+	o=$(printf '%s\n' "$o" | grep -v '^\s*$' | tail -n 1 | cut -c1-220)
+	printf '| %s | %s | %s |\n' "$name" "$status" "${o//|/\\|}"
+}
+"$logz" run tiny.yaml --out sh --shard 0/2 --phase train >/dev/null 2>&1
+"$logz" run tiny.yaml --out sh --shard 1/2 --phase eval >/dev/null 2>&1
+row "11. merge of a run made without --shard" "$logz" merge run
+row "11. status of a run made without --shard" "$logz" status run
+out "11. merge, shard 0 of 2 missing" bash -c "set -o pipefail; '$logz' merge sh 2>&1 | grep 'of 2 is missing'"
+out "11. status, shard 0 of 2 missing (the command to run)" bash -c "'$logz' status sh | grep 'evaluate a'"
+row "11. status --shards 0" "$logz" status sh --shards 0
+"$logz" run tiny.yaml --out sh --shard 0/2 --phase eval >/dev/null 2>&1
+rm sh/a/model.npz
+out "11. status, model.npz deleted after training" bash -c "'$logz' status sh | grep 'train a again'"
+out "11. merge, model.npz deleted after training" bash -c "set -o pipefail; '$logz' merge sh 2>&1 | grep 'model.npz is missing'"
+# The commands status prints run as printed (logz on the PATH).
+PATH="$(dirname "$logz"):$PATH" row "11. the printed command trains a again, then merge" bash -c 'eval "$(logz status sh | sed -n "s/^  train a again: //p")" 2>/dev/null && logz merge sh >/dev/null 2>&1 && echo "merged" >&2'
+cp -r run plotrun && rm plotrun/a/samples.npy
+out "12. plot after samples.npy was deleted" "$logz" plot plotrun
+# A NumPy-style .npz (no meta) written with the standard library alone.
+/usr/bin/python3 - <<'EOF'
+import io, struct, zipfile
+def npy(shape, values):
+    h = "{'descr': '<f8', 'fortran_order': False, 'shape': (%s), }" % "".join("%d, " % d for d in shape)
+    h += " " * (63 - (10 + len(h)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + struct.pack("<%dd" % len(values), *values)
+def npz(path, **arrays):
+    with zipfile.ZipFile(path, "w") as z:
+        for k, (shape, vals) in arrays.items():
+            z.writestr(k + ".npy", npy(shape, vals))
+npz("ising1x20.npz", fields=((1, 20), [0.1] * 20), coupling_h=((1, 19), [0.2] * 19))
+npz("ising4x5-no-v.npz", fields=((4, 5), [0.1] * 20), coupling_h=((4, 4), [0.2] * 16))
+npz("ising4x5-fields.npz", fields=((4, 5), [0.1] * 20))
+EOF
+out "13. Ising 1×20 without coupling_v" bash -c "'$logz' eval --model ising1x20.npz --data planted:test --estimator exact | grep ising1x20"
+row "13. Ising 4×5 without coupling_v" "$logz" eval --model ising4x5-no-v.npz --data planted:test --estimator exact
+row "13. Ising 4×5, fields only" "$logz" eval --model ising4x5-fields.npz --data planted:test --estimator exact
+for fam in "sbn, layers: [4]" "ising, rows: 4, cols: 5" "vae, latent: 4, hidden: [8]"; do
+	sed "s/type: rbm, hidden: 4/type: $fam/; s/evaluate: .*/evaluate: {every_epoch: [], final: [exact]}/; s/, checkpoint_every: 1//" tiny.yaml > fam.yaml
+	line=$("$logz" run fam.yaml --out "fam-${fam%%,*}" 2>&1 >/dev/null | grep -m1 ': epoch' | cut -c1-220)
+	printf '| 14. epoch line of %s | — | %s |\n' "${fam%%,*}" "$line"
+done

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/logz-ml/logz/config"
@@ -20,8 +21,10 @@ Redraws every figure of the run folder DIR from its files, without
 training or evaluating: report.html (the tables of report.md, the
 per-epoch curves, brackets and final estimates of results.json, and each
 experiment's samples.png, filters.png and completion.png, which are redrawn
-first from samples.npy and model.npz where those exist). The report keeps
-the run's own description (command, version, start) from report.md.
+first from samples.npy, model.npz and completion.npy). A picture whose file
+is missing (deleted) is not redrawn: it is kept, named on the output and
+marked as not redrawn in report.html. The report keeps the run's own
+description (command, version, start) from report.md.
 `
 
 func cmdPlot(args []string, stdout io.Writer) error {
@@ -51,7 +54,7 @@ func cmdPlot(args []string, stdout io.Writer) error {
 	}
 	defer release()
 	start := time.Now()
-	n, err := experiment.RedrawImages(dir)
+	imgs, err := experiment.RedrawImages(dir)
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
@@ -60,6 +63,30 @@ func cmdPlot(args []string, stdout io.Writer) error {
 	if err := experiment.WriteHTMLReport(dir, meta); err != nil {
 		return fmt.Errorf("plot: %w", err)
 	}
-	fmt.Fprintf(stdout, "wrote %s (the images of %d experiment(s) redrawn) in %.2f s\n", filepath.Join(dir, config.HTMLFile), n, time.Since(start).Seconds())
+	fmt.Fprintf(stdout, "wrote %s in %.2f s\n", filepath.Join(dir, config.HTMLFile), time.Since(start).Seconds())
+	writeRedrawn(stdout, imgs)
 	return nil
+}
+
+// writeRedrawn says which pictures logz plot redrew and which it could
+// not, because a file they are drawn from is missing.
+func writeRedrawn(w io.Writer, imgs []experiment.ExperimentImages) {
+	var drawn, stale []string
+	for _, e := range imgs {
+		for _, f := range e.Drawn {
+			drawn = append(drawn, e.Experiment+"/"+f)
+		}
+		for _, f := range e.Stale {
+			stale = append(stale, e.Experiment+"/"+f)
+		}
+	}
+	switch {
+	case len(drawn) > 0:
+		fmt.Fprintf(w, "  redrawn: %s\n", strings.Join(drawn, ", "))
+	case len(stale) == 0:
+		fmt.Fprintln(w, "  no images to redraw: the experiment folders hold no samples.npy, model.npz or completion.npy")
+	}
+	if len(stale) > 0 {
+		fmt.Fprintf(w, "  not redrawn, because a file they are drawn from is missing (kept as they were; report.html marks them): %s\n", strings.Join(stale, ", "))
+	}
 }

@@ -95,14 +95,15 @@ which shards of its final evaluation are done, missing, failed or stale
 (made with another config, model or logz), and what to run to finish: for
 a run made by 'logz slurm', the sbatch command that resubmits the missing
 array tasks (e.g. sbatch --array=3,7 …), else the 'logz run --shard'
-commands; then 'logz merge DIR'.
+commands, ready to paste; then 'logz merge DIR'. An experiment whose
+model.npz was deleted after training is trained again.
 
 Flags:
 `
 
 func cmdStatus(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	shards := fs.Int("shards", 0, "the number of evaluation shards (default: the 'logz slurm' plan, else the parts')")
+	shards := fs.Int("shards", 0, "the number of evaluation shards (default: the 'logz slurm' plan, else the parts', else 1)")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), statusUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -111,8 +112,10 @@ func cmdStatus(args []string, stdout io.Writer) error {
 	if len(pos) != 1 {
 		return usageError{fmt.Sprintf("status: want one run folder, got %d arguments (see 'logz status --help')", len(pos))}
 	}
-	if *shards < 0 || *shards > experiment.MaxShards {
-		return usageError{fmt.Sprintf("status: --shards wants an integer in [1, %d], got %d", experiment.MaxShards, *shards)}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "shards" })
+	if (set && *shards < 1) || *shards < 0 || *shards > experiment.MaxShards {
+		return usageError{fmt.Sprintf("status: --shards wants an integer in [1, %d], got %d (leave it out to take the count from the run)", experiment.MaxShards, *shards)}
 	}
 	dir := pos[0]
 	plan, err := readSlurmPlan(dir)
@@ -151,6 +154,8 @@ func writeStatus(w io.Writer, st *experiment.ShardedState, plan *slurmPlan) {
 		switch {
 		case e.Failed != "":
 			train = "training failed: " + e.Failed
+		case e.MissingModel != "":
+			train = fmt.Sprintf("trained (%d epochs), but %s is missing: to be trained again", e.Total, e.MissingModel)
 		case e.Trained:
 			train = fmt.Sprintf("trained (%d epochs)", e.Total)
 		case e.Started:
@@ -180,66 +185,97 @@ func writeStatus(w io.Writer, st *experiment.ShardedState, plan *slurmPlan) {
 			continue
 		}
 		switch {
-		case !e.Trained:
+		case !e.Trained && plan != nil && plan.TrainTasks > 0:
 			retrain = append(retrain, e)
-		case len(e.Missing) > 0:
+		case !e.Trained:
+			again := ""
+			if e.MissingModel != "" {
+				again = " again"
+			}
+			todo = append(todo, fmt.Sprintf("train %s%s: %s", e.Name, again, shardCommand(st, experiment.Shard{Index: 0, Count: 1}, experiment.PhaseTrain, e.Name)))
+			if e.Shards == 0 || len(e.Missing) > 0 {
+				todo = append(todo, "then "+evalCommand(st, plan, e))
+			}
+		case len(e.Missing) > 0 || e.Shards == 0:
 			todo = append(todo, evalCommand(st, plan, e))
-		case e.Shards == 0:
-			todo = append(todo, fmt.Sprintf("evaluate %s: logz run %s --out %s --shard i/N --phase eval --experiment %s for i = 0 … N−1", e.Name, filepath.Join(dir, config.ResolvedFile), dir, e.Name))
 		}
 	}
 	switch {
 	case ready && st.Merged:
-		fmt.Fprintf(w, "every part is there and %s is written (merging again is safe: logz merge %s)\n", filepath.Join(dir, config.ResultsFile), dir)
+		fmt.Fprintf(w, "every part is there and %s is written (merging again is safe: logz merge %s)\n", filepath.Join(dir, config.ResultsFile), shellQuote(dir))
 		return
 	case ready:
-		fmt.Fprintf(w, "every part is there: logz merge %s\n", dir)
+		fmt.Fprintf(w, "every part is there: logz merge %s\n", shellQuote(dir))
 		return
 	}
 	fmt.Fprintln(w, "to finish:")
 	if len(retrain) > 0 {
-		fmt.Fprintf(w, "  %s\n", trainCommand(st, plan, retrain))
+		fmt.Fprintf(w, "  %s\n", trainCommand(plan, retrain))
 	}
 	for _, c := range todo {
 		fmt.Fprintf(w, "  %s\n", c)
 	}
 	if plan != nil && plan.Scripts.Merge != "" {
-		fmt.Fprintf(w, "  then merge: sbatch %s (or logz merge %s)\n", plan.Scripts.Merge, dir)
+		fmt.Fprintf(w, "  then merge: sbatch %s (or logz merge %s)\n", shellQuote(plan.Scripts.Merge), shellQuote(dir))
 	} else {
-		fmt.Fprintf(w, "  then merge: logz merge %s\n", dir)
+		fmt.Fprintf(w, "  then merge: logz merge %s\n", shellQuote(dir))
 	}
 }
 
-// trainCommand says how to (re)run the training of experiments.
-func trainCommand(st *experiment.ShardedState, plan *slurmPlan, exps []experiment.ExperimentState) string {
+// trainCommand says how to resubmit the training tasks of a run made by
+// 'logz slurm' that train exps.
+func trainCommand(plan *slurmPlan, exps []experiment.ExperimentState) string {
 	var names []string
+	seen := map[int]bool{}
+	var tasks []int
 	for _, e := range exps {
 		names = append(names, e.Name)
-	}
-	if plan != nil && plan.TrainTasks > 0 {
-		seen := map[int]bool{}
-		var tasks []int
-		for _, e := range exps {
-			if k := e.Index % plan.TrainTasks; !seen[k] {
-				seen[k] = true
-				tasks = append(tasks, k)
-			}
+		if k := e.Index % plan.TrainTasks; !seen[k] {
+			seen[k] = true
+			tasks = append(tasks, k)
 		}
-		return fmt.Sprintf("train %s: resubmit sbatch --array=%s %s, then their evaluation arrays in full", strings.Join(names, ", "), list(tasks), plan.Scripts.Train)
 	}
-	return fmt.Sprintf("train %s: logz run %s --out %s --shard i/T --phase train (the shards that train them), then evaluate them", strings.Join(names, ", "), filepath.Join(st.Dir, config.ResolvedFile), st.Dir)
+	return fmt.Sprintf("train %s: resubmit sbatch --array=%s %s, then their evaluation arrays in full", strings.Join(names, ", "), list(tasks), shellQuote(plan.Scripts.Train))
 }
 
-// evalCommand says how to run an experiment's missing evaluation shards.
+// shardCommand is the command line that runs shard sh of the sharded run
+// st, in phase, for experiment exp; an index of -1 writes $I for it (in a
+// shell loop).
+func shardCommand(st *experiment.ShardedState, sh experiment.Shard, phase, exp string) string {
+	index := "$I"
+	if sh.Index >= 0 {
+		index = fmt.Sprint(sh.Index)
+	}
+	return fmt.Sprintf("logz run %s --out %s --shard %s/%d --phase %s --experiment %s",
+		shellQuote(filepath.Join(st.Dir, config.ResolvedFile)), shellQuote(st.Dir), index, sh.Count, phase, shellQuote(exp))
+}
+
+// evalCommand says how to run an experiment's missing evaluation shards:
+// the sbatch command of a run made by 'logz slurm', else the logz run
+// commands (a shell loop for several shards). An experiment without a
+// shard count yet takes that of the other experiments, else 1.
 func evalCommand(st *experiment.ShardedState, plan *slurmPlan, e experiment.ExperimentState) string {
-	if plan != nil && e.Index < len(plan.Scripts.Eval) && plan.Shards == e.Shards {
-		return fmt.Sprintf("evaluate %s: resubmit sbatch --array=%s %s", e.Name, list(e.Missing), plan.Scripts.Eval[e.Index])
+	if plan != nil && e.Index < len(plan.Scripts.Eval) && plan.Shards == e.Shards && len(e.Missing) > 0 {
+		return fmt.Sprintf("evaluate %s: resubmit sbatch --array=%s %s", e.Name, list(e.Missing), shellQuote(plan.Scripts.Eval[e.Index]))
 	}
-	cmd := fmt.Sprintf("logz run %s --out %s --shard %%s/%d --phase eval --experiment %s", filepath.Join(st.Dir, config.ResolvedFile), st.Dir, e.Shards, e.Name)
-	if len(e.Missing) == 1 {
-		return fmt.Sprintf("evaluate %s: %s", e.Name, fmt.Sprintf(cmd, list(e.Missing)))
+	n, missing, hint := e.Shards, e.Missing, ""
+	if n == 0 {
+		n, hint = 1, fmt.Sprintf(" (one shard; to split it into N: logz status %s --shards N)", shellQuote(st.Dir))
+		for _, o := range st.Experiments {
+			if o.Shards > 0 {
+				n, hint = o.Shards, fmt.Sprintf(" (%d shards, as the other experiments)", o.Shards)
+				break
+			}
+		}
+		missing = make([]int, n)
+		for i := range missing {
+			missing[i] = i
+		}
 	}
-	return fmt.Sprintf("evaluate %s: %s for I in %s", e.Name, fmt.Sprintf(cmd, "I"), strings.ReplaceAll(list(e.Missing), ",", ", "))
+	if len(missing) == 1 {
+		return fmt.Sprintf("evaluate %s: %s%s", e.Name, shardCommand(st, experiment.Shard{Index: missing[0], Count: n}, experiment.PhaseEval, e.Name), hint)
+	}
+	return fmt.Sprintf("evaluate %s: for I in %s; do %s; done%s", e.Name, strings.ReplaceAll(list(missing), ",", " "), shardCommand(st, experiment.Shard{Index: -1, Count: n}, experiment.PhaseEval, e.Name), hint)
 }
 
 // list formats integers as "3,7".

@@ -111,7 +111,7 @@ func TestSlurmSubmitsArrays(t *testing.T) {
 		!strings.Contains(status, "then merge: sbatch "+filepath.Join(sd, "merge.sbatch")) {
 		t.Errorf("status with a lost shard:\n%s", status)
 	}
-	if _, _, err := runLogz(t, "merge", out); err == nil || !strings.Contains(err.Error(), "cd2's final evaluation: shards 1 of 2 are missing") {
+	if _, _, err := runLogz(t, "merge", out); err == nil || !strings.Contains(err.Error(), "cd2's final evaluation: shard 1 of 2 is missing") {
 		t.Errorf("merge with a lost shard: %v", err)
 	}
 	// The printed command, then the merge.
@@ -209,7 +209,7 @@ func TestEvalSharded(t *testing.T) {
 		t.Errorf("other settings: %v", err)
 	}
 	os.Remove(filepath.Join(dir, "parts", "eval-2-of-3.json"))
-	if _, _, err := runLogz(t, append(args, "--parts", dir)...); err == nil || !strings.Contains(err.Error(), "/parts: shards 2 of 3 are missing") {
+	if _, _, err := runLogz(t, append(args, "--parts", dir)...); err == nil || !strings.Contains(err.Error(), "/parts: shard 2 of 3 is missing") {
 		t.Errorf("a missing shard: %v", err)
 	}
 	if _, _, err := runLogz(t, append(args[:len(args)-1], "--shard", "0/3")...); err == nil || !strings.Contains(err.Error(), "--shard needs --parts DIR") {

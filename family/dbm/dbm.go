@@ -184,3 +184,6 @@ func (d *trainer) Completed() int                                  { return d.tr
 func (d *trainer) Total() int                                      { return d.tr.TotalEpochs() }
 func (d *trainer) Current() models.Model                           { return d.tr.Current() }
 func (d *trainer) SetOnBatch(f func(int))                          { d.tr.Opt.OnBatch = f }
+
+// EpochSettings are the epoch line's k, learning rate and momentum.
+func (d *trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }

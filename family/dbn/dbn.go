@@ -199,3 +199,7 @@ func (d *trainer) Completed() int                                  { return d.tr
 func (d *trainer) Total() int                                      { return d.tr.TotalEpochs() }
 func (d *trainer) Current() models.Model                           { return d.tr.Stack() }
 func (d *trainer) SetOnBatch(func(int))                            {}
+
+// EpochSettings are the epoch line's k, learning rate and momentum (of
+// the layer's RBM).
+func (d *trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }

@@ -404,3 +404,18 @@ func (r adapter) Completed() int                                  { return r.t.e
 func (r adapter) Total() int                                      { return r.t.Opt.Epochs }
 func (r adapter) Current() models.Model                           { return r.t.M }
 func (r adapter) SetOnBatch(f func(int))                          { r.t.OnBatch = f }
+
+// EpochSettings are the epoch line's settings, named as the train: keys:
+// the method, the optimizer and its learning rate, and pcd's chains and
+// sweeps or chi2's proposal fitting.
+func (r adapter) EpochSettings(family.EpochSummary) string {
+	o := r.t.Opt
+	s := fmt.Sprintf("%s %s lr=%.4g", o.Method, o.Optimizer, o.LearningRate)
+	switch o.Method {
+	case "pcd":
+		s += fmt.Sprintf(" chains=%d sweeps=%d", o.Chains, o.Sweeps)
+	case "chi2":
+		s += fmt.Sprintf(" q_steps=%d q_samples=%d q_components=%d", o.QSteps, o.QSamples, o.QComponents)
+	}
+	return s
+}

@@ -123,6 +123,9 @@ func (r *trainer) Total() int                                      { return r.ep
 func (r *trainer) Current() models.Model                           { return r.tr.M }
 func (r *trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }
 
+// EpochSettings are the epoch line's k, learning rate and momentum.
+func (r *trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }
+
 // chi2Trainer adapts train.RBMChi2Trainer; its epoch summary reports the
 // epoch's mean tracked bound ½ log mean w² as the signal "chi2-logz".
 type chi2Trainer struct {
@@ -140,3 +143,6 @@ func (r *chi2Trainer) Completed() int                                  { return 
 func (r *chi2Trainer) Total() int                                      { return r.epochs }
 func (r *chi2Trainer) Current() models.Model                           { return r.tr.M }
 func (r *chi2Trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }
+
+// EpochSettings: the epoch line of an RBM, as before (k=0, mom=0.00).
+func (r *chi2Trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }

@@ -196,3 +196,19 @@ func (r *trainer) Completed() int         { return r.tr.Epoch() }
 func (r *trainer) Total() int             { return r.epochs }
 func (r *trainer) Current() models.Model  { return r.tr.Current() }
 func (r *trainer) SetOnBatch(f func(int)) { r.onBatch = f }
+
+// EpochSettings are the epoch line's settings of the doubly stochastic
+// trainer, named as its train: keys: the method and sampler, the learning
+// rate, SGHMC's friction or SGNHT's noise_a, the dynamics steps per
+// minibatch and the latent samples per example.
+func (r *trainer) EpochSettings(family.EpochSummary) string {
+	o := r.tr.Options()
+	s := fmt.Sprintf("%s/%s lr=%.4g", o.Method, o.Sampler, o.LearningRate)
+	switch o.Method {
+	case "sghmc":
+		s += fmt.Sprintf(" friction=%.3g", o.Friction)
+	case "sgnht":
+		s += fmt.Sprintf(" noise_a=%.3g", o.NoiseA)
+	}
+	return s + fmt.Sprintf(" steps=%d samples=%d", o.Steps, o.Samples)
+}

@@ -182,3 +182,19 @@ func (r *trainer) Completed() int                                  { return r.t.
 func (r *trainer) Total() int                                      { return r.epochs }
 func (r *trainer) Current() models.Model                           { return r.t.M }
 func (r *trainer) SetOnBatch(f func(int))                          { r.t.Opt.OnBatch = f }
+
+// EpochSettings are the epoch line's settings, named as the train: keys:
+// nvil, Adam's learning rate and the draws per example, and for an RBM
+// prior how its log Z gradient is trained (chi2, or pcd's chains and k).
+func (r *trainer) EpochSettings(s family.EpochSummary) string {
+	o := r.t.Opt
+	line := fmt.Sprintf("nvil lr=%.4g samples=%d", s.LearningRate, o.Samples)
+	switch {
+	case r.t.M.Prior == nil:
+	case o.PriorTraining == train.PriorTrainingPCD:
+		line += fmt.Sprintf(" prior_training=pcd chains=%d k=%d", o.Chains, o.GibbsSteps)
+	default:
+		line += " prior_training=" + o.PriorTraining
+	}
+	return line
+}
