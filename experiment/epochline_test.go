@@ -56,7 +56,7 @@ experiments:
 	for exp, want := range map[string]string{
 		"rbm":         "epoch 1/1  k=1 lr=0.05 mom=0.50",
 		"rbm-pcd":     "epoch 1/1  k=3 lr=0.05 mom=0.00",
-		"rbm-chi2":    "epoch 1/1  k=0 lr=0.001 mom=0.00",
+		"rbm-chi2":    "epoch 1/1  chi2 lr=0.001 q_steps=10 q_samples=30 q_components=10",
 		"dbn":         "epoch 2/2 layer 2  k=1 lr=0.05 mom=0.00",
 		"dbm":         "epoch 3/3  k=1 lr=0.05 mom=0.00",
 		"sbn":         "epoch 1/1  sghmc/adaptive-is lr=0.01 friction=0.1 steps=2 samples=5",

@@ -144,5 +144,10 @@ func (r *chi2Trainer) Total() int                                      { return 
 func (r *chi2Trainer) Current() models.Model                           { return r.tr.M }
 func (r *chi2Trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }
 
-// EpochSettings: the epoch line of an RBM, as before (k=0, mom=0.00).
-func (r *chi2Trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }
+// EpochSettings are the epoch line's settings of χ² learning, named as
+// the train: keys: the learning rate and the proposal fitting (no k, no
+// momentum: the trainer has neither).
+func (r *chi2Trainer) EpochSettings(s family.EpochSummary) string {
+	o := r.tr.Opt
+	return fmt.Sprintf("chi2 lr=%.4g q_steps=%d q_samples=%d q_components=%d", s.LearningRate, o.QSteps, o.QSamples, o.QComponents)
+}
