@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -63,10 +64,88 @@ func nats(d float64) string {
 	return fmt.Sprintf("%.2f", d)
 }
 
-// Sigmas formats d/σ as "1.8σ" ("∞σ" when σ = 0).
+// NoiseFloor is the smallest difference, in nats, between two estimates of
+// one mean log-likelihood that a cross-check calls beyond noise, whatever
+// their σ: the tables' resolution (two decimals). A standard error over
+// examples is zero or tiny when the examples have no spread — one example,
+// or examples that are all alike (all-ones data) — and then says nothing
+// about the noise of a difference: k·σ would call any rounding error a
+// contradiction of "∞σ".
+const NoiseFloor = 0.01
+
+// Tolerance is the difference beyond which two estimates of a mean
+// log-likelihood near value contradict each other: NoiseSigmas·σ, but at
+// least NoiseFloor and 1e-6·(1 + |value|) (the rounding of large values).
+// A NaN or negative σ counts as 0.
+func Tolerance(sigma, value float64) float64 {
+	if !(sigma > 0) {
+		sigma = 0
+	}
+	floor := NoiseFloor
+	if !math.IsNaN(value) && !math.IsInf(value, 0) {
+		floor = math.Max(floor, 1e-6*(1+math.Abs(value)))
+	}
+	return math.Max(NoiseSigmas*sigma, floor)
+}
+
+// Excess is the verdict on a difference d ≥ 0 between two estimates in the
+// direction the mathematics forbids (Judge).
+type Excess struct {
+	// Beyond is d > Tol.
+	Beyond bool
+	// D, Sigma and Tol are the difference, the combined standard error and
+	// the tolerance (Tolerance).
+	D, Sigma, Tol float64
+	// Floor says the tolerance is the floor, not NoiseSigmas·σ: σ is zero
+	// or too small to measure the noise by.
+	Floor bool
+}
+
+// Judge compares d with Tolerance(sigma, value).
+func Judge(d, sigma, value float64) Excess {
+	if !(sigma > 0) {
+		sigma = 0
+	}
+	tol := Tolerance(sigma, value)
+	return Excess{Beyond: d > tol, D: d, Sigma: sigma, Tol: tol, Floor: NoiseSigmas*sigma < tol}
+}
+
+// Spread says why the floor is the tolerance: "σ = 0: no spread to measure
+// the noise by" or "σ = 2.1e-10: almost no spread to measure the noise by".
+func (e Excess) Spread() string {
+	if e.Sigma == 0 {
+		return "σ = 0: no spread to measure the noise by"
+	}
+	return fmt.Sprintf("σ = %.2g: almost no spread to measure the noise by", e.Sigma)
+}
+
+// Why is the parenthesis of a message about the difference: for a
+// difference beyond the tolerance "1.8σ; 3σ = 0.15", or "more than the
+// 0.01-nat floor; σ = 0: no spread …" when the floor is the tolerance;
+// within it "1.8σ", or "within the 0.01-nat floor; σ = 0: …".
+func (e Excess) Why() string {
+	switch {
+	case !e.Floor && e.Beyond:
+		return fmt.Sprintf("%s; %dσ = %.2f", Sigmas(e.D, e.Sigma), NoiseSigmas, NoiseSigmas*e.Sigma)
+	case !e.Floor:
+		return Sigmas(e.D, e.Sigma)
+	case e.Beyond:
+		return fmt.Sprintf("more than the %s-nat floor; %s", floorText(e.Tol), e.Spread())
+	}
+	return fmt.Sprintf("within the %s-nat floor; %s", floorText(e.Tol), e.Spread())
+}
+
+// floorText formats a tolerance that is a floor: "0.01", or more digits
+// for the relative floor of large values.
+func floorText(t float64) string {
+	return strconv.FormatFloat(t, 'g', 3, 64)
+}
+
+// Sigmas formats d/σ as "1.8σ"; for σ = 0 (or NaN) it says there is no
+// spread ("σ = 0, no spread") instead of "∞σ".
 func Sigmas(d, sigma float64) string {
-	if sigma <= 0 {
-		return "∞σ"
+	if !(sigma > 0) {
+		return "σ = 0, no spread"
 	}
 	return fmt.Sprintf("%.1fσ", d/sigma)
 }
@@ -78,10 +157,11 @@ func Sigmas(d, sigma float64) string {
 // draws from the model's distribution; when its Gibbs chains have not mixed
 // (too few chains, too short a burn-in) its states over-represent the modes
 // near where the chains started, which are the modes of the data, and it
-// can come out above the truth. So a CSL more than NoiseSigmas combined
-// standard errors above exact, AIS or RAISE gets a warning that says so; a
-// CSL above one of them within that tolerance gets a note ("within noise
-// (1.8σ)"). Against RAISE — itself conservative only on average — the
+// can come out above the truth. So a CSL above exact, AIS or RAISE by more
+// than Tolerance (NoiseSigmas combined standard errors, at least
+// NoiseFloor) gets a warning that says so; a CSL above one of them within
+// that tolerance gets a note ("within noise (1.8σ)", or "within the
+// 0.01-nat floor; σ = 0: no spread …" when σ cannot measure the noise). Against RAISE — itself conservative only on average — the
 // warning says that RAISE may be the one that is too low.
 func CrossCheck(rows []Row) {
 	type key struct {
@@ -114,18 +194,21 @@ func CrossCheck(rows []Row) {
 			if d <= 0 {
 				continue
 			}
-			sigma := CombinedError(c, o)
+			e := Judge(d, CombinedError(c, o), *o.MeanLoglik)
 			name := o.Estimator
 			if o.Init != "" {
 				name += " (" + o.Init + ")"
 			}
-			if d > NoiseSigmas*sigma {
-				over = append(over, fmt.Sprintf("%.2f nats above %s (%s; %dσ = %.2f)", d, name, Sigmas(d, sigma), NoiseSigmas, NoiseSigmas*sigma))
+			switch {
+			case e.Beyond:
+				over = append(over, fmt.Sprintf("%s nats above %s (%s)", nats(d), name, e.Why()))
 				if o.Estimator != "raise" {
 					onlyRAISE = false
 				}
-			} else {
-				within = append(within, fmt.Sprintf("%s nats above %s, within noise (%s)", nats(d), name, Sigmas(d, sigma)))
+			case e.Floor:
+				within = append(within, fmt.Sprintf("%s nats above %s, %s", nats(d), name, e.Why()))
+			default:
+				within = append(within, fmt.Sprintf("%s nats above %s, within noise (%s)", nats(d), name, e.Why()))
 			}
 		}
 		if len(over) > 0 {

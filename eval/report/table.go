@@ -392,7 +392,7 @@ const (
 		"not an error of the estimator; AIS's error is in log(Ẑ±σ̂)); for raise and csl, the standard error of their estimate " +
 		"of the split's mean (on a subsample: of the control-variate estimate)."
 	legendBracket = "[lo, hi]: RAISE (lo) and AIS (hi) of the same start bracket the true value; lo > hi (reversed) is noise " +
-		"within 3 combined standard errors, a warning beyond."
+		"within 3 combined standard errors (at least 0.01 nats), a warning beyond."
 	legendBDMC = "[lo, hi] of bdmc: forward AIS (lo) and reverse AIS from the exact latent sample (hi) bracket the mean log p(x) " +
 		"of data simulated from the model; the width is the AIS error at that β."
 )
@@ -523,8 +523,8 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 }
 
 // reversedWithinNoise lists the final AIS/RAISE pairs whose bracket is
-// reversed (RAISE above AIS) by less than NoiseSigmas combined standard
-// errors — noise, which the tables would otherwise leave unexplained — or
+// reversed (RAISE above AIS) by no more than Tolerance (NoiseSigmas
+// combined standard errors, at least NoiseFloor) — noise, which the tables would otherwise leave unexplained — or
 // returns "" when there are none. Pairs reversed beyond that carry a
 // warning of their own.
 func reversedWithinNoise(rows []Row) string {
@@ -541,13 +541,12 @@ func reversedWithinNoise(rows []Row) string {
 				continue
 			}
 			gap := *a.MeanLoglik - *r.MeanLoglik
-			sigma := CombinedError(r, a)
-			if gap < 0 && -gap <= NoiseSigmas*sigma {
+			if e := Judge(-gap, CombinedError(r, a), *a.MeanLoglik); gap < 0 && !e.Beyond {
 				where := r.Experiment + " " + r.Split
 				if r.Init != "" {
 					where += " (" + r.Init + ")"
 				}
-				parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, Sigmas(-gap, sigma)))
+				parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, e.Why()))
 			}
 		}
 	}
