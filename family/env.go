@@ -325,13 +325,13 @@ func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) flo
 		on[k] = exact[i]
 	}
 	st, ex := MeanOf(d), MeanOf(on)
-	row.Notes = append(row.Notes, fmt.Sprintf("exact on the same %d examples: %.3f (difference %+.3f ± %.3f)", len(idx), ex.Mean, st.Mean, st.SE))
+	row.Notes = append(row.Notes, fmt.Sprintf("%s%d examples: %.3f (difference %+.3f ± %.3f)", report.ExactSameNote, len(idx), ex.Mean, st.Mean, st.SE))
 	if e := report.Judge(st.Mean, st.SE, ex.Mean); e.Beyond {
-		why := fmt.Sprintf("beyond 3 standard errors (%.3f)", 3*e.Sigma)
+		by, why := fmt.Sprintf("%.3f", st.Mean), fmt.Sprintf("beyond 3 standard errors (%.3f)", 3*e.Sigma)
 		if e.Floor {
-			why = e.Why()
+			by, why = e.Nats(), e.Why()
 		}
-		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %.3f nats above exact on the same examples, %s: a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, st.Mean, why))
+		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %s nats above exact on the same examples, %s: a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, by, why))
 	}
 	return ex.Mean
 }

@@ -159,12 +159,12 @@ func PairSandwich(rows []report.Row, ests []Configured) {
 				r.Warnings = append(r.Warnings, w)
 				a.Warnings = append(a.Warnings, w)
 			case gap < 0 && e.Beyond:
-				why := fmt.Sprintf("%s > %dσ = %.2f", report.Sigmas(-gap, se), report.NoiseSigmas, report.NoiseSigmas*se)
+				by, why := fmt.Sprintf("%.2f", -gap), fmt.Sprintf("%s > %dσ = %.2f", report.Sigmas(-gap, se), report.NoiseSigmas, report.NoiseSigmas*se)
 				if e.Floor {
-					why = e.Why()
+					by, why = e.Nats(), e.Why()
 				}
-				w := fmt.Sprintf("RAISE is above AIS by %.2f nats (%s, %s start): the bracket is reversed beyond noise, so one of the two is wrong or not converged — AIS's log Ẑ came out too high, or the annealed model RAISE measures beats the model itself (Burda et al. §5.1); use more β",
-					-gap, why, r.Init)
+				w := fmt.Sprintf("RAISE is above AIS by %s nats (%s, %s start): the bracket is reversed beyond noise, so one of the two is wrong or not converged — AIS's log Ẑ came out too high, or the annealed model RAISE measures beats the model itself (Burda et al. §5.1); use more β",
+					by, why, r.Init)
 				r.Warnings = append(r.Warnings, w)
 				a.Warnings = append(a.Warnings, w)
 			case gap < 0 && e.Floor:
@@ -181,10 +181,13 @@ func PairSandwich(rows []report.Row, ests []Configured) {
 	report.CrossCheck(rows)
 }
 
-// FinishDeep brackets AIS and RAISE rows (PairSandwich) and drops repeated
+// FinishDeep brackets AIS and RAISE rows (PairSandwich), warns on a
+// variational bound (dbn-bound, mf-bound) above the exact row of its
+// evaluation beyond noise (report.CheckLowerBounds), and drops repeated
 // warnings: the last step of a deep model's evaluation.
 func FinishDeep(rows []report.Row, ests []Configured) []report.Row {
 	PairSandwich(rows, ests)
+	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "dbn-bound" || r.Estimator == "mf-bound" })
 	for i := range rows {
 		rows[i].Warnings = dedupe(rows[i].Warnings)
 	}

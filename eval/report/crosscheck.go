@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -135,6 +136,20 @@ func (e Excess) Why() string {
 	return fmt.Sprintf("within the %s-nat floor; %s", floorText(e.Tol), e.Spread())
 }
 
+// Nats formats the difference for a message: two decimals (three below
+// 0.005, see nats), or three significant digits when the floor is the
+// tolerance (so that 0.0102 does not read "0.01 nats, more than the
+// 0.01-nat floor"), "less than 0.001" below that.
+func (e Excess) Nats() string {
+	switch {
+	case !e.Floor:
+		return nats(e.D)
+	case e.D < 0.001:
+		return "less than 0.001"
+	}
+	return strconv.FormatFloat(e.D, 'g', 3, 64)
+}
+
 // floorText formats a tolerance that is a floor: "0.01", or more digits
 // for the relative floor of large values.
 func floorText(t float64) string {
@@ -201,12 +216,12 @@ func CrossCheck(rows []Row) {
 			}
 			switch {
 			case e.Beyond:
-				over = append(over, fmt.Sprintf("%s nats above %s (%s)", nats(d), name, e.Why()))
+				over = append(over, fmt.Sprintf("%s nats above %s (%s)", e.Nats(), name, e.Why()))
 				if o.Estimator != "raise" {
 					onlyRAISE = false
 				}
 			case e.Floor:
-				within = append(within, fmt.Sprintf("%s nats above %s, %s", nats(d), name, e.Why()))
+				within = append(within, fmt.Sprintf("%s nats above %s, %s", e.Nats(), name, e.Why()))
 			default:
 				within = append(within, fmt.Sprintf("%s nats above %s, within noise (%s)", nats(d), name, e.Why()))
 			}
@@ -221,6 +236,59 @@ func CrossCheck(rows []Row) {
 		}
 		if len(within) > 0 {
 			c.Notes = append(c.Notes, "CSL is "+strings.Join(within, ", "))
+		}
+	}
+}
+
+// ExactSameNote begins the note of a row that was compared with exact
+// example by example on the same examples (family.CompareExact);
+// CheckLowerBounds leaves such rows to that sharper check.
+const ExactSameNote = "exact on the same "
+
+// CheckLowerBounds warns on every row that lower says is a stochastic lower
+// bound on the mean log-likelihood (is, elbo, an SBN's per-example ais, a
+// variational bound) whose mean lies above the exact row of the same
+// evaluation and split by more than Tolerance, when the two cover the same
+// examples: both the whole split, or the row a subsample extended to the
+// whole split by a control variate (its loglik_se then the error of that
+// estimate). σ is the row's LoglikError — for a whole-split row the spread
+// over examples, which overstates the error of the comparison, so the check
+// errs towards silence. Rows compared with exact example by example (a
+// note beginning with ExactSameNote) or already warned about lying above
+// exact are left to that sharper check, and a
+// subsample's own mean is never compared with a whole-split value (the
+// tables show it as "n = k of N").
+func CheckLowerBounds(rows []Row, lower func(*Row) bool) {
+	for i := range rows {
+		r := &rows[i]
+		if r.MeanLoglik == nil || r.Split == "" || r.Estimator == "exact" || !lower(r) {
+			continue
+		}
+		if slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, ExactSameNote) }) ||
+			slices.ContainsFunc(r.Warnings, func(w string) bool {
+				return strings.Contains(w, "above exact") || strings.Contains(w, "above the exact")
+			}) {
+			continue
+		}
+		covers := r.NExamples
+		if r.Subsampled() {
+			if r.ControlVariate == "" {
+				continue
+			}
+			covers = r.SplitExamples
+		}
+		for j := range rows {
+			e := &rows[j]
+			if e.Estimator != "exact" || e.MeanLoglik == nil || e.Experiment != r.Experiment || e.Stage != r.Stage ||
+				e.Epoch != r.Epoch || e.Split != r.Split || e.NExamples != covers || e.Subsampled() {
+				continue
+			}
+			d := *r.MeanLoglik - *e.MeanLoglik
+			sigma, _ := LoglikError(r)
+			if x := Judge(d, sigma, *e.MeanLoglik); d > 0 && x.Beyond {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s is %s nats above exact (%s): a lower bound on the log-likelihood should not be; the estimate or its error is wrong", r.Estimator, x.Nats(), x.Why()))
+			}
+			break
 		}
 	}
 }

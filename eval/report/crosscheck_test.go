@@ -120,17 +120,17 @@ func TestCrossCheck(t *testing.T) {
 		{
 			name: "one example: σ = 0, a rounding-size difference is within the floor",
 			rows: []Row{row("exact", "test", -5.724204702416884, -1), row("csl", "test", -5.720513603320307, -1)},
-			note: []string{"CSL is 0.004 nats above exact, within the 0.01-nat floor; σ = 0: no spread to measure the noise by"},
+			note: []string{"CSL is 0.00369 nats above exact, within the 0.01-nat floor; σ = 0: no spread to measure the noise by"},
 		},
 		{
 			name: "all-ones data: σ = 2e-10 is no reason for 196120σ",
 			rows: []Row{row("exact", "test", -0.06449657228598937, 8.987657003386712e-07), row("csl", "test", -0.06445482340230946, 2.128737313406808e-10)},
-			note: []string{"0.000 nats above exact, within the 0.01-nat floor; σ = 2.1e-10: almost no spread"},
+			note: []string{"CSL is less than 0.001 nats above exact, within the 0.01-nat floor; σ = 2.1e-10: almost no spread"},
 		},
 		{
 			name: "σ = 0 and beyond the floor: a warning that says there is no spread",
 			rows: []Row{raise("test", -5.757591465022633, -1), row("csl", "test", -5.720513603320307, -1)},
-			warn: []string{"CSL is 0.04 nats above raise (base-rate) (more than the 0.01-nat floor; σ = 0: no spread to measure the noise by)"},
+			warn: []string{"CSL is 0.0371 nats above raise (base-rate) (more than the 0.01-nat floor; σ = 0: no spread to measure the noise by)"},
 		},
 		{
 			name: "large values: the floor grows with |value|",

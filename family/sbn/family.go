@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
@@ -151,6 +152,7 @@ func newFamily(name string, ar bool) *family.Family {
 		Final: func() []family.Configured {
 			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 16, Betas: 1000, Examples: 100}}}
 		},
+		Finish:  finish,
 		Sample:  Sample,
 		Filters: Filters,
 	}
@@ -196,3 +198,11 @@ func (r *trainer) Completed() int         { return r.tr.Epoch() }
 func (r *trainer) Total() int             { return r.epochs }
 func (r *trainer) Current() models.Model  { return r.tr.Current() }
 func (r *trainer) SetOnBatch(f func(int)) { r.onBatch = f }
+
+// finish warns on an is or ais row above the exact row of its evaluation
+// beyond noise when the two were not compared example by example (exact
+// listed after them): both are stochastic lower bounds on log p(x).
+func finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
+	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "is" || r.Estimator == "ais" })
+	return rows
+}
