@@ -36,7 +36,7 @@ func CheapDraws(budget int64, N, most int) int {
 // CVSeed is the seed of the cheap control variate of kind on split si of
 // this evaluation: derived from the evaluation's seed, stage and epoch
 // alone, so that every entry of the evaluation that needs the same X
-// computes (or shares) the same one.
+// computes the same one.
 func (env *Env) CVSeed(si int, kind uint64) uint64 {
 	stage := uint64(1)
 	if env.Stage == report.StageFinal {

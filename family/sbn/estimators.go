@@ -213,14 +213,6 @@ func onSubsamples(env *family.Env, n *belief.Net, j family.Job, examples int, pe
 	return rows, nil
 }
 
-// cheapXKey remembers a cheap control variate of a split (kind: IS or AIS,
-// with draws proposals or β) for the other entries of the evaluation.
-type cheapXKey struct {
-	split string
-	ais   bool
-	draws int
-}
-
 // cheapMost is the most draws per example of a cheap control variate: 10
 // IS proposals from the recognition network, else 100 β of a one-chain
 // AIS.
@@ -236,13 +228,11 @@ func cheapMost(n *belief.Net) int {
 // with draws proposals per example when the net has one, else per-example
 // AIS with one chain and draws β — either the log of an unbiased estimate
 // of p(x), so that Y − X varies little from example to example. Its seed
-// depends on the evaluation alone (family.Env.CVSeed), and it is computed
-// whole in every process (not shared among shards: it is cheap).
+// depends on the evaluation alone (family.Env.CVSeed), so every entry that
+// needs it computes the same X; it is computed whole in every process (not
+// shared among shards: it is cheap) and not remembered for later entries
+// (which would make a resumed evaluation run this entry again).
 func cheapX(env *family.Env, n *belief.Net, si int, sp family.Split, draws int) (family.ControlX, error) {
-	key := cheapXKey{sp.Name, n.Rec == nil, draws}
-	if v, ok := env.Memo(key); ok {
-		return v.(family.ControlX), nil
-	}
 	N := sp.Data.Len()
 	var x family.ControlX
 	if n.Rec != nil {
@@ -262,7 +252,6 @@ func cheapX(env *family.Env, n *belief.Net, si int, sp family.Split, draws int) 
 		}
 		x = family.ControlX{X: res.LogP, Name: fmt.Sprintf("AIS with 1 chain × %d β per example", draws)}
 	}
-	env.Remember(key, x)
 	return x, nil
 }
 

@@ -209,25 +209,16 @@ func meanRow(base report.Row, split string, lp []float64) report.Row {
 	return base
 }
 
-// cheapXKey remembers a cheap control variate of a split (what: "IS" or
-// "ELBO", with draws proposals) for the other entries of the evaluation.
-type cheapXKey struct {
-	split, what string
-	draws       int
-	logZ        float64
-}
-
 // cheapX is the cheap control variate X of split si for the is and elbo
 // rows of a subsample: the same estimator (pick of the weights, minus the
 // same log Z) with draws proposals of q(z|x) per example on every example,
 // so that Y − X is only the difference of two estimates of one quantity.
-// Its seed depends on the evaluation alone (family.Env.CVSeed), and it is
-// computed whole in every process (not shared among shards: it is cheap).
+// Its seed depends on the evaluation alone (family.Env.CVSeed), so every
+// entry that needs it computes the same X; it is computed whole in every
+// process (not shared among shards: it is cheap) and not remembered for
+// later entries (which would make a resumed evaluation run this entry
+// again).
 func cheapX(env *family.Env, m *models.VAE, si int, sp family.Split, draws int, what string, pick func(w Weights) []float64, logZ float64) (family.ControlX, error) {
-	key := cheapXKey{sp.Name, what, draws, logZ}
-	if v, ok := env.Memo(key); ok {
-		return v.(family.ControlX), nil
-	}
 	N := sp.Data.Len()
 	kind := uint64(1)
 	if what == "ELBO" {
@@ -247,9 +238,7 @@ func cheapX(env *family.Env, m *models.VAE, si int, sp family.Split, draws int, 
 	if what == "ELBO" {
 		name = fmt.Sprintf("ELBO from %s of q(z|x) per example", family.Count(draws, "draw"))
 	}
-	c := family.ControlX{X: x, Name: name}
-	env.Remember(key, c)
-	return c, nil
+	return family.ControlX{X: x, Name: name}, nil
 }
 
 // sampled runs SampleWeights on each split's subsample and makes one row
