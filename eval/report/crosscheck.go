@@ -89,6 +89,12 @@ func Tolerance(sigma, value float64) float64 {
 	return math.Max(NoiseSigmas*sigma, floor)
 }
 
+// NoSpread is the standard error, in nats, below which σ counts as no
+// spread at all (one example; examples all alike, whose σ is rounding
+// error): a message then says so instead of giving d/σ, which would read
+// "∞σ" or "5446268971.9σ".
+const NoSpread = 1e-6
+
 // Excess is the verdict on a difference d ≥ 0 between two estimates in the
 // direction the mathematics forbids (Judge).
 type Excess struct {
@@ -97,8 +103,9 @@ type Excess struct {
 	// D, Sigma and Tol are the difference, the combined standard error and
 	// the tolerance (Tolerance).
 	D, Sigma, Tol float64
-	// Floor says the tolerance is the floor, not NoiseSigmas·σ: σ is zero
-	// or too small to measure the noise by.
+	// Floor says the verdict is the floor's, not σ's, and a message should
+	// say so: σ is no spread (below NoSpread), or d lies within the floor
+	// but beyond NoiseSigmas·σ.
 	Floor bool
 }
 
@@ -108,22 +115,29 @@ func Judge(d, sigma, value float64) Excess {
 		sigma = 0
 	}
 	tol := Tolerance(sigma, value)
-	return Excess{Beyond: d > tol, D: d, Sigma: sigma, Tol: tol, Floor: NoiseSigmas*sigma < tol}
+	e := Excess{Beyond: d > tol, D: d, Sigma: sigma, Tol: tol}
+	e.Floor = sigma < NoSpread || (!e.Beyond && d > NoiseSigmas*sigma)
+	return e
 }
 
-// Spread says why the floor is the tolerance: "σ = 0: no spread to measure
-// the noise by" or "σ = 2.1e-10: almost no spread to measure the noise by".
+// Spread says what σ is when the floor gives the verdict: "σ = 0: no
+// spread to measure the noise by", "σ = 2.1e-10: almost no spread to
+// measure the noise by", or (a real σ whose 3σ is below the floor) "σ =
+// 0.0023".
 func (e Excess) Spread() string {
-	if e.Sigma == 0 {
+	switch {
+	case e.Sigma == 0:
 		return "σ = 0: no spread to measure the noise by"
+	case e.Sigma < NoSpread:
+		return fmt.Sprintf("σ = %.2g: almost no spread to measure the noise by", e.Sigma)
 	}
-	return fmt.Sprintf("σ = %.2g: almost no spread to measure the noise by", e.Sigma)
+	return fmt.Sprintf("σ = %.2g", e.Sigma)
 }
 
-// Why is the parenthesis of a message about the difference: for a
-// difference beyond the tolerance "1.8σ; 3σ = 0.15", or "more than the
-// 0.01-nat floor; σ = 0: no spread …" when the floor is the tolerance;
-// within it "1.8σ", or "within the 0.01-nat floor; σ = 0: …".
+// Why is the parenthesis of a message about the difference: beyond the
+// tolerance "1.8σ; 3σ = 0.15", or "more than the 0.01-nat floor; σ = 0: no
+// spread …" when σ is no spread; within it "1.8σ", or "within the
+// 0.01-nat floor; σ = 0: …" when the floor, not σ, makes it noise.
 func (e Excess) Why() string {
 	switch {
 	case !e.Floor && e.Beyond:

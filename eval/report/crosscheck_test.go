@@ -191,7 +191,9 @@ func TestJudge(t *testing.T) {
 		{"σ = 0, difference above the floor", 0.04, 0, -5, true, true, "more than the 0.01-nat floor; σ = 0: no spread"},
 		{"NaN σ is no spread", 0.001, math.NaN(), -5, false, true, "σ = 0: no spread"},
 		{"tiny σ", 5e-4, 1e-13, -0.06, false, true, "σ = 1e-13: almost no spread"},
-		{"3σ just under the floor", 0.02, 0.003, -5, true, true, "more than the 0.01-nat floor"},
+		{"3σ under the floor, d beyond both: σ's words", 0.02, 0.003, -5, true, false, "6.7σ; 3σ = 0.01"},
+		{"3σ under the floor, d within 3σ: σ's words (the rbm quickstart's notes)", 0.005, 0.0023, -7.7, false, false, "2.2σ"},
+		{"3σ under the floor, d between: the floor's words", 0.008, 0.0023, -7.7, false, true, "within the 0.01-nat floor; σ = 0.0023"},
 		{"relative floor of a large value", 0.5, 0, -1e6, false, true, "within the 1-nat floor"},
 	} {
 		e := Judge(c.d, c.sigma, c.v)
