@@ -65,6 +65,8 @@ func TestExtendSubsample(t *testing.T) {
 			cv: "a cheap bound", mean: exactMean - 0.011, tag: "10 of 20 + cv", note: "X = a cheap bound"},
 		{name: "one example: n = 1 of 20 and exact on it", idx: []int{19}, shift: 0.01, exact: exact, cheap: cheapOK,
 			mean: exact[19] - 0.01, exactSub: true, tag: "n = 1 of 20; exact -9.10", note: "too few for a control variate"},
+		{name: "one example above exact: no σ, so the floor, and a warning that says so", idx: []int{19}, shift: -0.05, exact: exact, cheap: cheapOK,
+			mean: exact[19] + 0.05, exactSub: true, tag: "n = 1 of 20; exact -9.10", warn: "is 0.05 nats above exact on the same examples, more than the 0.01-nat floor; σ = 0: no spread"},
 		{name: "no control variate at all", idx: sub, shift: 0.01,
 			mean: -9.55 - 0.011, tag: "n = 10 of 20", note: "no control variate is available"},
 		{name: "a non-finite X: the subsample's mean, and a warning", idx: sub, shift: 0.01, cheap: cheapBad,
