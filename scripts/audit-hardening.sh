@@ -131,8 +131,9 @@ row "25.4 legend under the table" sh -c 'grep -m1 -o "(k of N + cv): [^:]*" sbn2
 sed -e 's/name: tiny/name: one/' -e 's/planted: {train: 200, test: 100}/planted: {train: 1, valid: 1, test: 1}/' \
 	-e 's/evaluate: .*/evaluate: {final: [exact, {name: ais, runs: 16, betas: 200}, {name: raise, chains: 4, betas: 200}, {name: csl, chains: 20, steps: 50}]}/' tiny.yaml > one.yaml
 python3 -c 'import struct, sys; h = "{\x27descr\x27: \x27|u1\x27, \x27fortran_order\x27: False, \x27shape\x27: (50, 20), }"; h += " " * (63 - (10 + len(h)) % 64) + "\n"; sys.stdout.buffer.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + bytes([1] * 1000))' > ones.npy
-sed -e 's/name: one/name: ones/' -e 's/data: {train: planted:train, test: planted:test, planted: {train: 1, valid: 1, test: 1}}/data: {train: npy:ones.npy, test: npy:ones.npy}/' one.yaml > ones.yaml
+sed -e 's/name: one/name: ones/' -e 's/data: {train: planted:train, test: planted:test, planted: {train: 1, valid: 1, test: 1}}/data: {train: npy:ones.npy, test: npy:ones.npy}/' \
+	-e 's/model: {type: rbm, hidden: 4}/model: {type: rbm, hidden: 8, init_visible_bias: base-rate}/' -e 's/train: {.*}/train: {epochs: 5, batch_size: 1}/' one.yaml > ones.yaml
 "$logz" run one.yaml --out one >/dev/null 2>&1
 "$logz" run ones.yaml --out ones >/dev/null 2>&1
 row "25.5 trained on 1 example (σ = 0; was \"∞σ\")" sh -c 'grep -m1 -o "CSL is [^\"]*" one/results.json >&2'
-row "25.5 all-ones data (σ ≈ 0; was \"196120.4σ\")" sh -c 'grep -m1 -o "CSL is [^\"]*" ones/results.json >&2'
+row "25.5 all-ones data (σ ≈ 0; was \"196120.4σ\")" sh -c 'grep -m1 -o "CSL is [^\"]*above exact[^\"]*" ones/results.json >&2'
