@@ -410,6 +410,9 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			for _, row := range rows {
 				if row.MeanLoglik != nil {
 					line += fmt.Sprintf("  %s/%s %.3f", row.Estimator, row.Split, *row.MeanLoglik)
+					if t := row.SubsampleTag(); t != "" {
+						line += " (" + t + ")"
+					}
 				}
 			}
 		}

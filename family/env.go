@@ -312,9 +312,12 @@ func MeanOf(x []float64) eval.MeanStat {
 // CompareExact notes, on the row of a stochastic lower bound lp of the
 // examples idx of a split, exact's mean log p(x) on the same examples
 // (exact holds exact's per-example values for the whole split), and warns
-// when lp lies above it beyond 3 standard errors of the per-example
-// differences (the estimator's own noise).
-func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) {
+// when lp lies above it beyond report.Tolerance: 3 standard errors of the
+// per-example differences (the estimator's own noise), but at least
+// report.NoiseFloor — one example, or differences without spread, have no
+// standard error to measure the noise by. It returns exact's mean on the
+// examples.
+func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) float64 {
 	d := make([]float64, len(idx))
 	on := make([]float64, len(idx))
 	for k, i := range idx {
@@ -322,8 +325,13 @@ func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) {
 		on[k] = exact[i]
 	}
 	st, ex := MeanOf(d), MeanOf(on)
-	row.Notes = append(row.Notes, fmt.Sprintf("exact on the same %d examples: %.3f (difference %+.3f ± %.3f)", len(idx), ex.Mean, st.Mean, st.SE))
-	if se := st.SE; st.Mean > 3*se && st.Mean > 1e-9 {
-		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %.3f nats above exact on the same examples, beyond 3 standard errors (%.3f): a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, st.Mean, 3*se))
+	row.Notes = append(row.Notes, fmt.Sprintf("%s%d examples: %.3f (difference %+.3f ± %.3f)", report.ExactSameNote, len(idx), ex.Mean, st.Mean, st.SE))
+	if e := report.Judge(st.Mean, st.SE, ex.Mean); e.Beyond {
+		by, why := fmt.Sprintf("%.3f", st.Mean), fmt.Sprintf("beyond 3 standard errors (%.3f)", 3*e.Sigma)
+		if e.Floor {
+			by, why = e.Nats(), e.Why()
+		}
+		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %s nats above exact on the same examples, %s: a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, by, why))
 	}
+	return ex.Mean
 }

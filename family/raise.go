@@ -120,10 +120,11 @@ func (env *Env) RAISEBySubsample(r *RAISE, base report.Row, label string, steps 
 // PairSandwich brackets each split's log-likelihood between RAISE (below)
 // and AIS (above) of the same start, on both rows, and adds the warnings of
 // the sandwich: a gap above the tolerance, or RAISE above AIS by more than
-// report.NoiseSigmas of their combined standard error (a reversed bracket:
-// one of the two is wrong or not converged). A reversed bracket within that
-// tolerance gets a note on both rows saying it is noise, with its size in
-// σ. The tolerance is that of the last entry of ests with a GapTol method
+// report.Tolerance (report.NoiseSigmas of their combined standard error, at
+// least report.NoiseFloor: a reversed bracket, one of the two is wrong or
+// not converged). A reversed bracket within that tolerance gets a note on
+// both rows saying it is noise, with its size in σ (or, when σ is too small
+// to measure the noise by, that it is within the floor). The tolerance is that of the last entry of ests with a GapTol method
 // (1 nat if none). A family opts in by naming its rows "ais" (an estimate
 // from above, with the AIS log Z fields) and "raise" (from below).
 //
@@ -151,16 +152,25 @@ func PairSandwich(rows []report.Row, ests []Configured) {
 			// Error of the difference: RAISE's standard error and AIS's
 			// log Z standard error (±σ̂ band).
 			se := report.CombinedError(r, a)
+			e := report.Judge(-gap, se, hi)
 			switch {
 			case gap > tol:
 				w := fmt.Sprintf("AIS − RAISE gap %.2f nats (%s start) exceeds %.2g: neither number can be trusted to better than the gap", gap, r.Init, tol)
 				r.Warnings = append(r.Warnings, w)
 				a.Warnings = append(a.Warnings, w)
-			case gap < -report.NoiseSigmas*se:
-				w := fmt.Sprintf("RAISE is above AIS by %.2f nats (%s > %dσ = %.2f, %s start): the bracket is reversed beyond noise, so one of the two is wrong or not converged — AIS's log Ẑ came out too high, or the annealed model RAISE measures beats the model itself (Burda et al. §5.1); use more β",
-					-gap, report.Sigmas(-gap, se), report.NoiseSigmas, report.NoiseSigmas*se, r.Init)
+			case gap < 0 && e.Beyond:
+				by, why := fmt.Sprintf("%.2f", -gap), fmt.Sprintf("%s > %dσ = %.2f", report.Sigmas(-gap, se), report.NoiseSigmas, report.NoiseSigmas*se)
+				if e.Floor {
+					by, why = e.Nats(), e.Why()
+				}
+				w := fmt.Sprintf("RAISE is above AIS by %s nats (%s, %s start): the bracket is reversed beyond noise, so one of the two is wrong or not converged — AIS's log Ẑ came out too high, or the annealed model RAISE measures beats the model itself (Burda et al. §5.1); use more β",
+					by, why, r.Init)
 				r.Warnings = append(r.Warnings, w)
 				a.Warnings = append(a.Warnings, w)
+			case gap < 0 && e.Floor:
+				n := fmt.Sprintf("AIS − RAISE gap %.2f nats (%s start) is reversed but %s", gap, r.Init, e.Why())
+				r.Notes = append(r.Notes, n)
+				a.Notes = append(a.Notes, n)
 			case gap < 0:
 				n := fmt.Sprintf("AIS − RAISE gap %.2f nats (%s start) is reversed but within noise (%s; σ = %.2f, their combined standard error)", gap, r.Init, report.Sigmas(-gap, se), se)
 				r.Notes = append(r.Notes, n)
@@ -171,10 +181,13 @@ func PairSandwich(rows []report.Row, ests []Configured) {
 	report.CrossCheck(rows)
 }
 
-// FinishDeep brackets AIS and RAISE rows (PairSandwich) and drops repeated
+// FinishDeep brackets AIS and RAISE rows (PairSandwich), warns on a
+// variational bound (dbn-bound, mf-bound) above the exact row of its
+// evaluation beyond noise (report.CheckLowerBounds), and drops repeated
 // warnings: the last step of a deep model's evaluation.
 func FinishDeep(rows []report.Row, ests []Configured) []report.Row {
 	PairSandwich(rows, ests)
+	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "dbn-bound" || r.Estimator == "mf-bound" })
 	for i := range rows {
 		rows[i].Warnings = dedupe(rows[i].Warnings)
 	}

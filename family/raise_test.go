@@ -40,6 +40,23 @@ func TestPairSandwich(t *testing.T) {
 			rows: pair(-7.60, 0.006, -7.70, 0.017),
 			warn: "RAISE is above AIS by 0.10 nats (5.5σ > 3σ = 0.05, base-rate start): the bracket is reversed beyond noise, so one of the two is wrong or not converged",
 		},
+		// Degenerate data (issue 25, item 5): σ = 0 or tiny measures no
+		// noise; the 0.01-nat floor is the tolerance and the text says so.
+		{
+			name: "reversed by a rounding error, no spread",
+			rows: pair(-5.7000000001, 0, -5.7000000002, 0),
+			note: "is reversed but within the 0.01-nat floor; σ = 0: no spread to measure the noise by",
+		},
+		{
+			name: "reversed by 0.005 with a tiny σ",
+			rows: pair(-0.100, 1e-12, -0.105, 0),
+			note: "within the 0.01-nat floor; σ = 1e-12: almost no spread",
+		},
+		{
+			name: "reversed beyond the floor, no spread",
+			rows: pair(-5.65, 0, -5.70, 0),
+			warn: "RAISE is above AIS by 0.05 nats (more than the 0.01-nat floor; σ = 0: no spread to measure the noise by, base-rate start)",
+		},
 		{
 			name: "gap above the tolerance",
 			rows: pair(-90, 0.1, -87.5, 0.05),

@@ -169,3 +169,47 @@ for fam in "sbn, layers: [4]" "ising, rows: 4, cols: 5" "vae, latent: 4, hidden:
 	line=$("$logz" run fam.yaml --out "fam-${fam%%,*}" 2>&1 >/dev/null | grep -m1 ': epoch' | cut -c1-220)
 	printf '| 14. epoch line of %s | — | %s |\n' "${fam%%,*}" "$line"
 done
+
+# issue 25, items 4–5
+# 4: a subsample mean of a stochastic lower bound must never sit silently
+# beside whole-split values: extended by a control variate ("+ cv"), or
+# tagged with its n and exact on the same examples. The lines shown are the
+# table's (stdout) or results.json's.
+cat > sbn25.yaml <<'EOF2'
+name: sbn25
+seed: 1
+base:
+  data: {train: planted:train, test: planted:test, planted: {model: sbn, visible: 20, hidden: 6, train: 500, test: 1000, weight_scale: 0.5}}
+  model: {type: sbn, layers: [6], init_weight_std: 0.1}
+  train: {epochs: 2, batch_size: 100, steps: 5, samples: 5}
+  evaluate: {final: [exact, {name: is, samples: 200, examples: 100}, {name: ais, chains: 4, betas: 50, examples: 100}]}
+experiments:
+  - name: a
+  - name: exact-last
+    evaluate: {final: [{name: is, samples: 200, examples: 100}, {name: ais, chains: 4, betas: 50, examples: 100}, exact]}
+  - name: gibbs
+    train: {sampler: gibbs}
+    evaluate: {final: [{name: ais, chains: 4, betas: 50, examples: 100}, exact]}
+EOF2
+sed -e 's/name: sbn25/name: vae25/' -e 's/{model: sbn, visible: 20, hidden: 6, train: 500, test: 1000, weight_scale: 0.5}/{visible: 14, hidden: 4, train: 500, test: 1000}/' \
+	-e 's/{type: sbn, layers: \[6\], init_weight_std: 0.1}/{type: vae, latent: 6, hidden: [16], prior: rbm, prior_hidden: 4}/' \
+	-e 's/{epochs: 2, batch_size: 100, steps: 5, samples: 5}/{method: nvil, epochs: 2, batch_size: 20}/' \
+	-e 's/{name: ais, chains: 4, betas: 50, examples: 100}/{name: elbo, samples: 20, examples: 100}/g' -e '/- name: gibbs/,$d' sbn25.yaml > vae25.yaml
+"$logz" run sbn25.yaml --out sbn25 >sbn25.txt 2>&1
+"$logz" run vae25.yaml --out vae25 >vae25.txt 2>&1
+row "25.4 sbn is on 100 of 1000 after exact: X = exact" sh -c 'grep -m1 "│ a  .*│ is " sbn25.txt >&2'
+row "25.4 sbn ais, exact listed last: X = IS with Q" sh -c 'grep -o "\"control_variate\": \"[^\"]*\"" sbn25/results.json | sed -n 2p >&2'
+row "25.4 sbn ais without Q: X = a one-chain AIS" sh -c 'grep -o "\"control_variate\": \"AIS[^\"]*\"" sbn25/results.json >&2'
+row "25.4 sbn --examples 1: n = 1 of 1000 and exact on it" sh -c '"$0" eval --model sbn25/a/model.npz --data planted:test --estimator exact,ais --examples 1 --chains 4 --betas 50 2>/dev/null | grep "│ ais " >&2' "$logz"
+row "25.4 vae elbo on 100 of 1000, exact listed last" sh -c 'grep -m1 "exact-last .* elbo " vae25.txt >&2'
+row "25.4 legend under the table" sh -c 'grep -m1 -o "(k of N + cv): [^:]*" sbn25.txt >&2'
+# 5: one example, and all-ones data: σ = 0 (or 2e-10) is no spread, not ∞σ.
+sed -e 's/name: tiny/name: one/' -e 's/planted: {train: 200, test: 100}/planted: {train: 1, valid: 1, test: 1}/' \
+	-e 's/evaluate: .*/evaluate: {final: [exact, {name: ais, runs: 16, betas: 200}, {name: raise, chains: 4, betas: 200}, {name: csl, chains: 20, steps: 50}]}/' tiny.yaml > one.yaml
+python3 -c 'import struct, sys; h = "{\x27descr\x27: \x27|u1\x27, \x27fortran_order\x27: False, \x27shape\x27: (50, 20), }"; h += " " * (63 - (10 + len(h)) % 64) + "\n"; sys.stdout.buffer.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + bytes([1] * 1000))' > ones.npy
+sed -e 's/name: one/name: ones/' -e 's/data: {train: planted:train, test: planted:test, planted: {train: 1, valid: 1, test: 1}}/data: {train: npy:ones.npy, test: npy:ones.npy}/' \
+	-e 's/model: {type: rbm, hidden: 4}/model: {type: rbm, hidden: 8, init_visible_bias: base-rate}/' -e 's/train: {.*}/train: {epochs: 5, batch_size: 1}/' one.yaml > ones.yaml
+"$logz" run one.yaml --out one >/dev/null 2>&1
+"$logz" run ones.yaml --out ones >/dev/null 2>&1
+row "25.5 trained on 1 example (σ = 0; was \"∞σ\")" sh -c 'grep -m1 -o "CSL is [^\"]*" one/results.json >&2'
+row "25.5 all-ones data (σ ≈ 0; was \"196120.4σ\")" sh -c 'grep -m1 -o "CSL is [^\"]*above exact[^\"]*" ones/results.json >&2'

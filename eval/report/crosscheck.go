@@ -3,6 +3,8 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -63,10 +65,116 @@ func nats(d float64) string {
 	return fmt.Sprintf("%.2f", d)
 }
 
-// Sigmas formats d/σ as "1.8σ" ("∞σ" when σ = 0).
+// NoiseFloor is the smallest difference, in nats, between two estimates of
+// one mean log-likelihood that a cross-check calls beyond noise, whatever
+// their σ: the tables' resolution (two decimals). A standard error over
+// examples is zero or tiny when the examples have no spread — one example,
+// or examples that are all alike (all-ones data) — and then says nothing
+// about the noise of a difference: k·σ would call any rounding error a
+// contradiction of "∞σ".
+const NoiseFloor = 0.01
+
+// Tolerance is the difference beyond which two estimates of a mean
+// log-likelihood near value contradict each other: NoiseSigmas·σ, but at
+// least NoiseFloor and 1e-6·(1 + |value|) (the rounding of large values).
+// A NaN or negative σ counts as 0.
+func Tolerance(sigma, value float64) float64 {
+	if !(sigma > 0) {
+		sigma = 0
+	}
+	floor := NoiseFloor
+	if !math.IsNaN(value) && !math.IsInf(value, 0) {
+		floor = math.Max(floor, 1e-6*(1+math.Abs(value)))
+	}
+	return math.Max(NoiseSigmas*sigma, floor)
+}
+
+// NoSpread is the standard error, in nats, below which σ counts as no
+// spread at all (one example; examples all alike, whose σ is rounding
+// error): a message then says so instead of giving d/σ, which would read
+// "∞σ" or "5446268971.9σ".
+const NoSpread = 1e-6
+
+// Excess is the verdict on a difference d ≥ 0 between two estimates in the
+// direction the mathematics forbids (Judge).
+type Excess struct {
+	// Beyond is d > Tol.
+	Beyond bool
+	// D, Sigma and Tol are the difference, the combined standard error and
+	// the tolerance (Tolerance).
+	D, Sigma, Tol float64
+	// Floor says the verdict is the floor's, not σ's, and a message should
+	// say so: σ is no spread (below NoSpread), or d lies within the floor
+	// but beyond NoiseSigmas·σ.
+	Floor bool
+}
+
+// Judge compares d with Tolerance(sigma, value).
+func Judge(d, sigma, value float64) Excess {
+	if !(sigma > 0) {
+		sigma = 0
+	}
+	tol := Tolerance(sigma, value)
+	e := Excess{Beyond: d > tol, D: d, Sigma: sigma, Tol: tol}
+	e.Floor = sigma < NoSpread || (!e.Beyond && d > NoiseSigmas*sigma)
+	return e
+}
+
+// Spread says what σ is when the floor gives the verdict: "σ = 0: no
+// spread to measure the noise by", "σ = 2.1e-10: almost no spread to
+// measure the noise by", or (a real σ whose 3σ is below the floor) "σ =
+// 0.0023".
+func (e Excess) Spread() string {
+	switch {
+	case e.Sigma == 0:
+		return "σ = 0: no spread to measure the noise by"
+	case e.Sigma < NoSpread:
+		return fmt.Sprintf("σ = %.2g: almost no spread to measure the noise by", e.Sigma)
+	}
+	return fmt.Sprintf("σ = %.2g", e.Sigma)
+}
+
+// Why is the parenthesis of a message about the difference: beyond the
+// tolerance "1.8σ; 3σ = 0.15", or "more than the 0.01-nat floor; σ = 0: no
+// spread …" when σ is no spread; within it "1.8σ", or "within the
+// 0.01-nat floor; σ = 0: …" when the floor, not σ, makes it noise.
+func (e Excess) Why() string {
+	switch {
+	case !e.Floor && e.Beyond:
+		return fmt.Sprintf("%s; %dσ = %.2f", Sigmas(e.D, e.Sigma), NoiseSigmas, NoiseSigmas*e.Sigma)
+	case !e.Floor:
+		return Sigmas(e.D, e.Sigma)
+	case e.Beyond:
+		return fmt.Sprintf("more than the %s-nat floor; %s", floorText(e.Tol), e.Spread())
+	}
+	return fmt.Sprintf("within the %s-nat floor; %s", floorText(e.Tol), e.Spread())
+}
+
+// Nats formats the difference for a message: two decimals (three below
+// 0.005, see nats), or three significant digits when the floor is the
+// tolerance (so that 0.0102 does not read "0.01 nats, more than the
+// 0.01-nat floor"), "less than 0.001" below that.
+func (e Excess) Nats() string {
+	switch {
+	case !e.Floor:
+		return nats(e.D)
+	case e.D < 0.001:
+		return "less than 0.001"
+	}
+	return strconv.FormatFloat(e.D, 'g', 3, 64)
+}
+
+// floorText formats a tolerance that is a floor: "0.01", or more digits
+// for the relative floor of large values.
+func floorText(t float64) string {
+	return strconv.FormatFloat(t, 'g', 3, 64)
+}
+
+// Sigmas formats d/σ as "1.8σ"; for σ = 0 (or NaN) it says there is no
+// spread ("σ = 0, no spread") instead of "∞σ".
 func Sigmas(d, sigma float64) string {
-	if sigma <= 0 {
-		return "∞σ"
+	if !(sigma > 0) {
+		return "σ = 0, no spread"
 	}
 	return fmt.Sprintf("%.1fσ", d/sigma)
 }
@@ -78,10 +186,11 @@ func Sigmas(d, sigma float64) string {
 // draws from the model's distribution; when its Gibbs chains have not mixed
 // (too few chains, too short a burn-in) its states over-represent the modes
 // near where the chains started, which are the modes of the data, and it
-// can come out above the truth. So a CSL more than NoiseSigmas combined
-// standard errors above exact, AIS or RAISE gets a warning that says so; a
-// CSL above one of them within that tolerance gets a note ("within noise
-// (1.8σ)"). Against RAISE — itself conservative only on average — the
+// can come out above the truth. So a CSL above exact, AIS or RAISE by more
+// than Tolerance (NoiseSigmas combined standard errors, at least
+// NoiseFloor) gets a warning that says so; a CSL above one of them within
+// that tolerance gets a note ("within noise (1.8σ)", or "within the
+// 0.01-nat floor; σ = 0: no spread …" when σ cannot measure the noise). Against RAISE — itself conservative only on average — the
 // warning says that RAISE may be the one that is too low.
 func CrossCheck(rows []Row) {
 	type key struct {
@@ -114,18 +223,21 @@ func CrossCheck(rows []Row) {
 			if d <= 0 {
 				continue
 			}
-			sigma := CombinedError(c, o)
+			e := Judge(d, CombinedError(c, o), *o.MeanLoglik)
 			name := o.Estimator
 			if o.Init != "" {
 				name += " (" + o.Init + ")"
 			}
-			if d > NoiseSigmas*sigma {
-				over = append(over, fmt.Sprintf("%.2f nats above %s (%s; %dσ = %.2f)", d, name, Sigmas(d, sigma), NoiseSigmas, NoiseSigmas*sigma))
+			switch {
+			case e.Beyond:
+				over = append(over, fmt.Sprintf("%s nats above %s (%s)", e.Nats(), name, e.Why()))
 				if o.Estimator != "raise" {
 					onlyRAISE = false
 				}
-			} else {
-				within = append(within, fmt.Sprintf("%s nats above %s, within noise (%s)", nats(d), name, Sigmas(d, sigma)))
+			case e.Floor:
+				within = append(within, fmt.Sprintf("%s nats above %s, %s", e.Nats(), name, e.Why()))
+			default:
+				within = append(within, fmt.Sprintf("%s nats above %s, within noise (%s)", nats(d), name, e.Why()))
 			}
 		}
 		if len(over) > 0 {
@@ -138,6 +250,59 @@ func CrossCheck(rows []Row) {
 		}
 		if len(within) > 0 {
 			c.Notes = append(c.Notes, "CSL is "+strings.Join(within, ", "))
+		}
+	}
+}
+
+// ExactSameNote begins the note of a row that was compared with exact
+// example by example on the same examples (family.CompareExact);
+// CheckLowerBounds leaves such rows to that sharper check.
+const ExactSameNote = "exact on the same "
+
+// CheckLowerBounds warns on every row that lower says is a stochastic lower
+// bound on the mean log-likelihood (is, elbo, an SBN's per-example ais, a
+// variational bound) whose mean lies above the exact row of the same
+// evaluation and split by more than Tolerance, when the two cover the same
+// examples: both the whole split, or the row a subsample extended to the
+// whole split by a control variate (its loglik_se then the error of that
+// estimate). σ is the row's LoglikError — for a whole-split row the spread
+// over examples, which overstates the error of the comparison, so the check
+// errs towards silence. Rows compared with exact example by example (a
+// note beginning with ExactSameNote) or already warned about lying above
+// exact are left to that sharper check, and a
+// subsample's own mean is never compared with a whole-split value (the
+// tables show it as "n = k of N").
+func CheckLowerBounds(rows []Row, lower func(*Row) bool) {
+	for i := range rows {
+		r := &rows[i]
+		if r.MeanLoglik == nil || r.Split == "" || r.Estimator == "exact" || !lower(r) {
+			continue
+		}
+		if slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, ExactSameNote) }) ||
+			slices.ContainsFunc(r.Warnings, func(w string) bool {
+				return strings.Contains(w, "above exact") || strings.Contains(w, "above the exact")
+			}) {
+			continue
+		}
+		covers := r.NExamples
+		if r.Subsampled() {
+			if r.ControlVariate == "" {
+				continue
+			}
+			covers = r.SplitExamples
+		}
+		for j := range rows {
+			e := &rows[j]
+			if e.Estimator != "exact" || e.MeanLoglik == nil || e.Experiment != r.Experiment || e.Stage != r.Stage ||
+				e.Epoch != r.Epoch || e.Split != r.Split || e.NExamples != covers || e.Subsampled() {
+				continue
+			}
+			d := *r.MeanLoglik - *e.MeanLoglik
+			sigma, _ := LoglikError(r)
+			if x := Judge(d, sigma, *e.MeanLoglik); d > 0 && x.Beyond {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("%s is %s nats above exact (%s): a lower bound on the log-likelihood should not be; the estimate or its error is wrong", r.Estimator, x.Nats(), x.Why()))
+			}
+			break
 		}
 	}
 }

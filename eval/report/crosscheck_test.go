@@ -115,6 +115,28 @@ func TestCrossCheck(t *testing.T) {
 				row("csl", "test", -4, 0.01),
 			},
 		},
+		// Degenerate data (issue 25, item 5): one example, or examples all
+		// alike, give σ = 0 or a tiny σ, which measures no noise.
+		{
+			name: "one example: σ = 0, a rounding-size difference is within the floor",
+			rows: []Row{row("exact", "test", -5.724204702416884, -1), row("csl", "test", -5.720513603320307, -1)},
+			note: []string{"CSL is 0.00369 nats above exact, within the 0.01-nat floor; σ = 0: no spread to measure the noise by"},
+		},
+		{
+			name: "all-ones data: σ = 2e-10 is no reason for 196120σ",
+			rows: []Row{row("exact", "test", -0.06449657228598937, 8.987657003386712e-07), row("csl", "test", -0.06445482340230946, 2.128737313406808e-10)},
+			note: []string{"CSL is less than 0.001 nats above exact, within the 0.01-nat floor; σ = 2.1e-10: almost no spread"},
+		},
+		{
+			name: "σ = 0 and beyond the floor: a warning that says there is no spread",
+			rows: []Row{raise("test", -5.757591465022633, -1), row("csl", "test", -5.720513603320307, -1)},
+			warn: []string{"CSL is 0.0371 nats above raise (base-rate) (more than the 0.01-nat floor; σ = 0: no spread to measure the noise by)"},
+		},
+		{
+			name: "large values: the floor grows with |value|",
+			rows: []Row{row("exact", "test", -1e5, 0), row("csl", "test", -1e5+0.05, 0)},
+			note: []string{"within the 0.1-nat floor"},
+		},
 		{
 			name: "pll and bounds are not references",
 			rows: []Row{{Experiment: exp, Stage: StageFinal, Epoch: 30, Estimator: "pll", Split: "test", Value: p(-1)},
@@ -151,5 +173,35 @@ func TestCrossCheck(t *testing.T) {
 			check("warnings", csl.Warnings, c.warn)
 			check("notes", csl.Notes, c.note)
 		})
+	}
+}
+
+// TestJudge pins the tolerance of the cross-checks (issue 25, item 5): k·σ
+// when σ measures noise, else the floor, and words that never say "∞σ".
+func TestJudge(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		d, sigma, v   float64
+		beyond, floor bool
+		why           string
+	}{
+		{"σ sets the tolerance, beyond", 0.31, 0.1, -10, true, false, "3.1σ; 3σ = 0.30"},
+		{"σ sets the tolerance, within", 0.29, 0.1, -10, false, false, "2.9σ"},
+		{"σ = 0, tiny difference", 1e-12, 0, -5, false, true, "within the 0.01-nat floor; σ = 0: no spread to measure the noise by"},
+		{"σ = 0, difference above the floor", 0.04, 0, -5, true, true, "more than the 0.01-nat floor; σ = 0: no spread"},
+		{"NaN σ is no spread", 0.001, math.NaN(), -5, false, true, "σ = 0: no spread"},
+		{"tiny σ", 5e-4, 1e-13, -0.06, false, true, "σ = 1e-13: almost no spread"},
+		{"3σ under the floor, d beyond both: σ's words", 0.02, 0.003, -5, true, false, "6.7σ; 3σ = 0.01"},
+		{"3σ under the floor, d within 3σ: σ's words (the rbm quickstart's notes)", 0.005, 0.0023, -7.7, false, false, "2.2σ"},
+		{"3σ under the floor, d between: the floor's words", 0.008, 0.0023, -7.7, false, true, "within the 0.01-nat floor; σ = 0.0023"},
+		{"relative floor of a large value", 0.5, 0, -1e6, false, true, "within the 1-nat floor"},
+	} {
+		e := Judge(c.d, c.sigma, c.v)
+		if e.Beyond != c.beyond || e.Floor != c.floor || !strings.Contains(e.Why(), c.why) {
+			t.Errorf("%s: Judge(%v, %v, %v) = beyond %v floor %v %q; want %v %v %q", c.name, c.d, c.sigma, c.v, e.Beyond, e.Floor, e.Why(), c.beyond, c.floor, c.why)
+		}
+		if strings.Contains(e.Why(), "∞") || strings.Contains(Sigmas(c.d, c.sigma), "∞") {
+			t.Errorf("%s: %q / %q says ∞", c.name, e.Why(), Sigmas(c.d, c.sigma))
+		}
 	}
 }

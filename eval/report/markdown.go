@@ -258,6 +258,9 @@ func epochGrid(rows []Row) *grid {
 		}
 		k := cellKey{r.Epoch, lab, r.Split}
 		if _, ok := vals[k]; !ok {
+			if t := r.SubsampleTag(); t != "" && r.MeanLoglik != nil {
+				mark = " (" + t + ")" + mark
+			}
 			vals[k] = num2(*v) + mark
 		}
 	}

@@ -75,6 +75,29 @@ type Row struct {
 	ESS       *float64 `json:"ess,omitempty"` // effective sample size of the weights
 	NExamples int      `json:"n_examples"`
 	Seconds   float64  `json:"seconds"` // wall time of this estimate
+
+	// SplitExamples is the number of examples of the split when the
+	// estimator ran on a random subsample of NExamples of them; 0 when it
+	// ran on the whole split (or the row does not say: rows of RAISE and
+	// CSL, and rows written before this field, name the subsample in their
+	// notes). See SubsampleTag.
+	SplitExamples int `json:"split_examples,omitempty"`
+	// ControlVariate names the cheap per-example estimate X (e.g. "exact
+	// log p(x)") with which the subsample's mean was extended to the whole
+	// split, Ŷ = ȳ − α(x̄ − X̄) (eval.ControlVariate): MeanLoglik and
+	// LoglikSE are then that estimate of the split's mean and its standard
+	// error. "" when MeanLoglik is the subsample's own mean.
+	ControlVariate string `json:"control_variate,omitempty"`
+	// SubsampleMean and SubsampleSE are the plain mean of the per-example
+	// estimates over the NExamples examples evaluated and its standard error
+	// (set with SplitExamples).
+	SubsampleMean *float64 `json:"subsample_mean,omitempty"`
+	SubsampleSE   *float64 `json:"subsample_se,omitempty"`
+	// ExactOnSubsample is exact's mean log-likelihood on the same NExamples
+	// examples, when exact ran earlier in the same evaluation (set with
+	// SplitExamples).
+	ExactOnSubsample *float64 `json:"exact_on_subsample,omitempty"`
+
 	// Warnings say why the number may not be trusted; encoded as [] when empty.
 	Warnings []string `json:"warnings"`
 	// Notes are facts about how the number was obtained that are not reasons
@@ -132,7 +155,32 @@ func (r *Row) floatFields() []namedFloat {
 		{"loglik_se", r.LoglikSE}, {"value", r.Value}, {"exact_log_z", r.ExactLogZ},
 		{"log_z_bracket_lo", r.LogZBracketLo}, {"log_z_bracket_hi", r.LogZBracketHi},
 		{"ess", r.ESS}, {"seconds", &r.Seconds},
+		{"subsample_mean", r.SubsampleMean}, {"subsample_se", r.SubsampleSE}, {"exact_on_subsample", r.ExactOnSubsample},
 	}
+}
+
+// Subsampled reports whether r's estimator ran on a random subsample of the
+// split (SplitExamples > NExamples).
+func (r *Row) Subsampled() bool { return r.SplitExamples > r.NExamples }
+
+// SubsampleTag says, for a row on a subsample of its split, what its mean
+// log-likelihood covers: "100 of 1000 + cv" when a control variate
+// extended it to the whole split (comparable with whole-split rows), else
+// "n = 100 of 1000" and, when exact ran on the same examples, "; exact
+// -9.89" (a mean over other examples than a whole-split row's). "" for a
+// row on the whole split.
+func (r *Row) SubsampleTag() string {
+	if !r.Subsampled() {
+		return ""
+	}
+	if r.ControlVariate != "" {
+		return fmt.Sprintf("%d of %d + cv", r.NExamples, r.SplitExamples)
+	}
+	s := fmt.Sprintf("n = %d of %d", r.NExamples, r.SplitExamples)
+	if r.ExactOnSubsample != nil {
+		s += "; exact " + num2(*r.ExactOnSubsample)
+	}
+	return s
 }
 
 // Validate reports the first field of r that would make an invalid or
@@ -156,6 +204,10 @@ func (r *Row) Validate() error {
 		return fmt.Errorf("field epoch is %d, want ≥ 0", r.Epoch)
 	case r.NExamples < 0:
 		return fmt.Errorf("field n_examples is %d, want ≥ 0", r.NExamples)
+	case r.SplitExamples < 0:
+		return fmt.Errorf("field split_examples is %d, want ≥ 0", r.SplitExamples)
+	case r.SplitExamples > 0 && r.SplitExamples < r.NExamples:
+		return fmt.Errorf("field split_examples is %d, below n_examples %d (the split cannot have fewer examples than its subsample)", r.SplitExamples, r.NExamples)
 	case r.Runs < 0:
 		return fmt.Errorf("field runs is %d, want ≥ 0", r.Runs)
 	case r.Betas < 0:

@@ -14,7 +14,7 @@ const sandwichTitle = "AIS and RAISE side by side (mean log-probability, nats; g
 // sandwichLegend explains the gap's σ and the ⚠ column.
 const (
 	sandwichLegendGap = "gap ± σ: σ = √(σ_AIS² + σ_RAISE²), their combined standard error (σ_AIS the error of log Ẑ, " +
-		"σ_RAISE RAISE's standard error). A negative gap (RAISE above AIS, a reversed bracket) within 3σ is noise; beyond 3σ it carries a warning."
+		"σ_RAISE RAISE's standard error). A negative gap (RAISE above AIS, a reversed bracket) within 3σ (at least 0.01 nats) is noise; beyond it, a warning."
 	sandwichLegendK    = "K: the number of intermediate distributions of the RAISE of the line, paired with the AIS of the same K (else the AIS with the most)."
 	sandwichLegendWarn = "⚠: a warning on the pair (a gap above gap_tolerance, a reversed bracket beyond 3σ) " +
 		"or on CSL (above exact, AIS or RAISE beyond 3σ: its chains did not mix); the texts are under the main table."

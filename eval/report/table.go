@@ -272,6 +272,9 @@ func loglikCell(r *Row) string {
 	if r.LoglikLo != nil || r.LoglikHi != nil {
 		parts = append(parts, "["+pair(r.LoglikLo, r.LoglikHi)+"]")
 	}
+	if t := r.SubsampleTag(); t != "" && r.MeanLoglik != nil {
+		parts = append(parts, "("+t+")")
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -392,7 +395,13 @@ const (
 		"not an error of the estimator; AIS's error is in log(Ẑ±σ̂)); for raise and csl, the standard error of their estimate " +
 		"of the split's mean (on a subsample: of the control-variate estimate)."
 	legendBracket = "[lo, hi]: RAISE (lo) and AIS (hi) of the same start bracket the true value; lo > hi (reversed) is noise " +
-		"within 3 combined standard errors, a warning beyond."
+		"within 3 combined standard errors (at least 0.01 nats), a warning beyond."
+	legendCV = "(k of N + cv): the estimator ran on k randomly chosen examples of the split's N, and a control variate " +
+		"extended its mean to all N: Ŷ = ȳ − α(x̄ − X̄), X a cheap estimate of log p(x) known for every example (exact where it " +
+		"ran; results.json's control_variate names it); ± is the standard error of that estimate, so the number is comparable " +
+		"with whole-split rows (the plain mean over the k examples is results.json's subsample_mean)."
+	legendSubsample = "(n = k of N): the mean is over k randomly chosen examples of the split's N, not over the whole split, " +
+		"so it is not comparable with whole-split rows such as exact; \"exact\" beside it is exact's mean on the same k examples."
 	legendBDMC = "[lo, hi] of bdmc: forward AIS (lo) and reverse AIS from the exact latent sample (hi) bracket the mean log p(x) " +
 		"of data simulated from the model; the width is the AIS error at that β."
 )
@@ -443,7 +452,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		}
 		main.header = append(main.header, "True log Z", "Warnings")
 		main.align = append(main.align, alignRight, alignLeft)
-		hasSE, hasBracket, hasBDMC := false, false, false
+		hasSE, hasBracket, hasBDMC, hasCV, hasSub := false, false, false, false, false
 		for _, l := range mainLines {
 			note(l)
 			if (l.lo1 == nil && l.hi1 != nil) || (l.lo3 == nil && l.hi3 != nil) {
@@ -462,6 +471,10 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 				cells = append(cells, loglikCell(r))
 				if r != nil {
 					hasSE = hasSE || (r.MeanLoglik != nil && r.LoglikSE != nil)
+					if r.MeanLoglik != nil && r.Subsampled() {
+						hasCV = hasCV || r.ControlVariate != ""
+						hasSub = hasSub || r.ControlVariate == ""
+					}
 					br := r.LoglikLo != nil || r.LoglikHi != nil
 					if r.Estimator == "bdmc" {
 						hasBDMC = hasBDMC || br
@@ -485,6 +498,12 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		}
 		if hasBDMC {
 			legend = append(legend, legendBDMC)
+		}
+		if hasCV {
+			legend = append(legend, legendCV)
+		}
+		if hasSub {
+			legend = append(legend, legendSubsample)
 		}
 	}
 
@@ -523,8 +542,8 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 }
 
 // reversedWithinNoise lists the final AIS/RAISE pairs whose bracket is
-// reversed (RAISE above AIS) by less than NoiseSigmas combined standard
-// errors — noise, which the tables would otherwise leave unexplained — or
+// reversed (RAISE above AIS) by no more than Tolerance (NoiseSigmas
+// combined standard errors, at least NoiseFloor) — noise, which the tables would otherwise leave unexplained — or
 // returns "" when there are none. Pairs reversed beyond that carry a
 // warning of their own.
 func reversedWithinNoise(rows []Row) string {
@@ -541,13 +560,12 @@ func reversedWithinNoise(rows []Row) string {
 				continue
 			}
 			gap := *a.MeanLoglik - *r.MeanLoglik
-			sigma := CombinedError(r, a)
-			if gap < 0 && -gap <= NoiseSigmas*sigma {
+			if e := Judge(-gap, CombinedError(r, a), *a.MeanLoglik); gap < 0 && !e.Beyond {
 				where := r.Experiment + " " + r.Split
 				if r.Init != "" {
 					where += " (" + r.Init + ")"
 				}
-				parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, Sigmas(-gap, sigma)))
+				parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, e.Why()))
 			}
 		}
 	}

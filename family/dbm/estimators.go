@@ -177,7 +177,7 @@ func aisRows(env *family.Env, d *models.DBM, s *family.AIS, samples int, j famil
 		row.MeanLoglik = report.F(st.Mean - z.LogZ)
 		row.LoglikSE, row.NExamples = report.F(st.SE), st.N
 		if bound {
-			if x, ok := env.Memo(exactMeanKey{sp.Name}); ok && *row.MeanLoglik > x.(float64)+3*family.AISSE(z) {
+			if x, ok := env.Memo(exactMeanKey{sp.Name}); ok && *row.MeanLoglik > x.(float64)+report.Tolerance(family.AISSE(z), x.(float64)) {
 				row.Warnings = append(row.Warnings, fmt.Sprintf("the mean-field bound %.3f lies above the exact log-likelihood %.3f by more than 3σ of log Ẑ: the AIS log Z is too low", *row.MeanLoglik, x.(float64)))
 			}
 		}

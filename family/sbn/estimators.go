@@ -110,7 +110,7 @@ var IS = family.Define(family.Def[ISSettings]{
 		if n.Rec == nil {
 			return nil, fmt.Errorf("is needs a recognition network, and this %s has none (rec_W…, rec_c… arrays); train with sampler adaptive-is, or use ais", n.Label())
 		}
-		return onSubsamples(env, n, j, s.Examples, func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error) {
+		return onSubsamples(env, n, j, s.Examples, int64(s.Samples), func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error) {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Samples), int64(x.Len()*s.Samples))
 			res, err := belief.IS{Samples: s.Samples, Seed: seed, Progress: progress, Units: env.Units()}.LogProb(n, x)
 			done()
@@ -154,7 +154,7 @@ var AIS = family.Define(family.Def[AISSettings]{
 	Defaults: AISSettings{Chains: 16, Betas: 1000, Examples: 100},
 	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
 		n := m.(*belief.Net)
-		return onSubsamples(env, n, j, s.Examples, func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error) {
+		return onSubsamples(env, n, j, s.Examples, int64(s.Chains)*int64(s.Betas), func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error) {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d AIS %s %d ex × %d × %d β", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Chains, s.Betas), int64(x.Len()*s.Chains))
 			res, err := belief.AIS{Chains: s.Chains, Betas: s.Betas, Seed: seed, Progress: progress, Units: env.Units()}.LogProb(n, x)
 			done()
@@ -176,9 +176,12 @@ var AIS = family.Define(family.Def[AISSettings]{
 // onSubsamples runs a per-example estimator of log p(x) on each split's
 // random subsample of the given size (0 = all; the same examples for every
 // estimator of the evaluation) and makes a row of its mean, compared with
-// exact on the same examples when an earlier entry computed it. est fills
-// the row's own fields.
-func onSubsamples(env *family.Env, n *belief.Net, j family.Job, examples int, est func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error)) ([]report.Row, error) {
+// exact on the same examples when an earlier entry computed it, and on a
+// subsample extended to the whole split by a control variate
+// (family.Env.ExtendSubsample): exact where an earlier entry computed it,
+// else a cheap estimate on every example (cheapX). est fills the row's own
+// fields; perExample is its cost per example (proposals, chains × β).
+func onSubsamples(env *family.Env, n *belief.Net, j family.Job, examples int, perExample int64, est func(sp family.Split, x family.Subset, seed uint64, row *report.Row) ([]float64, error)) ([]report.Row, error) {
 	var rows []report.Row
 	for si, sp := range env.Splits {
 		start := time.Now()
@@ -193,13 +196,63 @@ func onSubsamples(env *family.Env, n *belief.Net, j family.Job, examples int, es
 			return rows, err
 		}
 		row = meanRow(row, lp, n)
+		var exact []float64
 		if x, ok := env.Memo(exactKey{sp.Name}); ok {
-			family.CompareExact(&row, x.([]float64), idx, lp)
+			exact = x.([]float64)
+		}
+		N := sp.Data.Len()
+		cheap := func() (family.ControlX, error) {
+			return cheapX(env, n, si, sp, family.CheapDraws(int64(len(idx))*perExample, N, cheapMost(n)))
+		}
+		if err := env.ExtendSubsample(&row, lp, idx, N, exact, cheap); err != nil {
+			return rows, err
 		}
 		row.Seconds = time.Since(start).Seconds()
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// cheapMost is the most draws per example of a cheap control variate: 10
+// IS proposals from the recognition network, else 100 β of a one-chain
+// AIS.
+func cheapMost(n *belief.Net) int {
+	if n.Rec != nil {
+		return 10
+	}
+	return 100
+}
+
+// cheapX is the cheap control variate X of split si for the sampling
+// estimators' subsamples: importance sampling with the recognition network
+// with draws proposals per example when the net has one, else per-example
+// AIS with one chain and draws β — either the log of an unbiased estimate
+// of p(x), so that Y − X varies little from example to example. Its seed
+// depends on the evaluation alone (family.Env.CVSeed), so every entry that
+// needs it computes the same X; it is computed whole in every process (not
+// shared among shards: it is cheap) and not remembered for later entries
+// (which would make a resumed evaluation run this entry again).
+func cheapX(env *family.Env, n *belief.Net, si int, sp family.Split, draws int) (family.ControlX, error) {
+	N := sp.Data.Len()
+	var x family.ControlX
+	if n.Rec != nil {
+		progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, N, draws), int64(N)*int64(draws))
+		res, err := belief.IS{Samples: draws, Seed: env.CVSeed(si, 1), Progress: progress}.LogProb(n, sp.Data)
+		done()
+		if err != nil {
+			return x, err
+		}
+		x = family.ControlX{X: res.LogP, Name: fmt.Sprintf("IS with the recognition network, %s per example", family.Count(draws, "proposal"))}
+	} else {
+		progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (AIS) %s %d ex × 1 × %d β", env.Experiment, env.Epoch, sp.Name, N, draws), int64(N))
+		res, err := belief.AIS{Chains: 1, Betas: draws, Seed: env.CVSeed(si, 2), Progress: progress}.LogProb(n, sp.Data)
+		done()
+		if err != nil {
+			return x, err
+		}
+		x = family.ControlX{X: res.LogP, Name: fmt.Sprintf("AIS with 1 chain × %d β per example", draws)}
+	}
+	return x, nil
 }
 
 // BDMCSettings is the settings of bidirectional Monte Carlo.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
@@ -151,6 +152,7 @@ func newFamily(name string, ar bool) *family.Family {
 		Final: func() []family.Configured {
 			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 16, Betas: 1000, Examples: 100}}}
 		},
+		Finish:  finish,
 		Sample:  Sample,
 		Filters: Filters,
 	}
@@ -211,4 +213,12 @@ func (r *trainer) EpochSettings(family.EpochSummary) string {
 		s += fmt.Sprintf(" noise_a=%.3g", o.NoiseA)
 	}
 	return s + fmt.Sprintf(" steps=%d samples=%d", o.Steps, o.Samples)
+}
+
+// finish warns on an is or ais row above the exact row of its evaluation
+// beyond noise when the two were not compared example by example (exact
+// listed after them): both are stochastic lower bounds on log p(x).
+func finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
+	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "is" || r.Estimator == "ais" })
+	return rows
 }

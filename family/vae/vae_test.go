@@ -343,3 +343,93 @@ func TestLogSpace(t *testing.T) {
 		t.Errorf("is %.3f above exact %.3f: %v", *r["is"].MeanLoglik, *r["exact"].MeanLoglik, r["is"].Warnings)
 	}
 }
+
+// TestSubsampleExtended pins issue 25, item 4 for the vae family: is and
+// elbo on a random subsample of the split are extended to the whole split
+// by a control variate — exact when an earlier exact entry computed it,
+// else the same estimator with a few proposals on every example — so that
+// their row is comparable with exact's; on one example (no control
+// variate possible) the row keeps its own n and exact on the same example.
+// Mutation checked: making ExtendSubsample return before extending fails
+// it.
+func TestSubsampleExtended(t *testing.T) {
+	m := tinyVAE(t, 3, 7, 1.0)
+	x := allX()
+	sub := func(name string, samples, examples int) family.Configured {
+		return family.Configured{Name: name, Settings: &ISSettings{Samples: samples, Examples: examples, PriorLogZ: defaultPriorLogZ()}}
+	}
+	for _, c := range []struct {
+		name        string
+		exactFirst  bool
+		examples    int
+		isCV, elbCV string // want control_variate of is and elbo ("" = not extended)
+	}{
+		{"exact first: X = exact", true, 16, family.ExactX, family.ExactX},
+		{"exact last: X = the cheap estimator", false, 16, "IS with q(z|x), 10 proposals per example", "ELBO from 1 draw of q(z|x) per example"},
+		{"one example: not extended", true, 1, "", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ests := []family.Configured{sub("is", 2000, c.examples), sub("elbo", 40, c.examples)}
+			if c.exactFirst {
+				ests = append([]family.Configured{VAE.Entry("exact")}, ests...)
+			} else {
+				ests = append(ests, VAE.Entry("exact"))
+			}
+			r := evaluate(t, m, x, 5, ests...)
+			ex := r["exact"]
+			for _, k := range []struct {
+				row report.Row
+				cv  string
+			}{{r["is"], c.isCV}, {r["elbo"], c.elbCV}} {
+				row := k.row
+				if row.NExamples != c.examples || row.SplitExamples != len(x) || row.SubsampleMean == nil {
+					t.Fatalf("%s: n_examples %d, split_examples %d, subsample_mean %v", row.Estimator, row.NExamples, row.SplitExamples, row.SubsampleMean)
+				}
+				if row.ControlVariate != k.cv {
+					t.Errorf("%s: control_variate %q, want %q", row.Estimator, row.ControlVariate, k.cv)
+				}
+				if (row.ExactOnSubsample != nil) != c.exactFirst {
+					t.Errorf("%s: exact_on_subsample %v with exact first %v", row.Estimator, row.ExactOnSubsample, c.exactFirst)
+				}
+				if len(row.Warnings) > 0 {
+					t.Errorf("%s warns: %v", row.Estimator, row.Warnings)
+				}
+				if k.cv == "" {
+					if !strings.HasPrefix(row.SubsampleTag(), "n = 1 of 64; exact ") {
+						t.Errorf("%s: tag %q", row.Estimator, row.SubsampleTag())
+					}
+					continue
+				}
+				// Extended, the mean is of the whole split: the is row
+				// within its error of exact (below it, up to noise), the
+				// elbo row below.
+				d := *row.MeanLoglik - *ex.MeanLoglik
+				if row.Estimator == "is" && (math.Abs(d) > 4**row.LoglikSE+0.02 || d > report.Tolerance(*row.LoglikSE, *ex.MeanLoglik)) {
+					t.Errorf("is %.4f ± %.4f, exact %.4f", *row.MeanLoglik, *row.LoglikSE, *ex.MeanLoglik)
+				}
+				if row.Estimator == "elbo" && d >= 0 {
+					t.Errorf("elbo %.4f not below exact %.4f", *row.MeanLoglik, *ex.MeanLoglik)
+				}
+				if *row.LoglikSE >= *row.SubsampleSE {
+					t.Errorf("%s: the control variate did not reduce the standard error: %.4f vs %.4f", row.Estimator, *row.LoglikSE, *row.SubsampleSE)
+				}
+			}
+		})
+	}
+}
+
+// TestFinishChecksLowerBounds: the family's Finish warns on an is or elbo
+// row above the exact row listed after it beyond noise. Mutation checked:
+// dropping the CheckLowerBounds call from finish fails it.
+func TestFinishChecksLowerBounds(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	base := report.Row{Experiment: "e", Stage: report.StageFinal, Epoch: 1, Split: "test", NExamples: 500}
+	elbo, ex := base, base
+	elbo.Estimator, elbo.MeanLoglik, elbo.LoglikSE = "elbo", f(-7.0), f(0.01)
+	elbo.SplitExamples, elbo.NExamples, elbo.ControlVariate = 500, 50, "ELBO from 1 draw of q(z|x) per example"
+	ex.Estimator, ex.MeanLoglik, ex.LoglikSE = "exact", f(-7.45), f(0.1)
+	rows := VAE.Finish(nil, []report.Row{elbo, ex}, nil)
+	if len(rows[0].Warnings) != 1 || !strings.Contains(rows[0].Warnings[0], "elbo is 0.45 nats above exact") {
+		t.Errorf("elbo warnings %q", rows[0].Warnings)
+	}
+}
