@@ -525,8 +525,11 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 // reversedWithinNoise lists the final AIS/RAISE pairs whose bracket is
 // reversed (RAISE above AIS) by less than NoiseSigmas combined standard
 // errors — noise, which the tables would otherwise leave unexplained — or
-// returns "" when there are none. Pairs reversed beyond that carry a
-// warning of their own.
+// returns "" when there are none. Each RAISE row is paired with its
+// AISPartner (the AIS of its own K), as the sandwich table and the rows'
+// notes pair them, and the entry names the start and that K, so that two
+// pairs of one experiment and split at different K read apart. Pairs
+// reversed beyond that carry a warning of their own.
 func reversedWithinNoise(rows []Row) string {
 	var parts []string
 	for i := range rows {
@@ -534,21 +537,26 @@ func reversedWithinNoise(rows []Row) string {
 		if r.Stage != StageFinal || r.Estimator != "raise" || r.MeanLoglik == nil {
 			continue
 		}
-		for j := range rows {
-			a := &rows[j]
-			if a.Stage != StageFinal || a.Estimator != "ais" || a.MeanLoglik == nil || a.Experiment != r.Experiment ||
-				a.Epoch != r.Epoch || a.Split != r.Split || a.Init != r.Init {
-				continue
+		j := AISPartner(rows, r)
+		if j < 0 {
+			continue
+		}
+		a := &rows[j]
+		gap := *a.MeanLoglik - *r.MeanLoglik
+		sigma := CombinedError(r, a)
+		if gap < 0 && -gap <= NoiseSigmas*sigma {
+			var what []string
+			if r.Init != "" {
+				what = append(what, r.Init)
 			}
-			gap := *a.MeanLoglik - *r.MeanLoglik
-			sigma := CombinedError(r, a)
-			if gap < 0 && -gap <= NoiseSigmas*sigma {
-				where := r.Experiment + " " + r.Split
-				if r.Init != "" {
-					where += " (" + r.Init + ")"
-				}
-				parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, Sigmas(-gap, sigma)))
+			if r.Betas > 0 {
+				what = append(what, fmt.Sprintf("K = %d", r.Betas))
 			}
+			where := r.Experiment + " " + r.Split
+			if len(what) > 0 {
+				where += " (" + strings.Join(what, ", ") + ")"
+			}
+			parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, Sigmas(-gap, sigma)))
 		}
 	}
 	if len(parts) == 0 {
