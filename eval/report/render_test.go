@@ -520,6 +520,33 @@ func TestReversedNoteNamesK(t *testing.T) {
 	}
 }
 
+// TestDBNBoundNoteSaysWhereLogZCameFrom: the note under the table says the
+// dbn-bound's top-RBM log Z came from AIS only on a line that ran AIS; a
+// line whose top RBM was enumerated (no runs, as in quickstart-dbn) says
+// it was exact. With both kinds in one table both notes appear.
+func TestDBNBoundNoteSaysWhereLogZCameFrom(t *testing.T) {
+	exactTop := Row{Experiment: "small", Model: "dbn 20-12-20", Stage: StageFinal, Epoch: 30, Estimator: "dbn-bound", Split: "test", MeanLoglik: p(-7.91), LoglikSE: p(0.12), LogZ: p(15.87)}
+	aisTop := Row{Experiment: "big", Model: "dbn 784-500-2000", Stage: StageFinal, Epoch: 30, Estimator: "dbn-bound", Split: "test", Init: "base-rate", Runs: 100, Betas: 14500,
+		MeanLoglik: p(-97.5), LoglikSE: p(0.4), LogZ: p(231.46), LogZLo: p(229.17), LogZHi: p(232.10), LogZLo1: p(231.10), LogZHi1: p(231.72)}
+	render := func(rows ...Row) string {
+		var buf bytes.Buffer
+		if err := RenderTable(&buf, rows, TableOptions{ASCII: true}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	const fromAIS, exact = "top RBM's log Z from AIS", "top RBM's log Z computed exactly"
+	if out := render(exactTop); strings.Contains(out, fromAIS) || !strings.Contains(out, exact) {
+		t.Errorf("dbn-bound with an enumerated top RBM:\n%s", out)
+	}
+	if out := render(aisTop); !strings.Contains(out, fromAIS) || strings.Contains(out, exact) {
+		t.Errorf("dbn-bound with an AIS top RBM:\n%s", out)
+	}
+	if out := render(exactTop, aisTop); !strings.Contains(out, fromAIS) || !strings.Contains(out, exact) {
+		t.Errorf("dbn-bound of both kinds:\n%s", out)
+	}
+}
+
 // TestEpochGridTrainingRecon: the trainer's own row (estimator "train" on
 // split "train") is headed "recon (training)", not "train train".
 func TestEpochGridTrainingRecon(t *testing.T) {

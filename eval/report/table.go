@@ -42,7 +42,7 @@ var boundNotes = map[string]string{
 	"raise":     "raise: a stochastic lower bound on the log-probability (of the annealed model), so it tends to underestimate; AIS above and RAISE below bracket the truth.",
 	"csl":       "csl: conservative on average (a lower estimate of the log-probability), often by tens of nats.",
 	"is":        "is: log of an unbiased importance-sampling estimate of p(v), a stochastic lower bound on log p(v).",
-	"dbn-bound": "dbn-bound: a variational lower bound on log p(v) whose top-level log Z comes from AIS, so it is itself only a stochastic bound.",
+	"dbn-bound": "dbn-bound (a line with AIS runs): a variational lower bound on log p(v) minus the top RBM's log Z from AIS, whose log Ẑ is a stochastic lower bound on log Z, so the bound is itself only a stochastic bound and can come out high by AIS's error.",
 	"mf-bound":  "mf-bound: the mean-field lower bound on log f(v) minus an AIS log Ẑ; a lower bound on log p(v) up to the AIS error in log Z.",
 	"chi2":      "chi2: an upper bound on log Z (χ² bound, Kuleshov & Ermon 2017), so log-probabilities computed with it are lower bounds; but its Monte-Carlo estimate ½ log mean (p̃/q)² is biased low and can fall under log Z (GUIDE §10.1), so it is an upper bound only within its error.",
 	"pll":       "pll: pseudo-log-likelihood per example, Σ_i log p(v_i | v_−i); a training signal, not a log-likelihood.",
@@ -52,7 +52,13 @@ var boundNotes = map[string]string{
 	"sbn/ais":   "ais (sigmoid belief nets): per-example AIS from p(x, z | 0) to p(x, z | θ) (parameter scaling); the log of an unbiased estimate of p(x), a stochastic lower bound on log p(x).",
 	"sbn/bdmc":  "bdmc: on data simulated from the model, forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x); the gap bounds the error of AIS at that β.",
 	"sbn/exact": "exact (sigmoid belief nets): log p(x) = log Σ_z p(x, z), summed over every latent state.",
+	// dbn-bound whose top RBM's log Z was enumerated (no AIS runs).
+	noteDBNBoundExact: "dbn-bound (a line without AIS runs): a variational lower bound on log p(v) with the top RBM's log Z computed exactly (its smaller layer is within max_units, so it was enumerated); its mean lies below log p(v) up to the sampling error of its draws from Q.",
 }
+
+// noteDBNBoundExact is the key in boundNotes of the note on a dbn-bound
+// line without AIS runs: the top RBM's log Z was exact, not from AIS.
+const noteDBNBoundExact = "dbn-bound/exact-top"
 
 // noteUndefinedLo is printed when some log(Ẑ−kσ̂) is undefined.
 const noteUndefinedLo = Missing + " before the comma in log(Ẑ±σ̂) or log(Ẑ±3σ̂): Ẑ−kσ̂ ≤ 0, so its log is undefined (the error bar reaches zero)."
@@ -423,6 +429,10 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		}
 		if _, ok := boundNotes[typ+"/"+est]; ok {
 			est = typ + "/" + est
+		}
+		if est == "dbn-bound" && l.runs == 0 {
+			// The top RBM's log Z was enumerated: say so, not "from AIS".
+			est = noteDBNBoundExact
 		}
 		if n, ok := boundNotes[est]; ok && !seenNote[est] {
 			seenNote[est] = true
