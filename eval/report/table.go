@@ -44,7 +44,7 @@ var boundNotes = map[string]string{
 	"is":        "is: log of an unbiased importance-sampling estimate of p(v), a stochastic lower bound on log p(v).",
 	"dbn-bound": "dbn-bound (a line with AIS runs): a variational lower bound on log p(v) minus the top RBM's log Z from AIS, whose log Ẑ is a stochastic lower bound on log Z, so the bound is itself only a stochastic bound and can come out high by AIS's error.",
 	"mf-bound":  "mf-bound: the mean-field lower bound on log f(v) minus an AIS log Ẑ; a lower bound on log p(v) up to the AIS error in log Z.",
-	"chi2":      "chi2: an upper bound on log Z (χ² bound, Kuleshov & Ermon 2017), so log-probabilities computed with it are lower bounds; but its Monte-Carlo estimate ½ log mean (p̃/q)² is biased low and can fall under log Z (GUIDE §10.1), so it is an upper bound only within its error.",
+	"chi2":      "chi2: an upper bound on log Z (χ² bound, Kuleshov & Ermon 2017), so log-probabilities computed with it are lower bounds; but its Monte-Carlo estimate ½ log mean (p̃/q)² is biased low and can fall under log Z (see docs/methods.md#chi2-bias), so it is an upper bound only within its error.",
 	"pll":       "pll: pseudo-log-likelihood per example, Σ_i log p(v_i | v_−i); a training signal, not a log-likelihood.",
 	"recon":     "recon: squared reconstruction error per example after one Gibbs step (lower is better); a training signal, not a log-likelihood.",
 	"reference": "reference: a published number (its source is in results.json's notes), shown for comparison; not computed by logz.",
