@@ -94,3 +94,8 @@ LOGZ_DATA_DIR=/etc/passwd row "12. LOGZ_DATA_DIR=/etc/passwd" "$logz" eval --mod
 row "14. no command" "$logz"
 row "14. unknown flag" "$logz" eval --frobnicate
 row "14. missing model file" "$logz" eval --model nope.npz --data planted:test
+# issue 25, items 15–16
+row "15. a χ² warning cites the repository's docs (stdout line)" sh -c "\"$logz\" eval --model $model --data planted:test --estimator exact,chi2 --fit-steps 1 --samples 200 | grep -m1 -o 'biased low, see docs/methods.md#[a-z0-9-]*' >&2"
+row "15. no output line cites the developers' guide" sh -c "n=\$(\"$logz\" eval --model $model --data planted:test --estimator exact,ais,chi2 --fit-steps 1 --samples 200 --betas 100 | grep -c 'GUI[D]E'); echo \"\$n lines cite it\" >&2"
+row "16. logz help lists run's --force" sh -c "\"$logz\" help | grep -m1 -- '--resume | --force' >&2"
+row "16. logz run --help states the quickstart's cost" sh -c "\"$logz\" run --help | grep -A2 'runs the embedded' | tail -n 2 | tr '\n' ' ' >&2"
