@@ -15,7 +15,7 @@ import (
 // E(x) = −Σ_l x_lᵀW_l x_{l+1} − Σ_l b_lᵀx_l, x_0 = v): exact enumeration for
 // tiny models, the mean-field lower bound on log f(v), importance sampling of
 // f(v) with a mean-field proposal (RAISE §5.2) and AIS for log Z with the odd
-// layers summed out (GUIDE §2.7).
+// layers summed out (docs/methods.md#dbm).
 
 // ---------------------------------------------------------------------------
 // Exact enumeration

@@ -15,7 +15,7 @@ import (
 // dbmEvenStates enumerates the states of the even layers (v, h2, h4, …) of a
 // tiny DBM as integers: the low D bits are v, then h2, h4, … in order; the
 // odd layers are enumerated likewise. Written from the formulas of the DBM
-// path (GUIDE §2.7), independently of inference.
+// path (docs/methods.md#dbm), independently of inference.
 type dbmEvenStates struct {
 	d         *models.DBM
 	a         [][]float64 // base biases a_l of the even layers (nil: zeros)

@@ -60,7 +60,7 @@ func TestIsingAISAgreesWithExact(t *testing.T) {
 }
 
 // TestIsingAISUnbiased: with K = 1, 2 and 3 intermediate steps the mean
-// AIS weight equals Z/Z_0 (GUIDE §4): the mean of w/(Z/Z_0) over many runs
+// AIS weight equals Z/Z_0 (docs/methods.md#testing): the mean of w/(Z/Z_0) over many runs
 // is 1 within 4 standard errors, all in log space.
 func TestIsingAISUnbiased(t *testing.T) {
 	for _, sp := range []models.Spins{models.SpinsPM1, models.Spins01} {

@@ -21,7 +21,7 @@ const Chi2Estimator = "chi2"
 var Chi2Qs = []string{chi2.KindMixture, chi2.KindAux}
 
 // Chi2 is the settings of the χ² upper bound on log Z (Kuleshov & Ermon
-// 2017, GUIDE §2.6): a proposal q is fitted to minimise ½ log E_q[(p̃/q)²]
+// 2017; docs/methods.md#chi2-bound): a proposal q is fitted to minimise ½ log E_q[(p̃/q)²]
 // and the bound is then estimated on fresh draws.
 //
 // The defaults are chosen so that the quickstart rows (RBMs of 20 visible
@@ -275,11 +275,11 @@ func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
 		qdesc = fmt.Sprintf("mixture of %d Bernoulli products", sh[1])
 	}
 	base.Notes = append(base.Notes,
-		fmt.Sprintf("χ² bound ½ log mean (p̃/q)² = %.3f ± %.3f over %d draws in %d batches; q: %s, %s, %d steps of %d draws (%d steps in all); the Monte-Carlo estimate is biased low and can fall under log Z (GUIDE §10.1)",
+		fmt.Sprintf("χ² bound ½ log mean (p̃/q)² = %.3f ± %.3f over %d draws in %d batches; q: %s, %s, %d steps of %d draws (%d steps in all); the Monte-Carlo estimate is biased low and can fall under log Z (see docs/methods.md#chi2-bias)",
 			e.LogZ, e.SE, e.Samples, s.Batches, qdesc, how, steps, s.FitSamples, f.Steps),
 		fmt.Sprintf("IS estimate with the same q: log mean p̃/q = %.3f ± %.3f (a stochastic lower bound on log Z)", e.LogZIS, e.SEIS))
 	if e.ESS < s.MinESS {
-		base.Warnings = append(base.Warnings, fmt.Sprintf("χ² bound: ESS of the weights w² is %.1f of %d draws, below min_ess %g: the estimate rests on a few draws and is likely too low (biased low, GUIDE §10.1); fit q longer (steps) or draw more samples", e.ESS, e.Samples, s.MinESS))
+		base.Warnings = append(base.Warnings, fmt.Sprintf("χ² bound: ESS of the weights w² is %.1f of %d draws, below min_ess %g: the estimate rests on a few draws and is likely too low (biased low, see docs/methods.md#chi2-bias); fit q longer (steps) or draw more samples", e.ESS, e.Samples, s.MinESS))
 	}
 	if exact := env.ExactLogZ(); !math.IsNaN(exact) {
 		base.ExactLogZ = report.F(exact)
@@ -316,7 +316,7 @@ func addChi2ExactGap(row *report.Row, exact, bound, se float64) {
 	gap := bound - exact
 	switch {
 	case gap < -math.Max(se, Chi2Negligible):
-		row.Warnings = append(row.Warnings, fmt.Sprintf("χ² estimate %.3f is %.3f nats BELOW the exact log Z %.3f (more than its SE %.3f): the χ² Monte-Carlo estimate is biased low (GUIDE §10.1) and is no upper bound here", bound, -gap, exact, se))
+		row.Warnings = append(row.Warnings, fmt.Sprintf("χ² estimate %.3f is %.3f nats BELOW the exact log Z %.3f (more than its SE %.3f): the χ² Monte-Carlo estimate is biased low (see docs/methods.md#chi2-bias) and is no upper bound here", bound, -gap, exact, se))
 	case gap < 0:
 		row.Notes = append(row.Notes, fmt.Sprintf("χ² − exact log Z = %+.3f nats: under the exact value within its SE %.3f (the estimate is biased low)", gap, se))
 	default:
@@ -358,7 +358,7 @@ func sameShape(q chi2.Proposal, kind string, shape []int) bool {
 // the same split with the highest log Ẑ; each AIS row gets the bracket with
 // the lowest χ² above it. When AIS exceeds χ² by more than their combined
 // standard error √(σ_AIS² + σ_χ²²) (and Chi2Negligible), both rows get a
-// warning: the χ² estimate has fallen under log Z (GUIDE §10.1) — unless
+// warning: the χ² estimate has fallen under log Z (see docs/methods.md#chi2-bias) — unless
 // the evaluation's exact log Z shows χ² is not under it, in which case AIS
 // came out high and the chi2 row gets a note saying so. A family opts in by naming
 // its rows "ais" and "chi2" and calling PairLogZ from its Finish.
@@ -398,7 +398,7 @@ func PairLogZ(rows []report.Row) {
 			// χ² is not under the exact log Z: AIS came out high.
 			c.Notes = append(c.Notes, fmt.Sprintf("AIS's log Ẑ %.3f is above χ²%s %.3f by %.3f nats (> their combined SE %.3f), but χ² is not under the exact log Z %.3f: AIS came out high (its standard error from few runs is rough)", lo, q, hi, lo-hi, se, *c.ExactLogZ))
 		default:
-			w := fmt.Sprintf("χ²%s log Z %.3f is below AIS's log Ẑ %.3f by %.3f nats (> their combined SE %.3f): the χ² Monte-Carlo estimate is biased low (GUIDE §10.1) and has fallen under log Z; fit q longer or draw more samples", q, hi, lo, lo-hi, se)
+			w := fmt.Sprintf("χ²%s log Z %.3f is below AIS's log Ẑ %.3f by %.3f nats (> their combined SE %.3f): the χ² Monte-Carlo estimate is biased low (see docs/methods.md#chi2-bias) and has fallen under log Z; fit q longer or draw more samples", q, hi, lo, lo-hi, se)
 			c.Warnings = append(c.Warnings, w)
 			best.Warnings = append(best.Warnings, w)
 		}

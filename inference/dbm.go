@@ -11,7 +11,7 @@ import (
 )
 
 // DBMPath is the AIS path for a DBM with layers x_0 = v, x_1, …, x_L
-// (models.DBM; GUIDE §2.7, Salakhutdinov & Hinton 2009): the chain state is
+// (models.DBM; docs/methods.md#dbm, Salakhutdinov & Hinton 2009): the chain state is
 // the even layers x_E = (v, h2, h4, …), the odd layers are summed out, and
 //
 //	log f_β(x_E) = β Σ_{l even} b_lᵀx_l + (1−β) Σ_{l even} a_lᵀx_l + Σ_{l odd} Σ_j softplus(β z_{l,j}(x_E)),

@@ -12,7 +12,7 @@ import (
 )
 
 // VAE is a variational autoencoder with binary latents z ∈ {0,1}^Z
-// (Kuleshov & Ermon 2017 §4.1, GUIDE §2.6):
+// (Kuleshov & Ermon 2017 §4.1, docs/methods.md#vae):
 //
 //	p(x, z) = p(z) p(x|z),  p(x|z) = Π_i Bernoulli(x_i; σ(ℓ_i(z))),
 //	q(z|x) = Π_j Bernoulli(z_j; σ(κ_j(x))),
@@ -205,7 +205,7 @@ func (m *VAE) LogPrior(s *VAEScratch, z []uint8) float64 {
 }
 
 // BernoulliLogProb returns Σ_i x_i a_i − softplus(a_i), the log-probability
-// of x under independent Bernoullis with logits a (GUIDE §10.9).
+// of x under independent Bernoullis with logits a (docs/methods.md#bernoulli-log-probabilities).
 func BernoulliLogProb(x []uint8, a []float64) float64 {
 	t := 0.0
 	for i, ai := range a {

@@ -11,7 +11,7 @@ import (
 )
 
 // TestAISUnbiased: for any K, the AIS weight is unbiased for p(x)
-// (GUIDE §4): the mean of e^{log w} over many independent chains is p(x)
+// (docs/methods.md#testing): the mean of e^{log w} over many independent chains is p(x)
 // within 4 standard errors of that mean, for K = 1, 2 and 5, plain and
 // autoregressive, one and two latent layers.
 func TestAISUnbiased(t *testing.T) {

@@ -19,7 +19,7 @@ import (
 // an unbiased estimate of p(x) (E_Q[w] = Σ_h p(x, h)); its log is a
 // stochastic lower bound of log p(x). In log space
 // log p̂(x) = logsumexp_s(log w_s) − log S, the mean and not the sum
-// (GUIDE §10.3), with the logsumexp shifted by the running maximum. The
+// (docs/methods.md#is-bookkeeping), with the logsumexp shifted by the running maximum. The
 // joint p(x, h) includes the top prior and every layer.
 type IS struct {
 	Samples int // S, proposals per example

@@ -109,7 +109,7 @@ func TestJointNormalised(t *testing.T) {
 }
 
 // TestSamplingDensity: the log-probability accumulated while sampling is
-// the density of the sample (GUIDE §10.8: a public autoregressive layer
+// the density of the sample (docs/methods.md#autoregressive-order: a public autoregressive layer
 // sampled in one order and scored in the other), for p and for Q; and the
 // sampled frequencies match p within their binomial error.
 func TestSamplingDensity(t *testing.T) {

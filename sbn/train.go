@@ -71,7 +71,7 @@ type TrainOptions struct {
 	Workers int
 }
 
-// DefaultTrainOptions are the paper's settings (App. C, §4 and GUIDE §2.7):
+// DefaultTrainOptions are the paper's settings (App. C and §4; docs/methods.md#sg-mcmc-scaling):
 // SGHMC with per-data learning rate 0.01 and momentum decay 0.1, the
 // adaptive importance sampler with Adam 0.001 for the recognition net,
 // Student-t prior σ = 0.09, ν = 2.2, 10 steps per minibatch of 100, L = 5,
@@ -628,8 +628,8 @@ func (t *Trainer) Net() *Net { return t.net }
 // Current returns a copy of the evaluated net: the last sample of θ, or,
 // with Average > 1, the mean of the last Average samples (θ after each
 // minibatch; fewer at the start) — a plug-in estimate at an average of
-// posterior samples, unsafe if hidden units swap between them (GUIDE
-// §10.10). The recognition network, if any, is the current one.
+// posterior samples, unsafe if hidden units swap between them
+// (docs/methods.md#posterior-samples). The recognition network, if any, is the current one.
 func (t *Trainer) Current() *Net {
 	c := t.net.clone()
 	c.Posterior = "the last posterior sample of θ (a plug-in estimate at one sample)"

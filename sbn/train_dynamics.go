@@ -13,7 +13,7 @@ import (
 // triangle of every S_l, so the upper triangle and diagonal of S are never
 // touched).
 //
-// Parameterisation (GUIDE §10.5; Du, Zhu & Zhang 2015, eq. 4 and App. C).
+// Parameterisation (docs/methods.md#sg-mcmc-scaling; Du, Zhu & Zhang 2015, eq. 4 and App. C).
 // The potential energy is U(θ) = −log p_0(θ) − Σ_{n=1}^N log p(x_n | θ),
 // estimated on a minibatch B_t with latent samples as
 //

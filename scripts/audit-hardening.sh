@@ -213,3 +213,9 @@ sed -e 's/name: one/name: ones/' -e 's/data: {train: planted:train, test: plante
 "$logz" run ones.yaml --out ones >/dev/null 2>&1
 row "25.5 trained on 1 example (σ = 0; was \"∞σ\")" sh -c 'grep -m1 -o "CSL is [^\"]*" one/results.json >&2'
 row "25.5 all-ones data (σ ≈ 0; was \"196120.4σ\")" sh -c 'grep -m1 -o "CSL is [^\"]*above exact[^\"]*" ones/results.json >&2'
+
+# issue 25, items 15–16
+row "15. a χ² warning cites the repository's docs (stdout line)" sh -c "\"$logz\" eval --model $model --data planted:test --estimator exact,chi2 --fit-steps 1 --samples 200 | grep -m1 -o 'biased low, see docs/methods.md#[a-z0-9-]*' >&2"
+row "15. no output line cites the developers' guide" sh -c "n=\$(\"$logz\" eval --model $model --data planted:test --estimator exact,ais,chi2 --fit-steps 1 --samples 200 --betas 100 | grep -c 'GUI[D]E'); echo \"\$n lines cite it\" >&2"
+row "16. logz help lists run's --force" sh -c "\"$logz\" help | grep -m1 -- '--resume | --force' >&2"
+row "16. logz run --help states the quickstart's cost" sh -c "\"$logz\" run --help | grep -A2 'runs the embedded' | tail -n 2 | tr '\n' ' ' >&2"

@@ -188,7 +188,7 @@ type Chi2EpochStats struct {
 	// LogZ is the mean over the epoch's θ steps of the tracked bound
 	// ½ log mean_i w_i² on each step's fresh draws (before the step): a
 	// running estimate of log Z, biased low as a Monte-Carlo estimate
-	// (GUIDE §10.1) and high by the χ² gap of q.
+	// (docs/methods.md#chi2-bias) and high by the χ² gap of q.
 	LogZ float64
 }
 

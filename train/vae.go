@@ -105,7 +105,7 @@ const (
 )
 
 // VAETrainer trains a models.VAE with binary latents (Kuleshov & Ermon
-// 2017 §4.1, GUIDE §2.6) by maximising, per example x,
+// 2017 §4.1; docs/methods.md#vae) by maximising, per example x,
 //
 //	L(x) = E_q(z|x)[f(x,z)] − log Z,   f(x,z) = log p(x|z) + log p̃(z) − log q(z|x),
 //
@@ -330,7 +330,7 @@ type VAEEpochStats struct {
 	ELBO float64
 	// LogZ is the mean of the steps' tracked bounds ½ log mean_i w_i² on
 	// fresh draws of q (0 for a Bernoulli prior): biased low as a
-	// Monte-Carlo estimate (GUIDE §10.1), high by q's χ² gap.
+	// Monte-Carlo estimate (docs/methods.md#chi2-bias), high by q's χ² gap.
 	LogZ float64
 	// LogLik is the mean of log p(x|z) (the reconstruction term).
 	LogLik float64

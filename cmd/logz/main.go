@@ -81,15 +81,19 @@ var errHelpShown = errors.New("help shown")
 const mainUsage = `logz trains binary latent-variable models and measures them in nats.
 
 Usage:
-  logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume]
+  logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume | --force]
                          train and evaluate every experiment of the file
-                         (no file: the embedded quickstart)
+                         (no file: the embedded quickstart); --resume
+                         continues the run in DIR, --force discards it
   logz run CONFIG.yaml --out DIR --shard i/n|env/n [--phase train|eval]
+           [--experiment NAMES]
                          run shard i of n of a run (a job array task)
   logz merge DIR         write the results of a sharded run from its parts
-  logz status DIR        what a sharded run has done, and what to resubmit
+  logz status DIR [--shards N]
+                         what a sharded run has done, and what to resubmit
   logz slurm [CONFIG.yaml] --shards N [--out DIR] [--sbatch-args "..."]
-             [--dry-run] run the file on Slurm: training and evaluation job
+             [--seed S] [--logz PATH] [--dry-run]
+                         run the file on Slurm: training and evaluation job
                          arrays and a merge job, with their dependencies
   logz eval --model FILE.npz --data SPEC --estimator LIST [flags]
                          evaluate a saved model (--shard i/n --parts DIR to

@@ -39,7 +39,7 @@ var auxLog2Pi = math.Log(2 * math.Pi)
 //	r(a|x) = N(a; μ(x), diag σ(x)²),          [μ, ρ] = MLP D→H(tanh)→2A,
 //
 // with log σ = −1 + 6·tanh((ρ+1)/6) ∈ (−7, 5) (see auxLogSigmaMid). A draw
-// reports (GUIDE §10.2: log r enters the weight used everywhere)
+// reports (docs/methods.md#chi2-auxiliary: log r enters the weight used everywhere)
 //
 //	LogQ = log q(a) + log q(x|a) − log r(a|x),
 //	log q(x|a) = Σ_d x_d ℓ_d − softplus(ℓ_d),

@@ -275,7 +275,7 @@ func auxTestFit(q *Aux, tg *auxTestTarget, steps, n int, lr float64, rng *rand.R
 // target with exact Z closes most of the gap between the bound and log Z.
 // (With batches of 50 instead of 200 the same fit is unstable: r(a|x)
 // drifts to where w² has no finite variance, the estimate falls under
-// log Z while the true bound grows — the bias of GUIDE §10.1 at work.)
+// log Z while the true bound grows — the bias of docs/methods.md#chi2-bias at work.)
 func TestAuxFitLowersBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	tg := auxIsingTarget(5, 0.4, []float64{1.2, -0.8, 1, -1.2, 0.6})

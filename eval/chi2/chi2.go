@@ -1,6 +1,6 @@
 // Package chi2 is the χ² upper bound on the log-partition function of
 // Kuleshov & Ermon (2017, "Neural variational inference and learning in
-// undirected graphical models"), GUIDE §2.6.
+// undirected graphical models"); see docs/methods.md#chi2-bound.
 //
 // For an unnormalised distribution p̃ over {0,1}^D with Z = Σ_x p̃(x) and
 // any proposal q with q(x) > 0 wherever p̃(x) > 0, Z = E_q[p̃/q] and, since
@@ -18,7 +18,7 @@
 // the weight is always log w = log p̃(x) − LogQ and the bound ½ log E[w²].
 //
 // Its Monte-Carlo estimate ½ log mean w² is biased LOW (Jensen), so a
-// single estimate can fall under log Z (GUIDE §10.1): Bound reports its
+// single estimate can fall under log Z (docs/methods.md#chi2-bias): Bound reports its
 // spread over independent batches and the effective sample size of the
 // weights w², and callers say so beside the number.
 //

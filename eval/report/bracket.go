@@ -10,7 +10,7 @@ const bracketTitle = "log Z bracket [AIS, χ²] (nats; AIS's log Ẑ is a stocha
 // bracketLegend explains the table's columns.
 const (
 	bracketLegendWidth = "width = χ² − AIS, the bracket on log Z; χ² ± se: the standard error of the χ² estimate from independent batches; " +
-		"AIS ± σ: log(Ẑ+σ̂) − log Ẑ. The χ² Monte-Carlo estimate is biased low and can fall under log Z (GUIDE §10.1): " +
+		"AIS ± σ: log(Ẑ+σ̂) − log Ẑ. The χ² Monte-Carlo estimate is biased low and can fall under log Z (see docs/methods.md#chi2-bias): " +
 		"a negative width beyond their combined error carries a warning, and χ² − exact is shown where exact ran."
 	bracketLegendWarn = "⚠: a warning on the chi2 row (χ² under AIS or under exact, or few effective samples); the texts are under the main table."
 )

@@ -440,7 +440,7 @@ func TestRenderLegendAndColumns(t *testing.T) {
 		"|     100 AIS runs |", "|   10 per example |", "| 100 Gibbs chains |",
 		"\n  mean ± se: for exact, ais and the bounds, se is the standard error over the split's examples",
 		"\n  [lo, hi]: RAISE (lo) and AIS (hi) of the same start bracket the true value",
-		"\n  Reversed brackets within noise, not a sign that either estimate is wrong: q train (base-rate) by 0.01 nats (0.4σ).\n",
+		"\n  Reversed brackets within noise, not a sign that either estimate is wrong: q train (base-rate, K = 2000) by 0.01 nats (0.4σ).\n",
 		"[1] CSL is 1.51 nats above exact (151.0σ; 3σ = 0.03), 1.50 nats above ais (base-rate)",
 		"| q          | rbm 20-12 | test  | -7.71 | -6.20 |           -7.71 |         -7.70 |   0.01 ± 0.02 | ⚠ |",
 		"| q          | rbm 20-12 | train | -7.52 | -7.75 |           -7.70 |         -7.71 |  -0.01 ± 0.02 |   |",
@@ -479,6 +479,71 @@ func TestRenderLegendAndColumns(t *testing.T) {
 	}
 	if strings.Contains(buf.String(), "Reversed brackets within noise") {
 		t.Errorf("a bracket reversed by 0.21 nats (>3σ) listed as noise:\n%s", buf.String())
+	}
+}
+
+// TestReversedNoteNamesK: with AIS and RAISE run at two K (as the
+// quickstart does, K = 2000 and 100), the legend's list of brackets
+// reversed within noise pairs each RAISE with the AIS of its own K — not
+// with every AIS of the split — and names that K, so each (experiment,
+// split, start, K) appears once and two entries of one split read apart.
+func TestReversedNoteNamesK(t *testing.T) {
+	base := Row{Experiment: "cd1", Model: "rbm 20-12", Stage: StageFinal, Epoch: 30, Init: "base-rate"}
+	mk := func(est, split string, runs, betas int, mean, se float64) Row {
+		r := base
+		r.Estimator, r.Split, r.Runs, r.Betas, r.MeanLoglik, r.LoglikSE = est, split, runs, betas, p(mean), p(se)
+		if est == "ais" {
+			// log(Ẑ±σ̂) a band of ±0.02 (K = 2000) or ±0.07 (K = 100).
+			h := map[int]float64{2000: 0.02, 100: 0.07}[betas]
+			r.LogZ, r.LogZLo1, r.LogZHi1 = p(14.78), p(14.78-h), p(14.78+h)
+		}
+		return r
+	}
+	rows := []Row{
+		mk("ais", "test", 100, 2000, -7.70, 0.12), mk("raise", "test", 10, 2000, -7.71, 0.005),
+		mk("ais", "test", 100, 100, -7.83, 0.12), mk("raise", "test", 10, 100, -7.72, 0.02),
+		mk("ais", "train", 100, 2000, -7.51, 0.09), mk("raise", "train", 10, 2000, -7.52, 0.005),
+		mk("ais", "train", 100, 100, -7.64, 0.09), mk("raise", "train", 10, 100, -7.52, 0.02),
+	}
+	got := reversedWithinNoise(rows)
+	want := "Reversed brackets within noise, not a sign that either estimate is wrong: " +
+		"cd1 test (base-rate, K = 100) by 0.11 nats (1.5σ); cd1 train (base-rate, K = 100) by 0.12 nats (1.6σ)."
+	if got != want {
+		t.Errorf("reversed note\n got %q\nwant %q", got, want)
+	}
+	// Without a start the K alone is named.
+	for i := range rows {
+		rows[i].Init = ""
+	}
+	if got := reversedWithinNoise(rows); !strings.Contains(got, "cd1 test (K = 100) by 0.11 nats") || strings.Contains(got, "K = 2000") {
+		t.Errorf("reversed note without a start: %q", got)
+	}
+}
+
+// TestDBNBoundNoteSaysWhereLogZCameFrom: the note under the table says the
+// dbn-bound's top-RBM log Z came from AIS only on a line that ran AIS; a
+// line whose top RBM was enumerated (no runs, as in quickstart-dbn) says
+// it was exact. With both kinds in one table both notes appear.
+func TestDBNBoundNoteSaysWhereLogZCameFrom(t *testing.T) {
+	exactTop := Row{Experiment: "small", Model: "dbn 20-12-20", Stage: StageFinal, Epoch: 30, Estimator: "dbn-bound", Split: "test", MeanLoglik: p(-7.91), LoglikSE: p(0.12), LogZ: p(15.87)}
+	aisTop := Row{Experiment: "big", Model: "dbn 784-500-2000", Stage: StageFinal, Epoch: 30, Estimator: "dbn-bound", Split: "test", Init: "base-rate", Runs: 100, Betas: 14500,
+		MeanLoglik: p(-97.5), LoglikSE: p(0.4), LogZ: p(231.46), LogZLo: p(229.17), LogZHi: p(232.10), LogZLo1: p(231.10), LogZHi1: p(231.72)}
+	render := func(rows ...Row) string {
+		var buf bytes.Buffer
+		if err := RenderTable(&buf, rows, TableOptions{ASCII: true}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	const fromAIS, exact = "top RBM's log Z from AIS", "top RBM's log Z computed exactly"
+	if out := render(exactTop); strings.Contains(out, fromAIS) || !strings.Contains(out, exact) {
+		t.Errorf("dbn-bound with an enumerated top RBM:\n%s", out)
+	}
+	if out := render(aisTop); !strings.Contains(out, fromAIS) || strings.Contains(out, exact) {
+		t.Errorf("dbn-bound with an AIS top RBM:\n%s", out)
+	}
+	if out := render(exactTop, aisTop); !strings.Contains(out, fromAIS) || !strings.Contains(out, exact) {
+		t.Errorf("dbn-bound of both kinds:\n%s", out)
 	}
 }
 

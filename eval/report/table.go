@@ -42,9 +42,9 @@ var boundNotes = map[string]string{
 	"raise":     "raise: a stochastic lower bound on the log-probability (of the annealed model), so it tends to underestimate; AIS above and RAISE below bracket the truth.",
 	"csl":       "csl: conservative on average (a lower estimate of the log-probability), often by tens of nats.",
 	"is":        "is: log of an unbiased importance-sampling estimate of p(v), a stochastic lower bound on log p(v).",
-	"dbn-bound": "dbn-bound: a variational lower bound on log p(v) whose top-level log Z comes from AIS, so it is itself only a stochastic bound.",
+	"dbn-bound": "dbn-bound (a line with AIS runs): a variational lower bound on log p(v) minus the top RBM's log Z from AIS, whose log Ẑ is a stochastic lower bound on log Z, so the bound is itself only a stochastic bound and can come out high by AIS's error.",
 	"mf-bound":  "mf-bound: the mean-field lower bound on log f(v) minus an AIS log Ẑ; a lower bound on log p(v) up to the AIS error in log Z.",
-	"chi2":      "chi2: an upper bound on log Z (χ² bound, Kuleshov & Ermon 2017), so log-probabilities computed with it are lower bounds; but its Monte-Carlo estimate ½ log mean (p̃/q)² is biased low and can fall under log Z (GUIDE §10.1), so it is an upper bound only within its error.",
+	"chi2":      "chi2: an upper bound on log Z (χ² bound, Kuleshov & Ermon 2017), so log-probabilities computed with it are lower bounds; but its Monte-Carlo estimate ½ log mean (p̃/q)² is biased low and can fall under log Z (see docs/methods.md#chi2-bias), so it is an upper bound only within its error.",
 	"pll":       "pll: pseudo-log-likelihood per example, Σ_i log p(v_i | v_−i); a training signal, not a log-likelihood.",
 	"recon":     "recon: squared reconstruction error per example after one Gibbs step (lower is better); a training signal, not a log-likelihood.",
 	"reference": "reference: a published number (its source is in results.json's notes), shown for comparison; not computed by logz.",
@@ -52,7 +52,13 @@ var boundNotes = map[string]string{
 	"sbn/ais":   "ais (sigmoid belief nets): per-example AIS from p(x, z | 0) to p(x, z | θ) (parameter scaling); the log of an unbiased estimate of p(x), a stochastic lower bound on log p(x).",
 	"sbn/bdmc":  "bdmc: on data simulated from the model, forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x); the gap bounds the error of AIS at that β.",
 	"sbn/exact": "exact (sigmoid belief nets): log p(x) = log Σ_z p(x, z), summed over every latent state.",
+	// dbn-bound whose top RBM's log Z was enumerated (no AIS runs).
+	noteDBNBoundExact: "dbn-bound (a line without AIS runs): a variational lower bound on log p(v) with the top RBM's log Z computed exactly (its smaller layer is within max_units, so it was enumerated); its mean lies below log p(v) up to the sampling error of its draws from Q.",
 }
+
+// noteDBNBoundExact is the key in boundNotes of the note on a dbn-bound
+// line without AIS runs: the top RBM's log Z was exact, not from AIS.
+const noteDBNBoundExact = "dbn-bound/exact-top"
 
 // noteUndefinedLo is printed when some log(Ẑ−kσ̂) is undefined.
 const noteUndefinedLo = Missing + " before the comma in log(Ẑ±σ̂) or log(Ẑ±3σ̂): Ẑ−kσ̂ ≤ 0, so its log is undefined (the error bar reaches zero)."
@@ -433,6 +439,10 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		if _, ok := boundNotes[typ+"/"+est]; ok {
 			est = typ + "/" + est
 		}
+		if est == "dbn-bound" && l.runs == 0 {
+			// The top RBM's log Z was enumerated: say so, not "from AIS".
+			est = noteDBNBoundExact
+		}
 		if n, ok := boundNotes[est]; ok && !seenNote[est] {
 			seenNote[est] = true
 			notes = append(notes, n)
@@ -543,9 +553,13 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 
 // reversedWithinNoise lists the final AIS/RAISE pairs whose bracket is
 // reversed (RAISE above AIS) by no more than Tolerance (NoiseSigmas
-// combined standard errors, at least NoiseFloor) — noise, which the tables would otherwise leave unexplained — or
-// returns "" when there are none. Pairs reversed beyond that carry a
-// warning of their own.
+// combined standard errors, at least NoiseFloor) — noise, which the tables
+// would otherwise leave unexplained — or returns "" when there are none.
+// Each RAISE row is paired with its AISPartner (the AIS of its own K), as
+// the sandwich table and the rows' notes pair them, and the entry names the
+// start and that K, so that two pairs of one experiment and split at
+// different K read apart. Pairs reversed beyond that carry a warning of
+// their own.
 func reversedWithinNoise(rows []Row) string {
 	var parts []string
 	for i := range rows {
@@ -553,20 +567,25 @@ func reversedWithinNoise(rows []Row) string {
 		if r.Stage != StageFinal || r.Estimator != "raise" || r.MeanLoglik == nil {
 			continue
 		}
-		for j := range rows {
-			a := &rows[j]
-			if a.Stage != StageFinal || a.Estimator != "ais" || a.MeanLoglik == nil || a.Experiment != r.Experiment ||
-				a.Epoch != r.Epoch || a.Split != r.Split || a.Init != r.Init {
-				continue
+		j := AISPartner(rows, r)
+		if j < 0 {
+			continue
+		}
+		a := &rows[j]
+		gap := *a.MeanLoglik - *r.MeanLoglik
+		if e := Judge(-gap, CombinedError(r, a), *a.MeanLoglik); gap < 0 && !e.Beyond {
+			var what []string
+			if r.Init != "" {
+				what = append(what, r.Init)
 			}
-			gap := *a.MeanLoglik - *r.MeanLoglik
-			if e := Judge(-gap, CombinedError(r, a), *a.MeanLoglik); gap < 0 && !e.Beyond {
-				where := r.Experiment + " " + r.Split
-				if r.Init != "" {
-					where += " (" + r.Init + ")"
-				}
-				parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, e.Why()))
+			if r.Betas > 0 {
+				what = append(what, fmt.Sprintf("K = %d", r.Betas))
 			}
+			where := r.Experiment + " " + r.Split
+			if len(what) > 0 {
+				where += " (" + strings.Join(what, ", ") + ")"
+			}
+			parts = append(parts, fmt.Sprintf("%s by %.2f nats (%s)", where, -gap, e.Why()))
 		}
 	}
 	if len(parts) == 0 {

@@ -297,7 +297,7 @@ var CSL = family.Define(family.Def[CSLSettings]{
 	},
 })
 
-// Chi2 is the χ² upper bound on log Z (Kuleshov & Ermon 2017, GUIDE §2.6)
+// Chi2 is the χ² upper bound on log Z (Kuleshov & Ermon 2017; docs/methods.md#chi2-bound)
 // of the RBM's visible marginal p̃(v) = exp(−F(v)) with a fitted proposal q
 // over the visible units (family.Chi2Def; target chi2.RBMTarget). With ais
 // in the same evaluation, log Z is bracketed as [AIS, χ²] (family.PairLogZ).

@@ -23,7 +23,7 @@ func latentUnits(n *belief.Net) int {
 
 // meanRow fills a row's mean log-likelihood and its standard error over
 // examples from per-example log p(x), and notes which posterior estimate
-// of θ the net is (GUIDE §10.10), when a trainer made it.
+// of θ the net is (docs/methods.md#posterior-samples), when a trainer made it.
 func meanRow(row report.Row, lp []float64, n *belief.Net) report.Row {
 	st := family.MeanOf(lp)
 	row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N

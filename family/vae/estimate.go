@@ -86,7 +86,7 @@ const isBlock = 1000
 //	log w_k = log p(x|z_k) + log p̃(z_k) − log q(z_k|x)
 //
 // summarised as log p̃̂(x) = logmeanexp_k log w_k = log((1/K) Σ_k w_k) (the
-// MEAN weight: minus log K, GUIDE §10.3; the logsumexp shifted by the
+// MEAN weight: minus log K, docs/methods.md#is-bookkeeping; the logsumexp shifted by the
 // maximum), ELBO = (1/K) Σ_k log w_k, and the effective sample size
 // (Σ w)²/Σ w². Neither includes −log Z of an RBM prior.
 type Weights struct {

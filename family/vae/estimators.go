@@ -346,7 +346,7 @@ func priorTarget(mm models.Model) (chi2.Target, error) {
 }
 
 // Chi2 is the χ² upper bound on log Z of the RBM prior (Kuleshov & Ermon
-// 2017, GUIDE §2.6; family.Env.Chi2Rows on chi2.RBMTarget of the prior):
+// 2017, docs/methods.md#chi2-bound; family.Env.Chi2Rows on chi2.RBMTarget of the prior):
 // one split-free row with the bound as log_z. The is and elbo rows of the
 // same evaluation then show the log Z bracket [their log Z, χ²] and the
 // log-likelihood with the χ² bound in place of their log Z (finish).
@@ -386,7 +386,7 @@ var Chi2 = family.Define(family.Def[family.Chi2]{
 // mean log-likelihood with the χ² bound in place of the row's log Z: lower
 // by the bracket's width, the part of the log-likelihood's uncertainty that
 // log Z carries (a lower bound on it, up to the χ² estimate's low bias,
-// GUIDE §10.1).
+// docs/methods.md#chi2-bias).
 func finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
 	// is and elbo are lower bounds on log p(x) (given log Z): above the
 	// exact row beyond noise, when exact was listed after them, is wrong.

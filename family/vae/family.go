@@ -1,7 +1,7 @@
 // Package vae registers the model family "vae": variational autoencoders
 // with binary latents z ∈ {0,1}^Z, an MLP encoder q(z|x) and decoder
 // p(x|z) with Bernoulli outputs, and a Bernoulli or RBM prior over z
-// (Kuleshov & Ermon 2017 §4.1, GUIDE §2.6; the model is models.VAE). Its
+// (Kuleshov & Ermon 2017 §4.1, docs/methods.md#vae; the model is models.VAE). Its
 // estimators: exact (enumerating z), is (importance sampling with q(z|x)),
 // elbo, and chi2 (the χ² upper bound on the RBM prior's log Z); after
 // training, the runner writes ancestral samples to samples.npy (Samples).
