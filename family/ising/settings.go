@@ -119,7 +119,7 @@ var Methods = []string{"exact", "pcd", "chi2"}
 // Check reports bad train settings.
 func (t *Train) Check(p family.Problems) {
 	p.Enum("method", t.Method, Methods)
-	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 100000, "an integer in [1, 100000]", t.BatchSize)
 	p.Enum("optimizer", t.Optimizer, []string{"adam", "sgd"})
 	p.Check("learning_rate", t.LearningRate > 0 && !math.IsInf(t.LearningRate, 0), "a positive number", t.LearningRate)

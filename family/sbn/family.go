@@ -77,7 +77,7 @@ func (t *Train) Check(p family.Problems) {
 	p.Enum("method", t.Method, []string{"sghmc", "sgnht", "adam"})
 	p.Enum("sampler", t.Sampler, []string{"gibbs", "adaptive-is"})
 	p.Enum("prior", t.Prior, []string{"student-t", "gaussian", "none"})
-	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 10000, "an integer in [1, 10000]", t.BatchSize)
 	p.Check("steps", t.Steps >= 1 && t.Steps <= 10000, "an integer in [1, 10000]", t.Steps)
 	p.Check("samples", t.Samples >= 1 && t.Samples <= 10000, "an integer in [1, 10000]", t.Samples)

@@ -77,7 +77,7 @@ const (
 func (t *Train) Check(p family.Problems) {
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	p.Enum("method", t.Method, []string{"nvil"})
-	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= rbm.MaxBatch, fmt.Sprintf("an integer in [1, %d]", rbm.MaxBatch), t.BatchSize)
 	p.Check("learning_rate", t.LearningRate > 0 && finite(t.LearningRate), "a positive number", t.LearningRate)
 	p.Check("samples", t.Samples >= 1 && t.Samples <= MaxSamples, fmt.Sprintf("an integer in [1, %d]", MaxSamples), t.Samples)
