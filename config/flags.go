@@ -39,7 +39,7 @@ func ApplyFlags(s family.Settings, what string, values map[string]string) error 
 	t := reflect.TypeOf(s).Elem()
 	rv := reflect.ValueOf(s).Elem()
 	p := &parser{file: "flags"}
-	sc := &scope{p: p, lines: map[string]int{}}
+	sc := &scope{p: p, lines: map[string]where{}}
 	byKey := map[string]string{}
 	for _, f := range fieldsOf(t).list {
 		name := flagOf(t, f)
