@@ -60,11 +60,11 @@ func TestSizeLimits(t *testing.T) {
 		{"epochs", exp("    train: {epochs: 1000000000}"), []string{
 			`bad.yaml:4: experiments[0].train.epochs: expected at most 100000 (family.MaxEpochs), got 1000000000`}},
 		{"cd: k × batch_size", exp("    train: {k: 1000, batch_size: 5000}"), []string{
-			`bad.yaml:4: experiments[0].train: k × batch_size = 1000 × 5000 = 5000000 Gibbs sweeps of examples per update is more than the limit of 1000000 (family.MaxUpdateSweeps); lower k or batch_size`}},
+			`bad.yaml:4: experiments[0].train: k × batch_size = 1000 × 5000 = 5000000 Gibbs sweeps of examples per update is more than the limit of 250000 (family.MaxUpdateSweeps); lower k or batch_size`}},
 		{"cd: k_end × batch_size", exp("    train:", "      batch_size: 1000", "      k_end: 2000"), []string{
 			`bad.yaml:6: experiments[0].train: k_end × batch_size = 2000 × 1000 = 2000000 Gibbs sweeps`}},
 		{"pcd: k × chains", exp("    train: {method: pcd, k: 500, chains: 5000}"), []string{
-			`bad.yaml:4: experiments[0].train: k × chains = 500 × 5000 = 2500000 Gibbs sweeps of examples per update is more than the limit of 1000000`}},
+			`bad.yaml:4: experiments[0].train: k × chains = 500 × 5000 = 2500000 Gibbs sweeps of examples per update is more than the limit of 250000`}},
 		{"dbm mean_field_iters and pretraining", exp("    model: {type: dbm, layers: [4, 3]}",
 			"    train: {mean_field_iters: 1000000, pretrain: {epochs: 1000000000, k: 20000}}"), []string{
 			`bad.yaml:5: experiments[0].train.mean_field_iters: expected at most 10000 (family.MaxK), got 1000000`,
@@ -73,6 +73,8 @@ func TestSizeLimits(t *testing.T) {
 		{"dbm pretrain.k × batch_size", exp("    model: {type: dbm, layers: [4, 3]}",
 			"    train: {batch_size: 1000, pretrain: {epochs: 2, k: 5000}}"), []string{
 			`bad.yaml:5: experiments[0].train: pretrain.k × batch_size = 5000 × 1000 = 5000000 Gibbs sweeps`}},
+		{"vae prior pcd: k × chains", exp("    model: {type: vae, latent: 4, prior: rbm, prior_hidden: 3}", "    train: {prior_training: pcd, chains: 1000, k: 1000}"), []string{
+			`bad.yaml:5: experiments[0].train: k × chains = 1000 × 1000 = 1000000 Gibbs sweeps of examples per update is more than the limit of 250000`}},
 		{"dbn layers", exp("    model: {type: dbn, layers: [" + strings.Repeat("2, ", 100) + "2]}"), []string{
 			`bad.yaml:4: experiments[0].model.layers: expected at most 100 layer sizes (family.MaxLayers), got 101`}},
 		{"vae hidden layers", exp("    model: {type: vae, latent: 4, hidden: [" + strings.Repeat("2, ", 100) + "2]}"), []string{
@@ -107,8 +109,9 @@ func TestSizeLimits(t *testing.T) {
 	}
 	// The limits themselves are accepted.
 	for _, ok := range []string{
-		exp("    train: {k: 100, batch_size: 10000, epochs: 100000}"),
-		exp("    train: {k: 10000, batch_size: 100}"),
+		exp("    train: {k: 25, batch_size: 10000, epochs: 100000}"),
+		exp("    train: {k: 2500, batch_size: 100}"),
+		exp("    train: {k: 10000, batch_size: 25}"),
 		exp("    evaluate:", "      final: [{name: csl, chains: 100, steps: 16777216}, {name: csl, chains: 127, steps: 10000000}]"),
 		exp("    evaluate:", "      final: [{name: ais, runs: 1000, betas: 100000}, csl]"),
 	} {

@@ -14,9 +14,11 @@ const (
 	MaxK = 10_000
 	// MaxUpdateSweeps bounds k × batch_size (CD: the chains start at the
 	// minibatch) or k × chains (PCD): the Gibbs sweeps of examples one
-	// parameter update takes (about a minute of a 784×500 RBM on one core;
-	// the papers' CD-25 on minibatches of 100 takes 2,500).
-	MaxUpdateSweeps = 1_000_000
+	// parameter update takes. The papers' CD-25 on minibatches of 100 takes
+	// 2,500 (0.1–0.2 s for a 784×500 RBM); the limit, 100 times that, is
+	// 10–20 s, the longest the epoch's progress bar waits between two
+	// minibatches.
+	MaxUpdateSweeps = 250_000
 	// MaxLayers bounds the number of entries of a list of layer sizes.
 	MaxLayers = 100
 )

@@ -84,6 +84,9 @@ func (t *Train) Check(p family.Problems) {
 	p.Enum("prior_training", t.PriorTraining, []string{train.PriorTrainingChi2, train.PriorTrainingPCD})
 	p.Check("chains", t.Chains >= 1 && t.Chains <= rbm.MaxBatch, fmt.Sprintf("an integer in [1, %d]", rbm.MaxBatch), t.Chains)
 	p.Check("k", t.K >= 1 && t.K <= rbm.MaxQSteps, fmt.Sprintf("an integer in [1, %d]", rbm.MaxQSteps), t.K)
+	if t.PriorTraining == train.PriorTrainingPCD && t.Chains <= rbm.MaxBatch {
+		family.CheckUpdateSweeps(p, "k", t.K, "chains", t.Chains)
+	}
 	p.Check("baseline_hidden", t.BaselineHidden >= 0 && t.BaselineHidden <= MaxBaseline, fmt.Sprintf("an integer in [0, %d]", MaxBaseline), t.BaselineHidden)
 	p.Check("signal_decay", t.SignalDecay >= 0 && t.SignalDecay < 1, "a number in [0,1)", t.SignalDecay)
 	p.Check("signal_clip", t.SignalClip >= 0 && finite(t.SignalClip), "a non-negative number", t.SignalClip)
