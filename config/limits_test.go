@@ -75,6 +75,14 @@ func TestSizeLimits(t *testing.T) {
 			`bad.yaml:5: experiments[0].train: pretrain.k × batch_size = 5000 × 1000 = 5000000 Gibbs sweeps`}},
 		{"vae prior pcd: k × chains", exp("    model: {type: vae, latent: 4, prior: rbm, prior_hidden: 3}", "    train: {prior_training: pcd, chains: 1000, k: 1000}"), []string{
 			`bad.yaml:5: experiments[0].train: k × chains = 1000 × 1000 = 1000000 Gibbs sweeps of examples per update is more than the limit of 250000`}},
+		{"sbn minibatch of draws", exp("    model: {type: sbn}", "    train: {batch_size: 1000, steps: 100, samples: 10}"), []string{
+			`bad.yaml:5: experiments[0].train: batch_size × steps × samples = 1000 × 100 × 10 = 1000000 latent draws per minibatch is more than the limit of 250000 (family.MaxUpdateSweeps)`}},
+		{"sbn minibatch of Gibbs sweeps", exp("    model: {type: sbn}", "    train: {sampler: gibbs, batch_size: 100, burn_in: 10000}"), []string{
+			`bad.yaml:5: experiments[0].train: batch_size × (burn_in + steps × samples × gibbs_sweeps) = 100 × (10000 + 10 × 5 × 1) = 1005000 Gibbs sweeps per minibatch`}},
+		{"ising pcd: sweeps × chains", exp("    model: {type: ising}", "    train: {chains: 100000, sweeps: 100}"), []string{
+			`bad.yaml:5: experiments[0].train: sweeps × chains = 100 × 100000 = 10000000 Gibbs sweeps of examples per update is more than the limit of 250000`}},
+		{"rbm chi2: q_steps × q_samples", exp("    train: {method: chi2, momentum: 0, final_momentum: 0, q_steps: 1000, q_samples: 1000}"), []string{
+			`bad.yaml:4: experiments[0].train: q_steps × q_samples = 1000 × 1000 = 1000000 draws of q per update is more than the limit of 250000 (family.MaxUpdateSweeps); lower q_steps or q_samples`}},
 		{"dbn layers", exp("    model: {type: dbn, layers: [" + strings.Repeat("2, ", 100) + "2]}"), []string{
 			`bad.yaml:4: experiments[0].model.layers: expected at most 100 layer sizes (family.MaxLayers), got 101`}},
 		{"vae hidden layers", exp("    model: {type: vae, latent: 4, hidden: [" + strings.Repeat("2, ", 100) + "2]}"), []string{

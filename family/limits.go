@@ -57,3 +57,13 @@ func CheckK(p Problems, rel string, n int) {
 	p.Check(rel, n >= 1, "a positive integer", n)
 	checkMax(p, rel, n, MaxK, "family.MaxK")
 }
+
+// CheckUpdateDraws reports q_steps × q_samples, the draws of a χ² proposal
+// q per parameter update, above MaxUpdateSweeps, on the line of q_steps,
+// once both are within their own limits.
+func CheckUpdateDraws(p Problems, qSteps, qSamples int) {
+	if qSteps >= 1 && qSamples >= 1 && qSteps*qSamples > MaxUpdateSweeps {
+		p.Crossf("", "q_steps", "q_steps × q_samples = %d × %d = %d draws of q per update is more than the limit of %d (family.MaxUpdateSweeps); lower q_steps or q_samples",
+			qSteps, qSamples, qSteps*qSamples, MaxUpdateSweeps)
+	}
+}

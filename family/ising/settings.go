@@ -130,6 +130,12 @@ func (t *Train) Check(p family.Problems) {
 	p.Check("q_components", t.QComponents >= 1 && t.QComponents <= chi2.MaxComponents, fmt.Sprintf("an integer in [1, %d]", chi2.MaxComponents), t.QComponents)
 	p.Check("q_learning_rate", t.QLearningRate > 0 && !math.IsInf(t.QLearningRate, 0), "a positive number", t.QLearningRate)
 	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+	switch {
+	case t.Method == "pcd" && t.Chains <= family.MaxRuns && t.Sweeps >= 1 && t.Sweeps <= 10000:
+		family.CheckUpdateSweeps(p, "sweeps", t.Sweeps, "chains", t.Chains)
+	case t.Method == "chi2" && t.QSteps >= 1 && t.QSteps <= 10000 && t.QSamples <= family.MaxRuns:
+		family.CheckUpdateDraws(p, t.QSteps, t.QSamples)
+	}
 }
 
 // CheckpointDue reports whether model.npz is written after epoch e.

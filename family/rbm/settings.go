@@ -164,6 +164,9 @@ func (c *Chi2Train) Check(p family.Problems) {
 	p.Check("q_learning_rate", c.QLearningRate > 0 && finite(c.QLearningRate), "a positive number", c.QLearningRate)
 	p.Check("q_decay", c.QDecay >= 0 && c.QDecay < 1, "a number in [0,1)", c.QDecay)
 	p.Check("q_init_std", c.QInitStd >= 0 && finite(c.QInitStd), "a non-negative number", c.QInitStd)
+	if c.QSteps <= MaxQSteps && c.QSamples <= MaxQSamples {
+		family.CheckUpdateDraws(p, c.QSteps, c.QSamples)
+	}
 }
 
 // DefaultTrain is CD-1 for 10 epochs, minibatch 100, learning rate 0.05,
