@@ -363,3 +363,25 @@ func TestErrorsWhereWritten(t *testing.T) {
 		t.Errorf("learning_rate reported %d times, want once:\n%v", n, err)
 	}
 }
+
+// TestEveryBatchWarned: the train settings of every family with a
+// batch_size warn, through family.TrainWarnings, of a minibatch larger
+// than the training set (one update per epoch), and only then.
+func TestEveryBatchWarned(t *testing.T) {
+	for _, f := range family.All() {
+		s := f.Train()
+		fs := fieldsOf(reflect.TypeOf(s).Elem())
+		b, ok := fs.byKey["batch_size"]
+		if !ok {
+			continue
+		}
+		reflect.ValueOf(s).Elem().FieldByIndex(b.index).SetInt(500)
+		want := "train.batch_size 500 is larger than the training set (300 examples): every epoch is a single update on all 300"
+		if w := family.TrainWarnings(s, 300); len(w) != 1 || !strings.Contains(w[0], want) {
+			t.Errorf("%s: batch_size 500 on 300 examples: warnings %q, want %q", f.Name, w, want)
+		}
+		if w := family.TrainWarnings(s, 500); len(w) != 0 {
+			t.Errorf("%s: batch_size 500 on 500 examples: warnings %q, want none", f.Name, w)
+		}
+	}
+}

@@ -1,5 +1,7 @@
 package family
 
+import "fmt"
+
 // Limits of the training settings shared by the families, far above what
 // the papers use (at most a few thousand epochs, CD-25, minibatches of
 // 100), so that a typo such as k: 1000000000 is an error naming the key
@@ -66,4 +68,39 @@ func CheckUpdateDraws(p Problems, qSteps, qSamples int) {
 		p.Crossf("", "q_steps", "q_steps × q_samples = %d × %d = %d draws of q per update is more than the limit of %d (family.MaxUpdateSweeps); lower q_steps or q_samples",
 			qSteps, qSamples, qSteps*qSamples, MaxUpdateSweeps)
 	}
+}
+
+// DataWarner is implemented by train settings that can tell, once the
+// training set is loaded and its size known, that they will not do what
+// they seem to (a minibatch larger than the training set). The runner
+// prints the warnings when the experiment starts and adds them to its
+// training rows (results.json, the report's warnings).
+type DataWarner interface {
+	DataWarnings(examples int) []string
+}
+
+// TrainWarnings returns the warnings of train settings s for a training set
+// of n examples (none if s is not a DataWarner).
+func TrainWarnings(s Settings, n int) []string {
+	if w, ok := s.(DataWarner); ok {
+		return w.DataWarnings(n)
+	}
+	return nil
+}
+
+// BatchWarning is the warning for a minibatch of batch examples on a
+// training set of n examples: empty when batch ≤ n.
+func BatchWarning(batch, n int) string {
+	if batch <= n || n < 1 {
+		return ""
+	}
+	return fmt.Sprintf("train.batch_size %d is larger than the training set (%d examples): every epoch is a single update on all %d; set batch_size ≤ %d for more updates per epoch", batch, n, n, n)
+}
+
+// BatchWarnings is BatchWarning as a list.
+func BatchWarnings(batch, n int) []string {
+	if w := BatchWarning(batch, n); w != "" {
+		return []string{w}
+	}
+	return nil
 }

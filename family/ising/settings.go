@@ -142,3 +142,7 @@ func (t *Train) Check(p family.Problems) {
 func (t *Train) CheckpointDue(e int) bool {
 	return e == t.Epochs || (t.CheckpointEvery > 0 && e%t.CheckpointEvery == 0)
 }
+
+// DataWarnings warns of a minibatch larger than the training set of n
+// examples (family.DataWarner).
+func (t *Train) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }

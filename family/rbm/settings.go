@@ -397,3 +397,7 @@ func (t Layer) MomentumAt(epoch int) float64 {
 func (t Layer) CheckpointDue(epoch int) bool {
 	return epoch == t.Epochs || (t.CheckpointEvery > 0 && epoch%t.CheckpointEvery == 0)
 }
+
+// DataWarnings warns of a minibatch larger than the training set of n
+// examples (family.DataWarner).
+func (t *Layer) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }

@@ -218,3 +218,7 @@ func (r *trainer) Completed() int         { return r.tr.Epoch() }
 func (r *trainer) Total() int             { return r.epochs }
 func (r *trainer) Current() models.Model  { return r.tr.Current() }
 func (r *trainer) SetOnBatch(f func(int)) { r.onBatch = f }
+
+// DataWarnings warns of a minibatch larger than the training set of n
+// examples (family.DataWarner).
+func (t *Train) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }

@@ -185,3 +185,7 @@ func (r *trainer) Completed() int                                  { return r.t.
 func (r *trainer) Total() int                                      { return r.epochs }
 func (r *trainer) Current() models.Model                           { return r.t.M }
 func (r *trainer) SetOnBatch(f func(int))                          { r.t.Opt.OnBatch = f }
+
+// DataWarnings warns of a minibatch larger than the training set of n
+// examples (family.DataWarner).
+func (t *Train) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }
