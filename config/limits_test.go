@@ -115,6 +115,11 @@ func TestSizeLimits(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) { checkRejected(t, c.yaml, c.want, nil) })
 	}
+	// A count above its own limit is reported once, at its key.
+	_, err := Parse([]byte(exp("    evaluate:", "      final: [{name: csl, steps: 1e9}]")), "bad.yaml", Options{})
+	if n := len(err.(ErrorList)); n != 1 {
+		t.Errorf("csl steps: 1e9: %d errors, want 1:\n%v", n, err)
+	}
 	// The limits themselves are accepted.
 	for _, ok := range []string{
 		exp("    train: {k: 25, batch_size: 10000, epochs: 100000}"),

@@ -225,7 +225,7 @@ func (c *CSLSettings) Check(p family.Problems) {
 	family.CheckMax(p, "burn_in", c.BurnIn, eval.MaxGibbsSteps, "eval.MaxGibbsSteps")
 	p.Enum("init", c.Init, family.Inits)
 	p.Check("examples", c.Examples >= 0, "a non-negative integer (0 = all)", c.Examples)
-	if c.Steps > 0 {
+	if c.Steps > 0 && c.Steps <= eval.MaxGibbsSteps {
 		c.checkBudget(p, c.Steps, "steps", "")
 	}
 }
