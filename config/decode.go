@@ -104,7 +104,7 @@ func (p *parser) parse(data []byte) *File {
 	if root == nil {
 		return f
 	}
-	top := &scope{p: p, lines: map[string]int{}}
+	top := &scope{p: p, lines: map[string]where{}}
 	var baseNode, expNode *yaml.Node
 	var baseLine, expLine int
 	for _, kv := range p.pairs(root, "") {
@@ -136,7 +136,7 @@ func (p *parser) parse(data []byte) *File {
 
 	// base: decoded on top of the defaults; each experiment on top of it.
 	base := Default()
-	baseLines := map[string]int{}
+	baseLines := map[string]where{}
 	baseDeferred := map[string]kv{}
 	if baseNode != nil {
 		bs := &scope{p: p, prefix: "base", lines: baseLines, isBase: true, deferred: baseDeferred}
@@ -172,11 +172,11 @@ func (p *parser) parse(data []byte) *File {
 			continue
 		}
 		e := base.Clone()
-		lines := make(map[string]int, len(baseLines)+32)
+		lines := make(map[string]where, len(baseLines)+32)
 		for k, v := range baseLines {
 			lines[k] = v
 		}
-		lines[""] = item.Line
+		lines[""] = where{line: item.Line}
 		s := &scope{p: p, prefix: prefix, lines: lines, deferred: map[string]kv{}}
 		s.mapping(item, reflect.ValueOf(&e).Elem(), "")
 		bs := &scope{p: p, prefix: "base", lines: lines, isBase: true}
@@ -241,7 +241,7 @@ func (s *scope) familySections(e *Experiment, bs *scope, baseDef map[string]kv) 
 				continue
 			}
 			var t string
-			s.lines["model.type"] = p.line
+			src.sc.set("model.type", p.line)
 			if src.sc.scalar(p.val, reflect.ValueOf(&t).Elem(), field{want: "a model type such as rbm"}, "model.type") {
 				typ = t
 			}
@@ -282,7 +282,7 @@ func (s *scope) familySections(e *Experiment, bs *scope, baseDef map[string]kv) 
 // familySection decodes a model: or train: node onto the family's struct.
 func (s *scope) familySection(e kv, rv reflect.Value, rel, skip, fam string) {
 	n := deref(e.val)
-	s.lines[rel] = e.line
+	s.set(rel, e.line)
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
 		return // "train:" with nothing under it: nothing overridden
 	}
@@ -302,7 +302,7 @@ func (s *scope) familySection(e kv, rv reflect.Value, rel, skip, fam string) {
 // validation skips), so that the other entries are still checked.
 func (s *scope) estimatorList(e kv, rel string, f *family.Family) []Estimator {
 	n := deref(e.val)
-	s.lines[rel] = e.line
+	s.set(rel, e.line)
 	if n.Kind != yaml.SequenceNode {
 		s.errorf(n.Line, rel, "expected a list of estimators, got %s", describe(n))
 		return nil
@@ -310,7 +310,7 @@ func (s *scope) estimatorList(e kv, rel string, f *family.Family) []Estimator {
 	var out []Estimator
 	for i, item := range n.Content {
 		irel := fmt.Sprintf("%s[%d]", rel, i)
-		s.lines[irel] = deref(item).Line
+		s.set(irel, deref(item).Line)
 		out = append(out, s.estimator(item, irel, f))
 	}
 	return out
@@ -338,7 +338,7 @@ func (s *scope) estimator(n *yaml.Node, rel string, f *family.Family) Estimator 
 			}
 			found = true
 			nameLine = e.line
-			s.lines[join(rel, "name")] = e.line
+			s.set(join(rel, "name"), e.line)
 			if !s.scalar(e.val, reflect.ValueOf(&name).Elem(), field{want: "an estimator name (" + strings.Join(names, ", ") + ")"}, join(rel, "name")) {
 				return Estimator{}
 			}
@@ -368,7 +368,7 @@ func (s *scope) estimator(n *yaml.Node, rel string, f *family.Family) Estimator 
 		old, isLegacy := legacy[e.key]
 		switch {
 		case has:
-			s.lines[join(rel, e.key)] = e.line
+			s.set(join(rel, e.key), e.line)
 			s.scalar(e.val, rv.FieldByIndex(fld.index), fld, join(rel, e.key))
 		case isLegacy:
 			s.legacyKey(e, old, join(rel, e.key), f.Name)
@@ -520,11 +520,12 @@ func join(path, key string) string {
 
 // scope decodes one experiment (or the base mapping). Paths inside it are
 // relative ("train.k"); errors prefix them with prefix ("experiments[1]").
-// lines records, for each relative path set by the file, the line of its key.
+// lines records, for each relative path set by the file, the line of its key
+// and whether base: set it.
 type scope struct {
 	p      *parser
 	prefix string
-	lines  map[string]int
+	lines  map[string]where
 	isBase bool
 	// deferred holds the nodes of the family sections (model, train,
 	// evaluate.every_epoch, evaluate.final) by relative path.
@@ -544,14 +545,26 @@ func (s *scope) full(rel string) string {
 	return s.prefix + "." + rel
 }
 
-// lineOf returns the line where rel (or its nearest enclosing key) was set.
-func (s *scope) lineOf(rel string) int {
+// where is the line of a key and whether the base: mapping set it (an
+// experiment that sets the key itself overrides it).
+type where struct {
+	line int
+	base bool
+}
+
+// set records that the scope's document set rel on line.
+func (s *scope) set(rel string, line int) {
+	s.lines[rel] = where{line: line, base: s.isBase}
+}
+
+// whereOf returns where rel (or its nearest enclosing key) was set.
+func (s *scope) whereOf(rel string) where {
 	for {
-		if l, ok := s.lines[rel]; ok {
-			return l
+		if w, ok := s.lines[rel]; ok {
+			return w
 		}
 		if rel == "" {
-			return 0
+			return where{}
 		}
 		i := strings.LastIndexAny(rel, ".[")
 		if i < 0 {
@@ -562,13 +575,28 @@ func (s *scope) lineOf(rel string) int {
 	}
 }
 
+// lineOf returns the line where rel (or its nearest enclosing key) was set.
+func (s *scope) lineOf(rel string) int { return s.whereOf(rel).line }
+
+// written is the full path of rel as the file wrote it: under base when
+// base: set it (or its nearest enclosing key) and the experiment did not,
+// so that a value is reported where it was written, as a type error is.
+func (s *scope) written(rel string) string {
+	if !s.isBase && s.whereOf(rel).base {
+		return join("base", rel)
+	}
+	return s.full(rel)
+}
+
 func (s *scope) errorf(line int, rel, format string, args ...any) {
 	s.p.errorf(line, s.full(rel), format, args...)
 }
 
-// errorAt reports a problem at rel, on the line where rel was set.
+// errorAt reports a problem of the value at rel alone, on the line where
+// it was written and under the path where it was written (base.train.k
+// for a value that base: set).
 func (s *scope) errorAt(rel, format string, args ...any) {
-	s.p.errorf(s.lineOf(rel), s.full(rel), format, args...)
+	s.p.errorf(s.lineOf(rel), s.written(rel), format, args...)
 }
 
 // field is the decoding metadata of one struct field.
@@ -718,7 +746,7 @@ func showOld(v any) string {
 func (s *scope) value(n *yaml.Node, rv reflect.Value, f field, rel string, line int) {
 	n = deref(n)
 	if rel != "" {
-		s.lines[rel] = line
+		s.set(rel, line)
 	}
 	want := f.want
 	switch {
@@ -743,7 +771,7 @@ func (s *scope) value(n *yaml.Node, rv reflect.Value, f field, rel string, line 
 		ok := true
 		for i, item := range n.Content {
 			irel := fmt.Sprintf("%s[%d]", rel, i)
-			s.lines[irel] = deref(item).Line
+			s.set(irel, deref(item).Line)
 			elem := reflect.New(rv.Type().Elem()).Elem()
 			want := "a string"
 			if elem.Kind() == reflect.Int {
@@ -777,6 +805,9 @@ func (s *scope) scalar(n *yaml.Node, rv reflect.Value, f field, rel string) bool
 		}[rv.Kind()]
 	}
 	bad := func(extra string) bool {
+		if extra == "" {
+			extra = quotedHint(n, rv, f)
+		}
 		s.errorf(n.Line, rel, "expected %s, got %s%s", want, describe(n), extra)
 		return false
 	}
@@ -858,6 +889,29 @@ func (s *scope) scalar(n *yaml.Node, rv reflect.Value, f field, rel string) bool
 		return true
 	}
 	return bad("")
+}
+
+// quotedHint explains a quoted scalar ("true", '3') where a bool or a
+// number is expected, when the same text without quotes would do: YAML
+// reads a quoted value as a string.
+func quotedHint(n *yaml.Node, rv reflect.Value, f field) string {
+	if n.Kind != yaml.ScalarNode || n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) == 0 {
+		return ""
+	}
+	switch rv.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Uint64, reflect.Float64:
+	default:
+		return ""
+	}
+	plain := &yaml.Node{Kind: yaml.ScalarNode, Value: n.Value, Line: n.Line}
+	if plain.ShortTag() == "!!str" {
+		return "" // a word without quotes too
+	}
+	scratch := &scope{p: &parser{}, lines: map[string]where{}}
+	if !scratch.scalar(plain, reflect.New(rv.Type()).Elem(), f, "") {
+		return ""
+	}
+	return fmt.Sprintf(" (the quotes make it a string; write %s without quotes)", n.Value)
 }
 
 // describe renders a node for "got ..." in messages.

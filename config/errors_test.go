@@ -233,12 +233,12 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:5: experiments[0].evaluate.final: expected a list of estimators, got "exact"`}},
 		{"non-string key", okExp + "    1: x\n", []string{`bad.yaml:4: experiments[0]: keys must be plain words`}},
 		{"error in base reported at base line", "base:\n  train: {method: pcd, batch_size: 0}\n" + okExp, []string{
-			`bad.yaml:2: experiments[0].train: method "pcd" needs chains ≥ 1, got 0`}},
+			`bad.yaml:2: base.train: method "pcd" needs chains ≥ 1, got 0`}},
 		{"format-1 layers not a list", okExp + "    model:\n      layers: 3\n", []string{
 			`bad.yaml:5: experiments[0].model.layers: expected a list ([] in older configs), got 3`}},
 		{"bad file name", "name: my run\n" + okExp, []string{`bad.yaml:1: name: expected a name of letters`}},
 		{"dbm trained with cd set in base", "base:\n  train: {method: cd}\n" + okExp + "    model: {type: dbm, layers: [4, 3]}\n", []string{
-			`bad.yaml:2: experiments[0].train.method: a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got "cd"; pretraining has its own train.pretrain.method)`}},
+			`bad.yaml:2: base.train.method: a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got "cd"; pretraining has its own train.pretrain.method)`}},
 
 		// Keys of logz format 1 that the model type does not use are
 		// accepted at their old default only (TestFormat1Keys); any other

@@ -39,7 +39,7 @@ func ApplyFlags(s family.Settings, what string, values map[string]string) error 
 	t := reflect.TypeOf(s).Elem()
 	rv := reflect.ValueOf(s).Elem()
 	p := &parser{file: "flags"}
-	sc := &scope{p: p, lines: map[string]int{}}
+	sc := &scope{p: p, lines: map[string]where{}}
 	byKey := map[string]string{}
 	for _, f := range fieldsOf(t).list {
 		name := flagOf(t, f)
@@ -78,6 +78,27 @@ func ApplyFlags(s family.Settings, what string, values map[string]string) error 
 			msg = e.Path + ": " + msg
 		}
 		msgs = append(msgs, what+": "+msg)
+	}
+	return &FlagError{Msg: strings.Join(msgs, "; ")}
+}
+
+// CheckList runs the checks of the entries of an estimator list that depend
+// on the other entries (family.ListChecker: csl's steps 0 matched to the
+// list's raise or ais), as a config's evaluate lists are checked when read.
+func CheckList(list []Estimator) error {
+	p := &parser{file: "flags"}
+	sc := &scope{p: p, lines: map[string]where{}}
+	for _, e := range list {
+		if lc, ok := e.Settings.(family.ListChecker); ok {
+			lc.CheckList(section{v: &validator{scope: sc}, prefix: e.Name}, list)
+		}
+	}
+	if len(p.errs) == 0 {
+		return nil
+	}
+	var msgs []string
+	for _, e := range p.errs {
+		msgs = append(msgs, e.Path+": "+e.Msg)
 	}
 	return &FlagError{Msg: strings.Join(msgs, "; ")}
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
 )
 
@@ -23,15 +24,6 @@ var knownSize = map[string]map[string]int{
 	"fashion-mnist": {"train": 60000, "test": 10000},
 }
 
-// maxPlantedEnum bounds min(visible, hidden) of the planted RBM, whose exact
-// sampler enumerates the smaller layer (data.MaxPlantedEnum; a test keeps
-// the two equal).
-const maxPlantedEnum = 20
-
-// maxPlantedGrid bounds the rows and cols of a planted ising grid
-// (data.MaxPlantedGrid; a test keeps them equal).
-const maxPlantedGrid = 300
-
 // validator checks one decoded experiment, field by field and across fields.
 type validator struct {
 	*scope
@@ -39,9 +31,14 @@ type validator struct {
 
 // section reports the problems of a family's section (model, train or an
 // estimator entry) at paths under prefix; it implements family.Problems.
+// A problem of values the section's document set is reported where they
+// were written (under base: when base set them), unless inExperiment: the
+// problems of an estimator's CheckModel depend on the experiment's model
+// too, so they name the experiment (on the line of the estimator's key).
 type section struct {
-	v      *validator
-	prefix string
+	v            *validator
+	prefix       string
+	inExperiment bool
 }
 
 func (s section) rel(r string) string {
@@ -55,13 +52,29 @@ func (s section) rel(r string) string {
 }
 
 func (s section) Check(rel string, ok bool, want string, got any) {
-	s.v.check(s.rel(rel), ok, want, got)
+	if !ok {
+		s.Errorf(rel, "expected %s, got %s", want, show(got))
+	}
 }
 func (s section) Enum(rel, val string, allowed []string) bool {
-	return s.v.enum(s.rel(rel), val, allowed)
+	if slices.Contains(allowed, val) {
+		return true
+	}
+	s.Errorf(rel, "expected %s, got %q%s", orList(allowed), val, didYouMean(val, allowed))
+	return false
 }
-func (s section) Errorf(rel, format string, args ...any) { s.v.errorAt(s.rel(rel), format, args...) }
+func (s section) Errorf(rel, format string, args ...any) {
+	if s.inExperiment {
+		s.v.contextf(s.rel(rel), s.rel(rel), format, args...)
+		return
+	}
+	s.v.errorAt(s.rel(rel), format, args...)
+}
 func (s section) Crossf(rel, lineRel, format string, args ...any) {
+	if s.inExperiment {
+		s.v.contextf(s.rel(rel), s.rel(lineRel), format, args...)
+		return
+	}
 	s.v.crossf(s.rel(rel), s.rel(lineRel), format, args...)
 }
 
@@ -83,8 +96,21 @@ func (v *validator) enum(rel, val string, allowed []string) bool {
 	return false
 }
 
-// crossf reports a cross-field problem at path rel, on the line of lineRel.
+// crossf reports a cross-field problem at path rel, on the line of lineRel:
+// under base: when base set both (the values it compares are all base's),
+// else in the experiment.
 func (v *validator) crossf(rel, lineRel, format string, args ...any) {
+	path := v.full(rel)
+	if !v.isBase && v.whereOf(rel).base && v.whereOf(lineRel).base {
+		path = join("base", rel)
+	}
+	v.p.errorf(v.lineOf(lineRel), path, format, args...)
+}
+
+// contextf reports a problem that depends on settings of the experiment
+// beyond rel (an estimator against the model, a split against the data) at
+// the experiment's path rel, on the line of lineRel.
+func (v *validator) contextf(rel, lineRel, format string, args ...any) {
 	v.errorf(v.lineOf(lineRel), rel, format, args...)
 }
 
@@ -127,8 +153,8 @@ func (v *validator) experiment(e *Experiment) {
 	if err != nil || e.Model.Settings == nil || e.Train == nil {
 		return // an unknown model type, reported when decoded
 	}
-	e.Model.Settings.Check(section{v, "model"})
-	e.Train.Check(section{v, "train"})
+	e.Model.Settings.Check(section{v: v, prefix: "model"})
+	e.Train.Check(section{v: v, prefix: "train"})
 	v.evaluate(e, f, train, trainOK)
 }
 
@@ -164,9 +190,13 @@ func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 	v.check("data.limit_test", d.LimitTest >= 0, "a non-negative integer (0 = all)", d.LimitTest)
 	v.enum("data.binarize", d.Binarize, binarizeModes)
 	v.check("data.threshold", d.Threshold > 0 && d.Threshold < 1, "a number in (0,1)", d.Threshold)
+	// The planted data generator (data.Planted) is checked here, when the
+	// config is read, with the limits it applies itself; its messages say
+	// which setting is out of range.
 	v.enum("data.planted.model", p.Model, []string{"rbm", "sbn", "ising"})
-	v.check("data.planted.rows", p.Rows >= 1 && p.Rows <= maxPlantedGrid, fmt.Sprintf("an integer in [1, %d]", maxPlantedGrid), p.Rows)
-	v.check("data.planted.cols", p.Cols >= 1 && p.Cols <= maxPlantedGrid, fmt.Sprintf("an integer in [1, %d]", maxPlantedGrid), p.Cols)
+	grid := fmt.Sprintf("an integer in [1, %d] (data.MaxPlantedGrid)", data.MaxPlantedGrid)
+	v.check("data.planted.rows", p.Rows >= 1 && p.Rows <= data.MaxPlantedGrid, grid, p.Rows)
+	v.check("data.planted.cols", p.Cols >= 1 && p.Cols <= data.MaxPlantedGrid, grid, p.Cols)
 	if p.Model == "ising" && p.Rows >= 1 && p.Cols >= 1 {
 		// The grid gives the units; visible may be left at its default.
 		if n := p.Rows * p.Cols; p.Visible != n && p.Visible != Default().Data.Planted.Visible {
@@ -175,15 +205,31 @@ func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 		d.Planted.Visible = p.Rows * p.Cols
 		p.Visible = d.Planted.Visible
 	}
-	v.check("data.planted.visible", p.Visible >= 1, "a positive integer", p.Visible)
-	v.check("data.planted.hidden", p.Hidden >= 1, "a positive integer", p.Hidden)
-	v.check("data.planted.train", p.Train >= 1, "a positive integer", p.Train)
-	v.check("data.planted.valid", p.Valid >= 1, "a positive integer", p.Valid)
-	v.check("data.planted.test", p.Test >= 1, "a positive integer", p.Test)
-	v.check("data.planted.weight_scale", p.WeightScale > 0 && finite(p.WeightScale), "a positive number", p.WeightScale)
-	if p.Model == "rbm" && p.Visible >= 1 && p.Hidden >= 1 && min(p.Visible, p.Hidden) > maxPlantedEnum {
+	units := fmt.Sprintf("an integer in [1, %d] (data.MaxPlantedUnits)", data.MaxPlantedUnits)
+	visibleOK := p.Visible >= 1 && p.Visible <= data.MaxPlantedUnits
+	v.check("data.planted.visible", visibleOK, units, p.Visible)
+	v.check("data.planted.hidden", p.Hidden >= 1 && p.Hidden <= data.MaxPlantedUnits, units, p.Hidden)
+	for _, n := range []struct {
+		key  string
+		size int
+	}{{"train", p.Train}, {"valid", p.Valid}, {"test", p.Test}} {
+		rel := "data.planted." + n.key
+		if !visibleOK || n.size < 1 {
+			v.check(rel, n.size >= 1, "a positive integer", n.size)
+			continue
+		}
+		limit := data.MaxElements / p.Visible
+		v.check(rel, n.size <= limit, fmt.Sprintf("at most %d examples of %d units (data.MaxElements = %d values per split)", limit, p.Visible, data.MaxElements), n.size)
+	}
+	scaleOK := p.WeightScale > 0 && p.WeightScale <= data.MaxPlantedWeightScale
+	v.check("data.planted.weight_scale", scaleOK, fmt.Sprintf("a positive number at most %d (data.MaxPlantedWeightScale)", data.MaxPlantedWeightScale), p.WeightScale)
+	if p.Model == "rbm" && visibleOK && p.Hidden >= 1 && min(p.Visible, p.Hidden) > data.MaxPlantedEnum {
 		v.crossf("data.planted", "data.planted.hidden", "min(visible, hidden) must be ≤ %d (exact sampling enumerates 2^min(visible, hidden) states), got %d visible and %d hidden",
-			maxPlantedEnum, p.Visible, p.Hidden)
+			data.MaxPlantedEnum, p.Visible, p.Hidden)
+	}
+	if x := float64(p.Visible) * p.WeightScale; p.Model == "rbm" && visibleOK && scaleOK && x > data.MaxPlantedScaledUnits {
+		v.crossf("data.planted", plantedScaleKey(v), "settings of the planted data generator out of range: visible × weight_scale = %d × %v = %v must be at most %d (data.MaxPlantedScaledUnits: the planted rbm's hidden biases grow as about 2 × visible × weight_scale, and beyond that leave the range of model parameters); lower visible or weight_scale",
+			p.Visible, p.WeightScale, x, data.MaxPlantedScaledUnits)
 	}
 
 	// The validation split is carved from the (limited) training set: it
@@ -204,6 +250,18 @@ func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 	}
 }
 
+// plantedScaleKey is the key of visible and weight_scale that the file set
+// last (the line the product's message points to): visible when the file
+// set it and not weight_scale.
+func plantedScaleKey(v *validator) string {
+	if _, ok := v.lines["data.planted.weight_scale"]; !ok {
+		if _, ok := v.lines["data.planted.visible"]; ok {
+			return "data.planted.visible"
+		}
+	}
+	return "data.planted.weight_scale"
+}
+
 func (v *validator) evaluate(e *Experiment, f *family.Family, train DataSpec, trainOK bool) {
 	ev := &e.Evaluate
 	seen := map[string]int{}
@@ -218,7 +276,7 @@ func (v *validator) evaluate(e *Experiment, f *family.Family, train DataSpec, tr
 		}
 		seen[s] = i
 		if s == "valid" && e.Data.Validation == 0 && !(trainOK && train.Scheme == "planted") {
-			v.crossf(rel, rel, "split \"valid\" needs data.validation > 0 (or planted training data, whose valid split is planted:valid)")
+			v.contextf(rel, rel, "split \"valid\" needs data.validation > 0 (or planted training data, whose valid split is planted:valid)")
 		}
 	}
 	v.check("evaluate.max_examples", ev.MaxExamples >= 0, "a non-negative integer (0 = all)", ev.MaxExamples)
@@ -239,6 +297,11 @@ func (v *validator) evaluate(e *Experiment, f *family.Family, train DataSpec, tr
 		for i, est := range list.ests {
 			rel := fmt.Sprintf("%s[%d]", list.rel, i)
 			v.estimator(rel, est, f, e.Model, visible)
+			if lc, ok := est.Settings.(family.ListChecker); ok {
+				if _, known := f.Estimator(est.Name); known {
+					lc.CheckList(section{v: v, prefix: rel}, list.ests)
+				}
+			}
 			for j := range i {
 				if est.Name != "" && list.ests[j].Name == est.Name && reflect.DeepEqual(list.ests[j].Settings, est.Settings) {
 					v.errorAt(rel, "duplicate of %s[%d] (same estimator, same settings)", list.rel, j)
@@ -256,9 +319,8 @@ func (v *validator) estimator(rel string, est Estimator, f *family.Family, m Mod
 	if !ok || est.Settings == nil {
 		return // a bad entry, reported when decoded
 	}
-	p := section{v, rel}
-	est.Settings.Check(p)
+	est.Settings.Check(section{v: v, prefix: rel})
 	if spec.CheckModel != nil {
-		spec.CheckModel(p, est.Settings, m.Settings, visible)
+		spec.CheckModel(section{v: v, prefix: rel, inExperiment: true}, est.Settings, m.Settings, visible)
 	}
 }

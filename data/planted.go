@@ -41,6 +41,18 @@ const MaxPlantedUnits = 100000
 // MaxPlantedGrid bounds the rows and cols of a planted Ising grid.
 const MaxPlantedGrid = 300
 
+// MaxPlantedWeightScale bounds WeightScale s: the planted weights are
+// about 8s (rbm, sbn) or up to s (ising couplings), and must stay far
+// inside models.MaxAbsParam.
+const MaxPlantedWeightScale = 100
+
+// MaxPlantedScaledUnits bounds Visible × WeightScale of the planted rbm:
+// each hidden bias cancels what its pattern gains from the visible layer,
+// a sum over the visible units that grows as about 1.5–3 × Visible × s
+// (at D·s = 1000 the largest |b_j| over many seeds is about 3,000), and
+// must stay inside models.MaxAbsParam = 10^4.
+const MaxPlantedScaledUnits = 1000
+
 // Generator streams (the second argument of rand.NewPCG) of the planted data.
 const (
 	plantedParamStream = 0x706c616e74656400 // "planted\x00"
@@ -77,8 +89,10 @@ func (p PlantedSpec) WithDefaults() PlantedSpec {
 	return p
 }
 
-// Validate rejects negative sizes, a negative or non-finite weight scale,
-// and a smaller layer too large to enumerate.
+// Validate rejects negative sizes, a negative, non-finite or too large
+// weight scale (MaxPlantedWeightScale), too many units, examples or grid
+// cells, a smaller layer too large to enumerate, and a planted rbm whose
+// visible × weight_scale exceeds MaxPlantedScaledUnits.
 func (p PlantedSpec) Validate() error {
 	for _, f := range []struct {
 		name string
@@ -90,6 +104,9 @@ func (p PlantedSpec) Validate() error {
 	}
 	if p.WeightScale < 0 || math.IsNaN(p.WeightScale) || math.IsInf(p.WeightScale, 0) {
 		return fmt.Errorf("planted: weight_scale is %v; expected a positive number (0 = default %v)", p.WeightScale, DefaultPlanted.WeightScale)
+	}
+	if p.WeightScale > MaxPlantedWeightScale {
+		return fmt.Errorf("planted: weight_scale is %v; the limit is %d (data.MaxPlantedWeightScale: larger weights saturate every unit)", p.WeightScale, MaxPlantedWeightScale)
 	}
 	q := p.WithDefaults()
 	for _, f := range []struct {
@@ -111,6 +128,10 @@ func (p PlantedSpec) Validate() error {
 	}
 	if m := min(q.Visible, q.Hidden); q.Model == "rbm" && m > MaxPlantedEnum {
 		return fmt.Errorf("planted: min(visible, hidden) is %d; exact sampling enumerates 2^%d states, the limit is %d", m, m, MaxPlantedEnum)
+	}
+	if x := float64(q.Visible) * q.WeightScale; q.Model == "rbm" && x > MaxPlantedScaledUnits {
+		return fmt.Errorf("planted: visible × weight_scale is %d × %v = %v; the limit is %d (data.MaxPlantedScaledUnits: the planted rbm's hidden biases grow as about 2 × visible × weight_scale and would leave the range of model parameters); lower visible or weight_scale",
+			q.Visible, q.WeightScale, x, MaxPlantedScaledUnits)
 	}
 	for _, f := range []struct {
 		name string
@@ -209,7 +230,7 @@ func Planted(spec PlantedSpec, split string) (*Set, error) {
 	} else if p.Model == "ising" {
 		s = sampleIsing(PlantedIsing(p), n, rng, p.Seed, stream)
 	} else if s, err = ExactSample(PlantedRBM(p), n, rng); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("planted: the settings of the planted data generator (model rbm, visible %d, hidden %d, weight_scale %v) give an rbm it cannot sample: %w", p.Visible, p.Hidden, p.WeightScale, err)
 	}
 	s.Name = "planted:" + split
 	return s, nil

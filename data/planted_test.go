@@ -258,6 +258,11 @@ func TestPlantedSpecErrors(t *testing.T) {
 		{PlantedSpec{Visible: 2000000000, Hidden: 5}, "train", "planted: visible is 2000000000; the limit is 100000 units"},
 		{PlantedSpec{Train: 1 << 40}, "valid", "planted: train is 1099511627776 examples of 20 units, more than the limit of 1073741824 values (data.MaxElements)"},
 		{PlantedSpec{Visible: 1000, Hidden: 10, Test: 2000000}, "test", "planted: test is 2000000 examples of 1000 units, more than the limit"},
+		// Settings whose planted rbm has parameters out of range (issue 25:
+		// hbias[0] is -48751.5, W[0,0] is -Inf) name the setting.
+		{PlantedSpec{Visible: 100000, Hidden: 8}, "train", "planted: visible × weight_scale is 100000 × 0.5 = 50000; the limit is 1000 (data.MaxPlantedScaledUnits"},
+		{PlantedSpec{WeightScale: 1e308}, "test", "planted: weight_scale is 1e+308; the limit is 100 (data.MaxPlantedWeightScale"},
+		{PlantedSpec{Model: "ising", WeightScale: 101}, "test", "planted: weight_scale is 101; the limit is 100"},
 	}
 	for _, c := range cases {
 		_, err := Planted(c.spec, c.split)

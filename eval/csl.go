@@ -101,7 +101,14 @@ type CSLResult struct {
 	Warnings []string
 }
 
+// MaxCSLStates bounds chains × steps, the hidden states whose p(v|h) CSL
+// averages for every example.
+const MaxCSLStates = math.MaxInt32
+
 const (
+	// cslProgressEvery is the number of Gibbs steps of a chain between two
+	// reports of its progress (so that a long burn-in moves the bar).
+	cslProgressEvery = 4096
 	cslDefaultChains = 100
 	cslDefaultSteps  = 1000
 	// cslMaxGroups fixes the number of chain groups (each with its own
@@ -133,8 +140,8 @@ func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
 	if steps == 0 {
 		steps = cslDefaultSteps
 	}
-	if steps > math.MaxInt32/chains {
-		return CSLResult{}, fmt.Errorf("CSL: Chains·Steps = %d·%d is too many states", chains, steps)
+	if steps > MaxCSLStates/chains {
+		return CSLResult{}, fmt.Errorf("CSL: chains × steps = %d × %d is more than the limit of %d hidden states (eval.MaxCSLStates)", chains, steps, MaxCSLStates)
 	}
 	initBias, err := c.initBias(m.NVis)
 	if err != nil {
@@ -162,6 +169,20 @@ func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
 				a := &acc[g]
 				a.init(N)
 				lo, hi := g*chains/G, (g+1)*chains/G
+				// Progress is told after every chain and every
+				// cslProgressEvery steps within one.
+				pending := 0 // steps not yet reported
+				report := func() {
+					if c.Progress != nil && pending > 0 {
+						c.Progress(done.Add(int64(pending)), total)
+					}
+					pending = 0
+				}
+				tick := func() {
+					if pending++; pending == cslProgressEvery {
+						report()
+					}
+				}
 				for k := lo; k < hi; k++ {
 					rng := rand.New(rand.NewPCG(c.Seed, uint64(k)))
 					ch.start(initBias, rng)
@@ -169,6 +190,7 @@ func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
 						ch.hiddenStep(rng)
 						ch.syncY()
 						ch.visibleStep(rng)
+						tick()
 					}
 					for range steps {
 						ch.hiddenStep(rng)
@@ -180,10 +202,9 @@ func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
 						if ev.add(ch.y, ch.ey) {
 							ev.flush(data, a)
 						}
+						tick()
 					}
-					if c.Progress != nil {
-						c.Progress(done.Add(int64(c.BurnIn+steps)), total)
-					}
+					report()
 				}
 				ev.flush(data, a)
 			}

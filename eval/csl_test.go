@@ -543,6 +543,22 @@ func TestCSLProgress(t *testing.T) {
 	}
 }
 
+// TestCSLProgressWithinChain: a long chain (a burn-in of 10,000 steps)
+// moves the bar while it runs, every cslProgressEvery steps, not only
+// when it ends.
+func TestCSLProgressWithinChain(t *testing.T) {
+	m := cslTestRBM(3, 2, 1, 1, 1)
+	var calls []int64
+	c := CSL{Chains: 1, Steps: 10, BurnIn: 10000, Workers: 1, Progress: func(done, total int64) { calls = append(calls, done) }}
+	if _, err := c.Estimate(m, allStates(3)); err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{cslProgressEvery, 2 * cslProgressEvery, 10010}
+	if !slices.Equal(calls, want) {
+		t.Errorf("progress %v, want %v", calls, want)
+	}
+}
+
 func TestCSLValidation(t *testing.T) {
 	m := cslTestRBM(4, 3, 1, 1, 1)
 	bad := m.Clone()
@@ -561,6 +577,7 @@ func TestCSLValidation(t *testing.T) {
 		{"steps", CSL{Steps: -2}, m, xs, "Steps = -2"},
 		{"burn-in", CSL{BurnIn: -3}, m, xs, "BurnIn = -3"},
 		{"workers", CSL{Workers: -1}, m, xs, "Workers = -1"},
+		{"chains × steps", CSL{Chains: 1 << 16, Steps: 1 << 16}, m, xs, "chains × steps = 65536 × 65536 is more than the limit of 2147483647 hidden states (eval.MaxCSLStates)"},
 		{"init", CSL{Init: "data"}, m, xs, `Init = "data"`},
 		{"base-rate without biases", CSL{Init: "base-rate"}, m, xs, "needs BaseVBias"},
 		{"base length", CSL{BaseVBias: []float64{1, 2}}, m, xs, "length 2, want 4"},

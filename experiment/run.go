@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -383,7 +384,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		mine = append(mine, report.Row{
 			Experiment: exp.Name, Model: family.Label(tr.Current()), Stage: report.StageEpoch,
 			Epoch: sum.Epoch, Estimator: "train", Split: "train", Value: report.F(sum.ReconError),
-			NExamples: train0.N, Seconds: secs, Init: sum.Signal,
+			NExamples: train0.N, Seconds: secs, Init: sum.Signal, Warnings: slices.Clone(b.warnings),
 		})
 		layer := ""
 		if sum.Layer > 0 {
@@ -491,6 +492,10 @@ type built struct {
 	// ev is the environment of the experiment's evaluations (without the
 	// stage and epoch).
 	ev family.Env
+	// warnings are the train settings' warnings for this training set
+	// (family.TrainWarnings), printed at the start and kept in the
+	// training rows.
+	warnings []string
 }
 
 // build loads an experiment's data, makes its model (checked against its
@@ -526,7 +531,11 @@ func (r *runner) build() (*built, error) {
 	tracked := family.NewTracked()
 	ev := family.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2),
 		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked}
-	return &built{fam: fam, tr: tr, train: train0, tracked: tracked, ev: ev}, nil
+	warnings := family.TrainWarnings(exp.Train, train0.N)
+	for _, w := range warnings {
+		fmt.Fprintf(r.opt.Stderr, "%s: warning: %s\n", exp.Name, w)
+	}
+	return &built{fam: fam, tr: tr, train: train0, tracked: tracked, ev: ev, warnings: warnings}, nil
 }
 
 // NumSamples is the number of samples of the trained model that the runner

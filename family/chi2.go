@@ -84,9 +84,13 @@ func DefaultChi2() Chi2 {
 	}
 }
 
-// Limit of the fitter's budget (steps × draws per step): 10^10 log p̃
-// evaluations, far above any sensible use.
-const MaxChi2Draws = 10_000_000_000
+// Limits of the fitter: MaxChi2Draws bounds its budget (steps × draws per
+// step): 10^10 log p̃ evaluations, far above any sensible use; MaxChi2Steps
+// bounds steps and warm_steps (500 times the default 2,000).
+const (
+	MaxChi2Draws = 10_000_000_000
+	MaxChi2Steps = 1_000_000
+)
 
 // Check reports bad settings.
 func (c *Chi2) Check(p Problems) {
@@ -95,7 +99,9 @@ func (c *Chi2) Check(p Problems) {
 	p.Check("aux_dim", c.AuxDim >= 1 && c.AuxDim <= 1<<12, "an integer in [1,4096]", c.AuxDim)
 	p.Check("aux_hidden", c.AuxHidden >= 1 && c.AuxHidden <= 1<<14, "an integer in [1,16384]", c.AuxHidden)
 	p.Check("steps", c.Steps >= 0, "a non-negative integer", c.Steps)
+	checkMax(p, "steps", c.Steps, MaxChi2Steps, "family.MaxChi2Steps")
 	p.Check("warm_steps", c.WarmSteps >= 0, "a non-negative integer", c.WarmSteps)
+	checkMax(p, "warm_steps", c.WarmSteps, MaxChi2Steps, "family.MaxChi2Steps")
 	p.Check("fit_samples", c.FitSamples >= 2, "an integer ≥ 2", c.FitSamples)
 	CheckMaxRuns(p, "fit_samples", c.FitSamples)
 	if c.FitSamples >= 2 && c.FitSamples <= MaxRuns && c.Steps >= 0 && int64(c.Steps)*int64(c.FitSamples) > MaxChi2Draws {

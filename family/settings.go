@@ -22,6 +22,15 @@ type Settings interface {
 	Check(p Problems)
 }
 
+// ListChecker is implemented by estimator settings whose limits depend on
+// the other entries of their evaluate list (csl's steps: 0 is matched to
+// the Gibbs budget of the list's raise or ais). Package config calls
+// CheckList with the entry's list after Check, so that the budget the run
+// will use is checked when the config is read.
+type ListChecker interface {
+	CheckList(p Problems, list []Configured)
+}
+
 // Legacy is implemented by settings that accept keys older versions of logz
 // wrote for every model type (the flat schema of config format 1) and this
 // family does not use. Each key is accepted only with the value it had by

@@ -219,3 +219,39 @@ row "15. a χ² warning cites the repository's docs (stdout line)" sh -c "\"$log
 row "15. no output line cites the developers' guide" sh -c "n=\$(\"$logz\" eval --model $model --data planted:test --estimator exact,ais,chi2 --fit-steps 1 --samples 200 --betas 100 | grep -c 'GUI[D]E'); echo \"\$n lines cite it\" >&2"
 row "16. logz help lists run's --force" sh -c "\"$logz\" help | grep -m1 -- '--resume | --force' >&2"
 row "16. logz run --help states the quickstart's cost" sh -c "\"$logz\" run --help | grep -A2 'runs the embedded' | tail -n 2 | tr '\n' ' ' >&2"
+
+# issue 25, items 6–10
+exp25() { # exp25 FILE LINES...: one rbm experiment on planted data, plus LINES
+	local f=$1; shift
+	{ printf 'experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test}\n'; printf '%s\n' "$@"; } > "$f"
+}
+exp25 k1e9.yaml '    train: {k: 1000000000}'
+exp25 kbatch.yaml '    train: {k: 1000, batch_size: 5000}'
+exp25 cslburn.yaml '    evaluate: {final: [{name: csl, burn_in: 1000000000}]}'
+exp25 cslsteps.yaml '    evaluate: {final: [{name: csl, steps: 1e9}]}'
+exp25 cslstates.yaml '    evaluate: {final: [{name: csl, chains: 100000, steps: 100000}]}'
+exp25 cslmatched.yaml '    evaluate: {final: [{name: ais, runs: 100000, betas: 100000}, csl]}'
+exp25 epochs.yaml '    train: {epochs: 1000000000}'
+printf 'experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test, planted: {train: 300}}\n    train: {batch_size: 500, epochs: 1}\n    evaluate: {every_epoch: [], final: [exact]}\n' > bigbatch.yaml
+printf 'experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test, planted: {visible: 100000}}\n' > pvisible.yaml
+printf 'experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test, planted: {weight_scale: 1e308}}\n' > pscale.yaml
+exp25 quoted.yaml '    train: {shuffle: "true"}'
+{ printf 'base:\n  train:\n    learning_rate: -1\n'; printf 'experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test}\n'; } > baselr.yaml
+row "25/6. train: {k: 1000000000}" "$logz" run k1e9.yaml --out x
+row "25/6. train: {k: 1000, batch_size: 5000}" "$logz" run kbatch.yaml --out x
+row "25/6. train: {epochs: 1000000000}" "$logz" run epochs.yaml --out x
+row "25/6. csl burn_in: 1000000000" "$logz" run cslburn.yaml --out x
+row "25/6. csl steps: 1e9" "$logz" run cslsteps.yaml --out x
+row "25/6. csl chains 100000 × steps 100000" "$logz" run cslstates.yaml --out x
+row "25/6. csl steps 0 matched to ais 100000 × 100000" "$logz" run cslmatched.yaml --out x
+row "25/6. eval csl matched to --chains 1000 --betas 10^7" "$logz" eval --model $model --data planted:test --estimator ais,csl --chains 1000 --betas 10000000
+row "25/7. batch_size 500 on 300 examples (the warning)" sh -c "'$logz' run bigbatch.yaml --out bigbatch 2>&1 >/dev/null | grep warning >&2"
+row "25/7. run --out ''" "$logz" run tiny.yaml --out ''
+row "25/7. slurm --out ''" "$logz" slurm tiny.yaml --shards 2 --out ''
+row "25/7. sample --out ''" "$logz" sample --model $model --out ''
+row "25/7. eval --parts ''" "$logz" eval --model $model --data planted:test --parts ''
+row "25/7. plot ''" "$logz" plot ''
+row "25/8. planted: {visible: 100000}" "$logz" run pvisible.yaml --out x
+row "25/8. planted: {weight_scale: 1e308}" "$logz" run pscale.yaml --out x
+row "25/9. shuffle: \"true\"" "$logz" run quoted.yaml --out x
+row "25/10. base.train.learning_rate: -1" "$logz" run baselr.yaml --out x

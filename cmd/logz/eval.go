@@ -335,6 +335,9 @@ func evalEstimators(fam *family.Family, names []string, values map[string]string
 		}
 		list = append(list, config.Estimator{Name: name, Settings: s})
 	}
+	if err := config.CheckList(list); err != nil {
+		return nil, usageError{"eval: " + err.Error()}
+	}
 	for _, f := range family.Flags() {
 		if given[f.Name] && !used[f.Name] {
 			fmt.Fprintf(stderr, "logz eval: --%s is not a setting of %s for a %s; ignored\n", f.Name, strings.Join(names, ", "), fam.Name)

@@ -68,12 +68,15 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--estimator", "ais", "--base-data", "planted:tain"}, `eval: --base-data: data spec "planted:tain": unknown part "tain" (did you mean "train"?; known: planted:train|valid|test)`},
 		{[]string{"--estimator", "exact,ais", "--chains", "1"}, `eval: --chains wants an integer ≥ 2, got 1 (ais: runs)`},
 		{[]string{"--estimator", "ais", "--init", "base_rate"}, `eval: --init wants base-rate or uniform, got "base_rate"`},
+		// csl's steps 0 matched to the ais budget, checked before anything
+		// runs (issue 25, item 6).
+		{[]string{"--estimator", "ais,csl", "--chains", "1000", "--betas", "10000000"}, `eval: csl: steps 0 matches the Gibbs budget of the list's raise or ais: 10000000 steps per chain; chains × steps = 1000 × 10000000 = 10000000000 hidden states is more than the limit of 2147483647 (eval.MaxCSLStates)`},
 	}
 	for _, c := range cases {
 		args := append(append([]string(nil), base...), c.args...)
 		// The model file is not read before the flags are checked.
 		args[2] = "no-such-model.npz"
-		if strings.HasPrefix(c.want, "eval: --estimator: dbn-bound") || strings.Contains(c.want, "(ais: runs)") || strings.Contains(c.want, "--init") {
+		if strings.HasPrefix(c.want, "eval: --estimator: dbn-bound") || strings.Contains(c.want, "(ais: runs)") || strings.Contains(c.want, "--init") || strings.Contains(c.want, "csl:") {
 			args[2] = numpyModel // checked against the model's family
 		}
 		_, _, err := runLogz(t, args...)

@@ -223,7 +223,7 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, er
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			return pos, checkEmpty(fs, pos)
 		}
 		pos = append(pos, args[0])
 		args = args[1:]

@@ -167,8 +167,14 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if *qK < 1 || *qK > chi2.MaxComponents {
 		return bad("--q-components wants an integer in [1, %d], got %d", chi2.MaxComponents, *qK)
 	}
-	if *qSteps < 0 {
-		return bad("--q-steps wants an integer ≥ 0, got %d", *qSteps)
+	if *qSteps < 0 || *qSteps > family.MaxChi2Steps {
+		return bad("--q-steps wants an integer in [0, %d] (family.MaxChi2Steps), got %d", family.MaxChi2Steps, *qSteps)
+	}
+	if *qSamples > family.MaxRuns {
+		return bad("--q-samples wants an integer in [2, %d] (family.MaxRuns), got %d", family.MaxRuns, *qSamples)
+	}
+	if int64(*qSteps)*int64(*qSamples) > family.MaxChi2Draws {
+		return bad("--q-steps × --q-samples = %d × %d draws is more than the limit of %d (family.MaxChi2Draws)", *qSteps, *qSamples, int64(family.MaxChi2Draws))
 	}
 	fitOpt := chi2.FitOptions{Samples: *qSamples, LearningRate: *qLR, Decay: 0.9}
 	if err := fitOpt.Check(); err != nil {

@@ -80,11 +80,21 @@ func (t *Train) Check(p family.Problems) {
 	if t.Method != "pcd" {
 		p.Crossf("method", "method", "a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got %q; pretraining has its own train.pretrain.method)", t.Method)
 	}
-	p.Check("mean_field_iters", t.MeanFieldIters >= 1, "a positive integer", t.MeanFieldIters)
+	family.CheckK(p, "mean_field_iters", t.MeanFieldIters)
 	pt := &t.Pretrain
 	p.Check("pretrain.epochs", pt.Epochs >= 0, "a non-negative integer (0 = no pretraining)", pt.Epochs)
+	family.CheckMax(p, "pretrain.epochs", pt.Epochs, family.MaxEpochs, "family.MaxEpochs")
 	p.Enum("pretrain.method", pt.Method, rbm.Methods)
-	p.Check("pretrain.k", pt.K >= 1, "a positive integer", pt.K)
+	family.CheckK(p, "pretrain.k", pt.K)
+	if pt.Epochs > 0 && t.BatchSize <= rbm.MaxBatch && t.Chains <= rbm.MaxBatch {
+		// The pretraining RBMs run pretrain.k sweeps on the minibatch (cd)
+		// or on train.chains persistent chains (pcd).
+		if pt.Method == "pcd" {
+			family.CheckUpdateSweeps(p, "pretrain.k", pt.K, "chains", t.Chains)
+		} else {
+			family.CheckUpdateSweeps(p, "pretrain.k", pt.K, "batch_size", t.BatchSize)
+		}
+	}
 	p.Check("pretrain.learning_rate", pt.LearningRate > 0 && !math.IsInf(pt.LearningRate, 0), "a positive number", pt.LearningRate)
 }
 

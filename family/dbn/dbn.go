@@ -33,6 +33,7 @@ func CheckLayers(p family.Problems, name string, layers []int) {
 	if len(layers) < 2 {
 		p.Errorf("layers", "a %s needs at least two hidden layer sizes (e.g. [500, 1000]), got %v", name, layers)
 	}
+	family.CheckLayerCount(p, "layers", layers)
 	for i, n := range layers {
 		p.Check(fmt.Sprintf("layers[%d]", i), n >= 1, "a positive integer", n)
 		p.Check(fmt.Sprintf("layers[%d]", i), n <= models.MaxUnits, fmt.Sprintf("at most %d units per layer (models.MaxUnits)", models.MaxUnits), n)

@@ -119,7 +119,7 @@ var Methods = []string{"exact", "pcd", "chi2"}
 // Check reports bad train settings.
 func (t *Train) Check(p family.Problems) {
 	p.Enum("method", t.Method, Methods)
-	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 100000, "an integer in [1, 100000]", t.BatchSize)
 	p.Enum("optimizer", t.Optimizer, []string{"adam", "sgd"})
 	p.Check("learning_rate", t.LearningRate > 0 && !math.IsInf(t.LearningRate, 0), "a positive number", t.LearningRate)
@@ -130,9 +130,19 @@ func (t *Train) Check(p family.Problems) {
 	p.Check("q_components", t.QComponents >= 1 && t.QComponents <= chi2.MaxComponents, fmt.Sprintf("an integer in [1, %d]", chi2.MaxComponents), t.QComponents)
 	p.Check("q_learning_rate", t.QLearningRate > 0 && !math.IsInf(t.QLearningRate, 0), "a positive number", t.QLearningRate)
 	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+	switch {
+	case t.Method == "pcd" && t.Chains <= family.MaxRuns && t.Sweeps >= 1 && t.Sweeps <= 10000:
+		family.CheckUpdateSweeps(p, "sweeps", t.Sweeps, "chains", t.Chains)
+	case t.Method == "chi2" && t.QSteps >= 1 && t.QSteps <= 10000 && t.QSamples <= family.MaxRuns:
+		family.CheckUpdateDraws(p, t.QSteps, t.QSamples)
+	}
 }
 
 // CheckpointDue reports whether model.npz is written after epoch e.
 func (t *Train) CheckpointDue(e int) bool {
 	return e == t.Epochs || (t.CheckpointEvery > 0 && e%t.CheckpointEvery == 0)
 }
+
+// DataWarnings warns of a minibatch larger than the training set of n
+// examples (family.DataWarner).
+func (t *Train) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }

@@ -214,14 +214,49 @@ type CSLSettings struct {
 	family.Seeded `yaml:",inline"`
 }
 
-// Check reports bad settings.
+// Check reports bad settings: counts out of range, and chains × steps or
+// chains × (burn_in + steps) above the limits (for steps 0, CheckList).
 func (c *CSLSettings) Check(p family.Problems) {
 	p.Check("chains", c.Chains >= 1, "a positive integer", c.Chains)
 	family.CheckMaxRuns(p, "chains", c.Chains)
 	p.Check("steps", c.Steps >= 0, "a non-negative integer (0 = matched to RAISE/AIS)", c.Steps)
+	family.CheckMax(p, "steps", c.Steps, eval.MaxGibbsSteps, "eval.MaxGibbsSteps")
 	p.Check("burn_in", c.BurnIn >= 0, "a non-negative integer", c.BurnIn)
+	family.CheckMax(p, "burn_in", c.BurnIn, eval.MaxGibbsSteps, "eval.MaxGibbsSteps")
 	p.Enum("init", c.Init, family.Inits)
 	p.Check("examples", c.Examples >= 0, "a non-negative integer (0 = all)", c.Examples)
+	if c.Steps > 0 && c.Steps <= eval.MaxGibbsSteps {
+		c.checkBudget(p, c.Steps, "steps", "")
+	}
+}
+
+// CheckList checks the Gibbs budget of steps: 0, matched to the raise or
+// ais entry of the list (matchedSteps), as the run will compute it.
+func (c *CSLSettings) CheckList(p family.Problems, list []family.Configured) {
+	if c.Steps != 0 || c.Chains < 1 || c.Chains > family.MaxRuns {
+		return
+	}
+	steps := matchedSteps(c, list)
+	c.checkBudget(p, steps, "", fmt.Sprintf("steps 0 matches the Gibbs budget of the list's raise or ais: %d steps per chain; ", steps))
+}
+
+// checkBudget reports steps (the chains' length after burn-in) that make
+// too many states or sweeps, on the line of key rel ("" for the entry).
+func (c *CSLSettings) checkBudget(p family.Problems, steps int, rel, why string) {
+	if c.Chains < 1 || c.Chains > family.MaxRuns || c.BurnIn < 0 || c.BurnIn > eval.MaxGibbsSteps || steps < 1 {
+		return // reported at their keys
+	}
+	if steps > eval.MaxGibbsSteps {
+		p.Crossf("steps", rel, "%sexpected at most %d steps per chain (eval.MaxGibbsSteps); set steps", why, eval.MaxGibbsSteps)
+		return
+	}
+	if states := int64(c.Chains) * int64(steps); states > eval.MaxCSLStates {
+		p.Crossf("", rel, "%schains × steps = %d × %d = %d hidden states is more than the limit of %d (eval.MaxCSLStates)", why, c.Chains, steps, states, int64(eval.MaxCSLStates))
+		return
+	}
+	if sweeps := int64(c.Chains) * int64(c.BurnIn+steps); sweeps > family.MaxSweeps {
+		p.Crossf("", rel, "%schains × (burn_in + steps) = %d × (%d + %d) = %d Gibbs sweeps is more than the limit of %d (family.MaxSweeps)", why, c.Chains, c.BurnIn, steps, sweeps, int64(family.MaxSweeps))
+	}
 }
 
 // matchedSteps is CSL's default chain length: the Gibbs steps RAISE spends

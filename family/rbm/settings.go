@@ -164,6 +164,9 @@ func (c *Chi2Train) Check(p family.Problems) {
 	p.Check("q_learning_rate", c.QLearningRate > 0 && finite(c.QLearningRate), "a positive number", c.QLearningRate)
 	p.Check("q_decay", c.QDecay >= 0 && c.QDecay < 1, "a number in [0,1)", c.QDecay)
 	p.Check("q_init_std", c.QInitStd >= 0 && finite(c.QInitStd), "a non-negative number", c.QInitStd)
+	if c.QSteps <= MaxQSteps && c.QSamples <= MaxQSamples {
+		family.CheckUpdateDraws(p, c.QSteps, c.QSamples)
+	}
 }
 
 // DefaultTrain is CD-1 for 10 epochs, minibatch 100, learning rate 0.05,
@@ -221,10 +224,11 @@ func (t *Layer) check(p family.Problems, methods []string) {
 		t.Chains = t.BatchSize
 	}
 	p.Enum("method", t.Method, methods)
-	p.Check("k", t.K >= 1, "a positive integer", t.K)
+	family.CheckK(p, "k", t.K)
 	if t.KEnd != 0 && t.KEnd < t.K {
 		p.Crossf("", "k_end", "k_end must be 0 (constant k) or ≥ k (%d), got %d", t.K, t.KEnd)
 	}
+	family.CheckMax(p, "k_end", t.KEnd, family.MaxK, "family.MaxK")
 	switch t.Method {
 	case "pcd":
 		if t.Chains < 1 {
@@ -235,10 +239,11 @@ func (t *Layer) check(p family.Problems, methods []string) {
 			p.Crossf("", "chains", "method %q needs chains = 0 (persistent chains are for pcd), got %d", t.Method, t.Chains)
 		}
 	}
-	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1, "a positive integer", t.BatchSize)
 	p.Check("batch_size", t.BatchSize <= MaxBatch, fmt.Sprintf("at most %d (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 examples)", MaxBatch), t.BatchSize)
 	p.Check("chains", t.Chains <= MaxBatch, fmt.Sprintf("at most %d persistent chains (rbm.MaxBatch; the trainer keeps a D×H gradient per 25 chains)", MaxBatch), t.Chains)
+	t.checkUpdateSweeps(p)
 	p.Check("learning_rate", t.LearningRate > 0 && finite(t.LearningRate), "a positive number", t.LearningRate)
 	if p.Enum("lr_schedule", t.LRSchedule, []string{"constant", "linear", "exponential"}) {
 		if t.LRSchedule == "linear" {
@@ -262,6 +267,25 @@ func (t *Layer) check(p family.Problems, methods []string) {
 	p.Check("weight_decay", t.WeightDecay >= 0 && finite(t.WeightDecay), "a non-negative number", t.WeightDecay)
 	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
 	p.Enum("precision", t.Precision, []string{"float64", "float32"})
+}
+
+// checkUpdateSweeps reports a CD or PCD update of too many Gibbs sweeps:
+// the largest k of the schedule times the chains it runs on (the minibatch
+// for cd, the persistent chains for pcd).
+func (t *Layer) checkUpdateSweeps(p family.Problems) {
+	if t.BatchSize > MaxBatch || t.Chains > MaxBatch || t.KEnd > family.MaxK {
+		return // reported at its key
+	}
+	kRel, k := "k", t.K
+	if t.KEnd > t.K {
+		kRel, k = "k_end", t.KEnd
+	}
+	switch t.Method {
+	case "cd":
+		family.CheckUpdateSweeps(p, kRel, k, "batch_size", t.BatchSize)
+	case "pcd":
+		family.CheckUpdateSweeps(p, kRel, k, "chains", t.Chains)
+	}
 }
 
 // Legacy accepts the dbn and dbm keys that format-1 configs carried for
@@ -373,3 +397,7 @@ func (t Layer) MomentumAt(epoch int) float64 {
 func (t Layer) CheckpointDue(epoch int) bool {
 	return epoch == t.Epochs || (t.CheckpointEvery > 0 && epoch%t.CheckpointEvery == 0)
 }
+
+// DataWarnings warns of a minibatch larger than the training set of n
+// examples (family.DataWarner).
+func (t *Layer) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }

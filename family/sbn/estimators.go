@@ -144,6 +144,7 @@ func (s *AISSettings) Check(p family.Problems) {
 	p.Check("chains", s.Chains <= family.MaxRuns, fmt.Sprintf("at most %d (family.MaxRuns)", family.MaxRuns), s.Chains)
 	p.Check("betas", s.Betas >= 1, "a positive integer", s.Betas)
 	p.Check("betas", s.Betas <= family.MaxBetas, fmt.Sprintf("at most %d (family.MaxBetas)", family.MaxBetas), s.Betas)
+	family.CheckSweeps(p, "chains", s.Chains, s.Betas)
 	p.Check("examples", s.Examples >= 0, "a non-negative integer (0 = all)", s.Examples)
 }
 
@@ -271,6 +272,7 @@ func (s *BDMCSettings) Check(p family.Problems) {
 	p.Check("chains", s.Chains >= 1 && s.Chains <= family.MaxRuns, fmt.Sprintf("an integer in [1, %d]", family.MaxRuns), s.Chains)
 	p.Check("betas", s.Betas >= 1 && s.Betas <= family.MaxBetas, fmt.Sprintf("an integer in [1, %d]", family.MaxBetas), s.Betas)
 	p.Check("examples", s.Examples >= 1 && s.Examples <= family.MaxRuns, fmt.Sprintf("an integer in [1, %d]", family.MaxRuns), s.Examples)
+	family.CheckSweeps(p, "chains", s.Chains, s.Betas)
 }
 
 // BDMC brackets log p(x) on data simulated from the model (Grosse,
@@ -329,8 +331,8 @@ type CompletionSettings struct {
 
 // Check reports bad completion settings.
 func (s *CompletionSettings) Check(p family.Problems) {
-	p.Check("rows", s.Rows >= 2, "an integer ≥ 2", s.Rows)
-	p.Check("cols", s.Cols >= 1, "a positive integer", s.Cols)
+	p.Check("rows", s.Rows >= 2 && s.Rows <= models.MaxUnits, fmt.Sprintf("an integer in [2, %d] (models.MaxUnits)", models.MaxUnits), s.Rows)
+	p.Check("cols", s.Cols >= 1 && s.Cols <= models.MaxUnits, fmt.Sprintf("an integer in [1, %d] (models.MaxUnits)", models.MaxUnits), s.Cols)
 	p.Check("samples", s.Samples >= 1 && s.Samples <= family.MaxRuns, fmt.Sprintf("an integer in [1, %d]", family.MaxRuns), s.Samples)
 	p.Check("sweeps", s.Sweeps >= 1 && s.Sweeps <= 10000, "an integer in [1, 10000]", s.Sweeps)
 	p.Check("examples", s.Examples >= 0, "a non-negative integer (0 = all)", s.Examples)

@@ -78,7 +78,7 @@ func (t *Train) Check(p family.Problems) {
 	p.Enum("method", t.Method, []string{"sghmc", "sgnht", "adam"})
 	p.Enum("sampler", t.Sampler, []string{"gibbs", "adaptive-is"})
 	p.Enum("prior", t.Prior, []string{"student-t", "gaussian", "none"})
-	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 10000, "an integer in [1, 10000]", t.BatchSize)
 	p.Check("steps", t.Steps >= 1 && t.Steps <= 10000, "an integer in [1, 10000]", t.Steps)
 	p.Check("samples", t.Samples >= 1 && t.Samples <= 10000, "an integer in [1, 10000]", t.Samples)
@@ -93,6 +93,28 @@ func (t *Train) Check(p family.Problems) {
 	p.Check("rec_learning_rate", t.RecLearningRate > 0 && finite(t.RecLearningRate), "a positive number", t.RecLearningRate)
 	p.Check("average", t.Average >= 1 && t.Average <= 1000, "an integer in [1, 1000]", t.Average)
 	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+	t.checkMinibatch(p)
+}
+
+// checkMinibatch reports a minibatch of more than family.MaxUpdateSweeps
+// latent draws or Gibbs sweeps (the work between two moves of the epoch's
+// progress bar), once the counts are within their own limits.
+func (t *Train) checkMinibatch(p family.Problems) {
+	in := func(n, lo int) bool { return n >= lo && n <= 10000 }
+	if !in(t.BatchSize, 1) || !in(t.Steps, 1) || !in(t.Samples, 1) || !in(t.BurnIn, 0) || !in(t.GibbsSweeps, 1) {
+		return // reported at their keys
+	}
+	if t.Sampler == "gibbs" {
+		if n := t.BatchSize * (t.BurnIn + t.Steps*t.Samples*t.GibbsSweeps); n > family.MaxUpdateSweeps {
+			p.Crossf("", "batch_size", "batch_size × (burn_in + steps × samples × gibbs_sweeps) = %d × (%d + %d × %d × %d) = %d Gibbs sweeps per minibatch is more than the limit of %d (family.MaxUpdateSweeps)",
+				t.BatchSize, t.BurnIn, t.Steps, t.Samples, t.GibbsSweeps, n, family.MaxUpdateSweeps)
+		}
+		return
+	}
+	if n := t.BatchSize * t.Steps * t.Samples; n > family.MaxUpdateSweeps {
+		p.Crossf("", "batch_size", "batch_size × steps × samples = %d × %d × %d = %d latent draws per minibatch is more than the limit of %d (family.MaxUpdateSweeps)",
+			t.BatchSize, t.Steps, t.Samples, n, family.MaxUpdateSweeps)
+	}
 }
 
 // CheckpointDue reports whether model.npz is written after epoch e.
@@ -222,3 +244,7 @@ func finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.R
 	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "is" || r.Estimator == "ais" })
 	return rows
 }
+
+// DataWarnings warns of a minibatch larger than the training set of n
+// examples (family.DataWarner).
+func (t *Train) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }

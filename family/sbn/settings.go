@@ -28,6 +28,7 @@ type Model struct {
 // Check reports bad model settings.
 func (m *Model) Check(p family.Problems) {
 	p.Check("layers", len(m.Layers) >= 1, "at least one latent layer", m.Layers)
+	family.CheckLayerCount(p, "layers", m.Layers)
 	for i, n := range m.Layers {
 		p.Check(fmt.Sprintf("layers[%d]", i), n >= 1 && n <= models.MaxUnits, fmt.Sprintf("an integer in [1, %d] (models.MaxUnits)", models.MaxUnits), n)
 	}

@@ -45,6 +45,7 @@ func DefaultModel() Model {
 // Check reports bad model settings.
 func (m *Model) Check(p family.Problems) {
 	p.Check("latent", m.Latent >= 1 && m.Latent <= models.MaxUnits, fmt.Sprintf("an integer in [1, %d] (models.MaxUnits)", models.MaxUnits), m.Latent)
+	family.CheckLayerCount(p, "hidden", m.Hidden)
 	for i, n := range m.Hidden {
 		p.Check(fmt.Sprintf("hidden[%d]", i), n >= 1 && n <= models.MaxUnits, fmt.Sprintf("an integer in [1, %d] (models.MaxUnits)", models.MaxUnits), n)
 	}

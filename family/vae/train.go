@@ -77,13 +77,16 @@ const (
 func (t *Train) Check(p family.Problems) {
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	p.Enum("method", t.Method, []string{"nvil"})
-	p.Check("epochs", t.Epochs >= 1, "a positive integer", t.Epochs)
+	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= rbm.MaxBatch, fmt.Sprintf("an integer in [1, %d]", rbm.MaxBatch), t.BatchSize)
 	p.Check("learning_rate", t.LearningRate > 0 && finite(t.LearningRate), "a positive number", t.LearningRate)
 	p.Check("samples", t.Samples >= 1 && t.Samples <= MaxSamples, fmt.Sprintf("an integer in [1, %d]", MaxSamples), t.Samples)
 	p.Enum("prior_training", t.PriorTraining, []string{train.PriorTrainingChi2, train.PriorTrainingPCD})
 	p.Check("chains", t.Chains >= 1 && t.Chains <= rbm.MaxBatch, fmt.Sprintf("an integer in [1, %d]", rbm.MaxBatch), t.Chains)
 	p.Check("k", t.K >= 1 && t.K <= rbm.MaxQSteps, fmt.Sprintf("an integer in [1, %d]", rbm.MaxQSteps), t.K)
+	if t.PriorTraining == train.PriorTrainingPCD && t.Chains <= rbm.MaxBatch {
+		family.CheckUpdateSweeps(p, "k", t.K, "chains", t.Chains)
+	}
 	p.Check("baseline_hidden", t.BaselineHidden >= 0 && t.BaselineHidden <= MaxBaseline, fmt.Sprintf("an integer in [0, %d]", MaxBaseline), t.BaselineHidden)
 	p.Check("signal_decay", t.SignalDecay >= 0 && t.SignalDecay < 1, "a number in [0,1)", t.SignalDecay)
 	p.Check("signal_clip", t.SignalClip >= 0 && finite(t.SignalClip), "a non-negative number", t.SignalClip)
@@ -198,3 +201,7 @@ func (r *trainer) EpochSettings(s family.EpochSummary) string {
 	}
 	return line
 }
+
+// DataWarnings warns of a minibatch larger than the training set of n
+// examples (family.DataWarner).
+func (t *Train) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }
