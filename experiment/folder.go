@@ -165,22 +165,7 @@ func sameConfig(f *config.File, resolved []byte, dir, what, must string) error {
 // only files logz writes. A folder with anything else in such a directory
 // is refused rather than half cleaned.
 func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry) error {
-	expDirs := map[string]bool{}
-	for _, e := range f.Experiments {
-		expDirs[e.Name] = true
-	}
-	if rows, err := report.ReadResults(filepath.Join(dir, config.ResultsFile)); err == nil {
-		for _, r := range rows {
-			expDirs[r.Experiment] = true
-		}
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil {
-		if old, err := config.Parse(b, config.ResolvedFile, config.Options{}); err == nil {
-			for _, e := range old.Experiments {
-				expDirs[e.Name] = true
-			}
-		}
-	}
+	expDirs := experimentDirs(f, dir)
 	for _, e := range entries {
 		name := e.Name()
 		path := filepath.Join(dir, name)
@@ -213,6 +198,29 @@ func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry
 		}
 	}
 	return nil
+}
+
+// experimentDirs names the experiment folders a run of f in dir may write
+// or clear: f's experiments and those of the run already there (its
+// results.json and config.resolved.yaml).
+func experimentDirs(f *config.File, dir string) map[string]bool {
+	expDirs := map[string]bool{}
+	for _, e := range f.Experiments {
+		expDirs[e.Name] = true
+	}
+	if rows, err := report.ReadResults(filepath.Join(dir, config.ResultsFile)); err == nil {
+		for _, r := range rows {
+			expDirs[r.Experiment] = true
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil {
+		if old, err := config.Parse(b, config.ResolvedFile, config.Options{}); err == nil {
+			for _, e := range old.Experiments {
+				expDirs[e.Name] = true
+			}
+		}
+	}
+	return expDirs
 }
 
 // discardAll removes what planDiscard listed.

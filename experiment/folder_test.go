@@ -74,6 +74,19 @@ func snapshot(t *testing.T, dir string) map[string]string {
 	return out
 }
 
+// unchanged fails t unless two snapshots hold the same files.
+func unchanged(t *testing.T, before, after map[string]string) {
+	t.Helper()
+	if len(after) != len(before) {
+		t.Errorf("files changed: %d before, %d after", len(before), len(after))
+	}
+	for k, v := range before {
+		if after[k] != v {
+			t.Errorf("%s was changed", k)
+		}
+	}
+}
+
 // withoutSeconds is results.json with the wall times zeroed.
 func withoutSeconds(t *testing.T, path string) []report.Row {
 	t.Helper()
@@ -159,15 +172,7 @@ func TestRunFolderRefusals(t *testing.T) {
 					t.Errorf("error %q\nlacks %q", err, w)
 				}
 			}
-			after := snapshot(t, c.dir)
-			if len(after) != len(before) {
-				t.Errorf("files changed: %d before, %d after", len(before), len(after))
-			}
-			for k, v := range before {
-				if after[k] != v {
-					t.Errorf("%s was changed", k)
-				}
-			}
+			unchanged(t, before, snapshot(t, c.dir))
 		})
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/logz-ml/logz/config"
-	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/internal/runlock"
 )
 
@@ -103,15 +102,7 @@ func refuseLinks(f *config.File, dir string) error {
 	for _, n := range config.RunFiles {
 		names[n] = true
 	}
-	expDirs := map[string]bool{}
-	for _, e := range f.Experiments {
-		expDirs[e.Name] = true
-	}
-	if rows, err := report.ReadResults(filepath.Join(dir, config.ResultsFile)); err == nil {
-		for _, r := range rows {
-			expDirs[r.Experiment] = true
-		}
-	}
+	expDirs := experimentDirs(f, dir)
 	entries, err := readRunDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
