@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sort"
 	"sync/atomic"
 
@@ -261,12 +260,7 @@ func (a AIS) check() error {
 	return nil
 }
 
-func (a AIS) workers() int {
-	if a.Workers > 0 {
-		return a.Workers
-	}
-	return runtime.GOMAXPROCS(0)
-}
+func (a AIS) workers() int { return orMaxProcs(a.Workers) }
 
 // Run anneals Runs chains along any path and summarises their weights.
 func (a AIS) Run(path inference.Path) (AISResult, error) { return a.run(path, nil, 0) }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sort"
 	"sync/atomic"
 
@@ -265,12 +264,7 @@ func (c CSL) check(m *models.RBM) error {
 	return nil
 }
 
-func (c CSL) workers() int {
-	if c.Workers > 0 {
-		return c.Workers
-	}
-	return runtime.GOMAXPROCS(0)
-}
+func (c CSL) workers() int { return orMaxProcs(c.Workers) }
 
 // initBias returns the log-odds of the starting distribution (nil: uniform).
 func (c CSL) initBias(D int) ([]float64, error) {

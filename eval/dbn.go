@@ -19,8 +19,6 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
-	"runtime"
-	"sync/atomic"
 
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
@@ -183,7 +181,7 @@ func (b DBNBound) LogProb(d *models.DBN, z TopLogZ, x Examples) (DBNBoundResult,
 	prep := newDBNPrep(d)
 	N := x.Len()
 	res := DBNBoundResult{Bound: make([]float64, N), MCSE: make([]float64, N), LogZ: z, Samples: M, Warnings: append([]string(nil), z.Warnings...)}
-	dbnParallel(N, b.Workers, func() func(int) {
+	workgroup.ForEach(N, orMaxProcs(b.Workers), func() func(int) {
 		w := newDBNWalker(prep)
 		src := &rand.PCG{}
 		rng := rand.New(src)
@@ -289,7 +287,7 @@ func (s DBNIS) LogProb(d *models.DBN, z TopLogZ, x Examples) (DBNISResult, error
 	res := DBNISResult{LogF: make([]float64, N), LogFSE: make([]float64, N), LogP: make([]float64, N),
 		LogZ: z, Samples: S, MinESS: math.Inf(1), Warnings: append([]string(nil), z.Warnings...)}
 	ess := make([]float64, N)
-	dbnParallel(N, s.Workers, func() func(int) {
+	workgroup.ForEach(N, orMaxProcs(s.Workers), func() func(int) {
 		w := newDBNWalker(prep)
 		src := &rand.PCG{}
 		rng := rand.New(src)
@@ -452,7 +450,7 @@ func (r DBNRAISE) LogProb(d *models.DBN, x Examples) (DBNRAISEResult, error) {
 	tops := make([]uint8, N*M*nTop)
 	logw := make([]float64, N*M)
 	// Draw x_{1:L−1} ~ Q(·|v) and keep the directed part of the weight.
-	dbnParallel(N, r.Workers, func() func(int) {
+	workgroup.ForEach(N, orMaxProcs(r.Workers), func() func(int) {
 		w := newDBNWalker(prep)
 		src := &rand.PCG{}
 		rng := rand.New(src)
@@ -580,7 +578,7 @@ func (e DBNExact) LogProb(d *models.DBN, x Examples) (DBNExactResult, error) {
 	N := x.Len()
 	res := DBNExactResult{LogP: make([]float64, N), LogF: make([]float64, N), ELBO: make([]float64, N), LogZ: lz}
 	workers := e.Workers
-	dbnParallel(N, workers, func() func(int) {
+	workgroup.ForEach(N, orMaxProcs(workers), func() func(int) {
 		w := newDBNWalker(prep)
 		acc := newLSEAcc()
 		return func(n int) {
@@ -663,29 +661,6 @@ func checkDBNInputs(name string, d *models.DBN, x Examples, z *TopLogZ) error {
 		}
 	}
 	return nil
-}
-
-// dbnParallel runs work(i) for i = 0…n−1 on up to workers goroutines
-// (0: GOMAXPROCS), each with the state made by newWorker.
-func dbnParallel(n, workers int, newWorker func() func(int)) {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var next atomic.Int64
-	var wg workgroup.Group
-	for range max(1, min(workers, n)) {
-		wg.Go(func() {
-			work := newWorker()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n {
-					return
-				}
-				work(i)
-			}
-		})
-	}
-	wg.Wait()
 }
 
 // dbnRefreshEvery is the number of incremental updates between

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
-	"runtime"
 	"strconv"
 	"sync/atomic"
 	"time"
 
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
@@ -207,12 +207,7 @@ func sig2(x float64) string {
 	return strconv.FormatFloat(math.Round(x/p)*p, 'f', 0, 64)
 }
 
-func (e Exact) workers() int {
-	if e.Workers > 0 {
-		return e.Workers
-	}
-	return runtime.GOMAXPROCS(0)
-}
+func (e Exact) workers() int { return orMaxProcs(e.Workers) }
 
 func (e Exact) problem(m *models.RBM) (*enumProblem, error) {
 	if m == nil {
@@ -356,7 +351,7 @@ func (p *enumProblem) walk(workers int, path exactPath, B float64, table []float
 		})
 	}
 	wg.Wait()
-	return logSumExpSlice(results)
+	return nmath.LogSumExp(results)
 }
 
 // lseAcc accumulates log Σ e^{term} deterministically: terms are buffered in
@@ -374,33 +369,17 @@ func (a *lseAcc) reset() { a.buf, a.chunks = a.buf[:0], a.chunks[:0] }
 func (a *lseAcc) add(t float64) {
 	a.buf = append(a.buf, t)
 	if len(a.buf) == termChunk {
-		a.chunks = append(a.chunks, logSumExpSlice(a.buf))
+		a.chunks = append(a.chunks, nmath.LogSumExp(a.buf))
 		a.buf = a.buf[:0]
 	}
 }
 
 func (a *lseAcc) result() float64 {
 	if len(a.buf) > 0 {
-		a.chunks = append(a.chunks, logSumExpSlice(a.buf))
+		a.chunks = append(a.chunks, nmath.LogSumExp(a.buf))
 		a.buf = a.buf[:0]
 	}
-	return logSumExpSlice(a.chunks)
-}
-
-// logSumExpSlice is log Σ e^{x_i} (two passes; −Inf for an empty slice).
-func logSumExpSlice(x []float64) float64 {
-	m := math.Inf(-1)
-	for _, v := range x {
-		m = max(m, v)
-	}
-	if math.IsInf(m, 0) || math.IsNaN(m) {
-		return m
-	}
-	s := 0.0
-	for _, v := range x {
-		s += math.Exp(v - m)
-	}
-	return m + math.Log(s)
+	return nmath.LogSumExp(a.chunks)
 }
 
 // ---------------------------------------------------------------------------

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/inference"
@@ -162,9 +161,7 @@ type raiseItem func(n int, rng *rand.Rand) float64
 func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total int64), units Units, newItem func() raiseItem) ([]float64, error) {
 	logw := make([]float64, N*M)
 	total := int64(N) * int64(M) * int64(K)
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
+	workers = orMaxProcs(workers)
 	var next, done atomic.Int64
 	var wg workgroup.Group
 	for range max(1, min(workers, N*M)) {

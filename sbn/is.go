@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
 )
 
@@ -45,43 +46,6 @@ type ISResult struct {
 // result does not depend on GOMAXPROCS.
 const isBlock = 1000
 
-// isAcc accumulates log w values as m + log Σ e^{lw−m} (s1) and
-// m·2 + log Σ e^{2(lw−m)} (s2).
-type isAcc struct{ m, s1, s2 float64 }
-
-func (a *isAcc) add(lw float64) {
-	switch {
-	case math.IsInf(lw, -1): // weight 0
-	case math.IsNaN(a.m): // stays NaN
-	case math.IsNaN(lw) || math.IsInf(lw, 1):
-		a.m, a.s1, a.s2 = lw, 1, 1 // propagates NaN and +Inf
-	case lw <= a.m:
-		e := math.Exp(lw - a.m)
-		a.s1 += e
-		a.s2 += e * e
-	default:
-		e := math.Exp(a.m - lw)
-		a.s1 = a.s1*e + 1
-		a.s2 = a.s2*e*e + 1
-		a.m = lw
-	}
-}
-
-// mergeAcc combines two accumulators.
-func mergeAcc(a, b isAcc) isAcc {
-	if b.s1 == 0 {
-		return a
-	}
-	if a.s1 == 0 {
-		return b
-	}
-	if b.m > a.m {
-		a, b = b, a
-	}
-	e := math.Exp(b.m - a.m)
-	return isAcc{a.m, a.s1 + b.s1*e, a.s2 + b.s2*e*e}
-}
-
 // LogProb runs importance sampling on every example, in parallel over
 // blocks of samples. It needs the recognition network n.Rec.
 func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
@@ -99,7 +63,7 @@ func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
 	}
 	N := x.Len()
 	blocks := (is.Samples + isBlock - 1) / isBlock
-	acc := make([]isAcc, N*blocks)
+	acc := make([]nmath.LogWeights, N*blocks)
 	e := estPrepare(n)
 	var done atomic.Int64
 	total := int64(N) * int64(is.Samples)
@@ -127,10 +91,10 @@ func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
 	for ex := range N {
 		a := acc[ex*blocks]
 		for b := 1; b < blocks; b++ {
-			a = mergeAcc(a, acc[ex*blocks+b])
+			a.Merge(acc[ex*blocks+b])
 		}
-		r.LogP[ex] = a.m + math.Log(a.s1) - math.Log(float64(is.Samples))
-		r.ESS[ex] = a.s1 * a.s1 / a.s2
+		r.LogP[ex] = a.LogSum() - math.Log(float64(is.Samples))
+		r.ESS[ex] = a.ESS()
 		r.MinESS = min(r.MinESS, r.ESS[ex])
 	}
 	return r, nil
@@ -138,32 +102,32 @@ func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
 
 // completeAccs hands the accumulators of the items to units (see
 // eval.Units).
-func completeAccs(units eval.Units, acc []isAcc) error {
+func completeAccs(units eval.Units, acc []nmath.LogWeights) error {
 	if units == nil {
 		return nil
 	}
 	m, s1, s2 := make([]float64, len(acc)), make([]float64, len(acc)), make([]float64, len(acc))
 	for i, a := range acc {
-		m[i], s1[i], s2[i] = a.m, a.s1, a.s2
+		m[i], s1[i], s2[i] = a.M, a.S1, a.S2
 	}
 	if err := eval.CompleteColumns(units, m, s1, s2); err != nil {
 		return err
 	}
 	for i := range acc {
-		acc[i] = isAcc{m[i], s1[i], s2[i]}
+		acc[i] = nmath.LogWeights{M: m[i], S1: s1[i], S2: s2[i]}
 	}
 	return nil
 }
 
 // importance draws m proposals h ~ Q(· | x) for the chain's visible state
 // and accumulates log w = log p(x, h) − log Q(h | x).
-func (c *estChain) importance(m int, rng *rand.Rand) isAcc {
-	a := isAcc{m: math.Inf(-1)}
+func (c *estChain) importance(m int, rng *rand.Rand) nmath.LogWeights {
+	a := nmath.NewLogWeights()
 	n := c.e.n
 	for range m {
 		lq := n.SampleQ(c.h, rng, c.scratch)
 		c.recompute()
-		a.add(c.logJoint(1) - lq)
+		a.Add(c.logJoint(1) - lq)
 	}
 	return a
 }

@@ -2,11 +2,8 @@ package sbn
 
 import (
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
-
-	"github.com/logz-ml/logz/internal/nmath"
 )
 
 // meanWeight returns the mean of e^{lw} and its standard error, in
@@ -77,33 +74,6 @@ func TestISConverges(t *testing.T) {
 		tol := 4 * math.Sqrt(max(1/r.ESS[i]-1.0/S, 0))
 		if d := r.LogP[i] - exact[i]; math.Abs(d) > tol || tol > 0.1 {
 			t.Errorf("x = %v: IS %.4f, exact %.4f, 4 SE = %.4f", x[i], r.LogP[i], exact[i], tol)
-		}
-	}
-}
-
-// TestISAccMerge: accumulating log weights in blocks and merging gives the
-// logsumexp and the ESS of the whole set.
-func TestISAccMerge(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	lw := make([]float64, 2500)
-	for i := range lw {
-		lw[i] = 300 * rng.NormFloat64()
-	}
-	lw[7] = math.Inf(-1)
-	all := isAcc{m: math.Inf(-1)}
-	parts := []isAcc{{m: math.Inf(-1)}, {m: math.Inf(-1)}, {m: math.Inf(-1)}}
-	for i, v := range lw {
-		all.add(v)
-		parts[i*3/len(lw)].add(v)
-	}
-	merged := mergeAcc(mergeAcc(parts[0], parts[1]), parts[2])
-	want := nmath.Summarise(lw)
-	for _, a := range []isAcc{all, merged} {
-		if got := a.m + math.Log(a.s1) - math.Log(float64(len(lw))); math.Abs(got-want.LogMean) > 1e-9 {
-			t.Errorf("log mean %g, want %g", got, want.LogMean)
-		}
-		if ess := a.s1 * a.s1 / a.s2; math.Abs(ess-want.ESS) > 1e-9 {
-			t.Errorf("ESS %g, want %g", ess, want.ESS)
 		}
 	}
 }

@@ -32,47 +32,24 @@ func checkRows(m *models.VAE, x eval.Examples) error {
 	return nil
 }
 
-// logAcc accumulates log weights lw as m + log Σ e^{lw−m} (s1, shifted by
-// the running maximum m), m·2 + log Σ e^{2(lw−m)} (s2, for the effective
-// sample size) and the plain sum Σ lw (sum, for the ELBO).
-type logAcc struct{ m, s1, s2, sum float64 }
+// logAcc accumulates log weights lw: their log-sum-exp and effective
+// sample size (nmath.LogWeights) and the plain sum Σ lw (for the ELBO).
+type logAcc struct {
+	w   nmath.LogWeights
+	sum float64
+}
 
-func newLogAcc() logAcc { return logAcc{m: math.Inf(-1)} }
+func newLogAcc() logAcc { return logAcc{w: nmath.NewLogWeights()} }
 
 func (a *logAcc) add(lw float64) {
 	a.sum += lw
-	switch {
-	case math.IsInf(lw, -1): // weight 0
-	case math.IsNaN(a.m):
-	case math.IsNaN(lw) || math.IsInf(lw, 1):
-		a.m, a.s1, a.s2 = lw, 1, 1
-	case lw <= a.m:
-		e := math.Exp(lw - a.m)
-		a.s1 += e
-		a.s2 += e * e
-	default:
-		e := math.Exp(a.m - lw)
-		a.s1 = a.s1*e + 1
-		a.s2 = a.s2*e*e + 1
-		a.m = lw
-	}
+	a.w.Add(lw)
 }
 
 // merge adds b's weights to a's.
 func (a *logAcc) merge(b logAcc) {
 	a.sum += b.sum
-	switch {
-	case b.s1 == 0:
-	case a.s1 == 0:
-		a.m, a.s1, a.s2 = b.m, b.s1, b.s2
-	case b.m > a.m:
-		e := math.Exp(a.m - b.m)
-		a.m, a.s1, a.s2 = b.m, b.s1+a.s1*e, b.s2+a.s2*e*e
-	default:
-		e := math.Exp(b.m - a.m)
-		a.s1 += b.s1 * e
-		a.s2 += b.s2 * e * e
-	}
+	a.w.Merge(b.w)
 }
 
 // isBlock is how many proposals one work item draws, from its own stream
@@ -149,13 +126,13 @@ func sampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, pro
 			cols[k] = make([]float64, len(acc))
 		}
 		for i, a := range acc {
-			cols[0][i], cols[1][i], cols[2][i], cols[3][i] = a.m, a.s1, a.s2, a.sum
+			cols[0][i], cols[1][i], cols[2][i], cols[3][i] = a.w.M, a.w.S1, a.w.S2, a.sum
 		}
 		if err := eval.CompleteColumns(units, cols[:]...); err != nil {
 			return Weights{}, fmt.Errorf("vae: %w", err)
 		}
 		for i := range acc {
-			acc[i] = logAcc{m: cols[0][i], s1: cols[1][i], s2: cols[2][i], sum: cols[3][i]}
+			acc[i] = logAcc{w: nmath.LogWeights{M: cols[0][i], S1: cols[1][i], S2: cols[2][i]}, sum: cols[3][i]}
 		}
 	}
 	w := Weights{LogMeanW: make([]float64, N), MeanLogW: make([]float64, N), ESS: make([]float64, N)}
@@ -165,9 +142,9 @@ func sampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, pro
 		for b := 1; b < blocks; b++ {
 			a.merge(acc[ex*blocks+b])
 		}
-		w.LogMeanW[ex] = a.m + math.Log(a.s1) - logK
+		w.LogMeanW[ex] = a.w.LogSum() - logK
 		w.MeanLogW[ex] = a.sum / float64(samples)
-		w.ESS[ex] = a.s1 * a.s1 / a.s2
+		w.ESS[ex] = a.w.ESS()
 	}
 	return w, nil
 }
@@ -252,7 +229,7 @@ func ExactLogUnnorm(m *models.VAE, x eval.Examples, maxUnits int, progress func(
 	}
 	out := make([]float64, N)
 	for n, a := range acc {
-		out[n] = a.m + math.Log(a.s1)
+		out[n] = a.w.LogSum()
 	}
 	return out, nil
 }

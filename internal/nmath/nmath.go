@@ -114,3 +114,55 @@ func Summarise(logw []float64) LogStats {
 	}
 	return LogStats{LogMean: mean, LogStdErr: logSE, ESS: ess}
 }
+
+// LogWeights accumulates importance weights w = e^{lw}, given by their logs,
+// in one pass without overflow: M is the largest lw so far, S1 = Σ e^{lw−M}
+// and S2 = Σ e^{2(lw−M)}, so that log Σ w = M + log S1 and the effective
+// sample size is S1²/S2. A NaN or +Inf weight propagates; a weight of 0
+// (lw = −Inf) adds nothing. Start from NewLogWeights; accumulators of
+// parts of the weights combine with Merge.
+type LogWeights struct{ M, S1, S2 float64 }
+
+// NewLogWeights is an empty accumulator.
+func NewLogWeights() LogWeights { return LogWeights{M: math.Inf(-1)} }
+
+// Add adds the weight e^{lw}.
+func (a *LogWeights) Add(lw float64) {
+	switch {
+	case math.IsInf(lw, -1): // weight 0
+	case math.IsNaN(a.M): // stays NaN
+	case math.IsNaN(lw) || math.IsInf(lw, 1):
+		a.M, a.S1, a.S2 = lw, 1, 1
+	case lw <= a.M:
+		e := math.Exp(lw - a.M)
+		a.S1 += e
+		a.S2 += e * e
+	default:
+		e := math.Exp(a.M - lw)
+		a.S1 = a.S1*e + 1
+		a.S2 = a.S2*e*e + 1
+		a.M = lw
+	}
+}
+
+// Merge adds b's weights to a's.
+func (a *LogWeights) Merge(b LogWeights) {
+	switch {
+	case b.S1 == 0:
+	case a.S1 == 0:
+		*a = b
+	case b.M > a.M:
+		e := math.Exp(a.M - b.M)
+		a.M, a.S1, a.S2 = b.M, b.S1+a.S1*e, b.S2+a.S2*e*e
+	default:
+		e := math.Exp(b.M - a.M)
+		a.S1 += b.S1 * e
+		a.S2 += b.S2 * e * e
+	}
+}
+
+// LogSum is log Σ w (−Inf when empty).
+func (a LogWeights) LogSum() float64 { return a.M + math.Log(a.S1) }
+
+// ESS is the effective sample size (Σ w)²/Σ w².
+func (a LogWeights) ESS() float64 { return a.S1 * a.S1 / a.S2 }

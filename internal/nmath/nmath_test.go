@@ -2,6 +2,7 @@ package nmath
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -49,5 +50,45 @@ func TestLogSumExpAndStats(t *testing.T) {
 	}
 	if got := LogSubExp(math.Log(5), math.Log(3)); math.Abs(got-math.Log(2)) > 1e-12 {
 		t.Errorf("LogSubExp = %v", got)
+	}
+}
+
+// TestLogWeightsMerge: weights accumulated in one pass, or in three parts
+// merged, give the logsumexp and the ESS of the whole set; a zero weight
+// adds nothing and a NaN propagates.
+func TestLogWeightsMerge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	lw := make([]float64, 2500)
+	for i := range lw {
+		lw[i] = 300 * rng.NormFloat64()
+	}
+	lw[7] = math.Inf(-1)
+	all := NewLogWeights()
+	parts := []LogWeights{NewLogWeights(), NewLogWeights(), NewLogWeights()}
+	for i, v := range lw {
+		all.Add(v)
+		parts[i*3/len(lw)].Add(v)
+	}
+	merged := parts[0]
+	merged.Merge(parts[1])
+	merged.Merge(parts[2])
+	want := Summarise(lw)
+	for _, a := range []LogWeights{all, merged} {
+		if got := a.LogSum() - math.Log(float64(len(lw))); math.Abs(got-want.LogMean) > 1e-9 {
+			t.Errorf("log mean %g, want %g", got, want.LogMean)
+		}
+		if ess := a.ESS(); math.Abs(ess-want.ESS) > 1e-9 {
+			t.Errorf("ESS %g, want %g", ess, want.ESS)
+		}
+	}
+	nan := NewLogWeights()
+	nan.Add(1)
+	nan.Add(math.NaN())
+	nan.Add(2)
+	if !math.IsNaN(nan.LogSum()) {
+		t.Errorf("a NaN weight gave %g", nan.LogSum())
+	}
+	if e := NewLogWeights(); !math.IsInf(e.LogSum(), -1) {
+		t.Errorf("empty: %g, want -Inf", e.LogSum())
 	}
 }
