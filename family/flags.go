@@ -12,6 +12,48 @@ type Flag struct {
 	// ZeroUnset: a given value "0" means the estimator's own default.
 	ZeroUnset bool
 	Usage     string
+	// Estimator, if set, is the one estimator the flag belongs to: given
+	// without --estimator, `logz eval` runs it, and an --estimator list
+	// without it is refused.
+	Estimator string
+	// DataOptional: with this flag --data may be left out; then only
+	// Estimator and exact run (e.g. the ratio of two models' partition
+	// functions needs no data).
+	DataOptional bool
+}
+
+// SettingError is a problem with the value of one estimator setting (e.g.
+// a file it names), as opposed to the model; Key is the setting's YAML key.
+type SettingError struct {
+	Key string
+	Err error
+}
+
+func (e *SettingError) Error() string { return e.Key + ": " + e.Err.Error() }
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Selecting returns the flags among given that belong to one estimator
+// (Flag.Estimator), in registration order.
+func Selecting(given func(name string) bool) []Flag {
+	var out []Flag
+	for _, f := range Flags() {
+		if f.Estimator != "" && given(f.Name) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// WithEstimator lists the registered families that have the estimator
+// name.
+func WithEstimator(name string) []string {
+	var out []string
+	for _, f := range All() {
+		if _, ok := f.Estimator(name); ok {
+			out = append(out, f.Name)
+		}
+	}
+	return out
 }
 
 var (

@@ -17,7 +17,6 @@ import (
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all" // every model family
-	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -73,24 +72,33 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	// --ratio-to B.npz: the ratio log Z_B − log Z_A needs no data and is
-	// estimated by ais-ratio unless --estimator says otherwise.
-	ratio := given["ratio-to"]
-	if ratio && !given["estimator"] {
-		*ests = rbm.RatioEstimator
+	// A flag that belongs to one estimator (e.g. --ratio-to B.npz, of
+	// ais-ratio) selects it unless --estimator says otherwise; some need no
+	// data (the ratio log Z_B − log Z_A).
+	selecting := family.Selecting(func(name string) bool { return given[name] })
+	if len(selecting) > 1 {
+		return usageError{fmt.Sprintf("eval: --%s and --%s belong to different estimators (%s, %s); give one", selecting[0].Name, selecting[1].Name, selecting[0].Estimator, selecting[1].Estimator)}
 	}
-	if ratio && *modelPath == "" {
-		return usageError{"eval: --ratio-to needs --model, the RBM A of log Z_B − log Z_A (see 'logz eval --help')"}
+	var sel *family.Flag
+	if len(selecting) == 1 {
+		sel = &selecting[0]
+		if !given["estimator"] {
+			*ests = sel.Estimator
+		}
+		if *modelPath == "" {
+			return usageError{fmt.Sprintf("eval: --%s needs --model, the model it is a setting of (see 'logz eval --help')", sel.Name)}
+		}
 	}
-	if *modelPath == "" || (*spec == "" && !ratio) {
+	dataOptional := sel != nil && sel.DataOptional
+	if *modelPath == "" || (*spec == "" && !dataOptional) {
 		return usageError{"eval: --model and --data are required (see 'logz eval --help')"}
 	}
 	names, err := estimatorNames(*ests, allNames)
 	if err != nil {
 		return err
 	}
-	if ratio && !slices.Contains(names, rbm.RatioEstimator) {
-		return usageError{fmt.Sprintf("eval: --ratio-to is a setting of %s, which --estimator %s does not list", rbm.RatioEstimator, *ests)}
+	if sel != nil && !slices.Contains(names, sel.Estimator) {
+		return usageError{fmt.Sprintf("eval: --%s is a setting of %s, which --estimator %s does not list", sel.Name, sel.Estimator, *ests)}
 	}
 	var shard *experiment.Shard
 	if *shardFlag != "" {
@@ -107,7 +115,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return usageError{"eval: --shard and --parts need --data"}
 	}
 	if *spec == "" {
-		return evalRatioOnly(*modelPath, names, flagValues(estFlags, flagVals, given), given, *seed, *asJSON, stdout, stderr)
+		return evalWithoutData(*sel, *modelPath, names, flagValues(estFlags, flagVals, given), given, *seed, *asJSON, stdout, stderr)
 	}
 	dataSpec, err := config.ParseDataSpec(*spec)
 	if err != nil {
@@ -240,13 +248,14 @@ func flagValues(estFlags []family.Flag, vals []*string, given map[string]bool) m
 	return values
 }
 
-// evalRatioOnly is `logz eval --model A.npz --ratio-to B.npz` without
-// --data: the estimators (ais-ratio, and others that need no data, such as
-// exact) run with no split and print log Z_B − log Z_A with its bands.
-func evalRatioOnly(modelPath string, names []string, values map[string]string, given map[string]bool, seed uint64, asJSON bool, stdout, stderr io.Writer) error {
+// evalWithoutData is `logz eval --model A.npz` without --data, allowed by
+// a flag whose estimator needs no data (e.g. --ratio-to B.npz): that
+// estimator, and exact, run with no split (the ratio: log Z_B − log Z_A
+// with its bands).
+func evalWithoutData(sel family.Flag, modelPath string, names []string, values map[string]string, given map[string]bool, seed uint64, asJSON bool, stdout, stderr io.Writer) error {
 	for _, n := range names {
-		if n != rbm.RatioEstimator && n != "exact" {
-			return usageError{fmt.Sprintf("eval: --estimator %s needs --data (without it only %s and exact run)", n, rbm.RatioEstimator)}
+		if n != sel.Estimator && n != "exact" {
+			return usageError{fmt.Sprintf("eval: --estimator %s needs --data (without it only %s and exact run)", n, sel.Estimator)}
 		}
 	}
 	ckpt, err := models.Load(modelPath)
@@ -257,17 +266,17 @@ func evalRatioOnly(modelPath string, names []string, values map[string]string, g
 	if err != nil {
 		return err
 	}
-	if fam != rbm.Family {
-		return fmt.Errorf("--model: %s holds a %s; --ratio-to needs two rbm models", modelPath, fam.Name)
+	if _, ok := fam.Estimator(sel.Estimator); !ok {
+		return fmt.Errorf("--model: %s holds a %s; --%s is a setting of %s, which only %s models have", modelPath, fam.Name, sel.Name, sel.Estimator, strings.Join(family.WithEstimator(sel.Estimator), " and "))
 	}
 	list, err := evalEstimators(fam, names, values, given, stderr)
 	if err != nil {
 		return err
 	}
 	if err := fam.CheckFeasible(ckpt.Model, list); err != nil {
-		var te *rbm.TargetError
-		if errors.As(err, &te) {
-			return fmt.Errorf("--ratio-to: %w", err)
+		var se *family.SettingError
+		if errors.As(err, &se) {
+			return fmt.Errorf("--%s: %w", sel.Name, err)
 		}
 		return err
 	}

@@ -162,7 +162,7 @@ func TestEvalRatioToBadInput(t *testing.T) {
 		{[]string{"--model", a, "--ratio-to", missing}, "--ratio-to wants the path of an rbm .npz; " + missing + " does not exist (ais-ratio: to)"},
 		{[]string{"--model", a, "--ratio-to", wide}, "--ratio-to: ais-ratio: to: " + wide + " has 13 visible units, the evaluated model 12"},
 		{[]string{"--model", a, "--ratio-to", dbn}, "--ratio-to wants the path of an rbm .npz; " + dbn + " holds a dbn, not an rbm"},
-		{[]string{"--model", dbn, "--ratio-to", a}, "--model: " + dbn + " holds a dbn; --ratio-to needs two rbm models"},
+		{[]string{"--model", dbn, "--ratio-to", a}, "--model: " + dbn + " holds a dbn; --ratio-to is a setting of ais-ratio, which only rbm models have"},
 		{[]string{"--model", a, "--ratio-to", a, "--estimator", "exact"}, "--ratio-to is a setting of ais-ratio, which --estimator exact does not list"},
 		{[]string{"--model", a, "--ratio-to", a, "--ratio-start", "sideways"}, `--ratio-start wants auto, exact, gibbs or reversed, got "sideways" (ais-ratio: start)`},
 		{[]string{"--model", a, "--ratio-to", a, "--gibbs-steps", "0"}, "--gibbs-steps wants an integer ≥ 1, got 0 (ais-ratio: gibbs_steps)"},

@@ -16,7 +16,8 @@ import (
 const RatioEstimator = "ais-ratio"
 
 func init() {
-	family.RegisterFlag(family.Flag{Name: "ratio-to", Usage: "ais-ratio: the rbm B.npz whose log Z_B − log Z_A (A = --model) is estimated; with --ratio-to, --data is optional and --estimator defaults to ais-ratio"})
+	family.RegisterFlag(family.Flag{Name: "ratio-to", Usage: "ais-ratio: the rbm B.npz whose log Z_B − log Z_A (A = --model) is estimated; with --ratio-to, --data is optional and --estimator defaults to ais-ratio",
+		Estimator: RatioEstimator, DataOptional: true})
 	family.RegisterFlag(family.Flag{Name: "ratio-start", Usage: "ais-ratio: start of the runs: auto (exact draws of A when it has an exact sampler, else Gibbs chains of A), exact, gibbs or reversed (exact draws of B, runs from B to A) (default auto)"})
 	family.RegisterFlag(family.Flag{Name: "gibbs-steps", Usage: "ais-ratio: Gibbs sweeps of A before each run with a gibbs start (default 10000, the 2008 paper's)"})
 }
@@ -135,20 +136,14 @@ func LoadRatioTarget(path string) (*models.RBM, error) {
 	return r, nil
 }
 
-// TargetError is a problem with model B, the file of to: (--ratio-to).
-type TargetError struct{ Err error }
-
-func (e *TargetError) Error() string { return "to: " + e.Err.Error() }
-func (e *TargetError) Unwrap() error { return e.Err }
-
 // ratioTarget loads B and checks it against A's visible units.
 func ratioTarget(s *RatioSettings, visible int) (*models.RBM, error) {
 	b, err := LoadRatioTarget(s.To)
 	if err != nil {
-		return nil, &TargetError{err}
+		return nil, &family.SettingError{Key: "to", Err: err}
 	}
 	if visible > 0 && b.NVis != visible {
-		return nil, &TargetError{fmt.Errorf("%s has %d visible units, the evaluated model %d; the ratio needs the same visible units", s.To, b.NVis, visible)}
+		return nil, &family.SettingError{Key: "to", Err: fmt.Errorf("%s has %d visible units, the evaluated model %d; the ratio needs the same visible units", s.To, b.NVis, visible)}
 	}
 	return b, nil
 }
