@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/eval/chi2"
+	chi2est "github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
 )
@@ -27,7 +28,7 @@ var Chi2Qs = []string{chi2.KindMixture, chi2.KindAux}
 // The defaults are chosen so that the quickstart rows (RBMs of 20 visible
 // units) are tight: 2,000 fit steps of 100 draws bring a 10-component
 // mixture to within about 0.03–0.08 nats of the exact log Z there (more
-// components tighten it: eval/chi2's tests show the gap shrinking with K),
+// components tighten it: inference/chi2's tests show the gap shrinking with K),
 // and 10,000 fresh draws in 20 batches give a standard error of about 0.01
 // nats. When tracking, 200 warm steps per epoch follow a model that moves
 // by up to a nat of log Z per epoch (100 left PCD's tracked gap at up to
@@ -265,7 +266,7 @@ func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
 		env.Tracked.Set(prefix, f)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), s.Batches))
-	e, err := chi2.Bound(t, f.Q, s.Samples, s.Batches, seeds.Derive(j.Seed, 2), workers)
+	e, err := chi2est.Bound(t, f.Q, s.Samples, s.Batches, seeds.Derive(j.Seed, 2), workers)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/eval/chi2"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/imagegrid"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/logz-ml/logz/eval/chi2"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/models"
 )
 

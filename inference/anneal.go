@@ -1,5 +1,8 @@
 // Package inference holds the Markov transition kernels, annealing paths and
-// schedules shared by the estimators (AIS, RAISE) and, later, the trainers.
+// schedules shared by the estimators (AIS, RAISE) and the trainers; its
+// subpackage inference/chi2 holds the χ² proposals, their fitter and their
+// checkpoint state, shared the same way. Neither imports a trainer or an
+// estimator.
 //
 // An annealing path is a family of unnormalised densities f_β(x), β ∈ [0,1],
 // whose β = 0 member is tractable (exact samples and a known normaliser Z_0)

@@ -8,7 +8,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
-	"github.com/logz-ml/logz/eval/chi2"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/mlp"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/optim"

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/eval/chi2"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/npyx"
 	"github.com/logz-ml/logz/models"
 )

@@ -1,3 +1,13 @@
+// Package chi2 is the estimator of the χ² upper bound on log Z of
+// Kuleshov & Ermon (2017; docs/methods.md#chi2-bound): for a target p̃ and
+// a proposal q fitted with inference/chi2, Bound estimates
+// ½ log E_q[(p̃(x)/q(x))²] (or its auxiliary form) on fresh draws.
+//
+// The Monte-Carlo estimate ½ log mean w² is biased LOW (Jensen), so a
+// single estimate can fall under log Z (docs/methods.md#chi2-bias): Bound
+// reports its spread over independent batches and the effective sample size
+// of the weights w², and callers say so beside the number. The proposals,
+// their fitter and their checkpoint state are in inference/chi2.
 package chi2
 
 import (
@@ -5,6 +15,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	ichi2 "github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
@@ -30,7 +41,7 @@ type Estimate struct {
 // Bound estimates the χ² bound of q for t with samples fresh draws split
 // into batches independent batches; batch b draws from
 // rand.New(rand.NewPCG(seed, b)), so the result does not depend on workers.
-func Bound(t Target, q Proposal, samples, batches int, seed uint64, workers int) (Estimate, error) {
+func Bound(t ichi2.Target, q ichi2.Proposal, samples, batches int, seed uint64, workers int) (Estimate, error) {
 	if t.Dim() != q.Dim() {
 		return Estimate{}, fmt.Errorf("chi2: the proposal has %d units, the model %d", q.Dim(), t.Dim())
 	}
@@ -57,7 +68,7 @@ func Bound(t Target, q Proposal, samples, batches int, seed uint64, workers int)
 					q.Sample(d, rng)
 					lw := logp(d.X) - d.LogQ
 					if math.IsNaN(lw) || math.IsInf(lw, 1) {
-						errs[b] = fmt.Errorf("%w (log p̃ = %g, log q = %g)", ErrNonFinite, lw+d.LogQ, d.LogQ)
+						errs[b] = fmt.Errorf("%w (log p̃ = %g, log q = %g)", ichi2.ErrNonFinite, lw+d.LogQ, d.LogQ)
 						break
 					}
 					logw[i] = lw

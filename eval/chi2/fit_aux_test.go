@@ -4,18 +4,20 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	ichi2 "github.com/logz-ml/logz/inference/chi2"
 )
 
 // The fitter's default for an aux proposal (r by maximum likelihood) stays
 // stable with small batches; r by the χ² gradient collapses here (the bound
 // estimate falls tens of nats under log Z with an ESS of 1).
 func TestFitterAuxStable(t *testing.T) {
-	target := RBMTarget{randomRBM(10, 4, 1, 31)}
-	q0, _ := NewMixture(10, 1, nil, 0, rand.New(rand.NewPCG(1, 1)))
+	target := ichi2.RBMTarget{M: randomRBM(10, 4, 1, 31)}
+	q0, _ := ichi2.NewMixture(10, 1, nil, 0, rand.New(rand.NewPCG(1, 1)))
 	logZ, _ := exactBound(target, q0)
 	rng := rand.New(rand.NewPCG(3, 4))
-	q := NewAux(10, AuxDefaultA, AuxDefaultH, rng)
-	f, err := NewFitter(q, FitOptions{Samples: 30, LearningRate: 0.005, Decay: 0.9})
+	q := ichi2.NewAux(10, ichi2.AuxDefaultA, ichi2.AuxDefaultH, rng)
+	f, err := ichi2.NewFitter(q, ichi2.FitOptions{Samples: 30, LearningRate: 0.005, Decay: 0.9})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/models"
 )
 

@@ -10,8 +10,8 @@ import (
 	"runtime"
 	"sync/atomic"
 
-	"github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"

@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/models"
 )
 

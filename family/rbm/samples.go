@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/eval/chi2"
+	chi2est "github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
 )
@@ -141,7 +142,7 @@ func Proposal(m *models.RBM, o family.SampleOptions) (chi2.Proposal, error) {
 	}
 	target := chi2.RBMTarget{M: m}
 	bound := func(q chi2.Proposal, what string) error {
-		e, err := chi2.Bound(target, q, 2000, 20, seeds.Derive(o.Seed, keySampleBound), max(1, o.Workers))
+		e, err := chi2est.Bound(target, q, 2000, 20, seeds.Derive(o.Seed, keySampleBound), max(1, o.Workers))
 		if err != nil {
 			return fmt.Errorf("the χ² bound of %s: %w", what, err)
 		}

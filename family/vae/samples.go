@@ -7,8 +7,8 @@ import (
 	"sort"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"

@@ -1,6 +1,13 @@
-// Package chi2 is the χ² upper bound on the log-partition function of
-// Kuleshov & Ermon (2017, "Neural variational inference and learning in
-// undirected graphical models"); see docs/methods.md#chi2-bound.
+// Package chi2 is the machinery of the χ² upper bound on the
+// log-partition function of Kuleshov & Ermon (2017, "Neural variational
+// inference and learning in undirected graphical models"; see
+// docs/methods.md#chi2-bound) that training and measuring share: the
+// proposals q (a mixture of Bernoulli products, Mixture; an
+// auxiliary-variable network, Aux), the fitter that minimises the bound over
+// q's parameters (Fitter), and their checkpoint state (PutState, LoadState).
+// The χ² trainers (train) fit proposals with it, the estimators (eval/chi2,
+// which estimates the bound itself) and samplers start from them. It imports
+// no trainer and no estimator.
 //
 // For an unnormalised distribution p̃ over {0,1}^D with Z = Σ_x p̃(x) and
 // any proposal q with q(x) > 0 wherever p̃(x) > 0, Z = E_q[p̃/q] and, since
@@ -16,11 +23,6 @@
 // Every proposal here reports, for a draw, LogQ = log q(x) (a mixture:
 // the marginal is exact) or log q(x,a) − log r(a|x) (auxiliary form), so
 // the weight is always log w = log p̃(x) − LogQ and the bound ½ log E[w²].
-//
-// Its Monte-Carlo estimate ½ log mean w² is biased LOW (Jensen), so a
-// single estimate can fall under log Z (docs/methods.md#chi2-bias): Bound reports its
-// spread over independent batches and the effective sample size of the
-// weights w², and callers say so beside the number.
 //
 // Fitting q minimises (2)/(3) by score-function gradients:
 //

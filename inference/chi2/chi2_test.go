@@ -164,32 +164,6 @@ func TestFittedMixtureApproachesLogZ(t *testing.T) {
 	}
 }
 
-func TestBoundEstimateMatchesEnumeration(t *testing.T) {
-	target := RBMTarget{randomRBM(8, 4, 1, 12)}
-	q := fit(t, target, 4, 400, 13)
-	logZ, exact := exactBound(target, q)
-	e, err := Bound(target, q, 20000, 20, 99, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(e.LogZ-exact) > 4*e.SE {
-		t.Fatalf("bound estimate %.5f ± %.5f, exact bound %.5f", e.LogZ, e.SE, exact)
-	}
-	if math.Abs(e.LogZIS-logZ) > 4*e.SEIS {
-		t.Fatalf("IS estimate %.5f ± %.5f, log Z %.5f", e.LogZIS, e.SEIS, logZ)
-	}
-	if !(e.ESS > 1 && e.ESS <= 20000) {
-		t.Fatalf("ESS %g", e.ESS)
-	}
-	one, err := Bound(target, q, 20000, 20, 99, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if one.LogZ != e.LogZ || one.SE != e.SE || one.LogZIS != e.LogZIS {
-		t.Fatalf("bound depends on workers: %+v vs %+v", one, e)
-	}
-}
-
 func TestFitterStateRoundTrip(t *testing.T) {
 	target := RBMTarget{randomRBM(6, 3, 1, 21)}
 	mk := func() (*Fitter, func([]uint8) float64) {
