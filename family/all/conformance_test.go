@@ -278,14 +278,13 @@ func checkFamily(t *testing.T, f *family.Family, c tinyCase) {
 	dir := t.TempDir()
 	methods := map[string]bool{}
 	var trained, early models.Model
-	var exp config.Experiment
 	for i, tr := range c.train {
 		e := parse(t, f, c, tr, "")
 		methods[methodOf(t, tr)] = true
 		t.Run(fmt.Sprintf("resume %d %s", i, methodOf(t, tr)), func(t *testing.T) {
 			m, first := checkResume(t, f, e, filepath.Join(dir, fmt.Sprint(i)))
 			if i == 0 {
-				trained, early, exp = m, first, e
+				trained, early = m, first
 			}
 		})
 	}
@@ -301,7 +300,7 @@ func checkFamily(t *testing.T, f *family.Family, c tinyCase) {
 	if err := models.Save(toPath, &models.Checkpoint{Model: early}); err != nil {
 		t.Fatal(err)
 	}
-	exp = parse(t, f, c, c.train[0], toPath)
+	exp := parse(t, f, c, c.train[0], toPath)
 	t.Run("estimators", func(t *testing.T) { checkEstimators(t, f, c, exp, trained, early) })
 	p := exactDistribution(t, f, exp, trained)
 	t.Run("sample", func(t *testing.T) { checkSample(t, f, exp, trained, p) })
@@ -594,13 +593,13 @@ func exactDistribution(t *testing.T, f *family.Family, exp config.Experiment, m 
 	if seen != 1<<visible {
 		t.Fatalf("exact gave log p(v) for %d of the %d visible vectors", seen, 1<<visible)
 	}
-	if s := floats(p); math.Abs(s-1) > 1e-9 {
+	if s := sum(p); math.Abs(s-1) > 1e-9 {
 		t.Errorf("exact's p(v) sums to %.12f over all %d visible vectors, not 1", s, 1<<visible)
 	}
 	return p
 }
 
-func floats(x []float64) float64 {
+func sum(x []float64) float64 {
 	s := 0.0
 	for _, v := range x {
 		s += v
@@ -768,6 +767,20 @@ func beyond(l lean, est, truth, se float64) bool {
 	return false
 }
 
+// offence says how est lies on the wrong side of exact.
+func offence(what string, l lean, est, truth, se float64) string {
+	side, should := "above", "a lower bound (leans low) should not be"
+	switch {
+	case l == high:
+		side, should = "below", "an upper bound (leans high) should not be"
+	case l == near && est < truth:
+		side, should = "below", "an estimate that leans neither way should be within that"
+	case l == near:
+		should = "an estimate that leans neither way should be within that"
+	}
+	return fmt.Sprintf("%s %.4f is %.4f nats %s exact's %.4f, more than 3 SE + %g (SE %.3g): %s", what, est, math.Abs(est-truth), side, truth, floor, se, should)
+}
+
 // checkRow returns what is wrong with a row under its claim.
 func checkRow(r *report.Row, cl claim, ref reference) []string {
 	var out []string
@@ -788,7 +801,7 @@ func checkRow(r *report.Row, cl claim, ref reference) []string {
 				zl = cl.logZ
 			}
 			if se := rowSE(r, zl); beyond(cl.loglik, *r.MeanLoglik, truth, se) {
-				out = append(out, fmt.Sprintf("mean log-likelihood %.4f against exact %.4f: leans %s by more than 3 SE (SE %.3g)", *r.MeanLoglik, truth, cl.loglik, se))
+				out = append(out, offence("mean log-likelihood", cl.loglik, *r.MeanLoglik, truth, se))
 			}
 		}
 	}
@@ -804,7 +817,7 @@ func checkRow(r *report.Row, cl claim, ref reference) []string {
 			out = append(out, "no log Z")
 		default:
 			if se := rowSE(r, cl.logZ); beyond(cl.logZ, *r.LogZ, truth, se) {
-				out = append(out, fmt.Sprintf("log Z %.4f against exact %.4f: leans %s by more than 3 SE (SE %.3g)", *r.LogZ, truth, cl.logZ, se))
+				out = append(out, offence("log Z", cl.logZ, *r.LogZ, truth, se))
 			}
 		}
 	}
