@@ -138,8 +138,9 @@ type Data struct {
 }
 
 // Planted describes the synthetic data set: examples sampled exactly from a
-// seeded random "planted" RBM (built by data.PlantedRBM) or sigmoid belief
-// net (data.PlantedSBN), so that the true model is known.
+// seeded random "planted" RBM (built by data.PlantedRBM), sigmoid belief
+// net (sbn.Planted) or Ising grid (data.PlantedIsing), so that the true
+// model is known. The model names are those of data.PlantedModels.
 type Planted struct {
 	// Model is the planted model: rbm, sbn (one latent layer of Hidden
 	// units, sampled ancestrally) or ising (a Rows×Cols grid with spins

@@ -193,7 +193,7 @@ func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 	// The planted data generator (data.Planted) is checked here, when the
 	// config is read, with the limits it applies itself; its messages say
 	// which setting is out of range.
-	v.enum("data.planted.model", p.Model, []string{"rbm", "sbn", "ising"})
+	v.enum("data.planted.model", p.Model, data.PlantedModels())
 	grid := fmt.Sprintf("an integer in [1, %d] (data.MaxPlantedGrid)", data.MaxPlantedGrid)
 	v.check("data.planted.rows", p.Rows >= 1 && p.Rows <= data.MaxPlantedGrid, grid, p.Rows)
 	v.check("data.planted.cols", p.Cols >= 1 && p.Cols <= data.MaxPlantedGrid, grid, p.Cols)

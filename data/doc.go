@@ -8,11 +8,16 @@
 //	                           /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist)
 //	idx:PATH                   an IDX file of unsigned-byte images (N×rows×cols or N×D), raw or gzip
 //	npy:PATH                   an N×D .npy array of 0/1 values (bool, integer, float32 or float64)
-//	planted:train|valid|test   synthetic data drawn exactly from a small planted RBM (no files)
+//	planted:train|valid|test   synthetic data drawn exactly from a small planted model (no files)
 //
 // Grey images are binarised by an explicit method: Stochastic (pixel/255 is
 // the probability of a 1, drawn from a seeded generator, as in Salakhutdinov
 // & Murray 2008), Threshold (pixel/255 > t) or None (data already 0/1).
+//
+// A Set is the Examples that trainers and estimators read. The planted
+// models are the RBM and the Ising grid of this package and those a model's
+// own package registers (RegisterPlanted), so data imports nothing above
+// models and internal packages.
 //
 // Every reader is strict: a malformed, truncated or oversized file, trailing
 // bytes or a corrupt gzip stream is an error naming the file, never a panic.

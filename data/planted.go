@@ -2,8 +2,12 @@ package data
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
 
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
@@ -15,9 +19,11 @@ import (
 // generating RBM). Fields ≤ 0 take the defaults of DefaultPlanted (Seed 0 is
 // a seed like any other); Validate rejects negative values.
 type PlantedSpec struct {
-	// Model is "rbm" (the default, also for "") or "sbn" (PlantedSBN) or
-	// "ising" (PlantedIsing: a Rows×Cols grid; Visible is Rows·Cols and
-	// Hidden is unused).
+	// Model names a planted model (PlantedModels): "rbm" (the default,
+	// also for ""), "ising" (PlantedIsing: a Rows×Cols grid; Visible is
+	// Rows·Cols and Hidden is unused), or one registered by the package
+	// that holds the model's sampler (RegisterPlanted; package sbn
+	// registers "sbn").
 	Model              string
 	Visible, Hidden    int     // units of the planted model; default 20 and 8
 	Rows, Cols         int     // the grid of model "ising"; default 4 and 5
@@ -53,13 +59,65 @@ const MaxPlantedWeightScale = 100
 // must stay inside models.MaxAbsParam = 10^4.
 const MaxPlantedScaledUnits = 1000
 
-// Generator streams (the second argument of rand.NewPCG) of the planted data.
+// Generator streams (the second argument of rand.NewPCG) of the planted
+// data: PlantedParamStream draws a planted model's parameters, the others
+// the examples of a split.
 const (
-	plantedParamStream = 0x706c616e74656400 // "planted\x00"
-	plantedTrainStream = plantedParamStream + 1
-	plantedValidStream = plantedParamStream + 2
-	plantedTestStream  = plantedParamStream + 3
+	PlantedParamStream = 0x706c616e74656400 // "planted\x00"
+	plantedTrainStream = PlantedParamStream + 1
+	plantedValidStream = PlantedParamStream + 2
+	plantedTestStream  = PlantedParamStream + 3
 )
+
+// A PlantedSampler draws the n examples of one split of the planted data
+// set of a spec (after WithDefaults) from rng = rand.NewPCG(spec.Seed,
+// stream); a sampler that needs further generators derives them from
+// spec.Seed and stream. It builds its model from
+// rand.NewPCG(spec.Seed, PlantedParamStream), and each example consumes a
+// fixed number of draws, so that the first n examples of a larger split are
+// those of a smaller one.
+type PlantedSampler func(spec PlantedSpec, n int, rng *rand.Rand, stream uint64) (*Set, error)
+
+var (
+	plantedMu sync.RWMutex
+	planted   = map[string]PlantedSampler{"rbm": sampleRBM, "ising": sampleIsingSpec}
+)
+
+// RegisterPlanted makes a planted model available under name (the Model of
+// a PlantedSpec). It is meant for the init function of the package that
+// holds the model's sampler, so that data needs nothing above models; it
+// panics if name is empty or already registered.
+func RegisterPlanted(name string, s PlantedSampler) {
+	plantedMu.Lock()
+	defer plantedMu.Unlock()
+	if name == "" || s == nil {
+		panic("data: RegisterPlanted needs a name and a sampler")
+	}
+	if _, dup := planted[name]; dup {
+		panic("data: planted model registered twice: " + name)
+	}
+	planted[name] = s
+}
+
+// PlantedModels lists the names of the planted models, sorted.
+func PlantedModels() []string {
+	plantedMu.RLock()
+	defer plantedMu.RUnlock()
+	return slices.Sorted(maps.Keys(planted))
+}
+
+// plantedSampler returns the sampler of a planted model.
+func plantedSampler(name string) (PlantedSampler, error) {
+	plantedMu.RLock()
+	s, ok := planted[name]
+	plantedMu.RUnlock()
+	if !ok {
+		names := PlantedModels()
+		want := strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+		return nil, fmt.Errorf("planted: model is %q; expected %s", name, want)
+	}
+	return s, nil
+}
 
 // WithDefaults returns the spec with every field ≤ 0 (or NaN) replaced by
 // its default.
@@ -117,14 +175,11 @@ func (p PlantedSpec) Validate() error {
 			return fmt.Errorf("planted: %s is %d; the limit is %d units (data.MaxPlantedUnits)", f.name, f.v, MaxPlantedUnits)
 		}
 	}
-	switch q.Model {
-	case "rbm", "sbn":
-	case "ising":
-		if q.Rows > MaxPlantedGrid || q.Cols > MaxPlantedGrid {
-			return fmt.Errorf("planted: the ising grid is %d×%d; rows and cols must be at most %d (data.MaxPlantedGrid)", q.Rows, q.Cols, MaxPlantedGrid)
-		}
-	default:
-		return fmt.Errorf("planted: model is %q; expected rbm, sbn or ising", q.Model)
+	if _, err := plantedSampler(q.Model); err != nil {
+		return err
+	}
+	if q.Model == "ising" && (q.Rows > MaxPlantedGrid || q.Cols > MaxPlantedGrid) {
+		return fmt.Errorf("planted: the ising grid is %d×%d; rows and cols must be at most %d (data.MaxPlantedGrid)", q.Rows, q.Cols, MaxPlantedGrid)
 	}
 	if m := min(q.Visible, q.Hidden); q.Model == "rbm" && m > MaxPlantedEnum {
 		return fmt.Errorf("planted: min(visible, hidden) is %d; exact sampling enumerates 2^%d states, the limit is %d", m, m, MaxPlantedEnum)
@@ -168,7 +223,7 @@ func (p PlantedSpec) Validate() error {
 func PlantedRBM(spec PlantedSpec) *models.RBM {
 	p := spec.WithDefaults()
 	D, H, s := p.Visible, p.Hidden, p.WeightScale
-	rng := rand.New(rand.NewPCG(p.Seed, plantedParamStream))
+	rng := rand.New(rand.NewPCG(p.Seed, PlantedParamStream))
 	m := models.NewRBM(D, H)
 	k := max(1, int(math.Round(float64(D)/4)))
 	perm := rng.Perm(D)
@@ -200,8 +255,9 @@ func PlantedRBM(spec PlantedSpec) *models.RBM {
 }
 
 // Planted returns split "train", "valid" or "test" of the planted data set,
-// named "planted:<split>". The splits are drawn exactly from PlantedRBM(spec)
-// with independent generators rand.NewPCG(Seed, stream) per split, so the
+// named "planted:<split>". The splits are drawn exactly from the planted
+// model (PlantedRBM(spec) by default; see PlantedSampler) with independent
+// generators rand.NewPCG(Seed, stream) per split, so the
 // size of one split does not change the examples of another, and each
 // example consumes a fixed number of draws, so the first n examples of a
 // larger split are the examples of a smaller one.
@@ -222,17 +278,25 @@ func Planted(spec PlantedSpec, split string) (*Set, error) {
 	default:
 		return nil, fmt.Errorf("planted: unknown split %q; expected train, valid or test", split)
 	}
-	rng := rand.New(rand.NewPCG(p.Seed, stream))
-	var s *Set
-	var err error
-	if p.Model == "sbn" {
-		s = sampleSBN(PlantedSBN(p), n, rng)
-	} else if p.Model == "ising" {
-		s = sampleIsing(PlantedIsing(p), n, rng, p.Seed, stream)
-	} else if s, err = ExactSample(PlantedRBM(p), n, rng); err != nil {
-		return nil, fmt.Errorf("planted: the settings of the planted data generator (model rbm, visible %d, hidden %d, weight_scale %v) give an rbm it cannot sample: %w", p.Visible, p.Hidden, p.WeightScale, err)
+	sample, err := plantedSampler(p.Model)
+	if err != nil {
+		return nil, err
+	}
+	s, err := sample(p, n, rand.New(rand.NewPCG(p.Seed, stream)), stream)
+	if err != nil {
+		return nil, err
 	}
 	s.Name = "planted:" + split
+	return s, nil
+}
+
+// sampleRBM is the PlantedSampler of model "rbm": exact draws from
+// PlantedRBM.
+func sampleRBM(p PlantedSpec, n int, rng *rand.Rand, _ uint64) (*Set, error) {
+	s, err := ExactSample(PlantedRBM(p), n, rng)
+	if err != nil {
+		return nil, fmt.Errorf("planted: the settings of the planted data generator (model rbm, visible %d, hidden %d, weight_scale %v) give an rbm it cannot sample: %w", p.Visible, p.Hidden, p.WeightScale, err)
+	}
 	return s, nil
 }
 

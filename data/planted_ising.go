@@ -22,7 +22,7 @@ const PlantedIsingBurnIn = 1000
 // horizontal couplings (row-major), vertical couplings (row-major).
 func PlantedIsing(spec PlantedSpec) *models.Ising {
 	p := spec.WithDefaults()
-	rng := rand.New(rand.NewPCG(p.Seed, plantedParamStream))
+	rng := rand.New(rand.NewPCG(p.Seed, PlantedParamStream))
 	m := models.NewIsing(p.Rows, p.Cols, models.SpinsPM1)
 	for i := range m.Fields {
 		m.Fields[i] = 2*rng.Float64() - 1
@@ -33,6 +33,11 @@ func PlantedIsing(spec PlantedSpec) *models.Ising {
 		}
 	}
 	return m
+}
+
+// sampleIsingSpec is the PlantedSampler of model "ising".
+func sampleIsingSpec(p PlantedSpec, n int, rng *rand.Rand, stream uint64) (*Set, error) {
+	return sampleIsing(PlantedIsing(p), n, rng, p.Seed, stream), nil
 }
 
 // sampleIsing draws n examples of m. When the exact sampler fits

@@ -288,56 +288,19 @@ func TestPlantedSpecErrors(t *testing.T) {
 	}
 }
 
-// TestPlantedSBN: the planted SBN's splits are exact ancestral samples —
-// their empirical log-likelihood under the generating net matches its
-// negative entropy estimate from fresh samples — and the model key is
-// checked.
-func TestPlantedSBN(t *testing.T) {
-	spec := PlantedSpec{Model: "sbn", Visible: 12, Hidden: 4, Train: 3000, Valid: 10, Test: 3000, Seed: 7}
-	tr, err := Planted(spec, "train")
-	if err != nil {
-		t.Fatal(err)
+// TestPlantedModels: an unknown planted model is named with the known
+// ones, and a model can be registered once.
+func TestPlantedModels(t *testing.T) {
+	if got := strings.Join(PlantedModels(), ","); got != "ising,rbm" {
+		t.Errorf("PlantedModels() = %s; want ising,rbm (data's own)", got)
 	}
-	te, _ := Planted(spec, "test")
-	net := PlantedSBN(spec)
-	// Exact log p(x) by summing the 2^4 latent states.
-	logp := func(x []uint8) float64 {
-		h := net.States()
-		sc := net.NewScratch()
-		for i, v := range x {
-			h[0][i] = float64(v)
-		}
-		var lps []float64
-		for code := range 1 << 4 {
-			for j := range 4 {
-				h[1][j] = float64(code >> j & 1)
-			}
-			lps = append(lps, net.LogJoint(h, 1, sc))
-		}
-		return nmath.LogSumExp(lps)
-	}
-	mean := func(s *Set) (float64, float64) {
-		var sum, sq float64
-		for r := range s.N {
-			v := logp(s.X[r*s.D : (r+1)*s.D])
-			sum += v
-			sq += v * v
-		}
-		m := sum / float64(s.N)
-		return m, math.Sqrt((sq/float64(s.N) - m*m) / float64(s.N))
-	}
-	m1, se1 := mean(tr)
-	m2, se2 := mean(te)
-	// Two independent samples of the same distribution: the mean
-	// log-likelihoods agree within their combined error.
-	if d := math.Abs(m1 - m2); d > 4*math.Hypot(se1, se2) {
-		t.Errorf("train %.3f ± %.3f and test %.3f ± %.3f differ by %.3f", m1, se1, m2, se2, d)
-	}
-	// And the data is far from uniform (the patterns matter).
-	if m1 > -0.7*12*math.Ln2 {
-		t.Errorf("mean log p %.3f is close to uniform %.3f", m1, -12*math.Ln2)
-	}
-	if _, err := Planted(PlantedSpec{Model: "dbm"}, "train"); err == nil || !strings.Contains(err.Error(), `planted: model is "dbm"; expected rbm, sbn or ising`) {
+	if _, err := Planted(PlantedSpec{Model: "dbm"}, "train"); err == nil || !strings.Contains(err.Error(), `planted: model is "dbm"; expected ising or rbm`) {
 		t.Errorf("bad model: %v", err)
 	}
+	defer func() {
+		if recover() == nil {
+			t.Error("RegisterPlanted(rbm) twice: no panic")
+		}
+	}()
+	RegisterPlanted("rbm", sampleRBM)
 }

@@ -15,6 +15,20 @@ type Set struct {
 	X    []uint8
 }
 
+// Examples is a data split as trainers and estimators read it: Len()
+// examples, Row(n) being example n, 0/1 values of one width that the reader
+// must not modify. *Set implements it; tests and derived data (a subset, a
+// model's own samples) may implement it too.
+type Examples interface {
+	Len() int
+	Row(n int) []uint8
+}
+
+var _ Examples = (*Set)(nil)
+
+// Len returns the number of examples, N.
+func (s *Set) Len() int { return s.N }
+
 // Row returns example n (a view into X, not a copy).
 func (s *Set) Row(n int) []uint8 { return s.X[n*s.D : (n+1)*s.D : (n+1)*s.D] }
 

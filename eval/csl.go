@@ -8,6 +8,7 @@ import (
 	"sort"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/workgroup"
@@ -124,7 +125,7 @@ const (
 
 // Estimate runs the chains and returns log p̂(x) for every example of x.
 // Errors name the offending field or example.
-func (c CSL) Estimate(m *models.RBM, x Examples) (CSLResult, error) {
+func (c CSL) Estimate(m *models.RBM, x data.Examples) (CSLResult, error) {
 	if err := c.check(m); err != nil {
 		return CSLResult{}, err
 	}
@@ -356,7 +357,7 @@ type cslData struct {
 	zeros []bool  // the list holds the zeros of x (else its ones)
 }
 
-func newCSLData(x Examples, D int) (*cslData, error) {
+func newCSLData(x data.Examples, D int) (*cslData, error) {
 	if x == nil || x.Len() == 0 {
 		return nil, errors.New("CSL: no examples")
 	}

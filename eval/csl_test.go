@@ -9,11 +9,12 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
 
-// cslRows is an Examples backed by a slice of rows.
+// cslRows is an data.Examples backed by a slice of rows.
 type cslRows [][]uint8
 
 func (r cslRows) Len() int          { return len(r) }
@@ -568,7 +569,7 @@ func TestCSLValidation(t *testing.T) {
 		name string
 		c    CSL
 		m    *models.RBM
-		x    Examples
+		x    data.Examples
 		want string
 	}{
 		{"nil model", CSL{}, nil, xs, "nil model"},

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
@@ -87,7 +88,7 @@ type DBMExactResult struct {
 }
 
 // LogProb returns log Z and log f(v_n), log p(v_n) for every example.
-func (e DBMExact) LogProb(d *models.DBM, x Examples) (DBMExactResult, error) {
+func (e DBMExact) LogProb(d *models.DBM, x data.Examples) (DBMExactResult, error) {
 	logZ, err := e.LogZ(d)
 	if err != nil {
 		return DBMExactResult{}, err
@@ -482,7 +483,7 @@ func DBMAISLogZ(d *models.DBM, a AIS) (AISResult, error) {
 
 // Bounds returns the mean-field bound B(v_n) ≤ log f(v_n) of every example
 // and their mean with its standard error; log p(v_n) ≥ B(v_n) − log Z.
-func (m DBMMeanField) Bounds(d *models.DBM, x Examples) ([]float64, MeanStat, error) {
+func (m DBMMeanField) Bounds(d *models.DBM, x data.Examples) ([]float64, MeanStat, error) {
 	if err := checkDBMModel(d); err != nil {
 		return nil, MeanStat{}, err
 	}
@@ -509,7 +510,7 @@ func (m DBMMeanField) Bounds(d *models.DBM, x Examples) ([]float64, MeanStat, er
 
 // LogUnnormAll runs LogUnnorm on every example, example n drawing from
 // rand.New(rand.NewPCG(seed, n)) so that results are reproducible.
-func (s DBMIS) LogUnnormAll(d *models.DBM, x Examples, seed uint64) ([]DBMISResult, error) {
+func (s DBMIS) LogUnnormAll(d *models.DBM, x data.Examples, seed uint64) ([]DBMISResult, error) {
 	if err := checkDBMModel(d); err != nil {
 		return nil, err
 	}
@@ -542,7 +543,7 @@ func (s DBMIS) LogUnnormAll(d *models.DBM, x Examples, seed uint64) ([]DBMISResu
 // the first steps of the path short: on an MNIST DBM 784-500-1000 it raised
 // the ESS of 100 AIS runs at 20,000 β from 1 to 30–40 (docs/reproductions.md).
 // The result does not depend on workers or GOMAXPROCS.
-func DBMHiddenBaseRate(d *models.DBM, x Examples, maxExamples, workers int) ([][]float64, error) {
+func DBMHiddenBaseRate(d *models.DBM, x data.Examples, maxExamples, workers int) ([][]float64, error) {
 	if err := checkDBMModel(d); err != nil {
 		return nil, err
 	}

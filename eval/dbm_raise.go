@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/models"
 )
@@ -88,7 +89,7 @@ type DBMRAISE struct {
 
 // LogProb estimates log p_ann(v) for every example of x. The result has the
 // layout of RAISE's.
-func (r DBMRAISE) LogProb(d *models.DBM, x Examples) (RAISEResult, error) {
+func (r DBMRAISE) LogProb(d *models.DBM, x data.Examples) (RAISEResult, error) {
 	const what = "DBM RAISE"
 	betas, M, N, err := raiseParams(what, r.Betas, r.Chains, x)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
@@ -307,7 +308,7 @@ func TestDBMRAISEDeterministicAndErrors(t *testing.T) {
 	}
 	for _, c := range []struct {
 		r    DBMRAISE
-		x    Examples
+		x    data.Examples
 		want string
 	}{
 		{DBMRAISE{Chains: -1}, x, "chains"},

@@ -20,6 +20,7 @@ import (
 	"math/bits"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
@@ -77,7 +78,7 @@ func AISTopLogZ(d *models.DBN, a AIS) (TopLogZ, AISResult, error) {
 // propagated by mean field through the layers (exact for L = 2). It is a
 // "data base rate" for AIS or RAISE on the top RBM; any base gives valid
 // estimates, a good one gives better ones.
-func TopBaseRate(d *models.DBN, x Examples, smoothing float64) ([]float64, error) {
+func TopBaseRate(d *models.DBN, x data.Examples, smoothing float64) ([]float64, error) {
 	if err := checkDBN(d); err != nil {
 		return nil, err
 	}
@@ -167,7 +168,7 @@ type DBNBoundResult struct {
 
 // LogProb computes the bound for every example of x, with log Z_top from z
 // (ExactTopLogZ or AISTopLogZ).
-func (b DBNBound) LogProb(d *models.DBN, z TopLogZ, x Examples) (DBNBoundResult, error) {
+func (b DBNBound) LogProb(d *models.DBN, z TopLogZ, x data.Examples) (DBNBoundResult, error) {
 	M := b.Samples
 	if M == 0 {
 		M = 5
@@ -271,7 +272,7 @@ type DBNISResult struct {
 }
 
 // LogProb estimates log f(v) and log p(v) for every example of x.
-func (s DBNIS) LogProb(d *models.DBN, z TopLogZ, x Examples) (DBNISResult, error) {
+func (s DBNIS) LogProb(d *models.DBN, z TopLogZ, x data.Examples) (DBNISResult, error) {
 	S := s.Samples
 	if S == 0 {
 		S = 500
@@ -429,7 +430,7 @@ type DBNRAISEResult struct {
 }
 
 // LogProb estimates log p_ann(v) for every example of x.
-func (r DBNRAISE) LogProb(d *models.DBN, x Examples) (DBNRAISEResult, error) {
+func (r DBNRAISE) LogProb(d *models.DBN, x data.Examples) (DBNRAISEResult, error) {
 	M := r.Samples
 	if M == 0 {
 		M = 50
@@ -497,7 +498,7 @@ func (r DBNRAISE) LogProb(d *models.DBN, x Examples) (DBNRAISEResult, error) {
 	return res, nil
 }
 
-// dbnFlatRows is a row-major N×d uint8 matrix seen as Examples.
+// dbnFlatRows is a row-major N×d uint8 matrix seen as data.Examples.
 type dbnFlatRows struct {
 	data []uint8
 	d    int
@@ -547,7 +548,7 @@ type DBNExactResult struct {
 }
 
 // LogProb computes log p(v) and the exact bound for every example of x.
-func (e DBNExact) LogProb(d *models.DBN, x Examples) (DBNExactResult, error) {
+func (e DBNExact) LogProb(d *models.DBN, x data.Examples) (DBNExactResult, error) {
 	if err := checkDBNInputs("DBN exact", d, x, nil); err != nil {
 		return DBNExactResult{}, err
 	}
@@ -629,7 +630,7 @@ func checkDBN(d *models.DBN) error {
 	return d.Validate()
 }
 
-func checkDBNRows(d *models.DBN, x Examples) error {
+func checkDBNRows(d *models.DBN, x data.Examples) error {
 	if x == nil || x.Len() == 0 {
 		return errors.New("no examples")
 	}
@@ -642,7 +643,7 @@ func checkDBNRows(d *models.DBN, x Examples) error {
 	return nil
 }
 
-func checkDBNInputs(name string, d *models.DBN, x Examples, z *TopLogZ) error {
+func checkDBNInputs(name string, d *models.DBN, x data.Examples, z *TopLogZ) error {
 	if err := checkDBN(d); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}

@@ -7,15 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
-
-// Examples is a set of binary examples (a data split).
-type Examples interface {
-	Len() int
-	Row(n int) []uint8
-}
 
 // MeanStat is a mean over examples with its standard error.
 type MeanStat struct {
@@ -36,7 +31,7 @@ func meanStat(sum, sumSq float64, n int) MeanStat {
 // MeanLogUnnorm returns the mean over the examples of log f(v) = −F(v), the
 // log unnormalised probability; the mean log-likelihood is this minus log Z
 // (whose own error is reported separately).
-func MeanLogUnnorm(m *models.RBM, x Examples) MeanStat {
+func MeanLogUnnorm(m *models.RBM, x data.Examples) MeanStat {
 	v := make([]float64, m.NVis)
 	scratch := make([]float64, m.NHid)
 	var s, s2 float64
@@ -56,7 +51,7 @@ func MeanLogUnnorm(m *models.RBM, x Examples) MeanStat {
 // = a_i + Σ_j [softplus(x_j + (1−v_i)W_ij) − softplus(x_j − v_i W_ij)],
 // x = b + Wᵀv, the term is log σ(Δ_i) if v_i = 1 and log σ(−Δ_i) otherwise.
 // It costs O(D·H) per example: a cheap training signal, not a likelihood.
-func PseudoLogLik(m *models.RBM, x Examples) MeanStat {
+func PseudoLogLik(m *models.RBM, x data.Examples) MeanStat {
 	D, H := m.NVis, m.NHid
 	v := make([]float64, D)
 	pre := make([]float64, H)
@@ -90,7 +85,7 @@ func PseudoLogLik(m *models.RBM, x Examples) MeanStat {
 
 // ReconError returns the mean over examples of Σ_i (v_i − p(v_i = 1 | h))²
 // with h ~ p(h|v): one Gibbs step from the data. A cheap signal only.
-func ReconError(m *models.RBM, x Examples, rng *rand.Rand) MeanStat {
+func ReconError(m *models.RBM, x data.Examples, rng *rand.Rand) MeanStat {
 	D, H := m.NVis, m.NHid
 	v := make([]float64, D)
 	h := make([]float64, H)

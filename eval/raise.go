@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
@@ -76,7 +77,7 @@ type raiseChain interface {
 }
 
 // LogProb estimates log p_ann(v) for every example of x.
-func (r RAISE) LogProb(m *models.RBM, x Examples) (RAISEResult, error) {
+func (r RAISE) LogProb(m *models.RBM, x data.Examples) (RAISEResult, error) {
 	path, err := inference.NewBaseRatePath(m, r.BaseVBias)
 	if err != nil {
 		return RAISEResult{}, fmt.Errorf("RAISE: %w", err)
@@ -86,7 +87,7 @@ func (r RAISE) LogProb(m *models.RBM, x Examples) (RAISEResult, error) {
 
 // Run runs RAISE on any annealing path whose chains can be set to a visible
 // vector.
-func (r RAISE) Run(path inference.Path, x Examples) (RAISEResult, error) {
+func (r RAISE) Run(path inference.Path, x data.Examples) (RAISEResult, error) {
 	betas, M, N, err := raiseParams("RAISE", r.Betas, r.Chains, x)
 	if err != nil {
 		return RAISEResult{}, err
@@ -112,7 +113,7 @@ func (r RAISE) Run(path inference.Path, x Examples) (RAISEResult, error) {
 // raiseParams returns the schedule (nil: inference.Schedule2008()), the
 // number of chains per example (0: 50) and the number of examples, or an
 // error that begins with what.
-func raiseParams(what string, betas []float64, chains int, x Examples) ([]float64, int, int, error) {
+func raiseParams(what string, betas []float64, chains int, x data.Examples) ([]float64, int, int, error) {
 	if betas == nil {
 		betas = inference.Schedule2008()
 	}

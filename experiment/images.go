@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/imagegrid"
@@ -50,7 +50,7 @@ type SamplesInfo struct {
 // start, the probabilities of the last step) from seed, and writes
 // samples.npy, samples.json and samples.png, and filters.png when the
 // family has first-layer filters, into dir, atomically.
-func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, train eval.Examples, workers int, st *Status) error {
+func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, train data.Examples, workers int, st *Status) error {
 	if fam.Sample == nil {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/imagegrid"
 	"image/png"
 	"math"
@@ -18,7 +19,6 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/npyx"
 	"github.com/logz-ml/logz/models"
-	"github.com/logz-ml/logz/train"
 )
 
 // This file is a whole model family — independent Bernoulli units, fitted
@@ -55,7 +55,7 @@ type indepTrainer struct {
 	done   int
 }
 
-func (t *indepTrainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+func (t *indepTrainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
 	D := len(t.m.Logits)
 	for i := range D {
 		on := 0.0

@@ -17,7 +17,6 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/atomicfile"
@@ -54,11 +53,6 @@ type Options struct {
 	// merge, if set, makes Run a merge of a sharded run (see Merge).
 	merge *mergePlan
 }
-
-// setRows adapts a data.Set to the estimators' and trainer's view.
-type setRows struct{ *data.Set }
-
-func (s setRows) Len() int { return s.N }
 
 // Run runs every experiment of f in order. The run folder is checked
 // before anything is written (see Options). Results are rewritten
@@ -370,7 +364,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 			bar = progress.New(r.opt.Stderr, fmt.Sprintf("%s epoch %d/%d", exp.Name, tr.Completed()+1, epochs), int64(train0.N))
 		}
 		tr.SetOnBatch(func(n int) { bar.Add(int64(n)) })
-		sum, err := tr.TrainEpoch(setRows{train0})
+		sum, err := tr.TrainEpoch(train0)
 		bar.Done()
 		if err != nil {
 			err = fmt.Errorf("%w; %s", err, onDisk(ckptPath, checkpointDue, tr.Completed()+1))
@@ -472,7 +466,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 	mine = append(mine, rows...)
 	if err == nil {
 		mine = append(mine, referenceRows(exp, family.Label(tr.Current()), tr.Completed())...)
-		err = writeSamples(fam, tr.Current(), r.dir, config.DeriveSeed(exp.Seed, 3), setRows{train0}, r.opt.Workers, st)
+		err = writeSamples(fam, tr.Current(), r.dir, config.DeriveSeed(exp.Seed, 3), train0, r.opt.Workers, st)
 	}
 	ferr := flush()
 	if err == nil && ferr == nil {
@@ -529,7 +523,7 @@ func (r *runner) build() (*built, error) {
 		return nil, err
 	}
 	tracked := family.NewTracked()
-	ev := family.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: setRows{train0}, Seed: config.DeriveSeed(exp.Seed, 2),
+	ev := family.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: train0, Seed: config.DeriveSeed(exp.Seed, 2),
 		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked}
 	warnings := family.TrainWarnings(exp.Train, train0.N)
 	for _, w := range warnings {
@@ -596,7 +590,7 @@ func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []family.Spl
 		if n := exp.Evaluate.MaxExamples; n > 0 && n < s.N {
 			s = s.Limit(n)
 		}
-		out = append(out, family.Split{Name: name, Data: setRows{s}})
+		out = append(out, family.Split{Name: name, Data: s})
 	}
 	return out
 }
@@ -648,9 +642,6 @@ func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error
 func ParsePlantedValid(exp config.Experiment) bool {
 	return len(exp.Data.Train) > 8 && exp.Data.Train[:8] == "planted:" && exp.Data.Planted.Valid > 0
 }
-
-// Rows adapts a data set to the estimators' view of examples.
-func Rows(s *data.Set) eval.Examples { return setRows{s} }
 
 // StderrProgress returns a family.Env Progress that draws progress bars on w
 // (quiet when w is not a terminal).

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -16,7 +17,7 @@ import (
 // Split is one named data split to report mean log-likelihoods on.
 type Split struct {
 	Name string
-	Data eval.Examples
+	Data data.Examples
 }
 
 // Env is everything the estimators of one evaluation need besides the model
@@ -31,7 +32,7 @@ type Env struct {
 	BaseRate []float64
 	// Train is the training set (the top RBM of a DBN takes its base rate
 	// from the training data propagated up by Q).
-	Train eval.Examples
+	Train data.Examples
 	// Seed derives every estimator's seed (with the stage, epoch and
 	// position) unless the estimator sets its own.
 	Seed uint64
@@ -253,7 +254,7 @@ func cumulative(add func(int64)) func(done, total int64) {
 
 // Subset is a view of some examples of a split.
 type Subset struct {
-	X   eval.Examples
+	X   data.Examples
 	Idx []int
 }
 
@@ -264,7 +265,7 @@ func (s Subset) Row(n int) []uint8 { return s.X.Row(s.Idx[n]) }
 // uniformly without replacement, from a generator that depends only on the
 // evaluation seed and the split's position — so RAISE and CSL of one
 // evaluation see the same examples. n = 0 or n ≥ N means all, in order.
-func (env *Env) Sample(split int, x eval.Examples, n int) ([]int, error) {
+func (env *Env) Sample(split int, x data.Examples, n int) ([]int, error) {
 	N := x.Len()
 	if n <= 0 || n >= N {
 		idx := make([]int, N)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"time"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 )
@@ -61,7 +62,7 @@ func (r *RAISE) GapTol() float64 { return r.GapTolerance }
 
 // RAISERun runs a RAISE estimator on the examples x, reporting cumulative
 // progress.
-type RAISERun func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error)
+type RAISERun func(x data.Examples, progress func(done, total int64)) (eval.RAISEResult, error)
 
 // LogFAll gives the control variate X = log f̂(v) of every example of split
 // si, and says what it is made of for the row's note.

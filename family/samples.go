@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/imagegrid"
@@ -68,7 +69,7 @@ type SampleOptions struct {
 	Mean bool
 	// Data holds the examples of Init "data" (rows of the model's
 	// visible units).
-	Data eval.Examples
+	Data data.Examples
 	// Checkpoint, if set, is the model's checkpoint, whose state may hold
 	// a fitted χ² proposal for Init "q".
 	Checkpoint *models.Checkpoint
@@ -172,7 +173,7 @@ func RandomState(v []float64, rng *rand.Rand) {
 
 // DataState sets v to an example of data drawn uniformly with replacement,
 // checking its size.
-func DataState(v []float64, data eval.Examples, rng *rand.Rand) error {
+func DataState(v []float64, data data.Examples, rng *rand.Rand) error {
 	row := data.Row(rng.IntN(data.Len()))
 	if len(row) != len(v) {
 		return fmt.Errorf("samples: a data example has %d units; the model has %d visible units", len(row), len(v))

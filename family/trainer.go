@@ -5,7 +5,6 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/models"
-	"github.com/logz-ml/logz/train"
 )
 
 // EpochSummary is what the runner reports of a training epoch.
@@ -29,7 +28,7 @@ func RBMSettings(s EpochSummary) string {
 
 // Trainer is the runner's view of a model trainer.
 type Trainer interface {
-	TrainEpoch(x train.Data) (EpochSummary, error)
+	TrainEpoch(x data.Examples) (EpochSummary, error)
 	Checkpoint(experiment string) (*models.Checkpoint, error)
 	Resume(c *models.Checkpoint) error
 	// Completed and Total count epochs, all layers and phases included.

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -74,7 +75,7 @@ type AISResult struct {
 // where in_{l,i} = b_{l,i} + Σ_j W_{l+1}[i,j] h_{l+1,j} + Σ_{j<i} S_l[i,j] h_{l,j}
 // is kept current as units flip and a^c = β·in with h_{l,u} = c. Only the
 // terms that involve the unit enter; the others cancel.
-func (a AIS) LogProb(n *Net, x eval.Examples) (AISResult, error) {
+func (a AIS) LogProb(n *Net, x data.Examples) (AISResult, error) {
 	if err := a.check(n); err != nil {
 		return AISResult{}, err
 	}
@@ -674,7 +675,7 @@ func estForEach(items int, newWorker func() func(item int)) {
 }
 
 // estCheckRows checks that every example has n_0 values of 0 or 1.
-func estCheckRows(n *Net, x eval.Examples) error {
+func estCheckRows(n *Net, x data.Examples) error {
 	if x == nil {
 		return errors.New(n.TypeName() + ": no examples")
 	}

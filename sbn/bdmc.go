@@ -51,7 +51,7 @@ type BDMC struct {
 }
 
 // BDMCData is the simulated data: Len() examples of D values each, an
-// eval.Examples so that callers can also run exact or IS on it.
+// data.Examples so that callers can also run exact or IS on it.
 type BDMCData struct {
 	D int
 	X []uint8 // row-major, Len() × D

@@ -3,7 +3,7 @@ package sbn
 import (
 	"fmt"
 
-	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/seeds"
 )
 
@@ -35,7 +35,7 @@ type CompletionResult struct {
 // the error of an example is the fraction of its U missing pixels where
 // the vote differs from the truth. Examples run in parallel, each with a
 // random stream keyed by (seed, example).
-func Complete(n *Net, x eval.Examples, rows, cols int, samples, sweeps int, seed uint64) (CompletionResult, error) {
+func Complete(n *Net, x data.Examples, rows, cols int, samples, sweeps int, seed uint64) (CompletionResult, error) {
 	if err := n.Validate(); err != nil {
 		return CompletionResult{}, err
 	}

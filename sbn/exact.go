@@ -6,7 +6,7 @@ import (
 	"math/bits"
 	"sync/atomic"
 
-	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/data"
 )
 
 // ExactLogProb returns log p(x_n) for every example by enumerating every
@@ -22,7 +22,7 @@ import (
 // processed in parallel; progress, if set, is called from the worker
 // goroutines with the states enumerated so far and the total
 // (examples × 2^H).
-func ExactLogProb(n *Net, x eval.Examples, maxUnits int, progress func(done, total int64)) ([]float64, error) {
+func ExactLogProb(n *Net, x data.Examples, maxUnits int, progress func(done, total int64)) ([]float64, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -48,7 +49,7 @@ const isBlock = 1000
 
 // LogProb runs importance sampling on every example, in parallel over
 // blocks of samples. It needs the recognition network n.Rec.
-func (is IS) LogProb(n *Net, x eval.Examples) (ISResult, error) {
+func (is IS) LogProb(n *Net, x data.Examples) (ISResult, error) {
 	if err := n.Validate(); err != nil {
 		return ISResult{}, err
 	}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -15,9 +16,6 @@ import (
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
-
-// Data is the training set: N binary rows of n_0 units (train.Data).
-type Data = train.Data
 
 // TrainOptions configures a Trainer (doubly stochastic gradient MCMC, Du,
 // Zhu & Zhang 2015, Alg. 1 and App. C; see train_dynamics.go for the update
@@ -167,7 +165,7 @@ type Trainer struct {
 	active   int
 	work     func()
 	cur      struct {
-		data         Data
+		data         data.Examples
 		epoch, batch int
 		step         int
 	}
@@ -329,7 +327,7 @@ func (t *Trainer) Options() TrainOptions { return t.opt }
 // models.MaxAbsParam) it returns an error wrapping train.ErrDiverged that
 // names the epoch and minibatch; the net is then unusable and the caller
 // keeps its last checkpoint.
-func (t *Trainer) TrainEpoch(x Data) (EpochStats, error) {
+func (t *Trainer) TrainEpoch(x data.Examples) (EpochStats, error) {
 	N := x.Len()
 	if N != t.n {
 		return EpochStats{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d (the gradient scale N/|B|)", N, t.n)
@@ -401,7 +399,7 @@ func (t *Trainer) checkFinite() error {
 
 // minibatch runs the dynamics steps on the examples idx and returns the
 // sums over them of the signal and ESS at the last step.
-func (t *Trainer) minibatch(x Data, idx []int, epoch, b int) (signal, ess float64) {
+func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal, ess float64) {
 	t.cur.data, t.cur.epoch, t.cur.batch = x, epoch, b
 	t.active = 0
 	for lo := 0; lo < len(idx); lo += chunkSize {

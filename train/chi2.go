@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -120,7 +121,7 @@ type RBMChi2Trainer struct {
 	omega               []float64
 	tasks, active       []*task
 	perm                []int
-	data                Data
+	data                data.Examples
 	next                atomic.Int64
 	wg                  workgroup.Group
 	work                func()
@@ -195,7 +196,7 @@ type Chi2EpochStats struct {
 // TrainEpoch runs one pass over data in minibatches. On divergence (a
 // non-finite log weight or parameter) it returns an error wrapping
 // ErrDiverged that names the epoch and minibatch.
-func (t *RBMChi2Trainer) TrainEpoch(data Data) (Chi2EpochStats, error) {
+func (t *RBMChi2Trainer) TrainEpoch(data data.Examples) (Chi2EpochStats, error) {
 	m, o := t.M, t.Opt
 	if data.Len() == 0 {
 		return Chi2EpochStats{}, errors.New("no training data")
@@ -243,7 +244,7 @@ func (t *RBMChi2Trainer) QStep() (float64, error) {
 // Step is one θ step on the examples idx of data, preceded by QSteps
 // fitter steps on q. It returns the tracked bound ½ log mean w² of the
 // fresh draws the θ-gradient uses.
-func (t *RBMChi2Trainer) Step(data Data, idx []int) (float64, error) {
+func (t *RBMChi2Trainer) Step(data data.Examples, idx []int) (float64, error) {
 	for range t.Opt.QSteps {
 		if _, err := t.QStep(); err != nil {
 			return math.NaN(), err
@@ -254,7 +255,7 @@ func (t *RBMChi2Trainer) Step(data Data, idx []int) (float64, error) {
 
 // ThetaStep draws QSamples fresh points from q and takes one Adam step on
 // θ along the estimated gradient of L (see the type's doc).
-func (t *RBMChi2Trainer) ThetaStep(data Data, idx []int) (float64, error) {
+func (t *RBMChi2Trainer) ThetaStep(data data.Examples, idx []int) (float64, error) {
 	bound, err := t.Fit.Draw(t.logp, t.qrng)
 	if err != nil {
 		return bound, err
@@ -274,7 +275,7 @@ func (t *RBMChi2Trainer) ThetaStep(data Data, idx []int) (float64, error) {
 // Gradient returns the estimate of ∇L at the fitter's current draws
 // (without weight decay): (1/B) Σ_batch ∇ log p̃(v) − Σ_i ω_i ∇ log p̃(x_i).
 // The slices are the trainer's scratch, valid until the next call.
-func (t *RBMChi2Trainer) Gradient(data Data, idx []int) (gW, gA, gB []float64) {
+func (t *RBMChi2Trainer) Gradient(data data.Examples, idx []int) (gW, gA, gB []float64) {
 	if t.Opt.Linearise {
 		t.omega = t.Fit.Linearised(t.omega)
 	} else {

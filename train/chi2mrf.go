@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/models"
@@ -102,7 +103,7 @@ type Chi2Epoch struct {
 }
 
 // TrainEpoch makes one pass over x in minibatches.
-func (l *Chi2Learner) TrainEpoch(x Data) (Chi2Epoch, error) {
+func (l *Chi2Learner) TrainEpoch(x data.Examples) (Chi2Epoch, error) {
 	n := x.Len()
 	if cap(l.perm) < n {
 		l.perm = make([]int, n)
@@ -133,7 +134,7 @@ func (l *Chi2Learner) TrainEpoch(x Data) (Chi2Epoch, error) {
 	return Chi2Epoch{Epoch: l.Epoch, TrackedLogZ: l.sumLogZ / float64(l.nLogZ), LastLogZ: l.lastLogZ, EndLogZ: after}, nil
 }
 
-func (l *Chi2Learner) step(x Data, idx []int) error {
+func (l *Chi2Learner) step(x data.Examples, idx []int) error {
 	for range l.Opt.QSteps {
 		if _, err := l.Fit.Step(l.logp, l.rng); err != nil {
 			return err

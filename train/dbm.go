@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 
 	"github.com/logz-ml/logz/internal/gemm"
@@ -352,7 +353,7 @@ func (t *DBMTrainer) compose() {
 // joint training it initialises the parameters (without pretraining) and
 // the persistent chains from data. TrainEpoch calls it; call it yourself to
 // evaluate Current() at that moment. data must be the same every call.
-func (t *DBMTrainer) Prepare(data Data) error {
+func (t *DBMTrainer) Prepare(data data.Examples) error {
 	if t.Done() {
 		return errors.New("dbm trainer: every epoch is trained")
 	}
@@ -376,7 +377,7 @@ func (t *DBMTrainer) Prepare(data Data) error {
 // epoch. On divergence it returns an error wrapping ErrDiverged that names
 // the epoch (overall, and within the phase) and the minibatch; the
 // parameters are then unusable and the caller keeps its last checkpoint.
-func (t *DBMTrainer) TrainEpoch(data Data) (DBMEpochStats, error) {
+func (t *DBMTrainer) TrainEpoch(data data.Examples) (DBMEpochStats, error) {
 	if err := t.Prepare(data); err != nil {
 		return DBMEpochStats{}, err
 	}
@@ -402,7 +403,7 @@ func (t *DBMTrainer) TrainEpoch(data Data) (DBMEpochStats, error) {
 
 // startJoint initialises the parameters if there was no pretraining, the
 // momentum buffers, the persistent chains and the scratch space.
-func (t *DBMTrainer) startJoint(data Data) {
+func (t *DBMTrainer) startJoint(data data.Examples) {
 	m, o, j := t.M, t.Opt, t.j
 	L := m.NumLayers()
 	rng := j.rng
@@ -507,7 +508,7 @@ func (t *DBMTrainer) setup() {
 func chunks(n, size int) int { return (n + size - 1) / size }
 
 // jointEpoch runs one epoch of joint training.
-func (t *DBMTrainer) jointEpoch(data Data) (EpochStats, error) {
+func (t *DBMTrainer) jointEpoch(data data.Examples) (EpochStats, error) {
 	t.setup()
 	o, j := t.Opt, t.j
 	epoch := j.epoch + 1
@@ -563,7 +564,7 @@ func (t *DBMTrainer) checkFinite() error {
 
 // jointBatch performs one update from the examples idx and returns their
 // summed squared mean-field reconstruction error.
-func (t *DBMTrainer) jointBatch(data Data, idx []int, k int, lr, mom float64) float64 {
+func (t *DBMTrainer) jointBatch(data data.Examples, idx []int, k int, lr, mom float64) float64 {
 	m, o, j := t.M, t.Opt, t.j
 	L := m.NumLayers()
 	B := len(idx)
@@ -665,7 +666,7 @@ func (t *DBMTrainer) transposeWeights() {
 
 // visibleInput reads the minibatch into mu[0] (binary) and sets in0 to
 // W_0ᵀ v for every example: sums of the rows of W_0 selected by v.
-func (t *DBMTrainer) visibleInput(data Data, idx []int) {
+func (t *DBMTrainer) visibleInput(data data.Examples, idx []int) {
 	m, j := t.M, t.j
 	D, n1 := m.Sizes[0], m.Sizes[1]
 	parallel(chunks(len(idx), chunkSize), t.Opt.Workers, func(w, c int) {

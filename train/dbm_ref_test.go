@@ -13,10 +13,11 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/nmath"
 )
 
-func (t *DBMTrainer) jointBatchRef(data Data, idx []int, k int, lr, mom float64) float64 {
+func (t *DBMTrainer) jointBatchRef(data data.Examples, idx []int, k int, lr, mom float64) float64 {
 	m, o, j := t.M, t.Opt, t.j
 	L := m.NumLayers()
 	B := len(idx)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
@@ -316,7 +317,7 @@ func TestScaledRBMConditionals(t *testing.T) {
 			x[n][i] = uint8((n*7 + i*3 + n*i) % 3 % 2)
 		}
 	}
-	run := func(d Data) *models.RBM {
+	run := func(d data.Examples) *models.RBM {
 		r := m.Clone()
 		tr, err := NewRBMTrainer(r, RBMOptions{Persistent: true, Chains: 10, BatchSize: N, Schedule: constSchedule{k: 1, lr: lr}, UpScale: 2, DownScale: 2}, 4)
 		if err != nil {
@@ -657,7 +658,7 @@ func resumeOpts() DBMOptions {
 	return opt
 }
 
-func trainAll(t *testing.T, tr *DBMTrainer, data Data) {
+func trainAll(t *testing.T, tr *DBMTrainer, data data.Examples) {
 	t.Helper()
 	for !tr.Done() {
 		if _, err := tr.TrainEpoch(data); err != nil {

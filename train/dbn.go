@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -59,7 +60,7 @@ func ParseLayerData(s string) (LayerData, error) {
 // returns a binary row of the right width (the values thresholded at 1/2),
 // for consumers that can only take binary data.
 type RealData interface {
-	Data
+	data.Examples
 	// RealRow writes row n into dst (length ≥ the row width). It must be
 	// safe for concurrent use.
 	RealRow(n int, dst []float64)
@@ -139,8 +140,8 @@ type DBNTrainer struct {
 	Layer, LayerEpoch, Epoch int
 
 	seed  uint64
-	cur   *RBMTrainer // trainer of Layer once stacked
-	input Data        // Layer's training data, once made
+	cur   *RBMTrainer   // trainer of Layer once stacked
+	input data.Examples // Layer's training data, once made
 	// inputKey is the epoch key input was made for (0 for fixed data).
 	inputKey int
 	// dataLen is the number of examples of the data seen by Prepare.
@@ -255,7 +256,7 @@ func (t *DBNTrainer) Stack() models.Model {
 // it initialises its parameters (by transposition or at random) and makes
 // its training data from data (the same data every call). TrainEpoch calls
 // it; call it yourself to evaluate Stack() at the moment of stacking.
-func (t *DBNTrainer) Prepare(data Data) error {
+func (t *DBNTrainer) Prepare(data data.Examples) error {
 	if t.Done() {
 		return errors.New("dbn trainer: every layer is trained")
 	}
@@ -299,7 +300,7 @@ func (t *DBNTrainer) Prepare(data Data) error {
 // (kind "dbn" or "dbm"): not empty, as many examples as the first call's
 // (*n, set by the first call) and as many units as the model's visible
 // layer.
-func checkEpochData(data Data, n *int, visible int, kind string) error {
+func checkEpochData(data data.Examples, n *int, visible int, kind string) error {
 	if data == nil || data.Len() == 0 {
 		return fmt.Errorf("%s trainer: no training data", kind)
 	}
@@ -324,7 +325,7 @@ func (t *DBNTrainer) epochKey(e int) int {
 
 // TrainEpoch trains the current layer for one epoch, stacking it first if
 // it is new, and moves on to the next layer after the layer's last epoch.
-func (t *DBNTrainer) TrainEpoch(data Data) (DBNEpochStats, error) {
+func (t *DBNTrainer) TrainEpoch(data data.Examples) (DBNEpochStats, error) {
 	if err := t.Prepare(data); err != nil {
 		return DBNEpochStats{}, err
 	}
@@ -353,7 +354,7 @@ func (t *DBNTrainer) TrainEpoch(data Data) (DBNEpochStats, error) {
 // layer has been stacked, before its first epoch, with the layer (1-based)
 // and the stack; onEpoch, if set, after every epoch with the stack built so
 // far. An error from either stops training and is returned.
-func (t *DBNTrainer) Train(data Data, onLayer func(layer int, stack models.Model) error, onEpoch func(st DBNEpochStats, stack models.Model) error) error {
+func (t *DBNTrainer) Train(data data.Examples, onLayer func(layer int, stack models.Model) error, onEpoch func(st DBNEpochStats, stack models.Model) error) error {
 	for !t.Done() {
 		if t.cur == nil {
 			if err := t.Prepare(data); err != nil {
@@ -396,9 +397,9 @@ func transposeInto(dst, src *models.RBM) {
 // layers below by Q (sampled with generators keyed by the layer and key, or
 // by mean field), Q being each layer's bottom-up conditional with its
 // UpScale (1 for a DBN).
-func (t *DBNTrainer) makeInput(data Data, key int) error {
+func (t *DBNTrainer) makeInput(in data.Examples, key int) error {
 	t.input, t.inputKey = nil, key
-	var x Data = data
+	x := in
 	for k := 1; k <= t.Layer; k++ {
 		r := scaledUp(t.M.Layers[k-1], t.Opt.layer(k-1).RBM.UpScale)
 		if t.Opt.Data == MeanFieldData {
@@ -485,7 +486,7 @@ func parallel(n, workers int, f func(worker, i int)) {
 }
 
 // readRow writes row n of x into dst as float64 (real values if x has them).
-func readRow(x Data, n int, dst []float64) {
+func readRow(x data.Examples, n int, dst []float64) {
 	if rd, ok := x.(RealData); ok {
 		rd.RealRow(n, dst)
 		return
@@ -500,7 +501,7 @@ func readRow(x Data, n int, dst []float64) {
 
 // sampleLayer returns one draw h ~ Q(h|x) = σ(b + Wᵀx) for every row x of
 // in; the rows of chunk c draw from rand.NewPCG(seed, c).
-func sampleLayer(r *models.RBM, in Data, seed uint64, workers int) *binRows {
+func sampleLayer(r *models.RBM, in data.Examples, seed uint64, workers int) *binRows {
 	N, H := in.Len(), r.NHid
 	out := &binRows{d: H, data: make([]uint8, N*H)}
 	forChunks(N, workers, func(lo, hi, c int) {
@@ -522,7 +523,7 @@ func sampleLayer(r *models.RBM, in Data, seed uint64, workers int) *binRows {
 }
 
 // meanFieldLayer returns μ = σ(b + Wᵀx) for every row x of in.
-func meanFieldLayer(r *models.RBM, in Data, workers int) *realRows {
+func meanFieldLayer(r *models.RBM, in data.Examples, workers int) *realRows {
 	N, H := in.Len(), r.NHid
 	out := &realRows{d: H, data: make([]float32, N*H)}
 	forChunks(N, workers, func(lo, hi, _ int) {
@@ -541,7 +542,7 @@ func meanFieldLayer(r *models.RBM, in Data, workers int) *realRows {
 }
 
 // baseRate returns log((c_i+1)/(N−c_i+1)), c_i = Σ_n x_{n,i}.
-func baseRate(x Data, d int) []float64 {
+func baseRate(x data.Examples, d int) []float64 {
 	c := make([]float64, d)
 	row := make([]float64, d)
 	for n := range x.Len() {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
@@ -321,7 +322,7 @@ func TestRBMTrainerRealRows(t *testing.T) {
 	}
 	zero := &binRows{d: D, data: make([]uint8, N*D)}
 	const lr = 0.3
-	run := func(x Data) *models.RBM {
+	run := func(x data.Examples) *models.RBM {
 		m := models.NewRBM(D, H)
 		tr, err := NewRBMTrainer(m, RBMOptions{Persistent: true, Chains: 10, BatchSize: N, Schedule: constSchedule{k: 1, lr: lr}}, 4)
 		if err != nil {

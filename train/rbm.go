@@ -9,6 +9,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
@@ -19,12 +20,6 @@ type Schedule interface {
 	KAt(epoch int) int
 	LearningRateAt(epoch int) float64
 	MomentumAt(epoch int) float64
-}
-
-// Data is the training set: N binary rows of D units.
-type Data interface {
-	Len() int
-	Row(n int) []uint8
 }
 
 // ErrDiverged is wrapped by the error returned when a parameter becomes NaN or ±Inf.
@@ -279,7 +274,7 @@ func reconScale(b, every int) float64 {
 // binary data give the same numbers as before. On divergence it returns
 // an error wrapping ErrDiverged that names the epoch and batch; the model's
 // parameters are then unusable and the caller keeps its last checkpoint.
-func (t *RBMTrainer) TrainEpoch(data Data) (EpochStats, error) {
+func (t *RBMTrainer) TrainEpoch(data data.Examples) (EpochStats, error) {
 	t.setup()
 	m, o := t.M, t.Opt
 	if len(data.Row(0)) != m.NVis {
@@ -363,7 +358,7 @@ func sumMaxAbs(xs []float64, s, big float64) (float64, float64) {
 // batch performs one parameter update from the examples idx and returns the
 // summed squared reconstruction error (for PCD estimated from every
 // pcdReconEvery-th example; the phases are in rbm_fast.go).
-func (t *RBMTrainer) batch(data Data, idx []int, k int, lr, mom float64) float64 {
+func (t *RBMTrainer) batch(data data.Examples, idx []int, k int, lr, mom float64) float64 {
 	var sq float64
 	if t.f32 != nil {
 		sq = runBatch(t, t.f32, data, idx, k, lr, mom)

@@ -27,6 +27,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/logistic"
 	"github.com/logz-ml/logz/internal/rowsum"
@@ -450,7 +451,7 @@ func sqDiff[X uint8 | float64, F fastFloat](v []X, p []F) float64 {
 }
 
 // fastRun is phase 1 for one task.
-func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data Data, k int) {
+func fastRun[F fastFloat](t *RBMTrainer, fm *fastMats[F], w *task, data data.Examples, k int) {
 	m := t.M
 	D, H := m.NVis, m.NHid
 	f := &t.fast
@@ -711,7 +712,7 @@ func (l *columnLists) fill(x []uint8, m, d, lo, hi int) {
 // runBatch performs one parameter update from the examples idx with the
 // fast path in precision F and returns the summed squared reconstruction
 // error of the examples reconstructed.
-func runBatch[F fastFloat](t *RBMTrainer, fm *fastMats[F], data Data, idx []int, k int, lr, mom float64) float64 {
+func runBatch[F fastFloat](t *RBMTrainer, fm *fastMats[F], data data.Examples, idx []int, k int, lr, mom float64) float64 {
 	o := t.Opt
 	if !t.wtOK {
 		fm.refresh(t)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -17,9 +18,9 @@ func TestFastUpdateMatchesReference(t *testing.T) {
 	old := legacyDraws
 	legacyDraws = true
 	defer func() { legacyDraws = old }()
-	data := mnistLike(60)
-	for i := range data {
-		data[i] = data[i][:40]
+	bin := mnistLike(60)
+	for i := range bin {
+		bin[i] = bin[i][:40]
 	}
 	real := &realRows{d: 40, data: make([]float32, 60*40)}
 	for i := range real.data {
@@ -31,7 +32,7 @@ func TestFastUpdateMatchesReference(t *testing.T) {
 		up, down float64
 		realData bool
 	}{{false, 1, 0, 0, false}, {true, 1, 0, 0, false}, {false, 3, 2, 0, false}, {true, 3, 0, 2, false}, {true, 1, 0, 0, true}, {false, 2, 2, 2, true}} {
-		var d Data = data
+		var d data.Examples = bin
 		if c.realData {
 			d = real
 		}
@@ -187,9 +188,9 @@ func TestFloat32UpdateMatchesFloat64(t *testing.T) {
 	old := legacyDraws
 	legacyDraws = false
 	defer func() { legacyDraws = old }()
-	data := mnistLike(60)
-	for i := range data {
-		data[i] = data[i][:40]
+	bin := mnistLike(60)
+	for i := range bin {
+		bin[i] = bin[i][:40]
 	}
 	real := &realRows{d: 40, data: make([]float32, 60*40)}
 	for i := range real.data {
@@ -201,7 +202,7 @@ func TestFloat32UpdateMatchesFloat64(t *testing.T) {
 		up, down float64
 		realData bool
 	}{{false, 1, 0, 0, false}, {true, 1, 0, 0, false}, {false, 3, 2, 0, false}, {true, 3, 0, 2, false}, {true, 1, 0, 0, true}, {false, 2, 2, 2, true}} {
-		var d Data = data
+		var d data.Examples = bin
 		if c.realData {
 			d = real
 		}
@@ -259,9 +260,9 @@ func TestFloat32UpdateMatchesFloat64(t *testing.T) {
 // refresh period gibbsRefresh several times.
 func TestIncrementalGibbsMatchesFull(t *testing.T) {
 	defer func() { incrementalGibbs = true }()
-	data := mnistLike(60)
-	for i := range data {
-		data[i] = data[i][:40]
+	bin := mnistLike(60)
+	for i := range bin {
+		bin[i] = bin[i][:40]
 	}
 	real := &realRows{d: 40, data: make([]float32, 60*40)}
 	for i := range real.data {
@@ -274,7 +275,7 @@ func TestIncrementalGibbsMatchesFull(t *testing.T) {
 			up, down float64
 			realData bool
 		}{{false, 2, 0, 0, false}, {true, 3, 0, 0, false}, {false, 25, 2, 0, false}, {true, 5, 0, 2, false}, {true, 2, 0, 0, true}, {false, 4, 2, 2, true}} {
-			var d Data = data
+			var d data.Examples = bin
 			if c.realData {
 				d = real
 			}

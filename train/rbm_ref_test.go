@@ -5,6 +5,7 @@ package train
 // the "before" of the benchmarks.
 
 import (
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
@@ -27,7 +28,7 @@ func (t *RBMTrainer) refTranspose() {
 
 // batch performs one parameter update from the examples idx and returns the
 // summed squared reconstruction error.
-func (t *RBMTrainer) refBatch(data Data, idx []int, k int, lr, mom float64) float64 {
+func (t *RBMTrainer) refBatch(data data.Examples, idx []int, k int, lr, mom float64) float64 {
 	m, o := t.M, t.Opt
 	t.refTranspose()
 	// Lay out the tasks: positive chunks of examples, then (PCD) chunks of chains.
@@ -103,7 +104,7 @@ func (t *RBMTrainer) refBatch(data Data, idx []int, k int, lr, mom float64) floa
 // for a positive task Σ v p(h|v)ᵀ over its examples, and for CD minus the
 // same at the end of k Gibbs steps started at each example; for a negative
 // (PCD) task minus the statistics of its chains after k more Gibbs steps.
-func (t *RBMTrainer) refRun(w *task, data Data, k int) {
+func (t *RBMTrainer) refRun(w *task, data data.Examples, k int) {
 	m := t.M
 	D := m.NVis
 	clear(w.gW)

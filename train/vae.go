@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/mlp"
 	"github.com/logz-ml/logz/internal/nmath"
@@ -164,7 +165,7 @@ type VAETrainer struct {
 	omega                        []float64
 	tasks, active                []*vaeTask
 	perm                         []int
-	data                         Data
+	data                         data.Examples
 	epoch, batch                 int // keys of the current step's streams
 	scale                        float64
 	next                         atomic.Int64
@@ -339,7 +340,7 @@ type VAEEpochStats struct {
 // TrainEpoch runs one pass over data in minibatches. On divergence (a
 // non-finite objective, log weight or parameter) it returns an error
 // wrapping ErrDiverged that names the epoch and minibatch.
-func (t *VAETrainer) TrainEpoch(data Data) (VAEEpochStats, error) {
+func (t *VAETrainer) TrainEpoch(data data.Examples) (VAEEpochStats, error) {
 	m, o := t.M, t.Opt
 	if data.Len() == 0 {
 		return VAEEpochStats{}, errors.New("no training data")
@@ -386,7 +387,7 @@ type VAEStepStats struct{ ELBO, LogZ, LogLik float64 }
 // keyed by (epoch, batch): QSteps fitter steps on the prior's q, fresh
 // draws of q for the tracked bound (and the chi2 gradient), the gradient
 // and the Adam steps.
-func (t *VAETrainer) Step(data Data, idx []int, epoch, batch int) (VAEStepStats, error) {
+func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAEStepStats, error) {
 	var st VAEStepStats
 	m := t.M
 	if m.Prior != nil {
@@ -431,7 +432,7 @@ func (t *VAETrainer) Step(data Data, idx []int, epoch, batch int) (VAEStepStats,
 // learning signal's running statistics, and returns Σ f(x,z) and
 // Σ log p(x|z) over the examples and draws. The chi2 negative phase uses
 // the fitter's current draws.
-func (t *VAETrainer) Gradient(data Data, idx []int, epoch, batch int) (sumF, sumLog float64, err error) {
+func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (sumF, sumLog float64, err error) {
 	m, o := t.M, t.Opt
 	t.growTasks(len(idx))
 	t.active = t.active[:0]

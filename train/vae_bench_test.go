@@ -3,13 +3,14 @@ package train
 import (
 	"testing"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/models"
 )
 
 // benchVAEStep times one minibatch step (q steps, gradient, Adam) of a
 // 784-500-Z VAE with an RBM(Z,H) prior on 100 MNIST-like examples.
 func benchVAEStep(b *testing.B, Z int, prior string, workers int, H ...int) {
-	var data Data = mnistLike(100) // boxed once: a slice → interface conversion allocates
+	var data data.Examples = mnistLike(100) // boxed once: a slice → interface conversion allocates
 	ph := 8
 	if len(H) > 0 {
 		ph = H[0]
@@ -57,7 +58,7 @@ func BenchmarkVAEStep784x500x200RBM8Chi2Workers2(b *testing.B) {
 // TestVAEStepNoAllocation requires a single-worker step to allocate
 // nothing once its tasks exist.
 func TestVAEStepNoAllocation(t *testing.T) {
-	var data Data = vaePlanted(60, 5)
+	var data data.Examples = vaePlanted(60, 5)
 	for _, prior := range []string{PriorTrainingChi2, PriorTrainingPCD} {
 		tr := newTinyTrainer(t, 3, vaeTestOptions(prior, 1), 2, nil)
 		idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}

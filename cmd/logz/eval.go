@@ -200,8 +200,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	name := strings.TrimSuffix(filepath.Base(*modelPath), filepath.Ext(*modelPath))
 	ev := family.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
-		Splits:   []family.Split{{Name: splitName, Data: experiment.Rows(set)}},
-		BaseRate: data.LogOdds(base, 1), Train: experiment.Rows(base), Seed: *seed,
+		Splits:   []family.Split{{Name: splitName, Data: set}},
+		BaseRate: data.LogOdds(base, 1), Train: base, Seed: *seed,
 		Notice: func(msg string) { fmt.Fprintln(stderr, msg) },
 	}
 	if !*asJSON {

@@ -259,7 +259,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		if set.N == 0 {
 			return fmt.Errorf("--data %s has no examples", *spec)
 		}
-		o.Data = sampleRows{set}
+		o.Data = set
 		if useQ {
 			o.QFit.BaseRate = data.LogOdds(set, 1)
 		}
@@ -372,8 +372,3 @@ func sampleDataSpec(s string, opt *data.Options) (string, error) {
 	}
 	return "", usageError{fmt.Sprintf("sample: --data: %q is neither a data spec (%s) nor an existing file or directory", s, data.SpecForms)}
 }
-
-// sampleRows adapts a data set to eval.Examples.
-type sampleRows struct{ *data.Set }
-
-func (s sampleRows) Len() int { return s.N }

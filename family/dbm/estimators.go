@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
@@ -232,7 +233,7 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 			r.BaseVBias, r.BaseHidden = base[0], base
 		}
 		return env.RAISEBySubsample(s, j.Base, "DBM RAISE", len(betas)-1,
-			func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
+			func(x data.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
 				r.Progress, r.Units = progress, env.Units()
 				return r.LogProb(d, x)
 			},
@@ -251,7 +252,7 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 // example as float64 (a buffer owned by the goroutine), and returns the
 // first error by example order. Results written by f at index n do not
 // depend on the scheduling.
-func forExamples(d *models.DBM, x eval.Examples, units eval.Units, f func(n int, v []float64) error) error {
+func forExamples(d *models.DBM, x data.Examples, units eval.Units, f func(n int, v []float64) error) error {
 	N := x.Len()
 	errs := make([]error, N)
 	var next atomic.Int64
@@ -289,7 +290,7 @@ func forExamples(d *models.DBM, x eval.Examples, units eval.Units, f func(n int,
 }
 
 // bounds returns the mean-field bound on log f(v) of every example.
-func bounds(d *models.DBM, x eval.Examples) ([]float64, error) {
+func bounds(d *models.DBM, x data.Examples) ([]float64, error) {
 	out := make([]float64, x.Len())
 	err := forExamples(d, x, nil, func(n int, v []float64) error {
 		fit, err := eval.DBMMeanField{}.Fit(d, v)
@@ -303,7 +304,7 @@ func bounds(d *models.DBM, x eval.Examples) ([]float64, error) {
 // example (example n drawing from rand.NewPCG(seed, n), as
 // eval.DBMIS.LogUnnormAll) and the smallest ESS of their weights; units,
 // if set, shares the examples among the shards of a sharded evaluation.
-func isLogF(d *models.DBM, x eval.Examples, samples int, seed uint64, units eval.Units) ([]float64, float64, error) {
+func isLogF(d *models.DBM, x data.Examples, samples int, seed uint64, units eval.Units) ([]float64, float64, error) {
 	out := make([]float64, x.Len())
 	ess := make([]float64, x.Len())
 	err := forExamples(d, x, units, func(n int, v []float64) error {

@@ -6,6 +6,7 @@ package dbn
 import (
 	"fmt"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/rbm"
@@ -190,7 +191,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 
 type trainer struct{ tr *train.DBNTrainer }
 
-func (d *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+func (d *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
 	st, err := d.tr.TrainEpoch(x)
 	return family.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
 }

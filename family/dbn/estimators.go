@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
@@ -189,7 +190,7 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 			}
 		}
 		return env.RAISEBySubsample(s, j.Base, "RAISE", len(betas)-1,
-			func(x eval.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
+			func(x data.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
 				r.Progress, r.Units = progress, env.Units()
 				res, err := r.LogProb(d, x)
 				return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err

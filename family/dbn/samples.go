@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/rbm"
@@ -105,7 +106,7 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 // h_{L−1} by the recognition weights.
 type upStart struct {
 	m    *models.DBN
-	data eval.Examples
+	data data.Examples
 }
 
 func (u upStart) NewStarter() func(c int, v []uint8, rng *rand.Rand) {

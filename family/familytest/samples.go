@@ -152,11 +152,11 @@ func Marginal(sizes []int, logJoint func(xs [][]float64) float64) []float64 {
 	return p
 }
 
-// Rows is eval.Examples over fixed rows.
+// Rows is data.Examples over fixed rows.
 type Rows [][]uint8
 
-// Len implements eval.Examples.
+// Len implements data.Examples.
 func (r Rows) Len() int { return len(r) }
 
-// Row implements eval.Examples.
+// Row implements data.Examples.
 func (r Rows) Row(i int) []uint8 { return r[i] }

@@ -8,7 +8,7 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-// rows adapts a data.Set to train.Data.
+// rows adapts a data.Set to data.Examples.
 type rows struct{ *data.Set }
 
 func (s rows) Len() int { return s.N }

@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/optim"
@@ -153,7 +154,7 @@ type EpochStats struct {
 }
 
 // TrainEpoch makes one pass over x in an order drawn for the epoch.
-func (t *Trainer) TrainEpoch(x train.Data) (EpochStats, error) {
+func (t *Trainer) TrainEpoch(x data.Examples) (EpochStats, error) {
 	N, D := x.Len(), t.M.NumVisible()
 	if N == 0 {
 		return EpochStats{}, errors.New("ising trainer: no training examples")
@@ -390,7 +391,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	return adapter{t}, nil
 }
 
-func (r adapter) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+func (r adapter) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
 	st, err := r.t.TrainEpoch(x)
 	k := 0
 	if r.t.Opt.Method == "pcd" {

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
@@ -113,7 +114,7 @@ func LoglikRows(env *family.Env, base report.Row, m *models.RBM, logZ float64, w
 
 // LogUnnormAll returns log f(v) = −F(v) for every example: the control
 // variate X, cheap for all N.
-func LogUnnormAll(m *models.RBM, x eval.Examples) []float64 {
+func LogUnnormAll(m *models.RBM, x data.Examples) []float64 {
 	v := make([]float64, m.NVis)
 	scratch := make([]float64, m.NHid)
 	out := make([]float64, x.Len())

@@ -3,6 +3,7 @@ package rbm
 import (
 	"fmt"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
@@ -112,7 +113,7 @@ type trainer struct {
 	epochs int
 }
 
-func (r *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+func (r *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
 	st, err := r.tr.TrainEpoch(x)
 	return family.EpochSummary{Epoch: st.Epoch, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
 }
@@ -133,7 +134,7 @@ type chi2Trainer struct {
 	epochs int
 }
 
-func (r *chi2Trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+func (r *chi2Trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
 	st, err := r.tr.TrainEpoch(x)
 	return family.EpochSummary{Epoch: st.Epoch, LearningRate: st.LearningRate, ReconError: st.LogZ, Signal: "chi2-logz"}, err
 }

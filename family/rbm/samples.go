@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	chi2est "github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/family"
@@ -98,8 +99,8 @@ func Mixing(mm models.Model, o family.SampleOptions, starts []string) (*eval.Mix
 	return g.Mixing(m, starts, list)
 }
 
-// dataRows adapts eval.Examples to a chain start.
-type dataRows struct{ x eval.Examples }
+// dataRows adapts data.Examples to a chain start.
+type dataRows struct{ x data.Examples }
 
 func (d dataRows) NewStarter() func(c int, v []uint8, rng *rand.Rand) {
 	return func(_ int, v []uint8, rng *rand.Rand) { copy(v, d.x.Row(rng.IntN(d.x.Len()))) }

@@ -5,7 +5,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
@@ -379,7 +379,7 @@ var Completion = family.Define(family.Def[CompletionSettings]{
 	},
 })
 
-var _ eval.Examples = family.Subset{}
+var _ data.Examples = family.Subset{}
 
 // CompletionExamples is the number of examples CompletionFigure shows.
 const CompletionExamples = 8
@@ -388,7 +388,7 @@ const CompletionExamples = 8
 // the first CompletionExamples examples of x (at most all) in three rows —
 // the originals, the hollowed inputs (the missing lower half grey, 0.5) and
 // the completions (the vote in the lower half) — as rows × cols images.
-func CompletionFigure(x eval.Examples, res belief.CompletionResult, rows, cols int, split string) family.Artifact {
+func CompletionFigure(x data.Examples, res belief.CompletionResult, rows, cols int, split string) family.Artifact {
 	k := min(CompletionExamples, x.Len(), len(res.Completed))
 	D := rows * cols
 	first := rows / 2 * cols

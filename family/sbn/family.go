@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
-	"github.com/logz-ml/logz/train"
 )
 
 // Train is the train: section of the sbn and arsbn families (Du, Zhu &
@@ -201,7 +201,7 @@ type trainer struct {
 	onBatch func(int)
 }
 
-func (r *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+func (r *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
 	st, err := r.tr.TrainEpoch(x)
 	o := r.tr.Options()
 	return family.EpochSummary{Epoch: st.Epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, ReconError: st.Signal, Signal: st.SignalName}, err

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -16,7 +17,7 @@ import (
 
 // checkRows checks that every example has X values of 0 or 1, naming the
 // first that does not.
-func checkRows(m *models.VAE, x eval.Examples) error {
+func checkRows(m *models.VAE, x data.Examples) error {
 	X := m.NumVisible()
 	for n := range x.Len() {
 		r := x.Row(n)
@@ -74,14 +75,14 @@ type Weights struct {
 // of x; the proposals of example n, block b come from the generator keyed
 // (seed, n, b), so the result depends on seed alone. progress, if set, is
 // called from the workers with the proposals drawn so far and the total.
-func SampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, progress func(done, total int64)) (Weights, error) {
+func SampleWeights(m *models.VAE, x data.Examples, samples int, seed uint64, progress func(done, total int64)) (Weights, error) {
 	return sampleWeights(m, x, samples, seed, progress, nil)
 }
 
 // sampleWeights is SampleWeights with its (example, block) items (unit
 // n·blocks + b) shared among the shards of a sharded evaluation by units
 // (see eval.Units; nil: all here).
-func sampleWeights(m *models.VAE, x eval.Examples, samples int, seed uint64, progress func(done, total int64), units eval.Units) (Weights, error) {
+func sampleWeights(m *models.VAE, x data.Examples, samples int, seed uint64, progress func(done, total int64), units eval.Units) (Weights, error) {
 	if samples < 1 {
 		return Weights{}, fmt.Errorf("vae: samples is %d; want at least 1", samples)
 	}
@@ -160,7 +161,7 @@ const exactBlock = 256
 // blocks: the decoder runs once per state, and each example accumulates
 // its terms in the order of z, so the result does not depend on the number
 // of goroutines. It refuses Z > maxUnits.
-func ExactLogUnnorm(m *models.VAE, x eval.Examples, maxUnits int, progress func(done, total int64)) ([]float64, error) {
+func ExactLogUnnorm(m *models.VAE, x data.Examples, maxUnits int, progress func(done, total int64)) ([]float64, error) {
 	Z, X := m.NumLatent(), m.NumVisible()
 	if Z > maxUnits {
 		return nil, fmt.Errorf("vae: exact enumeration of %d latent units (2^%d states) is above max_units %d", Z, Z, maxUnits)

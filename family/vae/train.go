@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
@@ -165,7 +166,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 
 // TrainEpoch runs one epoch; ReconError holds the mean training ELBO
 // (Signal names it).
-func (r *trainer) TrainEpoch(x train.Data) (family.EpochSummary, error) {
+func (r *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
 	st, err := r.t.TrainEpoch(x)
 	sig := SignalELBO
 	if r.t.M.Prior != nil {

@@ -15,11 +15,6 @@ import (
 	"github.com/logz-ml/logz/train"
 )
 
-// rows adapts a data.Set to train.Data.
-type rows struct{ *data.Set }
-
-func (r rows) Len() int { return r.N }
-
 type sched struct{ lr float64 }
 
 func (s sched) KAt(int) int                { return 1 }
@@ -50,7 +45,7 @@ func main() {
 			}
 			tr.InitParams(0.01, nil)
 			t0 := time.Now()
-			st, err := tr.TrainEpoch(rows{set})
+			st, err := tr.TrainEpoch(set)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)

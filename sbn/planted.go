@@ -1,17 +1,21 @@
-package data
+package sbn
 
 import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/logz-ml/logz/sbn"
+	"github.com/logz-ml/logz/data"
 )
 
-// PlantedSBN returns the generating sigmoid belief net of a spec with
-// Model "sbn" (after WithDefaults): D visible units, one latent layer of H
-// units. With s = WeightScale, k = max(1, round(D/4)), a random permutation
-// π of the visible units and every z an independent N(0,1) draw from
-// rand.NewPCG(Seed, stream):
+// The planted data of model "sbn" (data.Planted with Model "sbn") is drawn
+// from Planted's net.
+func init() { data.RegisterPlanted("sbn", samplePlanted) }
+
+// Planted returns the generating sigmoid belief net of a planted data spec
+// with Model "sbn" (after WithDefaults): D visible units, one latent layer
+// of H units. With s = WeightScale, k = max(1, round(D/4)), a random
+// permutation π of the visible units and every z an independent N(0,1)
+// draw from rand.NewPCG(Seed, data.PlantedParamStream):
 //
 //   - latent unit j owns the pattern P_j = {π[(⌊jD/H⌋ + t) mod D] : t < k};
 //   - W_ij = s·(z_ij + 8·[i ∈ P_j]): h_j turns its pattern on;
@@ -22,11 +26,11 @@ import (
 //
 // So p(x) is a mixture of 2^H superpositions of overlapping patterns, and
 // its exact log-likelihood is a sum over the 2^H latent states.
-func PlantedSBN(spec PlantedSpec) *sbn.Net {
+func Planted(spec data.PlantedSpec) *Net {
 	p := spec.WithDefaults()
 	D, H, s := p.Visible, p.Hidden, p.WeightScale
-	rng := rand.New(rand.NewPCG(p.Seed, plantedParamStream))
-	n := sbn.New([]int{D, H}, false)
+	rng := rand.New(rand.NewPCG(p.Seed, data.PlantedParamStream))
+	n := New([]int{D, H}, false)
 	k := max(1, int(math.Round(float64(D)/4)))
 	perm := rng.Perm(D)
 	for j := range H {
@@ -49,11 +53,13 @@ func PlantedSBN(spec PlantedSpec) *sbn.Net {
 	return n
 }
 
-// sampleSBN draws n examples ancestrally from net (each consumes the same
-// number of uniforms: one per unit of every layer).
-func sampleSBN(net *sbn.Net, n int, rng *rand.Rand) *Set {
+// samplePlanted is the data.PlantedSampler of model "sbn": n examples
+// drawn ancestrally from Planted(spec), each consuming the same number of
+// uniforms (one per unit of every layer).
+func samplePlanted(spec data.PlantedSpec, n int, rng *rand.Rand, _ uint64) (*data.Set, error) {
+	net := Planted(spec)
 	D := net.NumVisible()
-	out := &Set{N: n, D: D, X: make([]uint8, n*D)}
+	out := &data.Set{N: n, D: D, X: make([]uint8, n*D)}
 	h := net.States()
 	sc := net.NewScratch()
 	for r := range n {
@@ -62,5 +68,5 @@ func sampleSBN(net *sbn.Net, n int, rng *rand.Rand) *Set {
 			out.X[r*D+i] = uint8(x)
 		}
 	}
-	return out
+	return out, nil
 }
