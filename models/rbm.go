@@ -1,6 +1,3 @@
-// Package models holds the model types of logz (the binary RBM first), their
-// energies, free energies and conditionals, the model registry that maps a type
-// name to a loader, and the model.npz checkpoint format.
 package models
 
 import (
