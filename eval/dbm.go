@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
@@ -481,52 +483,83 @@ func DBMAISLogZ(d *models.DBM, a AIS) (AISResult, error) {
 // ---------------------------------------------------------------------------
 // Per-example drivers
 
-// Bounds returns the mean-field bound B(v_n) ≤ log f(v_n) of every example
-// and their mean with its standard error; log p(v_n) ≥ B(v_n) − log Z.
-func (m DBMMeanField) Bounds(d *models.DBM, x data.Examples) ([]float64, MeanStat, error) {
-	if err := checkDBMModel(d); err != nil {
-		return nil, MeanStat{}, err
+// forDBMExamples runs f(n, v) for every example n of x that units accepts
+// (all when nil; see Units) on GOMAXPROCS goroutines, v being the example
+// as float64 (a buffer owned by the goroutine), and returns the first error
+// by example order. Results written by f at index n do not depend on the
+// scheduling.
+func forDBMExamples(d *models.DBM, x data.Examples, units Units, f func(n int, v []float64) error) error {
+	N := x.Len()
+	errs := make([]error, N)
+	var next atomic.Int64
+	var wg workgroup.Group
+	for range max(1, min(runtime.GOMAXPROCS(0), N)) {
+		wg.Go(func() {
+			v := make([]float64, d.NumVisible())
+			for {
+				n := int(next.Add(1) - 1)
+				if n >= N {
+					return
+				}
+				if !Mine(units, n) {
+					continue
+				}
+				row := x.Row(n)
+				if len(row) != len(v) {
+					errs[n] = fmt.Errorf("example %d has %d values, the model has %d visible units", n, len(row), len(v))
+					continue
+				}
+				for i, b := range row {
+					v[i] = float64(b)
+				}
+				errs[n] = f(n, v)
+			}
+		})
 	}
-	v := make([]float64, d.NumVisible())
-	out := make([]float64, x.Len())
-	var sum, sumSq float64
-	for n := range out {
-		if err := rowToFloat(v, x.Row(n), n); err != nil {
-			return nil, MeanStat{}, err
-		}
-		f, err := m.Fit(d, v)
+	wg.Wait()
+	for n, err := range errs {
 		if err != nil {
-			return nil, MeanStat{}, fmt.Errorf("example %d: %w", n, err)
+			return fmt.Errorf("example %d: %w", n, err)
 		}
-		out[n] = f.Bound
-		sum += f.Bound
-		sumSq += f.Bound * f.Bound
+	}
+	return nil
+}
+
+// Bounds returns the mean-field bound B(v_n) ≤ log f(v_n) of every example
+// (in parallel) and their mean with its standard error; log p(v_n) ≥
+// B(v_n) − log Z.
+func (m DBMMeanField) Bounds(d *models.DBM, x data.Examples) ([]float64, MeanStat, error) {
+	out := make([]float64, x.Len())
+	err := forDBMExamples(d, x, nil, func(n int, v []float64) error {
+		fit, err := m.Fit(d, v)
+		out[n] = fit.Bound
+		return err
+	})
+	if err != nil {
+		return out, MeanStat{}, err
 	}
 	if len(out) == 0 {
 		return out, MeanStat{}, fmt.Errorf("DBM mean field: no examples")
 	}
+	var sum, sumSq float64
+	for _, b := range out {
+		sum += b
+		sumSq += b * b
+	}
 	return out, meanStat(sum, sumSq, len(out)), nil
 }
 
-// LogUnnormAll runs LogUnnorm on every example, example n drawing from
+// LogUnnormAll runs LogUnnorm on every example that units accepts (all
+// when nil; the others are left zero), in parallel, example n drawing from
 // rand.New(rand.NewPCG(seed, n)) so that results are reproducible.
-func (s DBMIS) LogUnnormAll(d *models.DBM, x data.Examples, seed uint64) ([]DBMISResult, error) {
-	if err := checkDBMModel(d); err != nil {
-		return nil, err
-	}
-	v := make([]float64, d.NumVisible())
+func (s DBMIS) LogUnnormAll(d *models.DBM, x data.Examples, seed uint64, units Units) ([]DBMISResult, error) {
 	out := make([]DBMISResult, x.Len())
-	for n := range out {
-		if err := rowToFloat(v, x.Row(n), n); err != nil {
-			return nil, err
-		}
+	err := forDBMExamples(d, x, units, func(n int, v []float64) error {
 		r, err := s.LogUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))))
-		if err != nil {
-			return nil, fmt.Errorf("example %d: %w", n, err)
-		}
 		out[n] = r
-	}
-	return out, nil
+		return err
+	})
+	return out, err
 }
 
 // ---------------------------------------------------------------------------

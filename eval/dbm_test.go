@@ -366,21 +366,38 @@ func TestDBMExampleDrivers(t *testing.T) {
 		t.Errorf("mean bound %v (n=%d), want %v", ms.Mean, ms.N, mean)
 	}
 	is := DBMIS{Samples: 3000}
-	r1, err := is.LogUnnormAll(d, x, 5)
+	r1, err := is.LogUnnormAll(d, x, 5, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, _ := is.LogUnnormAll(d, x, 5)
+	r2, _ := is.LogUnnormAll(d, x, 5, nil)
 	for n, s := range idx {
 		if r1[n].LogF != r2[n].LogF {
 			t.Errorf("example %d: not reproducible (%v vs %v)", n, r1[n].LogF, r2[n].LogF)
 		}
 		withinSE(t, fmt.Sprintf("IS example %d", n), r1[n].Stats, wantF[s], 4)
 	}
-	if _, err := is.LogUnnormAll(d, rowsForTest{{1, 0}}, 1); err == nil || !strings.Contains(err.Error(), "example 0") {
+	if _, err := is.LogUnnormAll(d, rowsForTest{{1, 0}}, 1, nil); err == nil || !strings.Contains(err.Error(), "example 0") {
 		t.Errorf("short example: got %v", err)
 	}
+	// With units, only the examples this process owns are computed, each
+	// as without units; the others are left zero.
+	r3, err := is.LogUnnormAll(d, x, 5, oddUnits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for n := range x {
+		if want := map[bool]float64{true: r1[n].LogF, false: 0}[n%2 == 1]; r3[n].LogF != want {
+			t.Errorf("example %d with odd units: %v, want %v", n, r3[n].LogF, want)
+		}
+	}
 }
+
+// oddUnits owns the odd units (a shard of a sharded evaluation).
+type oddUnits struct{}
+
+func (oddUnits) Mine(u int) bool                          { return u%2 == 1 }
+func (oddUnits) Complete(n, width int, v []float64) error { return nil }
 
 // TestDBMHiddenBaseRate checks the even hidden layers' base rates against
 // the formula over the chosen examples (all, or evenly spaced when capped),

@@ -3,9 +3,7 @@ package dbm
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"runtime"
-	"sync/atomic"
 	"time"
 
 	"github.com/logz-ml/logz/data"
@@ -14,7 +12,6 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/seeds"
-	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -160,7 +157,7 @@ func aisRows(env *family.Env, d *models.DBM, s *family.AIS, samples int, j famil
 		family.SetAISLogZ(&row, z, env.ExactLogZ(), s)
 		var st eval.MeanStat
 		if bound {
-			b, err := bounds(d, sp.Data)
+			b, _, err := eval.DBMMeanField{}.Bounds(d, sp.Data)
 			if err != nil {
 				return rows, err
 			}
@@ -247,71 +244,17 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 	},
 })
 
-// forExamples runs f(n, v) for every example n of x that units accepts
-// (all when nil; see eval.Units) on GOMAXPROCS goroutines, v being the
-// example as float64 (a buffer owned by the goroutine), and returns the
-// first error by example order. Results written by f at index n do not
-// depend on the scheduling.
-func forExamples(d *models.DBM, x data.Examples, units eval.Units, f func(n int, v []float64) error) error {
-	N := x.Len()
-	errs := make([]error, N)
-	var next atomic.Int64
-	var wg workgroup.Group
-	for range max(1, min(runtime.GOMAXPROCS(0), N)) {
-		wg.Go(func() {
-			v := make([]float64, d.NumVisible())
-			for {
-				n := int(next.Add(1) - 1)
-				if n >= N {
-					return
-				}
-				if !eval.Mine(units, n) {
-					continue
-				}
-				row := x.Row(n)
-				if len(row) != len(v) {
-					errs[n] = fmt.Errorf("example %d has %d values, the model has %d visible units", n, len(row), len(v))
-					continue
-				}
-				for i, b := range row {
-					v[i] = float64(b)
-				}
-				errs[n] = f(n, v)
-			}
-		})
-	}
-	wg.Wait()
-	for n, err := range errs {
-		if err != nil {
-			return fmt.Errorf("example %d: %w", n, err)
-		}
-	}
-	return nil
-}
-
-// bounds returns the mean-field bound on log f(v) of every example.
-func bounds(d *models.DBM, x data.Examples) ([]float64, error) {
-	out := make([]float64, x.Len())
-	err := forExamples(d, x, nil, func(n int, v []float64) error {
-		fit, err := eval.DBMMeanField{}.Fit(d, v)
-		out[n] = fit.Bound
-		return err
-	})
-	return out, err
-}
-
 // isLogF returns the importance-sampling estimate of log f(v) of every
 // example (example n drawing from rand.NewPCG(seed, n), as
 // eval.DBMIS.LogUnnormAll) and the smallest ESS of their weights; units,
 // if set, shares the examples among the shards of a sharded evaluation.
 func isLogF(d *models.DBM, x data.Examples, samples int, seed uint64, units eval.Units) ([]float64, float64, error) {
-	out := make([]float64, x.Len())
-	ess := make([]float64, x.Len())
-	err := forExamples(d, x, units, func(n int, v []float64) error {
-		r, err := eval.DBMIS{Samples: samples}.LogUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))))
+	rs, err := eval.DBMIS{Samples: samples}.LogUnnormAll(d, x, seed, units)
+	out := make([]float64, len(rs))
+	ess := make([]float64, len(rs))
+	for n, r := range rs {
 		out[n], ess[n] = r.LogF, r.Stats.ESS
-		return err
-	})
+	}
 	if err == nil {
 		err = eval.CompleteColumns(units, out, ess)
 	}

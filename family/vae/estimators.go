@@ -169,7 +169,7 @@ var Exact = family.Define(family.Def[family.Exact]{
 		for _, sp := range env.Splits {
 			t0 := time.Now()
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d exact %s", env.Experiment, env.Epoch, sp.Name), int64(sp.Data.Len())<<m.NumLatent())
-			lp, err := ExactLogUnnorm(m, sp.Data, s.MaxUnits, progress)
+			lp, err := eval.VAEExactLogUnnorm(m, sp.Data, s.MaxUnits, progress)
 			done()
 			if err != nil {
 				return rows, err
@@ -218,14 +218,14 @@ func meanRow(base report.Row, split string, lp []float64) report.Row {
 // process (not shared among shards: it is cheap) and not remembered for
 // later entries (which would make a resumed evaluation run this entry
 // again).
-func cheapX(env *family.Env, m *models.VAE, si int, sp family.Split, draws int, what string, pick func(w Weights) []float64, logZ float64) (family.ControlX, error) {
+func cheapX(env *family.Env, m *models.VAE, si int, sp family.Split, draws int, what string, pick func(w eval.VAEWeights) []float64, logZ float64) (family.ControlX, error) {
 	N := sp.Data.Len()
 	kind := uint64(1)
 	if what == "ELBO" {
 		kind = 2
 	}
 	progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (%s) %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, N, draws), int64(N)*int64(draws))
-	w, err := sampleWeights(m, sp.Data, draws, env.CVSeed(si, kind), progress, nil)
+	w, err := eval.VAEIS{Samples: draws, Seed: env.CVSeed(si, kind), Progress: progress}.Weights(m, sp.Data)
 	done()
 	if err != nil {
 		return family.ControlX{}, err
@@ -241,12 +241,12 @@ func cheapX(env *family.Env, m *models.VAE, si int, sp family.Split, draws int, 
 	return family.ControlX{X: x, Name: name}, nil
 }
 
-// sampled runs SampleWeights on each split's subsample and makes one row
+// sampled runs eval.VAEIS on each split's subsample and makes one row
 // per split from the per-example values pick(w) − log Z; on a subsample the
 // mean is extended to the whole split by a control variate
 // (family.Env.ExtendSubsample): exact where an earlier entry computed it,
 // else the same estimator with a few proposals on every example (cheapX).
-func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what string, pick func(w Weights) []float64, note func(w Weights, n, N int) string) ([]report.Row, error) {
+func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what string, pick func(w eval.VAEWeights) []float64, note func(w eval.VAEWeights, n, N int) string) ([]report.Row, error) {
 	start := time.Now()
 	z, err := priorLogZ(env, m, &s.PriorLogZ, j.Seed)
 	if err != nil {
@@ -260,7 +260,7 @@ func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what s
 			return rows, err
 		}
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d %s %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, len(idx), s.Samples), int64(len(idx))*int64(s.Samples))
-		w, err := sampleWeights(m, family.Subset{X: sp.Data, Idx: idx}, s.Samples, seeds.Derive(j.Seed, uint64(si)), progress, env.Units())
+		w, err := eval.VAEIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Progress: progress, Units: env.Units()}.Weights(m, family.Subset{X: sp.Data, Idx: idx})
 		done()
 		if err != nil {
 			return rows, err
@@ -306,7 +306,7 @@ var IS = family.Define(family.Def[ISSettings]{
 	Defaults: ISSettings{Samples: 5000, PriorLogZ: defaultPriorLogZ()},
 	Run: func(env *family.Env, mm models.Model, s *ISSettings, j family.Job) ([]report.Row, error) {
 		m := mm.(*models.VAE)
-		return sampled(env, m, s, j, "IS", func(w Weights) []float64 { return w.LogMeanW }, func(w Weights, n, N int) string {
+		return sampled(env, m, s, j, "IS", func(w eval.VAEWeights) []float64 { return w.LogMeanW }, func(w eval.VAEWeights, n, N int) string {
 			minESS := math.Inf(1)
 			for _, e := range w.ESS {
 				minESS = min(minESS, e)
@@ -327,7 +327,7 @@ var ELBO = family.Define(family.Def[ISSettings]{
 	Defaults: ISSettings{Samples: 100, PriorLogZ: defaultPriorLogZ()},
 	Run: func(env *family.Env, mm models.Model, s *ISSettings, j family.Job) ([]report.Row, error) {
 		m := mm.(*models.VAE)
-		return sampled(env, m, s, j, "ELBO", func(w Weights) []float64 { return w.MeanLogW }, func(_ Weights, n, N int) string {
+		return sampled(env, m, s, j, "ELBO", func(w eval.VAEWeights) []float64 { return w.MeanLogW }, func(_ eval.VAEWeights, n, N int) string {
 			return fmt.Sprintf("ELBO from %d draws of q(z|x) per example on %d of %d examples", s.Samples, n, N)
 		})
 	},

@@ -3,8 +3,6 @@ package vae
 import (
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"slices"
 	"strings"
 	"testing"
 
@@ -144,7 +142,8 @@ func evaluate(t *testing.T, m *models.VAE, x rows, seed uint64, ests ...family.C
 
 // TestExactMatchesBruteForce: exact's per-example log p(x) (2^Z terms, the
 // prior's exact log Z subtracted) equals the double enumeration over z and
-// h, for an RBM and a Bernoulli prior; the exact row's mean is their mean.
+// h, for an RBM and a Bernoulli prior (per example: eval's
+// TestVAEExactLogUnnormMatchesBruteForce); the exact row's mean is their mean.
 // Mutation checked: dropping "lp[n] -= z.value" in Exact.Run fails it.
 func TestExactMatchesBruteForce(t *testing.T) {
 	x := allX()
@@ -158,51 +157,6 @@ func TestExactMatchesBruteForce(t *testing.T) {
 		want /= float64(len(x))
 		if math.Abs(*r.MeanLoglik-want) > 1e-10 {
 			t.Errorf("H=%d: exact mean %.12f, brute force %.12f", H, *r.MeanLoglik, want)
-		}
-		lp, err := ExactLogUnnorm(m, x, 20, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sum := 0.0
-		for n := range x {
-			sum += math.Exp(lp[n] - *r.LogZ)
-			if got, want := lp[n]-*r.LogZ, bruteLogP(m, x[n]); math.Abs(got-want) > 1e-10 {
-				t.Errorf("H=%d x=%v: log p %.12f, brute force %.12f", H, x[n], got, want)
-			}
-		}
-		if math.Abs(sum-1) > 1e-10 {
-			t.Errorf("H=%d: Σ_x p(x) = %.12f", H, sum)
-		}
-	}
-}
-
-// TestISUnbiased: the IS estimate p̂(x) is unbiased for p(x) for any K, so
-// over R independent estimates the mean of exp(log p̂ − log p) is 1 within
-// 4 standard errors (the sample's own). K = 3 proposals, so that the mean
-// weight and the sum differ by log 3. Mutation checked: "− logK" dropped
-// from SampleWeights (the sum, not the mean) fails it (mean ratio ≈ 3).
-func TestISUnbiased(t *testing.T) {
-	m := tinyVAE(t, 3, 5, 1.0)
-	logZ := *evaluate(t, m, allX()[:1], 1, VAE.Entry("exact"))["exact"].LogZ
-	const R = 20000
-	for _, code := range []int{0, 45} {
-		x := bits(code, 6)
-		rep := make(rows, R)
-		for i := range rep {
-			rep[i] = x
-		}
-		w, err := SampleWeights(m, rep, 3, 77, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lp := bruteLogP(m, x)
-		r := make([]float64, R)
-		for i, v := range w.LogMeanW {
-			r[i] = math.Exp(v - logZ - lp) // a ratio, not a log weight
-		}
-		st := family.MeanOf(r)
-		if math.Abs(st.Mean-1) > 4*st.SE {
-			t.Errorf("x=%v: mean of p̂/p over %d estimates is %.4f ± %.4f; want 1", x, R, st.Mean, st.SE)
 		}
 	}
 }
@@ -279,42 +233,9 @@ func TestPriorLogZByAIS(t *testing.T) {
 	}
 }
 
-// TestSameNumbersAnyGOMAXPROCS: IS, ELBO and exact give bit-identical
-// results on 1 and 3 threads.
-func TestSameNumbersAnyGOMAXPROCS(t *testing.T) {
-	m := tinyVAE(t, 3, 9, 1.0)
-	x := allX()
-	run := func(p int) (Weights, []float64) {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
-		w, err := SampleWeights(m, x, 2500, 5, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lp, err := ExactLogUnnorm(m, x, 20, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return w, lp
-	}
-	w1, e1 := run(1)
-	w3, e3 := run(3)
-	if !slices.Equal(w1.LogMeanW, w3.LogMeanW) || !slices.Equal(w1.MeanLogW, w3.MeanLogW) || !slices.Equal(e1, e3) {
-		t.Error("results depend on GOMAXPROCS")
-	}
-}
-
-// TestBadInput: wrong example sizes and non-binary data are errors naming
-// the example, not panics.
+// TestBadInput: exact of too many latent units and chi2 of a Bernoulli
+// prior are infeasible (bad examples: eval's TestVAEBadInput).
 func TestBadInput(t *testing.T) {
-	m := tinyVAE(t, 3, 1, 1.0)
-	for _, x := range []rows{{{0, 1, 0}}, {{0, 1, 2, 0, 0, 0}}} {
-		if _, err := SampleWeights(m, x, 10, 1, nil); err == nil || !strings.Contains(err.Error(), "example 0") {
-			t.Errorf("%v: %v", x, err)
-		}
-		if _, err := ExactLogUnnorm(m, x, 20, nil); err == nil {
-			t.Errorf("%v: no error", x)
-		}
-	}
 	big, _ := models.NewVAE(6, 30, []int{5}, 0)
 	if err := Exact.Feasible(big, Exact.New()); err == nil || !strings.Contains(err.Error(), "max_units") {
 		t.Errorf("exact of Z = 30: %v", err)
@@ -327,7 +248,7 @@ func TestBadInput(t *testing.T) {
 // TestLogSpace: with weights of e^−1000 and below (parameters of scale
 // 300), exact, is and elbo stay finite, and is stays within its noise of
 // exact from below: every logsumexp is shifted by its maximum. Mutation
-// checked: an unshifted accumulation (s1 += e^{lw}) in logAcc.add gives
+// checked: an unshifted accumulation (s1 += e^{lw}) in eval's vaeLogAcc.add gives
 // −Inf and fails it.
 func TestLogSpace(t *testing.T) {
 	m := tinyVAE(t, 3, 13, 300)

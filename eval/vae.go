@@ -1,4 +1,4 @@
-package vae
+package eval
 
 import (
 	"fmt"
@@ -8,16 +8,15 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
-// checkRows checks that every example has X values of 0 or 1, naming the
+// checkVAERows checks that every example has X values of 0 or 1, naming the
 // first that does not.
-func checkRows(m *models.VAE, x data.Examples) error {
+func checkVAERows(m *models.VAE, x data.Examples) error {
 	X := m.NumVisible()
 	for n := range x.Len() {
 		r := x.Row(n)
@@ -33,32 +32,32 @@ func checkRows(m *models.VAE, x data.Examples) error {
 	return nil
 }
 
-// logAcc accumulates log weights lw: their log-sum-exp and effective
+// vaeLogAcc accumulates log weights lw: their log-sum-exp and effective
 // sample size (nmath.LogWeights) and the plain sum Σ lw (for the ELBO).
-type logAcc struct {
+type vaeLogAcc struct {
 	w   nmath.LogWeights
 	sum float64
 }
 
-func newLogAcc() logAcc { return logAcc{w: nmath.NewLogWeights()} }
+func newVAELogAcc() vaeLogAcc { return vaeLogAcc{w: nmath.NewLogWeights()} }
 
-func (a *logAcc) add(lw float64) {
+func (a *vaeLogAcc) add(lw float64) {
 	a.sum += lw
 	a.w.Add(lw)
 }
 
 // merge adds b's weights to a's.
-func (a *logAcc) merge(b logAcc) {
+func (a *vaeLogAcc) merge(b vaeLogAcc) {
 	a.sum += b.sum
 	a.w.Merge(b.w)
 }
 
-// isBlock is how many proposals one work item draws, from its own stream
+// vaeISBlock is how many proposals one work item draws, from its own stream
 // keyed (seed, example, block): a fixed size, so that nothing depends on
 // GOMAXPROCS.
-const isBlock = 1000
+const vaeISBlock = 1000
 
-// Weights holds, per example, what K proposals z_k ~ q(z|x) give: the log
+// VAEWeights holds, per example, what K proposals z_k ~ q(z|x) give: the log
 // importance weights
 //
 //	log w_k = log p(x|z_k) + log p̃(z_k) − log q(z_k|x)
@@ -67,31 +66,38 @@ const isBlock = 1000
 // MEAN weight: minus log K, docs/methods.md#is-bookkeeping; the logsumexp shifted by the
 // maximum), ELBO = (1/K) Σ_k log w_k, and the effective sample size
 // (Σ w)²/Σ w². Neither includes −log Z of an RBM prior.
-type Weights struct {
+type VAEWeights struct {
 	LogMeanW, MeanLogW, ESS []float64
 }
 
-// SampleWeights draws samples proposals from the encoder for every example
-// of x; the proposals of example n, block b come from the generator keyed
-// (seed, n, b), so the result depends on seed alone. progress, if set, is
-// called from the workers with the proposals drawn so far and the total.
-func SampleWeights(m *models.VAE, x data.Examples, samples int, seed uint64, progress func(done, total int64)) (Weights, error) {
-	return sampleWeights(m, x, samples, seed, progress, nil)
+// VAEIS draws Samples proposals z ~ q(z|x) from a VAE's encoder for every
+// example; the proposals of example n, block b (of vaeISBlock) come from the
+// generator keyed (Seed, n, b), so the result depends on Seed alone, not
+// on GOMAXPROCS.
+type VAEIS struct {
+	Samples int // K proposals per example; at least 1
+	Seed    uint64
+	// Progress, if set, is called from the workers with the proposals drawn
+	// so far and the total.
+	Progress func(done, total int64)
+	// Units, if set, shares the (example, block) items (unit n·blocks + b)
+	// among the shards of a sharded evaluation (see Units; nil: all here).
+	Units Units
 }
 
-// sampleWeights is SampleWeights with its (example, block) items (unit
-// n·blocks + b) shared among the shards of a sharded evaluation by units
-// (see eval.Units; nil: all here).
-func sampleWeights(m *models.VAE, x data.Examples, samples int, seed uint64, progress func(done, total int64), units eval.Units) (Weights, error) {
+// Weights returns the summaries of the log importance weights of every
+// example of x.
+func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
+	samples, seed, progress, units := o.Samples, o.Seed, o.Progress, o.Units
 	if samples < 1 {
-		return Weights{}, fmt.Errorf("vae: samples is %d; want at least 1", samples)
+		return VAEWeights{}, fmt.Errorf("vae: samples is %d; want at least 1", samples)
 	}
-	if err := checkRows(m, x); err != nil {
-		return Weights{}, err
+	if err := checkVAERows(m, x); err != nil {
+		return VAEWeights{}, err
 	}
 	N := x.Len()
-	blocks := (samples + isBlock - 1) / isBlock
-	acc := make([]logAcc, N*blocks)
+	blocks := (samples + vaeISBlock - 1) / vaeISBlock
+	acc := make([]vaeLogAcc, N*blocks)
 	Z := m.NumLatent()
 	var done atomic.Int64
 	total := int64(N) * int64(samples)
@@ -102,15 +108,15 @@ func sampleWeights(m *models.VAE, x data.Examples, samples int, seed uint64, pro
 		pcg := rand.NewPCG(0, 0)
 		rng := rand.New(pcg)
 		return func(item int) {
-			if !eval.Mine(units, item) {
+			if !Mine(units, item) {
 				return
 			}
 			ex, b := item/blocks, item%blocks
 			pcg.Seed(seeds.Derive(seed, uint64(ex), uint64(b)), seeds.Derive(seed, uint64(ex), uint64(b), 1))
 			xr := x.Row(ex)
 			copy(kappa, m.EncoderLogits(s, xr))
-			a := newLogAcc()
-			k := min(isBlock, samples-b*isBlock)
+			a := newVAELogAcc()
+			k := min(vaeISBlock, samples-b*vaeISBlock)
 			for range k {
 				lq := models.SampleBernoulliLogits(z, kappa, rng)
 				a.add(m.LogLikelihood(s, xr, z) + m.LogPrior(s, z) - lq)
@@ -129,14 +135,14 @@ func sampleWeights(m *models.VAE, x data.Examples, samples int, seed uint64, pro
 		for i, a := range acc {
 			cols[0][i], cols[1][i], cols[2][i], cols[3][i] = a.w.M, a.w.S1, a.w.S2, a.sum
 		}
-		if err := eval.CompleteColumns(units, cols[:]...); err != nil {
-			return Weights{}, fmt.Errorf("vae: %w", err)
+		if err := CompleteColumns(units, cols[:]...); err != nil {
+			return VAEWeights{}, fmt.Errorf("vae: %w", err)
 		}
 		for i := range acc {
-			acc[i] = logAcc{w: nmath.LogWeights{M: cols[0][i], S1: cols[1][i], S2: cols[2][i]}, sum: cols[3][i]}
+			acc[i] = vaeLogAcc{w: nmath.LogWeights{M: cols[0][i], S1: cols[1][i], S2: cols[2][i]}, sum: cols[3][i]}
 		}
 	}
-	w := Weights{LogMeanW: make([]float64, N), MeanLogW: make([]float64, N), ESS: make([]float64, N)}
+	w := VAEWeights{LogMeanW: make([]float64, N), MeanLogW: make([]float64, N), ESS: make([]float64, N)}
 	logK := math.Log(float64(samples))
 	for ex := range N {
 		a := acc[ex*blocks]
@@ -150,36 +156,36 @@ func sampleWeights(m *models.VAE, x data.Examples, samples int, seed uint64, pro
 	return w, nil
 }
 
-// exactBlock is the number of latent states whose decoder outputs are
-// computed together by ExactLogUnnorm.
-const exactBlock = 256
+// vaeExactBlock is the number of latent states whose decoder outputs are
+// computed together by VAEExactLogUnnorm.
+const vaeExactBlock = 256
 
-// ExactLogUnnorm returns, for every example, log p̃(x) = log Σ_z p(x|z) p̃(z)
+// VAEExactLogUnnorm returns, for every example, log p̃(x) = log Σ_z p(x|z) p̃(z)
 // = logsumexp_z[log p(x|z) + log p̃(z)] over all 2^Z latent states (the
 // logsumexp shifted by the running maximum); log p(x) is this minus log Z
 // of the prior (0 for a Bernoulli prior). Latent states are visited in
 // blocks: the decoder runs once per state, and each example accumulates
 // its terms in the order of z, so the result does not depend on the number
 // of goroutines. It refuses Z > maxUnits.
-func ExactLogUnnorm(m *models.VAE, x data.Examples, maxUnits int, progress func(done, total int64)) ([]float64, error) {
+func VAEExactLogUnnorm(m *models.VAE, x data.Examples, maxUnits int, progress func(done, total int64)) ([]float64, error) {
 	Z, X := m.NumLatent(), m.NumVisible()
 	if Z > maxUnits {
 		return nil, fmt.Errorf("vae: exact enumeration of %d latent units (2^%d states) is above max_units %d", Z, Z, maxUnits)
 	}
-	if err := checkRows(m, x); err != nil {
+	if err := checkVAERows(m, x); err != nil {
 		return nil, err
 	}
 	N := x.Len()
 	states := 1 << Z
-	B := min(exactBlock, states)
+	B := min(vaeExactBlock, states)
 	// For the states of a block: the decoder logits ℓ(z), and
 	// c(z) = log p̃(z) − Σ_i softplus(ℓ_i(z)), so that
 	// log p(x|z) + log p̃(z) = c(z) + Σ_{i: x_i = 1} ℓ_i(z).
 	logits := make([]float64, B*X)
 	c := make([]float64, B)
-	acc := make([]logAcc, N)
+	acc := make([]vaeLogAcc, N)
 	for n := range acc {
-		acc[n] = newLogAcc()
+		acc[n] = newVAELogAcc()
 	}
 	on := make([][]int32, N)
 	for n := range N {
