@@ -1,6 +1,3 @@
-// Package eval holds the estimators of logz — exact log Z, AIS, and the
-// per-example quantities they are combined with — plus cheap training signals.
-// Every estimator works in log space and reports its warnings with its result.
 package eval
 
 import (

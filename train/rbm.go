@@ -1,6 +1,3 @@
-// Package train holds the trainers of logz: CD-k and PCD for RBMs (this
-// file), with SGD, momentum, weight decay and schedules, and checkpointable
-// state so that a resumed run reproduces an uninterrupted one bit for bit.
 package train
 
 import (
