@@ -238,21 +238,7 @@ func (r *runner) trainEpoch(live bool) error {
 		err = fmt.Errorf("%w; %s", err, onDisk(r.ckpt, r.checkpointDue, tr.Completed()+1))
 		return errors.Join(err, r.keep(err))
 	}
-	secs := time.Since(start).Seconds()
-	r.mine = append(r.mine, report.Row{
-		Experiment: exp.Name, Model: family.Label(tr.Current()), Stage: report.StageEpoch,
-		Epoch: sum.Epoch, Estimator: "train", Split: "train", Value: report.F(sum.ReconError),
-		NExamples: train.N, Seconds: secs, Init: sum.Signal, Warnings: slices.Clone(r.b.warnings),
-	})
-	layer := ""
-	if sum.Layer > 0 {
-		layer = fmt.Sprintf(" layer %d", sum.Layer)
-	}
-	signal := "recon"
-	if sum.Signal != "" {
-		signal = sum.Signal
-	}
-	line := epochLine(exp.Name, sum, epochs, layer, settingsOf(tr, sum)) + fmt.Sprintf("  %s %.4f (%.1f s)", signal, sum.ReconError, secs)
+	line := r.addTrainRow(sum, time.Since(start).Seconds())
 	trained := time.Now()
 	evaluated := exp.Evaluate.Due(sum.Epoch) && len(exp.Evaluate.EveryEpoch) > 0
 	if evaluated {
@@ -277,6 +263,26 @@ func (r *runner) trainEpoch(live bool) error {
 		return r.checkpoint()
 	}
 	return nil
+}
+
+// addTrainRow adds the training row of an epoch (summary sum, secs
+// seconds) and returns the start of the epoch's line.
+func (r *runner) addTrainRow(sum family.EpochSummary, secs float64) string {
+	exp, tr := r.exp, r.b.tr
+	r.mine = append(r.mine, report.Row{
+		Experiment: exp.Name, Model: family.Label(tr.Current()), Stage: report.StageEpoch,
+		Epoch: sum.Epoch, Estimator: "train", Split: "train", Value: report.F(sum.ReconError),
+		NExamples: r.b.train.N, Seconds: secs, Init: sum.Signal, Warnings: slices.Clone(r.b.warnings),
+	})
+	layer := ""
+	if sum.Layer > 0 {
+		layer = fmt.Sprintf(" layer %d", sum.Layer)
+	}
+	signal := "recon"
+	if sum.Signal != "" {
+		signal = sum.Signal
+	}
+	return epochLine(exp.Name, sum, tr.Total(), layer, settingsOf(tr, sum)) + fmt.Sprintf("  %s %.4f (%.1f s)", signal, sum.ReconError, secs)
 }
 
 // evaluateEpoch runs the after-epoch estimators on the model after epoch,
