@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/data"
@@ -104,24 +103,11 @@ func EvalShard(dir string, s Shard, e *Evaluation, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "logz eval: shard %s done before (%s); kept\n", s, path)
 		return nil
 	}
-	rec := &recorder{shard: s}
 	ev := e.Env
-	ev.Sharding, ev.SkipUnshared = rec, true
 	if ev.Progress != nil {
 		ev.Progress = shardProgress(stderr, s)
 	}
-	start := time.Now()
-	_, runErr := ev.Run(e.Family, e.Model, e.Estimators)
-	p := evalPart{
-		Format: partFormat, Kind: "eval", Experiment: ev.Experiment, Fingerprint: fp,
-		Shard: s.Index, Shards: s.Count, Seconds: time.Since(start).Seconds(), Entries: rec.entries,
-	}
-	if p.Entries == nil {
-		p.Entries = []partEntry{}
-	}
-	if runErr != nil {
-		p.Failed = runErr.Error()
-	}
+	p, runErr := evalShare(ev, s, fp, e.Family, e.Model, e.Estimators)
 	return errors.Join(runErr, writePart(path, p))
 }
 

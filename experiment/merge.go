@@ -83,6 +83,32 @@ func Merge(opt Options, logz string) ([]report.Row, error) {
 	return runLocked(f, opt)
 }
 
+// merge is an experiment of Merge: the final evaluation of its trained
+// model with the units' values from the shards' parts, its rows kept as
+// Run keeps them. Its training rows, in all, are those of its training
+// part; an experiment whose training failed fails again here, with its
+// training's error.
+func (r *runner) merge(all []report.Row, plan *mergePlan) ([]report.Row, error) {
+	if msg, failed := plan.failed[r.exp.Name]; failed {
+		return all, errors.New(msg)
+	}
+	earlier, err := r.start(all)
+	if err == nil {
+		err = r.loadTrained()
+	}
+	if err != nil {
+		return all, err
+	}
+	r.keep = r.keepResults
+	r.keepEpochs(earlier)
+	r.sayResumed()
+	m := plan.mergers[r.exp.Name]
+	if err := r.finish(nil, m); err != nil {
+		return r.rows(), err
+	}
+	return r.rows(), m.unused()
+}
+
 // readShardedConfig reads the config of the sharded run in dir, which its
 // shards wrote into config.resolved.yaml; a run made without --shard (no
 // parts folder) is refused, saying so.

@@ -264,27 +264,61 @@ func trainShard(exp config.Experiment, i int, base Options, opt ShardOptions, et
 	default:
 		rows = p.Rows
 	}
-	r := &runner{exp: exp, opt: base, dir: filepath.Join(opt.Out, exp.Name), eta: eta, index: i, trainPart: path, trainPrint: fp}
-	_, err = r.run(rows)
-	return err
+	r := newRunner(exp, base, i)
+	r.eta = eta
+	return r.trainPart(rows, path, fp)
 }
 
-// writeTrainPart writes the experiment's rows so far into its training
-// part: complete once training is done and its last checkpoint saved,
-// with failed when it failed.
-func (r *runner) writeTrainPart(rows []report.Row, tr family.Trainer, complete bool, failed error) error {
-	p := trainPart{
-		Format: partFormat, Kind: "train", Experiment: r.exp.Name, Fingerprint: r.trainPrint,
-		Epochs: tr.Completed(), Total: tr.Total(), Complete: complete && failed == nil && tr.Completed() == tr.Total(),
-		Rows: rows,
+// trainPart is an experiment of a training shard: it trains the
+// experiment, resuming from its checkpoint and the rows of an earlier
+// attempt (all), and keeps its rows in its training part at path (with
+// fingerprint fp) — complete once training is done and its last
+// checkpoint saved, with the error when training failed. The final
+// evaluation is the evaluation shards'.
+func (r *runner) trainPart(all []report.Row, path string, fp Fingerprint) error {
+	earlier, err := r.start(all)
+	if err != nil {
+		return err
 	}
-	if p.Rows == nil {
-		p.Rows = []report.Row{}
+	st := r.opt.Status
+	part := func(complete bool, failed error) error {
+		tr := r.b.tr
+		p := trainPart{
+			Format: partFormat, Kind: "train", Experiment: r.exp.Name, Fingerprint: fp,
+			Epochs: tr.Completed(), Total: tr.Total(), Complete: complete && failed == nil && tr.Completed() == tr.Total(),
+			Rows: r.mine,
+		}
+		if p.Rows == nil {
+			p.Rows = []report.Row{}
+		}
+		if failed != nil {
+			p.Failed = failed.Error()
+		}
+		return writePart(path, p)
 	}
-	if failed != nil {
-		p.Failed = failed.Error()
+	r.keep = func(failed error) error {
+		return st.write(func() error {
+			if err := part(false, failed); err != nil {
+				return err
+			}
+			return r.writeEpochs()
+		})
 	}
-	return writePart(r.trainPart, p)
+	resumed, err := r.resume(earlier)
+	if err != nil {
+		return err
+	}
+	if resumed {
+		r.sayResumed()
+	}
+	if err := r.trainEpochs(); err != nil {
+		return err
+	}
+	if err := st.write(func() error { return part(true, nil) }); err != nil {
+		return err
+	}
+	st.set(r.exp.Name, r.exp.Name+" trained")
+	return nil
 }
 
 // evalShard computes this shard's share of experiment exp's final
@@ -316,49 +350,54 @@ func evalShard(exp config.Experiment, i int, base Options, opt ShardOptions) err
 		fmt.Fprintf(opt.Stderr, "%s: shard %s of the final evaluation done before (%s); kept\n", exp.Name, opt.Shard, path)
 		return nil
 	}
-	r := &runner{exp: exp, opt: base, dir: filepath.Join(opt.Out, exp.Name), index: i}
-	b, err := r.build()
-	if err != nil {
+	r := newRunner(exp, base, i)
+	return r.evalPart(path, fp, opt.Shard)
+}
+
+// evalPart is an experiment of an evaluation shard: shard s's share of
+// the final evaluation of the trained model, into its part at path (with
+// fingerprint fp).
+func (r *runner) evalPart(path string, fp Fingerprint, s Shard) error {
+	var err error
+	if r.b, err = r.build(); err != nil {
 		return err
 	}
-	ckpt := filepath.Join(r.dir, modelFile)
-	c, err := models.Load(ckpt)
-	if err != nil {
+	if err := r.loadTrained(); err != nil {
 		return err
 	}
-	if err := b.tr.Resume(c); err != nil {
-		return fmt.Errorf("%s: %w", ckpt, err)
+	ev := r.finalEnv()
+	ev.Progress = shardProgress(r.opt.Stderr, s)
+	fmt.Fprintf(r.opt.Stderr, "%s: shard %s of the final evaluation (%d estimators)\n", r.exp.Name, s, len(r.exp.Evaluate.Final))
+	p, runErr := evalShare(ev, s, fp, r.b.fam, r.b.tr.Current(), r.exp.Evaluate.Final)
+	if err := r.opt.Status.write(func() error { return writePart(path, p) }); err != nil {
+		return errors.Join(runErr, err)
 	}
-	if b.tr.Completed() != b.tr.Total() {
-		return fmt.Errorf("%s holds the model after epoch %d of %d, though %s says training is complete", ckpt, b.tr.Completed(), b.tr.Total(), trainPartName(exp.Name))
+	if runErr == nil {
+		r.opt.Status.set(r.exp.Name, fmt.Sprintf("%s: shard %s of the final evaluation in %s", r.exp.Name, s, path))
 	}
-	b.tracked.Restore(c)
-	rec := &recorder{shard: opt.Shard}
-	ev := b.ev
-	ev.Stage, ev.Epoch = report.StageFinal, b.tr.Completed()
-	ev.Progress = shardProgress(opt.Stderr, opt.Shard)
+	return runErr
+}
+
+// evalShare runs shard s's share of an evaluation (ev, with fingerprint
+// fp) and returns its part, which holds the error when an estimator
+// failed.
+func evalShare(ev family.Env, s Shard, fp Fingerprint, f *family.Family, m models.Model, ests []config.Estimator) (evalPart, error) {
+	rec := &recorder{shard: s}
 	ev.Sharding, ev.SkipUnshared = rec, true
-	fmt.Fprintf(opt.Stderr, "%s: shard %s of the final evaluation (%d estimators)\n", exp.Name, opt.Shard, len(exp.Evaluate.Final))
 	start := time.Now()
-	_, runErr := ev.Run(b.fam, b.tr.Current(), exp.Evaluate.Final)
+	_, err := ev.Run(f, m, ests)
 	p := evalPart{
-		Format: partFormat, Kind: "eval", Experiment: exp.Name, Fingerprint: fp,
-		Shard: opt.Shard.Index, Shards: opt.Shard.Count, Seconds: time.Since(start).Seconds(),
+		Format: partFormat, Kind: "eval", Experiment: ev.Experiment, Fingerprint: fp,
+		Shard: s.Index, Shards: s.Count, Seconds: time.Since(start).Seconds(),
 		Entries: rec.entries,
 	}
 	if p.Entries == nil {
 		p.Entries = []partEntry{}
 	}
-	if runErr != nil {
-		p.Failed = runErr.Error()
+	if err != nil {
+		p.Failed = err.Error()
 	}
-	if err := opt.Status.write(func() error { return writePart(path, p) }); err != nil {
-		return errors.Join(runErr, err)
-	}
-	if runErr == nil {
-		opt.Status.set(exp.Name, fmt.Sprintf("%s: shard %s of the final evaluation in %s", exp.Name, opt.Shard, path))
-	}
-	return runErr
+	return p, err
 }
 
 // shardProgress is StderrProgress for a shard, which does only its share
