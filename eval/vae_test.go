@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -37,57 +38,6 @@ func tinyVAE(t *testing.T, priorHidden int, seed uint64, scale float64) *models.
 	return m
 }
 
-// bruteVAE returns log p̃(x) and log Z of the prior by the double
-// enumeration of z and the prior's h, in plain probabilities (no log-space
-// tricks: the model is tiny): p̃(x) = Σ_z Σ_h e^{−E(z,h)} p(x|z) and
-// Z = Σ_z Σ_h e^{−E(z,h)} (1 for a Bernoulli prior), with
-// p(x|z) = Π_i σ(ℓ_i)^{x_i} (1 − σ(ℓ_i))^{1−x_i}.
-func bruteVAE(m *models.VAE, x []uint8) (logUnnorm, logZ float64) {
-	s := m.NewScratch()
-	Z := m.NumLatent()
-	num, den := 0.0, 0.0
-	for zc := range 1 << Z {
-		z := bitsRow(zc, Z)
-		pz := 0.0
-		if r := m.Prior; r != nil {
-			for hc := range 1 << r.NHid {
-				h := bitsRow(hc, r.NHid)
-				e := 0.0
-				for i := range Z {
-					e += float64(z[i]) * r.VBias[i]
-					for j := range r.NHid {
-						e += float64(z[i]) * r.W[i*r.NHid+j] * float64(h[j])
-					}
-				}
-				for j := range r.NHid {
-					e += float64(h[j]) * r.HBias[j]
-				}
-				pz += math.Exp(e)
-			}
-		} else {
-			pz = 1
-			for j, l := range m.PriorLogits {
-				p := 1 / (1 + math.Exp(-l))
-				if z[j] == 0 {
-					p = 1 - p
-				}
-				pz *= p
-			}
-		}
-		px := 1.0
-		for i, l := range m.DecoderLogits(s, z) {
-			p := 1 / (1 + math.Exp(-l))
-			if x[i] == 0 {
-				p = 1 - p
-			}
-			px *= p
-		}
-		num += pz * px
-		den += pz
-	}
-	return math.Log(num), math.Log(den)
-}
-
 // TestVAEExactLogUnnormMatchesBruteForce: VAEExactLogUnnorm's log p̃(x)
 // (2^Z terms in blocks) equals the double enumeration over z and h, for an
 // RBM and a Bernoulli prior, and p(x) = p̃(x)/Z sums to 1 over every x.
@@ -99,11 +49,11 @@ func TestVAEExactLogUnnormMatchesBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, logZ := bruteVAE(m, x[0])
+		_, logZ := brute.VAE(m, x[0])
 		sum := 0.0
 		for n := range x {
 			sum += math.Exp(lp[n] - logZ)
-			if want, _ := bruteVAE(m, x[n]); math.Abs(lp[n]-want) > 1e-10 {
+			if want, _ := brute.VAE(m, x[n]); math.Abs(lp[n]-want) > 1e-10 {
 				t.Errorf("H=%d x=%v: log p̃ %.12f, brute force %.12f", H, x[n], lp[n], want)
 			}
 		}
@@ -132,7 +82,7 @@ func TestVAEISUnbiased(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lu, logZ := bruteVAE(m, x)
+		lu, logZ := brute.VAE(m, x)
 		var s, s2 float64
 		for _, v := range w.LogMeanW {
 			r := math.Exp(v - lu) // a ratio p̂/p, not a log weight

@@ -1,12 +1,13 @@
 package vae
 
 import (
-	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/familytest"
 	"math"
 	"slices"
 	"testing"
 
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -17,7 +18,7 @@ func priorProbs(m *models.VAE) []float64 {
 	p := make([]float64, 1<<Z)
 	tot := 0.0
 	for c := range p {
-		p[c] = math.Exp(m.LogPrior(s, bits(c, Z)))
+		p[c] = math.Exp(m.LogPrior(s, brute.Bits(c, Z)))
 		tot += p[c]
 	}
 	for c := range p {
@@ -64,7 +65,7 @@ func TestSamplesMatchTheModel(t *testing.T) {
 	x := d.X
 	px := make([]float64, 1<<6)
 	for c := range px {
-		px[c] = math.Exp(bruteLogP(m, bits(c, 6)))
+		px[c] = math.Exp(bruteLogP(m, brute.Bits(c, 6)))
 	}
 	familytest.CheckFrequencies(t, "x", x, 6, px)
 	dm, err := Sample(m, family.SampleOptions{N: 4000, Seed: 4, Mean: true})

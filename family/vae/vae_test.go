@@ -8,6 +8,7 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -42,72 +43,19 @@ type rows [][]uint8
 func (r rows) Len() int          { return len(r) }
 func (r rows) Row(n int) []uint8 { return r[n] }
 
-// bits returns the D bits of code (bit i is unit i).
-func bits(code, D int) []uint8 {
-	v := make([]uint8, D)
-	for i := range v {
-		v[i] = uint8(code >> i & 1)
-	}
-	return v
-}
-
 // allX is every x ∈ {0,1}^6.
 func allX() rows {
 	var x rows
 	for c := range 1 << 6 {
-		x = append(x, bits(c, 6))
+		x = append(x, brute.Bits(c, 6))
 	}
 	return x
 }
 
-// bruteLogP is log p(x) by the double enumeration of z and the prior's h,
-// in plain probabilities (no log-space tricks: the model is tiny):
-// p(x) = Σ_z Σ_h e^{−E(z,h)} p(x|z) / Σ_z Σ_h e^{−E(z,h)}, with
-// p(x|z) = Π_i σ(ℓ_i)^{x_i} (1 − σ(ℓ_i))^{1−x_i}.
+// bruteLogP is log p(x) by direct enumeration (brute.VAE).
 func bruteLogP(m *models.VAE, x []uint8) float64 {
-	s := m.NewScratch()
-	Z := m.NumLatent()
-	num, den := 0.0, 0.0
-	for zc := range 1 << Z {
-		z := bits(zc, Z)
-		pz := 0.0
-		if r := m.Prior; r != nil {
-			for hc := range 1 << r.NHid {
-				h := bits(hc, r.NHid)
-				e := 0.0
-				for i := range Z {
-					e += float64(z[i]) * r.VBias[i]
-					for j := range r.NHid {
-						e += float64(z[i]) * r.W[i*r.NHid+j] * float64(h[j])
-					}
-				}
-				for j := range r.NHid {
-					e += float64(h[j]) * r.HBias[j]
-				}
-				pz += math.Exp(e)
-			}
-		} else {
-			pz = 1
-			for j, l := range m.PriorLogits {
-				p := 1 / (1 + math.Exp(-l))
-				if z[j] == 0 {
-					p = 1 - p
-				}
-				pz *= p
-			}
-		}
-		px := 1.0
-		for i, l := range m.DecoderLogits(s, z) {
-			p := 1 / (1 + math.Exp(-l))
-			if x[i] == 0 {
-				p = 1 - p
-			}
-			px *= p
-		}
-		num += pz * px
-		den += pz
-	}
-	return math.Log(num) - math.Log(den)
+	lu, logZ := brute.VAE(m, x)
+	return lu - logZ
 }
 
 // exactELBO is E_q(z|x)[log p(x|z) + log p(z) − log q(z|x)] by enumerating
@@ -118,7 +66,7 @@ func exactELBO(m *models.VAE, x []uint8, logZ float64) float64 {
 	kappa := append([]float64(nil), m.EncoderLogits(s, x)...)
 	e := 0.0
 	for zc := range 1 << Z {
-		z := bits(zc, Z)
+		z := brute.Bits(zc, Z)
 		lq := models.BernoulliLogProb(z, kappa)
 		e += math.Exp(lq) * (m.LogLikelihood(s, x, z) + m.LogPrior(s, z) - logZ - lq)
 	}

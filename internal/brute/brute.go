@@ -1,0 +1,74 @@
+// Package brute holds reference answers by direct enumeration, for the tests
+// of estimators on tiny models: slow, in plain probabilities rather than log
+// space, and written independently of the code they check, so that a test
+// compares that code with mathematics rather than with itself.
+package brute
+
+import (
+	"math"
+
+	"github.com/logz-ml/logz/models"
+)
+
+// Bits returns the n bits of code as 0/1 values (bit i is unit i).
+func Bits(code, n int) []uint8 {
+	v := make([]uint8, n)
+	for i := range v {
+		v[i] = uint8(code >> i & 1)
+	}
+	return v
+}
+
+// VAE returns log p̃(x) and log Z of a VAE with a Bernoulli or RBM prior by
+// the double enumeration of the latents z and the prior's hidden units h:
+//
+//	p̃(x) = Σ_z Σ_h e^{−E(z,h)} p(x|z),   Z = Σ_z Σ_h e^{−E(z,h)}
+//
+// (for a Bernoulli prior e^{−E} is the product of its unit probabilities and
+// Z = 1), with p(x|z) = Π_i σ(ℓ_i)^{x_i} (1 − σ(ℓ_i))^{1−x_i}, ℓ the decoder's
+// logits. log p(x) = log p̃(x) − log Z.
+func VAE(m *models.VAE, x []uint8) (logUnnorm, logZ float64) {
+	s := m.NewScratch()
+	Z := m.NumLatent()
+	num, den := 0.0, 0.0
+	for zc := range 1 << Z {
+		z := Bits(zc, Z)
+		pz := 0.0
+		if r := m.Prior; r != nil {
+			for hc := range 1 << r.NHid {
+				h := Bits(hc, r.NHid)
+				e := 0.0
+				for i := range Z {
+					e += float64(z[i]) * r.VBias[i]
+					for j := range r.NHid {
+						e += float64(z[i]) * r.W[i*r.NHid+j] * float64(h[j])
+					}
+				}
+				for j := range r.NHid {
+					e += float64(h[j]) * r.HBias[j]
+				}
+				pz += math.Exp(e)
+			}
+		} else {
+			pz = 1
+			for j, l := range m.PriorLogits {
+				p := 1 / (1 + math.Exp(-l))
+				if z[j] == 0 {
+					p = 1 - p
+				}
+				pz *= p
+			}
+		}
+		px := 1.0
+		for i, l := range m.DecoderLogits(s, z) {
+			p := 1 / (1 + math.Exp(-l))
+			if x[i] == 0 {
+				p = 1 - p
+			}
+			px *= p
+		}
+		num += pz * px
+		den += pz
+	}
+	return math.Log(num), math.Log(den)
+}
