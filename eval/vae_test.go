@@ -12,28 +12,13 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-// tinyVAE is X = 6, Z = 4, one hidden layer of 5, and an RBM(4,3) prior
-// (priorHidden 0: a Bernoulli prior), every parameter N(0, scale²).
+// tinyVAE is brute.RandomVAE: X = 6, Z = 4, one hidden layer of 5, and an
+// RBM(4, priorHidden) prior (0: a Bernoulli prior), every parameter N(0, scale²).
 func tinyVAE(t *testing.T, priorHidden int, seed uint64, scale float64) *models.VAE {
 	t.Helper()
-	m, err := models.NewVAE(6, 4, []int{5}, priorHidden)
+	m, err := brute.RandomVAE(priorHidden, seed, scale)
 	if err != nil {
 		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(seed, 1))
-	fill := func(x []float64) {
-		for i := range x {
-			x[i] = scale * rng.NormFloat64()
-		}
-	}
-	fill(m.Dec.Params())
-	fill(m.Enc.Params())
-	if m.Prior != nil {
-		fill(m.Prior.W)
-		fill(m.Prior.VBias)
-		fill(m.Prior.HBias)
-	} else {
-		fill(m.PriorLogits)
 	}
 	return m
 }

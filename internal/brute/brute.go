@@ -1,11 +1,13 @@
 // Package brute holds reference answers by direct enumeration, for the tests
 // of estimators on tiny models: slow, in plain probabilities rather than log
 // space, and written independently of the code they check, so that a test
-// compares that code with mathematics rather than with itself.
+// compares that code with mathematics rather than with itself; and the tiny
+// random models those tests share.
 package brute
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/logz-ml/logz/models"
 )
@@ -71,4 +73,30 @@ func VAE(m *models.VAE, x []uint8) (logUnnorm, logZ float64) {
 		den += pz
 	}
 	return math.Log(num), math.Log(den)
+}
+
+// RandomVAE is a VAE with X = 6, Z = 4, one hidden layer of 5 in each net and
+// an RBM(4, priorHidden) prior (priorHidden 0: a Bernoulli prior), every
+// parameter drawn N(0, scale²) from the stream (seed, 1).
+func RandomVAE(priorHidden int, seed uint64, scale float64) (*models.VAE, error) {
+	m, err := models.NewVAE(6, 4, []int{5}, priorHidden)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	fill := func(x []float64) {
+		for i := range x {
+			x[i] = scale * rng.NormFloat64()
+		}
+	}
+	fill(m.Dec.Params())
+	fill(m.Enc.Params())
+	if m.Prior != nil {
+		fill(m.Prior.W)
+		fill(m.Prior.VBias)
+		fill(m.Prior.HBias)
+	} else {
+		fill(m.PriorLogits)
+	}
+	return m, nil
 }
