@@ -11,6 +11,7 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/imagegrid"
 	"github.com/logz-ml/logz/internal/npyx"
@@ -36,7 +37,7 @@ const (
 type SamplesInfo struct {
 	// Family is the model type.
 	Family string `json:"family"`
-	family.Drawn
+	kit.Drawn
 	Seed uint64 `json:"seed"`
 	// Tile is the shape (rows, cols) of one sample's tile.
 	Tile [2]int `json:"tile"`
@@ -46,26 +47,27 @@ type SamplesInfo struct {
 }
 
 // writeSamples draws NumSamples samples of m when the family can
-// (Family.Sample; DefaultSampleSteps sweeps from the family's default
+// (kit.Sampler; DefaultSampleSteps sweeps from the family's default
 // start, the probabilities of the last step) from seed, and writes
 // samples.npy, samples.json and samples.png, and filters.png when the
 // family has first-layer filters, into dir, atomically.
 func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, train data.Examples, workers int, st *Status) error {
-	if fam.Sample == nil {
+	sampler, ok := kit.SamplerOf(fam)
+	if !ok {
 		return nil
 	}
-	o := family.SampleOptions{N: NumSamples, Mean: true, Data: train, Seed: seed, Workers: workers}
-	if fam.SampleInits != nil {
-		o.Steps = family.DefaultSampleSteps
+	o := kit.SampleOptions{N: NumSamples, Mean: true, Data: train, Seed: seed, Workers: workers}
+	if sampler.SampleInits() != nil {
+		o.Steps = kit.DefaultSampleSteps
 	}
-	d, err := fam.Sample(m, o)
+	d, err := sampler.Sample(m, o)
 	if err != nil {
 		return fmt.Errorf("samples: %w", err)
 	}
 	if len(d.X) != d.N*d.D || d.D != m.NumVisible() {
 		return fmt.Errorf("samples: the family returned %d values as %d×%d for a model of %d visible units", len(d.X), d.N, d.D, m.NumVisible())
 	}
-	h, w, image := family.TileShape(m)
+	h, w, image := kit.TileShape(m)
 	info := SamplesInfo{Family: fam.Name, Drawn: *d, Seed: seed, Tile: [2]int{h, w}, Image: image}
 	return st.write(func() error {
 		if err := atomicfile.WriteFile(filepath.Join(dir, SamplesFile), func(w io.Writer) error {
@@ -86,7 +88,7 @@ func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, t
 
 // writeArtifact writes an estimator's picture into dir: <name>.npy,
 // <name>.json and <name>.png.
-func writeArtifact(dir string, a family.Artifact) error {
+func writeArtifact(dir string, a kit.Artifact) error {
 	if err := a.Check(); err != nil {
 		return err
 	}
@@ -103,7 +105,7 @@ func writeArtifact(dir string, a family.Artifact) error {
 	return drawArtifact(base+".png", a)
 }
 
-func drawArtifact(path string, a family.Artifact) error {
+func drawArtifact(path string, a kit.Artifact) error {
 	img, err := imagegrid.Draw(a.X, a.Rows*a.Cols, a.TileRows, a.TileCols, imagegrid.Options{Cols: a.Cols})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -124,14 +126,11 @@ func drawSamples(dir string, x []float64, n int, info SamplesInfo) error {
 // family's first-layer weights, each tile scaled to its own range, and
 // says whether it did: nothing for a family without them.
 func drawFilters(fam *family.Family, m models.Model, dir string) (bool, error) {
-	if fam.Filters == nil {
-		return false, nil
-	}
-	f, ok := fam.Filters(m)
+	f, ok := kit.FiltersOf(fam, m)
 	if !ok {
 		return false, nil
 	}
-	h, w, _ := family.TileShape(m)
+	h, w, _ := kit.TileShape(m)
 	if h*w != f.Visible || len(f.W) != f.Visible*f.Hidden {
 		return false, fmt.Errorf("filters: %d weights as %d×%d for tiles of %d×%d", len(f.W), f.Visible, f.Hidden, h, w)
 	}
@@ -261,7 +260,7 @@ func drawImages(expDir string) (r Redrawn, drew bool, err error) {
 		if err != nil {
 			return r, drew, err
 		}
-		var a family.Artifact
+		var a kit.Artifact
 		if err := json.Unmarshal(b, &a); err != nil {
 			return r, drew, fmt.Errorf("%s.json: %w", base, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -35,18 +36,13 @@ func init() {
 			Doc:    "logits (D)",
 			Arrays: func(m models.Model) []models.Array { return nil },
 		},
-		Model: func() family.Settings { return &indepModel{Smoothing: 1} },
-		Train: func() family.Settings { return &indepTrain{Epochs: 1} },
-		NewModel: func(_ family.Settings, visible int) (models.Model, error) {
-			return &indep{Logits: make([]float64, visible)}, nil
-		},
+		Model:    func() family.Settings { return &indepModel{Smoothing: 1} },
+		Train:    func() family.Settings { return &indepTrain{Epochs: 1} },
 		Trainers: []family.TrainerInfo{{Method: "", Doc: "smoothed means"}},
-		NewTrainer: func(a family.TrainerArgs) (family.Trainer, error) {
-			return &indepTrainer{m: a.Model.(*indep), s: a.ModelSettings.(*indepModel).Smoothing, epochs: a.Train.(*indepTrain).Epochs}, nil
-		},
-		Estimators: []*family.Estimator{family.Define(family.Def[noSettings]{
+		Plugin:   indepBuilder{},
+		Estimators: []*family.Estimator{kit.Define(kit.Def[noSettings]{
 			Name: "fail", Doc: "fails",
-			Run: func(env *family.Env, _ models.Model, _ *noSettings, _ family.Job) ([]report.Row, error) {
+			Run: func(env *kit.Env, _ models.Model, _ *noSettings, _ kit.Job) ([]report.Row, error) {
 				if breakEpochs != "" {
 					if err := os.MkdirAll(filepath.Join(breakEpochs, env.Experiment, "epochs.csv", "in-the-way"), 0o755); err != nil {
 						return nil, err
@@ -58,7 +54,7 @@ func init() {
 	}
 	f.EveryEpoch = func() []family.Configured { return []family.Configured{f.Entry("fail")} }
 	f.Final = func() []family.Configured { return nil }
-	family.Register(f)
+	kit.Register(f)
 }
 
 func failingConfig(t *testing.T) *config.File {

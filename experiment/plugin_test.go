@@ -4,14 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/internal/imagegrid"
 	"image/png"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/internal/imagegrid"
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
@@ -55,7 +57,7 @@ type indepTrainer struct {
 	done   int
 }
 
-func (t *indepTrainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
+func (t *indepTrainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 	D := len(t.m.Logits)
 	for i := range D {
 		on := 0.0
@@ -65,7 +67,7 @@ func (t *indepTrainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) 
 		t.m.Logits[i] = math.Log((on + t.s) / (float64(x.Len()) - on + t.s))
 	}
 	t.done++
-	return family.EpochSummary{Epoch: t.done}, nil
+	return kit.EpochSummary{Epoch: t.done}, nil
 }
 func (t *indepTrainer) Checkpoint(e string) (*models.Checkpoint, error) {
 	return &models.Checkpoint{Model: t.m, Meta: models.Meta{Experiment: e, Epoch: t.done}}, nil
@@ -77,6 +79,48 @@ func (t *indepTrainer) Current() models.Model             { return t.m }
 func (t *indepTrainer) SetOnBatch(func(int))              {}
 
 type noSettings = family.NoSettings
+
+// indepBuilder builds and trains the test families' models.
+type indepBuilder struct{}
+
+func (indepBuilder) NewModel(_ family.Settings, visible int) (models.Model, error) {
+	return &indep{Logits: make([]float64, visible)}, nil
+}
+
+func (indepBuilder) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
+	return &indepTrainer{m: a.Model.(*indep), s: a.ModelSettings.(*indepModel).Smoothing, epochs: a.Train.(*indepTrain).Epochs}, nil
+}
+
+// indepPlugin also samples and shows filters.
+type indepPlugin struct{ indepBuilder }
+
+// Sample: unit i is 1 in sample k when k+i+seed is odd (a fixed pattern
+// that shows the seed and the shape arrived).
+func (indepPlugin) Sample(m models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
+	D := m.NumVisible()
+	x := make([]float64, o.N*D)
+	for k := range o.N {
+		for i := range D {
+			x[k*D+i] = float64((uint64(k+i) + o.Seed) % 2)
+		}
+	}
+	return &kit.Drawn{N: o.N, D: D, X: x, Method: kit.MethodAncestral, Values: kit.ValuesStates, What: "a fixed pattern"}, nil
+}
+
+// SampleInits: an ancestral sampler has no start.
+func (indepPlugin) SampleInits() []string { return nil }
+
+func (indepPlugin) Filters(m models.Model) (*kit.Filters, bool) {
+	l := m.(*indep).Logits
+	return &kit.Filters{W: l, Visible: len(l), Hidden: 1, What: "the logits"}, true
+}
+
+// runner is an estimator's Impl made of a function.
+type runner func(env *kit.Env, m models.Model, s family.Settings, j kit.Job) ([]report.Row, error)
+
+func (r runner) Run(env *kit.Env, m models.Model, s family.Settings, j kit.Job) ([]report.Row, error) {
+	return r(env, m, s, j)
+}
 
 func init() {
 	f := &family.Family{
@@ -93,18 +137,13 @@ func init() {
 				return &indep{Logits: a["logits"].Data}, nil
 			},
 		},
-		Model: func() family.Settings { return &indepModel{Smoothing: 1} },
-		Train: func() family.Settings { return &indepTrain{Epochs: 1} },
-		NewModel: func(_ family.Settings, visible int) (models.Model, error) {
-			return &indep{Logits: make([]float64, visible)}, nil
-		},
+		Model:    func() family.Settings { return &indepModel{Smoothing: 1} },
+		Train:    func() family.Settings { return &indepTrain{Epochs: 1} },
 		Trainers: []family.TrainerInfo{{Method: "", Doc: "smoothed means"}},
-		NewTrainer: func(a family.TrainerArgs) (family.Trainer, error) {
-			return &indepTrainer{m: a.Model.(*indep), s: a.ModelSettings.(*indepModel).Smoothing, epochs: a.Train.(*indepTrain).Epochs}, nil
-		},
-		Estimators: []*family.Estimator{family.Define(family.Def[noSettings]{
+		Plugin:   indepPlugin{},
+		Estimators: []*family.Estimator{kit.Define(kit.Def[noSettings]{
 			Name: "exact", Doc: "Σ_i v_i a_i − softplus(a_i)",
-			Run: func(env *family.Env, m models.Model, _ *noSettings, j family.Job) ([]report.Row, error) {
+			Run: func(env *kit.Env, m models.Model, _ *noSettings, j kit.Job) ([]report.Row, error) {
 				var rows []report.Row
 				for _, s := range env.Splits {
 					sum := 0.0
@@ -125,39 +164,23 @@ func init() {
 		Final:      func() []family.Configured { return nil },
 	}
 	f.Final = func() []family.Configured { return []family.Configured{f.Entry("exact")} }
-	// Samples: unit i is 1 in sample k when k+i+seed is odd (a fixed
-	// pattern that shows the seed and the shape arrived).
-	f.Sample = func(m models.Model, o family.SampleOptions) (*family.Drawn, error) {
-		D := m.NumVisible()
-		x := make([]float64, o.N*D)
-		for k := range o.N {
-			for i := range D {
-				x[k*D+i] = float64((uint64(k+i) + o.Seed) % 2)
-			}
-		}
-		return &family.Drawn{N: o.N, D: D, X: x, Method: family.MethodAncestral, Values: family.ValuesStates, What: "a fixed pattern"}, nil
-	}
-	f.Filters = func(m models.Model) (*family.Filters, bool) {
-		l := m.(*indep).Logits
-		return &family.Filters{W: l, Visible: len(l), Hidden: 1, What: "the logits"}, true
-	}
 	// The final exact entry hands the runner a picture: one row of two
 	// 1×20 tiles, 0 and 1.
 	exact := f.Estimators[0]
-	run := exact.Run
-	exact.Run = func(env *family.Env, m models.Model, s family.Settings, j family.Job) ([]report.Row, error) {
+	run := kit.RunnerOf(exact).Run
+	exact.Impl = runner(func(env *kit.Env, m models.Model, s family.Settings, j kit.Job) ([]report.Row, error) {
 		if env.Artifact != nil {
 			x := make([]float64, 40)
 			for i := 20; i < 40; i++ {
 				x[i] = 1
 			}
-			if err := env.Artifact(family.Artifact{Name: experiment.CompletionName, Rows: 1, Cols: 2, TileRows: 4, TileCols: 5, X: x, Caption: "zeros, ones"}); err != nil {
+			if err := env.Artifact(kit.Artifact{Name: experiment.CompletionName, Rows: 1, Cols: 2, TileRows: 4, TileCols: 5, X: x, Caption: "zeros, ones"}); err != nil {
 				return nil, err
 			}
 		}
 		return run(env, m, s, j)
-	}
-	family.Register(f)
+	})
+	kit.Register(f)
 }
 
 func TestFamilyPlugIn(t *testing.T) {

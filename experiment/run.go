@@ -17,6 +17,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/internal/runlock"
@@ -213,14 +214,14 @@ func finalRows(rows []report.Row) []report.Row {
 // built is an experiment made ready to train and evaluate.
 type built struct {
 	fam   *family.Family
-	tr    family.Trainer
+	tr    kit.Trainer
 	train *data.Set
 	// tracked is what estimators keep between the evaluations of the
 	// experiment; every checkpoint carries it and --resume restores it.
-	tracked *family.Tracked
+	tracked *kit.Tracked
 	// ev is the environment of the experiment's evaluations (without the
 	// stage and epoch).
-	ev family.Env
+	ev kit.Env
 	// warnings are the train settings' warnings for this training set
 	// (family.TrainWarnings), printed at the start and kept in the
 	// training rows.
@@ -239,7 +240,7 @@ func (r *runner) build() (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := fam.NewModel(exp.Model.Settings, train0.D)
+	m, err := kit.BuilderOf(fam).NewModel(exp.Model.Settings, train0.D)
 	if err != nil {
 		return nil, err
 	}
@@ -250,15 +251,15 @@ func (r *runner) build() (*built, error) {
 		return nil, err
 	}
 	baseRate := data.LogOdds(train0, 1)
-	tr, err := fam.NewTrainer(family.TrainerArgs{
+	tr, err := kit.BuilderOf(fam).NewTrainer(kit.TrainerArgs{
 		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
 		Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
 	})
 	if err != nil {
 		return nil, err
 	}
-	tracked := family.NewTracked()
-	ev := family.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: train0, Seed: config.DeriveSeed(exp.Seed, 2),
+	tracked := kit.NewTracked()
+	ev := kit.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: train0, Seed: config.DeriveSeed(exp.Seed, 2),
 		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked}
 	warnings := family.TrainWarnings(exp.Train, train0.N)
 	for _, w := range warnings {
@@ -307,8 +308,8 @@ func onDisk(ckptPath string, due func(epoch int) bool, failed int) string {
 
 // Splits returns the evaluation splits an experiment asks for, each capped
 // at evaluate.max_examples.
-func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []family.Split {
-	var out []family.Split
+func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []kit.Split {
+	var out []kit.Split
 	for _, name := range exp.Evaluate.Splits {
 		var s *data.Set
 		switch name {
@@ -325,7 +326,7 @@ func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []family.Spl
 		if n := exp.Evaluate.MaxExamples; n > 0 && n < s.N {
 			s = s.Limit(n)
 		}
-		out = append(out, family.Split{Name: name, Data: s})
+		out = append(out, kit.Split{Name: name, Data: s})
 	}
 	return out
 }
@@ -378,7 +379,7 @@ func ParsePlantedValid(exp config.Experiment) bool {
 	return len(exp.Data.Train) > 8 && exp.Data.Train[:8] == "planted:" && exp.Data.Planted.Valid > 0
 }
 
-// StderrProgress returns a family.Env Progress that draws progress bars on w
+// StderrProgress returns a kit.Env Progress that draws progress bars on w
 // (quiet when w is not a terminal).
 func StderrProgress(w io.Writer) func(string, int64) (func(int64), func()) {
 	return func(label string, total int64) (func(int64), func()) {

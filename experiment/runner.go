@@ -12,6 +12,7 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
@@ -49,7 +50,7 @@ type runner struct {
 	others, mine []report.Row
 	// done are the final estimates an interrupted run recorded for the
 	// trained model (readRecorded), which the final evaluation reuses.
-	done map[int]family.Entry
+	done map[int]kit.Entry
 	// keep writes the experiment's rows so far where its mode keeps them
 	// (keepResults, or a training shard's part) and its epochs.csv; failed
 	// is the error its training stopped with, or nil.
@@ -179,7 +180,7 @@ func (r *runner) readRecorded() error {
 	p, err := readProgress(filepath.Join(r.dir, progressFile))
 	switch {
 	case err == nil && tr.Completed() == tr.Total() && p.Epoch == tr.Completed():
-		r.done = map[int]family.Entry{}
+		r.done = map[int]kit.Entry{}
 		for _, e := range p.Entries {
 			r.done[e.Index] = e
 		}
@@ -267,10 +268,10 @@ func (r *runner) trainEpoch(live bool) error {
 
 // addTrainRow adds the training row of an epoch (summary sum, secs
 // seconds) and returns the start of the epoch's line.
-func (r *runner) addTrainRow(sum family.EpochSummary, secs float64) string {
+func (r *runner) addTrainRow(sum kit.EpochSummary, secs float64) string {
 	exp, tr := r.exp, r.b.tr
 	r.mine = append(r.mine, report.Row{
-		Experiment: exp.Name, Model: family.Label(tr.Current()), Stage: report.StageEpoch,
+		Experiment: exp.Name, Model: kit.Label(tr.Current()), Stage: report.StageEpoch,
 		Epoch: sum.Epoch, Estimator: "train", Split: "train", Value: report.F(sum.ReconError),
 		NExamples: r.b.train.N, Seconds: secs, Init: sum.Signal, Warnings: slices.Clone(r.b.warnings),
 	})
@@ -331,7 +332,7 @@ func (r *runner) checkpoint() error {
 // finish ends an experiment of a run or a merge: the final evaluation (see
 // finalEvaluation), then the samples and their pictures, then the rows
 // kept; the experiment is finished when all of them are done.
-func (r *runner) finish(progress func(string, int64) (func(int64), func()), sharding family.Sharding) error {
+func (r *runner) finish(progress func(string, int64) (func(int64), func()), sharding kit.Sharding) error {
 	err := r.finalEvaluation(progress, sharding)
 	if err == nil {
 		err = writeSamples(r.b.fam, r.b.tr.Current(), r.dir, config.DeriveSeed(r.exp.Seed, 3), r.b.train, r.opt.Workers, r.opt.Status)
@@ -344,7 +345,7 @@ func (r *runner) finish(progress func(string, int64) (func(int64), func()), shar
 
 // finalEnv is the environment of the final evaluation of the trained
 // model.
-func (r *runner) finalEnv() family.Env {
+func (r *runner) finalEnv() kit.Env {
 	ev := r.b.ev
 	ev.Stage, ev.Epoch = report.StageFinal, r.b.tr.Completed()
 	return ev
@@ -357,7 +358,7 @@ func (r *runner) finalEnv() family.Env {
 // reused; each estimator that finishes is recorded in final.progress.json,
 // so that a --resume after an interruption does not run it again, and its
 // pictures are written.
-func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func()), sharding family.Sharding) error {
+func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func()), sharding kit.Sharding) error {
 	exp, tr, st := r.exp, r.b.tr, r.opt.Status
 	progressPath := filepath.Join(r.dir, progressFile)
 	prog := finalProgress{Epoch: tr.Completed()}
@@ -368,10 +369,10 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 	}
 	ev := r.finalEnv()
 	ev.Done, ev.Progress, ev.Sharding = r.done, progress, sharding
-	ev.Artifact = func(a family.Artifact) error {
+	ev.Artifact = func(a kit.Artifact) error {
 		return st.write(func() error { return writeArtifact(r.dir, a) })
 	}
-	ev.OnEntry = func(e family.Entry) error {
+	ev.OnEntry = func(e kit.Entry) error {
 		prog.set(e)
 		if err := st.write(func() error { return writeProgress(progressPath, prog) }); err != nil {
 			return err
@@ -384,7 +385,7 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 	if err != nil {
 		return err
 	}
-	r.mine = append(r.mine, referenceRows(exp, family.Label(tr.Current()), tr.Completed())...)
+	r.mine = append(r.mine, referenceRows(exp, kit.Label(tr.Current()), tr.Completed())...)
 	return nil
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 )
 
 // Shard is one of Count processes that share a run or an evaluation:
@@ -85,7 +85,7 @@ func ParseShard(s string, getenv func(string) string) (Shard, error) {
 	return Shard{i, n}, nil
 }
 
-// recorder is the family.Sharding of one shard's evaluation: of every
+// recorder is the kit.Sharding of one shard's evaluation: of every
 // piece of shareable work it computes the units u with u mod Count =
 // Index, and keeps their values for the shard's part.
 type recorder struct {
@@ -104,12 +104,12 @@ func (r *recorder) entry(i int, name string) *partEntry {
 	return &r.entries[len(r.entries)-1]
 }
 
-// Units implements family.Sharding.
+// Units implements kit.Sharding.
 func (r *recorder) Units(entry int, name string, call int) eval.Units {
 	return &shardUnits{r: r, entry: entry, name: name, call: call}
 }
 
-// Ran implements family.Sharding: it records the time spent on each row.
+// Ran implements kit.Sharding: it records the time spent on each row.
 func (r *recorder) Ran(entry int, name string, rows []report.Row) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -186,7 +186,7 @@ func computedElsewhere(vals []float64, n, width int, mine func(int) bool) int {
 	return -1
 }
 
-// merger is the family.Sharding of a merge: it computes nothing and gives
+// merger is the kit.Sharding of a merge: it computes nothing and gives
 // every piece of work the values the shards' parts hold, checking that
 // each unit is in exactly one part.
 type merger struct {
@@ -199,12 +199,12 @@ func newMerger(parts []*evalPart, files []string) *merger {
 	return &merger{parts: parts, files: files, used: map[[2]int]bool{}}
 }
 
-// Units implements family.Sharding.
+// Units implements kit.Sharding.
 func (m *merger) Units(entry int, name string, call int) eval.Units {
 	return &mergeUnits{m: m, entry: entry, name: name, call: call}
 }
 
-// Ran implements family.Sharding: a merged row's time is the longest any
+// Ran implements kit.Sharding: a merged row's time is the longest any
 // shard spent on it (the wall time of the shards run side by side).
 func (m *merger) Ran(entry int, _ string, rows []report.Row) {
 	secs := make([]float64, len(rows))
@@ -392,5 +392,5 @@ func (e *PartsError) Error() string { return e.Msg }
 // errNotTrained says an experiment's training is not finished.
 var errNotTrained = errors.New("not trained yet")
 
-var _ family.Sharding = (*recorder)(nil)
-var _ family.Sharding = (*merger)(nil)
+var _ kit.Sharding = (*recorder)(nil)
+var _ kit.Sharding = (*merger)(nil)

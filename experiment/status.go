@@ -8,7 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/internal/atomicfile"
 )
 
@@ -63,11 +63,11 @@ func (s *Status) Stop() (out string, kept []string) {
 // finalProgress is an experiment's final.progress.json: the final
 // estimators finished so far on the model after Epoch.
 type finalProgress struct {
-	Epoch   int            `json:"epoch"`
-	Entries []family.Entry `json:"entries"`
+	Epoch   int         `json:"epoch"`
+	Entries []kit.Entry `json:"entries"`
 }
 
-func (p *finalProgress) set(e family.Entry) {
+func (p *finalProgress) set(e kit.Entry) {
 	for i := range p.Entries {
 		if p.Entries[i].Index == e.Index {
 			p.Entries[i] = e

@@ -1,19 +1,22 @@
-// Package family is the registry of model families. A family is everything
-// the runner, the config loader and the command line need to know about one
-// kind of model: its name and doc, its `model:` and `train:` settings (its
-// own Go structs, decoded strictly by package config), its checkpoint codec
-// (a models.Type), its trainer and its estimators, each with its own
-// settings struct, defaults and the function that evaluates a model on the
-// data splits.
+// Package family is the registry of model families and the contracts a
+// family fills in. A family is what the config loader, the runner and the
+// command line need to know about one kind of model: its name and doc, its
+// `model:` and `train:` settings (its own Go structs, decoded strictly by
+// package config), its checkpoint codec (a models.Type), the names of its
+// training methods, and its estimators, each with its own settings struct,
+// defaults and the side of the truth its numbers lie on.
+//
+// The registry declares; it does not compute. It imports no trainer,
+// estimator or kernel, so that reading a config needs none. What a family
+// does — build and train a model, run an estimator, draw samples — is its
+// Plugin and each estimator's Impl, which package family/kit (the glue
+// every family shares: the evaluation environment, the AIS/RAISE and χ²
+// drivers, sampling helpers) defines and checks.
 //
 // A family lives in its own package (family/rbm, family/dbn, ...) and
-// registers itself from an init function; family/all imports every family,
-// one line each. Package experiment, package config and cmd/logz only ever
-// see a *Family, never a model type.
-//
-// The shared machinery — AIS over an inference.Path, RAISE with a control
-// variate, the AIS/RAISE sandwich — lives here too, and a family opts into it
-// by providing what it needs (a path, log f(v)), not by being listed.
+// registers itself from an init function with kit.Register; family/all
+// imports every family, one line each. Package experiment, package config
+// and cmd/logz only ever see a *Family, never a model type.
 package family
 
 import (
@@ -23,8 +26,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -41,14 +42,8 @@ type Family struct {
 	// their defaults (pointers to structs, see Settings).
 	Model func() Settings
 	Train func() Settings
-	// NewModel builds a fresh model for data with visible units from the
-	// model settings (parameters are initialised by the trainer).
-	NewModel func(model Settings, visible int) (models.Model, error)
 	// Trainers list the training methods, for `logz models`.
 	Trainers []TrainerInfo
-	// NewTrainer builds the trainer of a model (from NewModel) and
-	// initialises its parameters.
-	NewTrainer func(a TrainerArgs) (Trainer, error)
 	// Estimators are the estimator names the family accepts, in the order
 	// `logz models` lists them.
 	Estimators []*Estimator
@@ -59,26 +54,13 @@ type Family struct {
 	// their own defaults for the flags not given (the flags' defaults are
 	// those of the Boltzmann families: 14,500 β, 100 AIS runs).
 	OwnEvalDefaults bool
-	// Finish, if set, post-processes the rows of one evaluation (pairing
-	// AIS and RAISE rows into brackets, dropping repeated warnings).
-	Finish func(m models.Model, rows []report.Row, ests []Configured) []report.Row
-	// Sample, if set, draws samples of a trained model (see SampleOptions
-	// and Drawn); the runner writes them to samples.npy, samples.json and
-	// samples.png in the experiment's folder after the final evaluation,
-	// and `logz sample` draws them from a saved model.
-	Sample func(m models.Model, o SampleOptions) (*Drawn, error)
-	// SampleInits are the chain starts Sample accepts (InitRandom,
-	// InitData, InitQ), its default first; nil for an ancestral sampler,
-	// which has no start and ignores SampleOptions.Steps.
-	SampleInits []string
-	// Mixing, if set, runs SampleOptions.N chains from each of the starts
-	// and compares how soon they reach the long-run level of the chains'
-	// trace (`logz sample --compare`).
-	Mixing func(m models.Model, o SampleOptions, starts []string) (*eval.MixingResult, error)
-	// Filters, if set, returns the model's first-layer weights, the ones
-	// that meet the visible units (visible×hidden), for filters.png; false
-	// when the model has none.
-	Filters func(m models.Model) (*Filters, bool)
+	// Plugin does the family's work: it builds and trains models, and may
+	// also sample them, compare chain starts, show filters and finish an
+	// evaluation's rows. Each ability is a small interface declared in
+	// package family/kit (kit.Builder, required; kit.Sampler, kit.Mixer,
+	// kit.FilterSource, kit.Finisher, optional) and found by a type
+	// assertion; kit.Register checks the required ones.
+	Plugin any
 }
 
 // TrainerInfo names and documents one training method of a family.
@@ -114,15 +96,17 @@ var (
 )
 
 // Register adds a family. It panics on a duplicate or incomplete family: a
-// programming error caught when the program starts.
+// programming error caught when the program starts. Families register
+// through kit.Register, which also checks what their Plugin and estimators
+// can do.
 func Register(f *Family) {
 	mu.Lock()
 	defer mu.Unlock()
 	switch {
 	case f.Name == "" || f.Doc == "":
 		panic("family: a family needs a name and a doc")
-	case f.Model == nil || f.Train == nil || f.NewModel == nil || f.NewTrainer == nil || f.EveryEpoch == nil || f.Final == nil:
-		panic("family " + f.Name + ": Model, Train, NewModel, NewTrainer, EveryEpoch and Final are required")
+	case f.Model == nil || f.Train == nil || f.Plugin == nil || f.EveryEpoch == nil || f.Final == nil:
+		panic("family " + f.Name + ": Model, Train, Plugin, EveryEpoch and Final are required")
 	case f.Codec.Name != f.Name:
 		panic(fmt.Sprintf("family %s: its codec is named %q", f.Name, f.Codec.Name))
 	}

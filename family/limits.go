@@ -6,8 +6,7 @@ import "fmt"
 // the papers use (at most a few thousand epochs, CD-25, minibatches of
 // 100), so that a typo such as k: 1000000000 is an error naming the key
 // when the config is read, instead of a run that sits at 0% for hours. The
-// limits of the estimators' settings are in anneal.go (MaxBetas, MaxRuns,
-// MaxSweeps) and chi2.go.
+// limits of the estimators' settings follow them.
 const (
 	// MaxEpochs bounds epochs (and a dbm's pretrain.epochs).
 	MaxEpochs = 100_000
@@ -103,4 +102,44 @@ func BatchWarnings(batch, n int) []string {
 		return []string{w}
 	}
 	return nil
+}
+
+// Limits of the annealing settings, far above what the papers use (AIS with
+// 100 runs of 14,500 β; RAISE with K = 100,000), so that a typo such as
+// betas: 1000000000000 is an error naming the key (or flag) instead of an
+// out-of-memory crash: the β schedule alone takes 8 bytes per β.
+const (
+	// MaxBetas bounds betas, the number K of intermediate distributions.
+	MaxBetas = 10_000_000
+	// MaxRuns bounds the number of AIS runs, RAISE and CSL chains per
+	// example, and importance samples per example.
+	MaxRuns = 100_000
+	// MaxSweeps bounds runs × betas, the Gibbs sweeps of one AIS estimate
+	// (10^10: 700,000 times the 2008 paper's 1.45 million).
+	MaxSweeps = 10_000_000_000
+)
+
+// checkMax reports at key rel a count above its limit.
+func checkMax(p Problems, rel string, n, limit int, what string) {
+	p.Check(rel, n <= limit, fmt.Sprintf("at most %d (%s)", limit, what), n)
+}
+
+// Limits of the fitter: MaxChi2Draws bounds its budget (steps × draws per
+// step): 10^10 log p̃ evaluations, far above any sensible use; MaxChi2Steps
+// bounds steps and warm_steps (500 times the default 2,000).
+const (
+	MaxChi2Draws = 10_000_000_000
+	MaxChi2Steps = 1_000_000
+)
+
+// CheckMaxRuns reports at key rel a count of runs, chains or samples above
+// MaxRuns (for estimator settings outside this package).
+func CheckMaxRuns(p Problems, rel string, n int) { checkMax(p, rel, n, MaxRuns, "family.MaxRuns") }
+
+// CheckSweeps reports runs × betas above MaxSweeps, on the line of key rel,
+// once both are within their own limits.
+func CheckSweeps(p Problems, rel string, runs, betas int) {
+	if runs >= 1 && runs <= MaxRuns && betas >= 1 && betas <= MaxBetas && runs*betas > MaxSweeps {
+		p.Crossf("", rel, "%s × betas = %d × %d = %d Gibbs sweeps is more than the limit of %d (family.MaxSweeps)", rel, runs, betas, runs*betas, int64(MaxSweeps))
+	}
 }

@@ -3,7 +3,6 @@ package family
 import (
 	"fmt"
 
-	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -63,21 +62,6 @@ type Configured struct {
 	Settings Settings
 }
 
-// Job is what one estimator entry of an evaluation gets besides its settings.
-type Job struct {
-	// Index is the entry's position in the list.
-	Index int
-	// Seed is the entry's own seed, or one derived from the evaluation's
-	// seed, stage, epoch and Index.
-	Seed uint64
-	// Base holds the row fields every estimator shares (experiment, model,
-	// stage, epoch, estimator name).
-	Base report.Row
-	// List is the whole list being evaluated (estimators that match their
-	// cost to another one's, such as CSL, look at it).
-	List []Configured
-}
-
 // Estimator is one estimator of a family.
 type Estimator struct {
 	Name string
@@ -92,61 +76,21 @@ type Estimator struct {
 	// with the model settings; visible is the number of visible units when
 	// the data spec tells it, else −1.
 	CheckModel func(p Problems, s Settings, model Settings, visible int)
-	// Run evaluates m on the environment's splits.
-	Run func(env *Env, m models.Model, s Settings, j Job) ([]report.Row, error)
+	// Leans says on which side of the truth the estimator's numbers lie
+	// (a lower bound, an upper bound, unbiased); the conformance test holds
+	// every estimator to it against exact enumeration.
+	Leans Leans
+	// Impl evaluates a model with these settings. The registry does not
+	// look inside: it is whatever the evaluation's driver runs (package
+	// family/kit, whose Define makes estimators and whose Register checks
+	// that every Impl is a kit.Runner).
+	Impl any
 	// Unshared marks an estimator whose work is not divided among the
 	// shards of a sharded evaluation (it never calls Env.Units: exact
 	// enumeration, a χ² fit, pll) and whose remembered results change only
 	// the rows of later entries, never their work: shards skip it and the
 	// merge runs it (see Env.SkipUnshared).
 	Unshared bool
-}
-
-// Def is an estimator with typed settings *S; see Define.
-type Def[S any] struct {
-	Name, Doc string
-	// Defaults are the settings of an entry that sets nothing.
-	Defaults S
-	// Feasible and CheckModel are optional; see Estimator.
-	Feasible   func(m models.Model, s *S) error
-	CheckModel func(p Problems, s *S, model Settings, visible int)
-	Run        func(env *Env, m models.Model, s *S, j Job) ([]report.Row, error)
-	// Unshared: see Estimator.
-	Unshared bool
-}
-
-// Define turns a typed definition into an Estimator. *S must implement
-// Settings.
-func Define[S any](d Def[S]) *Estimator {
-	if _, ok := any(new(S)).(Settings); !ok {
-		panic(fmt.Sprintf("family: estimator %s: *%T does not implement Settings", d.Name, d.Defaults))
-	}
-	typed := func(s Settings) *S {
-		p, ok := any(s).(*S)
-		if !ok {
-			panic(fmt.Sprintf("family: estimator %s got settings %T, want *%T", d.Name, s, d.Defaults))
-		}
-		return p
-	}
-	e := &Estimator{
-		Name: d.Name, Doc: d.Doc, Unshared: d.Unshared,
-		New: func() Settings {
-			s := d.Defaults
-			return any(&s).(Settings)
-		},
-		Run: func(env *Env, m models.Model, s Settings, j Job) ([]report.Row, error) {
-			return d.Run(env, m, typed(s), j)
-		},
-	}
-	if d.Feasible != nil {
-		e.Feasible = func(m models.Model, s Settings) error { return d.Feasible(m, typed(s)) }
-	}
-	if d.CheckModel != nil {
-		e.CheckModel = func(p Problems, s Settings, model Settings, visible int) {
-			d.CheckModel(p, typed(s), model, visible)
-		}
-	}
-	return e
 }
 
 // Entry returns an estimator of f by name with its default settings; it
@@ -189,4 +133,45 @@ func (f *Family) CheckFeasible(m models.Model, ests []Configured) error {
 		}
 	}
 	return nil
+}
+
+// CheckpointSchedule is implemented by train settings that say after which
+// epochs model.npz is written (besides the last).
+type CheckpointSchedule interface {
+	CheckpointDue(epoch int) bool
+}
+
+// Lean is the side of the truth on which an estimator's expectation lies.
+type Lean int
+
+const (
+	// NoClaim: the estimator's rows carry no such number.
+	NoClaim Lean = iota
+	// Low: a stochastic lower bound, E[estimate] ≤ truth (the log of an
+	// unbiased estimate of a probability, by Jensen's inequality; a
+	// variational lower bound).
+	Low
+	// High: a stochastic upper bound, E[estimate] ≥ truth (the χ² bound on
+	// log Z; −log Ẑ of an unbiased Ẑ).
+	High
+	// Near: unbiased or consistent, or biased either way by less than its
+	// standard error (log f̂ by importance sampling minus an AIS log Ẑ).
+	Near
+)
+
+func (l Lean) String() string {
+	return [...]string{"no claim", "low", "high", "near"}[l]
+}
+
+// Leans is what an estimator's rows promise about the truth.
+type Leans struct {
+	// LogLik is the direction of the mean log-likelihood's error, LogZ
+	// that of log Z (of the ratio Z/Z_B when Ratio is set).
+	LogLik, LogZ Lean
+	Ratio        bool
+	// Bracket: the row's [LoglikLo, LoglikHi] contains the truth (a lower
+	// and an upper estimate, as BDMC's on simulated data).
+	Bracket bool
+	// Why says where the claim comes from, in a few words.
+	Why string
 }

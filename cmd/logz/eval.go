@@ -17,6 +17,7 @@ import (
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all" // every model family
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -198,9 +199,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	name := strings.TrimSuffix(filepath.Base(*modelPath), filepath.Ext(*modelPath))
-	ev := family.Env{
+	ev := kit.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
-		Splits:   []family.Split{{Name: splitName, Data: set}},
+		Splits:   []kit.Split{{Name: splitName, Data: set}},
 		BaseRate: data.LogOdds(base, 1), Train: base, Seed: *seed,
 		Notice: func(msg string) { fmt.Fprintln(stderr, msg) },
 	}
@@ -281,7 +282,7 @@ func evalWithoutData(sel family.Flag, modelPath string, names []string, values m
 		return err
 	}
 	name := strings.TrimSuffix(filepath.Base(modelPath), filepath.Ext(modelPath))
-	ev := family.Env{
+	ev := kit.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch, Seed: seed,
 		Notice: func(msg string) { fmt.Fprintln(stderr, msg) },
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/imagegrid"
@@ -73,13 +74,13 @@ Flags:
 `
 
 // sampleStarts are the values of --init and --compare.
-var sampleStarts = []string{family.InitQ, family.InitData, family.InitRandom}
+var sampleStarts = []string{kit.InitQ, kit.InitData, kit.InitRandom}
 
 func cmdSample(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
 	modelPath := fs.String("model", "", "model checkpoint (.npz) of any family (required)")
 	n := fs.Int("n", 100, "number of samples (chains)")
-	steps := fs.Int("steps", family.DefaultSampleSteps, "Gibbs sweeps per chain (the Gibbs families)")
+	steps := fs.Int("steps", kit.DefaultSampleSteps, "Gibbs sweeps per chain (the Gibbs families)")
 	init := fs.String("init", "", "start of the chains: q, data or random (default: q where the family has it, else random)")
 	compare := fs.String("compare", "", "comma-separated starts to compare (e.g. q,random): sweeps to reach the long-run mean free energy")
 	spec := fs.String("data", "", "data for --init data and the base rate of a fitted q: a data spec or a path")
@@ -91,7 +92,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	pngPath := fs.String("png", "", "also draw the samples as a PNG grid of tiles to this file")
 	every := fs.Int("every", 0, "print the chains' trace (rbm: mean free energy) every K sweeps (0: steps/10)")
 	mean := fs.Bool("mean", false, "write the probabilities p(v=1|·) of the last step instead of the binary states")
-	qf := family.QFitDefaults()
+	qf := kit.QFitDefaults()
 	qK := fs.Int("q-components", qf.Components, "components of a q fitted here")
 	qSteps := fs.Int("q-steps", qf.Steps, "fitter steps of a q fitted here")
 	qSamples := fs.Int("q-samples", qf.Fit.Samples, "draws per fitter step of a q fitted here")
@@ -157,7 +158,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if *mean && *steps < 1 && given["steps"] {
 		return bad("--mean needs --steps ≥ 1 (p(v|h) comes from a sweep)")
 	}
-	needData := slices.Contains(starts, family.InitData)
+	needData := slices.Contains(starts, kit.InitData)
 	if needData && *spec == "" {
 		return bad("--init data needs --data (a data spec or path)")
 	}
@@ -200,16 +201,18 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--model %s: %w", *modelPath, err)
 	}
-	if fam.Sample == nil {
+	sampler, ok := kit.SamplerOf(fam)
+	if !ok {
 		return fmt.Errorf("--model %s: the %s family cannot draw samples", *modelPath, fam.Name)
 	}
-	if len(starts) == 0 && fam.SampleInits != nil {
-		starts = []string{fam.SampleInits[0]}
-		if slices.Contains(fam.SampleInits, family.InitQ) {
-			starts = []string{family.InitQ}
+	inits := sampler.SampleInits()
+	if len(starts) == 0 && inits != nil {
+		starts = []string{inits[0]}
+		if slices.Contains(inits, kit.InitQ) {
+			starts = []string{kit.InitQ}
 		}
 	}
-	if fam.SampleInits == nil {
+	if inits == nil {
 		for _, fl := range []string{"init", "steps", "every", "compare"} {
 			if given[fl] && fl != "compare" {
 				fmt.Fprintf(stderr, "logz sample: the %s family draws ancestral samples: --%s does not apply; ignored\n", fam.Name, fl)
@@ -221,15 +224,16 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		starts = nil
 	}
 	for _, s := range starts {
-		if !slices.Contains(fam.SampleInits, s) {
-			return fmt.Errorf("--init %s: the %s sampler starts its chains from %s", s, fam.Name, strings.Join(fam.SampleInits, " or "))
+		if !slices.Contains(inits, s) {
+			return fmt.Errorf("--init %s: the %s sampler starts its chains from %s", s, fam.Name, strings.Join(inits, " or "))
 		}
 	}
-	if given["compare"] && fam.Mixing == nil {
+	mixer, canMix := kit.MixerOf(fam)
+	if given["compare"] && !canMix {
 		return fmt.Errorf("--compare: the %s family has no mixing comparison (rbm has)", fam.Name)
 	}
-	useQ := slices.Contains(starts, family.InitQ)
-	needData = slices.Contains(starts, family.InitData)
+	useQ := slices.Contains(starts, kit.InitQ)
+	needData = slices.Contains(starts, kit.InitData)
 	if *spec != "" && !needData && !useQ {
 		fmt.Fprintln(stderr, "logz sample: --data is used only by the data start and a fitted q; ignored")
 		dspec = ""
@@ -242,10 +246,10 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	D := m.NumVisible()
-	o := family.SampleOptions{N: *n, Steps: *steps, Mean: *mean, Seed: *seed, Workers: runtime.GOMAXPROCS(0), Checkpoint: ckpt,
-		QFit:   family.QFit{Components: *qK, Steps: *qSteps, Fit: fitOpt},
+	o := kit.SampleOptions{N: *n, Steps: *steps, Mean: *mean, Seed: *seed, Workers: runtime.GOMAXPROCS(0), Checkpoint: ckpt,
+		QFit:   kit.QFit{Components: *qK, Steps: *qSteps, Fit: fitOpt},
 		Notice: func(msg string) { fmt.Fprintln(stderr, "logz sample: "+msg) }}
-	if fam.SampleInits == nil {
+	if inits == nil {
 		o.Steps = 0
 	}
 	if dspec != "" {
@@ -265,7 +269,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if given["compare"] {
-		res, err := fam.Mixing(m, o, starts)
+		res, err := mixer.Mixing(m, o, starts)
 		if err != nil {
 			return err
 		}
@@ -275,10 +279,10 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if len(starts) > 0 {
 		o.Init = starts[0]
 	}
-	if *mean && o.Steps < 1 && fam.SampleInits != nil {
+	if *mean && o.Steps < 1 && inits != nil {
 		return bad("--mean needs --steps ≥ 1 (p(v|h) comes from a sweep)")
 	}
-	d, err := fam.Sample(m, o)
+	d, err := sampler.Sample(m, o)
 	if err != nil {
 		return err
 	}
@@ -298,7 +302,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "logz sample: %s\nlogz sample: wrote the %d×%d %s (float64) to %s\n", d.What, d.N, d.D, d.Values, *out)
 	if *pngPath != "" {
-		h, w, _ := family.TileShape(m)
+		h, w, _ := kit.TileShape(m)
 		img, err := imagegrid.Draw(d.X, d.N, h, w, imagegrid.Options{})
 		if err == nil {
 			err = imagegrid.WritePNG(*pngPath, img)

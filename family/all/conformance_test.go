@@ -43,6 +43,7 @@ import (
 	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -388,14 +389,14 @@ func rowsOf(s *data.Set) familytest.Rows {
 }
 
 // newTrainer builds the experiment's model and trainer as the runner does.
-func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *data.Set) family.Trainer {
+func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *data.Set) kit.Trainer {
 	t.Helper()
 	exp = exp.Clone()
-	m, err := f.NewModel(exp.Model.Settings, train.D)
+	m, err := kit.BuilderOf(f).NewModel(exp.Model.Settings, train.D)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := f.NewTrainer(family.TrainerArgs{
+	tr, err := kit.BuilderOf(f).NewTrainer(kit.TrainerArgs{
 		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train, Data: train,
 		BaseRate: data.LogOdds(train, 1), Seed: config.DeriveSeed(exp.Seed, 1), Workers: 2,
 	})
@@ -406,7 +407,7 @@ func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *da
 }
 
 // trainUntil trains tr up to epoch n.
-func trainUntil(t *testing.T, tr family.Trainer, x familytest.Rows, n int) {
+func trainUntil(t *testing.T, tr kit.Trainer, x familytest.Rows, n int) {
 	t.Helper()
 	for tr.Completed() < n {
 		before := tr.Completed()
@@ -558,8 +559,8 @@ func diffArrays(what string, a, b []models.Array) string {
 
 // env is the environment of a final evaluation of the tiny experiment on
 // the given splits.
-func env(exp config.Experiment, train *data.Set, splits []family.Split) family.Env {
-	return family.Env{Experiment: exp.Name, Stage: report.StageFinal, Epoch: 1, Splits: splits,
+func env(exp config.Experiment, train *data.Set, splits []kit.Split) kit.Env {
+	return kit.Env{Experiment: exp.Name, Stage: report.StageFinal, Epoch: 1, Splits: splits,
 		BaseRate: data.LogOdds(train, 1), Train: rowsOf(train), Seed: config.DeriveSeed(exp.Seed, 2)}
 }
 
@@ -568,13 +569,13 @@ func env(exp config.Experiment, train *data.Set, splits []family.Split) family.E
 func exactDistribution(t *testing.T, f *family.Family, exp config.Experiment, m models.Model) []float64 {
 	t.Helper()
 	train, _ := loadData(t, exp)
-	var splits []family.Split
+	var splits []kit.Split
 	for code := range 1 << visible {
 		v := make([]uint8, visible)
 		for i := range v {
 			v[i] = uint8(code >> i & 1)
 		}
-		splits = append(splits, family.Split{Name: fmt.Sprint(code), Data: familytest.Rows{v}})
+		splits = append(splits, kit.Split{Name: fmt.Sprint(code), Data: familytest.Rows{v}})
 	}
 	rows, err := env(exp, train, splits).Run(f, m, []family.Configured{f.Entry("exact")})
 	if err != nil {
@@ -617,7 +618,7 @@ func checkEstimators(t *testing.T, f *family.Family, c tinyCase, exp config.Expe
 	for i := range same {
 		same[i] = tr[0]
 	}
-	splits := []family.Split{{Name: "test", Data: tr}, {Name: "same", Data: same}}
+	splits := []kit.Split{{Name: "test", Data: tr}, {Name: "same", Data: same}}
 	list := exp.Evaluate.Final
 	listed := map[string]bool{}
 	for _, e := range list {
@@ -892,29 +893,30 @@ func forbids(l lean, d float64) bool {
 // N×D values, 0/1 states or [0,1] means, with the frequencies and
 // marginals of exact's p(v).
 func checkSample(t *testing.T, f *family.Family, exp config.Experiment, m models.Model, p []float64) {
-	if f.Sample == nil {
+	sampler, ok := kit.SamplerOf(f)
+	if !ok {
 		t.Skipf("family %s has no sampler", f.Name)
 	}
 	train, _ := loadData(t, exp)
 	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-		qfit := family.QFitDefaults()
+		qfit := kit.QFitDefaults()
 		qfit.Components, qfit.Steps = 5, 50
-		d, err := f.Sample(m, family.SampleOptions{N: n, Steps: 100, Init: init, Mean: mean, Data: rowsOf(train), QFit: qfit, Seed: 11, Workers: workers})
+		d, err := sampler.Sample(m, kit.SampleOptions{N: n, Steps: 100, Init: init, Mean: mean, Data: rowsOf(train), QFit: qfit, Seed: 11, Workers: workers})
 		if err != nil {
 			return nil, err
 		}
-		values := family.ValuesStates
+		values := kit.ValuesStates
 		if mean {
-			values = family.ValuesMeans
+			values = kit.ValuesMeans
 		}
-		method := family.MethodGibbs
-		if f.SampleInits == nil {
-			method = family.MethodAncestral
+		method := kit.MethodGibbs
+		if sampler.SampleInits() == nil {
+			method = kit.MethodAncestral
 		}
 		if d.N != n || d.D != visible || len(d.X) != n*visible || d.Values != values || d.Method != method {
 			t.Errorf("start %q, mean %v: drew N %d, D %d, %d values, %s by %s; want %d×%d %s by %s", init, mean, d.N, d.D, len(d.X), d.Values, d.Method, n, visible, values, method)
 		}
 		return d.X, nil
 	}
-	familytest.CheckSampler(t, draw, visible, p, f.SampleInits, 1000)
+	familytest.CheckSampler(t, draw, visible, p, sampler.SampleInits(), 1000)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/dbn"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -113,37 +114,41 @@ var Family = &family.Family{
 		t.Method = "pcd"
 		return &Train{Layer: t, MeanFieldIters: 10, Pretrain: Pretrain{Epochs: 0, Method: "cd", K: 1, LearningRate: 0.05}}
 	},
-	NewModel: func(s family.Settings, visible int) (models.Model, error) {
-		layers := s.(*Model).Layers
-		if len(layers) < 2 {
-			return nil, fmt.Errorf("dbm: want at least two hidden layer sizes, got %v", layers)
-		}
-		m, err := models.NewDBM(append([]int{visible}, layers...)...)
-		if err != nil {
-			return nil, fmt.Errorf("model.layers: %w", err)
-		}
-		return m, nil
-	},
 	Trainers: []family.TrainerInfo{
 		{Method: "pcd", Doc: "greedy pretraining with doubled-input RBMs (train.pretrain), then joint PCD with a mean-field positive phase (mean_field_iters)"},
 	},
-	NewTrainer: newTrainer,
 	Estimators: []*family.Estimator{Exact, MFBound, AIS, RAISE},
 	EveryEpoch: func() []family.Configured {
-		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: &AISSettings{AIS: family.AIS{Runs: 16, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}}}
+		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: &AISSettings{AIS: kit.AIS{Runs: 16, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}}}
 	},
 	Final: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "mf-bound", Settings: MFBound.New()}, {Name: "ais", Settings: AIS.New()}}
 	},
-	Sample:      Sample,
-	SampleInits: SampleInits,
-	Filters:     Filters,
-	Finish: func(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
-		return family.FinishDeep(rows, ests)
-	},
+	Plugin: Plugin{},
 }
 
-func init() { family.Register(Family) }
+func init() { kit.Register(Family) }
+
+// Plugin is the dbm family's Plugin: it builds, trains and samples its models.
+type Plugin struct{}
+
+// NewModel builds a fresh model from the model settings.
+func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
+	layers := s.(*Model).Layers
+	if len(layers) < 2 {
+		return nil, fmt.Errorf("dbm: want at least two hidden layer sizes, got %v", layers)
+	}
+	m, err := models.NewDBM(append([]int{visible}, layers...)...)
+	if err != nil {
+		return nil, fmt.Errorf("model.layers: %w", err)
+	}
+	return m, nil
+}
+
+// Finish post-processes the rows of one evaluation.
+func (Plugin) Finish(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
+	return kit.FinishDeep(rows, ests)
+}
 
 // pretrainSchedule is the schedule of DBM pretraining: constant k and
 // learning rate from train.pretrain, the momentum schedule of train.
@@ -153,7 +158,7 @@ func (p pretrainSchedule) KAt(int) int                { return p.t.Pretrain.K }
 func (p pretrainSchedule) LearningRateAt(int) float64 { return p.t.Pretrain.LearningRate }
 func (p pretrainSchedule) MomentumAt(e int) float64   { return p.t.MomentumAt(e) }
 
-func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	m := a.Model.(*models.DBM)
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
@@ -185,9 +190,9 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 
 type trainer struct{ tr *train.DBMTrainer }
 
-func (d *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
+func (d *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 	st, err := d.tr.TrainEpoch(x)
-	return family.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
+	return kit.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
 }
 func (d *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
 func (d *trainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }
@@ -197,4 +202,7 @@ func (d *trainer) Current() models.Model                           { return d.tr
 func (d *trainer) SetOnBatch(f func(int))                          { d.tr.Opt.OnBatch = f }
 
 // EpochSettings are the epoch line's k, learning rate and momentum.
-func (d *trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }
+func (d *trainer) EpochSettings(s kit.EpochSummary) string { return kit.RBMSettings(s) }
+
+// SampleInits are the chain starts Sample accepts.
+func (Plugin) SampleInits() []string { return SampleInits }

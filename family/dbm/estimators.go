@@ -9,7 +9,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -37,7 +37,7 @@ type exactMeanKey struct{ split string }
 type isLogFKey struct{ split string }
 
 // logZKey is the Memo key of an AIS log Z, one per setting.
-type logZKey struct{ family.AISKey }
+type logZKey struct{ kit.AISKey }
 
 // hiddenBaseKey is the Memo key of the even hidden layers' base rates.
 type hiddenBaseKey struct{}
@@ -51,7 +51,7 @@ const HiddenBaseExamples = 2000
 // on v and, on every even hidden layer, the log-odds of its mean-field
 // posterior means over HiddenBaseExamples training examples
 // (eval.DBMHiddenBaseRate; once per evaluation); for "uniform", zeros.
-func annealBase(env *family.Env, d *models.DBM, init string) ([][]float64, error) {
+func annealBase(env *kit.Env, d *models.DBM, init string) ([][]float64, error) {
 	vb, err := env.BaseVBias(init, d.NumVisible())
 	if err != nil || vb == nil {
 		return nil, err
@@ -71,12 +71,12 @@ func annealBase(env *family.Env, d *models.DBM, init string) ([][]float64, error
 }
 
 // Exact enumerates the cheaper parity class of the layers.
-var Exact = family.Define(family.Def[family.Exact]{
+var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
 	Unshared: true,
 	Doc:      "exact log Z and log f(v) by enumerating the cheaper parity class of the layers",
-	Defaults: family.Exact{MaxUnits: 25},
-	Feasible: func(m models.Model, s *family.Exact) error {
+	Defaults: kit.Exact{MaxUnits: 25},
+	Feasible: func(m models.Model, s *kit.Exact) error {
 		d := m.(*models.DBM)
 		z, f := exactUnits(d)
 		if n := max(z, f); n > s.MaxUnits {
@@ -84,7 +84,7 @@ var Exact = family.Define(family.Def[family.Exact]{
 		}
 		return nil
 	},
-	Run: func(env *family.Env, m models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
 		d := m.(*models.DBM)
 		start := time.Now()
 		var rows []report.Row
@@ -93,11 +93,11 @@ var Exact = family.Define(family.Def[family.Exact]{
 			if err != nil {
 				return rows, err
 			}
-			env.Remember(family.ExactLogZKey{}, res.LogZ)
+			env.Remember(kit.ExactLogZKey{}, res.LogZ)
 			env.Remember(exactMeanKey{sp.Name}, res.Mean)
 			row := j.Base
 			row.Split, row.LogZ = sp.Name, report.F(res.LogZ)
-			st := family.MeanOf(res.LogP)
+			st := kit.MeanOf(res.LogP)
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
 			row.Seconds = time.Since(start).Seconds()
 			rows = append(rows, row)
@@ -107,7 +107,7 @@ var Exact = family.Define(family.Def[family.Exact]{
 			if err != nil {
 				return rows, err
 			}
-			env.Remember(family.ExactLogZKey{}, z)
+			env.Remember(kit.ExactLogZKey{}, z)
 			row := j.Base
 			row.LogZ = report.F(z)
 			rows = append(rows, row)
@@ -117,25 +117,25 @@ var Exact = family.Define(family.Def[family.Exact]{
 })
 
 // MFBound is the mean-field lower bound on log f(v) minus the AIS log Z.
-var MFBound = family.Define(family.Def[family.AIS]{
+var MFBound = kit.Define(kit.Def[kit.AIS]{
 	Name:     "mf-bound",
 	Doc:      "DBM mean-field lower bound on log f(v) (Salakhutdinov & Hinton 2009) minus the AIS estimate of log Z",
-	Defaults: family.DefaultAIS(),
-	Run: func(env *family.Env, m models.Model, s *family.AIS, j family.Job) ([]report.Row, error) {
+	Defaults: kit.DefaultAIS(),
+	Run: func(env *kit.Env, m models.Model, s *kit.AIS, j kit.Job) ([]report.Row, error) {
 		return aisRows(env, m.(*models.DBM), s, 0, j)
 	},
 })
 
 // AISSettings is the settings of ais: importance samples per example and
 // the AIS of log Z.
-type AISSettings = family.SampledAIS
+type AISSettings = kit.SampledAIS
 
 // AIS is log f(v) by importance sampling minus the AIS log Z.
-var AIS = family.Define(family.Def[AISSettings]{
+var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
 	Doc:      "log f(v) by importance sampling with a mean-field proposal over the even hidden layers, odd layers summed out (RAISE §5.2), minus the AIS log Z",
-	Defaults: AISSettings{AIS: family.DefaultAIS(), Samples: 500},
-	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+	Defaults: AISSettings{AIS: kit.DefaultAIS(), Samples: 500},
+	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
 		return aisRows(env, m.(*models.DBM), &s.AIS, s.Samples, j)
 	},
 })
@@ -143,7 +143,7 @@ var AIS = family.Define(family.Def[AISSettings]{
 // aisRows makes the rows of mf-bound (samples = 0) and ais: a per-example
 // log f(v) — the mean-field bound or the IS estimate — minus the AIS log Z
 // of these settings (one AIS per setting within an evaluation).
-func aisRows(env *family.Env, d *models.DBM, s *family.AIS, samples int, j family.Job) ([]report.Row, error) {
+func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([]report.Row, error) {
 	start := time.Now()
 	z, err := logZFor(env, d, s, j.Seed)
 	if err != nil {
@@ -154,14 +154,14 @@ func aisRows(env *family.Env, d *models.DBM, s *family.AIS, samples int, j famil
 	for si, sp := range env.Splits {
 		row := j.Base
 		row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
-		family.SetAISLogZ(&row, z, env.ExactLogZ(), s)
+		kit.SetAISLogZ(&row, z, env.ExactLogZ(), s)
 		var st eval.MeanStat
 		if bound {
 			b, _, err := eval.DBMMeanField{}.Bounds(d, sp.Data)
 			if err != nil {
 				return rows, err
 			}
-			st = family.MeanOf(b)
+			st = kit.MeanOf(b)
 			row.Notes = append(row.Notes, "mean-field lower bound on log f(v) (fixed-point iterations to convergence) minus the AIS log Z")
 		} else {
 			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)), env.Units())
@@ -169,13 +169,13 @@ func aisRows(env *family.Env, d *models.DBM, s *family.AIS, samples int, j famil
 				return rows, err
 			}
 			env.Remember(isLogFKey{sp.Name}, lf)
-			st = family.MeanOf(lf)
+			st = kit.MeanOf(lf)
 			row.Notes = append(row.Notes, fmt.Sprintf("log f(v) by importance sampling (%d proposals per example from the mean-field posterior over the even hidden layers, odd layers summed out; smallest ESS %.1f) minus the AIS log Z", samples, minESS))
 		}
 		row.MeanLoglik = report.F(st.Mean - z.LogZ)
 		row.LoglikSE, row.NExamples = report.F(st.SE), st.N
 		if bound {
-			if x, ok := env.Memo(exactMeanKey{sp.Name}); ok && *row.MeanLoglik > x.(float64)+report.Tolerance(family.AISSE(z), x.(float64)) {
+			if x, ok := env.Memo(exactMeanKey{sp.Name}); ok && *row.MeanLoglik > x.(float64)+report.Tolerance(kit.AISSE(z), x.(float64)) {
 				row.Warnings = append(row.Warnings, fmt.Sprintf("the mean-field bound %.3f lies above the exact log-likelihood %.3f by more than 3σ of log Ẑ: the AIS log Z is too low", *row.MeanLoglik, x.(float64)))
 			}
 		}
@@ -187,7 +187,7 @@ func aisRows(env *family.Env, d *models.DBM, s *family.AIS, samples int, j famil
 
 // logZFor returns the AIS estimate of log Z with these settings, running it
 // once per evaluation.
-func logZFor(env *family.Env, d *models.DBM, s *family.AIS, seed uint64) (*eval.AISResult, error) {
+func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISResult, error) {
 	k := logZKey{s.Key()}
 	if r, ok := env.Memo(k); ok {
 		return r.(*eval.AISResult), nil
@@ -211,11 +211,11 @@ func logZFor(env *family.Env, d *models.DBM, s *family.AIS, seed uint64) (*eval.
 // RAISE is RAISE for DBMs (Alg. 3) on a subsample of each split, extended
 // by the control variate log f̂(v) (the IS estimate of an earlier ais entry
 // of the evaluation, else one with 100 proposals).
-var RAISE = family.Define(family.Def[family.RAISE]{
+var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	Name:     "raise",
 	Doc:      "RAISE with an intractable posterior (Burda et al. 2015, Alg. 3), extended to the split by the control variate log f̂(v) (IS)",
-	Defaults: family.DefaultRAISE(),
-	Run: func(env *family.Env, m models.Model, s *family.RAISE, j family.Job) ([]report.Row, error) {
+	Defaults: kit.DefaultRAISE(),
+	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
 		d := m.(*models.DBM)
 		betas, err := s.BetaSchedule()
 		if err != nil {
@@ -234,7 +234,7 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 				r.Progress, r.Units = progress, env.Units()
 				return r.LogProb(d, x)
 			},
-			func(si int, sp family.Split) ([]float64, string, error) {
+			func(si int, sp kit.Split) ([]float64, string, error) {
 				if x, ok := env.Memo(isLogFKey{sp.Name}); ok {
 					return x.([]float64), "the ais estimator's", nil
 				}

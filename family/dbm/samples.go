@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
@@ -12,7 +12,7 @@ import (
 
 // SampleInits are the starts of the dbm sampler's chains, the default
 // first.
-var SampleInits = []string{family.InitRandom, family.InitData}
+var SampleInits = []string{kit.InitRandom, kit.InitData}
 
 // Sample runs o.N Gibbs chains of a DBM for o.Steps sweeps each — a sweep
 // draws the odd layers given the even ones, then the even layers (v, h2,
@@ -21,7 +21,7 @@ var SampleInits = []string{family.InitRandom, family.InitData}
 // hidden layers uniform (data). It returns the final v, or with o.Mean
 // p(v=1|h1) = σ(b_0 + W_1 h1) of the last sweep's h1. Chain i draws from
 // the generator keyed (o.Seed, i).
-func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	m, ok := mm.(*models.DBM)
 	if !ok {
 		return nil, fmt.Errorf("dbm samples: a %s is not a dbm", mm.TypeName())
@@ -36,12 +36,12 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	}
 	D := m.Sizes[0]
 	out := make([]float64, o.N*D)
-	err = family.EachSample(o.N, o.Workers, o.Seed, func() func(int, *rand.Rand) error {
+	err = kit.EachSample(o.N, o.Workers, o.Seed, func() func(int, *rand.Rand) error {
 		chain := path.NewDBMChain()
 		h1 := make([]float64, m.Sizes[1])
 		return func(i int, rng *rand.Rand) error {
 			chain.SampleBase(rng) // v and the even hidden layers uniform (zero base)
-			if init == family.InitData {
+			if init == kit.InitData {
 				row := o.Data.Row(rng.IntN(o.Data.Len()))
 				if len(row) != D {
 					return fmt.Errorf("dbm samples: a data example has %d units; the model has %d visible units", len(row), D)
@@ -71,15 +71,15 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &family.Drawn{N: o.N, D: D, X: out, Method: family.MethodGibbs, Steps: o.Steps, Init: init, Values: family.Values(o.Mean),
-		What: family.GibbsCaption("DBM Gibbs (odd layers, then even)", o.N, o.Steps, init, o.Mean, "p(v=1|h1)")}, nil
+	return &kit.Drawn{N: o.N, D: D, X: out, Method: kit.MethodGibbs, Steps: o.Steps, Init: init, Values: kit.Values(o.Mean),
+		What: kit.GibbsCaption("DBM Gibbs (odd layers, then even)", o.N, o.Steps, init, o.Mean, "p(v=1|h1)")}, nil
 }
 
 // Filters returns W1, the weights between v and h1 (D×n_1).
-func Filters(mm models.Model) (*family.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
 	m, ok := mm.(*models.DBM)
 	if !ok {
 		return nil, false
 	}
-	return &family.Filters{W: m.W[0], Visible: m.Sizes[0], Hidden: m.Sizes[1], What: "W1, the visible-to-h1 weights"}, true
+	return &kit.Filters{W: m.W[0], Visible: m.Sizes[0], Hidden: m.Sizes[1], What: "W1, the visible-to-h1 weights"}, true
 }

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -27,7 +27,7 @@ func TestSampleMatchesTheModel(t *testing.T) {
 	p := familytest.Marginal(m.Sizes, func(xs [][]float64) float64 { return -m.Energy(xs) })
 	data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
 	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-		d, err := Sample(m, family.SampleOptions{N: n, Steps: 40, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
+		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Steps: 40, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
 		if err != nil {
 			return nil, err
 		}
@@ -37,7 +37,7 @@ func TestSampleMatchesTheModel(t *testing.T) {
 		return d.X, nil
 	}
 	familytest.CheckSampler(t, draw, 4, p, SampleInits, 4000)
-	if f, ok := Filters(m); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != m.W[0][2*3+1] {
+	if f, ok := (Plugin{}).Filters(m); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != m.W[0][2*3+1] {
 		t.Errorf("filters %+v", f)
 	}
 }

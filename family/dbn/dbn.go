@@ -9,6 +9,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -116,22 +117,10 @@ var Family = &family.Family{
 	Codec: family.MustCodec("dbn"),
 	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
 	Train: func() family.Settings { return &Train{Layer: rbm.DefaultLayer(), LayerData: "sampled"} },
-	NewModel: func(s family.Settings, visible int) (models.Model, error) {
-		layers := s.(*Model).Layers
-		if len(layers) < 2 {
-			return nil, fmt.Errorf("dbn: want at least two hidden layer sizes, got %v", layers)
-		}
-		m, err := models.NewDBN(append([]int{visible}, layers...)...)
-		if err != nil {
-			return nil, fmt.Errorf("model.layers: %w", err)
-		}
-		return m, nil
-	},
 	Trainers: []family.TrainerInfo{
 		{Method: "cd", Doc: "greedy layer-wise: each layer an RBM trained by CD-k for train.epochs epochs on the layer data below"},
 		{Method: "pcd", Doc: "greedy layer-wise with PCD RBMs"},
 	},
-	NewTrainer: newTrainer,
 	Estimators: []*family.Estimator{Exact, Bound, AIS, RAISE},
 	EveryEpoch: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: CheapAIS()}}
@@ -139,20 +128,36 @@ var Family = &family.Family{
 	Final: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "dbn-bound", Settings: Bound.New()}, {Name: "ais", Settings: AIS.New()}}
 	},
-	Sample:      Sample,
-	SampleInits: SampleInits,
-	Filters:     Filters,
-	Finish: func(m models.Model, rows []report.Row, ests []family.Configured) []report.Row {
-		if _, ok := m.(*models.RBM); ok {
-			return rbm.Family.Finish(m, rows, ests) // the stack is still its first RBM
-		}
-		return family.FinishDeep(rows, ests)
-	},
+	Plugin: Plugin{},
 }
 
-func init() { family.Register(Family) }
+func init() { kit.Register(Family) }
 
-func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+// Plugin is the dbn family's Plugin: it builds, trains and samples its models.
+type Plugin struct{}
+
+// NewModel builds a fresh model from the model settings.
+func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
+	layers := s.(*Model).Layers
+	if len(layers) < 2 {
+		return nil, fmt.Errorf("dbn: want at least two hidden layer sizes, got %v", layers)
+	}
+	m, err := models.NewDBN(append([]int{visible}, layers...)...)
+	if err != nil {
+		return nil, fmt.Errorf("model.layers: %w", err)
+	}
+	return m, nil
+}
+
+// Finish post-processes the rows of one evaluation.
+func (Plugin) Finish(m models.Model, rows []report.Row, ests []family.Configured) []report.Row {
+	if _, ok := m.(*models.RBM); ok {
+		return rbm.Plugin{}.Finish(m, rows, ests) // the stack is still its first RBM
+	}
+	return kit.FinishDeep(rows, ests)
+}
+
+func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	m := a.Model.(*models.DBN)
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
@@ -191,9 +196,9 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 
 type trainer struct{ tr *train.DBNTrainer }
 
-func (d *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
+func (d *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 	st, err := d.tr.TrainEpoch(x)
-	return family.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
+	return kit.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
 }
 func (d *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
 func (d *trainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }
@@ -204,4 +209,7 @@ func (d *trainer) SetOnBatch(func(int))                            {}
 
 // EpochSettings are the epoch line's k, learning rate and momentum (of
 // the layer's RBM).
-func (d *trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }
+func (d *trainer) EpochSettings(s kit.EpochSummary) string { return kit.RBMSettings(s) }
+
+// SampleInits are the chain starts Sample accepts.
+func (Plugin) SampleInits() []string { return SampleInits }

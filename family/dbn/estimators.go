@@ -8,6 +8,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -19,12 +20,12 @@ import (
 
 // Exact enumerates the hidden layers below the top and the top RBM's
 // smaller layer.
-var Exact = family.Define(family.Def[family.Exact]{
+var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
 	Unshared: true,
 	Doc:      "exact log p(v) by enumerating the hidden layers below the top and the top RBM's smaller layer",
-	Defaults: family.Exact{MaxUnits: 25},
-	Feasible: func(m models.Model, s *family.Exact) error {
+	Defaults: kit.Exact{MaxUnits: 25},
+	Feasible: func(m models.Model, s *kit.Exact) error {
 		d := m.(*models.DBN)
 		sizes := d.Sizes()
 		below := 0
@@ -37,9 +38,9 @@ var Exact = family.Define(family.Def[family.Exact]{
 		}
 		return nil
 	},
-	Run: func(env *family.Env, m models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
 		if _, ok := m.(*models.RBM); ok {
-			return rbm.Exact.Run(env, m, s, j)
+			return kit.RunnerOf(rbm.Exact).Run(env, m, s, j)
 		}
 		d := m.(*models.DBN)
 		start := time.Now()
@@ -65,8 +66,8 @@ type BoundSettings struct {
 	// Samples is the number of draws from Q per example (2008 eq. 23).
 	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
 	// Runs is the number of AIS runs for the top RBM's log Z.
-	Runs          int `yaml:"runs" want:"an integer ≥ 2" flag:"chains"`
-	family.Anneal `yaml:",inline"`
+	Runs       int `yaml:"runs" want:"an integer ≥ 2" flag:"chains"`
+	kit.Anneal `yaml:",inline"`
 	// MaxUnits: the top RBM's log Z is exact when its smaller layer has at
 	// most this many units, else by AIS.
 	MaxUnits      int `yaml:"max_units" want:"an integer in [1,40]" flag:"max-units"`
@@ -81,23 +82,23 @@ func (b *BoundSettings) Check(p family.Problems) {
 	family.CheckMaxRuns(p, "runs", b.Runs)
 	family.CheckSweeps(p, "runs", b.Runs, b.Betas)
 	b.Anneal.Check(p)
-	p.Check("max_units", b.MaxUnits >= 1 && b.MaxUnits <= family.MaxExactUnits, "an integer in [1,40]", b.MaxUnits)
+	p.Check("max_units", b.MaxUnits >= 1 && b.MaxUnits <= kit.MaxExactUnits, "an integer in [1,40]", b.MaxUnits)
 }
 
 // Bound is the DBN variational lower bound (2008 eq. 22–24).
-var Bound = family.Define(family.Def[BoundSettings]{
+var Bound = kit.Define(kit.Def[BoundSettings]{
 	Name: "dbn-bound",
 	Doc:  "DBN variational lower bound (2008 eq. 22–24) with the top RBM's log Z exact when small, else by AIS",
 	Defaults: BoundSettings{
-		Samples: 5, Runs: 100, Anneal: family.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MaxUnits: 25,
+		Samples: 5, Runs: 100, Anneal: kit.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MaxUnits: 25,
 	},
-	Run: func(env *family.Env, m models.Model, s *BoundSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, s *BoundSettings, j kit.Job) ([]report.Row, error) {
 		d, ok := m.(*models.DBN)
 		if !ok {
 			return nil, nil // a one-layer stack: its bound is its log-likelihood
 		}
 		start := time.Now()
-		ais := family.AIS{Runs: s.Runs, Anneal: s.Anneal}
+		ais := kit.AIS{Runs: s.Runs, Anneal: s.Anneal}
 		z, zres, err := topFor(env, d, &ais, j.Seed, s.MaxUnits)
 		if err != nil {
 			return nil, err
@@ -126,22 +127,22 @@ var Bound = family.Define(family.Def[BoundSettings]{
 
 // AISSettings is the settings of ais: importance samples per example and
 // the AIS of log Z.
-type AISSettings = family.SampledAIS
+type AISSettings = kit.SampledAIS
 
 // CheapAIS is the after-epoch default: 16 runs × 1,000 linear β.
 func CheapAIS() *AISSettings {
-	return &AISSettings{AIS: family.AIS{Runs: 16, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}
+	return &AISSettings{AIS: kit.AIS{Runs: 16, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}
 }
 
 // AIS is log f(v) by importance sampling with Q minus the top RBM's AIS
 // log Z.
-var AIS = family.Define(family.Def[AISSettings]{
+var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
 	Doc:      "log f(v) by importance sampling with the recognition model Q (RAISE §5.3) minus the top RBM's AIS log Z",
-	Defaults: AISSettings{AIS: family.DefaultAIS(), Samples: 500},
-	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+	Defaults: AISSettings{AIS: kit.DefaultAIS(), Samples: 500},
+	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
 		if _, ok := m.(*models.RBM); ok {
-			return rbm.AIS.Run(env, m, &rbm.AISSettings{AIS: s.AIS}, j)
+			return kit.RunnerOf(rbm.AIS).Run(env, m, &rbm.AISSettings{AIS: s.AIS}, j)
 		}
 		d := m.(*models.DBN)
 		start := time.Now()
@@ -170,13 +171,13 @@ var AIS = family.Define(family.Def[AISSettings]{
 
 // RAISE is RAISE with the top RBM unrolled (RAISE §3.3) on a subsample of
 // each split, extended by the control variate log f̂(v) (IS with Q).
-var RAISE = family.Define(family.Def[family.RAISE]{
+var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	Name:     "raise",
 	Doc:      "RAISE with the top RBM unrolled (Burda et al. 2015 §3.3), extended to the split by the control variate log f̂(v) (IS with Q)",
-	Defaults: family.DefaultRAISE(),
-	Run: func(env *family.Env, m models.Model, s *family.RAISE, j family.Job) ([]report.Row, error) {
+	Defaults: kit.DefaultRAISE(),
+	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
 		if _, ok := m.(*models.RBM); ok {
-			return rbm.RAISE.Run(env, m, s, j)
+			return kit.RunnerOf(rbm.RAISE).Run(env, m, s, j)
 		}
 		d := m.(*models.DBN)
 		betas, err := s.BetaSchedule()
@@ -195,7 +196,7 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 				res, err := r.LogProb(d, x)
 				return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err
 			},
-			func(si int, sp family.Split) ([]float64, string, error) {
+			func(si int, sp kit.Split) ([]float64, string, error) {
 				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si)), Units: env.Units()}.LogProb(d, eval.TopLogZ{}, sp.Data)
 				return is.LogF, "50", err
 			})
@@ -218,7 +219,7 @@ type topVal struct {
 // topFor returns log Z of the DBN's top RBM: exact when its smaller layer
 // has at most maxUnits units, else by AIS with a's settings; one per
 // setting within an evaluation.
-func topFor(env *family.Env, d *models.DBN, a *family.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+func topFor(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
 	top := d.Top()
 	k := topKey{exact: min(top.NVis, top.NHid) <= maxUnits}
 	if !k.exact {
@@ -234,7 +235,7 @@ func topFor(env *family.Env, d *models.DBN, a *family.AIS, seed uint64, maxUnits
 	return z, res, err
 }
 
-func topLogZ(env *family.Env, d *models.DBN, a *family.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+func topLogZ(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
 	top := d.Top()
 	if min(top.NVis, top.NHid) <= maxUnits {
 		e, done, err := env.ExactRBM(top, maxUnits, "top-RBM exact")

@@ -21,7 +21,7 @@ func TestLayerLimits(t *testing.T) {
 	if got := strings.Join(p, "\n"); !strings.Contains(got, want) {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	_, err := Family.NewModel(&Model{Layers: []int{500, 1_000_000}, Init: rbm.DefaultInit()}, 784)
+	_, err := Plugin{}.NewModel(&Model{Layers: []int{500, 1_000_000}, Init: rbm.DefaultInit()}, 784)
 	want = "model.layers: dbn 784-500-1000000 has 501393284 parameters; the limit is 134217728 (models.MaxParams, 1 GiB of float64)"
 	if err == nil || err.Error() != want {
 		t.Errorf("NewModel: got %v\nwant %s", err, want)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -15,7 +15,7 @@ import (
 
 // SampleInits are the starts of the dbn sampler's top-RBM chains, the
 // default first.
-var SampleInits = []string{family.InitRandom, family.InitData}
+var SampleInits = []string{kit.InitRandom, kit.InitData}
 
 // Seed labels of the sampler's streams.
 const (
@@ -32,9 +32,9 @@ const (
 // 1 and v ~ p(v|h1) (sample i keyed (seed, down, i)), or with o.Mean the
 // probabilities p(v=1|h1). A stack of one RBM (a DBN whose first layer is
 // still training) is sampled as an RBM.
-func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	if r, ok := mm.(*models.RBM); ok {
-		return rbm.Sample(r, o)
+		return rbm.Plugin{}.Sample(r, o)
 	}
 	m, ok := mm.(*models.DBN)
 	if !ok {
@@ -48,7 +48,7 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	top := m.Top()
 	D := m.NumVisible()
 	start := eval.UniformStart
-	if init == family.InitData {
+	if init == kit.InitData {
 		start = upStart{m, o.Data}
 	}
 	g := eval.Gibbs{Chains: o.N, Steps: o.Steps, Seed: seeds.Derive(o.Seed, keyTop), Workers: o.Workers}
@@ -57,7 +57,7 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 		return nil, err
 	}
 	out := make([]float64, o.N*D)
-	err = family.EachSample(o.N, o.Workers, seeds.Derive(o.Seed, keyDown), func() func(int, *rand.Rand) error {
+	err = kit.EachSample(o.N, o.Workers, seeds.Derive(o.Seed, keyDown), func() func(int, *rand.Rand) error {
 		xs := make([][]float64, L)
 		for l := range xs {
 			xs[l] = make([]float64, m.Layers[l].NVis)
@@ -89,8 +89,8 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	if err != nil {
 		return nil, err
 	}
-	from := family.StartCaption(init)
-	if init == family.InitData {
+	from := kit.StartCaption(init)
+	if init == kit.InitData {
 		from += " passed up by Q"
 	}
 	what := fmt.Sprintf("%d block-Gibbs chains of %d sweeps in the top RBM from %s, then a down-pass through the sigmoid layers; ", o.N, o.Steps, from)
@@ -99,7 +99,7 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	} else {
 		what += "v ~ p(v|h1)"
 	}
-	return &family.Drawn{N: o.N, D: D, X: out, Method: family.MethodGibbs, Steps: o.Steps, Init: init, Values: family.Values(o.Mean), What: what}, nil
+	return &kit.Drawn{N: o.N, D: D, X: out, Method: kit.MethodGibbs, Steps: o.Steps, Init: init, Values: kit.Values(o.Mean), What: what}, nil
 }
 
 // upStart starts a top-RBM chain at a random example passed up to
@@ -140,14 +140,14 @@ func (u upStart) NewStarter() func(c int, v []uint8, rng *rand.Rand) {
 
 // Filters returns W1, the weights between v and h1 (D×n_1); of a stack of
 // one RBM, its weights.
-func Filters(mm models.Model) (*family.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
 	if r, ok := mm.(*models.RBM); ok {
-		return rbm.Filters(r)
+		return rbm.Plugin{}.Filters(r)
 	}
 	m, ok := mm.(*models.DBN)
 	if !ok {
 		return nil, false
 	}
 	b := m.Layers[0]
-	return &family.Filters{W: b.W, Visible: b.NVis, Hidden: b.NHid, What: "W1, the visible-to-h1 weights"}, true
+	return &kit.Filters{W: b.W, Visible: b.NVis, Hidden: b.NHid, What: "W1, the visible-to-h1 weights"}, true
 }

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -30,7 +30,7 @@ func TestSampleMatchesTheModel(t *testing.T) {
 	p := familytest.Marginal(m.Sizes()[:3], func(xs [][]float64) float64 { return m.LogUnnormJoint(xs[0], xs[1:], nil) })
 	data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
 	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-		d, err := Sample(m, family.SampleOptions{N: n, Steps: 40, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
+		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Steps: 40, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
 		if err != nil {
 			return nil, err
 		}
@@ -40,11 +40,11 @@ func TestSampleMatchesTheModel(t *testing.T) {
 		return d.X, nil
 	}
 	familytest.CheckSampler(t, draw, 4, p, SampleInits, 4000)
-	if f, ok := Filters(m); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != m.Layers[0].W[2*3+1] {
+	if f, ok := (Plugin{}).Filters(m); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != m.Layers[0].W[2*3+1] {
 		t.Errorf("filters %+v", f)
 	}
 	// A stack of one RBM samples as an RBM.
-	if d, err := Sample(m.Layers[0], family.SampleOptions{N: 3, Steps: 2, Seed: 1}); err != nil || d.D != 4 {
+	if d, err := (Plugin{}).Sample(m.Layers[0], kit.SampleOptions{N: 3, Steps: 2, Seed: 1}); err != nil || d.D != 4 {
 		t.Errorf("one RBM: %v", err)
 	}
 }

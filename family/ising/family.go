@@ -6,6 +6,7 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/models"
@@ -18,32 +19,13 @@ var Family = &family.Family{
 	Codec: family.MustCodec("ising"),
 	Model: func() family.Settings { m := DefaultModel(); return &m },
 	Train: func() family.Settings { t := DefaultTrain(); return &t },
-	NewModel: func(s family.Settings, visible int) (models.Model, error) {
-		m := s.(*Model)
-		R, C, err := m.Grid(visible)
-		if err != nil {
-			return nil, err
-		}
-		sp, err := models.ParseSpins(m.Spins)
-		if err != nil {
-			return nil, fmt.Errorf("model.spins: %w", err)
-		}
-		return models.NewIsing(R, C, sp), nil
-	},
 	Trainers: []family.TrainerInfo{
 		{Method: "exact", Doc: "maximum likelihood with the exact gradient E_data[T] − E_p[T], E_p[T] by forward-backward on the transfer matrix (narrow grids); Adam or SGD"},
 		{Method: "pcd", Doc: "maximum likelihood with E_p[T] from persistent Gibbs chains (chains, sweeps per step); Adam or SGD"},
 		{Method: "chi2", Doc: "maximise the mean log p̃(x) minus the χ² upper bound on log Z of a mixture q fitted alongside (q_steps fitter steps per θ step, q_samples draws; Kuleshov & Ermon 2017 eq. 5–6, §5.1); the epoch's signal is the tracked bound"},
 	},
-	NewTrainer: newTrainer,
-	Estimators: []*family.Estimator{Exact, AIS, Chi2},
-	Finish: func(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
-		family.PairLogZ(rows)
-		return rows
-	},
+	Estimators:      []*family.Estimator{Exact, AIS, Chi2},
 	OwnEvalDefaults: true,
-	Sample:          Sample,
-	SampleInits:     SampleInits,
 	EveryEpoch: func() []family.Configured {
 		a := DefaultAIS()
 		a.Runs, a.Betas = 16, 200
@@ -52,9 +34,33 @@ var Family = &family.Family{
 	Final: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: AIS.New()}}
 	},
+	Plugin: Plugin{},
 }
 
-func init() { family.Register(Family) }
+func init() { kit.Register(Family) }
+
+// Plugin is the ising family's Plugin: it builds, trains and samples its models.
+type Plugin struct{}
+
+// NewModel builds a fresh model from the model settings.
+func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
+	m := s.(*Model)
+	R, C, err := m.Grid(visible)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := models.ParseSpins(m.Spins)
+	if err != nil {
+		return nil, fmt.Errorf("model.spins: %w", err)
+	}
+	return models.NewIsing(R, C, sp), nil
+}
+
+// Finish post-processes the rows of one evaluation.
+func (Plugin) Finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
+	kit.PairLogZ(rows)
+	return rows
+}
 
 // ExactSettings is the settings of the exact estimator.
 type ExactSettings struct {
@@ -98,7 +104,7 @@ func (s *ExactSettings) plan(m *models.Ising) (string, error) {
 }
 
 // Exact is exact log Z and mean log-likelihoods.
-var Exact = family.Define(family.Def[ExactSettings]{
+var Exact = kit.Define(kit.Def[ExactSettings]{
 	Name:     "exact",
 	Unshared: true,
 	Doc:      "exact log Z: a transfer matrix over the grid's narrower side (D·2^width terms), or enumeration of all 2^D states",
@@ -119,7 +125,7 @@ var Exact = family.Define(family.Def[ExactSettings]{
 			p.Crossf("", "", "%v", err)
 		}
 	},
-	Run: func(env *family.Env, mm models.Model, s *ExactSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, mm models.Model, s *ExactSettings, j kit.Job) ([]report.Row, error) {
 		m := mm.(*models.Ising)
 		start := time.Now()
 		method, err := s.plan(m)
@@ -135,7 +141,7 @@ var Exact = family.Define(family.Def[ExactSettings]{
 		if err != nil {
 			return nil, err
 		}
-		env.Remember(family.ExactLogZKey{}, logZ)
+		env.Remember(kit.ExactLogZKey{}, logZ)
 		base := j.Base
 		base.LogZ = report.F(logZ)
 		base.Notes = append(base.Notes, "log Z by "+map[string]string{"transfer": "the transfer matrix", "enumerate": "enumeration"}[method])
@@ -146,20 +152,20 @@ var Exact = family.Define(family.Def[ExactSettings]{
 
 // AISSettings is the settings of the ising's ais.
 type AISSettings struct {
-	family.AIS `yaml:",inline"`
+	kit.AIS `yaml:",inline"`
 }
 
 // DefaultAIS is 100 runs of 1,000 linearly spaced β from the uniform start.
 func DefaultAIS() AISSettings {
-	return AISSettings{family.AIS{Runs: 100, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "uniform"}, MinESSFraction: 0.1}}
+	return AISSettings{kit.AIS{Runs: 100, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "uniform"}, MinESSFraction: 0.1}}
 }
 
 // AIS is annealed importance sampling from independent bits.
-var AIS = family.Define(family.Def[AISSettings]{
+var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
 	Doc:      "AIS estimate of log Z along f_β = exp((1−β)·bᵀx + β·log p̃(x)) from independent bits (uniform: b = 0, log Z_0 = D log 2; or the data's base rate), single-site Gibbs sweeps",
 	Defaults: DefaultAIS(),
-	Run: func(env *family.Env, mm models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, mm models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
 		m := mm.(*models.Ising)
 		start := time.Now()
 		b, err := env.BaseVBias(s.Init, m.NumVisible())
@@ -181,7 +187,7 @@ var AIS = family.Define(family.Def[AISSettings]{
 // loglikRows returns one row per split with the mean log-likelihood
 // mean_n log p̃(x_n) − log Z and its standard error over examples; with no
 // splits, one split-free row with log Z.
-func loglikRows(env *family.Env, base report.Row, m *models.Ising, logZ float64) []report.Row {
+func loglikRows(env *kit.Env, base report.Row, m *models.Ising, logZ float64) []report.Row {
 	if len(env.Splits) == 0 {
 		return []report.Row{base}
 	}
@@ -191,7 +197,7 @@ func loglikRows(env *family.Env, base report.Row, m *models.Ising, logZ float64)
 		for n := range lp {
 			lp[n] = m.LogUnnorm(sp.Data.Row(n))
 		}
-		st := family.MeanOf(lp)
+		st := kit.MeanOf(lp)
 		row := base
 		row.Split = sp.Name
 		row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean-logZ), report.F(st.SE), st.N
@@ -200,12 +206,15 @@ func loglikRows(env *family.Env, base report.Row, m *models.Ising, logZ float64)
 	return rows
 }
 
-// Chi2 is the χ² upper bound on log Z (family.Chi2Def): an Ising model is
+// Chi2 is the χ² upper bound on log Z (kit.Chi2Def): an Ising model is
 // its own target, log p̃(x) = Σ h_i s_i + Σ J_ij s_i s_j.
-var Chi2 = family.Chi2Def(func(m models.Model) (chi2.Target, error) {
+var Chi2 = kit.Chi2Def(func(m models.Model) (chi2.Target, error) {
 	im, ok := m.(*models.Ising)
 	if !ok {
 		return nil, fmt.Errorf("chi2: expected an ising model, got %s", m.TypeName())
 	}
 	return im, nil
 })
+
+// SampleInits are the chain starts Sample accepts.
+func (Plugin) SampleInits() []string { return SampleInits }

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -30,7 +30,7 @@ func TestSampleMatchesTheModel(t *testing.T) {
 		})
 		data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
 		draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-			d, err := Sample(m, family.SampleOptions{N: n, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
+			d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
 			if err != nil {
 				return nil, err
 			}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -25,7 +25,7 @@ type adapter struct {
 	opt Train
 }
 
-func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	m := a.Model.(*models.Ising)
 	opt := *a.Train.(*Train)
 	t, err := train.NewIsingTrainer(m, opt.Options(), a.Seed, a.Workers)
@@ -39,13 +39,13 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	return adapter{t, opt}, nil
 }
 
-func (r adapter) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
+func (r adapter) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 	st, err := r.t.TrainEpoch(x)
 	k := 0
 	if r.opt.Method == "pcd" {
 		k = r.opt.Sweeps
 	}
-	return family.EpochSummary{Epoch: st.Epoch, K: k, LearningRate: r.opt.LearningRate, ReconError: st.Signal, Signal: st.Name}, err
+	return kit.EpochSummary{Epoch: st.Epoch, K: k, LearningRate: r.opt.LearningRate, ReconError: st.Signal, Signal: st.Name}, err
 }
 func (r adapter) Checkpoint(e string) (*models.Checkpoint, error) { return r.t.Checkpoint(e) }
 func (r adapter) Resume(c *models.Checkpoint) error               { return r.t.Resume(c) }
@@ -57,7 +57,7 @@ func (r adapter) SetOnBatch(f func(int))                          { r.t.OnBatch 
 // EpochSettings are the epoch line's settings, named as the train: keys:
 // the method, the optimizer and its learning rate, and pcd's chains and
 // sweeps or chi2's proposal fitting.
-func (r adapter) EpochSettings(family.EpochSummary) string {
+func (r adapter) EpochSettings(kit.EpochSummary) string {
 	o := r.opt
 	s := fmt.Sprintf("%s %s lr=%.4g", o.Method, o.Optimizer, o.LearningRate)
 	switch o.Method {

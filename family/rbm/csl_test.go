@@ -8,6 +8,7 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -81,8 +82,8 @@ func TestCSLOvershootWarned(t *testing.T) {
 	run := func(m *models.RBM, csl *CSLSettings) (exact, c report.Row) {
 		t.Helper()
 		x := blockData(60, 0.02, 1)
-		env := family.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 7,
-			Splits: []family.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+		env := kit.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 7,
+			Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
 		rows, err := env.Run(Family, m, []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "csl", Settings: csl}})
 		if err != nil {
 			t.Fatal(err)

@@ -9,32 +9,33 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/models"
 )
 
 // Exact is exact log Z by enumerating the smaller layer with a Gray-code walk.
-var Exact = family.Define(family.Def[family.Exact]{
+var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
 	Unshared: true,
 	Doc:      "exact log Z by enumerating the smaller layer (2^min(D,H) terms)",
-	Defaults: family.Exact{MaxUnits: 25},
-	Feasible: func(m models.Model, s *family.Exact) error {
+	Defaults: kit.Exact{MaxUnits: 25},
+	Feasible: func(m models.Model, s *kit.Exact) error {
 		r := m.(*models.RBM)
 		if n := min(r.NVis, r.NHid); n > s.MaxUnits {
 			return fmt.Errorf("the smaller layer of a %d×%d RBM has %d units, above max_units %d (2^%d terms); raise max_units (≤ 40) or drop exact", r.NVis, r.NHid, n, s.MaxUnits, n)
 		}
 		return nil
 	},
-	CheckModel: func(p family.Problems, s *family.Exact, model family.Settings, visible int) {
+	CheckModel: func(p family.Problems, s *kit.Exact, model family.Settings, visible int) {
 		h := model.(*Model).Hidden
 		if s.Valid() && visible > 0 && h > 0 && min(visible, h) > s.MaxUnits {
 			p.Crossf("", "", "exact enumeration needs min(visible, hidden) ≤ max_units (%d), but the model has %d visible and %d hidden units; remove exact or raise max_units (≤ %d)",
-				s.MaxUnits, visible, h, family.MaxExactUnits)
+				s.MaxUnits, visible, h, kit.MaxExactUnits)
 		}
 	},
-	Run: func(env *family.Env, m models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()
 		e, done, err := env.ExactRBM(r, s.MaxUnits, "exact")
@@ -46,7 +47,7 @@ var Exact = family.Define(family.Def[family.Exact]{
 		if err != nil {
 			return nil, err
 		}
-		env.Remember(family.ExactLogZKey{}, logZ)
+		env.Remember(kit.ExactLogZKey{}, logZ)
 		base := j.Base
 		base.LogZ = report.F(logZ)
 		base.Seconds = time.Since(start).Seconds()
@@ -56,7 +57,7 @@ var Exact = family.Define(family.Def[family.Exact]{
 
 // AISSettings is the settings of the rbm's ais.
 type AISSettings struct {
-	family.AIS `yaml:",inline"`
+	kit.AIS `yaml:",inline"`
 }
 
 // Legacy accepts samples, which format-1 configs carried for every ais.
@@ -65,11 +66,11 @@ func (*AISSettings) Legacy() map[string]any { return map[string]any{"samples": 5
 // AIS is the annealed importance sampling estimate of log Z from the data
 // base rate or the uniform start (Salakhutdinov & Murray 2008), with the
 // mean log-likelihood −F(v) − log Ẑ on each split.
-var AIS = family.Define(family.Def[AISSettings]{
+var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
 	Doc:      "annealed importance sampling estimate of log Z (Salakhutdinov & Murray 2008)",
-	Defaults: AISSettings{family.DefaultAIS()},
-	Run: func(env *family.Env, m models.Model, s *AISSettings, j family.Job) ([]report.Row, error) {
+	Defaults: AISSettings{kit.DefaultAIS()},
+	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()
 		if _, err := s.BetaSchedule(); err != nil {
@@ -94,7 +95,7 @@ var AIS = family.Define(family.Def[AISSettings]{
 // LoglikRows turns a log Z into one row per split with the mean
 // log-likelihood mean_n(log f(v_n)) − log Z and its standard error over
 // examples; with no splits, one split-free row holds the log Z.
-func LoglikRows(env *family.Env, base report.Row, m *models.RBM, logZ float64, warn []string) []report.Row {
+func LoglikRows(env *kit.Env, base report.Row, m *models.RBM, logZ float64, warn []string) []report.Row {
 	base.Warnings = warn
 	if len(env.Splits) == 0 {
 		return []report.Row{base}
@@ -130,11 +131,11 @@ func LogUnnormAll(m *models.RBM, x data.Examples) []float64 {
 // RAISE is reverse AIS on the annealing path of ais (Burda et al. 2015,
 // Alg. 2) on a subsample of each split, extended to the whole split by the
 // control variate log f(v) = −F(v).
-var RAISE = family.Define(family.Def[family.RAISE]{
+var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	Name:     "raise",
 	Doc:      "reverse AIS estimator: a stochastic lower bound on each example's log-probability under the annealing model (Burda et al. 2015)",
-	Defaults: family.DefaultRAISE(),
-	Run: func(env *family.Env, m models.Model, s *family.RAISE, j family.Job) ([]report.Row, error) {
+	Defaults: kit.DefaultRAISE(),
+	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		betas, err := s.BetaSchedule()
 		if err != nil {
@@ -157,7 +158,7 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 			est.Units = env.Units()
 			var done func()
 			est.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d chains × %d β", env.Experiment, env.Epoch, sp.Name, len(idx), s.Chains, s.Betas), int64(len(idx))*int64(s.Chains)*int64(len(betas)-1))
-			res, err := est.LogProb(r, family.Subset{X: sp.Data, Idx: idx})
+			res, err := est.LogProb(r, kit.Subset{X: sp.Data, Idx: idx})
 			done()
 			if err != nil {
 				return rows, err
@@ -168,10 +169,10 @@ var RAISE = family.Define(family.Def[family.RAISE]{
 	},
 })
 
-func raiseRow(base report.Row, s *family.RAISE, sp family.Split, idx []int, res eval.RAISEResult, m *models.RBM, start time.Time) report.Row {
+func raiseRow(base report.Row, s *kit.RAISE, sp kit.Split, idx []int, res eval.RAISEResult, m *models.RBM, start time.Time) report.Row {
 	row := base
 	row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Chains, s.Betas, s.Init
-	cv, err := family.Extend(s.ControlVariate, res.LogP, idx, LogUnnormAll(m, sp.Data))
+	cv, err := kit.Extend(s.ControlVariate, res.LogP, idx, LogUnnormAll(m, sp.Data))
 	warn := append([]string(nil), res.Warnings...)
 	if err != nil {
 		warn = append(warn, "control variate: "+err.Error())
@@ -224,7 +225,7 @@ func (c *CSLSettings) Check(p family.Problems) {
 	family.CheckMax(p, "steps", c.Steps, eval.MaxGibbsSteps, "eval.MaxGibbsSteps")
 	p.Check("burn_in", c.BurnIn >= 0, "a non-negative integer", c.BurnIn)
 	family.CheckMax(p, "burn_in", c.BurnIn, eval.MaxGibbsSteps, "eval.MaxGibbsSteps")
-	p.Enum("init", c.Init, family.Inits)
+	p.Enum("init", c.Init, kit.Inits)
 	p.Check("examples", c.Examples >= 0, "a non-negative integer (0 = all)", c.Examples)
 	if c.Steps > 0 && c.Steps <= eval.MaxGibbsSteps {
 		c.checkBudget(p, c.Steps, "steps", "")
@@ -266,7 +267,7 @@ func (c *CSLSettings) checkBudget(p family.Problems, steps int, rel, why string)
 func matchedSteps(c *CSLSettings, all []family.Configured) int {
 	budget := 0
 	for _, o := range all {
-		if r, ok := o.Settings.(*family.RAISE); ok && o.Name == "raise" {
+		if r, ok := o.Settings.(*kit.RAISE); ok && o.Name == "raise" {
 			budget = r.Chains * r.Betas
 			break
 		}
@@ -286,11 +287,11 @@ func matchedSteps(c *CSLSettings, all []family.Configured) int {
 }
 
 // CSL is the conservative sampling-based log-likelihood (Bengio et al. 2013).
-var CSL = family.Define(family.Def[CSLSettings]{
+var CSL = kit.Define(kit.Def[CSLSettings]{
 	Name:     "csl",
 	Doc:      "conservative sampling-based log-likelihood: log of the mean of p(v|h_s) over hidden states of Gibbs chains (Bengio et al. 2013)",
 	Defaults: CSLSettings{Chains: 100, Init: "base-rate", Examples: 100},
-	Run: func(env *family.Env, m models.Model, s *CSLSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, s *CSLSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		steps := s.Steps
 		if steps == 0 {
@@ -310,12 +311,12 @@ var CSL = family.Define(family.Def[CSLSettings]{
 			c.Units = env.Units()
 			var done func()
 			c.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d CSL %s %d chains × %d steps", env.Experiment, env.Epoch, sp.Name, s.Chains, steps), int64(s.Chains)*int64(steps+s.BurnIn))
-			res, err := c.Estimate(r, family.Subset{X: sp.Data, Idx: idx})
+			res, err := c.Estimate(r, kit.Subset{X: sp.Data, Idx: idx})
 			done()
 			if err != nil {
 				return rows, err
 			}
-			cv, err := family.Extend("alpha1", res.LogP, idx, LogUnnormAll(r, sp.Data))
+			cv, err := kit.Extend("alpha1", res.LogP, idx, LogUnnormAll(r, sp.Data))
 			row := j.Base
 			row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Chains, 0, s.Init
 			row.Warnings = append(row.Warnings, res.Warnings...)
@@ -335,9 +336,9 @@ var CSL = family.Define(family.Def[CSLSettings]{
 
 // Chi2 is the χ² upper bound on log Z (Kuleshov & Ermon 2017; docs/methods.md#chi2-bound)
 // of the RBM's visible marginal p̃(v) = exp(−F(v)) with a fitted proposal q
-// over the visible units (family.Chi2Def; target chi2.RBMTarget). With ais
-// in the same evaluation, log Z is bracketed as [AIS, χ²] (family.PairLogZ).
-var Chi2 = family.Chi2Def(func(m models.Model) (chi2.Target, error) {
+// over the visible units (kit.Chi2Def; target chi2.RBMTarget). With ais
+// in the same evaluation, log Z is bracketed as [AIS, χ²] (kit.PairLogZ).
+var Chi2 = kit.Chi2Def(func(m models.Model) (chi2.Target, error) {
 	r, ok := m.(*models.RBM)
 	if !ok {
 		return nil, fmt.Errorf("chi2: a %s is not an rbm", m.TypeName())
@@ -346,11 +347,11 @@ var Chi2 = family.Chi2Def(func(m models.Model) (chi2.Target, error) {
 })
 
 // PLL is the mean pseudo-log-likelihood.
-var PLL = family.Define(family.Def[family.NoSettings]{
+var PLL = kit.Define(kit.Def[family.NoSettings]{
 	Name:     "pll",
 	Unshared: true,
 	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
-	Run: func(env *family.Env, m models.Model, _ *family.NoSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, _ *family.NoSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()
 		var rows []report.Row
@@ -374,11 +375,11 @@ type ReconSettings struct {
 func (*ReconSettings) Check(family.Problems) {}
 
 // Recon is the mean squared reconstruction error after one Gibbs step.
-var Recon = family.Define(family.Def[ReconSettings]{
+var Recon = kit.Define(kit.Def[ReconSettings]{
 	Name:     "recon",
 	Unshared: true,
 	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
-	Run: func(env *family.Env, m models.Model, _ *ReconSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, _ *ReconSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()
 		rng := rand.New(rand.NewPCG(j.Seed, 0))

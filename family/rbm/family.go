@@ -6,6 +6,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -17,42 +18,49 @@ var Family = &family.Family{
 	Codec: family.MustCodec("rbm"),
 	Model: func() family.Settings { return &Model{Hidden: 25, Init: DefaultInit()} },
 	Train: func() family.Settings { t := DefaultTrain(); return &t },
-	NewModel: func(s family.Settings, visible int) (models.Model, error) {
-		m := s.(*Model)
-		if visible <= 0 || m.Hidden <= 0 {
-			return nil, fmt.Errorf("rbm: sizes must be positive, got %d visible, %d hidden", visible, m.Hidden)
-		}
-		if err := models.CheckSizes("rbm", []int{visible, m.Hidden}); err != nil {
-			return nil, fmt.Errorf("model.hidden: %w", err)
-		}
-		return models.NewRBM(visible, m.Hidden), nil
-	},
 	Trainers: []family.TrainerInfo{
 		{Method: "cd", Doc: "contrastive divergence CD-k (k fixed, or growing linearly to k_end), SGD with momentum and L2 weight decay"},
 		{Method: "pcd", Doc: "persistent contrastive divergence: chains persistent Gibbs chains, k sweeps per update"},
 		{Method: "chi2", Doc: "χ² variational learning (Kuleshov & Ermon 2017): Adam on log p̃(data) − ½ log E_q[(p̃/q)²], q_steps fitter steps on a mixture q per θ step; tracks log Z each epoch"},
 	},
-	NewTrainer: newTrainer,
 	Estimators: []*family.Estimator{Exact, AIS, AISRatio, RAISE, CSL, Chi2, PLL, Recon},
 	EveryEpoch: func() []family.Configured {
-		ais := family.AIS{Runs: 16, Anneal: family.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}
+		ais := kit.AIS{Runs: 16, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}
 		return []family.Configured{entry(Exact), {Name: "ais", Settings: &AISSettings{AIS: ais}}}
 	},
 	Final: func() []family.Configured {
 		return []family.Configured{entry(Exact), entry(AIS), entry(PLL), entry(Recon)}
 	},
-	Sample:      Sample,
-	SampleInits: SampleInits,
-	Mixing:      Mixing,
-	Filters:     Filters,
-	Finish: func(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
-		family.PairSandwich(rows, ests)
-		family.PairLogZ(rows)
-		return rows
-	},
+	Plugin: Plugin{},
 }
 
-func init() { family.Register(Family) }
+func init() { kit.Register(Family) }
+
+// Plugin is the rbm family's Plugin: it builds, trains and samples RBMs.
+type Plugin struct{}
+
+// NewModel builds an RBM of model.hidden hidden units.
+func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
+	m := s.(*Model)
+	if visible <= 0 || m.Hidden <= 0 {
+		return nil, fmt.Errorf("rbm: sizes must be positive, got %d visible, %d hidden", visible, m.Hidden)
+	}
+	if err := models.CheckSizes("rbm", []int{visible, m.Hidden}); err != nil {
+		return nil, fmt.Errorf("model.hidden: %w", err)
+	}
+	return models.NewRBM(visible, m.Hidden), nil
+}
+
+// SampleInits are the chain starts Sample accepts.
+func (Plugin) SampleInits() []string { return SampleInits }
+
+// Finish pairs AIS and RAISE rows into brackets and the χ² bound with an
+// AIS log Z.
+func (Plugin) Finish(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
+	kit.PairSandwich(rows, ests)
+	kit.PairLogZ(rows)
+	return rows
+}
 
 func entry(e *family.Estimator) family.Configured {
 	return family.Configured{Name: e.Name, Settings: e.New()}
@@ -84,7 +92,9 @@ func Chi2Options(t *Train, workers int) train.Chi2Options {
 	}
 }
 
-func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+// NewTrainer builds the trainer of train.method and initialises the
+// model's parameters.
+func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	m := a.Model.(*models.RBM)
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
@@ -113,9 +123,9 @@ type trainer struct {
 	epochs int
 }
 
-func (r *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
+func (r *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 	st, err := r.tr.TrainEpoch(x)
-	return family.EpochSummary{Epoch: st.Epoch, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
+	return kit.EpochSummary{Epoch: st.Epoch, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
 }
 func (r *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return r.tr.Checkpoint(e) }
 func (r *trainer) Resume(c *models.Checkpoint) error               { return r.tr.Resume(c) }
@@ -125,7 +135,7 @@ func (r *trainer) Current() models.Model                           { return r.tr
 func (r *trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }
 
 // EpochSettings are the epoch line's k, learning rate and momentum.
-func (r *trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }
+func (r *trainer) EpochSettings(s kit.EpochSummary) string { return kit.RBMSettings(s) }
 
 // chi2Trainer adapts train.RBMChi2Trainer; its epoch summary reports the
 // epoch's mean tracked bound ½ log mean w² as the signal "chi2-logz".
@@ -134,9 +144,9 @@ type chi2Trainer struct {
 	epochs int
 }
 
-func (r *chi2Trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
+func (r *chi2Trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 	st, err := r.tr.TrainEpoch(x)
-	return family.EpochSummary{Epoch: st.Epoch, LearningRate: st.LearningRate, ReconError: st.LogZ, Signal: "chi2-logz"}, err
+	return kit.EpochSummary{Epoch: st.Epoch, LearningRate: st.LearningRate, ReconError: st.LogZ, Signal: "chi2-logz"}, err
 }
 func (r *chi2Trainer) Checkpoint(e string) (*models.Checkpoint, error) { return r.tr.Checkpoint(e) }
 func (r *chi2Trainer) Resume(c *models.Checkpoint) error               { return r.tr.Resume(c) }
@@ -148,7 +158,7 @@ func (r *chi2Trainer) SetOnBatch(f func(int))                          { r.tr.Op
 // EpochSettings are the epoch line's settings of χ² learning, named as
 // the train: keys: the learning rate and the proposal fitting (no k, no
 // momentum: the trainer has neither).
-func (r *chi2Trainer) EpochSettings(s family.EpochSummary) string {
+func (r *chi2Trainer) EpochSettings(s kit.EpochSummary) string {
 	o := r.tr.Opt
 	return fmt.Sprintf("chi2 lr=%.4g q_steps=%d q_samples=%d q_components=%d", s.LearningRate, o.QSteps, o.QSamples, o.QComponents)
 }

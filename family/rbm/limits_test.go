@@ -40,7 +40,7 @@ func TestSizeLimits(t *testing.T) {
 			t.Errorf("%s:\n got %q\nwant …%s…", c.name, got, c.want)
 		}
 	}
-	_, err := Family.NewModel(&Model{Hidden: 500_000, Init: DefaultInit()}, 784)
+	_, err := Plugin{}.NewModel(&Model{Hidden: 500_000, Init: DefaultInit()}, 784)
 	want := "model.hidden: rbm 784-500000 has 392500784 parameters; the limit is 134217728 (models.MaxParams, 1 GiB of float64)"
 	if err == nil || err.Error() != want {
 		t.Errorf("NewModel: got %v\nwant %s", err, want)

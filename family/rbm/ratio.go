@@ -9,6 +9,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -75,9 +76,9 @@ func DefaultRatio() RatioSettings {
 // Check reports bad settings, a missing to, a to that is not a readable
 // rbm, and start: reversed with a B that has no exact sampler.
 func (s *RatioSettings) Check(p family.Problems) {
-	a := family.AIS{Runs: s.Runs, Anneal: family.Anneal{Betas: s.Betas, Schedule: s.Schedule, Init: "uniform"}, MinESSFraction: s.MinESSFraction}
+	a := kit.AIS{Runs: s.Runs, Anneal: kit.Anneal{Betas: s.Betas, Schedule: s.Schedule, Init: "uniform"}, MinESSFraction: s.MinESSFraction}
 	a.Check(p)
-	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= family.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
+	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= kit.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
 	p.Enum("start", s.Start, RatioStarts)
 	p.Check("gibbs_steps", s.GibbsSteps >= 1, "an integer ≥ 1", s.GibbsSteps)
 	p.Check("gibbs_steps", s.GibbsSteps <= eval.MaxGibbsSteps, fmt.Sprintf("at most %d (eval.MaxGibbsSteps)", eval.MaxGibbsSteps), s.GibbsSteps)
@@ -96,7 +97,7 @@ func (s *RatioSettings) Check(p family.Problems) {
 		return
 	}
 	if s.Start == StartReversed && !eval.HasExactSampler(b) {
-		p.Errorf("start", "expected auto, exact or gibbs (reversed needs exact draws of B, but %s (%s) %s)", s.To, family.Label(b), noSampler(b))
+		p.Errorf("start", "expected auto, exact or gibbs (reversed needs exact draws of B, but %s (%s) %s)", s.To, kit.Label(b), noSampler(b))
 	}
 }
 
@@ -195,7 +196,7 @@ func EstimateRatio(a eval.AIS, mA, mB *models.RBM, start string, gibbsSteps int)
 		var err error
 		if start == StartExact {
 			if !eval.HasExactSampler(mA) {
-				return Ratio{}, noExactStart(StartExact, "A", "the evaluated "+family.Label(mA), mA)
+				return Ratio{}, noExactStart(StartExact, "A", "the evaluated "+kit.Label(mA), mA)
 			}
 			res, err = a.LogRatio(mA, mB)
 		} else {
@@ -216,7 +217,7 @@ func EstimateRatio(a eval.AIS, mA, mB *models.RBM, start string, gibbsSteps int)
 		return r, nil
 	case StartReversed:
 		if !eval.HasExactSampler(mB) {
-			return Ratio{}, noExactStart(StartReversed, "B", family.Label(mB), mB)
+			return Ratio{}, noExactStart(StartReversed, "B", kit.Label(mB), mB)
 		}
 		rev, err := a.LogRatio(mB, mA)
 		if err != nil {
@@ -240,7 +241,7 @@ func EstimateRatio(a eval.AIS, mA, mB *models.RBM, start string, gibbsSteps int)
 // list gave log Z_A and B is small enough), the exact difference is shown
 // beside it (exact_log_z of the row) and a warning is raised when it lies
 // outside the ±3σ̂ band.
-var AISRatio = family.Define(family.Def[RatioSettings]{
+var AISRatio = kit.Define(kit.Def[RatioSettings]{
 	Name:     RatioEstimator,
 	Doc:      "AIS estimate of log Z_B − log Z_A for this rbm A and the rbm B of to: (a file), along the joint path of Salakhutdinov & Murray 2008 §3.2; runs start from exact draws of A, or from Gibbs chains of A when it has no exact sampler",
 	Defaults: DefaultRatio(),
@@ -249,7 +250,7 @@ var AISRatio = family.Define(family.Def[RatioSettings]{
 			return err
 		}
 		if mA := m.(*models.RBM); s.Start == StartExact && !eval.HasExactSampler(mA) {
-			return noExactStart(StartExact, "A", "the evaluated "+family.Label(mA), mA)
+			return noExactStart(StartExact, "A", "the evaluated "+kit.Label(mA), mA)
 		}
 		return nil
 	},
@@ -265,14 +266,14 @@ var AISRatio = family.Define(family.Def[RatioSettings]{
 			p.Errorf("to", "expected an rbm with the data's %d visible units, but %s has %d", visible, s.To, b.NVis)
 		}
 	},
-	Run: func(env *family.Env, m models.Model, s *RatioSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, s *RatioSettings, j kit.Job) ([]report.Row, error) {
 		start := time.Now()
 		mA := m.(*models.RBM)
 		mB, err := ratioTarget(s, mA.NVis)
 		if err != nil {
 			return nil, err
 		}
-		betas, err := (&family.Anneal{Betas: s.Betas, Schedule: s.Schedule}).BetaSchedule()
+		betas, err := (&kit.Anneal{Betas: s.Betas, Schedule: s.Schedule}).BetaSchedule()
 		if err != nil {
 			return nil, err
 		}
@@ -300,7 +301,7 @@ var AISRatio = family.Define(family.Def[RatioSettings]{
 		if r.AIS.ESS < s.MinESSFraction*float64(s.Runs) {
 			row.Warnings = append(row.Warnings, fmt.Sprintf("ESS %.1f of %d runs is below %.0f%%: the ratio may be off", r.AIS.ESS, s.Runs, 100*s.MinESSFraction))
 		}
-		nameA, nameB := family.Label(mA), family.Label(mB)
+		nameA, nameB := kit.Label(mA), kit.Label(mB)
 		row.Notes = append(row.Notes, fmt.Sprintf("log Z_B − log Z_A with A = the evaluated %s and B = %s (%s)", nameA, s.To, nameB))
 		switch r.Start {
 		case StartReversed:

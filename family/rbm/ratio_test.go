@@ -12,6 +12,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
@@ -81,7 +82,7 @@ func TestAISRatioMatchesExact(t *testing.T) {
 			s.To = saveModel(t, c.mB, "b.npz")
 			s.Runs, s.Betas, s.Schedule = 100, 1000, "linear"
 			s.Start, s.GibbsSteps = c.start, 1000
-			env := family.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 11}
+			env := kit.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 11}
 			rows, err := env.Run(Family, c.mA, []family.Configured{{Name: RatioEstimator, Settings: &s}})
 			if err != nil {
 				t.Fatal(err)
@@ -248,7 +249,7 @@ func TestAISRatioGibbsRowProcs(t *testing.T) {
 	s.Runs, s.Betas, s.Schedule, s.Start, s.GibbsSteps = 7, 50, "linear", StartGibbs, 40
 	row := func(procs int) report.Row {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		env := family.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 3}
+		env := kit.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 3}
 		rows, err := env.Run(Family, mA, []family.Configured{{Name: RatioEstimator, Settings: &s}})
 		if err != nil {
 			t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	chi2est "github.com/logz-ml/logz/eval/chi2"
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -19,7 +19,7 @@ import (
 
 // SampleInits are the starts of the rbm sampler's chains, the default
 // first.
-var SampleInits = []string{family.InitRandom, family.InitData, family.InitQ}
+var SampleInits = []string{kit.InitRandom, kit.InitData, kit.InitQ}
 
 // Seed labels of the sampler's streams.
 const (
@@ -33,7 +33,7 @@ const (
 // seed and c) and returns the final visible states, or with o.Mean the
 // probabilities p(v=1|h) of the last sweep, with the chains' mean free
 // energy after every sweep as the trace.
-func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	m, ok := mm.(*models.RBM)
 	if !ok {
 		return nil, fmt.Errorf("rbm samples: a %s is not an rbm", mm.TypeName())
@@ -57,9 +57,9 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 // GibbsDrawn turns the result of Gibbs chains of an RBM into samples: the
 // final states, or the means of the last sweep, with the mean free energy
 // as the trace.
-func GibbsDrawn(r *eval.GibbsResult, init string, mean bool) *family.Drawn {
-	d := &family.Drawn{N: r.Chains, D: r.D, Method: family.MethodGibbs, Steps: r.Steps, Init: init, Values: family.Values(mean),
-		What: family.GibbsCaption("block-Gibbs", r.Chains, r.Steps, init, mean, "p(v=1|h)")}
+func GibbsDrawn(r *eval.GibbsResult, init string, mean bool) *kit.Drawn {
+	d := &kit.Drawn{N: r.Chains, D: r.D, Method: kit.MethodGibbs, Steps: r.Steps, Init: init, Values: kit.Values(mean),
+		What: kit.GibbsCaption("block-Gibbs", r.Chains, r.Steps, init, mean, "p(v=1|h)")}
 	if mean {
 		d.X = r.Means
 	} else {
@@ -68,7 +68,7 @@ func GibbsDrawn(r *eval.GibbsResult, init string, mean bool) *family.Drawn {
 			d.X[i] = float64(b)
 		}
 	}
-	tr := &family.Trace{Name: "mean free energy F(v)", Mean: make([]float64, r.Steps+1), SE: make([]float64, r.Steps+1)}
+	tr := &kit.Trace{Name: "mean free energy F(v)", Mean: make([]float64, r.Steps+1), SE: make([]float64, r.Steps+1)}
 	for t := range tr.Mean {
 		tr.Mean[t], tr.SE[t] = r.MeanF(t)
 	}
@@ -79,7 +79,7 @@ func GibbsDrawn(r *eval.GibbsResult, init string, mean bool) *family.Drawn {
 // Mixing runs o.N chains of o.Steps sweeps from each of starts and
 // compares how soon their mean free energy reaches the long-run level
 // (eval.Gibbs.Mixing).
-func Mixing(mm models.Model, o family.SampleOptions, starts []string) (*eval.MixingResult, error) {
+func (Plugin) Mixing(mm models.Model, o kit.SampleOptions, starts []string) (*eval.MixingResult, error) {
 	m, ok := mm.(*models.RBM)
 	if !ok {
 		return nil, fmt.Errorf("rbm mixing: a %s is not an rbm", mm.TypeName())
@@ -107,16 +107,16 @@ func (d dataRows) NewStarter() func(c int, v []uint8, rng *rand.Rand) {
 }
 
 // sampleStart returns the eval.Start of a checked init.
-func sampleStart(m *models.RBM, init string, o family.SampleOptions) (eval.Start, error) {
+func sampleStart(m *models.RBM, init string, o kit.SampleOptions) (eval.Start, error) {
 	switch init {
-	case family.InitData:
+	case kit.InitData:
 		for i := range o.Data.Len() {
 			if n := len(o.Data.Row(i)); n != m.NVis {
 				return nil, fmt.Errorf("rbm samples: data example %d has %d units; the model has %d visible units", i, n, m.NVis)
 			}
 		}
 		return dataRows{o.Data}, nil
-	case family.InitQ:
+	case kit.InitQ:
 		q, err := Proposal(m, o)
 		if err != nil {
 			return nil, err
@@ -130,7 +130,7 @@ func sampleStart(m *models.RBM, init string, o family.SampleOptions) (eval.Start
 // one saved in o.Checkpoint under chi2_q_ or track_<i>_ (the first that
 // loads), else a mixture fitted here with o.QFit. It tells o.Notice which,
 // and its bound on log Z.
-func Proposal(m *models.RBM, o family.SampleOptions) (chi2.Proposal, error) {
+func Proposal(m *models.RBM, o kit.SampleOptions) (chi2.Proposal, error) {
 	notice := o.Notice
 	if notice == nil {
 		notice = func(string) {}
@@ -138,7 +138,7 @@ func Proposal(m *models.RBM, o family.SampleOptions) (chi2.Proposal, error) {
 	qf := o.QFit
 	if qf.Components == 0 {
 		base := qf.BaseRate
-		qf = family.QFitDefaults()
+		qf = kit.QFitDefaults()
 		qf.BaseRate = base
 	}
 	target := chi2.RBMTarget{M: m}
@@ -222,10 +222,10 @@ func SavedProposals(b map[string][]byte) []string {
 
 // Filters returns an RBM's weights W (visible×hidden), one filter per
 // hidden unit.
-func Filters(mm models.Model) (*family.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
 	m, ok := mm.(*models.RBM)
 	if !ok {
 		return nil, false
 	}
-	return &family.Filters{W: m.W, Visible: m.NVis, Hidden: m.NHid, What: "W, the visible-to-hidden weights"}, true
+	return &kit.Filters{W: m.W, Visible: m.NVis, Hidden: m.NHid, What: "W, the visible-to-hidden weights"}, true
 }

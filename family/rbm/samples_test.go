@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -54,12 +54,12 @@ func TestSampleMatchesTheModel(t *testing.T) {
 	m := tinyRBM(4, 3, 1.0, 7)
 	data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
 	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-		d, err := Sample(m, family.SampleOptions{N: n, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers,
-			QFit: family.QFit{Components: 3, Steps: 20, Fit: family.QFitDefaults().Fit}})
+		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers,
+			QFit: kit.QFit{Components: 3, Steps: 20, Fit: kit.QFitDefaults().Fit}})
 		if err != nil {
 			return nil, err
 		}
-		if d.N != n || d.D != 4 || d.Steps != 30 || d.Init != init || d.Method != family.MethodGibbs || len(d.Trace.Mean) != 31 {
+		if d.N != n || d.D != 4 || d.Steps != 30 || d.Init != init || d.Method != kit.MethodGibbs || len(d.Trace.Mean) != 31 {
 			t.Errorf("drawn %+v", d)
 		}
 		return d.X, nil
@@ -71,17 +71,17 @@ func TestSampleMatchesTheModel(t *testing.T) {
 func TestSampleBadOptions(t *testing.T) {
 	m := tinyRBM(4, 3, 1.0, 7)
 	for _, c := range []struct {
-		o    family.SampleOptions
+		o    kit.SampleOptions
 		want string
 	}{
-		{family.SampleOptions{N: 0}, "number of samples"},
-		{family.SampleOptions{N: 2, Steps: -1}, "sweeps"},
-		{family.SampleOptions{N: 2, Init: "dat"}, "unknown start"},
-		{family.SampleOptions{N: 2, Init: "data"}, "needs data"},
-		{family.SampleOptions{N: 2, Init: "data", Data: familytest.Rows{{1, 0}}}, "2 units"},
-		{family.SampleOptions{N: 2, Mean: true}, "at least one sweep"},
+		{kit.SampleOptions{N: 0}, "number of samples"},
+		{kit.SampleOptions{N: 2, Steps: -1}, "sweeps"},
+		{kit.SampleOptions{N: 2, Init: "dat"}, "unknown start"},
+		{kit.SampleOptions{N: 2, Init: "data"}, "needs data"},
+		{kit.SampleOptions{N: 2, Init: "data", Data: familytest.Rows{{1, 0}}}, "2 units"},
+		{kit.SampleOptions{N: 2, Mean: true}, "at least one sweep"},
 	} {
-		if _, err := Sample(m, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := (Plugin{}).Sample(m, c.o); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one saying %q", c.o, err, c.want)
 		}
 	}
@@ -90,7 +90,7 @@ func TestSampleBadOptions(t *testing.T) {
 // TestFilters: W as visible×hidden.
 func TestFilters(t *testing.T) {
 	m := tinyRBM(4, 3, 1.0, 7)
-	f, ok := Filters(m)
+	f, ok := Plugin{}.Filters(m)
 	if !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(2)[1] != m.W[1*3+2] {
 		t.Errorf("filters %+v", f)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
 )
@@ -139,8 +140,8 @@ var (
 )
 
 func init() {
-	family.Register(SBN)
-	family.Register(ARSBN)
+	kit.Register(SBN)
+	kit.Register(ARSBN)
 }
 
 func newFamily(name string, ar bool) *family.Family {
@@ -153,20 +154,11 @@ func newFamily(name string, ar bool) *family.Family {
 		Name: name, Doc: doc, Codec: codec, OwnEvalDefaults: true,
 		Model: func() family.Settings { m := DefaultModel(); return &m },
 		Train: func() family.Settings { t := DefaultTrain(); return &t },
-		NewModel: func(s family.Settings, visible int) (models.Model, error) {
-			m := s.(*Model)
-			sizes := append([]int{visible}, m.Layers...)
-			if err := models.CheckSizes(name, sizes); err != nil {
-				return nil, fmt.Errorf("model.layers: %w", err)
-			}
-			return belief.New(sizes, ar), nil
-		},
 		Trainers: []family.TrainerInfo{
 			{Method: "sghmc", Doc: "doubly stochastic SGHMC (Alg. 1): minibatch and latent-sample gradients scaled by N/B, friction α, injected noise 2(α−β̂)η, Student-t prior"},
 			{Method: "sgnht", Doc: "SG Nosé–Hoover thermostat (the official DSGHMC code): adaptive friction ξ, injected noise 2ηA"},
 			{Method: "adam", Doc: "Adam on the same doubly stochastic gradient, no injected noise (maximum-likelihood / reweighted-wake-sleep baseline)"},
 		},
-		NewTrainer: newTrainer,
 		Estimators: []*family.Estimator{Exact, IS, AIS, BDMC, Completion},
 		EveryEpoch: func() []family.Configured {
 			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 4, Betas: 100, Examples: 50}}}
@@ -174,13 +166,11 @@ func newFamily(name string, ar bool) *family.Family {
 		Final: func() []family.Configured {
 			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 16, Betas: 1000, Examples: 100}}}
 		},
-		Finish:  finish,
-		Sample:  Sample,
-		Filters: Filters,
+		Plugin: Plugin{name: name, ar: ar},
 	}
 }
 
-func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	n := a.Model.(*belief.Net)
 	m := a.ModelSettings.(*Model)
 	t := a.Train.(*Train)
@@ -201,10 +191,10 @@ type trainer struct {
 	onBatch func(int)
 }
 
-func (r *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
+func (r *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 	st, err := r.tr.TrainEpoch(x)
 	o := r.tr.Options()
-	return family.EpochSummary{Epoch: st.Epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, ReconError: st.Signal, Signal: st.SignalName}, err
+	return kit.EpochSummary{Epoch: st.Epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, ReconError: st.Signal, Signal: st.SignalName}, err
 }
 
 func (r *trainer) Checkpoint(e string) (*models.Checkpoint, error) {
@@ -225,7 +215,7 @@ func (r *trainer) SetOnBatch(f func(int)) { r.onBatch = f }
 // trainer, named as its train: keys: the method and sampler, the learning
 // rate, SGHMC's friction or SGNHT's noise_a, the dynamics steps per
 // minibatch and the latent samples per example.
-func (r *trainer) EpochSettings(family.EpochSummary) string {
+func (r *trainer) EpochSettings(kit.EpochSummary) string {
 	o := r.tr.Options()
 	s := fmt.Sprintf("%s/%s lr=%.4g", o.Method, o.Sampler, o.LearningRate)
 	switch o.Method {
@@ -240,7 +230,7 @@ func (r *trainer) EpochSettings(family.EpochSummary) string {
 // finish warns on an is or ais row above the exact row of its evaluation
 // beyond noise when the two were not compared example by example (exact
 // listed after them): both are stochastic lower bounds on log p(x).
-func finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
+func (Plugin) Finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
 	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "is" || r.Estimator == "ais" })
 	return rows
 }
@@ -248,3 +238,20 @@ func finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.R
 // DataWarnings warns of a minibatch larger than the training set of n
 // examples (family.DataWarner).
 func (t *Train) DataWarnings(n int) []string { return family.BatchWarnings(t.BatchSize, n) }
+
+// Plugin is the Plugin of the sbn and arsbn families: it builds, trains
+// and samples sigmoid belief nets (autoregressive ones when ar is set).
+type Plugin struct {
+	name string
+	ar   bool
+}
+
+// NewModel builds a fresh model from the model settings.
+func (p Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
+	m := s.(*Model)
+	sizes := append([]int{visible}, m.Layers...)
+	if err := models.CheckSizes(p.name, sizes); err != nil {
+		return nil, fmt.Errorf("model.layers: %w", err)
+	}
+	return belief.New(sizes, p.ar), nil
+}

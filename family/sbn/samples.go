@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
 )
@@ -15,7 +15,7 @@ import (
 // returns the x, or with o.Mean the probabilities each unit of x was drawn
 // with, p(x_i = 1 | h_1, x_{<i}) (p(x_i = 1 | h_1) without within-layer
 // weights).
-func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	n, ok := mm.(*belief.Net)
 	if !ok {
 		return nil, fmt.Errorf("%s samples: a %s is not a sigmoid belief net", mm.TypeName(), mm.TypeName())
@@ -25,7 +25,7 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	}
 	D := n.NumVisible()
 	out := make([]float64, o.N*D)
-	err := family.EachSample(o.N, o.Workers, o.Seed, func() func(int, *rand.Rand) error {
+	err := kit.EachSample(o.N, o.Workers, o.Seed, func() func(int, *rand.Rand) error {
 		h := n.States()
 		sc := n.NewScratch()
 		return func(i int, rng *rand.Rand) error {
@@ -61,15 +61,15 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 			kept = "p(x=1|h1)"
 		}
 	}
-	return &family.Drawn{N: o.N, D: D, X: out, Method: family.MethodAncestral, Values: family.Values(o.Mean),
+	return &kit.Drawn{N: o.N, D: D, X: out, Method: kit.MethodAncestral, Values: kit.Values(o.Mean),
 		What: fmt.Sprintf("%d ancestral samples (top layer down); %s", o.N, kept)}, nil
 }
 
 // Filters returns W1, the weights from h1 to the visible units (D×n_1).
-func Filters(mm models.Model) (*family.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
 	n, ok := mm.(*belief.Net)
 	if !ok || n.Layers() < 1 {
 		return nil, false
 	}
-	return &family.Filters{W: n.W[1], Visible: n.Sizes[0], Hidden: n.Sizes[1], What: "gen_W1, the h1-to-visible weights"}, true
+	return &kit.Filters{W: n.W[1], Visible: n.Sizes[0], Hidden: n.Sizes[1], What: "gen_W1, the h1-to-visible weights"}, true
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	belief "github.com/logz-ml/logz/sbn"
 )
 
@@ -28,17 +29,17 @@ func TestSampleMatchesTheModel(t *testing.T) {
 		sc := n.NewScratch()
 		p := familytest.Marginal(n.Sizes, func(xs [][]float64) float64 { return n.LogJoint(xs, 1, sc) })
 		draw := func(N int, init string, mean bool, workers int) ([]float64, error) {
-			d, err := Sample(n, family.SampleOptions{N: N, Mean: mean, Seed: 5, Workers: workers})
+			d, err := Plugin{}.Sample(n, kit.SampleOptions{N: N, Mean: mean, Seed: 5, Workers: workers})
 			if err != nil {
 				return nil, err
 			}
-			if d.N != N || d.D != 4 || d.Method != family.MethodAncestral {
+			if d.N != N || d.D != 4 || d.Method != kit.MethodAncestral {
 				t.Errorf("drawn %+v", d)
 			}
 			return d.X, nil
 		}
 		familytest.CheckSampler(t, draw, 4, p, nil, 8000)
-		if f, ok := Filters(n); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != n.W[1][2*3+1] {
+		if f, ok := (Plugin{}).Filters(n); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != n.W[1][2*3+1] {
 			t.Errorf("filters %+v", f)
 		}
 	}
@@ -71,9 +72,9 @@ func TestCompletionFigure(t *testing.T) {
 	// The estimator hands it over.
 	n := belief.New([]int{6, 2}, false)
 	belief.InitNormal(n, 0.5, 1)
-	var got []family.Artifact
-	env := family.Env{Stage: "final", Splits: []family.Split{{Name: "test", Data: x}}, Seed: 1,
-		Artifact: func(a family.Artifact) error { got = append(got, a); return nil }}
+	var got []kit.Artifact
+	env := kit.Env{Stage: "final", Splits: []kit.Split{{Name: "test", Data: x}}, Seed: 1,
+		Artifact: func(a kit.Artifact) error { got = append(got, a); return nil }}
 	s := Completion.New().(*CompletionSettings)
 	s.Rows, s.Cols, s.Samples, s.Sweeps = 3, 2, 3, 1
 	if _, err := env.Run(SBN, n, []family.Configured{{Name: "completion", Settings: s}}); err != nil {

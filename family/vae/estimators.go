@@ -8,6 +8,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -21,19 +22,19 @@ import (
 // base rate from). A Bernoulli prior is normalised: log Z = 0.
 type PriorLogZ struct {
 	// MaxUnits: the prior's log Z is exact when min(Z, H) ≤ max_units.
-	MaxUnits   int `yaml:"max_units" want:"an integer in [1,40]" flag:"max-units"`
-	family.AIS `yaml:",inline"`
+	MaxUnits int `yaml:"max_units" want:"an integer in [1,40]" flag:"max-units"`
+	kit.AIS  `yaml:",inline"`
 }
 
 func defaultPriorLogZ() PriorLogZ {
-	a := family.DefaultAIS()
+	a := kit.DefaultAIS()
 	a.Init = "uniform"
 	return PriorLogZ{MaxUnits: 25, AIS: a}
 }
 
 // Check reports bad settings.
 func (s *PriorLogZ) Check(p family.Problems) {
-	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= family.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
+	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= kit.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
 	s.AIS.Check(p)
 	if s.Init == "base-rate" {
 		p.Crossf("", "init", "init: base-rate has no meaning for the AIS of a VAE's prior (the latents have no data to take a base rate from); use init: uniform")
@@ -69,14 +70,14 @@ type logZ struct {
 // exact's per-example log p(x) of a split.
 type (
 	exactPriorKey struct{}
-	aisPriorKey   struct{ family.AISKey }
+	aisPriorKey   struct{ kit.AISKey }
 	exactKey      struct{ split string }
 )
 
 // priorLogZ returns log Z of m's prior: 0 for a Bernoulli prior, exact when
 // min(Z, H) ≤ s.MaxUnits, else AIS (shared by the entries of one evaluation
 // with the same AIS settings).
-func priorLogZ(env *family.Env, m *models.VAE, s *PriorLogZ, seed uint64) (logZ, error) {
+func priorLogZ(env *kit.Env, m *models.VAE, s *PriorLogZ, seed uint64) (logZ, error) {
 	r := m.Prior
 	if r == nil {
 		return logZ{value: 0, exact: true}, nil
@@ -107,7 +108,7 @@ func priorLogZ(env *family.Env, m *models.VAE, s *PriorLogZ, seed uint64) (logZ,
 // exactPriorLogZ enumerates the smaller layer of the prior RBM and leaves
 // the value for the later entries (and as the evaluation's exact log Z, for
 // a chi2 row to compare with).
-func exactPriorLogZ(env *family.Env, r *models.RBM, maxUnits int) (logZ, error) {
+func exactPriorLogZ(env *kit.Env, r *models.RBM, maxUnits int) (logZ, error) {
 	e, done, err := env.ExactRBM(r, maxUnits, "prior exact log Z")
 	if err != nil {
 		return logZ{}, err
@@ -118,13 +119,13 @@ func exactPriorLogZ(env *family.Env, r *models.RBM, maxUnits int) (logZ, error) 
 		return logZ{}, fmt.Errorf("exact log Z of the prior: %w", err)
 	}
 	env.Remember(exactPriorKey{}, v)
-	env.Remember(family.ExactLogZKey{}, v)
+	env.Remember(kit.ExactLogZKey{}, v)
 	return logZ{value: v, exact: true}, nil
 }
 
 // setLogZ fills a row's log Z fields (the prior's) and notes where log Z
 // came from.
-func setLogZ(env *family.Env, row *report.Row, m *models.VAE, z logZ, a *family.AIS) {
+func setLogZ(env *kit.Env, row *report.Row, m *models.VAE, z logZ, a *kit.AIS) {
 	row.LogZ = report.F(z.value)
 	switch {
 	case m.Prior == nil:
@@ -133,35 +134,35 @@ func setLogZ(env *family.Env, row *report.Row, m *models.VAE, z logZ, a *family.
 		row.ExactLogZ = report.F(z.value)
 		row.Notes = append(row.Notes, fmt.Sprintf("log Z of the RBM(%d,%d) prior is exact: %.4f", m.Prior.NVis, m.Prior.NHid, z.value))
 	default:
-		family.SetAISLogZ(row, z.ais, env.ExactLogZ(), a)
+		kit.SetAISLogZ(row, z.ais, env.ExactLogZ(), a)
 		row.Betas, row.Init = a.Betas, a.Init
 		row.Notes = append(row.Notes, fmt.Sprintf("log Z of the RBM(%d,%d) prior by AIS (%d runs × %d β, %s start): %.4f ± %.4f, a stochastic lower bound, so the log-likelihood tends high by its error",
-			m.Prior.NVis, m.Prior.NHid, a.Runs, a.Betas, a.Init, z.value, family.AISSE(z.ais)))
+			m.Prior.NVis, m.Prior.NHid, a.Runs, a.Betas, a.Init, z.value, kit.AISSE(z.ais)))
 	}
 }
 
 // Exact is log p(x) = logsumexp_z[log p(x|z) + log p̃(z)] − log Z over all
 // 2^Z latent states, with the prior's exact log Z.
-var Exact = family.Define(family.Def[family.Exact]{
+var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
 	Doc:      "exact log p(x) = logsumexp_z[log p(x|z) + log p̃(z)] − log Z, enumerating the 2^Z latent states (and the RBM prior's log Z)",
-	Defaults: family.Exact{MaxUnits: 20},
-	Feasible: func(mm models.Model, s *family.Exact) error {
+	Defaults: kit.Exact{MaxUnits: 20},
+	Feasible: func(mm models.Model, s *kit.Exact) error {
 		m := mm.(*models.VAE)
 		if Z := m.NumLatent(); Z > s.MaxUnits {
-			return fmt.Errorf("%s has %d latents, above max_units %d (2^%d states); raise max_units (≤ %d) or drop exact", m.Label(), Z, s.MaxUnits, Z, family.MaxExactUnits)
+			return fmt.Errorf("%s has %d latents, above max_units %d (2^%d states); raise max_units (≤ %d) or drop exact", m.Label(), Z, s.MaxUnits, Z, kit.MaxExactUnits)
 		}
 		return nil
 	},
-	CheckModel: func(p family.Problems, s *family.Exact, model family.Settings, _ int) {
+	CheckModel: func(p family.Problems, s *kit.Exact, model family.Settings, _ int) {
 		if Z := model.(*Model).Latent; s.Valid() && Z > s.MaxUnits {
-			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latents, but the model has latent: %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, Z, family.MaxExactUnits)
+			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latents, but the model has latent: %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, Z, kit.MaxExactUnits)
 		}
 	},
-	Run: func(env *family.Env, mm models.Model, s *family.Exact, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, mm models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
 		m := mm.(*models.VAE)
 		start := time.Now()
-		z, err := priorLogZ(env, m, &PriorLogZ{MaxUnits: family.MaxExactUnits}, j.Seed)
+		z, err := priorLogZ(env, m, &PriorLogZ{MaxUnits: kit.MaxExactUnits}, j.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -203,7 +204,7 @@ func t0Since(start time.Time, rows []report.Row) float64 {
 // meanRow is the base row of a split with the mean of per-example lp and
 // its standard error over the examples.
 func meanRow(base report.Row, split string, lp []float64) report.Row {
-	st := family.MeanOf(lp)
+	st := kit.MeanOf(lp)
 	base.Split = split
 	base.MeanLoglik, base.LoglikSE, base.NExamples = report.F(st.Mean), report.F(st.SE), st.N
 	return base
@@ -213,12 +214,12 @@ func meanRow(base report.Row, split string, lp []float64) report.Row {
 // rows of a subsample: the same estimator (pick of the weights, minus the
 // same log Z) with draws proposals of q(z|x) per example on every example,
 // so that Y − X is only the difference of two estimates of one quantity.
-// Its seed depends on the evaluation alone (family.Env.CVSeed), so every
+// Its seed depends on the evaluation alone (kit.Env.CVSeed), so every
 // entry that needs it computes the same X; it is computed whole in every
 // process (not shared among shards: it is cheap) and not remembered for
 // later entries (which would make a resumed evaluation run this entry
 // again).
-func cheapX(env *family.Env, m *models.VAE, si int, sp family.Split, draws int, what string, pick func(w eval.VAEWeights) []float64, logZ float64) (family.ControlX, error) {
+func cheapX(env *kit.Env, m *models.VAE, si int, sp kit.Split, draws int, what string, pick func(w eval.VAEWeights) []float64, logZ float64) (kit.ControlX, error) {
 	N := sp.Data.Len()
 	kind := uint64(1)
 	if what == "ELBO" {
@@ -228,25 +229,25 @@ func cheapX(env *family.Env, m *models.VAE, si int, sp family.Split, draws int, 
 	w, err := eval.VAEIS{Samples: draws, Seed: env.CVSeed(si, kind), Progress: progress}.Weights(m, sp.Data)
 	done()
 	if err != nil {
-		return family.ControlX{}, err
+		return kit.ControlX{}, err
 	}
 	x := pick(w)
 	for n := range x {
 		x[n] -= logZ
 	}
-	name := fmt.Sprintf("IS with q(z|x), %s per example", family.Count(draws, "proposal"))
+	name := fmt.Sprintf("IS with q(z|x), %s per example", kit.Count(draws, "proposal"))
 	if what == "ELBO" {
-		name = fmt.Sprintf("ELBO from %s of q(z|x) per example", family.Count(draws, "draw"))
+		name = fmt.Sprintf("ELBO from %s of q(z|x) per example", kit.Count(draws, "draw"))
 	}
-	return family.ControlX{X: x, Name: name}, nil
+	return kit.ControlX{X: x, Name: name}, nil
 }
 
 // sampled runs eval.VAEIS on each split's subsample and makes one row
 // per split from the per-example values pick(w) − log Z; on a subsample the
 // mean is extended to the whole split by a control variate
-// (family.Env.ExtendSubsample): exact where an earlier entry computed it,
+// (kit.Env.ExtendSubsample): exact where an earlier entry computed it,
 // else the same estimator with a few proposals on every example (cheapX).
-func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what string, pick func(w eval.VAEWeights) []float64, note func(w eval.VAEWeights, n, N int) string) ([]report.Row, error) {
+func sampled(env *kit.Env, m *models.VAE, s *ISSettings, j kit.Job, what string, pick func(w eval.VAEWeights) []float64, note func(w eval.VAEWeights, n, N int) string) ([]report.Row, error) {
 	start := time.Now()
 	z, err := priorLogZ(env, m, &s.PriorLogZ, j.Seed)
 	if err != nil {
@@ -260,7 +261,7 @@ func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what s
 			return rows, err
 		}
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d %s %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, len(idx), s.Samples), int64(len(idx))*int64(s.Samples))
-		w, err := eval.VAEIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Progress: progress, Units: env.Units()}.Weights(m, family.Subset{X: sp.Data, Idx: idx})
+		w, err := eval.VAEIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Progress: progress, Units: env.Units()}.Weights(m, kit.Subset{X: sp.Data, Idx: idx})
 		done()
 		if err != nil {
 			return rows, err
@@ -278,8 +279,8 @@ func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what s
 			exact = ex.([]float64)
 		}
 		N := sp.Data.Len()
-		draws := family.CheapDraws(int64(len(idx))*int64(s.Samples), N, 10)
-		cheap := func() (family.ControlX, error) {
+		draws := kit.CheapDraws(int64(len(idx))*int64(s.Samples), N, 10)
+		cheap := func() (kit.ControlX, error) {
 			return cheapX(env, m, si, sp, draws, what, pick, z.value)
 		}
 		if err := env.ExtendSubsample(&row, lp, idx, N, exact, cheap); err != nil {
@@ -300,11 +301,11 @@ func sampled(env *family.Env, m *models.VAE, s *ISSettings, j family.Job, what s
 //
 // z_k ~ q(z|x); p̂ is unbiased for p(x) given log Z, so log p̂ is a
 // stochastic lower bound on log p(x).
-var IS = family.Define(family.Def[ISSettings]{
+var IS = kit.Define(kit.Def[ISSettings]{
 	Name:     "is",
 	Doc:      "importance sampling with the encoder q(z|x): logmeanexp_k[log p(x|z_k) + log p̃(z_k) − log q(z_k|x)] − log Z, a stochastic lower bound on log p(x); log Z of an RBM prior exact or by AIS",
 	Defaults: ISSettings{Samples: 5000, PriorLogZ: defaultPriorLogZ()},
-	Run: func(env *family.Env, mm models.Model, s *ISSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, mm models.Model, s *ISSettings, j kit.Job) ([]report.Row, error) {
 		m := mm.(*models.VAE)
 		return sampled(env, m, s, j, "IS", func(w eval.VAEWeights) []float64 { return w.LogMeanW }, func(w eval.VAEWeights, n, N int) string {
 			minESS := math.Inf(1)
@@ -321,11 +322,11 @@ var IS = family.Define(family.Def[ISSettings]{
 //	E_q(z|x)[log p(x|z) + log p̃(z) − log q(z|x)] − log Z ≤ log p(x),
 //
 // each example's expectation estimated from K draws of q(z|x).
-var ELBO = family.Define(family.Def[ISSettings]{
+var ELBO = kit.Define(kit.Def[ISSettings]{
 	Name:     "elbo",
 	Doc:      "evidence lower bound E_q[log p(x|z) + log p̃(z) − log q(z|x)] − log Z (a lower bound on log p(x)), K draws of q(z|x) per example",
 	Defaults: ISSettings{Samples: 100, PriorLogZ: defaultPriorLogZ()},
-	Run: func(env *family.Env, mm models.Model, s *ISSettings, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, mm models.Model, s *ISSettings, j kit.Job) ([]report.Row, error) {
 		m := mm.(*models.VAE)
 		return sampled(env, m, s, j, "ELBO", func(w eval.VAEWeights) []float64 { return w.MeanLogW }, func(_ eval.VAEWeights, n, N int) string {
 			return fmt.Sprintf("ELBO from %d draws of q(z|x) per example on %d of %d examples", s.Samples, n, N)
@@ -346,25 +347,25 @@ func priorTarget(mm models.Model) (chi2.Target, error) {
 }
 
 // Chi2 is the χ² upper bound on log Z of the RBM prior (Kuleshov & Ermon
-// 2017, docs/methods.md#chi2-bound; family.Env.Chi2Rows on chi2.RBMTarget of the prior):
+// 2017, docs/methods.md#chi2-bound; kit.Env.Chi2Rows on chi2.RBMTarget of the prior):
 // one split-free row with the bound as log_z. The is and elbo rows of the
 // same evaluation then show the log Z bracket [their log Z, χ²] and the
 // log-likelihood with the χ² bound in place of their log Z (finish).
-var Chi2 = family.Define(family.Def[family.Chi2]{
-	Name:     family.Chi2Estimator,
+var Chi2 = kit.Define(kit.Def[kit.Chi2]{
+	Name:     kit.Chi2Estimator,
 	Unshared: true,
 	Doc:      "χ² upper bound on log Z of the RBM prior with a fitted proposal q (Kuleshov & Ermon 2017); biased low as an estimate; is and elbo rows note the log Z bracket and the log-likelihood with it",
-	Defaults: family.DefaultChi2(),
-	Feasible: func(m models.Model, _ *family.Chi2) error {
+	Defaults: kit.DefaultChi2(),
+	Feasible: func(m models.Model, _ *kit.Chi2) error {
 		_, err := priorTarget(m)
 		return err
 	},
-	CheckModel: func(p family.Problems, _ *family.Chi2, model family.Settings, _ int) {
+	CheckModel: func(p family.Problems, _ *kit.Chi2, model family.Settings, _ int) {
 		if model.(*Model).Prior != models.PriorRBM {
 			p.Crossf("", "", "chi2 bounds log Z of an RBM prior, but the model has prior: %s (log Z = 0); remove chi2 or set prior: rbm", model.(*Model).Prior)
 		}
 	},
-	Run: func(env *family.Env, m models.Model, s *family.Chi2, j family.Job) ([]report.Row, error) {
+	Run: func(env *kit.Env, m models.Model, s *kit.Chi2, j kit.Job) ([]report.Row, error) {
 		t, err := priorTarget(m)
 		if err != nil {
 			return nil, err
@@ -387,18 +388,18 @@ var Chi2 = family.Define(family.Def[family.Chi2]{
 // by the bracket's width, the part of the log-likelihood's uncertainty that
 // log Z carries (a lower bound on it, up to the χ² estimate's low bias,
 // docs/methods.md#chi2-bias).
-func finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
+func (Plugin) Finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
 	// is and elbo are lower bounds on log p(x) (given log Z): above the
 	// exact row beyond noise, when exact was listed after them, is wrong.
 	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "is" || r.Estimator == "elbo" })
 	for i := range rows {
 		c := &rows[i]
-		if c.Estimator != family.Chi2Estimator || c.LogZ == nil {
+		if c.Estimator != kit.Chi2Estimator || c.LogZ == nil {
 			continue
 		}
 		for k := range rows {
 			r := &rows[k]
-			if r.Estimator == family.Chi2Estimator || r.LogZ == nil || r.MeanLoglik == nil ||
+			if r.Estimator == kit.Chi2Estimator || r.LogZ == nil || r.MeanLoglik == nil ||
 				r.Experiment != c.Experiment || r.Stage != c.Stage || r.Epoch != c.Epoch {
 				continue
 			}

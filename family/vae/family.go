@@ -12,6 +12,7 @@ import (
 	"math"
 
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -74,18 +75,9 @@ var VAE = &family.Family{
 	Name:  "vae",
 	Doc:   "VAE with binary latents (Kuleshov & Ermon 2017 §4.1): MLP encoder q(z|x) and decoder p(x|z) (tanh, Bernoulli outputs), Bernoulli or RBM prior over z; arrays dec_W<l>, dec_b<l>, enc_W<l>, enc_b<l>, prior_logits or prior_W, prior_vbias, prior_hbias",
 	Codec: family.MustCodec("vae"), OwnEvalDefaults: true,
-	Model: func() family.Settings { m := DefaultModel(); return &m },
-	Train: func() family.Settings { t := DefaultTrain(); return &t },
-	NewModel: func(s family.Settings, visible int) (models.Model, error) {
-		m := s.(*Model)
-		v, err := models.NewVAE(visible, m.Latent, m.Hidden, m.priorHidden())
-		if err != nil {
-			return nil, fmt.Errorf("model: %w", err)
-		}
-		return v, nil
-	},
+	Model:      func() family.Settings { m := DefaultModel(); return &m },
+	Train:      func() family.Settings { t := DefaultTrain(); return &t },
 	Trainers:   Trainers,
-	NewTrainer: newTrainer,
 	Estimators: []*family.Estimator{Exact, IS, ELBO, Chi2},
 	EveryEpoch: func() []family.Configured {
 		return []family.Configured{{Name: "elbo", Settings: &ISSettings{Samples: 10, Examples: 500, PriorLogZ: defaultPriorLogZ()}}}
@@ -93,9 +85,20 @@ var VAE = &family.Family{
 	Final: func() []family.Configured {
 		return []family.Configured{{Name: "is", Settings: &ISSettings{Samples: 5000, Examples: 1000, PriorLogZ: defaultPriorLogZ()}}}
 	},
-	Finish:  finish,
-	Sample:  Sample,
-	Filters: Filters,
+	Plugin: Plugin{},
 }
 
-func init() { family.Register(VAE) }
+func init() { kit.Register(VAE) }
+
+// Plugin is the vae family's Plugin: it builds, trains and samples its models.
+type Plugin struct{}
+
+// NewModel builds a fresh model from the model settings.
+func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
+	m := s.(*Model)
+	v, err := models.NewVAE(visible, m.Latent, m.Hidden, m.priorHidden())
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return v, nil
+}

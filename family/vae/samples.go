@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -39,7 +39,7 @@ const (
 // x (0/1), or with o.Mean the decoder's probabilities p(x=1|z) of the
 // drawn z. See SampleLatents for how z is drawn (o.Seed keys it). Sample
 // i's x comes from the generator keyed (seed, data, i).
-func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	m, ok := mm.(*models.VAE)
 	if !ok {
 		return nil, fmt.Errorf("vae samples: a %s is not a vae", mm.TypeName())
@@ -76,7 +76,7 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 	if o.Mean {
 		kept = "the decoder's p(x=1|z)"
 	}
-	return &family.Drawn{N: n, D: X, X: out, Method: family.MethodAncestral, Values: family.Values(o.Mean),
+	return &kit.Drawn{N: n, D: X, X: out, Method: kit.MethodAncestral, Values: kit.Values(o.Mean),
 		What: fmt.Sprintf("%d ancestral samples: z ~ p(z) %s; %s", n, how, kept)}, nil
 }
 
@@ -84,7 +84,7 @@ func Sample(mm models.Model, o family.SampleOptions) (*family.Drawn, error) {
 // that maps to the pixels), transposed to visible×hidden: one filter per
 // unit of the decoder's last hidden layer (per latent without hidden
 // layers).
-func Filters(mm models.Model) (*family.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
 	m, ok := mm.(*models.VAE)
 	if !ok || len(m.Dec.W) == 0 {
 		return nil, false
@@ -98,7 +98,7 @@ func Filters(mm models.Model) (*family.Filters, bool) {
 			out[i*in+j] = w[j*X+i]
 		}
 	}
-	return &family.Filters{W: out, Visible: X, Hidden: in, What: fmt.Sprintf("dec_W%d, the decoder's output weights (transposed)", L)}, true
+	return &kit.Filters{W: out, Visible: X, Hidden: in, What: fmt.Sprintf("dec_W%d, the decoder's output weights (transposed)", L)}, true
 }
 
 // SampleLatents draws n latent vectors z ~ p(z) (n×Z, row-major) and says
@@ -150,9 +150,9 @@ func SampleLatents(m *models.VAE, n int, seed uint64, exactHidden int) ([]uint8,
 		}
 		return z, fmt.Sprintf("exact (h from its marginal over 2^%d states, then z | h)", r.NHid), nil
 	}
-	c := family.DefaultChi2()
+	c := kit.DefaultChi2()
 	fitRNG := rand.New(rand.NewPCG(seeds.Derive(seed, keyFit), 0))
-	q, err := family.NewChi2Proposal(&c, Z, nil, fitRNG)
+	q, err := kit.NewChi2Proposal(&c, Z, nil, fitRNG)
 	if err != nil {
 		return nil, "", err
 	}

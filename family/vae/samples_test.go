@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
 )
@@ -58,7 +58,7 @@ func TestSamplesMatchTheModel(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkFreq(t, how, zg, 4, pz)
-	d, err := Sample(m, family.SampleOptions{N: n, Seed: 4})
+	d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,18 +68,18 @@ func TestSamplesMatchTheModel(t *testing.T) {
 		px[c] = math.Exp(bruteLogP(m, brute.Bits(c, 6)))
 	}
 	familytest.CheckFrequencies(t, "x", x, 6, px)
-	dm, err := Sample(m, family.SampleOptions{N: 4000, Seed: 4, Mean: true})
+	dm, err := Plugin{}.Sample(m, kit.SampleOptions{N: 4000, Seed: 4, Mean: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	familytest.CheckMeans(t, "p(x=1|z)", dm.X, 6, px)
-	if d.Method != family.MethodAncestral || d.Values != family.ValuesStates || dm.Values != family.ValuesMeans || d.N != n || d.D != 6 {
+	if d.Method != kit.MethodAncestral || d.Values != kit.ValuesStates || dm.Values != kit.ValuesMeans || d.N != n || d.D != 6 {
 		t.Errorf("drawn %+v / %+v", d, dm)
 	}
-	if _, err := Sample(m, family.SampleOptions{N: 3, Init: "random"}); err == nil {
+	if _, err := (Plugin{}).Sample(m, kit.SampleOptions{N: 3, Init: "random"}); err == nil {
 		t.Error("an ancestral sampler accepted a start")
 	}
-	again, _ := Sample(m, family.SampleOptions{N: 50, Seed: 4})
+	again, _ := Plugin{}.Sample(m, kit.SampleOptions{N: 50, Seed: 4})
 	if !slices.Equal(again.X, x[:50*6]) {
 		t.Error("the first 50 samples depend on how many are drawn")
 	}
@@ -95,7 +95,7 @@ func TestSamplesMatchTheModel(t *testing.T) {
 // Mutation checked: returning dec_W without the transpose fails.
 func TestFilters(t *testing.T) {
 	m := tinyVAE(t, 3, 21, 1.5)
-	f, ok := Filters(m)
+	f, ok := Plugin{}.Filters(m)
 	L := len(m.DecSizes) - 1
 	in, X := m.DecSizes[L-1], m.DecSizes[L]
 	if !ok || f.Visible != X || f.Hidden != in {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -134,7 +135,7 @@ type trainer struct {
 
 // newTrainer builds the nvil trainer of a *models.VAE and initialises its
 // parameters (decoder output bias at the data's base-rate logits).
-func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
+func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	m, ok := a.Model.(*models.VAE)
 	if !ok {
 		return nil, fmt.Errorf("vae trainer: the model is a %s, not a vae", a.Model.TypeName())
@@ -166,13 +167,13 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 
 // TrainEpoch runs one epoch; ReconError holds the mean training ELBO
 // (Signal names it).
-func (r *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
+func (r *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 	st, err := r.t.TrainEpoch(x)
 	sig := SignalELBO
 	if r.t.M.Prior != nil {
 		sig = SignalELBOChi2
 	}
-	return family.EpochSummary{Epoch: st.Epoch, LearningRate: st.LearningRate, ReconError: st.ELBO, Signal: sig}, err
+	return kit.EpochSummary{Epoch: st.Epoch, LearningRate: st.LearningRate, ReconError: st.ELBO, Signal: sig}, err
 }
 
 // TrackedLogZ is the mean tracked χ² bound on the prior's log Z over the
@@ -190,7 +191,7 @@ func (r *trainer) SetOnBatch(f func(int))                          { r.t.Opt.OnB
 // EpochSettings are the epoch line's settings, named as the train: keys:
 // nvil, Adam's learning rate and the draws per example, and for an RBM
 // prior how its log Z gradient is trained (chi2, or pcd's chains and k).
-func (r *trainer) EpochSettings(s family.EpochSummary) string {
+func (r *trainer) EpochSettings(s kit.EpochSummary) string {
 	o := r.t.Opt
 	line := fmt.Sprintf("nvil lr=%.4g samples=%d", s.LearningRate, o.Samples)
 	switch {

@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -63,7 +63,7 @@ func TestNewTrainer(t *testing.T) {
 		data[i] = []uint8{uint8(i % 2), 1, 0, uint8(i % 3 / 2), 1, 0}
 	}
 	ms := DefaultModel()
-	tr, err := newTrainer(family.TrainerArgs{Model: m, ModelSettings: &ms, Train: &s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
+	tr, err := Plugin{}.NewTrainer(kit.TrainerArgs{Model: m, ModelSettings: &ms, Train: &s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestNewTrainer(t *testing.T) {
 	}
 	b, _ := models.NewVAE(6, 4, []int{5}, 0)
 	s.PriorTraining = train.PriorTrainingPCD
-	if _, err := newTrainer(family.TrainerArgs{Model: b, Train: &s, Seed: 1}); err == nil || !strings.Contains(err.Error(), "prior_training") {
+	if _, err := (Plugin{}).NewTrainer(kit.TrainerArgs{Model: b, Train: &s, Seed: 1}); err == nil || !strings.Contains(err.Error(), "prior_training") {
 		t.Errorf("pcd with a Bernoulli prior: %v, want an error naming prior_training", err)
 	}
 }

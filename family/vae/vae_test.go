@@ -7,6 +7,7 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
 )
@@ -60,7 +61,7 @@ func exactELBO(m *models.VAE, x []uint8, logZ float64) float64 {
 // evaluate runs the family's estimators on split "test" of x.
 func evaluate(t *testing.T, m *models.VAE, x rows, seed uint64, ests ...family.Configured) map[string]report.Row {
 	t.Helper()
-	env := family.Env{Experiment: "t", Stage: report.StageFinal, Seed: seed, Splits: []family.Split{{Name: "test", Data: x}}}
+	env := kit.Env{Experiment: "t", Stage: report.StageFinal, Seed: seed, Splits: []kit.Split{{Name: "test", Data: x}}}
 	rs, err := env.Run(VAE, m, ests)
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +150,7 @@ func TestPriorLogZByAIS(t *testing.T) {
 	x := allX()
 	s := ISSettings{Samples: 500, PriorLogZ: defaultPriorLogZ()}
 	s.MaxUnits, s.Runs, s.Betas = 2, 200, 500
-	c := family.DefaultChi2()
+	c := kit.DefaultChi2()
 	c.Steps, c.Samples = 300, 4000
 	r := evaluate(t, m, x, 4, family.Configured{Name: "chi2", Settings: &c}, family.Configured{Name: "is", Settings: &s})
 	exact := *evaluate(t, m, x[:1], 1, VAE.Entry("exact"))["exact"].LogZ
@@ -217,7 +218,7 @@ func TestSubsampleExtended(t *testing.T) {
 		examples    int
 		isCV, elbCV string // want control_variate of is and elbo ("" = not extended)
 	}{
-		{"exact first: X = exact", true, 16, family.ExactX, family.ExactX},
+		{"exact first: X = exact", true, 16, kit.ExactX, kit.ExactX},
 		{"exact last: X = the cheap estimator", false, 16, "IS with q(z|x), 10 proposals per example", "ELBO from 1 draw of q(z|x) per example"},
 		{"one example: not extended", true, 1, "", ""},
 	} {
@@ -281,7 +282,7 @@ func TestFinishChecksLowerBounds(t *testing.T) {
 	elbo.Estimator, elbo.MeanLoglik, elbo.LoglikSE = "elbo", f(-7.0), f(0.01)
 	elbo.SplitExamples, elbo.NExamples, elbo.ControlVariate = 500, 50, "ELBO from 1 draw of q(z|x) per example"
 	ex.Estimator, ex.MeanLoglik, ex.LoglikSE = "exact", f(-7.45), f(0.1)
-	rows := VAE.Finish(nil, []report.Row{elbo, ex}, nil)
+	rows := Plugin{}.Finish(nil, []report.Row{elbo, ex}, nil)
 	if len(rows[0].Warnings) != 1 || !strings.Contains(rows[0].Warnings[0], "elbo is 0.45 nats above exact") {
 		t.Errorf("elbo warnings %q", rows[0].Warnings)
 	}

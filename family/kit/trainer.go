@@ -1,9 +1,10 @@
-package family
+package kit
 
 import (
 	"fmt"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -45,7 +46,7 @@ type TrainerArgs struct {
 	Model models.Model
 	// ModelSettings and Train are the experiment's model: and train:
 	// sections (the family's own structs).
-	ModelSettings, Train Settings
+	ModelSettings, Train family.Settings
 	// Data is the training set; BaseRate its smoothed log-odds per unit.
 	Data     *data.Set
 	BaseRate []float64
@@ -53,10 +54,4 @@ type TrainerArgs struct {
 	Seed uint64
 	// Workers is the number of goroutines; results do not depend on it.
 	Workers int
-}
-
-// CheckpointSchedule is implemented by train settings that say after which
-// epochs model.npz is written (besides the last).
-type CheckpointSchedule interface {
-	CheckpointDue(epoch int) bool
 }

@@ -1,9 +1,10 @@
-package family
+package kit
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
 )
 
@@ -12,19 +13,19 @@ type problems = familytest.Problems
 // TestAnnealLimits: counts that would exhaust memory or run for years are
 // reported at their key with the limit, before anything is allocated.
 func TestAnnealLimits(t *testing.T) {
-	ais := func(edit func(*AIS)) Settings {
+	ais := func(edit func(*AIS)) family.Settings {
 		a := DefaultAIS()
 		edit(&a)
 		return &a
 	}
-	raise := func(edit func(*RAISE)) Settings {
+	raise := func(edit func(*RAISE)) family.Settings {
 		r := DefaultRAISE()
 		edit(&r)
 		return &r
 	}
 	cases := []struct {
 		name string
-		s    Settings
+		s    family.Settings
 		want string
 	}{
 		{"betas 1e12", ais(func(a *AIS) { a.Betas = 1_000_000_000_000 }),
@@ -50,9 +51,9 @@ func TestAnnealLimits(t *testing.T) {
 	// The limits themselves are accepted.
 	var p problems
 	a := DefaultAIS()
-	a.Runs, a.Betas = 1000, MaxBetas
+	a.Runs, a.Betas = 1000, family.MaxBetas
 	a.Check(&p)
 	if len(p) > 0 {
-		t.Errorf("runs 1000, betas %d: %v", MaxBetas, p)
+		t.Errorf("runs 1000, betas %d: %v", family.MaxBetas, p)
 	}
 }

@@ -1,4 +1,4 @@
-package family
+package kit
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 )
 
 // RAISE is the settings of a RAISE estimator (Burda et al. 2015) run on a
@@ -30,7 +31,7 @@ type RAISE struct {
 	// MinESSFraction: warn when the smallest per-example effective sample
 	// size is below MinESSFraction × Chains.
 	MinESSFraction float64 `yaml:"min_ess_fraction" want:"a number in [0,1]"`
-	Seeded         `yaml:",inline"`
+	family.Seeded  `yaml:",inline"`
 }
 
 // DefaultRAISE is RAISE with 50 chains on 100 examples per split, the 2008
@@ -43,11 +44,11 @@ func DefaultRAISE() RAISE {
 }
 
 // Check reports bad settings.
-func (r *RAISE) Check(p Problems) {
+func (r *RAISE) Check(p family.Problems) {
 	p.Check("chains", r.Chains >= 1, "a positive integer", r.Chains)
-	CheckMaxRuns(p, "chains", r.Chains)
+	family.CheckMaxRuns(p, "chains", r.Chains)
 	r.Anneal.Check(p)
-	CheckSweeps(p, "chains", r.Chains, r.Betas)
+	family.CheckSweeps(p, "chains", r.Chains, r.Betas)
 	p.Check("examples", r.Examples >= 0, "a non-negative integer (0 = all)", r.Examples)
 	p.Enum("control_variate", r.ControlVariate, ControlVariates)
 	p.Check("gap_tolerance", r.GapTolerance > 0, "a positive number (nats)", r.GapTolerance)
@@ -131,7 +132,7 @@ func (env *Env) RAISEBySubsample(r *RAISE, base report.Row, label string, steps 
 //
 // It then cross-checks CSL against exact, AIS and RAISE (report.CrossCheck),
 // so every family whose Finish calls it gets both checks.
-func PairSandwich(rows []report.Row, ests []Configured) {
+func PairSandwich(rows []report.Row, ests []family.Configured) {
 	tol := 1.0
 	for _, e := range ests {
 		if g, ok := e.Settings.(interface{ GapTol() float64 }); ok {
@@ -186,7 +187,7 @@ func PairSandwich(rows []report.Row, ests []Configured) {
 // variational bound (dbn-bound, mf-bound) above the exact row of its
 // evaluation beyond noise (report.CheckLowerBounds), and drops repeated
 // warnings: the last step of a deep model's evaluation.
-func FinishDeep(rows []report.Row, ests []Configured) []report.Row {
+func FinishDeep(rows []report.Row, ests []family.Configured) []report.Row {
 	PairSandwich(rows, ests)
 	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "dbn-bound" || r.Estimator == "mf-bound" })
 	for i := range rows {

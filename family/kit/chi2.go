@@ -1,4 +1,4 @@
-package family
+package kit
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	chi2est "github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -72,8 +73,8 @@ type Chi2 struct {
 	// experiment (warm-started with WarmSteps; saved in the checkpoint);
 	// a final evaluation starts from the tracked q of the same family and
 	// shape when there is one (and still takes Steps steps).
-	Track  bool `yaml:"track" want:"true or false"`
-	Seeded `yaml:",inline"`
+	Track         bool `yaml:"track" want:"true or false"`
+	family.Seeded `yaml:",inline"`
 }
 
 // DefaultChi2 is the chi2 estimator's defaults.
@@ -85,28 +86,20 @@ func DefaultChi2() Chi2 {
 	}
 }
 
-// Limits of the fitter: MaxChi2Draws bounds its budget (steps × draws per
-// step): 10^10 log p̃ evaluations, far above any sensible use; MaxChi2Steps
-// bounds steps and warm_steps (500 times the default 2,000).
-const (
-	MaxChi2Draws = 10_000_000_000
-	MaxChi2Steps = 1_000_000
-)
-
 // Check reports bad settings.
-func (c *Chi2) Check(p Problems) {
+func (c *Chi2) Check(p family.Problems) {
 	p.Enum("q", c.Q, Chi2Qs)
 	p.Check("components", c.Components >= 1 && c.Components <= chi2.MaxComponents, fmt.Sprintf("an integer in [1,%d]", chi2.MaxComponents), c.Components)
 	p.Check("aux_dim", c.AuxDim >= 1 && c.AuxDim <= 1<<12, "an integer in [1,4096]", c.AuxDim)
 	p.Check("aux_hidden", c.AuxHidden >= 1 && c.AuxHidden <= 1<<14, "an integer in [1,16384]", c.AuxHidden)
 	p.Check("steps", c.Steps >= 0, "a non-negative integer", c.Steps)
-	checkMax(p, "steps", c.Steps, MaxChi2Steps, "family.MaxChi2Steps")
+	family.CheckMax(p, "steps", c.Steps, family.MaxChi2Steps, "family.MaxChi2Steps")
 	p.Check("warm_steps", c.WarmSteps >= 0, "a non-negative integer", c.WarmSteps)
-	checkMax(p, "warm_steps", c.WarmSteps, MaxChi2Steps, "family.MaxChi2Steps")
+	family.CheckMax(p, "warm_steps", c.WarmSteps, family.MaxChi2Steps, "family.MaxChi2Steps")
 	p.Check("fit_samples", c.FitSamples >= 2, "an integer ≥ 2", c.FitSamples)
-	CheckMaxRuns(p, "fit_samples", c.FitSamples)
-	if c.FitSamples >= 2 && c.FitSamples <= MaxRuns && c.Steps >= 0 && int64(c.Steps)*int64(c.FitSamples) > MaxChi2Draws {
-		p.Crossf("", "steps", "steps × fit_samples = %d × %d draws is more than the limit of %d (family.MaxChi2Draws)", c.Steps, c.FitSamples, int64(MaxChi2Draws))
+	family.CheckMaxRuns(p, "fit_samples", c.FitSamples)
+	if c.FitSamples >= 2 && c.FitSamples <= family.MaxRuns && c.Steps >= 0 && int64(c.Steps)*int64(c.FitSamples) > family.MaxChi2Draws {
+		p.Crossf("", "steps", "steps × fit_samples = %d × %d draws is more than the limit of %d (family.MaxChi2Draws)", c.Steps, c.FitSamples, int64(family.MaxChi2Draws))
 	}
 	p.Check("learning_rate", c.LearningRate >= 0 && !math.IsInf(c.LearningRate, 0), "a non-negative number (0 = by q)", c.LearningRate)
 	p.Check("decay", c.Decay >= 0 && c.Decay < 1, "a number in [0,1)", c.Decay)
@@ -177,7 +170,7 @@ func NewChi2Proposal(c *Chi2, D int, base []float64, rng *rand.Rand) (chi2.Propo
 // estimate log mean w in a note, the gap to an exact log Z of the same
 // evaluation, and warnings. A family's Finish should call PairLogZ to
 // bracket log Z between AIS and χ².
-func Chi2Def(target func(m models.Model) (chi2.Target, error)) *Estimator {
+func Chi2Def(target func(m models.Model) (chi2.Target, error)) *family.Estimator {
 	return Define(Def[Chi2]{
 		Name:     Chi2Estimator,
 		Unshared: true,

@@ -1,10 +1,11 @@
-package family
+package kit
 
 import (
 	"fmt"
 	"time"
 
 	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -20,7 +21,7 @@ type Exact struct {
 }
 
 // Check reports a max_units outside [1, MaxExactUnits].
-func (e *Exact) Check(p Problems) {
+func (e *Exact) Check(p family.Problems) {
 	p.Check("max_units", e.Valid(), "an integer in [1,40]", e.MaxUnits)
 }
 

@@ -1,4 +1,4 @@
-package family
+package kit
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/inference"
 )
 
@@ -16,26 +17,6 @@ var (
 	Inits           = []string{"base-rate", "uniform"}
 	ControlVariates = []string{"alpha1", "fit", "none"}
 )
-
-// Limits of the annealing settings, far above what the papers use (AIS with
-// 100 runs of 14,500 β; RAISE with K = 100,000), so that a typo such as
-// betas: 1000000000000 is an error naming the key (or flag) instead of an
-// out-of-memory crash: the β schedule alone takes 8 bytes per β.
-const (
-	// MaxBetas bounds betas, the number K of intermediate distributions.
-	MaxBetas = 10_000_000
-	// MaxRuns bounds the number of AIS runs, RAISE and CSL chains per
-	// example, and importance samples per example.
-	MaxRuns = 100_000
-	// MaxSweeps bounds runs × betas, the Gibbs sweeps of one AIS estimate
-	// (10^10: 700,000 times the 2008 paper's 1.45 million).
-	MaxSweeps = 10_000_000_000
-)
-
-// checkMax reports at key rel a count above its limit.
-func checkMax(p Problems, rel string, n, limit int, what string) {
-	p.Check(rel, n <= limit, fmt.Sprintf("at most %d (%s)", limit, what), n)
-}
 
 // Anneal is the annealing path setting shared by AIS, RAISE and the bounds
 // that subtract an AIS log Z: K, the spacing of the β_k and the start.
@@ -54,9 +35,9 @@ type Anneal struct {
 }
 
 // Check reports bad betas, schedule (the "2008" shape needs three β) and init.
-func (a *Anneal) Check(p Problems) {
+func (a *Anneal) Check(p family.Problems) {
 	p.Check("betas", a.Betas >= 1, "a positive integer", a.Betas)
-	checkMax(p, "betas", a.Betas, MaxBetas, "family.MaxBetas; the papers use at most 100,000")
+	family.CheckMax(p, "betas", a.Betas, family.MaxBetas, "family.MaxBetas; the papers use at most 100,000")
 	if p.Enum("schedule", a.Schedule, Schedules) && a.Schedule == "2008" && a.Betas >= 1 && a.Betas < 3 {
 		p.Crossf("", "betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", a.Betas)
 	}
@@ -82,7 +63,7 @@ type AIS struct {
 	// MinESSFraction: warn when the effective sample size of the AIS
 	// weights is below MinESSFraction × Runs; in [0,1].
 	MinESSFraction float64 `yaml:"min_ess_fraction" want:"a number in [0,1]"`
-	Seeded         `yaml:",inline"`
+	family.Seeded  `yaml:",inline"`
 }
 
 // DefaultAIS is the 2008 paper's AIS: 100 runs, 14,500 β on its schedule,
@@ -92,11 +73,11 @@ func DefaultAIS() AIS {
 }
 
 // Check reports bad settings.
-func (a *AIS) Check(p Problems) {
+func (a *AIS) Check(p family.Problems) {
 	p.Check("runs", a.Runs >= 2, "an integer ≥ 2", a.Runs)
-	checkMax(p, "runs", a.Runs, MaxRuns, "family.MaxRuns")
+	family.CheckMax(p, "runs", a.Runs, family.MaxRuns, "family.MaxRuns")
 	a.Anneal.Check(p)
-	CheckSweeps(p, "runs", a.Runs, a.Betas)
+	family.CheckSweeps(p, "runs", a.Runs, a.Betas)
 	p.Check("min_ess_fraction", a.MinESSFraction >= 0 && a.MinESSFraction <= 1, "a number in [0,1]", a.MinESSFraction)
 }
 
@@ -199,20 +180,8 @@ type SampledAIS struct {
 }
 
 // Check reports bad settings.
-func (a *SampledAIS) Check(p Problems) {
+func (a *SampledAIS) Check(p family.Problems) {
 	a.AIS.Check(p)
 	p.Check("samples", a.Samples >= 1, "a positive integer", a.Samples)
-	checkMax(p, "samples", a.Samples, MaxRuns, "family.MaxRuns")
-}
-
-// CheckMaxRuns reports at key rel a count of runs, chains or samples above
-// MaxRuns (for estimator settings outside this package).
-func CheckMaxRuns(p Problems, rel string, n int) { checkMax(p, rel, n, MaxRuns, "family.MaxRuns") }
-
-// CheckSweeps reports runs × betas above MaxSweeps, on the line of key rel,
-// once both are within their own limits.
-func CheckSweeps(p Problems, rel string, runs, betas int) {
-	if runs >= 1 && runs <= MaxRuns && betas >= 1 && betas <= MaxBetas && runs*betas > MaxSweeps {
-		p.Crossf("", rel, "%s × betas = %d × %d = %d Gibbs sweeps is more than the limit of %d (family.MaxSweeps)", rel, runs, betas, runs*betas, int64(MaxSweeps))
-	}
+	family.CheckMax(p, "samples", a.Samples, family.MaxRuns, "family.MaxRuns")
 }

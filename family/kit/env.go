@@ -1,4 +1,4 @@
-package family
+package kit
 
 import (
 	"fmt"
@@ -10,6 +10,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
 )
@@ -122,7 +123,7 @@ type Entry struct {
 // per (estimator, split), or a split-free row for an estimator of log Z
 // alone. Estimators of one Run share results through Memo (e.g. AIS rows
 // carry the exact log Z of an earlier exact entry).
-func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, error) {
+func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) ([]report.Row, error) {
 	env.memo = map[any]any{}
 	label := Label(m)
 	done := func(i int) (Entry, bool) {
@@ -151,7 +152,7 @@ func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, 
 		seed, base := env.start(c, i, label)
 		env.shared = false
 		env.entry, env.name, env.calls = i, c.Name, 0
-		rs, err := spec.Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
+		rs, err := spec.Impl.(Runner).Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
 		if err == nil && env.Sharding != nil {
 			env.Sharding.Ran(i, c.Name, rs)
 		}
@@ -165,8 +166,8 @@ func (env Env) Run(f *Family, m models.Model, ests []Configured) ([]report.Row, 
 			}
 		}
 	}
-	if f.Finish != nil {
-		rows = f.Finish(m, rows, ests)
+	if fin, ok := f.Plugin.(Finisher); ok {
+		rows = fin.Finish(m, rows, ests)
 	}
 	return rows, nil
 }
@@ -199,7 +200,7 @@ func Label(m models.Model) string {
 // start returns the seed of the i-th estimator of an evaluation — its own,
 // or derived from the evaluation seed, the stage, the epoch and i — and the
 // row fields every estimator shares.
-func (env *Env) start(c Configured, i int, model string) (uint64, report.Row) {
+func (env *Env) start(c family.Configured, i int, model string) (uint64, report.Row) {
 	var seed uint64
 	if s, ok := c.Settings.(interface{ OwnSeed() uint64 }); ok {
 		seed = s.OwnSeed()
