@@ -57,7 +57,7 @@ func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, t
 		return nil
 	}
 	o := kit.SampleOptions{N: NumSamples, Mean: true, Data: train, Seed: seed, Workers: workers}
-	if sampler.SampleInits() != nil {
+	if kit.SampleInits(fam) != nil {
 		o.Steps = kit.DefaultSampleSteps
 	}
 	d, err := sampler.Sample(m, o)

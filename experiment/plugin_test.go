@@ -107,9 +107,6 @@ func (indepPlugin) Sample(m models.Model, o kit.SampleOptions) (*kit.Drawn, erro
 	return &kit.Drawn{N: o.N, D: D, X: x, Method: kit.MethodAncestral, Values: kit.ValuesStates, What: "a fixed pattern"}, nil
 }
 
-// SampleInits: an ancestral sampler has no start.
-func (indepPlugin) SampleInits() []string { return nil }
-
 func (indepPlugin) Filters(m models.Model) (*kit.Filters, bool) {
 	l := m.(*indep).Logits
 	return &kit.Filters{W: l, Visible: len(l), Hidden: 1, What: "the logits"}, true

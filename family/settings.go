@@ -2,6 +2,7 @@ package family
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/logz-ml/logz/models"
 )
@@ -174,4 +175,24 @@ type Leans struct {
 	Bracket bool
 	// Why says where the claim comes from, in a few words.
 	Why string
+}
+
+// Summary says the claim in a few words ("log Z low, log p high"; "log p
+// bracketed"), "" when there is none.
+func (l Leans) Summary() string {
+	var parts []string
+	if l.LogZ != NoClaim {
+		what := "log Z"
+		if l.Ratio {
+			what = "log Z_B − log Z_A"
+		}
+		parts = append(parts, what+" "+l.LogZ.String())
+	}
+	if l.LogLik != NoClaim {
+		parts = append(parts, "log p "+l.LogLik.String())
+	}
+	if l.Bracket {
+		parts = append(parts, "log p bracketed")
+	}
+	return strings.Join(parts, ", ")
 }

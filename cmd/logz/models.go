@@ -43,6 +43,9 @@ type estimatorInfo struct {
 	Name     string           `json:"name"`
 	Doc      string           `json:"doc"`
 	Settings []config.Setting `json:"settings"`
+	// Leans is which way the estimator's numbers err ("log Z low, log p
+	// high"), "" for exact enumeration and diagnostics.
+	Leans string `json:"leans,omitempty"`
 }
 
 func describeFamilies() []familyInfo {
@@ -57,7 +60,7 @@ func describeFamilies() []familyInfo {
 			fi.Trainers = append(fi.Trainers, trainerInfo{t.Method, t.Doc})
 		}
 		for _, e := range f.Estimators {
-			fi.Estimators = append(fi.Estimators, estimatorInfo{Name: e.Name, Doc: e.Doc, Settings: config.Describe(e.New())})
+			fi.Estimators = append(fi.Estimators, estimatorInfo{Name: e.Name, Doc: e.Doc, Settings: config.Describe(e.New()), Leans: e.Leans.Summary()})
 		}
 		out = append(out, fi)
 	}
@@ -131,6 +134,9 @@ func modelsText(fams []familyInfo) string {
 			if len(e.Settings) > 0 {
 				fmt.Fprintf(&b, "    %-10s   {%s}\n", "", settingsLine(e.Settings))
 			}
+			if e.Leans != "" {
+				fmt.Fprintf(&b, "    %-10s   leans: %s\n", "", e.Leans)
+			}
 		}
 		fmt.Fprintf(&b, "  default lists: every_epoch [%s], final [%s]\n", strings.Join(f.EveryEpoch, ", "), strings.Join(f.Final, ", "))
 	}
@@ -173,7 +179,7 @@ func modelsMarkdown(fams []familyInfo) string {
 		b.WriteString("\n| section | key | default | expected |\n|---|---|---|---|\n")
 		settingsTable(&b, "model", f.Model)
 		settingsTable(&b, "train", f.Train)
-		b.WriteString("\n| estimator | what it is | settings and defaults |\n|---|---|---|\n")
+		b.WriteString("\n| estimator | what it is | leans | settings and defaults |\n|---|---|---|---|\n")
 		for _, e := range f.Estimators {
 			var parts []string
 			for _, s := range e.Settings {
@@ -187,7 +193,11 @@ func modelsMarkdown(fams []familyInfo) string {
 			if set == "" {
 				set = "—"
 			}
-			fmt.Fprintf(&b, "| `%s` | %s | %s |\n", e.Name, mdCell(e.Doc), set)
+			leans := e.Leans
+			if leans == "" {
+				leans = "—"
+			}
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s |\n", e.Name, mdCell(e.Doc), leans, set)
 		}
 	}
 	return b.String()

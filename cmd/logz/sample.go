@@ -205,7 +205,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		return fmt.Errorf("--model %s: the %s family cannot draw samples", *modelPath, fam.Name)
 	}
-	inits := sampler.SampleInits()
+	inits := kit.SampleInits(fam)
 	if len(starts) == 0 && inits != nil {
 		starts = []string{inits[0]}
 		if slices.Contains(inits, kit.InitQ) {

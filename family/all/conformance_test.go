@@ -15,14 +15,15 @@ package all_test
 //   - every estimator the family registers runs, gives finite rows, and
 //     leans the way it claims against exact: a lower bound ≤ exact + 3 SE,
 //     an upper bound ≥ exact − 3 SE, an unbiased or consistent estimate
-//     within 3 SE of it (leans, below) — and the check is strong enough to
+//     within 3 SE of it (the estimator's Leans) — and the check is strong enough to
 //     catch the estimator returning exact ± 1;
 //   - the family's sampler draws N×D valid values with the frequencies of
 //     exact's p(v), from every start it accepts.
 //
 // A new family gets all of it by registering — and must add its tiny
-// config (tiny) and its estimators' leans (leans) here: a registered family
-// or estimator missing from those tables fails the test.
+// config (tiny) here, and each of its estimators declares its Leans: a
+// registered family without a tiny config, or an estimator without a
+// claim, fails the test.
 
 import (
 	"bytes"
@@ -195,48 +196,22 @@ type claim struct {
 	why string
 }
 
-// leans holds what each family's estimators claim, keyed by "family
-// estimator". The families do not declare it themselves; this table
-// follows docs/methods.md ("Reading the numbers").
-var leans = map[string]claim{
-	"rbm exact":     {why: "the reference"},
-	"rbm ais":       {logZ: low, loglik: high, why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
-	"rbm ais-ratio": {logZ: low, ratio: true, why: "runs from exact draws of A: log of an unbiased ratio estimate"},
-	"rbm raise":     {loglik: low, why: "log of an unbiased estimate of p_ann(v) (enough β that p_ann ≈ p)"},
-	"rbm csl":       {loglik: low, why: "a stochastic lower bound when its chains mix (they do on a 6×4 RBM)"},
-	"rbm chi2":      {logZ: high, loglik: low, why: "the χ² bound is above log Z (its Monte-Carlo estimate leans low by less than 3 SE with a good q)"},
-	"rbm pll":       {value: func(v float64) bool { return v <= 0 }, why: "a sum of log conditional probabilities, ≤ 0"},
-	"rbm recon":     {value: func(v float64) bool { return v >= 0 && v <= visible }, why: "a squared error of visible bits"},
+// diagnostics check the values of the estimators that report no
+// likelihood (their Leans claim nothing), keyed by "family estimator".
+var diagnostics = map[string]func(v float64) bool{
+	"rbm pll":          func(v float64) bool { return v <= 0 },
+	"rbm recon":        func(v float64) bool { return v >= 0 && v <= visible },
+	"sbn completion":   func(v float64) bool { return v >= 0 && v <= 1 },
+	"arsbn completion": func(v float64) bool { return v >= 0 && v <= 1 },
+}
 
-	"dbn exact":     {why: "the reference"},
-	"dbn dbn-bound": {loglik: low, why: "a variational lower bound; the tiny top RBM's log Z is exact"},
-	"dbn ais":       {loglik: near, why: "log f̂ by IS leans low, −log Ẑ leans high"},
-	"dbn raise":     {loglik: low, why: "log of an unbiased estimate of p_ann(v)"},
-
-	"dbm exact":    {why: "the reference"},
-	"dbm mf-bound": {loglik: low, why: "the mean-field bound minus AIS's log Ẑ: low up to AIS's error"},
-	"dbm ais":      {loglik: near, why: "log f̂ by IS leans low, −log Ẑ leans high"},
-	"dbm raise":    {loglik: low, why: "log of an unbiased estimate of p_ann(v)"},
-
-	"ising exact": {why: "the reference"},
-	"ising ais":   {logZ: low, loglik: high, why: "log of an unbiased Ẑ is low"},
-	"ising chi2":  {logZ: high, loglik: low, why: "the χ² bound is above log Z"},
-
-	"sbn exact":        {why: "the reference"},
-	"sbn is":           {loglik: low, why: "log of an unbiased estimate of p(x)"},
-	"sbn ais":          {loglik: low, why: "log of an unbiased estimate of p(x)"},
-	"sbn bdmc":         {bracket: true, why: "forward AIS below, reverse AIS above, on simulated data"},
-	"sbn completion":   {value: func(v float64) bool { return v >= 0 && v <= 1 }, why: "a pixel error rate"},
-	"arsbn exact":      {why: "the reference"},
-	"arsbn is":         {loglik: low, why: "log of an unbiased estimate of p(x)"},
-	"arsbn ais":        {loglik: low, why: "log of an unbiased estimate of p(x)"},
-	"arsbn bdmc":       {bracket: true, why: "forward AIS below, reverse AIS above, on simulated data"},
-	"arsbn completion": {value: func(v float64) bool { return v >= 0 && v <= 1 }, why: "a pixel error rate"},
-
-	"vae exact": {why: "the reference"},
-	"vae is":    {loglik: low, why: "log of an unbiased estimate of p(x); the tiny prior's log Z is exact"},
-	"vae elbo":  {loglik: low, why: "a true lower bound"},
-	"vae chi2":  {logZ: high, why: "the χ² bound on the prior's log Z"},
+// claimOf is what estimator e of family f declares (its Leans) and, for a
+// diagnostic, the check of its value; false when e claims nothing at all
+// and is neither exact nor a diagnostic.
+func claimOf(f *family.Family, e *family.Estimator) (claim, bool) {
+	l := e.Leans
+	c := claim{loglik: lean(l.LogLik), logZ: lean(l.LogZ), ratio: l.Ratio, bracket: l.Bracket, value: diagnostics[f.Name+" "+e.Name], why: l.Why}
+	return c, l.Why != "" && (e.Name == "exact" || c.loglik != none || c.logZ != none || c.bracket || c.value != nil)
 }
 
 // floor is the absolute tolerance added to 3 SE, for estimates whose SE
@@ -322,15 +297,15 @@ func checkRegistration(t *testing.T, f *family.Family, c tinyCase) {
 		t.Fatalf("family %s registers no exact estimator: the contract is checked against exact", f.Name)
 	}
 	for _, e := range f.Estimators {
-		_, claimed := leans[f.Name+" "+e.Name]
+		_, claimed := claimOf(f, e)
 		if _, skipped := c.skip[e.Name]; !claimed && !skipped {
-			t.Errorf("estimator %s of family %s has no entry in the conformance test's leans table (what its rows claim against exact)", e.Name, f.Name)
+			t.Errorf("estimator %s of family %s declares no Leans (what its rows claim against exact, and why), and the conformance test has no diagnostic check of its value", e.Name, f.Name)
 		}
 	}
-	for k := range leans {
+	for k := range diagnostics {
 		if fam, est, _ := strings.Cut(k, " "); fam == f.Name {
 			if _, ok := f.Estimator(est); !ok {
-				t.Errorf("the leans table names estimator %s of family %s, which it does not register", est, f.Name)
+				t.Errorf("the diagnostics table names estimator %s of family %s, which it does not register", est, f.Name)
 			}
 		}
 	}
@@ -676,7 +651,12 @@ func checkEstimators(t *testing.T, f *family.Family, c tinyCase, exp config.Expe
 		if err := r.Validate(); err != nil {
 			t.Errorf("%s row on %q: %v", r.Estimator, r.Split, err)
 		}
-		cl, ok := leans[f.Name+" "+r.Estimator]
+		e, known := f.Estimator(r.Estimator)
+		if !known {
+			t.Errorf("row of estimator %q, which the family does not register", r.Estimator)
+			continue
+		}
+		cl, ok := claimOf(f, e)
 		if !ok {
 			t.Errorf("row of estimator %q, which has no claim", r.Estimator)
 			continue
@@ -895,7 +875,7 @@ func forbids(l lean, d float64) bool {
 func checkSample(t *testing.T, f *family.Family, exp config.Experiment, m models.Model, p []float64) {
 	sampler, ok := kit.SamplerOf(f)
 	if !ok {
-		t.Skipf("family %s has no sampler", f.Name)
+		t.Fatalf("family %s has no sampler: its Plugin is no kit.Sampler (the contract includes sampling)", f.Name)
 	}
 	train, _ := loadData(t, exp)
 	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
@@ -910,7 +890,7 @@ func checkSample(t *testing.T, f *family.Family, exp config.Experiment, m models
 			values = kit.ValuesMeans
 		}
 		method := kit.MethodGibbs
-		if sampler.SampleInits() == nil {
+		if kit.SampleInits(f) == nil {
 			method = kit.MethodAncestral
 		}
 		if d.N != n || d.D != visible || len(d.X) != n*visible || d.Values != values || d.Method != method {
@@ -918,5 +898,5 @@ func checkSample(t *testing.T, f *family.Family, exp config.Experiment, m models
 		}
 		return d.X, nil
 	}
-	familytest.CheckSampler(t, draw, visible, p, sampler.SampleInits(), 1000)
+	familytest.CheckSampler(t, draw, visible, p, kit.SampleInits(f), 1000)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -73,6 +74,7 @@ func annealBase(env *kit.Env, d *models.DBM, init string) ([][]float64, error) {
 // Exact enumerates the cheaper parity class of the layers.
 var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
+	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z and log f(v) by enumerating the cheaper parity class of the layers",
 	Defaults: kit.Exact{MaxUnits: 25},
@@ -119,6 +121,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 // MFBound is the mean-field lower bound on log f(v) minus the AIS log Z.
 var MFBound = kit.Define(kit.Def[kit.AIS]{
 	Name:     "mf-bound",
+	Leans:    family.Leans{LogLik: family.Low, Why: "the mean-field bound minus AIS's log Ẑ: low up to AIS's error"},
 	Doc:      "DBM mean-field lower bound on log f(v) (Salakhutdinov & Hinton 2009) minus the AIS estimate of log Z",
 	Defaults: kit.DefaultAIS(),
 	Run: func(env *kit.Env, m models.Model, s *kit.AIS, j kit.Job) ([]report.Row, error) {
@@ -133,6 +136,7 @@ type AISSettings = kit.SampledAIS
 // AIS is log f(v) by importance sampling minus the AIS log Z.
 var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
+	Leans:    family.Leans{LogLik: family.Near, Why: "log f̂ by importance sampling leans low, −log Ẑ leans high"},
 	Doc:      "log f(v) by importance sampling with a mean-field proposal over the even hidden layers, odd layers summed out (RAISE §5.2), minus the AIS log Z",
 	Defaults: AISSettings{AIS: kit.DefaultAIS(), Samples: 500},
 	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
@@ -213,6 +217,7 @@ func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISRes
 // of the evaluation, else one with 100 proposals).
 var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	Name:     "raise",
+	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v)"},
 	Doc:      "RAISE with an intractable posterior (Burda et al. 2015, Alg. 3), extended to the split by the control variate log f̂(v) (IS)",
 	Defaults: kit.DefaultRAISE(),
 	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {

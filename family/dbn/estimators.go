@@ -22,6 +22,7 @@ import (
 // smaller layer.
 var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
+	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log p(v) by enumerating the hidden layers below the top and the top RBM's smaller layer",
 	Defaults: kit.Exact{MaxUnits: 25},
@@ -87,8 +88,9 @@ func (b *BoundSettings) Check(p family.Problems) {
 
 // Bound is the DBN variational lower bound (2008 eq. 22–24).
 var Bound = kit.Define(kit.Def[BoundSettings]{
-	Name: "dbn-bound",
-	Doc:  "DBN variational lower bound (2008 eq. 22–24) with the top RBM's log Z exact when small, else by AIS",
+	Name:  "dbn-bound",
+	Leans: family.Leans{LogLik: family.Low, Why: "a variational lower bound (minus the top RBM's AIS log Ẑ, which leans low)"},
+	Doc:   "DBN variational lower bound (2008 eq. 22–24) with the top RBM's log Z exact when small, else by AIS",
 	Defaults: BoundSettings{
 		Samples: 5, Runs: 100, Anneal: kit.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MaxUnits: 25,
 	},
@@ -138,6 +140,7 @@ func CheapAIS() *AISSettings {
 // log Z.
 var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
+	Leans:    family.Leans{LogLik: family.Near, Why: "log f̂ by importance sampling leans low, −log Ẑ leans high"},
 	Doc:      "log f(v) by importance sampling with the recognition model Q (RAISE §5.3) minus the top RBM's AIS log Z",
 	Defaults: AISSettings{AIS: kit.DefaultAIS(), Samples: 500},
 	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
@@ -173,6 +176,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 // each split, extended by the control variate log f̂(v) (IS with Q).
 var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	Name:     "raise",
+	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v)"},
 	Doc:      "RAISE with the top RBM unrolled (Burda et al. 2015 §3.3), extended to the split by the control variate log f̂(v) (IS with Q)",
 	Defaults: kit.DefaultRAISE(),
 	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {

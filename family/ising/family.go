@@ -106,6 +106,7 @@ func (s *ExactSettings) plan(m *models.Ising) (string, error) {
 // Exact is exact log Z and mean log-likelihoods.
 var Exact = kit.Define(kit.Def[ExactSettings]{
 	Name:     "exact",
+	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z: a transfer matrix over the grid's narrower side (D·2^width terms), or enumeration of all 2^D states",
 	Defaults: ExactSettings{Method: "auto", MaxUnits: 25, MaxWidth: 20},
@@ -163,6 +164,7 @@ func DefaultAIS() AISSettings {
 // AIS is annealed importance sampling from independent bits.
 var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
+	Leans:    family.Leans{LogZ: family.Low, LogLik: family.High, Why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
 	Doc:      "AIS estimate of log Z along f_β = exp((1−β)·bᵀx + β·log p̃(x)) from independent bits (uniform: b = 0, log Z_0 = D log 2; or the data's base rate), single-site Gibbs sweeps",
 	Defaults: DefaultAIS(),
 	Run: func(env *kit.Env, mm models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {

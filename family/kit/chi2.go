@@ -173,6 +173,7 @@ func NewChi2Proposal(c *Chi2, D int, base []float64, rng *rand.Rand) (chi2.Propo
 func Chi2Def(target func(m models.Model) (chi2.Target, error)) *family.Estimator {
 	return Define(Def[Chi2]{
 		Name:     Chi2Estimator,
+		Leans:    family.Leans{LogZ: family.High, LogLik: family.Low, Why: "the χ² bound is above log Z (its Monte-Carlo estimate leans low by less than its error with a good q)"},
 		Unshared: true,
 		Doc:      "χ² upper bound on log Z with a fitted proposal q (Kuleshov & Ermon 2017): ½ log mean (p̃/q)² on fresh draws; biased low as an estimate",
 		Defaults: DefaultChi2(),

@@ -25,9 +25,14 @@ type Builder interface {
 // evaluation, and `logz sample` draws them from a saved model.
 type Sampler interface {
 	Sample(m models.Model, o SampleOptions) (*Drawn, error)
+}
+
+// ChainSampler is a Sampler that runs Markov chains (an ancestral sampler
+// is not one: it has no start and ignores SampleOptions.Steps).
+type ChainSampler interface {
+	Sampler
 	// SampleInits are the chain starts Sample accepts (InitRandom,
-	// InitData, InitQ), its default first; nil for an ancestral sampler,
-	// which has no start and ignores SampleOptions.Steps.
+	// InitData, InitQ), its default first.
 	SampleInits() []string
 }
 
@@ -92,9 +97,9 @@ func SamplerOf(f *family.Family) (Sampler, bool) {
 }
 
 // SampleInits are the chain starts f's sampler accepts (nil without a
-// sampler, or for an ancestral one).
+// sampler, or for an ancestral one, which is no ChainSampler).
 func SampleInits(f *family.Family) []string {
-	if s, ok := SamplerOf(f); ok {
+	if s, ok := f.Plugin.(ChainSampler); ok {
 		return s.SampleInits()
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 // Exact is exact log Z by enumerating the smaller layer with a Gray-code walk.
 var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
+	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z by enumerating the smaller layer (2^min(D,H) terms)",
 	Defaults: kit.Exact{MaxUnits: 25},
@@ -68,6 +69,7 @@ func (*AISSettings) Legacy() map[string]any { return map[string]any{"samples": 5
 // mean log-likelihood −F(v) − log Ẑ on each split.
 var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
+	Leans:    family.Leans{LogZ: family.Low, LogLik: family.High, Why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
 	Doc:      "annealed importance sampling estimate of log Z (Salakhutdinov & Murray 2008)",
 	Defaults: AISSettings{kit.DefaultAIS()},
 	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
@@ -133,6 +135,7 @@ func LogUnnormAll(m *models.RBM, x data.Examples) []float64 {
 // control variate log f(v) = −F(v).
 var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	Name:     "raise",
+	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v) (enough β that p_ann ≈ p)"},
 	Doc:      "reverse AIS estimator: a stochastic lower bound on each example's log-probability under the annealing model (Burda et al. 2015)",
 	Defaults: kit.DefaultRAISE(),
 	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
@@ -289,6 +292,7 @@ func matchedSteps(c *CSLSettings, all []family.Configured) int {
 // CSL is the conservative sampling-based log-likelihood (Bengio et al. 2013).
 var CSL = kit.Define(kit.Def[CSLSettings]{
 	Name:     "csl",
+	Leans:    family.Leans{LogLik: family.Low, Why: "a stochastic lower bound when its chains mix"},
 	Doc:      "conservative sampling-based log-likelihood: log of the mean of p(v|h_s) over hidden states of Gibbs chains (Bengio et al. 2013)",
 	Defaults: CSLSettings{Chains: 100, Init: "base-rate", Examples: 100},
 	Run: func(env *kit.Env, m models.Model, s *CSLSettings, j kit.Job) ([]report.Row, error) {
@@ -349,6 +353,7 @@ var Chi2 = kit.Chi2Def(func(m models.Model) (chi2.Target, error) {
 // PLL is the mean pseudo-log-likelihood.
 var PLL = kit.Define(kit.Def[family.NoSettings]{
 	Name:     "pll",
+	Leans:    family.Leans{Why: "a sum of log conditional probabilities, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
 	Run: func(env *kit.Env, m models.Model, _ *family.NoSettings, j kit.Job) ([]report.Row, error) {
@@ -377,6 +382,7 @@ func (*ReconSettings) Check(family.Problems) {}
 // Recon is the mean squared reconstruction error after one Gibbs step.
 var Recon = kit.Define(kit.Def[ReconSettings]{
 	Name:     "recon",
+	Leans:    family.Leans{Why: "a squared error of visible bits, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
 	Run: func(env *kit.Env, m models.Model, _ *ReconSettings, j kit.Job) ([]report.Row, error) {

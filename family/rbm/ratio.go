@@ -243,6 +243,7 @@ func EstimateRatio(a eval.AIS, mA, mB *models.RBM, start string, gibbsSteps int)
 // outside the ±3σ̂ band.
 var AISRatio = kit.Define(kit.Def[RatioSettings]{
 	Name:     RatioEstimator,
+	Leans:    family.Leans{LogZ: family.Low, Ratio: true, Why: "runs from exact draws of A: log of an unbiased ratio estimate"},
 	Doc:      "AIS estimate of log Z_B − log Z_A for this rbm A and the rbm B of to: (a file), along the joint path of Salakhutdinov & Murray 2008 §3.2; runs start from exact draws of A, or from Gibbs chains of A when it has no exact sampler",
 	Defaults: DefaultRatio(),
 	Feasible: func(m models.Model, s *RatioSettings) error {

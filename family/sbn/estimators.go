@@ -41,6 +41,7 @@ type exactKey struct{ split string }
 // Exact is log p(x) by summing p(x, z) over every latent state.
 var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
+	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log p(x) = log Σ_z p(x, z), enumerating the 2^(latent units) states",
 	Defaults: kit.Exact{MaxUnits: 20},
@@ -102,6 +103,7 @@ func (s *ISSettings) Check(p family.Problems) {
 // proposal (App. B.1, eq. 16).
 var IS = kit.Define(kit.Def[ISSettings]{
 	Name:     "is",
+	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x)"},
 	Doc:      "importance sampling with the recognition network (App. B.1): log of an unbiased estimate of p(x), a stochastic lower bound",
 	Defaults: ISSettings{Samples: 5000},
 	// A recognition network is made by the adaptive-is trainer, so it
@@ -152,6 +154,7 @@ func (s *AISSettings) Check(p family.Problems) {
 // AIS is per-example AIS from p(x, z | 0) to p(x, z | θ) (App. B.2, eq. 17).
 var AIS = kit.Define(kit.Def[AISSettings]{
 	Name:     "ais",
+	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x)"},
 	Doc:      "per-example AIS over parameter scaling p(x, z | βθ) (App. B.2): log of an unbiased estimate of p(x), a stochastic lower bound; needs no recognition network",
 	Defaults: AISSettings{Chains: 16, Betas: 1000, Examples: 100},
 	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
@@ -281,6 +284,7 @@ func (s *BDMCSettings) Check(p family.Problems) {
 // exact latent sample from above.
 var BDMC = kit.Define(kit.Def[BDMCSettings]{
 	Name:     "bdmc",
+	Leans:    family.Leans{Bracket: true, Why: "forward AIS below, reverse AIS above, on simulated data"},
 	Doc:      "bidirectional Monte Carlo on data simulated from the model: forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x)",
 	Defaults: BDMCSettings{Chains: 16, Betas: 1000, Examples: 100},
 	Run: func(env *kit.Env, m models.Model, s *BDMCSettings, j kit.Job) ([]report.Row, error) {
@@ -343,6 +347,7 @@ func (s *CompletionSettings) Check(p family.Problems) {
 // §4.2.2) and reports the pixel error rate.
 var Completion = kit.Define(kit.Def[CompletionSettings]{
 	Name:     "completion",
+	Leans:    family.Leans{Why: "a pixel error rate, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "missing-data completion (§4.2.2): infer the lower half of each image from the upper half by Gibbs sampling, majority vote per pixel; the value is the pixel error rate of the lower half",
 	Defaults: CompletionSettings{Rows: 28, Cols: 28, Samples: 100, Sweeps: 5, Examples: 100},

@@ -145,6 +145,7 @@ func setLogZ(env *kit.Env, row *report.Row, m *models.VAE, z logZ, a *kit.AIS) {
 // 2^Z latent states, with the prior's exact log Z.
 var Exact = kit.Define(kit.Def[kit.Exact]{
 	Name:     "exact",
+	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Doc:      "exact log p(x) = logsumexp_z[log p(x|z) + log p̃(z)] − log Z, enumerating the 2^Z latent states (and the RBM prior's log Z)",
 	Defaults: kit.Exact{MaxUnits: 20},
 	Feasible: func(mm models.Model, s *kit.Exact) error {
@@ -303,6 +304,7 @@ func sampled(env *kit.Env, m *models.VAE, s *ISSettings, j kit.Job, what string,
 // stochastic lower bound on log p(x).
 var IS = kit.Define(kit.Def[ISSettings]{
 	Name:     "is",
+	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x), given the prior's log Z"},
 	Doc:      "importance sampling with the encoder q(z|x): logmeanexp_k[log p(x|z_k) + log p̃(z_k) − log q(z_k|x)] − log Z, a stochastic lower bound on log p(x); log Z of an RBM prior exact or by AIS",
 	Defaults: ISSettings{Samples: 5000, PriorLogZ: defaultPriorLogZ()},
 	Run: func(env *kit.Env, mm models.Model, s *ISSettings, j kit.Job) ([]report.Row, error) {
@@ -324,6 +326,7 @@ var IS = kit.Define(kit.Def[ISSettings]{
 // each example's expectation estimated from K draws of q(z|x).
 var ELBO = kit.Define(kit.Def[ISSettings]{
 	Name:     "elbo",
+	Leans:    family.Leans{LogLik: family.Low, Why: "a lower bound on log p(x), given the prior's log Z"},
 	Doc:      "evidence lower bound E_q[log p(x|z) + log p̃(z) − log q(z|x)] − log Z (a lower bound on log p(x)), K draws of q(z|x) per example",
 	Defaults: ISSettings{Samples: 100, PriorLogZ: defaultPriorLogZ()},
 	Run: func(env *kit.Env, mm models.Model, s *ISSettings, j kit.Job) ([]report.Row, error) {
@@ -353,6 +356,7 @@ func priorTarget(mm models.Model) (chi2.Target, error) {
 // log-likelihood with the χ² bound in place of their log Z (finish).
 var Chi2 = kit.Define(kit.Def[kit.Chi2]{
 	Name:     kit.Chi2Estimator,
+	Leans:    family.Leans{LogZ: family.High, Why: "the χ² bound on the prior's log Z is above it"},
 	Unshared: true,
 	Doc:      "χ² upper bound on log Z of the RBM prior with a fitted proposal q (Kuleshov & Ermon 2017); biased low as an estimate; is and elbo rows note the log Z bracket and the log-likelihood with it",
 	Defaults: kit.DefaultChi2(),
