@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/configs"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -40,7 +41,7 @@ func shippedConfigs(t *testing.T) map[string]string {
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			if err := models.Save(p, &models.Checkpoint{Model: models.NewRBM(4, 3)}); err != nil {
+			if err := models.Save(p, &models.Checkpoint{Model: models.NewRBM(4, 3)}, family.Codecs()); err != nil {
 				t.Fatal(err)
 			}
 		}

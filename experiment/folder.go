@@ -11,6 +11,7 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -116,7 +117,7 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) erro
 	}
 	for _, exp := range f.Experiments {
 		ck := filepath.Join(dir, exp.Name, modelFile)
-		if c, err := models.Load(ck); err == nil {
+		if c, err := models.Load(ck, family.Codecs()); err == nil {
 			if want := exp.Model.Type; c.Model.TypeName() != want {
 				return folderError("--resume: %s holds a %s, the config's experiment %s is a %s", ck, c.Model.TypeName(), exp.Name, want)
 			}
@@ -261,7 +262,7 @@ func describeFile(path string, short bool) string {
 			return fmt.Sprintf("%s (%d rows)", name, len(rows))
 		}
 	case modelFile:
-		if c, err := models.Load(path); err == nil {
+		if c, err := models.Load(path, family.Codecs()); err == nil {
 			return fmt.Sprintf("%s (model after epoch %d)", name, c.Meta.Epoch)
 		}
 	}

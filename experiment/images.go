@@ -237,7 +237,7 @@ func drawImages(expDir string) (r Redrawn, drew bool, err error) {
 	}
 	mpath := filepath.Join(expDir, modelFile)
 	if _, err := os.Stat(mpath); err == nil {
-		c, err := models.Load(mpath)
+		c, err := models.Load(mpath, family.Codecs())
 		if err != nil {
 			return r, drew, err
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -26,7 +27,7 @@ func TestDrawImagesSaysWhat(t *testing.T) {
 		{"completion.png without completion.json", []string{experiment.CompletionName + ".png", experiment.CompletionName + ".npy"}, "[] [completion.png (no completion.json)]"},
 	} {
 		dir := t.TempDir()
-		if err := models.Save(filepath.Join(dir, "model.npz"), &models.Checkpoint{Model: models.NewIsing(2, 3, models.SpinsPM1)}); err != nil {
+		if err := models.Save(filepath.Join(dir, "model.npz"), &models.Checkpoint{Model: models.NewIsing(2, 3, models.SpinsPM1)}, family.Codecs()); err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range c.files {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -23,7 +24,7 @@ func TestOnDisk(t *testing.T) {
 		t.Errorf("none scheduled: %q", got)
 	}
 	c := &models.Checkpoint{Model: models.NewRBM(4, 2), Meta: models.Meta{Epoch: 10}}
-	if err := models.Save(path, c); err != nil {
+	if err := models.Save(path, c, family.Codecs()); err != nil {
 		t.Fatal(err)
 	}
 	// The schedule says 15, but the file holds 10: the file is believed.

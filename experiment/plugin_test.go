@@ -206,7 +206,7 @@ func TestFamilyPlugIn(t *testing.T) {
 	if got == nil || got.MeanLoglik == nil || !(*got.MeanLoglik < 0) || got.Model != "indep-test" || got.Epoch != 2 {
 		t.Fatalf("final rows: %+v", rows)
 	}
-	c, err := models.Load(filepath.Join(out, "toy", "model.npz"))
+	c, err := models.Load(filepath.Join(out, "toy", "model.npz"), family.Codecs())
 	if err != nil || c.Model.TypeName() != "indep-test" || c.Model.NumVisible() != 20 {
 		t.Fatalf("checkpoint: %v %+v", err, c)
 	}

@@ -289,7 +289,7 @@ func referenceRows(exp config.Experiment, model string, epoch int) []report.Row 
 // onDisk says which checkpoint of an experiment that failed in epoch
 // failed is on disk, after checking the file.
 func onDisk(ckptPath string, due func(epoch int) bool, failed int) string {
-	c, err := models.Load(ckptPath)
+	c, err := models.Load(ckptPath, family.Codecs())
 	if err != nil {
 		next := 0
 		for e := 1; e <= failed+1000 && next == 0; e++ {

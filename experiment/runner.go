@@ -118,7 +118,7 @@ func (r *runner) rows() []report.Row { return append(r.others, r.mine...) }
 // state as they were after its epoch, and the rows of earlier up to that
 // epoch. Without a checkpoint the experiment starts afresh.
 func (r *runner) resume(earlier []report.Row) (bool, error) {
-	c, err := models.Load(r.ckpt)
+	c, err := models.Load(r.ckpt, family.Codecs())
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
@@ -146,7 +146,7 @@ func (r *runner) restore(c *models.Checkpoint) error {
 // loadTrained restores the model of a finished training from the
 // experiment's checkpoint (its training part says training is complete).
 func (r *runner) loadTrained() error {
-	c, err := models.Load(r.ckpt)
+	c, err := models.Load(r.ckpt, family.Codecs())
 	if err != nil {
 		return err
 	}
@@ -322,7 +322,7 @@ func (r *runner) checkpoint() error {
 		return err
 	}
 	r.b.tracked.Put(c)
-	if err := r.opt.Status.write(func() error { return models.Save(r.ckpt, c) }); err != nil {
+	if err := r.opt.Status.write(func() error { return models.Save(r.ckpt, c, family.Codecs()) }); err != nil {
 		return err
 	}
 	r.opt.Status.set(r.exp.Name, fmt.Sprintf("%s/%s holds epoch %d of %d", r.exp.Name, modelFile, tr.Completed(), tr.Total()))

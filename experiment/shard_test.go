@@ -14,6 +14,7 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -117,7 +118,7 @@ func shardFile(t *testing.T, seed string) *config.File {
 		b.W[i] = 0.1 * float64(i%7-3)
 	}
 	path := filepath.Join(t.TempDir(), "b.npz")
-	if err := models.Save(path, &models.Checkpoint{Model: b}); err != nil {
+	if err := models.Save(path, &models.Checkpoint{Model: b}, family.Codecs()); err != nil {
 		t.Fatal(err)
 	}
 	y := strings.NewReplacer("seed: 3", "seed: "+seed, "%RATIO_TO%", path).Replace(shardConfig)

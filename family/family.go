@@ -35,8 +35,9 @@ type Family struct {
 	Name string
 	// Doc is one line for `logz models` and the README.
 	Doc string
-	// Codec stores and loads the family's models in model.npz. Register
-	// adds it to the models registry unless a type of that name is there.
+	// Codec stores and loads the family's models in model.npz (a value the
+	// model's package exports, e.g. models.RBMType); Register records it,
+	// and Codecs hands every family's to models.Load and models.Save.
 	Codec models.Type
 	// Model and Train return the family's model: and train: settings at
 	// their defaults (pointers to structs, see Settings).
@@ -120,9 +121,6 @@ func Register(f *Family) {
 		}
 		seen[e.Name] = true
 	}
-	if _, err := models.Lookup(f.Name); err != nil {
-		models.Register(f.Codec)
-	}
 	families[f.Name] = f
 	order = append(order, f.Name)
 }
@@ -179,13 +177,14 @@ func KnownEstimator(name string) (owners, all []string) {
 	return owners, all
 }
 
-// MustCodec returns the checkpoint codec registered in package models
-// under name; a family's registration panics without it (a programming
-// error caught at init time).
-func MustCodec(name string) models.Type {
-	t, err := models.Lookup(name)
-	if err != nil {
-		panic(err)
+// Codecs returns the checkpoint codecs of the registered families, in the
+// order they registered: the model types models.Load and models.Save know.
+func Codecs() models.Codecs {
+	mu.RLock()
+	defer mu.RUnlock()
+	out := make(models.Codecs, len(order))
+	for i, n := range order {
+		out[i] = families[n].Codec
 	}
-	return t
+	return out
 }

@@ -19,5 +19,5 @@ func LoadModelFile(path, missingHint string) (*models.Checkpoint, error) {
 		}
 		return nil, err
 	}
-	return models.Load(path)
+	return models.Load(path, Codecs())
 }

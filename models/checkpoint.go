@@ -48,9 +48,10 @@ type Checkpoint struct {
 }
 
 // Save writes c to path atomically (atomicfile: a temporary file in the same
-// directory, synced, then renamed over path), so a crash leaves the old file intact.
-func Save(path string, c *Checkpoint) error {
-	t, err := Lookup(c.Model.TypeName())
+// directory, synced, then renamed over path), so a crash leaves the old file
+// intact. The model's type must be among known.
+func Save(path string, c *Checkpoint, known Codecs) error {
+	t, err := known.Lookup(c.Model.TypeName())
 	if err != nil {
 		return err
 	}
@@ -117,21 +118,22 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // Load reads a model.npz. A file with a "meta" array is decoded as the type it
-// names; one without (e.g. np.savez("m.npz", W=W, vbias=a, hbias=b)) is
-// recognised by its array names. Errors name the file.
-func Load(path string) (*Checkpoint, error) {
+// names, which must be among known; one without (e.g. np.savez("m.npz", W=W,
+// vbias=a, hbias=b)) is recognised among known by its array names. Errors
+// name the file.
+func Load(path string, known Codecs) (*Checkpoint, error) {
 	arrays, err := npyx.ReadNPZ(path)
 	if err != nil {
 		return nil, err
 	}
-	c, err := fromArrays(arrays)
+	c, err := fromArrays(arrays, known)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, nil
 }
 
-func fromArrays(arrays map[string]*npyx.Array) (*Checkpoint, error) {
+func fromArrays(arrays map[string]*npyx.Array, known Codecs) (*Checkpoint, error) {
 	var t Type
 	var meta Meta
 	if m, ok := arrays["meta"]; ok {
@@ -145,12 +147,12 @@ func fromArrays(arrays map[string]*npyx.Array) (*Checkpoint, error) {
 		if meta.Format > FormatVersion {
 			return nil, fmt.Errorf("format %d is newer than this logz understands (%d)", meta.Format, FormatVersion)
 		}
-		if t, err = Lookup(meta.Type); err != nil {
+		if t, err = known.Lookup(meta.Type); err != nil {
 			return nil, fmt.Errorf("meta: %w", err)
 		}
 	} else {
 		var err error
-		if t, err = detect(arrays); err != nil {
+		if t, err = detect(arrays, known); err != nil {
 			return nil, err
 		}
 		meta = Meta{Type: t.Name, Format: FormatVersion}

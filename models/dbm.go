@@ -327,26 +327,25 @@ func dbmFromArrays(a map[string]*npyx.Array) (Model, error) {
 	return d, nil
 }
 
-func init() {
-	Register(Type{
-		Name:      "dbm",
-		Doc:       "binary deep Boltzmann machine with L ≥ 2 hidden layers: arrays W<l> (n_{l−1}×n_l, l = 1…L), b<l> (n_l, l = 0…L; b0 = visible biases)",
-		Signature: []string{"W1", "W2", "b0", "b1", "b2"},
-		Owns:      func(name string) bool { _, _, ok := dbmArrayName(name); return ok },
-		New: func(visible int, hidden []int) (Model, error) {
-			return NewDBM(append([]int{visible}, hidden...)...)
-		},
-		Arrays: func(m Model) []Array {
-			d := m.(*DBM)
-			var out []Array
-			for l, w := range d.W {
-				out = append(out, Array{"W" + strconv.Itoa(l+1), []int{d.Sizes[l], d.Sizes[l+1]}, w})
-			}
-			for l, b := range d.B {
-				out = append(out, Array{"b" + strconv.Itoa(l), []int{d.Sizes[l]}, b})
-			}
-			return out
-		},
-		FromArrays: dbmFromArrays,
-	})
+// DBMType is the codec of the binary deep Boltzmann machine.
+var DBMType = Type{
+	Name:      "dbm",
+	Doc:       "binary deep Boltzmann machine with L ≥ 2 hidden layers: arrays W<l> (n_{l−1}×n_l, l = 1…L), b<l> (n_l, l = 0…L; b0 = visible biases)",
+	Signature: []string{"W1", "W2", "b0", "b1", "b2"},
+	Owns:      func(name string) bool { _, _, ok := dbmArrayName(name); return ok },
+	New: func(visible int, hidden []int) (Model, error) {
+		return NewDBM(append([]int{visible}, hidden...)...)
+	},
+	Arrays: func(m Model) []Array {
+		d := m.(*DBM)
+		var out []Array
+		for l, w := range d.W {
+			out = append(out, Array{"W" + strconv.Itoa(l+1), []int{d.Sizes[l], d.Sizes[l+1]}, w})
+		}
+		for l, b := range d.B {
+			out = append(out, Array{"b" + strconv.Itoa(l), []int{d.Sizes[l]}, b})
+		}
+		return out
+	},
+	FromArrays: dbmFromArrays,
 }

@@ -143,11 +143,8 @@ func TestDBMValidateErrors(t *testing.T) {
 	}
 }
 
-func TestDBMRegistryRoundTrip(t *testing.T) {
-	typ, err := Lookup("dbm")
-	if err != nil {
-		t.Fatal(err)
-	}
+func TestDBMCodecRoundTrip(t *testing.T) {
+	typ := DBMType
 	m, err := typ.New(4, []int{3, 2})
 	if err != nil {
 		t.Fatal(err)
@@ -164,7 +161,7 @@ func TestDBMRegistryRoundTrip(t *testing.T) {
 			t.Fatalf("Arrays lacks %s", name)
 		}
 	}
-	got, err := detect(arrs)
+	got, err := detect(arrs, known)
 	if err != nil || got.Name != "dbm" {
 		t.Fatalf("detect: %v, %v", got.Name, err)
 	}

@@ -243,27 +243,26 @@ func dbnFromArrays(a map[string]*npyx.Array) (Model, error) {
 	return d, nil
 }
 
-func init() {
-	Register(Type{
-		Name:      "dbn",
-		Doc:       "deep belief network, a stack of L ≥ 2 RBMs (directed sigmoid layers, RBM on top): arrays W<l> (n_{l−1}×n_l), vbias<l> (n_{l−1}), hbias<l> (n_l) for l = 1…L",
-		Signature: []string{"W1", "vbias1", "hbias1", "W2", "vbias2", "hbias2"},
-		Owns:      func(name string) bool { _, _, ok := dbnArrayName(name); return ok },
-		New: func(visible int, hidden []int) (Model, error) {
-			return NewDBN(append([]int{visible}, hidden...)...)
-		},
-		Arrays: func(m Model) []Array {
-			d := m.(*DBN)
-			var out []Array
-			for l, r := range d.Layers {
-				s := strconv.Itoa(l + 1)
-				out = append(out,
-					Array{"W" + s, []int{r.NVis, r.NHid}, r.W},
-					Array{"vbias" + s, []int{r.NVis}, r.VBias},
-					Array{"hbias" + s, []int{r.NHid}, r.HBias})
-			}
-			return out
-		},
-		FromArrays: dbnFromArrays,
-	})
+// DBNType is the codec of the deep belief network.
+var DBNType = Type{
+	Name:      "dbn",
+	Doc:       "deep belief network, a stack of L ≥ 2 RBMs (directed sigmoid layers, RBM on top): arrays W<l> (n_{l−1}×n_l), vbias<l> (n_{l−1}), hbias<l> (n_l) for l = 1…L",
+	Signature: []string{"W1", "vbias1", "hbias1", "W2", "vbias2", "hbias2"},
+	Owns:      func(name string) bool { _, _, ok := dbnArrayName(name); return ok },
+	New: func(visible int, hidden []int) (Model, error) {
+		return NewDBN(append([]int{visible}, hidden...)...)
+	},
+	Arrays: func(m Model) []Array {
+		d := m.(*DBN)
+		var out []Array
+		for l, r := range d.Layers {
+			s := strconv.Itoa(l + 1)
+			out = append(out,
+				Array{"W" + s, []int{r.NVis, r.NHid}, r.W},
+				Array{"vbias" + s, []int{r.NVis}, r.VBias},
+				Array{"hbias" + s, []int{r.NHid}, r.HBias})
+		}
+		return out
+	},
+	FromArrays: dbnFromArrays,
 }

@@ -54,10 +54,8 @@ func TestNewDBNAndValidate(t *testing.T) {
 	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "layer 2") || !strings.Contains(err.Error(), "finite") {
 		t.Errorf("Inf weight: %v", err)
 	}
-	if ty, err := Lookup("dbn"); err != nil {
-		t.Fatal(err)
-	} else if m, err := ty.New(10, []int{5, 7, 2}); err != nil || m.(*DBN).NumLayers() != 3 {
-		t.Fatalf("registry New: %v %v", m, err)
+	if m, err := DBNType.New(10, []int{5, 7, 2}); err != nil || m.(*DBN).NumLayers() != 3 {
+		t.Fatalf("codec New: %v %v", m, err)
 	}
 }
 
@@ -151,10 +149,10 @@ func TestDBNAgainstEnumeration(t *testing.T) {
 func TestDBNCheckpointRoundTrip(t *testing.T) {
 	d := randomDBN(0.5, 3, 7, 4, 5, 2)
 	p := filepath.Join(t.TempDir(), "model.npz")
-	if err := Save(p, &Checkpoint{Model: d, Meta: Meta{Epoch: 4}}); err != nil {
+	if err := Save(p, &Checkpoint{Model: d, Meta: Meta{Epoch: 4}}, known); err != nil {
 		t.Fatal(err)
 	}
-	c, err := Load(p)
+	c, err := Load(p, known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +200,7 @@ func TestDBNLoadWithoutMeta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := fromArrays(arrs)
+	c, err := fromArrays(arrs, known)
 	if err != nil {
 		t.Fatal(err)
 	}

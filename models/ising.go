@@ -286,38 +286,38 @@ func (m *Ising) transposed() *Ising {
 //	coupling_v  (rows−1)×cols   (absent or empty when rows = 1)
 //	spins       one integer: 0 = spins 01 (s = x), 1 = spins pm1 (s = 2x−1);
 //	            optional in a file written by NumPy, default 1 (pm1)
-func init() {
-	Register(Type{
-		Name:      "ising",
-		Doc:       "fully visible pairwise MRF on a grid (Ising model): arrays fields (R×C), coupling_h (R×(C−1)), coupling_v ((R−1)×C), spins (0 = 01, 1 = pm1)",
-		Signature: []string{"fields", "coupling_h", "coupling_v"},
-		Needs:     isingNeeds,
-		Owns: func(name string) bool {
-			return name == "fields" || name == "coupling_h" || name == "coupling_v" || name == "spins"
-		},
-		New: func(visible int, hidden []int) (Model, error) {
-			if len(hidden) != 0 {
-				return nil, fmt.Errorf("ising: a fully visible model has no hidden layers, got %v", hidden)
-			}
-			if err := CheckIsingSize(1, visible); err != nil {
-				return nil, err
-			}
-			return NewIsing(1, visible, SpinsPM1), nil
-		},
-		Arrays: func(mm Model) []Array {
-			m := mm.(*Ising)
-			R, C := m.Rows, m.Cols
-			out := []Array{{"fields", []int{R, C}, m.Fields}}
-			if C > 1 {
-				out = append(out, Array{"coupling_h", []int{R, C - 1}, m.CouplingH})
-			}
-			if R > 1 {
-				out = append(out, Array{"coupling_v", []int{R - 1, C}, m.CouplingV})
-			}
-			return append(out, Array{"spins", []int{1}, []float64{float64(m.Spins)}})
-		},
-		FromArrays: isingFromArrays,
-	})
+//
+// IsingType is the codec of the Ising model (a fully visible pairwise MRF on a grid).
+var IsingType = Type{
+	Name:      "ising",
+	Doc:       "fully visible pairwise MRF on a grid (Ising model): arrays fields (R×C), coupling_h (R×(C−1)), coupling_v ((R−1)×C), spins (0 = 01, 1 = pm1)",
+	Signature: []string{"fields", "coupling_h", "coupling_v"},
+	Needs:     isingNeeds,
+	Owns: func(name string) bool {
+		return name == "fields" || name == "coupling_h" || name == "coupling_v" || name == "spins"
+	},
+	New: func(visible int, hidden []int) (Model, error) {
+		if len(hidden) != 0 {
+			return nil, fmt.Errorf("ising: a fully visible model has no hidden layers, got %v", hidden)
+		}
+		if err := CheckIsingSize(1, visible); err != nil {
+			return nil, err
+		}
+		return NewIsing(1, visible, SpinsPM1), nil
+	},
+	Arrays: func(mm Model) []Array {
+		m := mm.(*Ising)
+		R, C := m.Rows, m.Cols
+		out := []Array{{"fields", []int{R, C}, m.Fields}}
+		if C > 1 {
+			out = append(out, Array{"coupling_h", []int{R, C - 1}, m.CouplingH})
+		}
+		if R > 1 {
+			out = append(out, Array{"coupling_v", []int{R - 1, C}, m.CouplingV})
+		}
+		return append(out, Array{"spins", []int{1}, []float64{float64(m.Spins)}})
+	},
+	FromArrays: isingFromArrays,
 }
 
 // isingNeeds lists the arrays of an Ising file: fields, coupling_h unless

@@ -227,10 +227,10 @@ func TestIsingCheckpointRoundTrip(t *testing.T) {
 	for _, g := range [][2]int{{3, 4}, {1, 5}, {4, 1}} {
 		m := randomIsing(g[0], g[1], Spins01, 1, 5)
 		p := filepath.Join(t.TempDir(), "m.npz")
-		if err := Save(p, &Checkpoint{Model: m}); err != nil {
+		if err := Save(p, &Checkpoint{Model: m}, known); err != nil {
 			t.Fatal(err)
 		}
-		c, err := Load(p)
+		c, err := Load(p, known)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,7 +288,7 @@ np.savez(d + "/badspins.npz", fields=f, coupling_h=h, coupling_v=v, spins=np.arr
 	}
 	x := []uint8{1, 0, 1, 1, 0, 0, 1, 0, 1, 1, 1, 0}
 	for _, sp := range []Spins{SpinsPM1, Spins01} {
-		c, err := Load(filepath.Join(dir, sp.String()+".npz"))
+		c, err := Load(filepath.Join(dir, sp.String()+".npz"), known)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +304,7 @@ np.savez(d + "/badspins.npz", fields=f, coupling_h=h, coupling_v=v, spins=np.arr
 	for name, msg := range map[string]string{
 		"badshape": "coupling_h has shape [4 3]", "nan": "coupling_h[0,0] is NaN", "badspins": "spins must be one integer",
 	} {
-		_, err := Load(filepath.Join(dir, name+".npz"))
+		_, err := Load(filepath.Join(dir, name+".npz"), known)
 		if err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s.npz: error %v, want one containing %q", name, err, msg)
 		}
@@ -372,7 +372,7 @@ func TestIsingWithoutMetaShapes(t *testing.T) {
 		{"couplings without fields", map[string]*npyx.Array{"coupling_h": arr(1, 3), "coupling_v": arr(1, 4)}, 0, 0,
 			"as an ising: needs array fields (rows×cols)"},
 	} {
-		ck, err := fromArrays(c.arrays)
+		ck, err := fromArrays(c.arrays, known)
 		if c.rows == 0 {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: %v, want an error with %q", c.name, err, c.want)

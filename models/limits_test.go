@@ -50,17 +50,17 @@ func TestDetectWithoutMeta(t *testing.T) {
 			"no meta array and no known set of parameter arrays (have X; a dbm needs W1, W2, b0, b1, b2; a dbn needs W1, vbias1, hbias1, W2, vbias2, hbias2; an ising needs fields, coupling_h, coupling_v; an rbm needs W, vbias, hbias; a vae needs dec_W1, dec_b1, enc_W1, enc_b1)"},
 	}
 	for _, c := range cases {
-		_, err := fromArrays(c.arrays)
+		_, err := fromArrays(c.arrays, known)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s:\n got %v\nwant …%s…", c.name, err, c.want)
 		}
 	}
 	// Unrelated extra arrays and state arrays do not make a file ambiguous.
-	c, err := fromArrays(with(rbm(), map[string]*npyx.Array{"notes": zeros(1), "state_mom_W": zeros(3, 2)}))
+	c, err := fromArrays(with(rbm(), map[string]*npyx.Array{"notes": zeros(1), "state_mom_W": zeros(3, 2)}), known)
 	if err != nil || c.Model.TypeName() != "rbm" {
 		t.Errorf("rbm with extras: %v", err)
 	}
-	if c, err := fromArrays(dbm); err != nil || c.Model.TypeName() != "dbm" {
+	if c, err := fromArrays(dbm, known); err != nil || c.Model.TypeName() != "dbm" {
 		t.Errorf("dbm: %v", err)
 	}
 }
@@ -86,7 +86,7 @@ func TestParameterValues(t *testing.T) {
 	for _, c := range rbmCases {
 		a := map[string]*npyx.Array{"W": zeros(5, 4), "vbias": zeros(5), "hbias": zeros(4)}
 		a[c.e.array].Data[c.e.k] = c.e.x
-		if _, err := fromArrays(a); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := fromArrays(a, known); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: got %v, want %q", c.e, err, c.want)
 		}
 	}
@@ -121,15 +121,14 @@ func TestParameterValues(t *testing.T) {
 // TestModelSizeLimits: sizes whose parameters would exceed MaxParams, or a
 // layer above MaxUnits, are refused before anything is allocated.
 func TestModelSizeLimits(t *testing.T) {
-	rbm, _ := Lookup("rbm")
 	cases := []struct {
 		name string
 		new  func() error
 		want string
 	}{
-		{"rbm hidden 2e9", func() error { _, err := rbm.New(784, []int{2000000000}); return err },
+		{"rbm hidden 2e9", func() error { _, err := RBMType.New(784, []int{2000000000}); return err },
 			"rbm 784-2000000000: layer 1 has 2000000000 units; the limit is 1048576 (models.MaxUnits)"},
-		{"rbm too many parameters", func() error { _, err := rbm.New(784, []int{500000}); return err },
+		{"rbm too many parameters", func() error { _, err := RBMType.New(784, []int{500000}); return err },
 			"rbm 784-500000 has 392500784 parameters; the limit is 134217728 (models.MaxParams, 1 GiB of float64)"},
 		{"dbn", func() error { _, err := NewDBN(784, 500, 1000000); return err },
 			"dbn 784-500-1000000 has 501393284 parameters; the limit is 134217728"},
@@ -160,7 +159,7 @@ func TestLoadOnlyRegularFiles(t *testing.T) {
 	}
 	for p, kind := range paths {
 		want := p + ": not a regular file (it is " + kind + ")"
-		if _, err := Load(p); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Load(p, known); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Load(%s): got %v, want %q", p, err, want)
 		}
 	}

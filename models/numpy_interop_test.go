@@ -24,7 +24,7 @@ func TestNumPyReadsOurs(t *testing.T) {
 	}
 	m := randomRBM(5, 3, 1, 9)
 	p := filepath.Join(t.TempDir(), "model.npz")
-	if err := Save(p, &Checkpoint{Model: m, Bytes: map[string][]byte{"rng": {7, 8}}}); err != nil {
+	if err := Save(p, &Checkpoint{Model: m, Bytes: map[string][]byte{"rng": {7, 8}}}, known); err != nil {
 		t.Fatal(err)
 	}
 	script := `import json,sys,numpy as np

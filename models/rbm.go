@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/npyx"
 )
 
 // RBM is a binary restricted Boltzmann machine over v ∈ {0,1}^D, h ∈ {0,1}^H
@@ -179,4 +180,55 @@ func SigmoidInPlace(x []float64) {
 	for i, v := range x {
 		x[i] = nmath.Sigmoid(v)
 	}
+}
+
+// RBMType is the codec of the binary RBM.
+var RBMType = Type{
+	Name:      "rbm",
+	Doc:       "binary restricted Boltzmann machine: arrays W (D×H), vbias (D), hbias (H)",
+	Signature: []string{"W", "vbias", "hbias"},
+	Owns:      func(name string) bool { return name == "W" || name == "vbias" || name == "hbias" },
+	New: func(visible int, hidden []int) (Model, error) {
+		if len(hidden) != 1 {
+			return nil, fmt.Errorf("rbm: want exactly one hidden layer size, got %v", hidden)
+		}
+		if visible <= 0 || hidden[0] <= 0 {
+			return nil, fmt.Errorf("rbm: sizes must be positive, got %d visible, %d hidden", visible, hidden[0])
+		}
+		if err := CheckSizes("rbm", []int{visible, hidden[0]}); err != nil {
+			return nil, err
+		}
+		return NewRBM(visible, hidden[0]), nil
+	},
+	Arrays: func(m Model) []Array {
+		r := m.(*RBM)
+		return []Array{
+			{"W", []int{r.NVis, r.NHid}, r.W},
+			{"vbias", []int{r.NVis}, r.VBias},
+			{"hbias", []int{r.NHid}, r.HBias},
+		}
+	},
+	FromArrays: rbmFromArrays,
+}
+
+func rbmFromArrays(a map[string]*npyx.Array) (Model, error) {
+	w, vb, hb := a["W"], a["vbias"], a["hbias"]
+	if w == nil || vb == nil || hb == nil {
+		return nil, fmt.Errorf("rbm: needs arrays W, vbias and hbias")
+	}
+	if len(w.Shape) != 2 {
+		return nil, fmt.Errorf("rbm: W has shape %v, want 2-D (visible × hidden)", w.Shape)
+	}
+	d, h := w.Shape[0], w.Shape[1]
+	if len(vb.Shape) != 1 || vb.Shape[0] != d {
+		return nil, fmt.Errorf("rbm: vbias has shape %v, want (%d,) to match W %v", vb.Shape, d, w.Shape)
+	}
+	if len(hb.Shape) != 1 || hb.Shape[0] != h {
+		return nil, fmt.Errorf("rbm: hbias has shape %v, want (%d,) to match W %v", hb.Shape, h, w.Shape)
+	}
+	r := &RBM{NVis: d, NHid: h, W: w.Data, VBias: vb.Data, HBias: hb.Data}
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	return r, nil
 }

@@ -13,6 +13,10 @@ import (
 	"github.com/logz-ml/logz/internal/npyx"
 )
 
+// known is the set of codecs these tests load and save with: the types of
+// this package (a program passes its registered families', family.Codecs).
+var known = Codecs{RBMType, DBNType, DBMType, IsingType, VAEType}
+
 func randomRBM(d, h int, scale float64, seed uint64) *RBM {
 	rng := rand.New(rand.NewPCG(seed, 0))
 	m := NewRBM(d, h)
@@ -116,10 +120,10 @@ func TestCheckpointRoundTrip(t *testing.T) {
 		Bytes: map[string][]byte{"rng": {1, 2, 3, 250}},
 	}
 	c.State["vel_W"].Data[5] = 0.25
-	if err := Save(p, c); err != nil {
+	if err := Save(p, c, known); err != nil {
 		t.Fatal(err)
 	}
-	got, err := Load(p)
+	got, err := Load(p, known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +149,7 @@ func TestCheckpointRoundTrip(t *testing.T) {
 // TestLoadNumPyWritten loads an RBM written by NumPy's np.savez (no meta; W in
 // Fortran order) and checks log p of the first example against NumPy's value.
 func TestLoadNumPyWritten(t *testing.T) {
-	c, err := Load("testdata/numpy_rbm.npz")
+	c, err := Load("testdata/numpy_rbm.npz", known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +181,7 @@ func TestLoadBadFiles(t *testing.T) {
 	write := func(name string, arrays map[string]Array) string {
 		p := filepath.Join(dir, name)
 		c := &Checkpoint{Model: m}
-		if err := Save(p, c); err != nil {
+		if err := Save(p, c, known); err != nil {
 			t.Fatal(err)
 		}
 		return p
@@ -194,12 +198,12 @@ func TestLoadBadFiles(t *testing.T) {
 	for name, c := range cases {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, c.data, 0o644)
-		_, err := Load(p)
+		_, err := Load(p, known)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: err = %v, want it to mention %q", name, err, c.want)
 		}
 	}
-	if _, err := Load(filepath.Join(dir, "missing.npz")); err == nil {
+	if _, err := Load(filepath.Join(dir, "missing.npz"), known); err == nil {
 		t.Error("missing file: no error")
 	}
 }
@@ -222,14 +226,14 @@ func TestFromArraysShapeErrors(t *testing.T) {
 		{map[string]*npyx.Array{"X": arr([]int{3, 2})}, "no meta array and no known set of parameter arrays (have X; a dbm needs W1, W2, b0, b1, b2; a dbn needs W1, vbias1, hbias1, W2, vbias2, hbias2; an ising needs fields, coupling_h, coupling_v; an rbm needs W, vbias, hbias; a vae needs dec_W1, dec_b1, enc_W1, enc_b1)"},
 	}
 	for _, c := range cases {
-		_, err := fromArrays(c.a)
+		_, err := fromArrays(c.a, known)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("err = %v, want %q", err, c.want)
 		}
 	}
 	nan := map[string]*npyx.Array{"W": arr([]int{1, 1}), "vbias": arr([]int{1}), "hbias": arr([]int{1})}
 	nan["W"].Data[0] = math.NaN()
-	if _, err := fromArrays(nan); err == nil || !strings.Contains(err.Error(), "finite") {
+	if _, err := fromArrays(nan, known); err == nil || !strings.Contains(err.Error(), "finite") {
 		t.Errorf("NaN weight: %v", err)
 	}
 }

@@ -234,50 +234,49 @@ func SampleBernoulliLogits(x []uint8, a []float64, rng *rand.Rand) float64 {
 	return t
 }
 
-func init() {
-	Register(Type{
-		Name:      "vae",
-		Doc:       "VAE with binary latents: decoder dec_W1…/dec_b1… (Z→…→X), encoder enc_W1…/enc_b1… (X→…→Z), tanh between layers, Bernoulli heads; prior prior_logits (Z) or an RBM prior_W (Z×H), prior_vbias, prior_hbias",
-		Signature: []string{"dec_W1", "dec_b1", "enc_W1", "enc_b1"},
-		Owns: func(name string) bool {
-			for _, p := range []string{"dec_W", "dec_b", "enc_W", "enc_b"} {
-				if rest, ok := strings.CutPrefix(name, p); ok {
-					_, err := strconv.Atoi(rest)
-					return err == nil
-				}
+// VAEType is the codec of the VAE with binary latents.
+var VAEType = Type{
+	Name:      "vae",
+	Doc:       "VAE with binary latents: decoder dec_W1…/dec_b1… (Z→…→X), encoder enc_W1…/enc_b1… (X→…→Z), tanh between layers, Bernoulli heads; prior prior_logits (Z) or an RBM prior_W (Z×H), prior_vbias, prior_hbias",
+	Signature: []string{"dec_W1", "dec_b1", "enc_W1", "enc_b1"},
+	Owns: func(name string) bool {
+		for _, p := range []string{"dec_W", "dec_b", "enc_W", "enc_b"} {
+			if rest, ok := strings.CutPrefix(name, p); ok {
+				_, err := strconv.Atoi(rest)
+				return err == nil
 			}
-			switch name {
-			case "prior_W", "prior_vbias", "prior_hbias", "prior_logits":
-				return true
+		}
+		switch name {
+		case "prior_W", "prior_vbias", "prior_hbias", "prior_logits":
+			return true
+		}
+		return false
+	},
+	New: func(visible int, hidden []int) (Model, error) {
+		if len(hidden) < 1 {
+			return nil, fmt.Errorf("vae: needs the latent size (and hidden sizes), got %v", hidden)
+		}
+		return NewVAE(visible, hidden[len(hidden)-1], hidden[:len(hidden)-1], 0)
+	},
+	Arrays: func(mm Model) []Array {
+		m := mm.(*VAE)
+		var out []Array
+		for _, n := range []struct {
+			prefix string
+			net    *mlp.Net
+		}{{"dec_", m.Dec}, {"enc_", m.Enc}} {
+			for _, a := range n.net.Arrays(n.prefix) {
+				out = append(out, Array{Name: a.Name, Shape: a.Shape, Data: a.Data})
 			}
-			return false
-		},
-		New: func(visible int, hidden []int) (Model, error) {
-			if len(hidden) < 1 {
-				return nil, fmt.Errorf("vae: needs the latent size (and hidden sizes), got %v", hidden)
-			}
-			return NewVAE(visible, hidden[len(hidden)-1], hidden[:len(hidden)-1], 0)
-		},
-		Arrays: func(mm Model) []Array {
-			m := mm.(*VAE)
-			var out []Array
-			for _, n := range []struct {
-				prefix string
-				net    *mlp.Net
-			}{{"dec_", m.Dec}, {"enc_", m.Enc}} {
-				for _, a := range n.net.Arrays(n.prefix) {
-					out = append(out, Array{Name: a.Name, Shape: a.Shape, Data: a.Data})
-				}
-			}
-			if m.Prior != nil {
-				r := m.Prior
-				return append(out, Array{"prior_W", []int{r.NVis, r.NHid}, r.W},
-					Array{"prior_vbias", []int{r.NVis}, r.VBias}, Array{"prior_hbias", []int{r.NHid}, r.HBias})
-			}
-			return append(out, Array{"prior_logits", []int{len(m.PriorLogits)}, m.PriorLogits})
-		},
-		FromArrays: vaeFromArrays,
-	})
+		}
+		if m.Prior != nil {
+			r := m.Prior
+			return append(out, Array{"prior_W", []int{r.NVis, r.NHid}, r.W},
+				Array{"prior_vbias", []int{r.NVis}, r.VBias}, Array{"prior_hbias", []int{r.NHid}, r.HBias})
+		}
+		return append(out, Array{"prior_logits", []int{len(m.PriorLogits)}, m.PriorLogits})
+	},
+	FromArrays: vaeFromArrays,
 }
 
 // netSizes reads the sizes of the MLP stored as <prefix>W1…, <prefix>b1…

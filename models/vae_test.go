@@ -65,10 +65,10 @@ func TestVAECheckpointRoundTrip(t *testing.T) {
 	for _, ph := range []int{0, 3} {
 		m := randomVAE(t, ph)
 		p := filepath.Join(t.TempDir(), "vae.npz")
-		if err := Save(p, &Checkpoint{Model: m}); err != nil {
+		if err := Save(p, &Checkpoint{Model: m}, known); err != nil {
 			t.Fatal(err)
 		}
-		c, err := Load(p)
+		c, err := Load(p, known)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,28 +20,41 @@ import (
 //	rec_S<l>  n_l×n_l       l = 1 … L  (autoregressive recognition, optional)
 var arrayName = regexp.MustCompile(`^(gen_W|gen_b|gen_S|rec_W|rec_c|rec_S)([0-9]+)$`)
 
-func init() {
-	for _, ar := range []bool{false, true} {
-		name, doc, sig := "sbn", "sigmoid belief net (Du, Zhu & Zhang 2015, eq. 11–12)", []string{"gen_W1", "gen_b0", "gen_b1"}
-		if ar {
-			name, doc, sig = "arsbn", "autoregressive sigmoid belief net (eq. 13–14)", []string{"gen_W1", "gen_b0", "gen_b1", "gen_S0", "gen_S1"}
-		}
-		models.Register(models.Type{
-			Name: name, Doc: doc, Signature: sig,
-			Owns: func(k string) bool {
-				m := arrayName.FindStringSubmatch(k)
-				return m != nil && (ar || m[1] != "gen_S")
-			},
-			New: func(visible int, hidden []int) (models.Model, error) {
-				sizes := append([]int{visible}, hidden...)
-				if err := models.CheckSizes(name, sizes); err != nil {
-					return nil, err
-				}
-				return New(sizes, ar), nil
-			},
-			Arrays:     func(m models.Model) []models.Array { return arrays(m.(*Net)) },
-			FromArrays: func(a map[string]*npyx.Array) (models.Model, error) { return fromArrays(a, ar) },
-		})
+// SBNType and ARSBNType are the codecs of sigmoid belief nets, plain and
+// autoregressive; TypeOf picks one.
+var (
+	SBNType   = codec(false)
+	ARSBNType = codec(true)
+)
+
+// TypeOf returns the codec of a net: ARSBNType if ar, else SBNType.
+func TypeOf(ar bool) models.Type {
+	if ar {
+		return ARSBNType
+	}
+	return SBNType
+}
+
+func codec(ar bool) models.Type {
+	name, doc, sig := "sbn", "sigmoid belief net (Du, Zhu & Zhang 2015, eq. 11–12)", []string{"gen_W1", "gen_b0", "gen_b1"}
+	if ar {
+		name, doc, sig = "arsbn", "autoregressive sigmoid belief net (eq. 13–14)", []string{"gen_W1", "gen_b0", "gen_b1", "gen_S0", "gen_S1"}
+	}
+	return models.Type{
+		Name: name, Doc: doc, Signature: sig,
+		Owns: func(k string) bool {
+			m := arrayName.FindStringSubmatch(k)
+			return m != nil && (ar || m[1] != "gen_S")
+		},
+		New: func(visible int, hidden []int) (models.Model, error) {
+			sizes := append([]int{visible}, hidden...)
+			if err := models.CheckSizes(name, sizes); err != nil {
+				return nil, err
+			}
+			return New(sizes, ar), nil
+		},
+		Arrays:     func(m models.Model) []models.Array { return arrays(m.(*Net)) },
+		FromArrays: func(a map[string]*npyx.Array) (models.Model, error) { return fromArrays(a, ar) },
 	}
 }
 

@@ -155,13 +155,14 @@ func key(h [][]float64) string {
 }
 
 // TestCodecRoundTrip: a net saved by logz and one written without meta (as
-// NumPy would) load back equal, and as the right type.
+// NumPy would) load back equal, and as the right type among every codec.
 func TestCodecRoundTrip(t *testing.T) {
+	known := models.Codecs{models.RBMType, models.DBNType, models.DBMType, models.IsingType, models.VAEType, SBNType, ARSBNType}
 	for _, c := range tiny {
 		n := randomNet(c.sizes, c.ar, 0.5, 4)
 		dir := t.TempDir()
 		p := filepath.Join(dir, "m.npz")
-		if err := models.Save(p, &models.Checkpoint{Model: n}); err != nil {
+		if err := models.Save(p, &models.Checkpoint{Model: n}, known); err != nil {
 			t.Fatal(err)
 		}
 		q := filepath.Join(dir, "numpy.npz")
@@ -179,7 +180,7 @@ func TestCodecRoundTrip(t *testing.T) {
 		w.Close()
 		f.Close()
 		for _, path := range []string{p, q} {
-			ck, err := models.Load(path)
+			ck, err := models.Load(path, known)
 			if err != nil {
 				t.Fatalf("%s: %v", c.name, err)
 			}

@@ -84,7 +84,7 @@ func BenchmarkChi2Update784x500(b *testing.B) {
 func BenchmarkChi2TrackVsAIS784x100(b *testing.B) {
 	m := models.NewRBM(784, 100)
 	if p := os.Getenv("LOGZ_CHI2_MODEL"); p != "" {
-		c, err := models.Load(p)
+		c, err := models.Load(p, codecs)
 		if err != nil {
 			b.Fatal(err)
 		}

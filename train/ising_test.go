@@ -105,10 +105,10 @@ func TestIsingResumeEqualsUninterrupted(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := filepath.Join(t.TempDir(), "model.npz")
-		if err := models.Save(p, c); err != nil {
+		if err := models.Save(p, c, codecs); err != nil {
 			t.Fatal(err)
 		}
-		loaded, err := models.Load(p)
+		loaded, err := models.Load(p, codecs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -230,6 +230,10 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 	}
 }
 
+// codecs are the model types these tests save and load (train cannot see
+// the family registry, family.Codecs, that a program passes).
+var codecs = models.Codecs{models.RBMType, models.DBNType, models.DBMType, models.IsingType, models.VAEType}
+
 // saveAndLoad writes a trainer's checkpoint to a model.npz and reads it back.
 func saveAndLoad(t *testing.T, tr interface {
 	Checkpoint(string) (*models.Checkpoint, error)
@@ -240,10 +244,10 @@ func saveAndLoad(t *testing.T, tr interface {
 		t.Fatal(err)
 	}
 	p := filepath.Join(t.TempDir(), "model.npz")
-	if err := models.Save(p, c); err != nil {
+	if err := models.Save(p, c, codecs); err != nil {
 		t.Fatal(err)
 	}
-	loaded, err := models.Load(p)
+	loaded, err := models.Load(p, codecs)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -491,10 +491,10 @@ func TestVAEResumeBitIdentical(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := filepath.Join(t.TempDir(), "model.npz")
-		if err := models.Save(path, ck); err != nil {
+		if err := models.Save(path, ck, codecs); err != nil {
 			t.Fatal(err)
 		}
-		loaded, err := models.Load(path)
+		loaded, err := models.Load(path, codecs)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -81,7 +82,7 @@ func TestChi2TrackedNearExact(t *testing.T) {
 	if !strings.Contains(stdout, "log Z bracket [AIS, χ²]") {
 		t.Errorf("no bracket table in the output:\n%s", stdout)
 	}
-	c, err := models.Load(filepath.Join(out, "cd", "model.npz"))
+	c, err := models.Load(filepath.Join(out, "cd", "model.npz"), family.Codecs())
 	if err != nil {
 		t.Fatal(err)
 	}

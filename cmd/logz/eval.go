@@ -141,7 +141,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return usageError{fmt.Sprintf("eval: --split wants a plain word (letters, digits, '_' or '-', such as test), got %q", splitName)}
 	}
 	values := flagValues(estFlags, flagVals, given)
-	ckpt, err := models.Load(*modelPath)
+	ckpt, err := models.Load(*modelPath, family.Codecs())
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}
@@ -259,7 +259,7 @@ func evalWithoutData(sel family.Flag, modelPath string, names []string, values m
 			return usageError{fmt.Sprintf("eval: --estimator %s needs --data (without it only %s and exact run)", n, sel.Estimator)}
 		}
 	}
-	ckpt, err := models.Load(modelPath)
+	ckpt, err := models.Load(modelPath, family.Codecs())
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -224,9 +225,9 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		t.Error("resumed results differ from the uninterrupted run")
 	}
 	for _, e := range []string{"cd", "pcd"} {
-		a, _ := models.Load(filepath.Join(full, e, "model.npz"))
-		b, _ := models.Load(filepath.Join(part, e, "model.npz"))
-		codec, err := models.Lookup(a.Model.TypeName())
+		a, _ := models.Load(filepath.Join(full, e, "model.npz"), family.Codecs())
+		b, _ := models.Load(filepath.Join(part, e, "model.npz"), family.Codecs())
+		codec, err := family.Codecs().Lookup(a.Model.TypeName())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,7 +272,7 @@ func TestDivergenceKeepsLastGoodCheckpoint(t *testing.T) {
 		t.Error("the healthy experiment's final rows are missing")
 	}
 	if _, err := os.Stat(filepath.Join(out, "pcd", "model.npz")); err == nil {
-		c, err := models.Load(filepath.Join(out, "pcd", "model.npz"))
+		c, err := models.Load(filepath.Join(out, "pcd", "model.npz"), family.Codecs())
 		if err != nil {
 			t.Fatal(err)
 		}

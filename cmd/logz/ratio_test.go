@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -31,7 +32,7 @@ func ratioRBM(d, h int, seed uint64) *models.RBM {
 func saveCLIModel(t *testing.T, dir, name string, m models.Model) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := models.Save(p, &models.Checkpoint{Model: m}); err != nil {
+	if err := models.Save(p, &models.Checkpoint{Model: m}, family.Codecs()); err != nil {
 		t.Fatal(err)
 	}
 	return p

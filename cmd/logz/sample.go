@@ -192,7 +192,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
-	ckpt, err := models.Load(*modelPath)
+	ckpt, err := models.Load(*modelPath, family.Codecs())
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}

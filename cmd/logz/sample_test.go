@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	belief "github.com/logz-ml/logz/sbn"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -10,6 +9,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/logz-ml/logz/family"
+	belief "github.com/logz-ml/logz/sbn"
 
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/npyx"
@@ -77,7 +79,7 @@ func TestSampleOtherFamilies(t *testing.T) {
 	}
 	dir := t.TempDir()
 	p := filepath.Join(dir, "dbn.npz")
-	if err := models.Save(p, &models.Checkpoint{Model: d}); err != nil {
+	if err := models.Save(p, &models.Checkpoint{Model: d}, family.Codecs()); err != nil {
 		t.Fatal(err)
 	}
 	out, png := filepath.Join(dir, "s.npy"), filepath.Join(dir, "s.png")
@@ -102,7 +104,7 @@ func TestSampleOtherFamilies(t *testing.T) {
 	n := belief.New([]int{4, 2}, false)
 	belief.InitNormal(n, 1, 3)
 	p = filepath.Join(dir, "sbn.npz")
-	if err := models.Save(p, &models.Checkpoint{Model: n}); err != nil {
+	if err := models.Save(p, &models.Checkpoint{Model: n}, family.Codecs()); err != nil {
 		t.Fatal(err)
 	}
 	_, stderr, err = runLogz(t, "sample", "--model", p, "--n", "5", "--steps", "9", "--out", out)
@@ -180,7 +182,7 @@ func TestSampleIgnoresUnusedData(t *testing.T) {
 // trainer's chi2_q_ first, else a tracked estimator's track_<i>_) starts
 // the chains and is named; without one, q is fitted and its fit reported.
 func TestSampleUsesSavedProposal(t *testing.T) {
-	ck, err := models.Load(numpyModel)
+	ck, err := models.Load(numpyModel, family.Codecs())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +199,7 @@ func TestSampleUsesSavedProposal(t *testing.T) {
 	sample := func(name string) string {
 		t.Helper()
 		p := filepath.Join(dir, name+".npz")
-		if err := models.Save(p, ck); err != nil {
+		if err := models.Save(p, ck, family.Codecs()); err != nil {
 			t.Fatal(err)
 		}
 		_, stderr, err := runLogz(t, "sample", "--model", p, "--n", "3", "--steps", "2", "--q-steps", "5", "--out", filepath.Join(dir, name+".npy"))

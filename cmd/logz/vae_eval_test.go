@@ -39,11 +39,7 @@ func TestEvalVAEWithoutMeta(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := npz.NewWriter(f)
-	typ, err := models.Lookup("vae")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, a := range typ.Arrays(m) {
+	for _, a := range models.VAEType.Arrays(m) {
 		var v any = a.Data
 		if len(a.Shape) == 2 {
 			v = mat.NewDense(a.Shape[0], a.Shape[1], a.Data)

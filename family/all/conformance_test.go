@@ -273,7 +273,7 @@ func checkFamily(t *testing.T, f *family.Family, c tinyCase) {
 		t.Fatal("the first training method failed; nothing to evaluate")
 	}
 	toPath := filepath.Join(dir, "to.npz")
-	if err := models.Save(toPath, &models.Checkpoint{Model: early}); err != nil {
+	if err := models.Save(toPath, &models.Checkpoint{Model: early}, family.Codecs()); err != nil {
 		t.Fatal(err)
 	}
 	exp := parse(t, f, c, c.train[0], toPath)
@@ -427,10 +427,10 @@ func checkResume(t *testing.T, f *family.Family, exp config.Experiment, dir stri
 			t.Fatal(err)
 		}
 		path := filepath.Join(dir, fmt.Sprintf("epoch%d.npz", at))
-		if err := models.Save(path, c); err != nil {
+		if err := models.Save(path, c, family.Codecs()); err != nil {
 			t.Fatal(err)
 		}
-		loaded, err := models.Load(path)
+		loaded, err := models.Load(path, family.Codecs())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -459,10 +459,10 @@ func checkResume(t *testing.T, f *family.Family, exp config.Experiment, dir stri
 	}
 	// The trained model itself through the codec alone.
 	path := filepath.Join(dir, "trained.npz")
-	if err := models.Save(path, &models.Checkpoint{Model: straight.Current()}); err != nil {
+	if err := models.Save(path, &models.Checkpoint{Model: straight.Current()}, family.Codecs()); err != nil {
 		t.Fatal(err)
 	}
-	back, err := models.Load(path)
+	back, err := models.Load(path, family.Codecs())
 	if err != nil {
 		t.Fatal(err)
 	}

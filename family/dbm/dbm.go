@@ -107,7 +107,7 @@ func (*Train) Legacy() map[string]any { return rbm.LegacyTrainKeys("mean_field_i
 var Family = &family.Family{
 	Name:  "dbm",
 	Doc:   "deep Boltzmann machine of two or more hidden layers; arrays W<l> (between layers l−1 and l) and b<l> (biases of layer l, b0 visible). AIS and RAISE anneal over the even layers with the odd ones summed out; `init: base-rate` starts them from independent bits with the training data's base rate on v and, on every even hidden layer, the base rate of its mean-field posterior over 2,000 evenly spaced training examples",
-	Codec: family.MustCodec("dbm"),
+	Codec: models.DBMType,
 	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
 	Train: func() family.Settings {
 		t := rbm.DefaultLayer()

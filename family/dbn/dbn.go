@@ -114,7 +114,7 @@ func (*Train) Legacy() map[string]any { return rbm.LegacyTrainKeys("layer_data",
 var Family = &family.Family{
 	Name:  "dbn",
 	Doc:   "deep belief network: a directed sigmoid stack under a top RBM; arrays W<l>, vbias<l>, hbias<l> per layer",
-	Codec: family.MustCodec("dbn"),
+	Codec: models.DBNType,
 	Model: func() family.Settings { return &Model{Init: rbm.DefaultInit()} },
 	Train: func() family.Settings { return &Train{Layer: rbm.DefaultLayer(), LayerData: "sampled"} },
 	Trainers: []family.TrainerInfo{

@@ -16,7 +16,7 @@ import (
 var Family = &family.Family{
 	Name:  "ising",
 	Doc:   "fully visible pairwise MRF on a rows×cols grid (Ising model), log p̃(x) = Σ h_i s_i + Σ_<ij> J_ij s_i s_j with spins s = x (01) or 2x−1 (pm1); arrays fields (R×C), coupling_h (R×(C−1)), coupling_v ((R−1)×C), spins",
-	Codec: family.MustCodec("ising"),
+	Codec: models.IsingType,
 	Model: func() family.Settings { m := DefaultModel(); return &m },
 	Train: func() family.Settings { t := DefaultTrain(); return &t },
 	Trainers: []family.TrainerInfo{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all"
 	"github.com/logz-ml/logz/models"
 )
@@ -98,7 +99,7 @@ func TestFloat32FromConfig(t *testing.T) {
 	if n != 2 {
 		t.Errorf("%d training rows, want 2", n)
 	}
-	c, err := models.Load(filepath.Join(out, "chi2", "model.npz"))
+	c, err := models.Load(filepath.Join(out, "chi2", "model.npz"), family.Codecs())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 var Family = &family.Family{
 	Name:  "rbm",
 	Doc:   "binary restricted Boltzmann machine, E(v,h) = −vᵀWh − aᵀv − bᵀh; arrays W (D×H), vbias (D), hbias (H)",
-	Codec: family.MustCodec("rbm"),
+	Codec: models.RBMType,
 	Model: func() family.Settings { return &Model{Hidden: 25, Init: DefaultInit()} },
 	Train: func() family.Settings { t := DefaultTrain(); return &t },
 	Trainers: []family.TrainerInfo{

@@ -38,7 +38,7 @@ func randomRBM(d, h int, w, b float64, seed uint64) *models.RBM {
 func saveModel(t *testing.T, m models.Model, name string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)
-	if err := models.Save(p, &models.Checkpoint{Model: m}); err != nil {
+	if err := models.Save(p, &models.Checkpoint{Model: m}, family.Codecs()); err != nil {
 		t.Fatal(err)
 	}
 	return p

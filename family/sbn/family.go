@@ -145,7 +145,7 @@ func init() {
 }
 
 func newFamily(name string, ar bool) *family.Family {
-	codec := family.MustCodec(name)
+	codec := belief.TypeOf(ar)
 	doc := "sigmoid belief net, p(h_L) Π_l p(h_{l−1}|h_l) with σ(W_l h_l + b_{l−1}) (Du, Zhu & Zhang 2015, eq. 11–12); arrays gen_W<l>, gen_b<l>, optional rec_W<l>, rec_c<l>"
 	if ar {
 		doc = "autoregressive sigmoid belief net: each layer (the top prior too) adds strictly lower-triangular within-layer weights S_l, raster order (eq. 13–14); arrays as sbn plus gen_S<l>"

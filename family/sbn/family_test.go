@@ -10,6 +10,7 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all"
 	"github.com/logz-ml/logz/models"
 )
@@ -94,7 +95,7 @@ func TestRunsEndToEnd(t *testing.T) {
 		}
 	}
 	for exp, typ := range map[string]string{"sbn": "sbn", "arsbn": "arsbn", "gibbs": "sbn"} {
-		c, err := models.Load(filepath.Join(dir, exp, "model.npz"))
+		c, err := models.Load(filepath.Join(dir, exp, "model.npz"), family.Codecs())
 		if err != nil || c.Model.TypeName() != typ || c.Meta.Epoch != 3 {
 			t.Errorf("%s/model.npz: %v %v", exp, err, c)
 		}

@@ -74,7 +74,7 @@ func (m *Model) priorHidden() int {
 var VAE = &family.Family{
 	Name:  "vae",
 	Doc:   "VAE with binary latents (Kuleshov & Ermon 2017 §4.1): MLP encoder q(z|x) and decoder p(x|z) (tanh, Bernoulli outputs), Bernoulli or RBM prior over z; arrays dec_W<l>, dec_b<l>, enc_W<l>, enc_b<l>, prior_logits or prior_W, prior_vbias, prior_hbias",
-	Codec: family.MustCodec("vae"), OwnEvalDefaults: true,
+	Codec: models.VAEType, OwnEvalDefaults: true,
 	Model:      func() family.Settings { m := DefaultModel(); return &m },
 	Train:      func() family.Settings { t := DefaultTrain(); return &t },
 	Trainers:   Trainers,

@@ -2,15 +2,15 @@ package models
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/logz-ml/logz/internal/npyx"
 )
 
-// Model is what every model type provides to the registry and the checkpoint
+// Model is what every model type provides to its codec and the checkpoint
 // code; estimators and trainers declare the richer interfaces they need.
 type Model interface {
 	TypeName() string
@@ -25,7 +25,10 @@ type Array struct {
 	Data  []float64
 }
 
-// Type describes one registered model type.
+// Type is the codec of one model type: how its models are stored in and
+// rebuilt from model.npz. Each type exports its codec as a value (RBMType,
+// DBNType, ... here, sbn.SBNType and sbn.ARSBNType in package sbn); the
+// program's set of them is the family registry's (family.Codecs).
 type Type struct {
 	Name string
 	// Doc is one line for `logz --help` and the README.
@@ -52,58 +55,47 @@ type Type struct {
 	Owns func(name string) bool
 }
 
-var (
-	regMu    sync.RWMutex
-	registry = map[string]Type{}
-)
+// Codecs is the set of model types a program knows, by name; Load and Save
+// look a file's type up in it, and a file without meta is recognised among
+// them. logz passes the codecs of its registered families (family.Codecs);
+// a test may list the few it needs.
+type Codecs []Type
 
-// Register adds a model type; it panics on a duplicate name (a programming error
-// caught at init time).
-func Register(t Type) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	if _, dup := registry[t.Name]; dup {
-		panic("models: type registered twice: " + t.Name)
+// Lookup returns the type named name.
+func (cs Codecs) Lookup(name string) (Type, error) {
+	for _, t := range cs {
+		if t.Name == name {
+			return t, nil
+		}
 	}
-	registry[t.Name] = t
+	return Type{}, fmt.Errorf("unknown model type %q (known: %s)", name, strings.Join(cs.names(), ", "))
 }
 
-// Lookup returns the registered type with that name.
-func Lookup(name string) (Type, error) {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	t, ok := registry[name]
-	if !ok {
-		return Type{}, fmt.Errorf("unknown model type %q (known: %s)", name, strings.Join(namesLocked(), ", "))
-	}
-	return t, nil
-}
-
-// Names lists the registered type names, sorted.
-func Names() []string {
-	regMu.RLock()
-	defer regMu.RUnlock()
-	return namesLocked()
-}
-
-func namesLocked() []string {
-	out := make([]string, 0, len(registry))
-	for n := range registry {
-		out = append(out, n)
+// names lists the type names, sorted.
+func (cs Codecs) names() []string {
+	out := make([]string, len(cs))
+	for i, t := range cs {
+		out[i] = t.Name
 	}
 	sort.Strings(out)
 	return out
 }
 
-// detect finds the registered type of an .npz without meta from its
+// sorted returns the types sorted by name, the order detect tries them in.
+func (cs Codecs) sorted() []Type {
+	out := slices.Clone(cs)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// detect finds the type among known of an .npz without meta from its
 // parameter arrays (every array but "meta" and state_…). Exactly one type
 // must have its whole Signature present and no array may belong to another
 // type (W, vbias, hbias next to W1, W2, b0, b1, b2 is ambiguous). When no
 // type is complete, the error says, for each type that owns some of the
 // arrays, what it lacks.
-func detect(arrays map[string]*npyx.Array) (Type, error) {
-	regMu.RLock()
-	defer regMu.RUnlock()
+func detect(arrays map[string]*npyx.Array, known Codecs) (Type, error) {
+	types := known.sorted()
 	var params []string
 	for k := range arrays {
 		if k != "meta" && !strings.HasPrefix(k, StatePrefix) {
@@ -121,8 +113,7 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 		return out
 	}
 	var complete, partial []Type
-	for _, n := range namesLocked() {
-		t := registry[n]
+	for _, t := range types {
 		ok := len(t.Signature) > 0 && len(lacks(t, arrays)) == 0
 		switch {
 		case ok:
@@ -141,7 +132,7 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 		var foreign []string
 		for _, k := range params {
 			if !t.Owns(k) {
-				for _, u := range registry {
+				for _, u := range types {
 					if u.Name != t.Name && u.Owns != nil && u.Owns(k) {
 						foreign = append(foreign, k)
 						break
@@ -180,9 +171,9 @@ func detect(arrays map[string]*npyx.Array) (Type, error) {
 		return Type{}, fmt.Errorf("no meta array, and the arrays (%s) make no complete model: %s", have, strings.Join(parts, "; "))
 	}
 	var needs []string
-	for _, n := range namesLocked() {
-		if t := registry[n]; len(t.Signature) > 0 {
-			needs = append(needs, fmt.Sprintf("%s needs %s", article(n), strings.Join(t.Signature, ", ")))
+	for _, t := range types {
+		if len(t.Signature) > 0 {
+			needs = append(needs, fmt.Sprintf("%s needs %s", article(t.Name), strings.Join(t.Signature, ", ")))
 		}
 	}
 	return Type{}, fmt.Errorf("no meta array and no known set of parameter arrays (have %s; %s)", have, strings.Join(needs, "; "))
@@ -210,58 +201,6 @@ func article(name string) string {
 		return "an " + name
 	}
 	return "a " + name
-}
-
-func init() {
-	Register(Type{
-		Name:      "rbm",
-		Doc:       "binary restricted Boltzmann machine: arrays W (D×H), vbias (D), hbias (H)",
-		Signature: []string{"W", "vbias", "hbias"},
-		Owns:      func(name string) bool { return name == "W" || name == "vbias" || name == "hbias" },
-		New: func(visible int, hidden []int) (Model, error) {
-			if len(hidden) != 1 {
-				return nil, fmt.Errorf("rbm: want exactly one hidden layer size, got %v", hidden)
-			}
-			if visible <= 0 || hidden[0] <= 0 {
-				return nil, fmt.Errorf("rbm: sizes must be positive, got %d visible, %d hidden", visible, hidden[0])
-			}
-			if err := CheckSizes("rbm", []int{visible, hidden[0]}); err != nil {
-				return nil, err
-			}
-			return NewRBM(visible, hidden[0]), nil
-		},
-		Arrays: func(m Model) []Array {
-			r := m.(*RBM)
-			return []Array{
-				{"W", []int{r.NVis, r.NHid}, r.W},
-				{"vbias", []int{r.NVis}, r.VBias},
-				{"hbias", []int{r.NHid}, r.HBias},
-			}
-		},
-		FromArrays: rbmFromArrays,
-	})
-}
-
-func rbmFromArrays(a map[string]*npyx.Array) (Model, error) {
-	w, vb, hb := a["W"], a["vbias"], a["hbias"]
-	if w == nil || vb == nil || hb == nil {
-		return nil, fmt.Errorf("rbm: needs arrays W, vbias and hbias")
-	}
-	if len(w.Shape) != 2 {
-		return nil, fmt.Errorf("rbm: W has shape %v, want 2-D (visible × hidden)", w.Shape)
-	}
-	d, h := w.Shape[0], w.Shape[1]
-	if len(vb.Shape) != 1 || vb.Shape[0] != d {
-		return nil, fmt.Errorf("rbm: vbias has shape %v, want (%d,) to match W %v", vb.Shape, d, w.Shape)
-	}
-	if len(hb.Shape) != 1 || hb.Shape[0] != h {
-		return nil, fmt.Errorf("rbm: hbias has shape %v, want (%d,) to match W %v", hb.Shape, h, w.Shape)
-	}
-	r := &RBM{NVis: d, NHid: h, W: w.Data, VBias: vb.Data, HBias: hb.Data}
-	if err := r.Validate(); err != nil {
-		return nil, err
-	}
-	return r, nil
 }
 
 // joinSizes writes layer sizes as "784-500-1000".
