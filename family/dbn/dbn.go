@@ -6,7 +6,6 @@ package dbn
 import (
 	"fmt"
 
-	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/rbm"
@@ -175,7 +174,7 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 		}
 	}
 	tr, err := train.NewDBNTrainer(m, train.DBNOptions{
-		Layers:        []train.DBNLayerOptions{{RBM: rbm.Options(&t.Layer, a.Workers), Epochs: t.Epochs}},
+		Layers:        []train.RBMOptions{rbm.Options(&t.Layer, a.Workers)},
 		Data:          ld,
 		TransposeInit: t.TransposeInit,
 		InitStd:       init.InitWeightStd,
@@ -186,22 +185,5 @@ func newTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &trainer{tr: tr}, nil
+	return tr, nil
 }
-
-type trainer struct{ tr *train.DBNTrainer }
-
-func (d *trainer) TrainEpoch(x data.Examples) (family.EpochSummary, error) {
-	st, err := d.tr.TrainEpoch(x)
-	return family.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
-}
-func (d *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
-func (d *trainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }
-func (d *trainer) Completed() int                                  { return d.tr.Epoch }
-func (d *trainer) Total() int                                      { return d.tr.TotalEpochs() }
-func (d *trainer) Current() models.Model                           { return d.tr.Stack() }
-func (d *trainer) SetOnBatch(func(int))                            {}
-
-// EpochSettings are the epoch line's k, learning rate and momentum (of
-// the layer's RBM).
-func (d *trainer) EpochSettings(s family.EpochSummary) string { return family.RBMSettings(s) }
