@@ -67,6 +67,8 @@ type TrainOptions struct {
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.
 	Workers int
+	// Epochs is the number of epochs to train (the trainer's Total).
+	Epochs int
 }
 
 // DefaultTrainOptions are the paper's settings (App. C and §4; docs/methods.md#sg-mcmc-scaling):
@@ -84,23 +86,15 @@ func DefaultTrainOptions() TrainOptions {
 	}
 }
 
-// EpochStats summarises one epoch.
-type EpochStats struct {
-	Epoch       int
-	Minibatches int
-	// Signal is a cheap per-epoch progress figure, the mean over the
-	// epoch's examples at the last dynamics step of their minibatch of:
-	// for gibbs, (1/L) Σ_s log p(x, h_s) with h_s the kept states
-	// ("log-joint"); for adaptive-is, log (1/L) Σ_s p(x, h_s)/Q(h_s | x),
-	// a stochastic lower bound on log p(x) in expectation ("is-bound").
-	Signal     float64
-	SignalName string
-	// ESS is the mean effective sample size (Σw)²/Σw² of the importance
-	// weights per example (adaptive-is; 0 for gibbs).
-	ESS float64
-	// Thermostat is SGNHT's ξ at the end of the epoch (0 otherwise).
-	Thermostat float64
-}
+// Signals of the epoch summary (its ReconError): the mean over the epoch's
+// examples, at the last dynamics step of their minibatch, of (1/L) Σ_s
+// log p(x, h_s) with h_s the kept states (gibbs), or of
+// log (1/L) Σ_s p(x, h_s)/Q(h_s | x), a stochastic lower bound on log p(x)
+// in expectation (adaptive-is).
+const (
+	SignalLogJoint = "log-joint"
+	SignalISBound  = "is-bound"
+)
 
 // Random streams are keyed by what they are for (seeds.Derive), never by
 // goroutine.
@@ -128,10 +122,11 @@ const chunkSize = 10
 // (1/|B_t|) Σ_n Σ_s w̃_{n,s} ∇_φ log Q(h_{n,s} | x_n) (eq. 8–10, the same
 // samples, Alg. 1).
 type Trainer struct {
-	net *Net
-	opt TrainOptions
-	n   int // N
-	ep  int // completed epochs
+	net     *Net
+	opt     TrainOptions
+	n       int // N
+	ep      int // completed epochs
+	onBatch func(examples int)
 
 	prior        Prior
 	gen          [][]float64 // the net's parameter slices (paramSlices)
@@ -188,7 +183,7 @@ type trainTask struct {
 	gGen *Net
 	gRec *Recognition
 
-	signal, ess float64
+	signal float64
 }
 
 // latentSample is one joint state with the buffers of its gradient.
@@ -316,24 +311,30 @@ func (t *Trainer) newTask() *trainTask {
 	return tk
 }
 
-// Epoch is the number of completed epochs.
-func (t *Trainer) Epoch() int { return t.ep }
+// Completed is the number of completed epochs.
+func (t *Trainer) Completed() int { return t.ep }
 
-// Options returns the trainer's options.
-func (t *Trainer) Options() TrainOptions { return t.opt }
+// Total is the number of epochs to train, Epochs of the options.
+func (t *Trainer) Total() int { return t.opt.Epochs }
+
+// SetOnBatch sets the function called after every minibatch with its
+// number of examples (nil: none).
+func (t *Trainer) SetOnBatch(f func(examples int)) { t.onBatch = f }
 
 // TrainEpoch runs one pass over x in minibatches (a permutation keyed by
-// the seed and the epoch). On divergence (a parameter NaN, ±Inf or beyond
-// models.MaxAbsParam) it returns an error wrapping train.ErrDiverged that
-// names the epoch and minibatch; the net is then unusable and the caller
-// keeps its last checkpoint.
-func (t *Trainer) TrainEpoch(x data.Examples) (EpochStats, error) {
+// the seed and the epoch). The summary's ReconError is the epoch's signal
+// (SignalLogJoint or SignalISBound, its Signal), K the dynamics steps per
+// minibatch and Momentum 1 − friction. On divergence (a parameter NaN, ±Inf
+// or beyond models.MaxAbsParam) it returns an error wrapping
+// train.ErrDiverged that names the epoch and minibatch; the net is then
+// unusable and the caller keeps its last checkpoint.
+func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
 	N := x.Len()
 	if N != t.n {
-		return EpochStats{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d (the gradient scale N/|B|)", N, t.n)
+		return train.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d (the gradient scale N/|B|)", N, t.n)
 	}
 	if d := len(x.Row(0)); d != t.net.Sizes[0] {
-		return EpochStats{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
+		return train.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
 	}
 	// The net is the truth between epochs (a caller may have set it).
 	gather(t.gen, t.genTri, t.theta)
@@ -341,40 +342,43 @@ func (t *Trainer) TrainEpoch(x data.Examples) (EpochStats, error) {
 		gather(t.rec, t.recTri, t.phi)
 	}
 	epoch := t.ep + 1
-	if len(t.perm) != N {
-		t.perm = make([]int, N)
+	t.perm = train.Order(t.perm, N, true, rand.New(rand.NewPCG(seeds.Derive(t.opt.Seed, keyPerm, uint64(epoch)), 0)))
+	o := t.opt
+	st := train.EpochSummary{Epoch: epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, Signal: SignalISBound}
+	if o.Sampler == "gibbs" {
+		st.Signal = SignalLogJoint
 	}
-	for i := range t.perm {
-		t.perm[i] = i
-	}
-	prng := rand.New(rand.NewPCG(seeds.Derive(t.opt.Seed, keyPerm, uint64(epoch)), 0))
-	prng.Shuffle(N, func(i, j int) { t.perm[i], t.perm[j] = t.perm[j], t.perm[i] })
-	st := EpochStats{Epoch: epoch, SignalName: "is-bound"}
-	if t.opt.Sampler == "gibbs" {
-		st.SignalName = "log-joint"
-	}
-	B := t.opt.BatchSize
-	for b, start := 0, 0; start < N; b, start = b+1, start+B {
-		sig, ess := t.minibatch(x, t.perm[start:min(start+B, N)], epoch, b)
-		st.Signal += sig
-		st.ESS += ess
-		st.Minibatches++
-		if err := t.checkFinite(); err != nil {
-			return EpochStats{}, fmt.Errorf("sbn trainer: %w at epoch %d, minibatch %d: %v", train.ErrDiverged, epoch, b+1, err)
-		}
+	b, err := train.Minibatches(t.perm, o.BatchSize, t.onBatch, func(b int, idx []int) error {
+		st.ReconError += t.minibatch(x, idx, epoch, b)
 		if t.avg != nil {
 			copy(t.avg[t.avgPos], t.theta)
 			t.avgPos = (t.avgPos + 1) % len(t.avg)
 			t.avgN++
 		}
+		return nil
+	}, t.checkFinite)
+	if err != nil {
+		return train.EpochSummary{}, fmt.Errorf("sbn trainer: %w at epoch %d, minibatch %d: %v", train.ErrDiverged, epoch, b, err)
 	}
-	st.Signal /= float64(N)
-	st.ESS /= float64(N)
-	if t.opt.Method == "sgnht" {
-		st.Thermostat = t.dyn.xi
-	}
+	st.ReconError /= float64(N)
 	t.ep = epoch
 	return st, nil
+}
+
+// EpochSettings are the epoch line's settings of the doubly stochastic
+// trainer, named as its train: keys: the method and sampler, the learning
+// rate, SGHMC's friction or SGNHT's noise_a, the dynamics steps per
+// minibatch and the latent samples per example.
+func (t *Trainer) EpochSettings(train.EpochSummary) string {
+	o := t.opt
+	s := fmt.Sprintf("%s/%s lr=%.4g", o.Method, o.Sampler, o.LearningRate)
+	switch o.Method {
+	case "sghmc":
+		s += fmt.Sprintf(" friction=%.3g", o.Friction)
+	case "sgnht":
+		s += fmt.Sprintf(" noise_a=%.3g", o.NoiseA)
+	}
+	return s + fmt.Sprintf(" steps=%d samples=%d", o.Steps, o.Samples)
 }
 
 // checkFinite reports a parameter that is not finite or beyond
@@ -398,8 +402,8 @@ func (t *Trainer) checkFinite() error {
 }
 
 // minibatch runs the dynamics steps on the examples idx and returns the
-// sums over them of the signal and ESS at the last step.
-func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal, ess float64) {
+// sum over them of the signal at the last step.
+func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal float64) {
 	t.cur.data, t.cur.epoch, t.cur.batch = x, epoch, b
 	t.active = 0
 	for lo := 0; lo < len(idx); lo += chunkSize {
@@ -455,9 +459,8 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal, e
 	}
 	for _, tk := range t.tasks[:t.active] {
 		signal += tk.signal
-		ess += tk.ess
 	}
-	return signal, ess
+	return signal
 }
 
 // addNet adds the parameters of b to a.
@@ -520,7 +523,7 @@ func (t *Trainer) runTask(tk *trainTask) {
 	if tk.gRec != nil {
 		zeroRec(tk.gRec)
 	}
-	tk.signal, tk.ess = 0, 0
+	tk.signal = 0
 	c := &t.cur
 	for k, row := range tk.rows {
 		tk.src.Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
@@ -550,17 +553,14 @@ func (t *Trainer) isExample(tk *trainTask) {
 		tk.lw[s] = lp - lq
 	}
 	lse := nmath.LogSumExp(tk.lw)
-	sw2 := 0.0
 	for s := range tk.smp {
 		sm := &tk.smp[s]
 		w := math.Exp(tk.lw[s] - lse)
-		sw2 += w * w
 		n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
 		n.addGradQ(sm.h, sm.pq, sm.on, w, tk.gRec)
 	}
 	if t.cur.step == t.opt.Steps-1 {
 		tk.signal += lse - math.Log(float64(len(tk.smp)))
-		tk.ess += 1 / sw2
 	}
 }
 
@@ -620,15 +620,18 @@ func (t *Trainer) gibbsExample(tk *trainTask, row, pos int) {
 	}
 }
 
+// Current returns the evaluated net, current().
+func (t *Trainer) Current() models.Model { return t.current() }
+
 // Net is the live net: the current sample of θ (and φ), updated in place.
 func (t *Trainer) Net() *Net { return t.net }
 
-// Current returns a copy of the evaluated net: the last sample of θ, or,
+// current returns a copy of the evaluated net: the last sample of θ, or,
 // with Average > 1, the mean of the last Average samples (θ after each
 // minibatch; fewer at the start) — a plug-in estimate at an average of
 // posterior samples, unsafe if hidden units swap between them
 // (docs/methods.md#posterior-samples). The recognition network, if any, is the current one.
-func (t *Trainer) Current() *Net {
+func (t *Trainer) current() *Net {
 	c := t.net.clone()
 	c.Posterior = "the last posterior sample of θ (a plug-in estimate at one sample)"
 	if t.avg != nil && t.avgN > 0 {
@@ -712,7 +715,18 @@ type trainerMeta struct {
 	AvgPos     int    `json:"avg_pos,omitempty"`
 }
 
-// State returns everything needed to resume training bit for bit, as
+// Checkpoint returns the evaluated net (Current) with the trainer's state
+// (state), everything needed to resume training bit for bit.
+func (t *Trainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
+	arrays, bytes := t.state()
+	return &models.Checkpoint{Model: t.current(), Meta: models.Meta{Experiment: experiment, Epoch: t.ep}, State: arrays, Bytes: bytes}, nil
+}
+
+// Resume restores the trainer's state from a checkpoint written by
+// Checkpoint (restore).
+func (t *Trainer) Resume(c *models.Checkpoint) error { return t.restore(c.State, c.Bytes) }
+
+// state returns everything needed to resume training bit for bit, as
 // copies: arrays (flat, in the order of paramSlices / recSlices) and byte
 // blobs, for models.Checkpoint.State and .Bytes. The random streams are
 // keyed by (seed, epoch, minibatch, step, example), so the epoch number is
@@ -725,7 +739,7 @@ type trainerMeta struct {
 //	average          Average × |θ| ring of the last samples (Average > 1)
 //	bytes: trainer (JSON: epoch, options that must match, step counters),
 //	       gibbs (N × Σ_{l≥1} n_l persistent states), gibbs_seen (N flags)
-func (t *Trainer) State() (map[string]models.Array, map[string][]byte) {
+func (t *Trainer) state() (map[string]models.Array, map[string][]byte) {
 	arr := map[string]models.Array{}
 	put := func(name string, x []float64, shape ...int) {
 		if len(shape) == 0 {
@@ -771,11 +785,11 @@ func (t *Trainer) meta() trainerMeta {
 		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos}
 }
 
-// Restore loads a state written by State into this trainer, made by
+// restore loads a state written by state into this trainer, made by
 // NewTrainer with the same options for a net of the same shape (its
 // parameters are overwritten). The net, method, sampler, N, seed,
 // persistence and averaging must match.
-func (t *Trainer) Restore(arrays map[string]models.Array, bytes map[string][]byte) error {
+func (t *Trainer) restore(arrays map[string]models.Array, bytes map[string][]byte) error {
 	var m trainerMeta
 	if err := json.Unmarshal(bytes["trainer"], &m); err != nil {
 		return fmt.Errorf("sbn trainer state: %w", err)

@@ -29,7 +29,7 @@ func sameNet(a, b *Net) string {
 	return ""
 }
 
-// TestResume: 2 epochs, State, Restore into a fresh trainer on a fresh net,
+// TestResume: 2 epochs, state, restore into a fresh trainer on a fresh net,
 // 1 more epoch gives bit for bit the net (and epoch statistics) of 3
 // epochs straight — for each dynamics, both samplers, persistent chains,
 // averaging, autoregressive nets and a partial last minibatch — and the
@@ -65,7 +65,7 @@ func TestResume(t *testing.T) {
 			return tr
 		}
 		straight := fresh(1)
-		var want [3]EpochStats
+		var want [3]train.EpochSummary
 		for e := range 3 {
 			var err error
 			if want[e], err = straight.TrainEpoch(data); err != nil {
@@ -82,15 +82,15 @@ func TestResume(t *testing.T) {
 				t.Fatalf("%s: epoch %d with 4 workers %+v, with 1 %+v", name, e+1, st, want[e])
 			}
 		}
-		arr, byt := first.State()
+		arr, byt := first.state()
 		first.TrainEpoch(data) // the state must be a copy
 		second := fresh(3)
 		InitNormal(second.Net(), 0.7, 99)
-		if err := second.Restore(arr, byt); err != nil {
+		if err := second.restore(arr, byt); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if second.Epoch() != 2 {
-			t.Fatalf("%s: restored at epoch %d", name, second.Epoch())
+		if second.Completed() != 2 {
+			t.Fatalf("%s: restored at epoch %d", name, second.Completed())
 		}
 		st, err := second.TrainEpoch(data)
 		if err != nil {
@@ -99,15 +99,15 @@ func TestResume(t *testing.T) {
 		if st != want[2] {
 			t.Errorf("%s: resumed epoch 3 %+v, straight %+v", name, st, want[2])
 		}
-		if p := sameNet(second.Current(), straight.Current()); p != "" {
+		if p := sameNet(second.current(), straight.current()); p != "" {
 			t.Errorf("%s: resumed net differs from the straight run in %s", name, p)
 		}
 		if p := sameNet(second.Net(), straight.Net()); p != "" {
 			t.Errorf("%s: resumed live sample differs from the straight run in %s", name, p)
 		}
 		// And the whole trainer state is the same.
-		a1, b1 := straight.State()
-		a2, b2 := second.State()
+		a1, b1 := straight.state()
+		a2, b2 := second.state()
 		if fmt.Sprint(a1) != fmt.Sprint(a2) || fmt.Sprint(b1) != fmt.Sprint(b2) {
 			t.Errorf("%s: the resumed trainer's state differs from the straight run's", name)
 		}
@@ -115,7 +115,7 @@ func TestResume(t *testing.T) {
 		o2 := o
 		o2.Seed++
 		other, _ := NewTrainer(New([]int{6, 3, 2}, c.ar), len(data), o2)
-		if err := other.Restore(arr, byt); err == nil || !strings.Contains(err.Error(), "seed") {
+		if err := other.restore(arr, byt); err == nil || !strings.Contains(err.Error(), "seed") {
 			t.Errorf("%s: restore with another seed: %v", name, err)
 		}
 	}
@@ -159,12 +159,12 @@ func TestAverage(t *testing.T) {
 		}
 		samples = append(samples, tr.Net().clone())
 		if e == 0 { // a single sample so far: it is the average
-			if p := sameNet(tr.Current(), samples[0]); p != "" {
+			if p := sameNet(tr.current(), samples[0]); p != "" {
 				t.Fatalf("after one sample the average differs from it in %s", p)
 			}
 		}
 	}
-	cur := tr.Current()
+	cur := tr.current()
 	_, want := params(samples[1])
 	_, last := params(samples[2])
 	names, got := params(cur)

@@ -44,8 +44,8 @@ type Chi2Options struct {
 	// (eq. 6: unbiased for the running γ); false: the self-normalised
 	// w_i²/Σ_j w_j² (consistent, biased O(1/n)).
 	Linearise bool
-	// OnBatch, if set, is called after each minibatch with its size.
-	OnBatch func(examples int)
+	// Epochs is the number of epochs to train (the trainer's Total).
+	Epochs int
 }
 
 // Check reports impossible options.
@@ -108,9 +108,9 @@ const Chi2StatePrefix = "chi2_q_"
 // fixed order, and q's draws come from one generator, so results do not
 // depend on Workers or GOMAXPROCS.
 type RBMChi2Trainer struct {
-	M     *models.RBM
-	Opt   Chi2Options
-	Epoch int // completed epochs
+	M   *models.RBM
+	Opt Chi2Options
+	epochs
 	// Fit is q's fitter (q = Fit.Q, a *chi2.Mixture).
 	Fit *chi2.Fitter
 
@@ -145,7 +145,7 @@ func NewRBMChi2Trainer(m *models.RBM, opt Chi2Options, base []float64, seed uint
 	if err != nil {
 		return nil, err
 	}
-	t := &RBMChi2Trainer{M: m, Opt: opt, Fit: fit,
+	t := &RBMChi2Trainer{M: m, Opt: opt, Fit: fit, epochs: epochs{total: opt.Epochs},
 		src:  rand.NewPCG(seeds.Derive(seed, chi2SeedMain), 0),
 		qsrc: rand.NewPCG(seeds.Derive(seed, chi2SeedQ), 0),
 	}
@@ -182,52 +182,51 @@ func (t *RBMChi2Trainer) InitParams(std float64, vbias []float64) {
 	initRBM(t.M, std, vbias, t.rng)
 }
 
-// Chi2EpochStats summarises one epoch of χ² training.
-type Chi2EpochStats struct {
-	Epoch        int
-	LearningRate float64
-	// LogZ is the mean over the epoch's θ steps of the tracked bound
-	// ½ log mean_i w_i² on each step's fresh draws (before the step): a
-	// running estimate of log Z, biased low as a Monte-Carlo estimate
-	// (docs/methods.md#chi2-bias) and high by the χ² gap of q.
-	LogZ float64
-}
+// SignalChi2LogZ names the ReconError of a χ² trainer's epoch summary: the
+// mean over the epoch's θ steps of the tracked bound ½ log mean_i w_i² on
+// each step's fresh draws (before the step), a running estimate of log Z,
+// biased low as a Monte-Carlo estimate (docs/methods.md#chi2-bias) and high
+// by the χ² gap of q.
+const SignalChi2LogZ = "chi2-logz"
 
-// TrainEpoch runs one pass over data in minibatches. On divergence (a
+// TrainEpoch runs one pass over data in minibatches; the summary's
+// ReconError is the tracked log Z (SignalChi2LogZ). On divergence (a
 // non-finite log weight or parameter) it returns an error wrapping
 // ErrDiverged that names the epoch and minibatch.
-func (t *RBMChi2Trainer) TrainEpoch(data data.Examples) (Chi2EpochStats, error) {
+func (t *RBMChi2Trainer) TrainEpoch(data data.Examples) (EpochSummary, error) {
 	m, o := t.M, t.Opt
 	if data.Len() == 0 {
-		return Chi2EpochStats{}, errors.New("no training data")
+		return EpochSummary{}, errors.New("no training data")
 	}
 	if len(data.Row(0)) != m.NVis {
-		return Chi2EpochStats{}, fmt.Errorf("data has %d units per example, the model %d visible units", len(data.Row(0)), m.NVis)
+		return EpochSummary{}, fmt.Errorf("data has %d units per example, the model %d visible units", len(data.Row(0)), m.NVis)
 	}
-	epoch := t.Epoch + 1
+	epoch := t.done + 1
 	lr := o.Schedule.LearningRateAt(epoch)
 	t.adamW.LR, t.adamA.LR, t.adamB.LR = lr, lr, lr
 	n := data.Len()
-	t.perm = epochOrder(t.perm, n, o.Shuffle, t.rng)
-	var stepErr error
-	sum, b, err := minibatches(t.perm, o.BatchSize, o.OnBatch, func(idx []int) float64 {
+	t.perm = Order(t.perm, n, o.Shuffle, t.rng)
+	sum := 0.0
+	if err := t.run(t.perm, o.BatchSize, func(_ int, idx []int) error {
 		v, err := t.Step(data, idx)
-		if err != nil && stepErr == nil {
-			stepErr = err
-		}
-		return v
-	}, func() error {
-		if stepErr != nil {
-			return stepErr
-		}
-		return t.checkFinite()
-	})
-	if err != nil {
-		return Chi2EpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, b, err)
+		sum += v
+		return err
+	}, t.checkFinite); err != nil {
+		return EpochSummary{}, err
 	}
-	t.Epoch = epoch
 	batches := (n + o.BatchSize - 1) / o.BatchSize
-	return Chi2EpochStats{Epoch: epoch, LearningRate: lr, LogZ: sum / float64(batches)}, nil
+	return EpochSummary{Epoch: epoch, LearningRate: lr, ReconError: sum / float64(batches), Signal: SignalChi2LogZ}, nil
+}
+
+// Current is the model being trained, M.
+func (t *RBMChi2Trainer) Current() models.Model { return t.M }
+
+// EpochSettings are the epoch line's settings of χ² learning, named as
+// the train: keys: the learning rate and the proposal fitting (no k, no
+// momentum: the trainer has neither).
+func (t *RBMChi2Trainer) EpochSettings(s EpochSummary) string {
+	o := t.Opt
+	return fmt.Sprintf("chi2 lr=%.4g q_steps=%d q_samples=%d q_components=%d", s.LearningRate, o.QSteps, o.QSamples, o.QComponents)
 }
 
 // checkFinite is RBMTrainer.checkFinite for this trainer's model.
@@ -365,14 +364,14 @@ func (t *RBMChi2Trainer) Checkpoint(experiment string) (*models.Checkpoint, erro
 	if err != nil {
 		return nil, err
 	}
-	js, err := json.Marshal(trainState{Epoch: t.Epoch, Method: "chi2"})
+	js, err := json.Marshal(trainState{Epoch: t.done, Method: "chi2"})
 	if err != nil {
 		return nil, err
 	}
 	m := t.M
 	c := &models.Checkpoint{
 		Model: m,
-		Meta:  models.Meta{Experiment: experiment, Epoch: t.Epoch, Train: js},
+		Meta:  models.Meta{Experiment: experiment, Epoch: t.done, Train: js},
 		State: map[string]models.Array{
 			"adam_W_m":     {Shape: []int{m.NVis, m.NHid}, Data: t.adamW.M},
 			"adam_W_s":     {Shape: []int{m.NVis, m.NHid}, Data: t.adamW.S},
@@ -451,6 +450,6 @@ func (t *RBMChi2Trainer) Resume(c *models.Checkpoint) error {
 	copy(t.M.W, m.W)
 	copy(t.M.VBias, m.VBias)
 	copy(t.M.HBias, m.HBias)
-	t.Epoch = st.Epoch
+	t.done = st.Epoch
 	return nil
 }

@@ -46,7 +46,7 @@ func TestChi2RaisesExactLikelihood(t *testing.T) {
 		opt.Linearise = lin
 		tr := newChi2Trainer(t, opt, 10, 4, br, 5)
 		before := exactLogLik(tr.M, train)
-		var st Chi2EpochStats
+		var st EpochSummary
 		for range 12 {
 			var err error
 			if st, err = tr.TrainEpoch(train); err != nil {
@@ -55,7 +55,7 @@ func TestChi2RaisesExactLikelihood(t *testing.T) {
 		}
 		after := exactLogLik(tr.M, train)
 		logZ := exactLogZ(tr.M)
-		t.Logf("chi2 linearise=%v: train log-lik %.3f → %.3f (planted model %.3f); tracked log Z %.3f, exact %.3f", lin, before, after, best, st.LogZ, logZ)
+		t.Logf("chi2 linearise=%v: train log-lik %.3f → %.3f (planted model %.3f); tracked log Z %.3f, exact %.3f", lin, before, after, best, st.ReconError, logZ)
 		if !(after > before+0.5*(best-before)) {
 			t.Errorf("linearise=%v: train log-lik %.3f → %.3f does not close half the gap to %.3f", lin, before, after, best)
 		}
@@ -348,7 +348,7 @@ func TestChi2ResumeEqualsUninterrupted(t *testing.T) {
 	_, train, _ := planted(300, 4)
 	br := baseRate(train, len(train[0]))
 	full := newChi2Trainer(t, chi2Options(2), 10, 4, br, 21)
-	var fullSt Chi2EpochStats
+	var fullSt EpochSummary
 	for range 4 {
 		fullSt, _ = full.TrainEpoch(train)
 	}
@@ -361,15 +361,15 @@ func TestChi2ResumeEqualsUninterrupted(t *testing.T) {
 	if err := resumed.Resume(loaded); err != nil {
 		t.Fatal(err)
 	}
-	if resumed.Epoch != 2 {
-		t.Fatalf("resumed at epoch %d", resumed.Epoch)
+	if resumed.Completed() != 2 {
+		t.Fatalf("resumed at epoch %d", resumed.Completed())
 	}
-	var st Chi2EpochStats
+	var st EpochSummary
 	for range 2 {
 		st, _ = resumed.TrainEpoch(train)
 	}
 	if !sameParams(full.M, resumed.M) || !slices.Equal(full.Fit.Q.Params(), resumed.Fit.Q.Params()) || st != fullSt {
-		t.Errorf("resumed run differs from the uninterrupted one (log Z %v vs %v)", st.LogZ, fullSt.LogZ)
+		t.Errorf("resumed run differs from the uninterrupted one (log Z %v vs %v)", st.ReconError, fullSt.ReconError)
 	}
 	// A CD trainer refuses the χ² checkpoint and vice versa.
 	cd := newRBMTrainer10x4(t, false)

@@ -104,26 +104,10 @@ type Chi2Epoch struct {
 
 // TrainEpoch makes one pass over x in minibatches.
 func (l *Chi2Learner) TrainEpoch(x data.Examples) (Chi2Epoch, error) {
-	n := x.Len()
-	if cap(l.perm) < n {
-		l.perm = make([]int, n)
-	}
-	l.perm = l.perm[:n]
-	for i := range l.perm {
-		l.perm[i] = i
-	}
-	if l.Opt.Shuffle {
-		l.rng.Shuffle(n, func(i, j int) { l.perm[i], l.perm[j] = l.perm[j], l.perm[i] })
-	}
+	l.perm = Order(l.perm, x.Len(), l.Opt.Shuffle, l.rng)
 	l.sumLogZ, l.nLogZ = 0, 0
-	for s := 0; s < n; s += l.Opt.BatchSize {
-		e := min(n, s+l.Opt.BatchSize)
-		if err := l.step(x, l.perm[s:e]); err != nil {
-			return Chi2Epoch{}, fmt.Errorf("epoch %d: %w", l.Epoch+1, err)
-		}
-		if l.Opt.OnBatch != nil {
-			l.Opt.OnBatch(e - s)
-		}
+	if _, err := Minibatches(l.perm, l.Opt.BatchSize, l.Opt.OnBatch, func(_ int, idx []int) error { return l.step(x, idx) }, nil); err != nil {
+		return Chi2Epoch{}, fmt.Errorf("epoch %d: %w", l.Epoch+1, err)
 	}
 	l.Epoch++
 	// The bound at the epoch's final θ, on fresh draws of the current q.

@@ -15,8 +15,7 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-// The phases of DBM training, as DBMEpochStats.Phase and DBMTrainer.Phase
-// name them.
+// The phases of DBM training, as DBMTrainer.Phase names them.
 const (
 	PhasePretrain = "pretrain"
 	PhaseJoint    = "joint"
@@ -32,9 +31,10 @@ type DBMOptions struct {
 	// (Salakhutdinov & Hinton 2009) to 2 for the bottom-up input of every
 	// RBM but the top one and for the top-down input of every RBM but the
 	// first, so that the first RBM has p(h1|v) = σ(2W1ᵀv + c), the top one
-	// p(h_{L−1}|h_L) = σ(2W_L h_L + a), and middle ones both. Workers and
-	// OnBatch left unset are taken from this struct. Epochs are counted
-	// from 1 in each RBM's Schedule. Unused when PretrainEpochs is 0.
+	// p(h_{L−1}|h_L) = σ(2W_L h_L + a), and middle ones both. Workers left
+	// unset are taken from this struct, Epochs from PretrainEpochs. Epochs
+	// are counted from 1 in each RBM's Schedule. Unused when PretrainEpochs
+	// is 0.
 	Pretrain []RBMOptions
 	// PretrainEpochs is the number of epochs of each pretraining RBM; 0 =
 	// no pretraining: joint training then starts from W_l ~ N(0, InitStd²),
@@ -77,25 +77,6 @@ type DBMOptions struct {
 	// Workers is the number of goroutines; 0 means 2. Results do not
 	// depend on it (nor on GOMAXPROCS).
 	Workers int
-	// OnBatch, if set, is called after each minibatch with its size.
-	OnBatch func(examples int)
-}
-
-// DBMEpochStats describes one epoch of DBM training.
-type DBMEpochStats struct {
-	// Phase is PhasePretrain or PhaseJoint.
-	Phase string
-	// Layer is the pretraining RBM trained (1-based: 1 is the RBM on the
-	// data), 0 in joint training.
-	Layer int
-	// Epoch counts all epochs so far, pretraining and joint (1-based).
-	Epoch int
-	// EpochStats are the epoch's statistics; EpochStats.Epoch is the epoch
-	// within the RBM (pretraining) or within joint training. In joint
-	// training ReconError is the mean over examples of
-	// Σ_i (v_i − σ(b_0 + W_0 μ_1)_i)², μ_1 the mean-field posterior of h1:
-	// a cheap signal, not a likelihood.
-	EpochStats
 }
 
 // DBMTrainer trains a DBM as Salakhutdinov & Hinton (2009) do.
@@ -138,15 +119,15 @@ type DBMEpochStats struct {
 // neither on Workers nor on GOMAXPROCS. The data rows are read as binary
 // (Row; any non-zero value counts as 1).
 //
-// Drive it epoch by epoch with TrainEpoch; TotalEpochs is
+// Drive it epoch by epoch with TrainEpoch; Total is
 // L·PretrainEpochs + Epochs.
 type DBMTrainer struct {
 	// M is the DBM trained. During pretraining it holds what Current last
 	// composed; afterwards it is the model being trained.
 	M   *models.DBM
 	Opt DBMOptions
-	// Epoch is the number of completed epochs, pretraining and joint.
-	Epoch int
+	// epochs counts the epochs, pretraining and joint.
+	epochs
 
 	seed    uint64
 	pre     *DBNTrainer // pretraining, nil once it is over or without it
@@ -239,7 +220,7 @@ func NewDBMTrainer(m *models.DBM, opt DBMOptions, seed uint64) (*DBMTrainer, err
 	if opt.InitStd == 0 {
 		opt.InitStd = 0.01
 	}
-	t := &DBMTrainer{M: m, Opt: opt, seed: seed}
+	t := &DBMTrainer{M: m, Opt: opt, seed: seed, epochs: epochs{total: m.NumLayers()*opt.PretrainEpochs + opt.Epochs}}
 	if opt.PretrainEpochs > 0 {
 		if err := t.newPretrainer(); err != nil {
 			return nil, err
@@ -276,10 +257,8 @@ func (t *DBMTrainer) newPretrainer() error {
 		if r.Workers == 0 {
 			r.Workers = o.Workers
 		}
-		if r.OnBatch == nil {
-			r.OnBatch = o.OnBatch
-		}
-		dopt.Layers = append(dopt.Layers, DBNLayerOptions{RBM: r, Epochs: o.PretrainEpochs})
+		r.Epochs = o.PretrainEpochs
+		dopt.Layers = append(dopt.Layers, r)
 	}
 	pm, err := models.NewDBN(t.M.Sizes...)
 	if err != nil {
@@ -299,11 +278,6 @@ func (t *DBMTrainer) newJoint() *dbmJoint {
 	return &dbmJoint{src: src, rng: rand.New(src)}
 }
 
-// TotalEpochs returns L·PretrainEpochs + Epochs.
-func (t *DBMTrainer) TotalEpochs() int {
-	return t.M.NumLayers()*t.Opt.PretrainEpochs + t.Opt.Epochs
-}
-
 // Phase returns PhasePretrain, PhaseJoint or PhaseDone: what the next
 // TrainEpoch does.
 func (t *DBMTrainer) Phase() string {
@@ -319,13 +293,16 @@ func (t *DBMTrainer) Phase() string {
 // Done reports whether every epoch has been trained.
 func (t *DBMTrainer) Done() bool { return t.Phase() == PhaseDone }
 
-// Current returns the DBM to evaluate now: M. During pretraining it first
+// Current returns the DBM to evaluate now, current().
+func (t *DBMTrainer) Current() models.Model { return t.current() }
+
+// current returns the DBM to evaluate now: M. During pretraining it first
 // writes into M the composition (see DBMTrainer) of the RBMs as they stand:
 // those trained so far, the one being trained, and the RBMs not stacked yet
 // with their parameters still zero (so the top trained layer's biases are
 // halved until the RBM above it is stacked). M shares its parameters with
 // the trainer: evaluate it between epochs, do not modify it.
-func (t *DBMTrainer) Current() *models.DBM {
+func (t *DBMTrainer) current() *models.DBM {
 	if t.pre != nil {
 		t.compose()
 	}
@@ -374,32 +351,43 @@ func (t *DBMTrainer) Prepare(data data.Examples) error {
 
 // TrainEpoch runs one epoch of the current phase (preparing it first) and
 // moves from pretraining to joint training after the last pretraining
-// epoch. On divergence it returns an error wrapping ErrDiverged that names
-// the epoch (overall, and within the phase) and the minibatch; the
-// parameters are then unusable and the caller keeps its last checkpoint.
-func (t *DBMTrainer) TrainEpoch(data data.Examples) (DBMEpochStats, error) {
+// epoch. The summary's Epoch counts all epochs, pretraining and joint; in
+// pretraining it is the pretraining RBM's (Layer 1 is the RBM on the
+// data), in joint training Layer is 0 and ReconError the mean over
+// examples of Σ_i (v_i − σ(b_0 + W_0 μ_1)_i)², μ_1 the mean-field posterior
+// of h1: a cheap signal, not a likelihood. On divergence it returns an
+// error wrapping ErrDiverged that names the epoch (overall, and within the
+// phase) and the minibatch; the parameters are then unusable and the caller
+// keeps its last checkpoint.
+func (t *DBMTrainer) TrainEpoch(data data.Examples) (EpochSummary, error) {
 	if err := t.Prepare(data); err != nil {
-		return DBMEpochStats{}, err
+		return EpochSummary{}, err
 	}
 	if t.pre != nil {
+		t.pre.onBatch = t.onBatch
 		st, err := t.pre.TrainEpoch(data)
 		if err != nil {
-			return DBMEpochStats{}, fmt.Errorf("dbm trainer: epoch %d (pretraining): %w", t.Epoch+1, err)
+			return EpochSummary{}, fmt.Errorf("dbm trainer: epoch %d (pretraining): %w", t.done+1, err)
 		}
-		t.Epoch++
+		t.done++
 		if t.pre.Done() {
 			t.compose()
 			t.pre, t.preM = nil, nil
 		}
-		return DBMEpochStats{Phase: PhasePretrain, Layer: st.Layer, Epoch: t.Epoch, EpochStats: st.EpochStats}, nil
+		st.Epoch = t.done
+		return st, nil
 	}
 	st, err := t.jointEpoch(data)
 	if err != nil {
-		return DBMEpochStats{}, err
+		return EpochSummary{}, err
 	}
-	t.Epoch++
-	return DBMEpochStats{Phase: PhaseJoint, Epoch: t.Epoch, EpochStats: st}, nil
+	t.done++
+	st.Epoch = t.done
+	return st, nil
 }
+
+// EpochSettings are the epoch line's k, learning rate and momentum.
+func (t *DBMTrainer) EpochSettings(s EpochSummary) string { return RBMSettings(s) }
 
 // startJoint initialises the parameters if there was no pretraining, the
 // momentum buffers, the persistent chains and the scratch space.
@@ -507,8 +495,9 @@ func (t *DBMTrainer) setup() {
 
 func chunks(n, size int) int { return (n + size - 1) / size }
 
-// jointEpoch runs one epoch of joint training.
-func (t *DBMTrainer) jointEpoch(data data.Examples) (EpochStats, error) {
+// jointEpoch runs one epoch of joint training; the summary's Epoch is the
+// joint epoch.
+func (t *DBMTrainer) jointEpoch(data data.Examples) (EpochSummary, error) {
 	t.setup()
 	o, j := t.Opt, t.j
 	epoch := j.epoch + 1
@@ -518,31 +507,17 @@ func (t *DBMTrainer) jointEpoch(data data.Examples) (EpochStats, error) {
 	}
 	lr, mom := o.Schedule.LearningRateAt(epoch), o.Schedule.MomentumAt(epoch)
 	n := data.Len()
-	j.perm = epochOrder(j.perm, n, o.Shuffle, j.rng)
-	sq, b, err := minibatches(j.perm, o.BatchSize, o.OnBatch, func(idx []int) float64 {
-		return t.jointBatch(data, idx, k, lr, mom)
+	j.perm = Order(j.perm, n, o.Shuffle, j.rng)
+	sq := 0.0
+	b, err := Minibatches(j.perm, o.BatchSize, t.onBatch, func(_ int, idx []int) error {
+		sq += t.jointBatch(data, idx, k, lr, mom)
+		return nil
 	}, t.checkFinite)
 	if err != nil {
-		return EpochStats{}, fmt.Errorf("dbm trainer: %w at epoch %d (joint epoch %d), minibatch %d: %v", ErrDiverged, t.Epoch+1, epoch, b, err)
+		return EpochSummary{}, fmt.Errorf("dbm trainer: %w at epoch %d (joint epoch %d), minibatch %d: %v", ErrDiverged, t.done+1, epoch, b, err)
 	}
 	j.epoch = epoch
-	return EpochStats{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sq / float64(n)}, nil
-}
-
-// epochOrder returns perm (reused if large enough) set to 0…n−1, shuffled
-// with rng if shuffle.
-func epochOrder(perm []int, n int, shuffle bool, rng *rand.Rand) []int {
-	if cap(perm) < n {
-		perm = make([]int, n)
-	}
-	perm = perm[:n]
-	for i := range perm {
-		perm[i] = i
-	}
-	if shuffle {
-		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-	}
-	return perm
+	return EpochSummary{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sq / float64(n)}, nil
 }
 
 func (t *DBMTrainer) checkFinite() error {

@@ -39,9 +39,9 @@ const preKey = "pre_"
 // The arrays alias the trainer's buffers: save the checkpoint before
 // training further.
 func (t *DBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
-	m, j := t.Current(), t.j
-	st := dbmTrainState{Phase: t.Phase(), Epoch: t.Epoch, JointEpoch: j.epoch, PretrainEpochs: t.Opt.PretrainEpochs}
-	c := &models.Checkpoint{Model: m, Meta: models.Meta{Experiment: experiment, Epoch: t.Epoch}, State: map[string]models.Array{}, Bytes: map[string][]byte{}}
+	m, j := t.current(), t.j
+	st := dbmTrainState{Phase: t.Phase(), Epoch: t.done, JointEpoch: j.epoch, PretrainEpochs: t.Opt.PretrainEpochs}
+	c := &models.Checkpoint{Model: m, Meta: models.Meta{Experiment: experiment, Epoch: t.done}, State: map[string]models.Array{}, Bytes: map[string][]byte{}}
 	if t.pre != nil {
 		st.PretrainData = t.Opt.PretrainData.String()
 		inner, err := t.pre.Checkpoint(experiment)
@@ -201,6 +201,6 @@ func (t *DBMTrainer) Resume(c *models.Checkpoint) error {
 	for l := range m.B {
 		copy(t.M.B[l], m.B[l])
 	}
-	t.j, t.Epoch = j, st.Epoch
+	t.j, t.done = j, st.Epoch
 	return nil
 }

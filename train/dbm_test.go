@@ -137,11 +137,11 @@ func TestDBMTrainingRaisesExactLikelihood(t *testing.T) {
 		if err := tr.Prepare(train); err != nil {
 			t.Fatal(err)
 		}
-		init := dbmLogLik(t, tr.Current(), test)
+		init := dbmLogLik(t, tr.current(), test)
 		run(tr, PhasePretrain)
-		pre := dbmLogLik(t, tr.Current(), test)
+		pre := dbmLogLik(t, tr.current(), test)
 		run(tr, PhaseJoint)
-		joint := dbmLogLik(t, tr.Current(), test)
+		joint := dbmLogLik(t, tr.current(), test)
 		t.Logf("seed %d: mean test log-lik %.4f at stacking, %.4f pretrained, %.4f jointly trained (planted %.4f)",
 			seed, mean(init), mean(pre), mean(joint), mean(best))
 		gain("pretraining", init, pre)
@@ -155,9 +155,9 @@ func TestDBMTrainingRaisesExactLikelihood(t *testing.T) {
 	if err := tr.Prepare(train); err != nil {
 		t.Fatal(err)
 	}
-	init := dbmLogLik(t, tr.Current(), test)
+	init := dbmLogLik(t, tr.current(), test)
 	run(tr, PhaseJoint)
-	joint := dbmLogLik(t, tr.Current(), test)
+	joint := dbmLogLik(t, tr.current(), test)
 	t.Logf("without pretraining: %.4f at the start, %.4f jointly trained", mean(init), mean(joint))
 	gain("joint training from random weights", init, joint)
 }
@@ -190,8 +190,8 @@ func TestDBMPretrainComposition(t *testing.T) {
 	opt.Pretrain = append(opt.Pretrain, opt.Pretrain[0], opt.Pretrain[0])
 	opt.Pretrain[1].Persistent = true
 	tr := newDBM(t, opt, 3, 10, 6, 5, 4)
-	if tr.TotalEpochs() != 7 {
-		t.Fatalf("TotalEpochs = %d, want 3·2+1", tr.TotalEpochs())
+	if tr.Total() != 7 {
+		t.Fatalf("Total = %d, want 3·2+1", tr.Total())
 	}
 	wantScales := [][2]float64{{2, 1}, {2, 2}, {1, 2}}
 	var rbms []*models.RBM
@@ -207,12 +207,16 @@ func TestDBMPretrainComposition(t *testing.T) {
 			}
 			rbms = tr.preM.Layers
 		}
+		phase, within := tr.Phase(), tr.j.epoch+1
+		if phase == PhasePretrain {
+			within = tr.pre.LayerEpoch + 1
+		}
 		st, err := tr.TrainEpoch(train)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got = append(got, st.Phase+string(rune('0'+st.Layer))+"."+string(rune('0'+st.EpochStats.Epoch))+"/"+string(rune('0'+st.Epoch)))
-		d := tr.Current()
+		got = append(got, phase+string(rune('0'+st.Layer))+"."+string(rune('0'+within))+"/"+string(rune('0'+st.Epoch)))
+		d := tr.current()
 		if err := d.Validate(); err != nil {
 			t.Fatalf("after epoch %d: %v", st.Epoch, err)
 		}
@@ -390,7 +394,7 @@ func TestScaledRBMConditionals(t *testing.T) {
 	}
 	// A DBN refuses the scales.
 	dbnOpt := dbnOptions(SampledData, false, 1, 1)
-	dbnOpt.Layers[0].RBM.UpScale = 2
+	dbnOpt.Layers[0].UpScale = 2
 	dm, _ := models.NewDBN(10, 6, 5)
 	if _, err := NewDBNTrainer(dm, dbnOpt, 1); err == nil || !strings.Contains(err.Error(), "for DBM pretraining") {
 		t.Errorf("DBN with scaled RBM: %v", err)
@@ -450,11 +454,14 @@ func TestDBMJointUpdate(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := tr.M.Clone()
+	if tr.Phase() != PhaseJoint {
+		t.Fatalf("phase %s, want %s", tr.Phase(), PhaseJoint)
+	}
 	st, err := tr.TrainEpoch(train) // one minibatch: the momentum buffers start at 0
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.K != 2 || st.Phase != PhaseJoint || st.Epoch != 1 {
+	if st.K != 2 || st.Layer != 0 || st.Epoch != 1 {
 		t.Errorf("stats %+v", st)
 	}
 	d, j := tr.M, tr.j
@@ -676,8 +683,8 @@ func TestDBMResumeEqualsUninterrupted(t *testing.T) {
 	_, train, _ := plantedDBM(t, 200, 4)
 	full := newDBM(t, resumeOpts(), 21, 10, 6, 4)
 	trainAll(t, full, train)
-	if full.Epoch != 7 || full.TotalEpochs() != 7 {
-		t.Fatalf("epoch %d of %d", full.Epoch, full.TotalEpochs())
+	if full.Completed() != 7 || full.Total() != 7 {
+		t.Fatalf("epoch %d of %d", full.Completed(), full.Total())
 	}
 	for _, stop := range []int{1, 2, 3, 4, -4, 5, 6} {
 		part := newDBM(t, resumeOpts(), 21, 10, 6, 4)
@@ -692,15 +699,15 @@ func TestDBMResumeEqualsUninterrupted(t *testing.T) {
 			}
 		}
 		loaded := saveAndLoad(t, part)
-		if !sameDBM(loaded.Model.(*models.DBM), part.Current()) {
+		if !sameDBM(loaded.Model.(*models.DBM), part.current()) {
 			t.Errorf("stop %d: the saved model is not Current()", stop)
 		}
 		resumed := newDBM(t, resumeOpts(), 21, 10, 6, 4)
 		if err := resumed.Resume(loaded); err != nil {
 			t.Fatalf("stop %d: %v", stop, err)
 		}
-		if resumed.Epoch != max(stop, -stop) || resumed.Phase() != part.Phase() {
-			t.Fatalf("stop %d: resumed at epoch %d, phase %s", stop, resumed.Epoch, resumed.Phase())
+		if resumed.Completed() != max(stop, -stop) || resumed.Phase() != part.Phase() {
+			t.Fatalf("stop %d: resumed at epoch %d, phase %s", stop, resumed.Completed(), resumed.Phase())
 		}
 		trainAll(t, resumed, train)
 		if !sameDBM(full.M, resumed.M) {

@@ -66,20 +66,13 @@ type RealData interface {
 	RealRow(n int, dst []float64)
 }
 
-// DBNLayerOptions configures the training of one layer.
-type DBNLayerOptions struct {
-	// RBM configures the layer's RBM trainer (CD-k or PCD, schedule, ...);
-	// its epochs are counted from 1 for each layer.
-	RBM RBMOptions
-	// Epochs is the number of epochs of the layer (≥ 1).
-	Epochs int
-}
-
 // DBNOptions configures a DBNTrainer.
 type DBNOptions struct {
-	// Layers[l] configures the RBM between layers l and l+1 (Layers[0] the
-	// first); a single entry applies to every layer.
-	Layers []DBNLayerOptions
+	// Layers[l] configures the RBM trainer (CD-k or PCD, schedule, ...) of
+	// the RBM between layers l and l+1 (Layers[0] the first); a single entry
+	// applies to every layer. Its Epochs (≥ 1) are the layer's, counted from
+	// 1 for each layer.
+	Layers []RBMOptions
 	// Data says what the layers above the first are trained on.
 	Data LayerData
 	// TransposeInit initialises each layer above the first with the
@@ -109,17 +102,6 @@ type DBNOptions struct {
 	Frozen []*models.RBM
 }
 
-// DBNEpochStats describes one epoch of greedy training.
-type DBNEpochStats struct {
-	// Layer is the layer trained, 1-based (1: the RBM on the data).
-	Layer int
-	// Epoch counts all epochs of all layers so far (1-based).
-	Epoch int
-	// EpochStats are the layer's RBM trainer statistics; EpochStats.Epoch is
-	// the epoch within the layer.
-	EpochStats
-}
-
 // DBNTrainer trains a DBN greedily, layer by layer (Hinton et al. 2006;
 // Salakhutdinov & Murray 2008, §4.1): Layers[0] is trained as an RBM on the
 // data, then frozen; Layers[l] is trained as an RBM on data drawn from the
@@ -131,13 +113,14 @@ type DBNEpochStats struct {
 // Drive it epoch by epoch with TrainEpoch (as the experiment runner does)
 // or all at once with Train. A layer is "stacked" — initialised and given
 // its data — by Prepare, which TrainEpoch calls when a layer starts; calling
-// Prepare first lets one evaluate Stack() at the moment of stacking.
+// Prepare first lets one evaluate Current() at the moment of stacking.
 type DBNTrainer struct {
 	M   *models.DBN
 	Opt DBNOptions
 	// Layer is the 0-based index of the layer being trained (len(M.Layers)
-	// when done), LayerEpoch its completed epochs, Epoch all completed epochs.
-	Layer, LayerEpoch, Epoch int
+	// when done), LayerEpoch its completed epochs; Completed counts all.
+	Layer, LayerEpoch int
+	epochs
 
 	seed  uint64
 	cur   *RBMTrainer   // trainer of Layer once stacked
@@ -173,15 +156,15 @@ func newGreedyTrainer(m *models.DBN, opt DBNOptions, seed uint64, scaled bool) (
 		if lo.Epochs < 1 {
 			return nil, fmt.Errorf("dbn trainer: layer %d: epochs = %d; want at least 1", l+1, lo.Epochs)
 		}
-		if lo.RBM.BatchSize <= 0 {
-			return nil, fmt.Errorf("dbn trainer: layer %d: batch size must be positive, got %d", l+1, lo.RBM.BatchSize)
+		if lo.BatchSize <= 0 {
+			return nil, fmt.Errorf("dbn trainer: layer %d: batch size must be positive, got %d", l+1, lo.BatchSize)
 		}
-		if lo.RBM.Schedule == nil {
+		if lo.Schedule == nil {
 			return nil, fmt.Errorf("dbn trainer: layer %d: no schedule", l+1)
 		}
-		if !scaled && (scaleOrOne(lo.RBM.UpScale) != 1 || scaleOrOne(lo.RBM.DownScale) != 1) {
+		if !scaled && (scaleOrOne(lo.UpScale) != 1 || scaleOrOne(lo.DownScale) != 1) {
 			return nil, fmt.Errorf("dbn trainer: layer %d: up scale %v, down scale %v; the input scales are for DBM pretraining, a DBN's RBMs use 1 (or 0)",
-				l+1, lo.RBM.UpScale, lo.RBM.DownScale)
+				l+1, lo.UpScale, lo.DownScale)
 		}
 		if opt.TransposeInit && l > 0 && m.Layers[l].NHid != m.Layers[l-1].NVis {
 			return nil, fmt.Errorf("dbn trainer: transposed initialisation of layer %d needs %d hidden units (the visible units of layer %d), it has %d",
@@ -210,34 +193,29 @@ func newGreedyTrainer(m *models.DBN, opt DBNOptions, seed uint64, scaled bool) (
 		copy(dst.VBias, r.VBias)
 		copy(dst.HBias, r.HBias)
 	}
-	return &DBNTrainer{M: m, Opt: opt, seed: seed, Layer: len(opt.Frozen)}, nil
+	total := 0
+	for l := len(opt.Frozen); l < L; l++ {
+		total += opt.layer(l).Epochs
+	}
+	return &DBNTrainer{M: m, Opt: opt, seed: seed, Layer: len(opt.Frozen), epochs: epochs{total: total}}, nil
 }
 
-func (o *DBNOptions) layer(l int) DBNLayerOptions {
+func (o *DBNOptions) layer(l int) RBMOptions {
 	if len(o.Layers) == 1 {
 		return o.Layers[0]
 	}
 	return o.Layers[l]
 }
 
-// TotalEpochs returns the number of epochs of the whole greedy training.
-func (t *DBNTrainer) TotalEpochs() int {
-	n := 0
-	for l := len(t.Opt.Frozen); l < len(t.M.Layers); l++ {
-		n += t.Opt.layer(l).Epochs
-	}
-	return n
-}
-
 // Done reports whether every layer has been trained.
 func (t *DBNTrainer) Done() bool { return t.Layer >= len(t.M.Layers) }
 
-// Stack returns the model built so far: the layers trained or being
+// Current returns the stack built so far: the layers trained or being
 // trained, including a layer stacked by Prepare. It is an *models.RBM while
 // only the first layer exists, a *models.DBN afterwards (the full M when
 // done), and nil before anything was stacked. It shares its parameters with
 // M: evaluate it between epochs, do not modify it.
-func (t *DBNTrainer) Stack() models.Model {
+func (t *DBNTrainer) Current() models.Model {
 	n := t.Layer
 	if t.cur != nil {
 		n++
@@ -255,7 +233,7 @@ func (t *DBNTrainer) Stack() models.Model {
 // Prepare stacks the layer to be trained next if that has not been done:
 // it initialises its parameters (by transposition or at random) and makes
 // its training data from data (the same data every call). TrainEpoch calls
-// it; call it yourself to evaluate Stack() at the moment of stacking.
+// it; call it yourself to evaluate Current() at the moment of stacking.
 func (t *DBNTrainer) Prepare(data data.Examples) error {
 	if t.Done() {
 		return errors.New("dbn trainer: every layer is trained")
@@ -267,8 +245,7 @@ func (t *DBNTrainer) Prepare(data data.Examples) error {
 		return nil
 	}
 	l := t.Layer
-	lo := t.Opt.layer(l)
-	ropt := lo.RBM
+	ropt := t.Opt.layer(l)
 	if ropt.Workers == 0 {
 		ropt.Workers = t.Opt.Workers
 	}
@@ -325,43 +302,50 @@ func (t *DBNTrainer) epochKey(e int) int {
 
 // TrainEpoch trains the current layer for one epoch, stacking it first if
 // it is new, and moves on to the next layer after the layer's last epoch.
-func (t *DBNTrainer) TrainEpoch(data data.Examples) (DBNEpochStats, error) {
+// The summary is the layer's RBM trainer's, with Layer (1-based) and Epoch
+// counting all epochs of all layers.
+func (t *DBNTrainer) TrainEpoch(data data.Examples) (EpochSummary, error) {
 	if err := t.Prepare(data); err != nil {
-		return DBNEpochStats{}, err
+		return EpochSummary{}, err
 	}
 	l := t.Layer
 	if key := t.epochKey(t.LayerEpoch + 1); t.input == nil || key != t.inputKey {
 		if err := t.makeInput(data, key); err != nil {
-			return DBNEpochStats{}, err
+			return EpochSummary{}, err
 		}
 	}
+	t.cur.onBatch = t.onBatch
 	st, err := t.cur.TrainEpoch(t.input)
 	if err != nil {
-		return DBNEpochStats{}, fmt.Errorf("dbn trainer: layer %d: %w", l+1, err)
+		return EpochSummary{}, fmt.Errorf("dbn trainer: layer %d: %w", l+1, err)
 	}
 	t.LayerEpoch++
-	t.Epoch++
-	out := DBNEpochStats{Layer: l + 1, Epoch: t.Epoch, EpochStats: st}
+	t.done++
+	st.Layer, st.Epoch = l+1, t.done
 	if t.LayerEpoch >= t.Opt.layer(l).Epochs {
 		t.Layer++
 		t.LayerEpoch = 0
 		t.cur, t.input = nil, nil
 	}
-	return out, nil
+	return st, nil
 }
+
+// EpochSettings are the epoch line's k, learning rate and momentum (of
+// the layer's RBM).
+func (t *DBNTrainer) EpochSettings(s EpochSummary) string { return RBMSettings(s) }
 
 // Train runs greedy training to the end. onLayer, if set, is called when a
 // layer has been stacked, before its first epoch, with the layer (1-based)
 // and the stack; onEpoch, if set, after every epoch with the stack built so
 // far. An error from either stops training and is returned.
-func (t *DBNTrainer) Train(data data.Examples, onLayer func(layer int, stack models.Model) error, onEpoch func(st DBNEpochStats, stack models.Model) error) error {
+func (t *DBNTrainer) Train(data data.Examples, onLayer func(layer int, stack models.Model) error, onEpoch func(st EpochSummary, stack models.Model) error) error {
 	for !t.Done() {
 		if t.cur == nil {
 			if err := t.Prepare(data); err != nil {
 				return err
 			}
 			if onLayer != nil {
-				if err := onLayer(t.Layer+1, t.Stack()); err != nil {
+				if err := onLayer(t.Layer+1, t.Current()); err != nil {
 					return err
 				}
 			}
@@ -371,7 +355,7 @@ func (t *DBNTrainer) Train(data data.Examples, onLayer func(layer int, stack mod
 			return err
 		}
 		if onEpoch != nil {
-			if err := onEpoch(st, t.Stack()); err != nil {
+			if err := onEpoch(st, t.Current()); err != nil {
 				return err
 			}
 		}
@@ -401,7 +385,7 @@ func (t *DBNTrainer) makeInput(in data.Examples, key int) error {
 	t.input, t.inputKey = nil, key
 	x := in
 	for k := 1; k <= t.Layer; k++ {
-		r := scaledUp(t.M.Layers[k-1], t.Opt.layer(k-1).RBM.UpScale)
+		r := scaledUp(t.M.Layers[k-1], t.Opt.layer(k-1).UpScale)
 		if t.Opt.Data == MeanFieldData {
 			x = meanFieldLayer(r, x, t.workers())
 		} else {
@@ -617,8 +601,8 @@ func (t *DBNTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	// remakes its initial state exactly (and a PCD trainer has no chains
 	// before its first epoch).
 	started := t.cur != nil && t.LayerEpoch > 0
-	st := dbnTrainState{Layer: t.Layer, LayerEpoch: t.LayerEpoch, Epoch: t.Epoch, Data: t.Opt.Data.String(), Transpose: t.Opt.TransposeInit, Stacked: started}
-	c := &models.Checkpoint{Model: t.M, Meta: models.Meta{Experiment: experiment, Epoch: t.Epoch}, State: map[string]models.Array{}, Bytes: map[string][]byte{}}
+	st := dbnTrainState{Layer: t.Layer, LayerEpoch: t.LayerEpoch, Epoch: t.done, Data: t.Opt.Data.String(), Transpose: t.Opt.TransposeInit, Stacked: started}
+	c := &models.Checkpoint{Model: t.M, Meta: models.Meta{Experiment: experiment, Epoch: t.done}, State: map[string]models.Array{}, Bytes: map[string][]byte{}}
 	if started {
 		inner, err := t.cur.Checkpoint(experiment)
 		if err != nil {
@@ -664,7 +648,7 @@ func (t *DBNTrainer) Resume(c *models.Checkpoint) error {
 		copy(dst.VBias, r.VBias)
 		copy(dst.HBias, r.HBias)
 	}
-	t.Layer, t.LayerEpoch, t.Epoch = st.Layer, st.LayerEpoch, st.Epoch
+	t.Layer, t.LayerEpoch, t.done = st.Layer, st.LayerEpoch, st.Epoch
 	t.cur, t.input = nil, nil
 	if !st.Stacked {
 		return nil
@@ -672,7 +656,7 @@ func (t *DBNTrainer) Resume(c *models.Checkpoint) error {
 	if st.Layer >= L {
 		return errors.New("checkpoint training state: a stacked layer beyond the last")
 	}
-	ropt := t.Opt.layer(st.Layer).RBM
+	ropt := t.Opt.layer(st.Layer)
 	if ropt.Workers == 0 {
 		ropt.Workers = t.Opt.Workers
 	}
@@ -684,8 +668,8 @@ func (t *DBNTrainer) Resume(c *models.Checkpoint) error {
 	if err := rt.Resume(inner); err != nil {
 		return fmt.Errorf("layer %d: %w", st.Layer+1, err)
 	}
-	if rt.Epoch != st.LayerEpoch {
-		return fmt.Errorf("checkpoint training state: layer %d has %d epochs done but its RBM trainer %d", st.Layer+1, st.LayerEpoch, rt.Epoch)
+	if rt.done != st.LayerEpoch {
+		return fmt.Errorf("checkpoint training state: layer %d has %d epochs done but its RBM trainer %d", st.Layer+1, st.LayerEpoch, rt.done)
 	}
 	t.cur = rt
 	return nil

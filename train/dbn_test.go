@@ -13,12 +13,12 @@ import (
 )
 
 func dbnOptions(data LayerData, transpose bool, epochs ...int) DBNOptions {
-	var ls []DBNLayerOptions
+	var ls []RBMOptions
 	for l, e := range epochs {
-		ls = append(ls, DBNLayerOptions{Epochs: e, RBM: RBMOptions{
+		ls = append(ls, RBMOptions{
 			Persistent: l == 1, Chains: 30, BatchSize: 40, Shuffle: true,
-			Schedule: constSchedule{k: 1, lr: 0.1, mom: 0.5},
-		}})
+			Schedule: constSchedule{k: 1, lr: 0.1, mom: 0.5}, Epochs: e,
+		})
 	}
 	return DBNOptions{Layers: ls, Data: data, TransposeInit: transpose, BaseRateVBias: true}
 }
@@ -53,7 +53,7 @@ func sameDBN(a, b *models.DBN) bool {
 func TestDBNTransposedStackingKeepsBound(t *testing.T) {
 	_, train, _ := planted(600, 7)
 	tr := newDBNTrainer(t, dbnOptions(SampledData, true, 8, 4), 3, 10, 6, 10)
-	if tr.Stack() != nil {
+	if tr.Current() != nil {
 		t.Fatal("stack before anything was stacked")
 	}
 	var atStack, after float64
@@ -163,8 +163,8 @@ func TestDBNResumeEqualsUninterrupted(t *testing.T) {
 		if err := full.Train(train, nil, nil); err != nil {
 			t.Fatal(err)
 		}
-		if full.Epoch != 7 || full.TotalEpochs() != 7 || !full.Done() {
-			t.Fatalf("epoch %d of %d, done %v", full.Epoch, full.TotalEpochs(), full.Done())
+		if full.Completed() != 7 || full.Total() != 7 || !full.Done() {
+			t.Fatalf("epoch %d of %d, done %v", full.Completed(), full.Total(), full.Done())
 		}
 		for _, stop := range []int{2, 3, 4, 6} {
 			part := newDBNTrainer(t, opt, 21, 10, 7, 5, 4)
@@ -178,8 +178,8 @@ func TestDBNResumeEqualsUninterrupted(t *testing.T) {
 			if err := resumed.Resume(loaded); err != nil {
 				t.Fatal(err)
 			}
-			if resumed.Epoch != stop || loaded.Meta.Epoch != stop {
-				t.Fatalf("resumed at epoch %d (meta %d), want %d", resumed.Epoch, loaded.Meta.Epoch, stop)
+			if resumed.Completed() != stop || loaded.Meta.Epoch != stop {
+				t.Fatalf("resumed at epoch %d (meta %d), want %d", resumed.Completed(), loaded.Meta.Epoch, stop)
 			}
 			if err := resumed.Train(train, nil, nil); err != nil {
 				t.Fatal(err)
@@ -216,15 +216,18 @@ func TestDBNTrainCallbacks(t *testing.T) {
 	_, train, _ := planted(200, 6)
 	tr := newDBNTrainer(t, dbnOptions(SampledData, false, 1, 2, 1), 2, 10, 6, 5, 3)
 	var log []string
+	within := 0 // epochs of the layer
 	err := tr.Train(train, func(layer int, s models.Model) error {
 		log = append(log, "L"+string(rune('0'+layer))+":"+s.TypeName())
+		within = 0
 		return nil
-	}, func(st DBNEpochStats, s models.Model) error {
+	}, func(st EpochSummary, s models.Model) error {
 		n := 1
 		if d, ok := s.(*models.DBN); ok {
 			n = d.NumLayers()
 		}
-		log = append(log, "e"+string(rune('0'+st.Epoch))+"/"+string(rune('0'+st.Layer))+"."+string(rune('0'+st.EpochStats.Epoch))+":"+string(rune('0'+n)))
+		within++
+		log = append(log, "e"+string(rune('0'+st.Epoch))+"/"+string(rune('0'+st.Layer))+"."+string(rune('0'+within))+":"+string(rune('0'+n)))
 		return nil
 	})
 	if err != nil {
@@ -292,7 +295,7 @@ func TestDBNTrainerErrors(t *testing.T) {
 	check("count", dbnOptions(SampledData, false, 1, 1, 1), "3 layer option sets for a DBN of 2 layers")
 	check("transpose", dbnOptions(SampledData, true, 1, 1), "transposed initialisation of layer 2 needs 10 hidden units")
 	bad := dbnOptions(SampledData, false, 1)
-	bad.Layers[0].RBM.Schedule = nil
+	bad.Layers[0].Schedule = nil
 	check("schedule", bad, "layer 1: no schedule")
 	if _, err := NewDBNTrainer(m, dbnOptions(SampledData, false, 1), 1); err != nil {
 		t.Fatal(err)
@@ -430,8 +433,8 @@ func TestDBNFrozenBottomEqualsGreedy(t *testing.T) {
 		bottom := full.M.Layers[0].Clone()
 		opt.Frozen = []*models.RBM{bottom}
 		tr := newDBNTrainer(t, opt, 11, 10, 7, 5, 4)
-		if got := tr.TotalEpochs(); got != 4 {
-			t.Errorf("%v: TotalEpochs = %d, want 4 (the two layers above the frozen one)", mode, got)
+		if got := tr.Total(); got != 4 {
+			t.Errorf("%v: Total = %d, want 4 (the two layers above the frozen one)", mode, got)
 		}
 		// Stop after one epoch, resume in a fresh trainer, finish.
 		if _, err := tr.TrainEpoch(train); err != nil {
@@ -448,8 +451,8 @@ func TestDBNFrozenBottomEqualsGreedy(t *testing.T) {
 		if !sameDBN(full.M, again.M) {
 			t.Errorf("%v: frozen bottom + greedy top differs from greedy training of every layer", mode)
 		}
-		if !sameParams(bottom, again.M.Layers[0]) || again.Epoch != 4 {
-			t.Errorf("%v: the frozen layer changed or the epochs (%d) are not the top layers' 4", mode, again.Epoch)
+		if !sameParams(bottom, again.M.Layers[0]) || again.Completed() != 4 {
+			t.Errorf("%v: the frozen layer changed or the epochs (%d) are not the top layers' 4", mode, again.Completed())
 		}
 	}
 	// Wrong sizes and nothing left to train are errors.

@@ -11,6 +11,22 @@
 //     χ² learning (ising.go, chi2mrf.go);
 //   - VAEs with Bernoulli or RBM priors: NVIL with learned baselines (vae.go).
 //
+// Every trainer has the same methods, the runner's trainer contract
+// (kit.Trainer) with nothing to adapt:
+//
+//	TrainEpoch(x data.Examples) (EpochSummary, error)
+//	Checkpoint(experiment string) (*models.Checkpoint, error)
+//	Resume(c *models.Checkpoint) error
+//	Completed() int          // epochs done, all layers and phases counted
+//	Total() int              // epochs in all, Epochs of the options
+//	Current() models.Model   // the model to evaluate now
+//	SetOnBatch(f func(int))  // f(examples) after every minibatch
+//	EpochSettings(s EpochSummary) string // the epoch line's settings
+//
+// Completed, Total and SetOnBatch come from an embedded epochs; every
+// epoch runs the same loop, Order then Minibatches (trainer.go), which
+// sbn.Trainer shares.
+//
 // Trainers consume data.Examples and the kernels and χ² machinery of
 // inference; they never import an estimator (package eval): what training
 // and measuring share lives below both. Sigmoid belief nets train in sbn.

@@ -46,6 +46,8 @@ type IsingOptions struct {
 	QSteps, QSamples, QComponents int
 	QLearningRate                 float64
 	Linearise                     bool
+	// Epochs is the number of epochs to train (the trainer's Total).
+	Epochs int
 }
 
 // IsingTrainer fits an Ising model by maximum likelihood. Each step on a
@@ -66,16 +68,15 @@ type IsingTrainer struct {
 	Seed uint64
 	// Workers is the number of goroutines of the pcd chains; 0 = GOMAXPROCS.
 	Workers int
-	// OnBatch, if set, is called after every step with its 1-based index.
-	OnBatch func(int)
+	epochs
 
-	epoch  int
 	adam   optim.Adam
 	chains []uint8 // Chains × D
 	pcg    []*rand.PCG
 	rng    []*rand.Rand
 	grad   []float64
 	stat   []float64 // Chains × P per-chain statistics
+	perm   []int
 	chi    *Chi2Learner
 }
 
@@ -102,7 +103,7 @@ func NewIsingTrainer(m *models.Ising, opt IsingOptions, seed uint64, workers int
 		return nil, fmt.Errorf("train.method %q: expected exact, pcd or chi2", opt.Method)
 	}
 	P, D := len(m.Params()), m.NumVisible()
-	t := &IsingTrainer{M: m, Opt: opt, Seed: seed, Workers: workers, adam: optim.NewAdam(opt.LearningRate, P), grad: make([]float64, P)}
+	t := &IsingTrainer{M: m, Opt: opt, Seed: seed, Workers: workers, epochs: epochs{total: opt.Epochs}, adam: optim.NewAdam(opt.LearningRate, P), grad: make([]float64, P)}
 	if opt.Method == "pcd" {
 		t.chains = make([]uint8, opt.Chains*D)
 		t.stat = make([]float64, opt.Chains*P)
@@ -162,52 +163,48 @@ func (t *IsingTrainer) InitBaseRate(lo []float64) {
 	}
 }
 
-// Epoch returns the number of completed epochs.
-func (t *IsingTrainer) Epoch() int { return t.epoch }
-
-// IsingEpochStats is what an epoch reports: for method exact the mean exact
-// log-likelihood of the minibatches before their steps ("loglik"); for pcd
-// the root mean square of the gradient ("grad-rms").
-type IsingEpochStats struct {
-	Epoch  int
-	Signal float64
-	Name   string
-}
+// Signals of the epoch summary (its ReconError): for method exact the mean
+// exact log-likelihood of the minibatches before their steps; for pcd the
+// root mean square of the gradient; for chi2 the χ² learner's bound on
+// log Z at the epoch's final θ (SignalChi2LogZ).
+const (
+	SignalLogLik  = "loglik"
+	SignalGradRMS = "grad-rms"
+)
 
 // TrainEpoch makes one pass over x in an order drawn for the epoch.
-func (t *IsingTrainer) TrainEpoch(x data.Examples) (IsingEpochStats, error) {
+func (t *IsingTrainer) TrainEpoch(x data.Examples) (EpochSummary, error) {
 	N, D := x.Len(), t.M.NumVisible()
 	if N == 0 {
-		return IsingEpochStats{}, errors.New("ising trainer: no training examples")
+		return EpochSummary{}, errors.New("ising trainer: no training examples")
 	}
 	if len(x.Row(0)) != D {
-		return IsingEpochStats{}, fmt.Errorf("ising trainer: examples have %d units, the model %d", len(x.Row(0)), D)
+		return EpochSummary{}, fmt.Errorf("ising trainer: examples have %d units, the model %d", len(x.Row(0)), D)
 	}
-	if t.chi != nil {
-		t.chi.Opt.OnBatch = func(int) {
-			if t.OnBatch != nil {
-				t.OnBatch(1)
-			}
-		}
-		st, err := t.chi.TrainEpoch(x)
-		t.epoch = t.chi.Epoch
+	st := EpochSummary{LearningRate: t.Opt.LearningRate, Signal: SignalGradRMS}
+	switch t.Opt.Method {
+	case "exact":
+		st.Signal = SignalLogLik
+	case "pcd":
+		st.K = t.Opt.Sweeps
+	case "chi2":
+		st.Signal = SignalChi2LogZ
+		t.chi.Opt.OnBatch = t.onBatch
+		c, err := t.chi.TrainEpoch(x)
+		t.done = t.chi.Epoch
 		if err == nil {
 			err = t.M.Validate()
 		}
 		if err != nil {
-			return IsingEpochStats{Name: "chi2-logz"}, fmt.Errorf("ising trainer: %w", err)
+			return st, fmt.Errorf("ising trainer: %w", err)
 		}
-		return IsingEpochStats{Epoch: t.epoch, Signal: st.EndLogZ, Name: "chi2-logz"}, nil
+		st.Epoch, st.ReconError = t.done, c.EndLogZ
+		return st, nil
 	}
-	perm := rand.New(rand.NewPCG(seeds.Derive(t.Seed, isingSeedShuffle, uint64(t.epoch)), 0)).Perm(N)
+	t.perm = Order(t.perm, N, true, rand.New(rand.NewPCG(seeds.Derive(t.Seed, isingSeedShuffle, uint64(t.done)), 0)))
 	B := t.Opt.BatchSize
 	steps := (N + B - 1) / B
-	st := IsingEpochStats{Name: "grad-rms"}
-	if t.Opt.Method == "exact" {
-		st.Name = "loglik"
-	}
-	for b := range steps {
-		batch := perm[b*B : min(N, (b+1)*B)]
+	b, err := Minibatches(t.perm, B, t.onBatch, func(b int, batch []int) error {
 		g := t.grad
 		clear(g)
 		lp := 0.0
@@ -219,19 +216,19 @@ func (t *IsingTrainer) TrainEpoch(x data.Examples) (IsingEpochStats, error) {
 		if t.Opt.Method == "exact" {
 			logZ, e, err := t.M.ExpectedStats()
 			if err != nil {
-				return st, err
+				return err
 			}
 			for k := range g {
 				g[k] -= e[k]
 			}
-			st.Signal += (lp - logZ) / float64(steps)
+			st.ReconError += (lp - logZ) / float64(steps)
 		} else {
 			t.pcdStats(b)
 			rms := 0.0
 			for _, v := range g {
 				rms += v * v
 			}
-			st.Signal += math.Sqrt(rms/float64(len(g))) / float64(steps)
+			st.ReconError += math.Sqrt(rms/float64(len(g))) / float64(steps)
 		}
 		if t.Opt.SGD {
 			for k, v := range g {
@@ -240,16 +237,36 @@ func (t *IsingTrainer) TrainEpoch(x data.Examples) (IsingEpochStats, error) {
 		} else {
 			t.adam.Step(t.M.Params(), g, -1)
 		}
-		if err := t.M.Validate(); err != nil {
-			return st, fmt.Errorf("ising trainer: %w at epoch %d, step %d: %v", ErrDiverged, t.epoch+1, b+1, err)
-		}
-		if t.OnBatch != nil {
-			t.OnBatch(b + 1)
-		}
+		return nil
+	}, t.M.Validate)
+	if err != nil {
+		return st, fmt.Errorf("ising trainer: %w at epoch %d, step %d: %v", ErrDiverged, t.done+1, b, err)
 	}
-	t.epoch++
-	st.Epoch = t.epoch
+	t.done++
+	st.Epoch = t.done
 	return st, nil
+}
+
+// Current is the model being trained, M.
+func (t *IsingTrainer) Current() models.Model { return t.M }
+
+// EpochSettings are the epoch line's settings, named as the train: keys:
+// the method, the optimizer and its learning rate, and pcd's chains and
+// sweeps or chi2's proposal fitting.
+func (t *IsingTrainer) EpochSettings(EpochSummary) string {
+	o := t.Opt
+	opt := "adam"
+	if o.SGD {
+		opt = "sgd"
+	}
+	s := fmt.Sprintf("%s %s lr=%.4g", o.Method, opt, o.LearningRate)
+	switch o.Method {
+	case "pcd":
+		s += fmt.Sprintf(" chains=%d sweeps=%d", o.Chains, o.Sweeps)
+	case "chi2":
+		s += fmt.Sprintf(" q_steps=%d q_samples=%d q_components=%d", o.QSteps, o.QSamples, o.QComponents)
+	}
+	return s
 }
 
 // pcdStats advances every chain Sweeps sweeps (chain c with the generator
@@ -270,7 +287,7 @@ func (t *IsingTrainer) pcdStats(step int) {
 				if c >= C {
 					return
 				}
-				t.pcg[c].Seed(seeds.Derive(t.Seed, isingSeedChain, uint64(t.epoch), uint64(step), uint64(c)), 0)
+				t.pcg[c].Seed(seeds.Derive(t.Seed, isingSeedChain, uint64(t.done), uint64(step), uint64(c)), 0)
 				x := t.chains[c*D : (c+1)*D]
 				for range t.Opt.Sweeps {
 					t.M.GibbsSweep(x, 1, nil, t.rng[c])
@@ -304,7 +321,7 @@ type isingTrainState struct {
 // and epoch, seed and Adam's step count in meta. Arrays alias the
 // trainer's buffers: save before training further.
 func (t *IsingTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
-	st := isingTrainState{Epoch: t.epoch, Seed: t.Seed, Method: t.Opt.Method, AdamT: t.adam.T}
+	st := isingTrainState{Epoch: t.done, Seed: t.Seed, Method: t.Opt.Method, AdamT: t.adam.T}
 	P := len(t.grad)
 	c := &models.Checkpoint{
 		Model: t.M,
@@ -330,7 +347,7 @@ func (t *IsingTrainer) Checkpoint(experiment string) (*models.Checkpoint, error)
 	if err != nil {
 		return nil, err
 	}
-	c.Meta = models.Meta{Experiment: experiment, Epoch: t.epoch, Train: js}
+	c.Meta = models.Meta{Experiment: experiment, Epoch: t.done, Train: js}
 	return c, nil
 }
 
@@ -386,7 +403,7 @@ func (t *IsingTrainer) Resume(c *models.Checkpoint) error {
 	copy(t.adam.S, as)
 	t.adam.T = st.AdamT
 	copy(t.M.Params(), m.Params())
-	t.epoch, t.Seed = st.Epoch, st.Seed
+	t.done, t.Seed = st.Epoch, st.Seed
 	if t.chi != nil {
 		if err := t.chi.Restore(c.State, c.Bytes); err != nil {
 			return err

@@ -48,9 +48,8 @@ type RBMOptions struct {
 	// (2 in the direction of the layer's missing neighbour); DBMTrainer sets
 	// them, and DBNTrainer refuses them.
 	UpScale, DownScale float64
-	// OnBatch, if set, is called after each minibatch with its size (for
-	// progress display).
-	OnBatch func(examples int)
+	// Epochs is the number of epochs to train (the trainer's Total).
+	Epochs int
 	// Float32 makes the Gibbs sweeps and the gradient's sums read float32
 	// copies of W, Wᵀ and the biases and keep the hidden probabilities and
 	// row sums in float32 (half the bytes, twice the SIMD lanes), with
@@ -71,9 +70,9 @@ type RBMOptions struct {
 // learning rate ε and weight decay λ is Δ ← μΔ + ε(∇ − λW), W ← W + Δ
 // (biases are not decayed).
 type RBMTrainer struct {
-	M     *models.RBM
-	Opt   RBMOptions
-	Epoch int // completed epochs
+	M   *models.RBM
+	Opt RBMOptions
+	epochs
 
 	src              *rand.PCG // master generator (checkpointed)
 	rng              *rand.Rand
@@ -141,7 +140,7 @@ func NewRBMTrainer(m *models.RBM, opt RBMOptions, seed uint64) (*RBMTrainer, err
 			return nil, fmt.Errorf("%s scale %v must be a positive number (0 means 1)", s.name, s.v)
 		}
 	}
-	t := &RBMTrainer{M: m, Opt: opt, src: rand.NewPCG(seed, 0x6c6f677a), up: scaleOrOne(opt.UpScale), down: scaleOrOne(opt.DownScale)}
+	t := &RBMTrainer{M: m, Opt: opt, epochs: epochs{total: opt.Epochs}, src: rand.NewPCG(seed, 0x6c6f677a), up: scaleOrOne(opt.UpScale), down: scaleOrOne(opt.DownScale)}
 	t.rng = rand.New(t.src)
 	t.velW = make([]float64, len(m.W))
 	t.velA = make([]float64, m.NVis)
@@ -223,22 +222,6 @@ func (t *RBMTrainer) setup() {
 	t.ready = true
 }
 
-// EpochStats summarises one epoch of training.
-type EpochStats struct {
-	Epoch        int
-	K            int
-	LearningRate float64
-	Momentum     float64
-	// ReconError is the mean over examples of Σ_i (v_i − p(v_i|h))² after one
-	// Gibbs step from the data: a cheap signal, not a likelihood. With
-	// ReconEvery > 1 it is measured on every ReconEvery-th example of each
-	// minibatch only (see pcdReconEvery).
-	ReconError float64
-	// ReconEvery is 1 when every example is reconstructed (CD-k, whose
-	// negative phase does it anyway) and pcdReconEvery for PCD.
-	ReconEvery int
-}
-
 // pcdReconEvery: PCD reconstructs (h ~ p(h|v), then p(v|h)) only the
 // examples at positions 0, pcdReconEvery, 2·pcdReconEvery, … of each
 // minibatch and scales their summed error to the minibatch. The
@@ -247,16 +230,6 @@ type EpochStats struct {
 // the measured examples are a uniform random tenth of the epoch, so the
 // epoch's figure is an unbiased estimate of the mean over all examples.
 const pcdReconEvery = 10
-
-// ReconSignal names the training signal of stats for a report: "" for the
-// reconstruction error of every example, "recon-1in10" when it is
-// measured on every tenth example (PCD).
-func (s EpochStats) ReconSignal() string {
-	if s.ReconEvery > 1 {
-		return fmt.Sprintf("recon-1in%d", s.ReconEvery)
-	}
-	return ""
-}
 
 // reconScale is the factor from the summed error of the reconstructed
 // examples of a minibatch of b examples to the minibatch: b over their
@@ -268,33 +241,45 @@ func reconScale(b, every int) float64 {
 // TrainEpoch runs one pass over data in minibatches. Data that implement
 // RealData are read with RealRow: the positive phase then uses the real
 // values (e.g. mean-field probabilities) and CD chains start from them;
-// binary data give the same numbers as before. On divergence it returns
-// an error wrapping ErrDiverged that names the epoch and batch; the model's
-// parameters are then unusable and the caller keeps its last checkpoint.
-func (t *RBMTrainer) TrainEpoch(data data.Examples) (EpochStats, error) {
+// binary data give the same numbers as before. The summary's ReconError is
+// the mean over examples of Σ_i (v_i − p(v_i|h))² after one Gibbs step from
+// the data: a cheap signal, not a likelihood; for PCD it is measured on
+// every pcdReconEvery-th example of each minibatch only (Signal
+// "recon-1in10"). On divergence it returns an error wrapping ErrDiverged
+// that names the epoch and batch; the model's parameters are then unusable
+// and the caller keeps its last checkpoint.
+func (t *RBMTrainer) TrainEpoch(data data.Examples) (EpochSummary, error) {
 	t.setup()
 	m, o := t.M, t.Opt
 	if len(data.Row(0)) != m.NVis {
-		return EpochStats{}, fmt.Errorf("data has %d units per example, the model %d visible units", len(data.Row(0)), m.NVis)
+		return EpochSummary{}, fmt.Errorf("data has %d units per example, the model %d visible units", len(data.Row(0)), m.NVis)
 	}
-	epoch := t.Epoch + 1
+	epoch := t.done + 1
 	k := o.Schedule.KAt(epoch)
 	lr := o.Schedule.LearningRateAt(epoch)
 	mom := o.Schedule.MomentumAt(epoch)
 	n := data.Len()
 	t.wtOK = false // the parameters may have been set since the last epoch
-	t.perm = epochOrder(t.perm, n, o.Shuffle, t.rng)
-	sqErr, b, err := minibatches(t.perm, o.BatchSize, o.OnBatch, func(idx []int) float64 {
-		return t.batch(data, idx, k, lr, mom)
-	}, t.checkFinite)
-	if err != nil {
-		return EpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, b, err)
+	t.perm = Order(t.perm, n, o.Shuffle, t.rng)
+	sqErr := 0.0
+	if err := t.run(t.perm, o.BatchSize, func(_ int, idx []int) error {
+		sqErr += t.batch(data, idx, k, lr, mom)
+		return nil
+	}, t.checkFinite); err != nil {
+		return EpochSummary{}, err
 	}
-	t.Epoch = epoch
-	return EpochStats{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sqErr / float64(n), ReconEvery: t.reconEvery()}, nil
+	return EpochSummary{Epoch: epoch, K: k, LearningRate: lr, Momentum: mom, ReconError: sqErr / float64(n), Signal: t.reconSignal()}, nil
 }
 
-// reconEvery is ReconEvery of the epoch statistics.
+// Current is the model being trained, M.
+func (t *RBMTrainer) Current() models.Model { return t.M }
+
+// EpochSettings are the epoch line's k, learning rate and momentum.
+func (t *RBMTrainer) EpochSettings(s EpochSummary) string { return RBMSettings(s) }
+
+// reconEvery is every how many examples of a minibatch the reconstruction
+// error is measured: 1 for CD-k (whose negative phase does it anyway),
+// pcdReconEvery for PCD.
 func (t *RBMTrainer) reconEvery() int {
 	if t.Opt.Persistent {
 		return pcdReconEvery
@@ -302,23 +287,13 @@ func (t *RBMTrainer) reconEvery() int {
 	return 1
 }
 
-// minibatches runs step on the consecutive minibatches of perm, calling
-// onBatch (if set) with each one's size and then check; it returns the sum
-// of the steps' results, or the 1-based number of the minibatch after which
-// check failed and its error.
-func minibatches(perm []int, size int, onBatch func(int), step func(idx []int) float64, check func() error) (float64, int, error) {
-	sum := 0.0
-	for b, start := 0, 0; start < len(perm); b, start = b+1, start+size {
-		end := min(start+size, len(perm))
-		sum += step(perm[start:end])
-		if onBatch != nil {
-			onBatch(end - start)
-		}
-		if err := check(); err != nil {
-			return sum, b + 1, err
-		}
+// reconSignal names the epoch's ReconError: "" when every example is
+// reconstructed, "recon-1in10" when every tenth is (PCD).
+func (t *RBMTrainer) reconSignal() string {
+	if e := t.reconEvery(); e > 1 {
+		return fmt.Sprintf("recon-1in%d", e)
 	}
-	return sum, 0, nil
+	return ""
 }
 
 // checkFinite reports a model whose parameters are not finite or exceed

@@ -150,11 +150,11 @@ func TestPCDReconUnbiased(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if want := map[bool]int{true: pcdReconEvery, false: 1}[pcd]; st.ReconEvery != want {
-				t.Fatalf("pcd=%v: ReconEvery %d, want %d", pcd, st.ReconEvery, want)
+			if want := map[bool]int{true: pcdReconEvery, false: 1}[pcd]; tr.reconEvery() != want {
+				t.Fatalf("pcd=%v: reconEvery %d, want %d", pcd, tr.reconEvery(), want)
 			}
-			if want := map[bool]string{true: "recon-1in10", false: ""}[pcd]; st.ReconSignal() != want {
-				t.Fatalf("pcd=%v: signal %q, want %q", pcd, st.ReconSignal(), want)
+			if want := map[bool]string{true: "recon-1in10", false: ""}[pcd]; st.Signal != want {
+				t.Fatalf("pcd=%v: signal %q, want %q", pcd, st.Signal, want)
 			}
 			est += st.ReconError / epochs
 		}

@@ -213,8 +213,8 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		if err := resumed.Resume(loaded); err != nil {
 			t.Fatal(err)
 		}
-		if resumed.Epoch != 2 {
-			t.Fatalf("resumed at epoch %d", resumed.Epoch)
+		if resumed.Completed() != 2 {
+			t.Fatalf("resumed at epoch %d", resumed.Completed())
 		}
 		for range 2 {
 			resumed.TrainEpoch(train)

@@ -48,7 +48,7 @@ func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	js, err := json.Marshal(trainState{Epoch: t.Epoch, Persistent: t.Opt.Persistent, Chains: t.Opt.Chains,
+	js, err := json.Marshal(trainState{Epoch: t.done, Persistent: t.Opt.Persistent, Chains: t.Opt.Chains,
 		UpScale: zeroIfOne(t.up), DownScale: zeroIfOne(t.down), Float32: t.Opt.Float32})
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	m := t.M
 	c := &models.Checkpoint{
 		Model: m,
-		Meta:  models.Meta{Experiment: experiment, Epoch: t.Epoch, Train: js},
+		Meta:  models.Meta{Experiment: experiment, Epoch: t.done, Train: js},
 		State: map[string]models.Array{
 			"vel_W":     {Shape: []int{m.NVis, m.NHid}, Data: t.velW},
 			"vel_vbias": {Shape: []int{m.NVis}, Data: t.velA},
@@ -159,6 +159,6 @@ func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 	copy(t.M.W, m.W)
 	copy(t.M.VBias, m.VBias)
 	copy(t.M.HBias, m.HBias)
-	t.Epoch = st.Epoch
+	t.done = st.Epoch
 	return nil
 }

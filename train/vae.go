@@ -56,8 +56,8 @@ type VAEOptions struct {
 	// SignalClip clips the normalised learning signal to ±SignalClip
 	// (0: no clipping).
 	SignalClip float64
-	// OnBatch, if set, is called after each minibatch with its size.
-	OnBatch func(examples int)
+	// Epochs is the number of epochs to train (the trainer's Total).
+	Epochs int
 }
 
 // Check reports impossible options.
@@ -140,10 +140,10 @@ const (
 // the chunks' gradients are summed in a fixed order, so results do not
 // depend on Workers or GOMAXPROCS.
 type VAETrainer struct {
-	M     *models.VAE
-	Opt   VAEOptions
-	Seed  uint64
-	Epoch int // completed epochs
+	M    *models.VAE
+	Opt  VAEOptions
+	Seed uint64
+	epochs
 	// Fit is the prior's χ² fitter (nil for a Bernoulli prior).
 	Fit *chi2.Fitter
 	// Base is the NVIL baseline network b(x) (nil if BaselineHidden = 0).
@@ -152,7 +152,10 @@ type VAETrainer struct {
 	// the learning signal r = f − b(x).
 	SignalMean, SignalVar float64
 	SignalSteps           int
-	// LogZ is the mean tracked bound of the last epoch's steps.
+	// LogZ is the mean tracked bound ½ log mean_i w_i² of the last epoch's
+	// steps on fresh draws of q (0 for a Bernoulli prior; after a resume,
+	// the checkpoint's value): biased low as a Monte-Carlo estimate
+	// (docs/methods.md#chi2-bias), high by q's χ² gap.
 	LogZ float64
 
 	adamDec, adamEnc, adamBase   optim.Adam
@@ -217,7 +220,7 @@ func NewVAETrainer(m *models.VAE, opt VAEOptions, seed uint64) (*VAETrainer, err
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
-	t := &VAETrainer{M: m, Opt: opt, Seed: seed}
+	t := &VAETrainer{M: m, Opt: opt, Seed: seed, epochs: epochs{total: opt.Epochs}}
 	t.adamDec = optim.NewAdam(opt.LearningRate, m.Dec.NumParams())
 	t.adamEnc = optim.NewAdam(opt.LearningRate, m.Enc.NumParams())
 	if opt.BaselineHidden > 0 {
@@ -321,62 +324,67 @@ func (t *VAETrainer) growTasks(size int) {
 	}
 }
 
-// VAEEpochStats summarises one epoch of VAE training.
-type VAEEpochStats struct {
-	Epoch        int
-	LearningRate float64
-	// ELBO is the mean over the epoch's examples and draws of f(x,z) minus
-	// each step's tracked log Z: the training ELBO (a Monte-Carlo estimate,
-	// taken before each step's update).
-	ELBO float64
-	// LogZ is the mean of the steps' tracked bounds ½ log mean_i w_i² on
-	// fresh draws of q (0 for a Bernoulli prior): biased low as a
-	// Monte-Carlo estimate (docs/methods.md#chi2-bias), high by q's χ² gap.
-	LogZ float64
-	// LogLik is the mean of log p(x|z) (the reconstruction term).
-	LogLik float64
-}
+// Signals of the epoch summary: the mean training ELBO with log Z from
+// the tracked χ² bound (RBM prior) or exact (Bernoulli prior, log Z = 0).
+const (
+	SignalELBOChi2 = "elbo-chi2"
+	SignalELBO     = "elbo"
+)
 
-// TrainEpoch runs one pass over data in minibatches. On divergence (a
-// non-finite objective, log weight or parameter) it returns an error
-// wrapping ErrDiverged that names the epoch and minibatch.
-func (t *VAETrainer) TrainEpoch(data data.Examples) (VAEEpochStats, error) {
+// TrainEpoch runs one pass over data in minibatches. The summary's
+// ReconError is the training ELBO, the mean over the epoch's examples and
+// draws of f(x,z) minus each step's tracked log Z (a Monte-Carlo estimate,
+// taken before each step's update; Signal SignalELBOChi2, or SignalELBO
+// for a Bernoulli prior); LogZ becomes the mean of the steps' tracked
+// bounds. On divergence (a non-finite objective, log weight or parameter)
+// it returns an error wrapping ErrDiverged that names the epoch and
+// minibatch.
+func (t *VAETrainer) TrainEpoch(data data.Examples) (EpochSummary, error) {
 	m, o := t.M, t.Opt
 	if data.Len() == 0 {
-		return VAEEpochStats{}, errors.New("no training data")
+		return EpochSummary{}, errors.New("no training data")
 	}
 	if len(data.Row(0)) != m.NumVisible() {
-		return VAEEpochStats{}, fmt.Errorf("data has %d units per example, the model %d visible units", len(data.Row(0)), m.NumVisible())
+		return EpochSummary{}, fmt.Errorf("data has %d units per example, the model %d visible units", len(data.Row(0)), m.NumVisible())
 	}
-	epoch := t.Epoch + 1
+	epoch := t.done + 1
 	n := data.Len()
-	t.perm = epochOrder(t.perm, n, o.Shuffle, rand.New(rand.NewPCG(seeds.Derive(t.Seed, vaeSeedShuffle, uint64(epoch)), 0)))
-	var st VAEEpochStats
-	batches := 0
-	for start := 0; start < n; start += o.BatchSize {
-		idx := t.perm[start:min(start+o.BatchSize, n)]
-		s, err := t.Step(data, idx, epoch, batches)
-		batches++
-		if err == nil {
-			err = t.checkFinite()
-		}
-		if err != nil {
-			return VAEEpochStats{}, fmt.Errorf("%w at epoch %d, minibatch %d: %v", ErrDiverged, epoch, batches, err)
-		}
-		st.ELBO += s.ELBO * float64(len(idx))
-		st.LogLik += s.LogLik * float64(len(idx))
-		st.LogZ += s.LogZ
-		if o.OnBatch != nil {
-			o.OnBatch(len(idx))
-		}
+	t.perm = Order(t.perm, n, o.Shuffle, rand.New(rand.NewPCG(seeds.Derive(t.Seed, vaeSeedShuffle, uint64(epoch)), 0)))
+	var elbo, logZ float64
+	if err := t.run(t.perm, o.BatchSize, func(b int, idx []int) error {
+		s, err := t.Step(data, idx, epoch, b)
+		elbo += s.ELBO * float64(len(idx))
+		logZ += s.LogZ
+		return err
+	}, t.checkFinite); err != nil {
+		return EpochSummary{}, err
 	}
-	t.Epoch = epoch
-	st.Epoch, st.LearningRate = epoch, o.LearningRate
-	st.ELBO /= float64(n)
-	st.LogLik /= float64(n)
-	st.LogZ /= float64(batches)
-	t.LogZ = st.LogZ
-	return st, nil
+	batches := (n + o.BatchSize - 1) / o.BatchSize
+	t.LogZ = logZ / float64(batches)
+	sig := SignalELBO
+	if m.Prior != nil {
+		sig = SignalELBOChi2
+	}
+	return EpochSummary{Epoch: epoch, LearningRate: o.LearningRate, ReconError: elbo / float64(n), Signal: sig}, nil
+}
+
+// Current is the model being trained, M.
+func (t *VAETrainer) Current() models.Model { return t.M }
+
+// EpochSettings are the epoch line's settings, named as the train: keys:
+// nvil, Adam's learning rate and the draws per example, and for an RBM
+// prior how its log Z gradient is trained (chi2, or pcd's chains and k).
+func (t *VAETrainer) EpochSettings(s EpochSummary) string {
+	o := t.Opt
+	line := fmt.Sprintf("nvil lr=%.4g samples=%d", s.LearningRate, o.Samples)
+	switch {
+	case t.M.Prior == nil:
+	case o.PriorTraining == PriorTrainingPCD:
+		line += fmt.Sprintf(" prior_training=pcd chains=%d k=%d", o.Chains, o.GibbsSteps)
+	default:
+		line += " prior_training=" + o.PriorTraining
+	}
+	return line
 }
 
 // VAEStepStats is what one step reports: the minibatch's mean f(x,z) minus
@@ -716,7 +724,7 @@ type vaeTrainState struct {
 // generators are keyed by (epoch, minibatch, …) and need no state. Arrays
 // alias the trainer's buffers: save the checkpoint before training further.
 func (t *VAETrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
-	st := vaeTrainState{Epoch: t.Epoch, Method: "nvil", Seed: t.Seed, LogZ: t.LogZ}
+	st := vaeTrainState{Epoch: t.done, Method: "nvil", Seed: t.Seed, LogZ: t.LogZ}
 	m := t.M
 	c := &models.Checkpoint{
 		Model: m,
@@ -754,7 +762,7 @@ func (t *VAETrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.Meta = models.Meta{Experiment: experiment, Epoch: t.Epoch, Train: js}
+	c.Meta = models.Meta{Experiment: experiment, Epoch: t.done, Train: js}
 	return c, nil
 }
 
@@ -865,6 +873,6 @@ func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 		copy(t.M.PriorLogits, m.PriorLogits)
 	}
 	t.SignalMean, t.SignalVar, t.SignalSteps = sig[0], sig[1], int(sig[2])
-	t.Epoch, t.Seed, t.LogZ = st.Epoch, st.Seed, st.LogZ
+	t.done, t.Seed, t.LogZ = st.Epoch, st.Seed, st.LogZ
 	return nil
 }

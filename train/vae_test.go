@@ -418,7 +418,7 @@ func TestVAETrainingRaisesLikelihood(t *testing.T) {
 	}{{"rbm-chi2", 3, PriorTrainingChi2}, {"rbm-pcd", 3, PriorTrainingPCD}, {"bernoulli", 0, PriorTrainingChi2}} {
 		tr := newTinyTrainer(t, c.H, vaeTestOptions(c.prior, 2), 3, base)
 		lp0, elbo0 := meanExact(tr.M, data)
-		var st VAEEpochStats
+		var st EpochSummary
 		for range 10 {
 			var err error
 			if st, err = tr.TrainEpoch(data); err != nil {
@@ -428,12 +428,12 @@ func TestVAETrainingRaisesLikelihood(t *testing.T) {
 		lp1, elbo1 := meanExact(tr.M, data)
 		logZ := vaeExactLogZ(tr.M)
 		t.Logf("%s: log p(x) %.3f → %.3f, ELBO %.3f → %.3f (training signal %.3f); log Z exact %.3f, tracked %.3f",
-			c.name, lp0, lp1, elbo0, elbo1, st.ELBO, logZ, st.LogZ)
+			c.name, lp0, lp1, elbo0, elbo1, st.ReconError, logZ, tr.LogZ)
 		if lp1-lp0 < 1 || elbo1-elbo0 < 1 {
 			t.Errorf("%s: exact log p(x) rose by %.3f and the ELBO by %.3f nats, want ≥ 1", c.name, lp1-lp0, elbo1-elbo0)
 		}
-		if c.H > 0 && math.Abs(st.LogZ-logZ) > 1 {
-			t.Errorf("%s: tracked log Z %.3f is more than a nat from the exact %.3f", c.name, st.LogZ, logZ)
+		if c.H > 0 && math.Abs(tr.LogZ-logZ) > 1 {
+			t.Errorf("%s: tracked log Z %.3f is more than a nat from the exact %.3f", c.name, tr.LogZ, logZ)
 		}
 	}
 }
@@ -504,8 +504,8 @@ func TestVAEResumeBitIdentical(t *testing.T) {
 		if err := r.Resume(loaded); err != nil {
 			t.Fatal(err)
 		}
-		if r.Epoch != 2 {
-			t.Fatalf("resumed at epoch %d, want 2", r.Epoch)
+		if r.Completed() != 2 {
+			t.Fatalf("resumed at epoch %d, want 2", r.Completed())
 		}
 		// The state itself first (a chain's state can be forgotten within
 		// a step by coupled draws on so small a prior).

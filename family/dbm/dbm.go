@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/dbn"
@@ -185,24 +184,8 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &trainer{tr: tr}, nil
+	return tr, nil
 }
-
-type trainer struct{ tr *train.DBMTrainer }
-
-func (d *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
-	st, err := d.tr.TrainEpoch(x)
-	return kit.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
-}
-func (d *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
-func (d *trainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }
-func (d *trainer) Completed() int                                  { return d.tr.Epoch }
-func (d *trainer) Total() int                                      { return d.tr.TotalEpochs() }
-func (d *trainer) Current() models.Model                           { return d.tr.Current() }
-func (d *trainer) SetOnBatch(f func(int))                          { d.tr.Opt.OnBatch = f }
-
-// EpochSettings are the epoch line's k, learning rate and momentum.
-func (d *trainer) EpochSettings(s kit.EpochSummary) string { return kit.RBMSettings(s) }
 
 // SampleInits are the chain starts Sample accepts.
 func (Plugin) SampleInits() []string { return SampleInits }

@@ -6,7 +6,6 @@ package dbn
 import (
 	"fmt"
 
-	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
@@ -180,7 +179,7 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 		}
 	}
 	tr, err := train.NewDBNTrainer(m, train.DBNOptions{
-		Layers:        []train.DBNLayerOptions{{RBM: rbm.Options(&t.Layer, a.Workers), Epochs: t.Epochs}},
+		Layers:        []train.RBMOptions{rbm.Options(&t.Layer, a.Workers)},
 		Data:          ld,
 		TransposeInit: t.TransposeInit,
 		InitStd:       init.InitWeightStd,
@@ -191,25 +190,8 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &trainer{tr: tr}, nil
+	return tr, nil
 }
-
-type trainer struct{ tr *train.DBNTrainer }
-
-func (d *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
-	st, err := d.tr.TrainEpoch(x)
-	return kit.EpochSummary{Epoch: st.Epoch, Layer: st.Layer, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
-}
-func (d *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return d.tr.Checkpoint(e) }
-func (d *trainer) Resume(c *models.Checkpoint) error               { return d.tr.Resume(c) }
-func (d *trainer) Completed() int                                  { return d.tr.Epoch }
-func (d *trainer) Total() int                                      { return d.tr.TotalEpochs() }
-func (d *trainer) Current() models.Model                           { return d.tr.Stack() }
-func (d *trainer) SetOnBatch(func(int))                            {}
-
-// EpochSettings are the epoch line's k, learning rate and momentum (of
-// the layer's RBM).
-func (d *trainer) EpochSettings(s kit.EpochSummary) string { return kit.RBMSettings(s) }
 
 // SampleInits are the chain starts Sample accepts.
 func (Plugin) SampleInits() []string { return SampleInits }

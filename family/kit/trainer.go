@@ -1,31 +1,15 @@
 package kit
 
 import (
-	"fmt"
-
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/train"
 )
 
-// EpochSummary is what the runner reports of a training epoch.
-type EpochSummary struct {
-	Epoch        int // completed epochs, all layers and phases counted
-	Layer        int // 1-based layer of layer-wise training, 0 otherwise
-	K            int
-	LearningRate float64
-	Momentum     float64
-	ReconError   float64
-	// Signal, when set, names what ReconError holds instead of the
-	// reconstruction error (e.g. "is-bound" for a sigmoid belief net).
-	Signal string
-}
-
-// RBMSettings are the settings of an RBM trainer (and of a DBN's or
-// DBM's) on the epoch line: "k=1 lr=0.05 mom=0.50".
-func RBMSettings(s EpochSummary) string {
-	return fmt.Sprintf("k=%d lr=%.4g mom=%.2f", s.K, s.LearningRate, s.Momentum)
-}
+// EpochSummary is what the runner reports of a training epoch; the
+// trainers of package train (and sbn) return it themselves.
+type EpochSummary = train.EpochSummary
 
 // Trainer is the runner's view of a model trainer.
 type Trainer interface {

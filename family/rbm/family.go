@@ -3,7 +3,6 @@ package rbm
 import (
 	"fmt"
 
-	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
@@ -77,6 +76,7 @@ func Options(t *Layer, workers int) train.RBMOptions {
 		Schedule:    *t,
 		Workers:     workers,
 		Float32:     t.Precision == "float32",
+		Epochs:      t.Epochs,
 	}
 }
 
@@ -88,7 +88,7 @@ func Chi2Options(t *Train, workers int) train.Chi2Options {
 		Schedule: *t, Workers: workers,
 		QSteps: c.QSteps, QSamples: c.QSamples, QComponents: c.QComponents,
 		QLearningRate: c.QLearningRate, QDecay: c.QDecay, QInitStd: c.QInitStd,
-		Linearise: c.Linearise,
+		Linearise: c.Linearise, Epochs: t.Epochs,
 	}
 }
 
@@ -108,57 +108,12 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 			return nil, err
 		}
 		tr.InitParams(init.InitWeightStd, vb)
-		return &chi2Trainer{tr: tr, epochs: t.Epochs}, nil
+		return tr, nil
 	}
 	tr, err := train.NewRBMTrainer(m, Options(&t.Layer, a.Workers), a.Seed)
 	if err != nil {
 		return nil, err
 	}
 	tr.InitParams(init.InitWeightStd, vb)
-	return &trainer{tr: tr, epochs: t.Epochs}, nil
-}
-
-type trainer struct {
-	tr     *train.RBMTrainer
-	epochs int
-}
-
-func (r *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
-	st, err := r.tr.TrainEpoch(x)
-	return kit.EpochSummary{Epoch: st.Epoch, K: st.K, LearningRate: st.LearningRate, Momentum: st.Momentum, ReconError: st.ReconError, Signal: st.ReconSignal()}, err
-}
-func (r *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return r.tr.Checkpoint(e) }
-func (r *trainer) Resume(c *models.Checkpoint) error               { return r.tr.Resume(c) }
-func (r *trainer) Completed() int                                  { return r.tr.Epoch }
-func (r *trainer) Total() int                                      { return r.epochs }
-func (r *trainer) Current() models.Model                           { return r.tr.M }
-func (r *trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }
-
-// EpochSettings are the epoch line's k, learning rate and momentum.
-func (r *trainer) EpochSettings(s kit.EpochSummary) string { return kit.RBMSettings(s) }
-
-// chi2Trainer adapts train.RBMChi2Trainer; its epoch summary reports the
-// epoch's mean tracked bound ½ log mean w² as the signal "chi2-logz".
-type chi2Trainer struct {
-	tr     *train.RBMChi2Trainer
-	epochs int
-}
-
-func (r *chi2Trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
-	st, err := r.tr.TrainEpoch(x)
-	return kit.EpochSummary{Epoch: st.Epoch, LearningRate: st.LearningRate, ReconError: st.LogZ, Signal: "chi2-logz"}, err
-}
-func (r *chi2Trainer) Checkpoint(e string) (*models.Checkpoint, error) { return r.tr.Checkpoint(e) }
-func (r *chi2Trainer) Resume(c *models.Checkpoint) error               { return r.tr.Resume(c) }
-func (r *chi2Trainer) Completed() int                                  { return r.tr.Epoch }
-func (r *chi2Trainer) Total() int                                      { return r.epochs }
-func (r *chi2Trainer) Current() models.Model                           { return r.tr.M }
-func (r *chi2Trainer) SetOnBatch(f func(int))                          { r.tr.Opt.OnBatch = f }
-
-// EpochSettings are the epoch line's settings of χ² learning, named as
-// the train: keys: the learning rate and the proposal fitting (no k, no
-// momentum: the trainer has neither).
-func (r *chi2Trainer) EpochSettings(s kit.EpochSummary) string {
-	o := r.tr.Opt
-	return fmt.Sprintf("chi2 lr=%.4g q_steps=%d q_samples=%d q_components=%d", s.LearningRate, o.QSteps, o.QSamples, o.QComponents)
+	return tr, nil
 }

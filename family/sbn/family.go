@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
@@ -129,7 +128,7 @@ func (t *Train) options(seed uint64, workers int) belief.TrainOptions {
 		LearningRate: t.LearningRate, Friction: t.Friction, GradNoise: t.GradNoise, NoiseA: t.NoiseA,
 		PriorSigma: t.PriorSigma, PriorNu: t.PriorNu, Steps: t.Steps, BatchSize: t.BatchSize, Samples: t.Samples,
 		BurnIn: t.BurnIn, GibbsSweeps: t.GibbsSweeps, Persistent: t.Persistent,
-		RecLearningRate: t.RecLearningRate, Average: t.Average, Seed: seed, Workers: workers,
+		RecLearningRate: t.RecLearningRate, Average: t.Average, Seed: seed, Workers: workers, Epochs: t.Epochs,
 	}
 }
 
@@ -182,49 +181,7 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &trainer{tr: tr, epochs: t.Epochs}, nil
-}
-
-type trainer struct {
-	tr      *belief.Trainer
-	epochs  int
-	onBatch func(int)
-}
-
-func (r *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
-	st, err := r.tr.TrainEpoch(x)
-	o := r.tr.Options()
-	return kit.EpochSummary{Epoch: st.Epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, ReconError: st.Signal, Signal: st.SignalName}, err
-}
-
-func (r *trainer) Checkpoint(e string) (*models.Checkpoint, error) {
-	arrays, bytes := r.tr.State()
-	return &models.Checkpoint{Model: r.tr.Current(), Meta: models.Meta{Experiment: e, Epoch: r.tr.Epoch()}, State: arrays, Bytes: bytes}, nil
-}
-
-func (r *trainer) Resume(c *models.Checkpoint) error {
-	return r.tr.Restore(c.State, c.Bytes)
-}
-
-func (r *trainer) Completed() int         { return r.tr.Epoch() }
-func (r *trainer) Total() int             { return r.epochs }
-func (r *trainer) Current() models.Model  { return r.tr.Current() }
-func (r *trainer) SetOnBatch(f func(int)) { r.onBatch = f }
-
-// EpochSettings are the epoch line's settings of the doubly stochastic
-// trainer, named as its train: keys: the method and sampler, the learning
-// rate, SGHMC's friction or SGNHT's noise_a, the dynamics steps per
-// minibatch and the latent samples per example.
-func (r *trainer) EpochSettings(kit.EpochSummary) string {
-	o := r.tr.Options()
-	s := fmt.Sprintf("%s/%s lr=%.4g", o.Method, o.Sampler, o.LearningRate)
-	switch o.Method {
-	case "sghmc":
-		s += fmt.Sprintf(" friction=%.3g", o.Friction)
-	case "sgnht":
-		s += fmt.Sprintf(" noise_a=%.3g", o.NoiseA)
-	}
-	return s + fmt.Sprintf(" steps=%d samples=%d", o.Steps, o.Samples)
+	return tr, nil
 }
 
 // finish warns on an is or ais row above the exact row of its evaluation

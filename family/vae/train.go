@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/rbm"
@@ -109,6 +108,7 @@ func (t Train) Options(workers int) train.VAEOptions {
 		PriorTraining: t.PriorTraining, QSteps: t.QSteps, QSamples: t.QSamples, QComponents: t.QComponents,
 		QLearningRate: t.QLearningRate, QDecay: t.QDecay, QInitStd: t.QInitStd, Linearise: t.Linearise,
 		Chains: t.Chains, GibbsSteps: t.K, BaselineHidden: t.BaselineHidden, SignalDecay: t.SignalDecay, SignalClip: t.SignalClip,
+		Epochs: t.Epochs,
 	}
 }
 
@@ -119,19 +119,6 @@ var Trainers = []family.TrainerInfo{{
 		"encoder by NVIL (input-dependent baseline, running centring and normalisation), decoder and prior by exact gradients, " +
 		"∇ log Z by the bound's weighted draws (prior_training chi2) or persistent chains (pcd); Adam",
 }}
-
-// Signals of the epoch summary: the mean training ELBO with log Z from
-// the tracked χ² bound (RBM prior) or exact (Bernoulli prior, log Z = 0).
-const (
-	SignalELBOChi2 = "elbo-chi2"
-	SignalELBO     = "elbo"
-)
-
-// trainer is the runner's view of a train.VAETrainer.
-type trainer struct {
-	t      *train.VAETrainer
-	epochs int
-}
 
 // newTrainer builds the nvil trainer of a *models.VAE and initialises its
 // parameters (decoder output bias at the data's base-rate logits).
@@ -162,46 +149,7 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	if err := t.InitParams(base, ms.InitPriorStd); err != nil {
 		return nil, err
 	}
-	return &trainer{t: t, epochs: s.Epochs}, nil
-}
-
-// TrainEpoch runs one epoch; ReconError holds the mean training ELBO
-// (Signal names it).
-func (r *trainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
-	st, err := r.t.TrainEpoch(x)
-	sig := SignalELBO
-	if r.t.M.Prior != nil {
-		sig = SignalELBOChi2
-	}
-	return kit.EpochSummary{Epoch: st.Epoch, LearningRate: st.LearningRate, ReconError: st.ELBO, Signal: sig}, err
-}
-
-// TrackedLogZ is the mean tracked χ² bound on the prior's log Z over the
-// last epoch's steps (0 for a Bernoulli prior; after a resume, the
-// checkpoint's value).
-func (r *trainer) TrackedLogZ() float64 { return r.t.LogZ }
-
-func (r *trainer) Checkpoint(e string) (*models.Checkpoint, error) { return r.t.Checkpoint(e) }
-func (r *trainer) Resume(c *models.Checkpoint) error               { return r.t.Resume(c) }
-func (r *trainer) Completed() int                                  { return r.t.Epoch }
-func (r *trainer) Total() int                                      { return r.epochs }
-func (r *trainer) Current() models.Model                           { return r.t.M }
-func (r *trainer) SetOnBatch(f func(int))                          { r.t.Opt.OnBatch = f }
-
-// EpochSettings are the epoch line's settings, named as the train: keys:
-// nvil, Adam's learning rate and the draws per example, and for an RBM
-// prior how its log Z gradient is trained (chi2, or pcd's chains and k).
-func (r *trainer) EpochSettings(s kit.EpochSummary) string {
-	o := r.t.Opt
-	line := fmt.Sprintf("nvil lr=%.4g samples=%d", s.LearningRate, o.Samples)
-	switch {
-	case r.t.M.Prior == nil:
-	case o.PriorTraining == train.PriorTrainingPCD:
-		line += fmt.Sprintf(" prior_training=pcd chains=%d k=%d", o.Chains, o.GibbsSteps)
-	default:
-		line += " prior_training=" + o.PriorTraining
-	}
-	return line
+	return t, nil
 }
 
 // DataWarnings warns of a minibatch larger than the training set of n

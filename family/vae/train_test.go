@@ -49,7 +49,7 @@ func TestTrainBadSettingsNamed(t *testing.T) {
 	}
 }
 
-// TestNewTrainer builds the adapter on a small RBM-prior VAE, trains an
+// TestNewTrainer builds the trainer of a small RBM-prior VAE, trains an
 // epoch and refuses pcd for a Bernoulli prior.
 func TestNewTrainer(t *testing.T) {
 	m, err := models.NewVAE(6, 4, []int{5}, 3)
@@ -71,8 +71,8 @@ func TestNewTrainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lz := tr.(interface{ TrackedLogZ() float64 }).TrackedLogZ()
-	if sum.Signal != SignalELBOChi2 || sum.Epoch != 1 || tr.Completed() != 1 || lz == 0 {
+	lz := tr.(*train.VAETrainer).LogZ
+	if sum.Signal != train.SignalELBOChi2 || sum.Epoch != 1 || tr.Completed() != 1 || lz == 0 {
 		t.Errorf("summary %+v, tracked log Z %v", sum, lz)
 	}
 	b, _ := models.NewVAE(6, 4, []int{5}, 0)

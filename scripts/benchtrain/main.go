@@ -59,7 +59,7 @@ func main() {
 				prec = "f32"
 			}
 			recon := "recon"
-			if s := st.ReconSignal(); s != "" {
+			if s := st.Signal; s != "" {
 				recon = s
 			}
 			fmt.Printf("logz_%s_%s %.3f %s %.2f\n", name, prec, time.Since(t0).Seconds(), recon, st.ReconError)
