@@ -6,7 +6,6 @@
 package dbm
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/logz-ml/logz/eval/report"
@@ -128,23 +127,17 @@ var Family = &family.Family{
 
 func init() { kit.Register(Family) }
 
-// Plugin is the dbm family's Plugin: it builds, trains and samples its models.
+// Plugin is the dbm family's Plugin: it builds, trains (greedy
+// pretraining, then joint PCD) and samples DBMs, and shows their filters.
 type Plugin struct{}
 
-// NewModel builds a fresh model from the model settings.
+// NewModel builds a DBM of the hidden layer sizes model.layers.
 func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
-	layers := s.(*Model).Layers
-	if len(layers) < 2 {
-		return nil, fmt.Errorf("dbm: want at least two hidden layer sizes, got %v", layers)
-	}
-	m, err := models.NewDBM(append([]int{visible}, layers...)...)
-	if err != nil {
-		return nil, fmt.Errorf("model.layers: %w", err)
-	}
-	return m, nil
+	return dbn.NewDeep("dbm", s.(*Model).Layers, visible, models.NewDBM)
 }
 
-// Finish post-processes the rows of one evaluation.
+// Finish pairs the AIS and RAISE rows of each split into brackets and
+// drops repeated warnings.
 func (Plugin) Finish(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
 	return kit.FinishDeep(rows, ests)
 }

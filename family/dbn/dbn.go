@@ -132,23 +132,30 @@ var Family = &family.Family{
 
 func init() { kit.Register(Family) }
 
-// Plugin is the dbn family's Plugin: it builds, trains and samples its models.
+// Plugin is the dbn family's Plugin: it builds, trains (greedily, layer by
+// layer) and samples DBNs, and shows their filters.
 type Plugin struct{}
 
-// NewModel builds a fresh model from the model settings.
+// NewModel builds a DBN of the hidden layer sizes model.layers.
 func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
-	layers := s.(*Model).Layers
+	return NewDeep("dbn", s.(*Model).Layers, visible, models.NewDBN)
+}
+
+// NewDeep builds a deep model of kind with visible units under the hidden
+// layer sizes layers (at least two) by build.
+func NewDeep[M models.Model](kind string, layers []int, visible int, build func(sizes ...int) (M, error)) (models.Model, error) {
 	if len(layers) < 2 {
-		return nil, fmt.Errorf("dbn: want at least two hidden layer sizes, got %v", layers)
+		return nil, fmt.Errorf("%s: want at least two hidden layer sizes, got %v", kind, layers)
 	}
-	m, err := models.NewDBN(append([]int{visible}, layers...)...)
+	m, err := build(append([]int{visible}, layers...)...)
 	if err != nil {
 		return nil, fmt.Errorf("model.layers: %w", err)
 	}
 	return m, nil
 }
 
-// Finish post-processes the rows of one evaluation.
+// Finish pairs AIS and RAISE rows into brackets: as an RBM's while the
+// stack is its first RBM, else as a deep model's.
 func (Plugin) Finish(m models.Model, rows []report.Row, ests []family.Configured) []report.Row {
 	if _, ok := m.(*models.RBM); ok {
 		return rbm.Plugin{}.Finish(m, rows, ests) // the stack is still its first RBM

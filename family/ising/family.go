@@ -39,10 +39,11 @@ var Family = &family.Family{
 
 func init() { kit.Register(Family) }
 
-// Plugin is the ising family's Plugin: it builds, trains and samples its models.
+// Plugin is the ising family's Plugin: it builds, trains and samples
+// Ising grids.
 type Plugin struct{}
 
-// NewModel builds a fresh model from the model settings.
+// NewModel builds a grid of model.rows × model.cols spins.
 func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 	m := s.(*Model)
 	R, C, err := m.Grid(visible)
@@ -56,7 +57,7 @@ func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 	return models.NewIsing(R, C, sp), nil
 }
 
-// Finish post-processes the rows of one evaluation.
+// Finish pairs the χ² bound on log Z with the AIS and exact rows.
 func (Plugin) Finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
 	kit.PairLogZ(rows)
 	return rows

@@ -184,7 +184,7 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	return tr, nil
 }
 
-// finish warns on an is or ais row above the exact row of its evaluation
+// Finish warns on an is or ais row above the exact row of its evaluation
 // beyond noise when the two were not compared example by example (exact
 // listed after them): both are stochastic lower bounds on log p(x).
 func (Plugin) Finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
@@ -203,7 +203,7 @@ type Plugin struct {
 	ar   bool
 }
 
-// NewModel builds a fresh model from the model settings.
+// NewModel builds a net of the latent layer sizes model.layers.
 func (p Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 	m := s.(*Model)
 	sizes := append([]int{visible}, m.Layers...)

@@ -386,7 +386,7 @@ var Chi2 = kit.Define(kit.Def[kit.Chi2]{
 	},
 })
 
-// finish shows, on each is, elbo and exact row of an evaluation that also
+// Finish shows, on each is, elbo and exact row of an evaluation that also
 // ran chi2, the prior's log Z bracket [the row's log Z, χ² bound] and the
 // mean log-likelihood with the χ² bound in place of the row's log Z: lower
 // by the bracket's width, the part of the log-likelihood's uncertainty that

@@ -90,10 +90,13 @@ var VAE = &family.Family{
 
 func init() { kit.Register(VAE) }
 
-// Plugin is the vae family's Plugin: it builds, trains and samples its models.
+// Plugin is the vae family's Plugin: it builds, trains (NVIL, and χ²
+// tracking of an RBM prior) and samples VAEs, and shows the decoder's
+// filters.
 type Plugin struct{}
 
-// NewModel builds a fresh model from the model settings.
+// NewModel builds a VAE of model.latent binary latents, model.hidden
+// hidden units per net and its prior.
 func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 	m := s.(*Model)
 	v, err := models.NewVAE(visible, m.Latent, m.Hidden, m.priorHidden())
