@@ -25,6 +25,10 @@ import (
 // Chain c draws its start from the generator keyed (Seed, "start", c) and
 // its sweeps from the one keyed (Seed, "sweep", c) (internal/seeds), so
 // the result depends on Seed alone, not on Workers or on scheduling.
+//
+// The same settings run the chains of the other models' samplers
+// (sample.go: SampleIsing, SampleDBM, SampleDBN), each keyed as its doc
+// says.
 type Gibbs struct {
 	Chains, Steps int
 	Seed          uint64
@@ -139,12 +143,10 @@ func (g Gibbs) check(m *models.RBM) error {
 	if m == nil {
 		return fmt.Errorf("gibbs: nil model")
 	}
-	switch {
-	case g.Chains < 1 || g.Chains > MaxGibbsChains:
-		return fmt.Errorf("gibbs: the number of chains must be in [1, %d], got %d", MaxGibbsChains, g.Chains)
-	case g.Steps < 0 || g.Steps > MaxGibbsSteps:
-		return fmt.Errorf("gibbs: the number of sweeps must be in [0, %d], got %d", MaxGibbsSteps, g.Steps)
-	case (g.Steps+1)*g.Chains > MaxGibbsRecords:
+	if err := g.checkCounts(); err != nil {
+		return err
+	}
+	if (g.Steps+1)*g.Chains > MaxGibbsRecords {
 		return fmt.Errorf("gibbs: %d chains × %d sweeps is too many free energies to record (at most %d)", g.Chains, g.Steps, MaxGibbsRecords)
 	}
 	return nil
