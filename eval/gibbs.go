@@ -78,16 +78,6 @@ var UniformStart Start = StartFunc(func(_ int, v []uint8, rng *rand.Rand) {
 	}
 })
 
-// RowsStart starts each chain at an example drawn uniformly (with
-// replacement) from the rows of x (N×D, row-major, 0/1).
-func RowsStart(x []uint8, D int) Start {
-	n := len(x) / D
-	return StartFunc(func(_ int, v []uint8, rng *rand.Rand) {
-		r := rng.IntN(n)
-		copy(v, x[r*D:(r+1)*D])
-	})
-}
-
 // ProposalStart starts each chain at a draw from a fitted χ² proposal q
 // (Kuleshov & Ermon 2017 §5.2: q ≈ p/Z, so the chain starts near p).
 func ProposalStart(q chi2.Proposal) Start { return proposalStart{q} }
