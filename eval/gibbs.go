@@ -25,6 +25,10 @@ import (
 // Chain c draws its start from the generator keyed (Seed, "start", c) and
 // its sweeps from the one keyed (Seed, "sweep", c) (internal/seeds), so
 // the result depends on Seed alone, not on Workers or on scheduling.
+//
+// The same settings run the chains of the other models' samplers
+// (sample.go: SampleIsing, SampleDBM, SampleDBN), each keyed as its doc
+// says.
 type Gibbs struct {
 	Chains, Steps int
 	Seed          uint64
@@ -73,16 +77,6 @@ var UniformStart Start = StartFunc(func(_ int, v []uint8, rng *rand.Rand) {
 		r >>= 1
 	}
 })
-
-// RowsStart starts each chain at an example drawn uniformly (with
-// replacement) from the rows of x (N×D, row-major, 0/1).
-func RowsStart(x []uint8, D int) Start {
-	n := len(x) / D
-	return StartFunc(func(_ int, v []uint8, rng *rand.Rand) {
-		r := rng.IntN(n)
-		copy(v, x[r*D:(r+1)*D])
-	})
-}
 
 // ProposalStart starts each chain at a draw from a fitted χ² proposal q
 // (Kuleshov & Ermon 2017 §5.2: q ≈ p/Z, so the chain starts near p).
@@ -139,12 +133,10 @@ func (g Gibbs) check(m *models.RBM) error {
 	if m == nil {
 		return fmt.Errorf("gibbs: nil model")
 	}
-	switch {
-	case g.Chains < 1 || g.Chains > MaxGibbsChains:
-		return fmt.Errorf("gibbs: the number of chains must be in [1, %d], got %d", MaxGibbsChains, g.Chains)
-	case g.Steps < 0 || g.Steps > MaxGibbsSteps:
-		return fmt.Errorf("gibbs: the number of sweeps must be in [0, %d], got %d", MaxGibbsSteps, g.Steps)
-	case (g.Steps+1)*g.Chains > MaxGibbsRecords:
+	if err := g.checkCounts(); err != nil {
+		return err
+	}
+	if (g.Steps+1)*g.Chains > MaxGibbsRecords {
 		return fmt.Errorf("gibbs: %d chains × %d sweeps is too many free energies to record (at most %d)", g.Chains, g.Steps, MaxGibbsRecords)
 	}
 	return nil

@@ -1,50 +1,49 @@
 package dbn
 
 import (
-	"math/rand/v2"
 	"testing"
 
-	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/internal/brute"
+	"github.com/logz-ml/logz/internal/sampletest"
 )
 
-// TestSampleMatchesTheModel: top-RBM Gibbs chains then a down-pass, from
-// both starts, give p(v) of a 3-layer DBN by enumeration of (v, h1, h2)
-// (states and means p(v=1|h1)); the samples do not depend on the workers.
-// Mutation checked: a down-pass with W_1 dropped (v from σ(a_0) alone)
-// and no top-RBM sweeps both fail.
-func TestSampleMatchesTheModel(t *testing.T) {
-	m, err := models.NewDBN(4, 3, 2, 2)
+// TestSampleDrawn: from both starts, states and means, the Drawn says what
+// was drawn, and its X are those of eval.Gibbs.SampleDBN keyed by o.Seed
+// from that start (uniform: nil; data: eval.UpStart); the samples'
+// distribution is eval's TestSampleDBNMatchesTheModel. Filters are W1, and
+// a stack of one RBM samples as an RBM. Mutation checked: starting the
+// data chains uniformly (nil start) fails.
+func TestSampleDrawn(t *testing.T) {
+	m, err := brute.RandomDBN(1.2, 4, 4, 3, 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rng := rand.New(rand.NewPCG(4, 1))
-	for _, r := range m.Layers {
-		for _, ps := range [][]float64{r.W, r.VBias, r.HBias} {
-			for i := range ps {
-				ps[i] = 1.2 * rng.NormFloat64()
-			}
-		}
-	}
-	p := familytest.Marginal(m.Sizes()[:3], func(xs [][]float64) float64 { return m.LogUnnormJoint(xs[0], xs[1:], nil) })
-	data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
-	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Steps: 40, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
+	data := sampletest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
+	draw := func(init string, mean bool) ([]float64, error) {
+		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: 50, Steps: 1, Init: init, Mean: mean, Data: data, Seed: 5, Workers: 2})
 		if err != nil {
 			return nil, err
 		}
-		if d.N != n || d.D != 4 || d.Steps != 40 || d.Init != init {
-			t.Errorf("drawn %+v", d)
+		if d.N != 50 || d.D != 4 || d.Steps != 1 || d.Init != init || d.Method != kit.MethodGibbs || d.Values != kit.Values(mean) {
+			t.Errorf("start %s, mean %v: drawn %+v", init, mean, d)
 		}
 		return d.X, nil
 	}
-	familytest.CheckSampler(t, draw, 4, p, SampleInits, 4000)
+	want := func(init string, mean bool) ([]float64, error) {
+		var start eval.Start
+		if init == kit.InitData {
+			start = eval.UpStart(m, data)
+		}
+		return eval.Gibbs{Chains: 50, Steps: 1, Seed: 5, Means: mean}.SampleDBN(m, start)
+	}
+	sampletest.CheckSameDraws(t, SampleInits, draw, want)
 	if f, ok := (Plugin{}).Filters(m); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != m.Layers[0].W[2*3+1] {
 		t.Errorf("filters %+v", f)
 	}
 	// A stack of one RBM samples as an RBM.
-	if d, err := (Plugin{}).Sample(m.Layers[0], kit.SampleOptions{N: 3, Steps: 2, Seed: 1}); err != nil || d.D != 4 {
+	if d, err := (Plugin{}).Sample(m.Layers[0], kit.SampleOptions{N: 3, Steps: 2, Seed: 1}); err != nil || d.D != 4 || d.Trace == nil {
 		t.Errorf("one RBM: %v", err)
 	}
 }

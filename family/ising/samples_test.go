@@ -1,41 +1,45 @@
 package ising
 
 import (
-	"math/rand/v2"
 	"testing"
 
-	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/internal/sampletest"
 	"github.com/logz-ml/logz/models"
 )
 
-// TestSampleMatchesTheModel: Gibbs chains of a 2×2 Ising model (both spin
-// conventions) from both starts reach p(x) by enumeration (states and the
-// conditionals σ(Δ_i)); the samples do not depend on the workers.
-// Mutation checked: no sweeps, and means σ(h_i) without the couplings,
-// both fail.
-func TestSampleMatchesTheModel(t *testing.T) {
-	for _, sp := range []models.Spins{models.Spins01, models.SpinsPM1} {
-		m := models.NewIsing(2, 2, sp)
-		rng := rand.New(rand.NewPCG(2, 1))
-		for i := range m.Params() {
-			m.Params()[i] = rng.NormFloat64()
+// TestSampleDrawn: from both starts, states and means, the Drawn says what
+// was drawn, and its X are those of eval.Gibbs.SampleIsing keyed by o.Seed
+// from that start (uniform: nil; data: eval.ExamplesStart); the samples'
+// distribution is eval's TestSampleIsingMatchesTheModel. A data example of
+// the wrong size is an error. Mutation checked: starting the data chains
+// uniformly (nil start) fails.
+func TestSampleDrawn(t *testing.T) {
+	m := models.NewIsing(2, 2, models.SpinsPM1)
+	for i := range m.Params() {
+		m.Params()[i] = float64(i%3) - 0.7
+	}
+	data := sampletest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
+	draw := func(init string, mean bool) ([]float64, error) {
+		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: 50, Steps: 1, Init: init, Mean: mean, Data: data, Seed: 5, Workers: 2})
+		if err != nil {
+			return nil, err
 		}
-		p := familytest.Marginal([]int{4}, func(xs [][]float64) float64 {
-			x := make([]uint8, 4)
-			for i, v := range xs[0] {
-				x[i] = uint8(v)
-			}
-			return m.LogUnnorm(x)
-		})
-		data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
-		draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-			d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers})
-			if err != nil {
-				return nil, err
-			}
-			return d.X, nil
+		if d.N != 50 || d.D != 4 || d.Steps != 1 || d.Init != init || d.Method != kit.MethodGibbs || d.Values != kit.Values(mean) {
+			t.Errorf("start %s, mean %v: drawn %+v", init, mean, d)
 		}
-		familytest.CheckSampler(t, draw, 4, p, SampleInits, 4000)
+		return d.X, nil
+	}
+	want := func(init string, mean bool) ([]float64, error) {
+		var start eval.Start
+		if init == kit.InitData {
+			start, _ = eval.ExamplesStart(data, 4)
+		}
+		return eval.Gibbs{Chains: 50, Steps: 1, Seed: 5, Means: mean}.SampleIsing(m, start)
+	}
+	sampletest.CheckSameDraws(t, SampleInits, draw, want)
+	if _, err := (Plugin{}).Sample(m, kit.SampleOptions{N: 2, Init: kit.InitData, Data: sampletest.Rows{{1, 0}}}); err == nil {
+		t.Error("a 2-unit example started a 4-site chain")
 	}
 }

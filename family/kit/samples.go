@@ -2,7 +2,6 @@ package kit
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -10,8 +9,6 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/imagegrid"
-	"github.com/logz-ml/logz/internal/seeds"
-	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -164,33 +161,6 @@ func (o SampleOptions) Check(inits []string) (string, error) {
 	return init, nil
 }
 
-// RandomState sets v to a uniform random 0/1 state.
-func RandomState(v []float64, rng *rand.Rand) {
-	for i := range v {
-		v[i] = float64(rng.Uint64() & 1)
-	}
-}
-
-// DataState sets v to an example of data drawn uniformly with replacement,
-// checking its size.
-func DataState(v []float64, data data.Examples, rng *rand.Rand) error {
-	row := data.Row(rng.IntN(data.Len()))
-	if len(row) != len(v) {
-		return fmt.Errorf("samples: a data example has %d units; the model has %d visible units", len(row), len(v))
-	}
-	for i, b := range row {
-		v[i] = float64(b)
-	}
-	return nil
-}
-
-// ChainRNG returns the generator of sample (chain) i of a sampler keyed by
-// seed, reseeding pcg: (seed, i) alone decide its draws.
-func ChainRNG(pcg *rand.PCG, seed uint64, i int) *rand.Rand {
-	pcg.Seed(seeds.Derive(seed, uint64(i)), seeds.Derive(seed, uint64(i), 1))
-	return rand.New(pcg)
-}
-
 // StartCaption says in words where chains started.
 func StartCaption(init string) string {
 	switch init {
@@ -240,36 +210,6 @@ func (f *Filters) Column(j int) []float64 {
 		out[i] = f.W[i*f.Hidden+j]
 	}
 	return out
-}
-
-// EachSample runs draw(i, rng) for the samples i = 0…n−1 on up to workers
-// goroutines, worker w taking i = w, w+workers, …; newWorker gives each
-// goroutine its own draw function (with its own scratch), and rng is the
-// generator of sample i keyed (seed, i) (ChainRNG), so the samples do not
-// depend on the number of workers. It returns the error of the first
-// sample that failed.
-func EachSample(n, workers int, seed uint64, newWorker func() func(i int, rng *rand.Rand) error) error {
-	workers = max(1, min(workers, n))
-	errs := make([]error, n)
-	var wg workgroup.Group
-	for w := range workers {
-		wg.Go(func() {
-			draw := newWorker()
-			var pcg rand.PCG
-			for i := w; i < n; i += workers {
-				if errs[i] = draw(i, ChainRNG(&pcg, seed, i)); errs[i] != nil {
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // TileShape returns the shape (rows h, columns w) in which a model's

@@ -3,7 +3,6 @@ package rbm
 import (
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/logz-ml/logz/eval"
@@ -23,16 +22,16 @@ func init() {
 	family.RegisterFlag(family.Flag{Name: "gibbs-steps", Usage: "ais-ratio: Gibbs sweeps of A before each run with a gibbs start (default 10000, the 2008 paper's)"})
 }
 
-// The starts of ais-ratio.
+// The starts of ais-ratio (eval.AIS.EstimateRatio).
 const (
-	StartAuto     = "auto"
-	StartExact    = "exact"
-	StartGibbs    = "gibbs"
-	StartReversed = "reversed"
+	StartAuto     = eval.RatioAuto
+	StartExact    = eval.RatioExact
+	StartGibbs    = eval.RatioGibbs
+	StartReversed = eval.RatioReversed
 )
 
 // RatioStarts are the accepted values of start.
-var RatioStarts = []string{StartAuto, StartExact, StartGibbs, StartReversed}
+var RatioStarts = eval.RatioStarts
 
 // RatioSettings is the settings of ais-ratio.
 type RatioSettings struct {
@@ -54,10 +53,10 @@ type RatioSettings struct {
 	// MinESSFraction: warn when the ESS of the weights is below this
 	// fraction of Runs; in [0,1].
 	MinESSFraction float64 `yaml:"min_ess_fraction" want:"a number in [0,1]"`
-	// Start is where each run starts (EstimateRatio): "exact" draws of A,
-	// "gibbs" (the end of a Gibbs chain of A: approximate), "reversed"
-	// (exact draws of B, the runs going from B to A), or "auto": exact when
-	// A has an exact sampler (eval.HasExactSampler), else gibbs.
+	// Start is where each run starts (eval.AIS.EstimateRatio): "exact"
+	// draws of A, "gibbs" (the end of a Gibbs chain of A: approximate),
+	// "reversed" (exact draws of B, the runs going from B to A), or "auto":
+	// exact when A has an exact sampler (eval.HasExactSampler), else gibbs.
 	Start string `yaml:"start" want:"auto, exact, gibbs or reversed" flag:"ratio-start"`
 	// GibbsSteps is the number of block-Gibbs sweeps of A that make the
 	// start of each run with a gibbs start, from a uniform random visible
@@ -97,30 +96,14 @@ func (s *RatioSettings) Check(p family.Problems) {
 		return
 	}
 	if s.Start == StartReversed && !eval.HasExactSampler(b) {
-		p.Errorf("start", "expected auto, exact or gibbs (reversed needs exact draws of B, but %s (%s) %s)", s.To, kit.Label(b), noSampler(b))
+		p.Errorf("start", "expected auto, exact or gibbs (reversed needs exact draws of B, but %s (%s) %s)", s.To, kit.Label(b), eval.NoExactSampler(b))
 	}
-}
-
-// noSampler says why eval.HasExactSampler(m) is false.
-func noSampler(m *models.RBM) string {
-	return fmt.Sprintf("has non-zero weights and its smaller layer has %d units, more than the %d of an exact sampler", min(m.NVis, m.NHid), eval.MaxExactStartUnits)
 }
 
 // noExactStart is the error of a start that needs exact draws of model
 // which ("A" for exact, "B" for reversed), named name, that has none.
 func noExactStart(start, which, name string, m *models.RBM) error {
-	return fmt.Errorf("start: %s needs exact draws of %s, but %s %s; use start: gibbs or auto (--ratio-start)", start, which, name, noSampler(m))
-}
-
-// ratioStart resolves start: auto for model A.
-func ratioStart(start string, mA *models.RBM) string {
-	if start != StartAuto {
-		return start
-	}
-	if eval.HasExactSampler(mA) {
-		return StartExact
-	}
-	return StartGibbs
+	return fmt.Errorf("start: %s needs exact draws of %s, but %s %s; use start: gibbs or auto (--ratio-start)", start, which, name, eval.NoExactSampler(m))
 }
 
 // LoadRatioTarget loads model B of ais-ratio from path and checks that it
@@ -149,98 +132,14 @@ func ratioTarget(s *RatioSettings, visible int) (*models.RBM, error) {
 	return b, nil
 }
 
-// Ratio is a log partition-function ratio with its error bars.
-type Ratio struct {
-	// LogRatio estimates log(Z_B/Z_A); Lo1, Hi1 and Lo3, Hi3 are the ends
-	// of its ±σ̂ and ±3σ̂ bands, log(r̂ ∓ kσ̂) (−Inf/+Inf where undefined).
-	LogRatio, Lo1, Hi1, Lo3, Hi3 float64
-	// Start is the start the runs had: StartExact, StartGibbs or
-	// StartReversed (never auto).
-	Start string
-	// Reversed: the chains ran from B to A (start reversed), so LogRatio =
-	// −log(Ẑ_A/Z_B)-hat, a stochastic upper bound on log(Z_B/Z_A).
-	Reversed bool
-	// LogZStart is the exact log Z of the start of the path (A, or B if
-	// Reversed), computed on the way; NaN for Gibbs starts.
-	LogZStart float64
-	// AIS is the underlying estimate along the path actually run; its
-	// GibbsSweeps and Drift describe Gibbs starts.
-	AIS eval.AISResult
-}
-
-// EstimateRatio estimates log(Z_B/Z_A) by AIS along the joint path of
-// Salakhutdinov & Murray (2008, §3.2, eq. 14–17),
-//
-//	p_k(v) ∝ f_A(v)^{1−β_k} f_B(v)^{β_k},  r̂ = (1/M) Σ_m w_m,  E[w] = Z_B/Z_A,
-//
-// with f = e^{−F(v)} each model's visible marginal, the runs starting as
-// start says:
-//
-//   - exact: exact draws of p_A (eval.AIS.LogRatio; A weightless or its
-//     smaller layer at most eval.MaxExactStartUnits units, else an error);
-//     log r̂ is a stochastic lower bound on log(Z_B/Z_A).
-//   - gibbs: each run from its own block-Gibbs chain of A after gibbsSteps
-//     sweeps from a uniform random state (eval.AIS.LogRatioGibbs), as the
-//     paper did for its 784×500 models; unbiased only to the extent the
-//     chains reached p_A.
-//   - reversed: exact draws of p_B, the runs going from B to A; the result
-//     is −log r̂' with r̂' ≈ Z_A/Z_B, its bands the reversed estimate's,
-//     negated (−log(r̂' ± kσ̂')): a stochastic upper bound on log(Z_B/Z_A).
-//   - auto: exact when A has an exact sampler, else gibbs.
-//
-// Everything stays in log space.
-func EstimateRatio(a eval.AIS, mA, mB *models.RBM, start string, gibbsSteps int) (Ratio, error) {
-	switch start = ratioStart(start, mA); start {
-	case StartExact, StartGibbs:
-		var res eval.AISResult
-		var err error
-		if start == StartExact {
-			if !eval.HasExactSampler(mA) {
-				return Ratio{}, noExactStart(StartExact, "A", "the evaluated "+kit.Label(mA), mA)
-			}
-			res, err = a.LogRatio(mA, mB)
-		} else {
-			res, err = a.LogRatioGibbs(mA, mB, gibbsSteps)
-		}
-		if err != nil {
-			return Ratio{}, err
-		}
-		lz := res.LogZBase
-		r := Ratio{
-			LogRatio: res.LogRatio, Lo1: res.LogZLo1 - lz, Hi1: res.LogZHi1 - lz,
-			Lo3: res.LogZLo3 - lz, Hi3: res.LogZHi3 - lz,
-			Start: start, LogZStart: lz, AIS: res,
-		}
-		if start == StartGibbs {
-			r.LogZStart = math.NaN()
-		}
-		return r, nil
-	case StartReversed:
-		if !eval.HasExactSampler(mB) {
-			return Ratio{}, noExactStart(StartReversed, "B", kit.Label(mB), mB)
-		}
-		rev, err := a.LogRatio(mB, mA)
-		if err != nil {
-			return Ratio{}, err
-		}
-		b := rev.LogZBase
-		return Ratio{
-			LogRatio: -rev.LogRatio, Lo1: -(rev.LogZHi1 - b), Hi1: -(rev.LogZLo1 - b),
-			Lo3: -(rev.LogZHi3 - b), Hi3: -(rev.LogZLo3 - b),
-			Start: start, Reversed: true, LogZStart: b, AIS: rev,
-		}, nil
-	}
-	return Ratio{}, fmt.Errorf("start: %q is not one of %s", start, strings.Join(RatioStarts, ", "))
-}
-
 // AISRatio is the estimator ais-ratio: log Z_B − log Z_A for the evaluated
-// rbm A and the rbm B in the file `to` (EstimateRatio, with the start of
-// start: and gibbs_steps), as log_z of one split-free row with its ±σ̂ and
-// ±3σ̂ bands and notes saying how the runs started; when both models are small
-// enough for exact enumeration (or an exact entry before it in the same
-// list gave log Z_A and B is small enough), the exact difference is shown
-// beside it (exact_log_z of the row) and a warning is raised when it lies
-// outside the ±3σ̂ band.
+// rbm A and the rbm B in the file `to` (eval.AIS.EstimateRatio, with the
+// start of start: and gibbs_steps), as log_z of one split-free row with its
+// ±σ̂ and ±3σ̂ bands and notes saying how the runs started; when both models
+// are small enough for exact enumeration (or an exact entry before it in
+// the same list gave log Z_A and B is small enough), the exact difference
+// is shown beside it (exact_log_z of the row) and a warning is raised when
+// it lies outside the ±3σ̂ band.
 var AISRatio = kit.Define(kit.Def[RatioSettings]{
 	Name:     RatioEstimator,
 	Leans:    family.Leans{LogZ: family.Low, Ratio: true, Why: "runs from exact draws of A: log of an unbiased ratio estimate"},
@@ -279,7 +178,7 @@ var AISRatio = kit.Define(kit.Def[RatioSettings]{
 			return nil, err
 		}
 		run := eval.AIS{Runs: s.Runs, Betas: betas, Seed: j.Seed, Units: env.Units()}
-		startKind := ratioStart(s.Start, mA)
+		startKind := eval.ResolveRatioStart(s.Start, mA)
 		label, steps := fmt.Sprintf("%s epoch %d AIS ratio %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas), int64(len(betas)-1)
 		if startKind == StartGibbs {
 			label += fmt.Sprintf(" after %d Gibbs sweeps", s.GibbsSteps)
@@ -287,7 +186,7 @@ var AISRatio = kit.Define(kit.Def[RatioSettings]{
 		}
 		var done func()
 		run.Progress, done = env.Bar(label, int64(s.Runs)*steps)
-		r, err := EstimateRatio(run, mA, mB, s.Start, s.GibbsSteps)
+		r, err := run.EstimateRatio(mA, mB, s.Start, s.GibbsSteps)
 		done()
 		if err != nil {
 			return nil, err

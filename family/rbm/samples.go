@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	chi2est "github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/family/kit"
@@ -99,23 +98,15 @@ func (Plugin) Mixing(mm models.Model, o kit.SampleOptions, starts []string) (*ev
 	return g.Mixing(m, starts, list)
 }
 
-// dataRows adapts data.Examples to a chain start.
-type dataRows struct{ x data.Examples }
-
-func (d dataRows) NewStarter() func(c int, v []uint8, rng *rand.Rand) {
-	return func(_ int, v []uint8, rng *rand.Rand) { copy(v, d.x.Row(rng.IntN(d.x.Len()))) }
-}
-
 // sampleStart returns the eval.Start of a checked init.
 func sampleStart(m *models.RBM, init string, o kit.SampleOptions) (eval.Start, error) {
 	switch init {
 	case kit.InitData:
-		for i := range o.Data.Len() {
-			if n := len(o.Data.Row(i)); n != m.NVis {
-				return nil, fmt.Errorf("rbm samples: data example %d has %d units; the model has %d visible units", i, n, m.NVis)
-			}
+		s, err := eval.ExamplesStart(o.Data, m.NVis)
+		if err != nil {
+			return nil, fmt.Errorf("rbm samples: %w", err)
 		}
-		return dataRows{o.Data}, nil
+		return s, nil
 	case kit.InitQ:
 		q, err := Proposal(m, o)
 		if err != nil {
@@ -175,20 +166,13 @@ func Proposal(m *models.RBM, o kit.SampleOptions) (chi2.Proposal, error) {
 		from = "the data base rate"
 	}
 	rng := rand.New(rand.NewPCG(seeds.Derive(o.Seed, keySampleFit), seeds.Derive(o.Seed, keySampleFit, 1)))
-	q, err := chi2.NewMixture(m.NVis, qf.Components, qf.BaseRate, 0.5, rng)
-	if err != nil {
-		return nil, err
-	}
-	f, err := chi2.NewFitter(q, qf.Fit)
-	if err != nil {
-		return nil, err
-	}
 	t0 := time.Now()
-	logp := target.NewLogP()
-	for range qf.Steps {
-		if _, err := f.Step(logp, rng); err != nil {
-			return nil, fmt.Errorf("fitting q: %w", err)
-		}
+	fit := eval.ProposalFit{Fit: qf.Fit, Steps: qf.Steps, New: func(d int, rng *rand.Rand) (chi2.Proposal, error) {
+		return chi2.NewMixture(d, qf.Components, qf.BaseRate, 0.5, rng)
+	}}
+	q, err := fit.FitRBM(m, rng)
+	if err != nil {
+		return nil, err
 	}
 	notice(fmt.Sprintf("no χ² proposal in the checkpoint; fitted a mixture of %d Bernoulli products from %s (%d steps of %d draws) in %s",
 		qf.Components, from, qf.Steps, qf.Fit.Samples, time.Since(t0).Round(time.Millisecond)))

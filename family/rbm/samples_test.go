@@ -1,70 +1,66 @@
 package rbm
 
 import (
-	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/internal/brute"
+	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
 )
 
+// tinyRBM is a D×H RBM with every parameter N(0, scale²)
+// (brute.RandomRBM, stream 1).
 func tinyRBM(D, H int, scale float64, seed uint64) *models.RBM {
-	m := models.NewRBM(D, H)
-	rng := rand.New(rand.NewPCG(seed, 1))
-	for i := range m.W {
-		m.W[i] = scale * rng.NormFloat64()
-	}
-	for i := range m.VBias {
-		m.VBias[i] = scale * rng.NormFloat64()
-	}
-	for j := range m.HBias {
-		m.HBias[j] = scale * rng.NormFloat64()
-	}
-	return m
+	return brute.RandomRBM(D, H, scale, scale, seed, 1)
 }
 
-// exactP is p(v) of every code v (bit i = v_i) by enumeration.
-func exactP(m *models.RBM) []float64 {
-	D := m.NVis
-	p := make([]float64, 1<<D)
-	v := make([]float64, D)
-	tot := 0.0
-	for c := range p {
-		for i := range v {
-			v[i] = float64(c >> i & 1)
-		}
-		p[c] = math.Exp(-m.FreeEnergy(v, nil))
-		tot += p[c]
-	}
-	for c := range p {
-		p[c] /= tot
-	}
-	return p
-}
-
-// TestSampleMatchesTheModel: Gibbs chains from every start (random, data,
-// a fitted q) reach p(v) by enumeration, states and means; the samples do
-// not depend on the workers. Mutation checked: at most one sweep
-// (Steps: min(o.Steps, 1)) fails the frequencies, and means 1 − p(v=1|h)
-// fail the means.
-func TestSampleMatchesTheModel(t *testing.T) {
+// TestSampleDrawn: from every start, states and means, the Drawn says
+// what was drawn (sizes, method, start, values, the mean free energy after
+// every sweep), and its X are the final states, or the means, of the
+// eval.Gibbs chains keyed by the sampler's chain seed from that start
+// (random and data; the "q" start's proposal is fitted inside). The
+// samples' distribution is eval's TestGibbsStartsMatchTheModel. Mutation
+// checked: passing o.Seed itself as the chains' seed fails.
+func TestSampleDrawn(t *testing.T) {
 	m := tinyRBM(4, 3, 1.0, 7)
-	data := familytest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
-	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: workers,
+	data := sampletest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
+	draw := func(init string, mean bool) ([]float64, error) {
+		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: 50, Steps: 30, Init: init, Mean: mean, Data: data, Seed: 5, Workers: 2,
 			QFit: kit.QFit{Components: 3, Steps: 20, Fit: kit.QFitDefaults().Fit}})
 		if err != nil {
 			return nil, err
 		}
-		if d.N != n || d.D != 4 || d.Steps != 30 || d.Init != init || d.Method != kit.MethodGibbs || len(d.Trace.Mean) != 31 {
-			t.Errorf("drawn %+v", d)
+		if d.N != 50 || d.D != 4 || len(d.X) != 200 || d.Steps != 30 || d.Init != init || d.Method != kit.MethodGibbs ||
+			d.Values != kit.Values(mean) || len(d.Trace.Mean) != 31 || !strings.Contains(d.What, "50 block-Gibbs chains of 30 sweeps") {
+			t.Errorf("start %s, mean %v: drawn %+v", init, mean, d)
 		}
 		return d.X, nil
 	}
-	familytest.CheckSampler(t, draw, 4, exactP(m), SampleInits, 4000)
+	want := func(init string, mean bool) ([]float64, error) {
+		start := eval.UniformStart
+		if init == kit.InitData {
+			start, _ = eval.ExamplesStart(data, 4)
+		}
+		r, err := eval.Gibbs{Chains: 50, Steps: 30, Seed: seeds.Derive(5, keySampleChains), Means: mean}.Run(m, start)
+		if err != nil || mean {
+			return r.Means, err
+		}
+		x := make([]float64, len(r.Final))
+		for i, b := range r.Final {
+			x[i] = float64(b)
+		}
+		return x, nil
+	}
+	sampletest.CheckSameDraws(t, []string{kit.InitRandom, kit.InitData}, draw, want)
+	for _, mean := range []bool{false, true} {
+		if _, err := draw(kit.InitQ, mean); err != nil {
+			t.Errorf("start q: %v", err)
+		}
+	}
 }
 
 // TestSampleBadOptions: bad options are errors naming the problem.
@@ -78,7 +74,7 @@ func TestSampleBadOptions(t *testing.T) {
 		{kit.SampleOptions{N: 2, Steps: -1}, "sweeps"},
 		{kit.SampleOptions{N: 2, Init: "dat"}, "unknown start"},
 		{kit.SampleOptions{N: 2, Init: "data"}, "needs data"},
-		{kit.SampleOptions{N: 2, Init: "data", Data: familytest.Rows{{1, 0}}}, "2 units"},
+		{kit.SampleOptions{N: 2, Init: "data", Data: sampletest.Rows{{1, 0}}}, "2 units"},
 		{kit.SampleOptions{N: 2, Mean: true}, "at least one sweep"},
 	} {
 		if _, err := (Plugin{}).Sample(m, c.o); err == nil || !strings.Contains(err.Error(), c.want) {

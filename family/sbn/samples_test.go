@@ -1,47 +1,37 @@
 package sbn
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/internal/sampletest"
 	belief "github.com/logz-ml/logz/sbn"
 )
 
-// TestSampleMatchesTheModel: ancestral samples of a two-layer SBN and of
-// an ARSBN have p(x) by enumeration of (x, h1, h2) (states and the
-// probabilities x was drawn with); the samples do not depend on the
-// workers. Mutation checked: means from the bottom layer's biases alone
-// (h1 dropped) and x drawn from the previous sample's h1 (which changes only the
-// first sample of each worker: the workers check) both fail.
-func TestSampleMatchesTheModel(t *testing.T) {
-	for _, ar := range []bool{false, true} {
-		n := belief.New([]int{4, 3, 2}, ar)
-		belief.InitNormal(n, 1.5, 3)
-		rng := rand.New(rand.NewPCG(5, 1))
-		for _, b := range n.B {
-			for i := range b {
-				b[i] = rng.NormFloat64()
-			}
+// TestSampleDrawn: the Drawn of the ancestral sampler (states and means)
+// says what was drawn, and its X are belief.Net.SampleVisible's keyed by
+// o.Seed; the samples' distribution is sbn's
+// TestSampleVisibleMatchesTheModel. Filters are gen_W1. Mutation checked:
+// dropping o.Mean (always states) fails.
+func TestSampleDrawn(t *testing.T) {
+	n := belief.New([]int{4, 3, 2}, true)
+	belief.InitNormal(n, 1.5, 3)
+	draw := func(_ string, mean bool) ([]float64, error) {
+		d, err := Plugin{}.Sample(n, kit.SampleOptions{N: 40, Mean: mean, Seed: 5, Workers: 2})
+		if err != nil {
+			return nil, err
 		}
-		sc := n.NewScratch()
-		p := familytest.Marginal(n.Sizes, func(xs [][]float64) float64 { return n.LogJoint(xs, 1, sc) })
-		draw := func(N int, init string, mean bool, workers int) ([]float64, error) {
-			d, err := Plugin{}.Sample(n, kit.SampleOptions{N: N, Mean: mean, Seed: 5, Workers: workers})
-			if err != nil {
-				return nil, err
-			}
-			if d.N != N || d.D != 4 || d.Method != kit.MethodAncestral {
-				t.Errorf("drawn %+v", d)
-			}
-			return d.X, nil
+		if d.N != 40 || d.D != 4 || d.Method != kit.MethodAncestral || d.Values != kit.Values(mean) {
+			t.Errorf("mean %v: drawn %+v", mean, d)
 		}
-		familytest.CheckSampler(t, draw, 4, p, nil, 8000)
-		if f, ok := (Plugin{}).Filters(n); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != n.W[1][2*3+1] {
-			t.Errorf("filters %+v", f)
-		}
+		return d.X, nil
+	}
+	want := func(_ string, mean bool) ([]float64, error) { return n.SampleVisible(40, 5, 1, mean), nil }
+	sampletest.CheckSameDraws(t, nil, draw, want)
+	if f, ok := (Plugin{}).Filters(n); !ok || f.Visible != 4 || f.Hidden != 3 || f.Column(1)[2] != n.W[1][2*3+1] {
+		t.Errorf("filters %+v", f)
 	}
 }
 

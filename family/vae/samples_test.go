@@ -1,94 +1,40 @@
 package vae
 
 import (
-	"math"
-	"slices"
+	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
-	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/internal/sampletest"
 )
 
-// priorProbs is p(z) of every z by enumerating z and h.
-func priorProbs(m *models.VAE) []float64 {
-	s := m.NewScratch()
-	Z := m.NumLatent()
-	p := make([]float64, 1<<Z)
-	tot := 0.0
-	for c := range p {
-		p[c] = math.Exp(m.LogPrior(s, brute.Bits(c, Z)))
-		tot += p[c]
-	}
-	for c := range p {
-		p[c] /= tot
-	}
-	return p
-}
-
-// checkFreq checks that the frequencies of the codes of n draws match p
-// (familytest.CheckFrequencies).
-func checkFreq(t *testing.T, what string, draws []uint8, D int, p []float64) {
-	t.Helper()
-	x := make([]float64, len(draws))
-	for i, b := range draws {
-		x[i] = float64(b)
-	}
-	familytest.CheckFrequencies(t, what, x, D, p)
-}
-
-// TestSamplesMatchTheModel: latents drawn exactly (h from its marginal)
-// and by Gibbs chains from a χ² proposal, and data x ~ p(x|z), have the
-// frequencies of p(z) and p(x) by enumeration; the same seed gives the
-// same samples. Mutation checked: drawing h uniformly instead of from
-// its marginal (u := rng.Float64() * cdf[len(cdf)-1] → a uniform code)
-// fails the exact case.
-func TestSamplesMatchTheModel(t *testing.T) {
+// TestSampleDrawn: the Drawn of the ancestral sampler (states and means)
+// says what was drawn, and its X are eval.SampleVAE's keyed by o.Seed
+// with the family's latent settings; a start is refused. The samples'
+// distribution is eval's TestSampleVAEMatchesTheModel. Mutation checked:
+// dropping o.Mean (always states) fails.
+func TestSampleDrawn(t *testing.T) {
 	m := tinyVAE(t, 3, 21, 1.5)
-	pz := priorProbs(m)
-	const n = 20000
-	z, how, err := SampleLatents(m, n, 3, ExactPriorHidden)
-	if err != nil {
-		t.Fatal(err)
+	draw := func(_ string, mean bool) ([]float64, error) {
+		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: 40, Seed: 4, Mean: mean})
+		if err != nil {
+			return nil, err
+		}
+		if d.N != 40 || d.D != 6 || d.Method != kit.MethodAncestral || d.Values != kit.Values(mean) ||
+			!strings.Contains(d.What, "40 ancestral samples: z ~ p(z) exact (h from its marginal over 2^3 states") {
+			t.Errorf("mean %v: drawn %+v", mean, d)
+		}
+		return d.X, nil
 	}
-	checkFreq(t, how, z, 4, pz)
-	zg, how, err := SampleLatents(m, 4000, 3, 0)
-	if err != nil {
-		t.Fatal(err)
+	want := func(_ string, mean bool) ([]float64, error) {
+		x, _, err := eval.SampleVAE(m, 40, 4, mean, latents())
+		return x, err
 	}
-	checkFreq(t, how, zg, 4, pz)
-	d, err := Plugin{}.Sample(m, kit.SampleOptions{N: n, Seed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	x := d.X
-	px := make([]float64, 1<<6)
-	for c := range px {
-		px[c] = math.Exp(bruteLogP(m, brute.Bits(c, 6)))
-	}
-	familytest.CheckFrequencies(t, "x", x, 6, px)
-	dm, err := Plugin{}.Sample(m, kit.SampleOptions{N: 4000, Seed: 4, Mean: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	familytest.CheckMeans(t, "p(x=1|z)", dm.X, 6, px)
-	if d.Method != kit.MethodAncestral || d.Values != kit.ValuesStates || dm.Values != kit.ValuesMeans || d.N != n || d.D != 6 {
-		t.Errorf("drawn %+v / %+v", d, dm)
-	}
+	sampletest.CheckSameDraws(t, nil, draw, want)
 	if _, err := (Plugin{}).Sample(m, kit.SampleOptions{N: 3, Init: "random"}); err == nil {
 		t.Error("an ancestral sampler accepted a start")
 	}
-	again, _ := Plugin{}.Sample(m, kit.SampleOptions{N: 50, Seed: 4})
-	if !slices.Equal(again.X, x[:50*6]) {
-		t.Error("the first 50 samples depend on how many are drawn")
-	}
-	b := tinyVAE(t, 0, 2, 1.5)
-	zb, _, err := SampleLatents(b, n, 5, ExactPriorHidden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkFreq(t, "bernoulli prior", zb, 4, priorProbs(b))
 }
 
 // TestFilters: the decoder's output weights, transposed to visible×hidden.

@@ -84,19 +84,59 @@ func RandomVAE(priorHidden int, seed uint64, scale float64) (*models.VAE, error)
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(seed, 1))
-	fill := func(x []float64) {
+	normals(rng, scale, m.Dec.Params(), m.Enc.Params())
+	if m.Prior != nil {
+		normals(rng, scale, m.Prior.W, m.Prior.VBias, m.Prior.HBias)
+	} else {
+		normals(rng, scale, m.PriorLogits)
+	}
+	return m, nil
+}
+
+// normals fills each of xs in turn with N(0, scale²) draws from rng.
+func normals(rng *rand.Rand, scale float64, xs ...[]float64) {
+	for _, x := range xs {
 		for i := range x {
 			x[i] = scale * rng.NormFloat64()
 		}
 	}
-	fill(m.Dec.Params())
-	fill(m.Enc.Params())
-	if m.Prior != nil {
-		fill(m.Prior.W)
-		fill(m.Prior.VBias)
-		fill(m.Prior.HBias)
-	} else {
-		fill(m.PriorLogits)
+}
+
+// RandomRBM is a d×h RBM with N(0, w²) weights and N(0, b²) biases drawn
+// from the stream (seed, stream), weights first, then the visible and the
+// hidden biases.
+func RandomRBM(d, h int, w, b float64, seed, stream uint64) *models.RBM {
+	m := models.NewRBM(d, h)
+	rng := rand.New(rand.NewPCG(seed, stream))
+	normals(rng, w, m.W)
+	normals(rng, b, m.VBias, m.HBias)
+	return m
+}
+
+// RandomDBM is a DBM of the given layer sizes with every weight, then
+// every bias, drawn N(0, scale²) from the stream (seed, 1).
+func RandomDBM(scale float64, seed uint64, sizes ...int) (*models.DBM, error) {
+	m, err := models.NewDBM(sizes...)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	normals(rng, scale, m.W...)
+	normals(rng, scale, m.B...)
+	return m, nil
+}
+
+// RandomDBN is a DBN of the given layer sizes with each RBM's weights,
+// visible and hidden biases, bottom RBM first, drawn N(0, scale²) from the
+// stream (seed, 1).
+func RandomDBN(scale float64, seed uint64, sizes ...int) (*models.DBN, error) {
+	m, err := models.NewDBN(sizes...)
+	if err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for _, r := range m.Layers {
+		normals(rng, scale, r.W, r.VBias, r.HBias)
 	}
 	return m, nil
 }
