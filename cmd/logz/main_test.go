@@ -327,7 +327,7 @@ experiments:
     train: {epochs: 6, batch_size: 20, transpose_init: true}
     evaluate:
       splits: [test]
-      every_epoch: [exact, {name: dbn-bound, samples: 3}]
+      every_epoch: [{name: dbn-bound, samples: 3}]
       final:
         - exact
         - {name: dbn-bound, samples: 10}
@@ -339,6 +339,8 @@ experiments:
 // final rows: the variational bound is below exact (the gap, ≈0.05 nats
 // here, is an order of magnitude above its Monte Carlo noise), AIS and RAISE
 // are close to exact, and logz eval reproduces exact on the saved model.
+// Exact enumeration of the 20-12-20 DBN is most of the work, so it runs at
+// the end only (the final rows are the same with it after every epoch).
 func TestDBNEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
@@ -380,11 +382,23 @@ func TestDBNEndToEnd(t *testing.T) {
 // TestDBMEndToEnd runs the shipped quickstart-dbm config (a 20-8-6 DBM on
 // planted data) and checks the criteria: the mean-field bound lies
 // below the exact log-likelihood, AIS and RAISE are close to it, and
-// logz eval on the saved model.npz reproduces the exact value.
+// logz eval on the saved model.npz reproduces the exact value. The config
+// is run as shipped but for its train split, whose rows the test does not
+// check and whose RAISE was half the work; the test split's rows are the
+// same bit for bit without it (checked once by hand: the estimators' seeds
+// do not depend on which other splits are evaluated).
 func TestDBMEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
-	if _, _, err := runLogz(t, "run", filepath.Join("..", "..", "configs", "quickstart-dbm.yaml"), "--out", out); err != nil {
+	shipped, err := os.ReadFile(filepath.Join("..", "..", "configs", "quickstart-dbm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(string(shipped), "splits: [test, train]", "splits: [test]", 1)
+	if cfg == string(shipped) {
+		t.Fatal("quickstart-dbm.yaml no longer evaluates splits [test, train]; update this test")
+	}
+	if _, _, err := runLogz(t, "run", writeConfig(t, dir, cfg), "--out", out); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := report.ReadResults(filepath.Join(out, "results.json"))
