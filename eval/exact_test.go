@@ -7,24 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
 
-// testRBM returns a D×H RBM with N(0, wScale²) weights and N(0, bScale²) biases.
+// testRBM returns a D×H RBM with N(0, wScale²) weights and N(0, bScale²)
+// biases from the stream (seed, 99).
 func testRBM(d, h int, wScale, bScale float64, seed uint64) *models.RBM {
-	rng := rand.New(rand.NewPCG(seed, 99))
-	m := models.NewRBM(d, h)
-	for i := range m.W {
-		m.W[i] = wScale * rng.NormFloat64()
-	}
-	for i := range m.VBias {
-		m.VBias[i] = bScale * rng.NormFloat64()
-	}
-	for j := range m.HBias {
-		m.HBias[j] = bScale * rng.NormFloat64()
-	}
-	return m
+	return brute.RandomRBM(d, h, wScale, bScale, rand.New(rand.NewPCG(seed, 99)))
 }
 
 // bruteLogZ sums e^{−E(v,h)} over every joint state (D+H ≤ ~22).

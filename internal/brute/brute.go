@@ -100,3 +100,40 @@ func RandomVAE(priorHidden int, seed uint64, scale float64) (*models.VAE, error)
 	}
 	return m, nil
 }
+
+// RandomRBM is a d×h RBM with N(0, wScale²) weights and N(0, bScale²)
+// biases, drawn from rng in the order W, visible biases, hidden biases.
+func RandomRBM(d, h int, wScale, bScale float64, rng *rand.Rand) *models.RBM {
+	m := models.NewRBM(d, h)
+	for i := range m.W {
+		m.W[i] = wScale * rng.NormFloat64()
+	}
+	for i := range m.VBias {
+		m.VBias[i] = bScale * rng.NormFloat64()
+	}
+	for j := range m.HBias {
+		m.HBias[j] = bScale * rng.NormFloat64()
+	}
+	return m
+}
+
+// RandomDBM is a DBM of the given layer sizes with N(0, wScale²) weights
+// and N(0, bScale²) biases, drawn from rng in the order W (bottom up), B
+// (bottom up).
+func RandomDBM(wScale, bScale float64, rng *rand.Rand, sizes ...int) (*models.DBM, error) {
+	d, err := models.NewDBM(sizes...)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range d.W {
+		for i := range w {
+			w[i] = wScale * rng.NormFloat64()
+		}
+	}
+	for _, b := range d.B {
+		for i := range b {
+			b[i] = bScale * rng.NormFloat64()
+		}
+	}
+	return d, nil
+}
