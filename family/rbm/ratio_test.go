@@ -13,15 +13,25 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
 	"github.com/logz-ml/logz/inference"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
 
 // randomRBM is a d×h RBM with N(0, w²) weights and N(0, b²) biases from
-// the stream (seed, 17).
+// a generator seeded by seed alone.
 func randomRBM(d, h int, w, b float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
+	rng := rand.New(rand.NewPCG(seed, 17))
+	m := models.NewRBM(d, h)
+	for i := range m.W {
+		m.W[i] = w * rng.NormFloat64()
+	}
+	for i := range m.VBias {
+		m.VBias[i] = b * rng.NormFloat64()
+	}
+	for j := range m.HBias {
+		m.HBias[j] = b * rng.NormFloat64()
+	}
+	return m
 }
 
 func saveModel(t *testing.T, m models.Model, name string) string {

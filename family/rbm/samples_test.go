@@ -8,13 +8,22 @@ import (
 
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
 )
 
-// tinyRBM has N(0, scale²) weights and biases from the stream (seed, 1).
 func tinyRBM(D, H int, scale float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(D, H, scale, scale, rand.New(rand.NewPCG(seed, 1)))
+	m := models.NewRBM(D, H)
+	rng := rand.New(rand.NewPCG(seed, 1))
+	for i := range m.W {
+		m.W[i] = scale * rng.NormFloat64()
+	}
+	for i := range m.VBias {
+		m.VBias[i] = scale * rng.NormFloat64()
+	}
+	for j := range m.HBias {
+		m.HBias[j] = scale * rng.NormFloat64()
+	}
+	return m
 }
 
 // exactP is p(v) of every code v (bit i = v_i) by enumeration.
