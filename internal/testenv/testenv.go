@@ -1,5 +1,6 @@
 // Package testenv reads the environment of tests and benchmarks that use
-// data from outside the repository.
+// data from outside the repository, and puts the temporary folders of a
+// package's tests on a memory file system (Run).
 package testenv
 
 import (
