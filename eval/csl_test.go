@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
@@ -20,20 +21,10 @@ type cslRows [][]uint8
 func (r cslRows) Len() int          { return len(r) }
 func (r cslRows) Row(n int) []uint8 { return r[n] }
 
-// cslTestRBM has weights N(0, w²) and biases N(0, b²).
+// cslTestRBM has weights N(0, w²) and biases N(0, b²) from the stream
+// (seed, 7).
 func cslTestRBM(d, h int, w, b float64, seed uint64) *models.RBM {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	m := models.NewRBM(d, h)
-	for i := range m.W {
-		m.W[i] = w * rng.NormFloat64()
-	}
-	for i := range m.VBias {
-		m.VBias[i] = b * rng.NormFloat64()
-	}
-	for j := range m.HBias {
-		m.HBias[j] = b * rng.NormFloat64()
-	}
-	return m
+	return brute.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 7)))
 }
 
 // allStates returns the 2^d binary vectors, state s having bit i = unit i.

@@ -9,26 +9,18 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
 
+// randomDBM is a DBM with N(0, wScale²) weights and N(0, bScale²) biases
+// from the stream (seed, 99).
 func randomDBM(t *testing.T, seed uint64, wScale, bScale float64, sizes ...int) *models.DBM {
 	t.Helper()
-	d, err := models.NewDBM(sizes...)
+	d, err := brute.RandomDBM(wScale, bScale, rand.New(rand.NewPCG(seed, 99)), sizes...)
 	if err != nil {
 		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(seed, 99))
-	for _, w := range d.W {
-		for i := range w {
-			w[i] = wScale * rng.NormFloat64()
-		}
-	}
-	for _, b := range d.B {
-		for i := range b {
-			b[i] = bScale * rng.NormFloat64()
-		}
 	}
 	return d
 }

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -12,9 +13,9 @@ import (
 )
 
 // testRBM returns a D×H RBM with N(0, wScale²) weights and N(0, bScale²)
-// biases (brute.RandomRBM, stream 99).
+// biases from the stream (seed, 99).
 func testRBM(d, h int, wScale, bScale float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, wScale, bScale, seed, 99)
+	return brute.RandomRBM(d, h, wScale, bScale, rand.New(rand.NewPCG(seed, 99)))
 }
 
 // bruteLogZ sums e^{−E(v,h)} over every joint state (D+H ≤ ~22).

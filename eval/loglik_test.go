@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
@@ -14,19 +15,9 @@ type rowSet [][]uint8
 func (r rowSet) Len() int          { return len(r) }
 func (r rowSet) Row(n int) []uint8 { return r[n] }
 
+// smallRBM has N(0, scale²) weights and biases from the stream (seed, 0).
 func smallRBM(d, h int, scale float64, seed uint64) *models.RBM {
-	rng := rand.New(rand.NewPCG(seed, 0))
-	m := models.NewRBM(d, h)
-	for i := range m.W {
-		m.W[i] = scale * rng.NormFloat64()
-	}
-	for i := range m.VBias {
-		m.VBias[i] = scale * rng.NormFloat64()
-	}
-	for j := range m.HBias {
-		m.HBias[j] = scale * rng.NormFloat64()
-	}
-	return m
+	return brute.RandomRBM(d, h, scale, scale, rand.New(rand.NewPCG(seed, 0)))
 }
 
 // TestPseudoLogLikByEnumeration compares with log p(v_i|v_−i) computed from

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -16,7 +17,7 @@ import (
 // b²) biases from the stream (seed, 17) (brute.RandomRBM; the models the
 // ais-ratio estimator's numbers were pinned on).
 func ratioRBM(d, h int, w, b float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, w, b, seed, 17)
+	return brute.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
 }
 
 // TestEstimateRatioMatchesExact: log Z_B − log Z_A of two RBMs with

@@ -101,7 +101,7 @@ func TestSampleIsingMatchesTheModel(t *testing.T) {
 // no sweeps (the chains stay at their starts) and means from σ(b_0) alone
 // (h1 dropped) fail.
 func TestSampleDBMMatchesTheModel(t *testing.T) {
-	m, err := brute.RandomDBM(1, 3, 4, 3, 2)
+	m, err := brute.RandomDBM(1, 1, rand.New(rand.NewPCG(3, 1)), 4, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestSampleDBMMatchesTheModel(t *testing.T) {
 // the samples do not depend on the workers. Mutation checked: a down-pass
 // with W_1 dropped (v from σ(a_0) alone) and no top-RBM sweeps both fail.
 func TestSampleDBNMatchesTheModel(t *testing.T) {
-	m, err := brute.RandomDBN(1.2, 4, 4, 3, 2, 2)
+	m, err := brute.RandomDBN(1.2, rand.New(rand.NewPCG(4, 1)), 4, 3, 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

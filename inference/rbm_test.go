@@ -5,23 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
 
+// randRBM is a d×h RBM with N(0, wScale²) weights and N(0, bScale²) biases
+// from the stream (seed, 7).
 func randRBM(d, h int, wScale, bScale float64, seed uint64) *models.RBM {
-	rng := rand.New(rand.NewPCG(seed, 7))
-	m := models.NewRBM(d, h)
-	for i := range m.W {
-		m.W[i] = wScale * rng.NormFloat64()
-	}
-	for i := range m.VBias {
-		m.VBias[i] = bScale * rng.NormFloat64()
-	}
-	for j := range m.HBias {
-		m.HBias[j] = bScale * rng.NormFloat64()
-	}
-	return m
+	return brute.RandomRBM(d, h, wScale, bScale, rand.New(rand.NewPCG(seed, 7)))
 }
 
 // bruteLogF is log Σ_{h_A,h_B} exp(−(1−β)E_A(v,h_A) − βE_B(v,h_B)) − c(β),

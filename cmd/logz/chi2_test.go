@@ -100,31 +100,7 @@ func TestChi2TrackedNearExact(t *testing.T) {
 // gives exactly the rows of an uninterrupted run, the tracked q included:
 // the resumed epochs warm-start from the q saved in model.npz.
 func TestChi2ResumeEqualsUninterrupted(t *testing.T) {
-	dir := t.TempDir()
-	cfg := writeConfig(t, dir, chi2Config)
-	full := filepath.Join(dir, "full")
-	if _, _, err := runLogz(t, "run", cfg, "--out", full); err != nil {
-		t.Fatal(err)
-	}
-	short := filepath.Join(dir, "short")
-	shortCfg := filepath.Join(dir, "short.yaml")
-	os.WriteFile(shortCfg, []byte(strings.Replace(chi2Config, "epochs: 4", "epochs: 2", 1)), 0o644)
-	if _, _, err := runLogz(t, "run", shortCfg, "--out", short); err != nil {
-		t.Fatal(err)
-	}
-	part := filepath.Join(dir, "part")
-	os.MkdirAll(filepath.Join(part, "cd"), 0o755)
-	b, _ := os.ReadFile(filepath.Join(full, "config.resolved.yaml"))
-	os.WriteFile(filepath.Join(part, "config.resolved.yaml"), b, 0o644)
-	var early []report.Row
-	for _, r := range stripTimes(t, filepath.Join(full, "results.json")) {
-		if r.Stage == report.StageEpoch && r.Epoch <= 2 {
-			early = append(early, r)
-		}
-	}
-	report.WriteResults(filepath.Join(part, "results.json"), early)
-	b, _ = os.ReadFile(filepath.Join(short, "cd", "model.npz"))
-	os.WriteFile(filepath.Join(part, "cd", "model.npz"), b, 0o644)
+	cfg, full, part := killedAfterEpoch2(t, t.TempDir(), chi2Config, "cd")
 	if _, stderr, err := runLogz(t, "run", cfg, "--out", part, "--resume"); err != nil || !strings.Contains(stderr, "resuming after epoch 2") {
 		t.Fatalf("%v\n%s", err, stderr)
 	}

@@ -186,34 +186,7 @@ func TestRunDeterministic(t *testing.T) {
 // with --resume; the model and every row must equal those of an
 // uninterrupted 4-epoch run.
 func TestResumeEqualsUninterrupted(t *testing.T) {
-	dir := t.TempDir()
-	full := filepath.Join(dir, "full")
-	cfg := writeConfig(t, dir, tinyConfig)
-	if _, _, err := runLogz(t, "run", cfg, "--out", full); err != nil {
-		t.Fatal(err)
-	}
-	short := filepath.Join(dir, "short")
-	shortCfg := filepath.Join(dir, "short.yaml")
-	os.WriteFile(shortCfg, []byte(strings.Replace(tinyConfig, "epochs: 4", "epochs: 2", 1)), 0o644)
-	if _, _, err := runLogz(t, "run", shortCfg, "--out", short); err != nil {
-		t.Fatal(err)
-	}
-	part := filepath.Join(dir, "part")
-	os.MkdirAll(part, 0o755)
-	b, _ := os.ReadFile(filepath.Join(full, "config.resolved.yaml"))
-	os.WriteFile(filepath.Join(part, "config.resolved.yaml"), b, 0o644)
-	var early []report.Row
-	for _, r := range stripTimes(t, filepath.Join(full, "results.json")) {
-		if r.Stage == report.StageEpoch && r.Epoch <= 2 {
-			early = append(early, r)
-		}
-	}
-	report.WriteResults(filepath.Join(part, "results.json"), early)
-	for _, e := range []string{"cd", "pcd"} {
-		os.MkdirAll(filepath.Join(part, e), 0o755)
-		b, _ := os.ReadFile(filepath.Join(short, e, "model.npz"))
-		os.WriteFile(filepath.Join(part, e, "model.npz"), b, 0o644)
-	}
+	cfg, full, part := killedAfterEpoch2(t, t.TempDir(), tinyConfig, "cd", "pcd")
 	_, stderr, err := runLogz(t, "run", cfg, "--out", part, "--resume")
 	if err != nil {
 		t.Fatal(err)
@@ -241,6 +214,56 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			}
 		}
 	}
+}
+
+// killedAfterEpoch2 runs the 4-epoch config text to the end in dir/full
+// and lays out dir/part as a run of it killed after its epoch-2 checkpoint
+// leaves it: the resolved config, the rows up to epoch 2 and, for each
+// experiment, the model.npz of a 2-epoch run of the same config (dir/short).
+// It returns the config file's path, the full run and the part.
+func killedAfterEpoch2(t *testing.T, dir, text string, experiments ...string) (cfg, full, part string) {
+	t.Helper()
+	cfg = writeConfig(t, dir, text)
+	full = filepath.Join(dir, "full")
+	if _, _, err := runLogz(t, "run", cfg, "--out", full); err != nil {
+		t.Fatal(err)
+	}
+	short := filepath.Join(dir, "short")
+	shortCfg := filepath.Join(dir, "short.yaml")
+	if err := os.WriteFile(shortCfg, []byte(strings.Replace(text, "epochs: 4", "epochs: 2", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := runLogz(t, "run", shortCfg, "--out", short); err != nil {
+		t.Fatal(err)
+	}
+	part = filepath.Join(dir, "part")
+	copyFile := func(from, to string) {
+		t.Helper()
+		b, err := os.ReadFile(from)
+		if err == nil {
+			err = os.MkdirAll(filepath.Dir(to), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(to, b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	copyFile(filepath.Join(full, "config.resolved.yaml"), filepath.Join(part, "config.resolved.yaml"))
+	var early []report.Row
+	for _, r := range stripTimes(t, filepath.Join(full, "results.json")) {
+		if r.Stage == report.StageEpoch && r.Epoch <= 2 {
+			early = append(early, r)
+		}
+	}
+	if err := report.WriteResults(filepath.Join(part, "results.json"), early); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range experiments {
+		copyFile(filepath.Join(short, e, "model.npz"), filepath.Join(part, e, "model.npz"))
+	}
+	return cfg, full, part
 }
 
 // TestDivergenceKeepsLastGoodCheckpoint: a learning rate that overflows
@@ -328,7 +351,7 @@ experiments:
     train: {epochs: 6, batch_size: 20, transpose_init: true}
     evaluate:
       splits: [test]
-      every_epoch: [exact, {name: dbn-bound, samples: 3}]
+      every_epoch: [{name: dbn-bound, samples: 3}]
       final:
         - exact
         - {name: dbn-bound, samples: 10}
@@ -340,52 +363,26 @@ experiments:
 // final rows: the variational bound is below exact (the gap, ≈0.05 nats
 // here, is an order of magnitude above its Monte Carlo noise), AIS and RAISE
 // are close to exact, and logz eval reproduces exact on the saved model.
+// Exact enumeration of the 20-12-20 DBN is most of the work, so it runs at
+// the end only (the final rows are the same with it after every epoch).
 func TestDBNEndToEnd(t *testing.T) {
 	dir := t.TempDir()
-	out := filepath.Join(dir, "run")
-	if _, _, err := runLogz(t, "run", writeConfig(t, dir, tinyDBN), "--out", out); err != nil {
-		t.Fatal(err)
-	}
-	rows, err := report.ReadResults(filepath.Join(out, "results.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]report.Row{}
-	for _, r := range rows {
-		if r.Stage == report.StageFinal && r.Split == "test" {
-			got[r.Estimator] = r
-		}
-	}
+	got := deepEndToEnd(t, writeConfig(t, dir, tinyDBN), filepath.Join(dir, "run"), "dbn-20-12-20", "--limit", "300")
 	exact := *got["exact"].MeanLoglik
 	bound := got["dbn-bound"]
 	if *bound.MeanLoglik > exact {
 		t.Errorf("bound %.4f above exact %.4f", *bound.MeanLoglik, exact)
 	}
-	for _, name := range []string{"ais", "raise"} {
-		r := got[name]
-		if r.MeanLoglik == nil || math.Abs(*r.MeanLoglik-exact) > 0.1 {
-			t.Errorf("%s: %v, exact %.4f", name, r.MeanLoglik, exact)
-		}
-	}
-	// logz eval on the saved DBN gives the same exact log-likelihood.
-	js, _, err := runLogz(t, "eval", "--model", filepath.Join(out, "dbn-20-12-20", "model.npz"), "--data", "planted:test", "--limit", "300", "--estimator", "exact", "--json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, err := report.DecodeResults(strings.NewReader(js), "stdout")
-	if err != nil || len(ev) != 1 || math.Abs(*ev[0].MeanLoglik-exact) > 1e-9 {
-		t.Fatalf("eval: %v %+v, want %.6f", err, ev, exact)
-	}
 }
 
-// TestDBMEndToEnd runs the shipped quickstart-dbm config (a 20-8-6 DBM on
-// planted data) and checks the criteria: the mean-field bound lies
-// below the exact log-likelihood, AIS and RAISE are close to it, and
-// logz eval on the saved model.npz reproduces the exact value.
-func TestDBMEndToEnd(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "run")
-	if _, _, err := runLogz(t, "run", filepath.Join("..", "..", "configs", "quickstart-dbm.yaml"), "--out", out); err != nil {
+// deepEndToEnd runs the config at cfg into out and returns the final rows
+// of its test split by estimator, having checked what the end-to-end tests
+// of the DBN and the DBM share: AIS and RAISE are within 0.1 nats of
+// exact, and logz eval --estimator exact on experiment's saved model.npz
+// (with evalArgs) reproduces the exact value.
+func deepEndToEnd(t *testing.T, cfg, out, experiment string, evalArgs ...string) map[string]report.Row {
+	t.Helper()
+	if _, _, err := runLogz(t, "run", cfg, "--out", out); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := report.ReadResults(filepath.Join(out, "results.json"))
@@ -399,23 +396,49 @@ func TestDBMEndToEnd(t *testing.T) {
 		}
 	}
 	exact := *got["exact"].MeanLoglik
-	bound := got["mf-bound"]
-	// The bound shares the AIS log Ẑ; allow its 3σ band.
-	if slack := *bound.LogZ - *bound.LogZLo; *bound.MeanLoglik > exact+slack {
-		t.Errorf("mf-bound %.4f above exact %.4f (+%.4f)", *bound.MeanLoglik, exact, slack)
-	}
 	for _, name := range []string{"ais", "raise"} {
-		r := got[name]
-		if r.MeanLoglik == nil || math.Abs(*r.MeanLoglik-exact) > 0.1 {
-			t.Errorf("%s: %v, exact %.4f", name, r.MeanLoglik, exact)
+		switch r := got[name]; {
+		case r.MeanLoglik == nil:
+			t.Errorf("%s: no final row of the test split", name)
+		case math.Abs(*r.MeanLoglik-exact) > 0.1:
+			t.Errorf("%s: %.4f, exact %.4f", name, *r.MeanLoglik, exact)
 		}
 	}
-	js, _, err := runLogz(t, "eval", "--model", filepath.Join(out, "dbm-20-8-6", "model.npz"), "--data", "planted:test", "--estimator", "exact", "--json")
+	args := append([]string{"eval", "--model", filepath.Join(out, experiment, "model.npz"), "--data", "planted:test"}, evalArgs...)
+	js, _, err := runLogz(t, append(args, "--estimator", "exact", "--json")...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ev, err := report.DecodeResults(strings.NewReader(js), "stdout")
 	if err != nil || len(ev) != 1 || math.Abs(*ev[0].MeanLoglik-exact) > 1e-9 {
 		t.Fatalf("eval: %v %+v, want %.6f", err, ev, exact)
+	}
+	return got
+}
+
+// TestDBMEndToEnd runs the shipped quickstart-dbm config (a 20-8-6 DBM on
+// planted data) and checks the criteria: the mean-field bound lies
+// below the exact log-likelihood, AIS and RAISE are close to it, and
+// logz eval on the saved model.npz reproduces the exact value. The config
+// is run as shipped but for its train split, whose rows the test does not
+// check and whose RAISE was half the work; the test split's rows are the
+// same bit for bit without it (checked once by hand: the estimators' seeds
+// do not depend on which other splits are evaluated).
+func TestDBMEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	shipped, err := os.ReadFile(filepath.Join("..", "..", "configs", "quickstart-dbm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := strings.Replace(string(shipped), "splits: [test, train]", "splits: [test]", 1)
+	if cfg == string(shipped) {
+		t.Fatal("quickstart-dbm.yaml no longer evaluates splits [test, train]; update this test")
+	}
+	got := deepEndToEnd(t, writeConfig(t, dir, cfg), filepath.Join(dir, "run"), "dbm-20-8-6")
+	exact := *got["exact"].MeanLoglik
+	bound := got["mf-bound"]
+	// The bound shares the AIS log Ẑ; allow its 3σ band.
+	if slack := *bound.LogZ - *bound.LogZLo; *bound.MeanLoglik > exact+slack {
+		t.Errorf("mf-bound %.4f above exact %.4f (+%.4f)", *bound.MeanLoglik, exact, slack)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/testenv"
 )
 
 var (
@@ -154,8 +156,10 @@ func TestRunRefusalIsAUsageError(t *testing.T) {
 	}
 }
 
+// TestMain puts the tests' temporary folders on a memory file system (see
+// testenv.Run): they write run folders, each file fsync'ed.
 func TestMain(m *testing.M) {
-	code := m.Run()
+	code := testenv.Run(m)
 	if builtPath != "" {
 		os.RemoveAll(filepath.Dir(builtPath))
 	}

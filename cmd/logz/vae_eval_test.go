@@ -64,18 +64,7 @@ func TestEvalVAEWithoutMeta(t *testing.T) {
 		t.Fatal(err)
 	}
 	g.Close()
-	out, stderr, err := runLogz(t, "eval", "--model", mp, "--data", "npy:"+dp, "--estimator", "exact,is,elbo", "--samples", "2000", "--json")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	rows, err := report.DecodeResults(strings.NewReader(out), "stdout")
-	if err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	got := map[string]report.Row{}
-	for _, r := range rows {
-		got[r.Estimator] = r
-	}
+	got, out := evalRows(t, "--model", mp, "--data", "npy:"+dp, "--estimator", "exact,is,elbo", "--samples", "2000")
 	ex, is, el := got["exact"], got["is"], got["elbo"]
 	if ex.MeanLoglik == nil || is.MeanLoglik == nil || el.MeanLoglik == nil {
 		t.Fatalf("rows: %s", out)
@@ -118,7 +107,21 @@ np.save(sys.argv[2], np.array([[(c >> i) & 1 for i in range(X)] for c in range(6
 	if out, err := exec.Command(py, "-c", script, mp, dp).CombinedOutput(); err != nil {
 		t.Fatalf("numpy: %v\n%s", err, out)
 	}
-	out, stderr, err := runLogz(t, "eval", "--model", mp, "--data", "npy:"+dp, "--estimator", "exact,is", "--samples", "2000", "--json")
+	got, out := evalRows(t, "--model", mp, "--data", "npy:"+dp, "--estimator", "exact,is", "--samples", "2000")
+	ex, is := got["exact"], got["is"]
+	if ex.MeanLoglik == nil || is.MeanLoglik == nil || !strings.Contains(ex.Model, "rbm(4,3)") {
+		t.Fatalf("rows: %s", out)
+	}
+	if d := *is.MeanLoglik - *ex.MeanLoglik; math.Abs(d) > 4**is.LoglikSE || d > 0.02 {
+		t.Errorf("is %.4f ± %.4f, exact %.4f", *is.MeanLoglik, *is.LoglikSE, *ex.MeanLoglik)
+	}
+}
+
+// evalRows runs logz eval with args and --json and returns its rows by
+// estimator, and the JSON.
+func evalRows(t *testing.T, args ...string) (map[string]report.Row, string) {
+	t.Helper()
+	out, stderr, err := runLogz(t, append(append([]string{"eval"}, args...), "--json")...)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
@@ -130,11 +133,5 @@ np.save(sys.argv[2], np.array([[(c >> i) & 1 for i in range(X)] for c in range(6
 	for _, r := range rows {
 		got[r.Estimator] = r
 	}
-	ex, is := got["exact"], got["is"]
-	if ex.MeanLoglik == nil || is.MeanLoglik == nil || !strings.Contains(ex.Model, "rbm(4,3)") {
-		t.Fatalf("rows: %s", out)
-	}
-	if d := *is.MeanLoglik - *ex.MeanLoglik; math.Abs(d) > 4**is.LoglikSE || d > 0.02 {
-		t.Errorf("is %.4f ± %.4f, exact %.4f", *is.MeanLoglik, *is.LoglikSE, *ex.MeanLoglik)
-	}
+	return got, out
 }

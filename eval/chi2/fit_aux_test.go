@@ -6,15 +6,16 @@ import (
 	"testing"
 
 	ichi2 "github.com/logz-ml/logz/inference/chi2"
+	"github.com/logz-ml/logz/inference/chi2/chi2test"
 )
 
 // The fitter's default for an aux proposal (r by maximum likelihood) stays
 // stable with small batches; r by the χ² gradient collapses here (the bound
 // estimate falls tens of nats under log Z with an ESS of 1).
 func TestFitterAuxStable(t *testing.T) {
-	target := ichi2.RBMTarget{M: randomRBM(10, 4, 1, 31)}
+	target := ichi2.RBMTarget{M: chi2test.RandomRBM(10, 4, 1, 31)}
 	q0, _ := ichi2.NewMixture(10, 1, nil, 0, rand.New(rand.NewPCG(1, 1)))
-	logZ, _ := exactBound(target, q0)
+	logZ, _ := chi2test.ExactBound(target, q0)
 	rng := rand.New(rand.NewPCG(3, 4))
 	q := ichi2.NewAux(10, ichi2.AuxDefaultA, ichi2.AuxDefaultH, rng)
 	f, err := ichi2.NewFitter(q, ichi2.FitOptions{Samples: 30, LearningRate: 0.005, Decay: 0.9})

@@ -8,15 +8,18 @@ import (
 	"testing"
 
 	"github.com/olekukonko/tablewriter/pkg/twwidth"
+
+	"github.com/logz-ml/logz/internal/testenv"
 )
 
 // TestMain pins tablewriter's width rules: it detects East Asian widths from
 // the locale at start-up (LANG=ja_JP makes "—" and "±" two columns wide),
-// which would make the golden files depend on the environment.
+// which would make the golden files depend on the environment. The tests'
+// temporary folders are on a memory file system (see testenv.Run).
 func TestMain(m *testing.M) {
 	flag.Parse()
 	twwidth.SetEastAsian(false)
-	os.Exit(m.Run())
+	os.Exit(testenv.Run(m))
 }
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden from the current output")

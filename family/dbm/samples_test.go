@@ -1,6 +1,7 @@
 package dbm
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/logz-ml/logz/eval"
@@ -15,7 +16,7 @@ import (
 // distribution is eval's TestSampleDBMMatchesTheModel. Filters are W1.
 // Mutation checked: starting the data chains uniformly (nil start) fails.
 func TestSampleDrawn(t *testing.T) {
-	m, err := brute.RandomDBM(1, 3, 4, 3, 2)
+	m, err := brute.RandomDBM(1, 1, rand.New(rand.NewPCG(3, 1)), 4, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

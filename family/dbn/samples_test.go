@@ -1,6 +1,7 @@
 package dbn
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/logz-ml/logz/eval"
@@ -16,7 +17,7 @@ import (
 // a stack of one RBM samples as an RBM. Mutation checked: starting the
 // data chains uniformly (nil start) fails.
 func TestSampleDrawn(t *testing.T) {
-	m, err := brute.RandomDBN(1.2, 4, 4, 3, 2, 2)
+	m, err := brute.RandomDBN(1.2, rand.New(rand.NewPCG(4, 1)), 4, 3, 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package rbm
 
 import (
 	"math"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -19,7 +20,7 @@ import (
 // randomRBM is a d×h RBM with N(0, w²) weights and N(0, b²) biases from
 // the stream (seed, 17) (brute.RandomRBM).
 func randomRBM(d, h int, w, b float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, w, b, seed, 17)
+	return brute.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
 }
 
 func saveModel(t *testing.T, m models.Model, name string) string {

@@ -1,6 +1,7 @@
 package rbm
 
 import (
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -15,7 +16,7 @@ import (
 // tinyRBM is a D×H RBM with every parameter N(0, scale²)
 // (brute.RandomRBM, stream 1).
 func tinyRBM(D, H int, scale float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(D, H, scale, scale, seed, 1)
+	return brute.RandomRBM(D, H, scale, scale, rand.New(rand.NewPCG(seed, 1)))
 }
 
 // TestSampleDrawn: from every start, states and means, the Drawn says

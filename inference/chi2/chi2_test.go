@@ -1,65 +1,24 @@
-package chi2
+package chi2_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/inference/chi2"
+	"github.com/logz-ml/logz/inference/chi2/chi2test"
 	"github.com/logz-ml/logz/models"
 )
 
-// randomRBM returns an RBM with N(0, std²) weights and biases.
-func randomRBM(D, H int, std float64, seed uint64) *models.RBM {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	m := models.NewRBM(D, H)
-	for i := range m.W {
-		m.W[i] = std * rng.NormFloat64()
-	}
-	for i := range m.VBias {
-		m.VBias[i] = std * rng.NormFloat64()
-	}
-	for i := range m.HBias {
-		m.HBias[i] = std * rng.NormFloat64()
-	}
-	return m
-}
-
-// enumerate returns log p̃(x) and log q(x) for every x ∈ {0,1}^D.
-func enumerate(t Target, q *Mixture) (lp, lq []float64) {
-	D := t.Dim()
-	logp := t.NewLogP()
-	x := make([]uint8, D)
-	for s := 0; s < 1<<D; s++ {
-		for i := range x {
-			x[i] = uint8(s >> i & 1)
-		}
-		lp = append(lp, logp(x))
-		lq = append(lq, q.LogProb(x))
-	}
-	return lp, lq
-}
-
-// exactBound returns log Z and ½ log E_q[(p̃/q)²] = ½ log Σ_x p̃²/q by
-// enumeration.
-func exactBound(t Target, q *Mixture) (logZ, bound float64) {
-	lp, lq := enumerate(t, q)
-	r := make([]float64, len(lp))
-	for i := range lp {
-		r[i] = 2*lp[i] - lq[i]
-	}
-	return nmath.LogSumExp(lp), 0.5 * nmath.LogSumExp(r)
-}
-
 func TestSecondMomentBoundsZSquared(t *testing.T) {
-	target := RBMTarget{randomRBM(7, 3, 1, 1)}
+	target := chi2.RBMTarget{M: chi2test.RandomRBM(7, 3, 1, 1)}
 	rng := rand.New(rand.NewPCG(2, 2))
 	for trial := range 30 {
-		q, err := NewMixture(7, 1+trial%6, nil, 1.5, rng)
+		q, err := chi2.NewMixture(7, 1+trial%6, nil, 1.5, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
-		logZ, b := exactBound(target, q)
+		logZ, b := chi2test.ExactBound(target, q)
 		if b < logZ-1e-12 {
 			t.Fatalf("trial %d: ½ log E_q[w²] = %.15g < log Z = %.15g", trial, b, logZ)
 		}
@@ -69,14 +28,14 @@ func TestSecondMomentBoundsZSquared(t *testing.T) {
 func TestBoundTightAtTarget(t *testing.T) {
 	// With W = 0 the RBM's marginal is the Bernoulli product with logits
 	// vbias: a mixture of K copies of it is p̃/Z, and the bound is exact.
-	m := randomRBM(8, 2, 1, 3)
+	m := chi2test.RandomRBM(8, 2, 1, 3)
 	clear(m.W)
 	for _, K := range []int{1, 3} {
-		q, err := NewMixture(8, K, m.VBias, 0, rand.New(rand.NewPCG(1, 1)))
+		q, err := chi2.NewMixture(8, K, m.VBias, 0, rand.New(rand.NewPCG(1, 1)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		logZ, b := exactBound(RBMTarget{m}, q)
+		logZ, b := chi2test.ExactBound(chi2.RBMTarget{M: m}, q)
 		if math.Abs(b-logZ) > 1e-12 {
 			t.Fatalf("K = %d: bound %.15g, log Z %.15g", K, b, logZ)
 		}
@@ -84,12 +43,12 @@ func TestBoundTightAtTarget(t *testing.T) {
 }
 
 func TestGradMatchesFiniteDifference(t *testing.T) {
-	target := RBMTarget{randomRBM(5, 3, 1, 4)}
-	q, err := NewMixture(5, 3, nil, 1, rand.New(rand.NewPCG(5, 5)))
+	target := chi2.RBMTarget{M: chi2test.RandomRBM(5, 3, 1, 4)}
+	q, err := chi2.NewMixture(5, 3, nil, 1, rand.New(rand.NewPCG(5, 5)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, b0 := exactBound(target, q)
+	_, b0 := chi2test.ExactBound(target, q)
 	gamma := math.Exp(2 * b0)
 	// ∇ ½ log E_q[w²] = ½ Σ_x q(x) Grad(x; score = path = w²/γ).
 	g := make([]float64, len(q.Params()))
@@ -114,10 +73,10 @@ func TestGradMatchesFiniteDifference(t *testing.T) {
 		old := p[i]
 		p[i] = old + h
 		q.Changed()
-		_, up := exactBound(target, q)
+		_, up := chi2test.ExactBound(target, q)
 		p[i] = old - h
 		q.Changed()
-		_, dn := exactBound(target, q)
+		_, dn := chi2test.ExactBound(target, q)
 		p[i] = old
 		q.Changed()
 		fd := (up - dn) / (2 * h)
@@ -127,32 +86,12 @@ func TestGradMatchesFiniteDifference(t *testing.T) {
 	}
 }
 
-func fit(t *testing.T, target Target, K, steps int, seed uint64) *Mixture {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(seed, 7))
-	q, err := NewMixture(target.Dim(), K, nil, 1, rng)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := NewFitter(q, FitOptions{Samples: 50, LearningRate: 0.05, Decay: 0.9})
-	if err != nil {
-		t.Fatal(err)
-	}
-	logp := target.NewLogP()
-	for range steps {
-		if _, err := f.Step(logp, rng); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return q
-}
-
 func TestFittedMixtureApproachesLogZ(t *testing.T) {
-	target := RBMTarget{randomRBM(10, 4, 1.5, 31)}
+	target := chi2.RBMTarget{M: chi2test.RandomRBM(10, 4, 1.5, 31)}
 	var gaps []float64
 	for _, K := range []int{1, 2, 8} {
-		q := fit(t, target, K, 1500, 11)
-		logZ, b := exactBound(target, q)
+		q := chi2test.Fit(t, target, K, 1500, 11)
+		logZ, b := chi2test.ExactBound(target, q)
 		if b < logZ-1e-12 {
 			t.Fatalf("K = %d: fitted bound %.6f under log Z %.6f", K, b, logZ)
 		}
@@ -165,10 +104,10 @@ func TestFittedMixtureApproachesLogZ(t *testing.T) {
 }
 
 func TestFitterStateRoundTrip(t *testing.T) {
-	target := RBMTarget{randomRBM(6, 3, 1, 21)}
-	mk := func() (*Fitter, func([]uint8) float64) {
-		q, _ := NewMixture(6, 3, nil, 1, rand.New(rand.NewPCG(1, 2)))
-		f, err := NewFitter(q, FitOptions{Samples: 20, LearningRate: 0.05, Decay: 0.9})
+	target := chi2.RBMTarget{M: chi2test.RandomRBM(6, 3, 1, 21)}
+	mk := func() (*chi2.Fitter, func([]uint8) float64) {
+		q, _ := chi2.NewMixture(6, 3, nil, 1, rand.New(rand.NewPCG(1, 2)))
+		f, err := chi2.NewFitter(q, chi2.FitOptions{Samples: 20, LearningRate: 0.05, Decay: 0.9})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,17 +143,17 @@ func TestFitterStateRoundTrip(t *testing.T) {
 }
 
 func TestCheckpointState(t *testing.T) {
-	q, _ := NewMixture(6, 3, nil, 1, rand.New(rand.NewPCG(1, 2)))
-	opt := FitOptions{Samples: 20, LearningRate: 0.05, Decay: 0.9}
-	f, _ := NewFitter(q, opt)
-	logp := RBMTarget{randomRBM(6, 3, 1, 21)}.NewLogP()
+	q, _ := chi2.NewMixture(6, 3, nil, 1, rand.New(rand.NewPCG(1, 2)))
+	opt := chi2.FitOptions{Samples: 20, LearningRate: 0.05, Decay: 0.9}
+	f, _ := chi2.NewFitter(q, opt)
+	logp := chi2.RBMTarget{M: chi2test.RandomRBM(6, 3, 1, 21)}.NewLogP()
 	rng := rand.New(rand.NewPCG(3, 3))
 	for range 5 {
 		f.Step(logp, rng)
 	}
 	arrays, bytes := map[string]models.Array{}, map[string][]byte{}
-	PutState("chi2_q_", f, arrays, bytes)
-	g, err := LoadState("chi2_q_", opt, arrays, bytes)
+	chi2.PutState("chi2_q_", f, arrays, bytes)
+	g, err := chi2.LoadState("chi2_q_", opt, arrays, bytes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,11 +162,11 @@ func TestCheckpointState(t *testing.T) {
 			t.Fatal("loaded proposal differs")
 		}
 	}
-	if _, err := LoadState("track_0_", opt, arrays, bytes); err == nil {
+	if _, err := chi2.LoadState("track_0_", opt, arrays, bytes); err == nil {
 		t.Fatal("missing prefix accepted")
 	}
 	arrays["chi2_q_shape"] = models.Array{Shape: []int{2}, Data: []float64{6, 0.5}}
-	if _, err := LoadState("chi2_q_", opt, arrays, bytes); err == nil {
+	if _, err := chi2.LoadState("chi2_q_", opt, arrays, bytes); err == nil {
 		t.Fatal("bad shape accepted")
 	}
 }

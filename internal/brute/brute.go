@@ -102,41 +102,52 @@ func normals(rng *rand.Rand, scale float64, xs ...[]float64) {
 	}
 }
 
-// RandomRBM is a d×h RBM with N(0, w²) weights and N(0, b²) biases drawn
-// from the stream (seed, stream), weights first, then the visible and the
-// hidden biases.
-func RandomRBM(d, h int, w, b float64, seed, stream uint64) *models.RBM {
-	m := models.NewRBM(d, h)
-	rng := rand.New(rand.NewPCG(seed, stream))
-	normals(rng, w, m.W)
-	normals(rng, b, m.VBias, m.HBias)
-	return m
-}
-
-// RandomDBM is a DBM of the given layer sizes with every weight, then
-// every bias, drawn N(0, scale²) from the stream (seed, 1).
-func RandomDBM(scale float64, seed uint64, sizes ...int) (*models.DBM, error) {
-	m, err := models.NewDBM(sizes...)
-	if err != nil {
-		return nil, err
-	}
-	rng := rand.New(rand.NewPCG(seed, 1))
-	normals(rng, scale, m.W...)
-	normals(rng, scale, m.B...)
-	return m, nil
-}
-
 // RandomDBN is a DBN of the given layer sizes with each RBM's weights,
-// visible and hidden biases, bottom RBM first, drawn N(0, scale²) from the
-// stream (seed, 1).
-func RandomDBN(scale float64, seed uint64, sizes ...int) (*models.DBN, error) {
+// visible and hidden biases, bottom RBM first, drawn N(0, scale²) from rng.
+func RandomDBN(scale float64, rng *rand.Rand, sizes ...int) (*models.DBN, error) {
 	m, err := models.NewDBN(sizes...)
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(seed, 1))
 	for _, r := range m.Layers {
 		normals(rng, scale, r.W, r.VBias, r.HBias)
 	}
 	return m, nil
+}
+
+// RandomRBM is a d×h RBM with N(0, wScale²) weights and N(0, bScale²)
+// biases, drawn from rng in the order W, visible biases, hidden biases.
+func RandomRBM(d, h int, wScale, bScale float64, rng *rand.Rand) *models.RBM {
+	m := models.NewRBM(d, h)
+	for i := range m.W {
+		m.W[i] = wScale * rng.NormFloat64()
+	}
+	for i := range m.VBias {
+		m.VBias[i] = bScale * rng.NormFloat64()
+	}
+	for j := range m.HBias {
+		m.HBias[j] = bScale * rng.NormFloat64()
+	}
+	return m
+}
+
+// RandomDBM is a DBM of the given layer sizes with N(0, wScale²) weights
+// and N(0, bScale²) biases, drawn from rng in the order W (bottom up), B
+// (bottom up).
+func RandomDBM(wScale, bScale float64, rng *rand.Rand, sizes ...int) (*models.DBM, error) {
+	d, err := models.NewDBM(sizes...)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range d.W {
+		for i := range w {
+			w[i] = wScale * rng.NormFloat64()
+		}
+	}
+	for _, b := range d.B {
+		for i := range b {
+			b[i] = bScale * rng.NormFloat64()
+		}
+	}
+	return d, nil
 }

@@ -1,5 +1,6 @@
 // Package testenv reads the environment of tests and benchmarks that use
-// data from outside the repository.
+// data from outside the repository, and puts the temporary folders of a
+// package's tests on a memory file system (Run).
 package testenv
 
 import (
@@ -51,4 +52,51 @@ func FromModuleRoot(dir string) (string, error) {
 			return "", fmt.Errorf("a relative path is taken from the module root, but no go.mod is at or above %s", wd)
 		}
 	}
+}
+
+// MemoryDir is the memory file system that Run puts the temporary folders
+// of a package's tests on when the machine has it (Linux mounts a tmpfs
+// there).
+const MemoryDir = "/dev/shm"
+
+// Run runs a package's tests (m.Run) with their temporary folders
+// (t.TempDir, os.MkdirTemp("", …), and those of the commands they start) in
+// a new folder on MemoryDir, which it removes afterwards, and returns m.Run's
+// exit code; call it from TestMain as os.Exit(testenv.Run(m)).
+//
+// The run folders, checkpoints, parts and reports that tests write go
+// through internal/atomicfile, which fsyncs every file and its folder: on a
+// disk shared with other jobs each fsync waits for the disk, and packages
+// that write many small files (cmd/logz, experiment) spent most of their
+// time waiting. On a memory file system the same bytes are written through
+// the same calls, fsync included, so what the tests check is unchanged.
+// A $TMPDIR that the caller set is kept, and without MemoryDir (or when it
+// is not writable) the tests use the usual temporary folder.
+func Run(m interface{ Run() int }) int {
+	dir, ok := memoryTempDir()
+	if !ok {
+		return m.Run()
+	}
+	defer os.RemoveAll(dir)
+	if err := os.Setenv("TMPDIR", dir); err != nil {
+		return m.Run()
+	}
+	defer os.Unsetenv("TMPDIR")
+	return m.Run()
+}
+
+// memoryTempDir creates a folder for Run on MemoryDir, unless $TMPDIR is
+// set or MemoryDir is not a writable folder.
+func memoryTempDir() (string, bool) {
+	if os.Getenv("TMPDIR") != "" {
+		return "", false
+	}
+	if fi, err := os.Stat(MemoryDir); err != nil || !fi.IsDir() {
+		return "", false
+	}
+	dir, err := os.MkdirTemp(MemoryDir, "logz-test-")
+	if err != nil {
+		return "", false
+	}
+	return dir, true
 }

@@ -41,3 +41,43 @@ func TestMNISTDir(t *testing.T) {
 		t.Errorf("module root: %q, %v", d, err)
 	}
 }
+
+// runFunc is a test main whose Run calls a function.
+type runFunc func() int
+
+func (f runFunc) Run() int { return f() }
+
+func TestRunInMemory(t *testing.T) {
+	if fi, err := os.Stat(MemoryDir); err != nil || !fi.IsDir() {
+		t.Skipf("no %s here", MemoryDir)
+	}
+	t.Setenv("TMPDIR", "")
+	var inside string
+	code := Run(runFunc(func() int {
+		inside = os.TempDir()
+		if err := os.WriteFile(filepath.Join(inside, "f"), []byte("x"), 0o644); err != nil {
+			t.Error(err)
+		}
+		return 3
+	}))
+	if code != 3 {
+		t.Errorf("exit code %d, want m.Run's 3", code)
+	}
+	if filepath.Dir(inside) != MemoryDir {
+		t.Errorf("temporary folder during the run: %s, want one in %s", inside, MemoryDir)
+	}
+	if _, err := os.Stat(inside); err == nil {
+		t.Errorf("%s is left after the run", inside)
+	}
+	if d := os.Getenv("TMPDIR"); d != "" {
+		t.Errorf("$TMPDIR after the run: %q", d)
+	}
+
+	// A $TMPDIR the caller set is kept.
+	mine := t.TempDir()
+	t.Setenv("TMPDIR", mine)
+	Run(runFunc(func() int { inside = os.TempDir(); return 0 }))
+	if inside != mine {
+		t.Errorf("with $TMPDIR=%s set: the run used %s", mine, inside)
+	}
+}
