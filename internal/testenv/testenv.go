@@ -56,8 +56,12 @@ func FromModuleRoot(dir string) (string, error) {
 
 // MemoryDir is the memory file system that Run puts the temporary folders
 // of a package's tests on when the machine has it (Linux mounts a tmpfs
-// there).
-const MemoryDir = "/dev/shm"
+// there) with MemoryFree bytes free; a container's default /dev/shm of
+// 64 MB is too small for a built logz and its run folders.
+const (
+	MemoryDir  = "/dev/shm"
+	MemoryFree = 1 << 30
+)
 
 // Run runs a package's tests (m.Run) with their temporary folders
 // (t.TempDir, os.MkdirTemp("", …), and those of the commands they start) in
@@ -71,7 +75,8 @@ const MemoryDir = "/dev/shm"
 // time waiting. On a memory file system the same bytes are written through
 // the same calls, fsync included, so what the tests check is unchanged.
 // A $TMPDIR that the caller set is kept, and without MemoryDir (or when it
-// is not writable) the tests use the usual temporary folder.
+// is not writable, or has less than MemoryFree bytes free) the tests use
+// the usual temporary folder.
 func Run(m interface{ Run() int }) int {
 	dir, ok := memoryTempDir()
 	if !ok {
@@ -86,12 +91,12 @@ func Run(m interface{ Run() int }) int {
 }
 
 // memoryTempDir creates a folder for Run on MemoryDir, unless $TMPDIR is
-// set or MemoryDir is not a writable folder.
+// set or MemoryDir is not a writable folder with MemoryFree bytes free.
 func memoryTempDir() (string, bool) {
 	if os.Getenv("TMPDIR") != "" {
 		return "", false
 	}
-	if fi, err := os.Stat(MemoryDir); err != nil || !fi.IsDir() {
+	if fi, err := os.Stat(MemoryDir); err != nil || !fi.IsDir() || freeBytes(MemoryDir) < MemoryFree {
 		return "", false
 	}
 	dir, err := os.MkdirTemp(MemoryDir, "logz-test-")

@@ -3,6 +3,7 @@ package testenv
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -48,8 +49,8 @@ type runFunc func() int
 func (f runFunc) Run() int { return f() }
 
 func TestRunInMemory(t *testing.T) {
-	if fi, err := os.Stat(MemoryDir); err != nil || !fi.IsDir() {
-		t.Skipf("no %s here", MemoryDir)
+	if fi, err := os.Stat(MemoryDir); err != nil || !fi.IsDir() || freeBytes(MemoryDir) < MemoryFree {
+		t.Skipf("no %s with %d bytes free here", MemoryDir, MemoryFree)
 	}
 	t.Setenv("TMPDIR", "")
 	var inside string
@@ -79,5 +80,19 @@ func TestRunInMemory(t *testing.T) {
 	Run(runFunc(func() int { inside = os.TempDir(); return 0 }))
 	if inside != mine {
 		t.Errorf("with $TMPDIR=%s set: the run used %s", mine, inside)
+	}
+}
+
+// TestFreeBytes: freeBytes reads the free space of a folder's file system
+// (the check that keeps Run off a small /dev/shm).
+func TestFreeBytes(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux only")
+	}
+	if b := freeBytes(t.TempDir()); b == 0 {
+		t.Errorf("free bytes of a temporary folder: 0")
+	}
+	if b := freeBytes(filepath.Join(t.TempDir(), "missing")); b != 0 {
+		t.Errorf("free bytes of a missing folder: %d", b)
 	}
 }
