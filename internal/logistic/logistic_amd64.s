@@ -51,3 +51,78 @@ loop:
 	JLT     loop
 	VZEROUPPER
 	RET
+
+// func logLik8AVX2(p, a, x *float32, n int, c *[11][8]float32, acc *[16]float64)
+// The loop of sigmoid8AVX2 on a, plus, per lane, acc[lane] +=
+// float64(x·a − max(a, 0)) and acc[8+lane] *= float64(1 + e). Lanes 0–3 of
+// the sums are in Y12, 4–7 in Y13; the products in Y14, Y15.
+// max(a, 0) is VMAXPS with the zero as Intel's second source: a > 0 ? a : 0
+// (0 for a NaN too), as the Go loop's test.
+TEXT ·logLik8AVX2(SB), NOSPLIT, $0-48
+	MOVQ p+0(FP), DI
+	MOVQ a+8(FP), SI
+	MOVQ x+16(FP), R8
+	MOVQ n+24(FP), CX
+	MOVQ c+32(FP), DX
+	MOVQ acc+40(FP), R9
+	SHLQ $2, CX
+	XORQ AX, AX
+	VMOVUPS 96(DX), Y10  // expMagic
+	VMOVUPS 288(DX), Y11 // 1
+	VMOVUPD 0(R9), Y12
+	VMOVUPD 32(R9), Y13
+	VMOVUPD 64(R9), Y14
+	VMOVUPD 96(R9), Y15
+
+lloop:
+	VMOVUPS (SI)(AX*1), Y0         // a
+	VMULPS  (R8)(AX*1), Y0, Y1     // x·a
+	VXORPS  Y2, Y2, Y2
+	VMAXPS  Y2, Y0, Y2             // a > 0 ? a : 0
+	VSUBPS  Y2, Y1, Y1             // z = x·a − max(a, 0)
+	VCVTPS2PD X1, Y2
+	VADDPD  Y2, Y12, Y12
+	VEXTRACTF128 $1, Y1, X1
+	VCVTPS2PD X1, Y2
+	VADDPD  Y2, Y13, Y13
+	VORPS   (DX), Y0, Y1           // −|a|
+	VMAXPS  32(DX), Y1, Y1         // clamped at expMin
+	VMULPS  64(DX), Y1, Y2
+	VADDPS  Y10, Y2, Y2            // t
+	VPSUBD  Y10, Y2, Y3            // n
+	VSUBPS  Y10, Y2, Y2            // kf
+	VMULPS  128(DX), Y2, Y4
+	VSUBPS  Y4, Y1, Y4
+	VMULPS  160(DX), Y2, Y5
+	VSUBPS  Y5, Y4, Y4             // r
+	VMULPS  Y4, Y4, Y5             // r2
+	VMULPS  224(DX), Y4, Y6
+	VADDPS  192(DX), Y6, Y6
+	VMULPS  256(DX), Y5, Y7
+	VADDPS  Y7, Y6, Y6
+	VMULPS  Y6, Y5, Y6
+	VADDPS  Y6, Y4, Y6             // q
+	VPERMPS 320(DX), Y3, Y7        // table[n & 7]
+	VPSRAD  $3, Y3, Y3
+	VPSLLD  $23, Y3, Y3
+	VPADDD  Y3, Y7, Y7             // s
+	VMULPS  Y6, Y7, Y6
+	VADDPS  Y6, Y7, Y6             // e
+	VADDPS  Y11, Y6, Y8            // 1 + e
+	VBLENDVPS Y0, Y6, Y11, Y9      // a < 0 (sign bit) ? e : 1
+	VDIVPS  Y8, Y9, Y9
+	VMOVUPS Y9, (DI)(AX*1)
+	VCVTPS2PD X8, Y2
+	VMULPD  Y2, Y14, Y14
+	VEXTRACTF128 $1, Y8, X8
+	VCVTPS2PD X8, Y2
+	VMULPD  Y2, Y15, Y15
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JLT     lloop
+	VMOVUPD Y12, 0(R9)
+	VMOVUPD Y13, 32(R9)
+	VMOVUPD Y14, 64(R9)
+	VMOVUPD Y15, 96(R9)
+	VZEROUPPER
+	RET
