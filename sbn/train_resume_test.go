@@ -41,16 +41,20 @@ func TestResume(t *testing.T) {
 		method, sampler string
 		persistent, ar  bool
 		average         int
+		precision       string
 	}{
-		{"sghmc", "adaptive-is", false, false, 1},
-		{"sgnht", "gibbs", true, true, 4},
-		{"adam", "gibbs", false, false, 3},
-		{"sghmc", "gibbs", true, false, 1},
-		{"sgnht", "adaptive-is", false, true, 5},
+		{"sghmc", "adaptive-is", false, false, 1, "float64"},
+		{"sgnht", "gibbs", true, true, 4, "float64"},
+		{"adam", "gibbs", false, false, 3, "float64"},
+		{"sghmc", "gibbs", true, false, 1, "float64"},
+		{"sgnht", "adaptive-is", false, true, 5, "float64"},
+		{"sghmc", "adaptive-is", false, false, 1, "float32"},
+		{"sgnht", "adaptive-is", false, true, 5, "float32"},
+		{"adam", "adaptive-is", false, true, 1, "float32"},
 	} {
-		name := c.method + "/" + c.sampler
+		name := c.method + "/" + c.sampler + "/" + c.precision
 		o := DefaultTrainOptions()
-		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed = c.method, c.sampler, c.persistent, c.average, 77
+		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed, o.Precision = c.method, c.sampler, c.persistent, c.average, 77, c.precision
 		// No burn-in and large weights, so that chains resumed from other
 		// states would not couple with the straight run's.
 		o.LearningRate, o.Steps, o.BurnIn = 0.05, 3, 0
@@ -117,6 +121,15 @@ func TestResume(t *testing.T) {
 		other, _ := NewTrainer(New([]int{6, 3, 2}, c.ar), len(data), o2)
 		if err := other.restore(arr, byt); err == nil || !strings.Contains(err.Error(), "seed") {
 			t.Errorf("%s: restore with another seed: %v", name, err)
+		}
+		// Nor does one of the other precision (adaptive-is).
+		if c.sampler == "adaptive-is" {
+			o3 := o
+			o3.Precision = map[string]string{"float32": "float64", "float64": "float32"}[c.precision]
+			other, _ := NewTrainer(New([]int{6, 3, 2}, c.ar), len(data), o3)
+			if err := other.restore(arr, byt); err == nil || !strings.Contains(err.Error(), "precision") {
+				t.Errorf("%s: restore in %s: %v", name, o3.Precision, err)
+			}
 		}
 	}
 }
