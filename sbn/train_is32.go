@@ -9,6 +9,7 @@ import (
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/seeds"
+	tr32 "github.com/logz-ml/logz/internal/transpose"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
@@ -85,16 +86,16 @@ type is32 struct {
 }
 
 // job32 is an item of the refresh or gradient phase: rows (units) lo…hi−1
-// of a block of layer l.
+// of a block of layer l (for ∂W_l and ∂b_l, columns c0…c1−1 of it).
 type job32 struct {
 	kind   uint8
 	l      int
 	lo, hi int
+	c0, c1 int
 }
 
 const (
-	jobW32     = iota // refresh W_lᵀ rows (latent units j of layer l)
-	jobR32            // refresh R_l rows (units i of layer l−1)
+	jobWR32    = iota // refresh rows i of W_l (into W_lᵀ's columns) and of R_l (units i of layer l−1)
 	jobSmall32        // refresh the biases, S_lᵀ and T_lᵀ
 	jobGradW          // ∂W_l for units j of layer l
 	jobGradS          // ∂S_l for units k of layer l
@@ -112,11 +113,17 @@ type worker32 struct {
 	qb   []float32
 	pq   []float32
 	sum  []float32
-	rows []int32
+	sumW []float32 // jobUnits × max n_l
+	conv []float32 // refreshRows × max n_l
+	cols [][]int32 // jobUnits lists of rows
 }
 
-// jobUnits is the number of units per gradient or refresh item.
-const jobUnits = 8
+// jobUnits is the number of units per gradient item and refreshRows the
+// number of rows of W_l and R_l per refresh item. An item of ∂W_l sums the
+// δ rows by blocks of colBlock columns (BatchSize × Samples rows of
+// colBlock float32, 256 KB by default, stay in a core's L2 cache while the
+// item's units select from them).
+const jobUnits, refreshRows, colBlock = 8, 32, 128
 
 func newIS32(t *Trainer) *is32 {
 	n, o := t.net, t.opt
@@ -156,12 +163,13 @@ func newIS32(t *Trainer) *is32 {
 	f.offsets(n)
 	units := func(kind uint8, l, m int, into *[]job32) {
 		for lo := 0; lo < m; lo += jobUnits {
-			*into = append(*into, job32{kind, l, lo, min(lo+jobUnits, m)})
+			*into = append(*into, job32{kind: kind, l: l, lo: lo, hi: min(lo+jobUnits, m)})
 		}
 	}
 	for l := 1; l <= L; l++ {
-		units(jobW32, l, n.Sizes[l], &f.refresh)
-		units(jobR32, l, n.Sizes[l-1], &f.refresh)
+		for lo := 0; lo < n.Sizes[l-1]; lo += refreshRows {
+			f.refresh = append(f.refresh, job32{kind: jobWR32, l: l, lo: lo, hi: min(lo+refreshRows, n.Sizes[l-1])})
+		}
 	}
 	f.refresh = append(f.refresh, job32{kind: jobSmall32})
 	// The big items first, so that the last ones are short.
@@ -169,7 +177,9 @@ func newIS32(t *Trainer) *is32 {
 		units(jobGradW, l, n.Sizes[l], &f.grads)
 	}
 	for l := 0; l <= L; l++ {
-		f.grads = append(f.grads, job32{kind: jobGradB, l: l})
+		for c0 := 0; c0 < n.Sizes[l]; c0 += colBlock {
+			f.grads = append(f.grads, job32{kind: jobGradB, l: l, c0: c0, c1: min(c0+colBlock, n.Sizes[l])})
+		}
 		if f.ar {
 			units(jobGradS, l, n.Sizes[l], &f.grads)
 		}
@@ -222,7 +232,10 @@ func (f *is32) parallel(workers, items int, fn func(*worker32, int)) {
 			m = max(m, k)
 		}
 		w := &worker32{act: make([]float32, m), qb: make([]float32, n.Sizes[1]), pq: make([]float32, n.Sizes[1]),
-			sum: make([]float32, m), rows: make([]int32, 0, len(f.all))}
+			sum: make([]float32, m), sumW: make([]float32, jobUnits*m), conv: make([]float32, refreshRows*m), cols: make([][]int32, jobUnits)}
+		for i := range w.cols {
+			w.cols[i] = make([]int32, 0, len(f.all))
+		}
 		w.rng = rand.New(&w.src)
 		f.ws = append(f.ws, w)
 		f.loops = append(f.loops, func() {
@@ -263,23 +276,19 @@ func (f *is32) signalSum() float64 {
 	return s
 }
 
-func (f *is32) refreshItem(_ *worker32, item int) {
+func (f *is32) refreshItem(w *worker32, item int) {
 	j := f.refresh[item]
 	n := f.t.net
 	switch j.kind {
-	case jobW32: // W_l is n_{l−1} × n_l; wt[l] row u is its column u
+	case jobWR32: // rows lo…hi−1 of W_l (n_{l−1} × n_l) are columns of W_lᵀ
 		rows, cols := n.Sizes[j.l-1], n.Sizes[j.l]
-		w, wt := n.W[j.l], f.wt[j.l]
-		for u := j.lo; u < j.hi; u++ {
-			dst := wt[u*rows : (u+1)*rows]
-			for i := range dst {
-				dst[i] = float32(w[i*cols+u])
-			}
+		w32 := w.conv[:(j.hi-j.lo)*cols]
+		for i, v := range n.W[j.l][j.lo*cols : j.hi*cols] {
+			w32[i] = float32(v)
 		}
-	case jobR32:
-		cols := n.Sizes[j.l]
-		src, dst := n.Rec.R[j.l][j.lo*cols:j.hi*cols], f.r[j.l][j.lo*cols:j.hi*cols]
-		for i, v := range src {
+		tr32.Float32(f.wt[j.l][j.lo:], rows, w32, cols, j.hi-j.lo, cols)
+		dst := f.r[j.l][j.lo*cols : j.hi*cols]
+		for i, v := range n.Rec.R[j.l][j.lo*cols : j.hi*cols] {
 			dst[i] = float32(v)
 		}
 	case jobSmall32:
@@ -319,10 +328,11 @@ func (f *is32) onRow(l, r int) []int32 {
 }
 
 // draw sets h_j = 1 with probability p_j (a 24-bit uniform below p_j; two
-// per 64-bit draw) and returns the on-list.
+// per 64-bit draw) and returns the on-list (on has room for len(p)), with
+// no branch on the outcome.
 func draw(rng *rand.Rand, p, h []float32, on []int32) []int32 {
-	on = on[:0]
-	h = h[:len(p)]
+	h, on = h[:len(p)], on[:len(p)]
+	n := 0
 	var u uint64
 	for j, pj := range p {
 		if j&1 == 0 {
@@ -330,14 +340,15 @@ func draw(rng *rand.Rand, p, h []float32, on []int32) []int32 {
 		} else {
 			u <<= 24
 		}
+		v := 0
 		if float32(u>>40)*0x1p-24 < pj {
-			h[j] = 1
-			on = append(on, int32(j))
-		} else {
-			h[j] = 0
+			v = 1
 		}
+		h[j] = float32(v)
+		on[n] = int32(j)
+		n += v
 	}
-	return on
+	return on[:n]
 }
 
 // drawAR draws an autoregressive layer in raster order: act holds the
@@ -488,37 +499,54 @@ func (f *is32) gradItem(w *worker32, item int) {
 	case jobGradW: // ∂W_l[i,u] = Σ_{r: h_{l,r,u}=1} δ_{l−1,r,i}
 		m, k := f.sizes[l-1], f.sizes[l]
 		g := t.grad[f.offW[l]:]
-		for u := j.lo; u < j.hi; u++ {
-			sum := f.rowSum(w, m, f.a[l-1][:R*m], f.column(w, l, u, R))
-			for i, v := range sum {
-				g[i*k+u] = -f.scale * float64(v)
+		cols := f.columns(w, l, j.lo, j.hi, R)
+		sums := w.sumW[:len(cols)*m]
+		clear(sums)
+		for c0 := 0; c0 < m; c0 += colBlock {
+			c1 := min(c0+colBlock, m)
+			for u, rows := range cols {
+				rowsum.AddRowsStride32(sums[u*m+c0:u*m+c1], f.a[l-1][c0:R*m], m, rows)
+			}
+		}
+		for u := range cols {
+			for i, v := range sums[u*m : (u+1)*m] {
+				g[i*k+j.lo+u] = -f.scale * float64(v)
 			}
 		}
 	case jobGradS: // ∂S_l[i,u] (i > u) = Σ_{r: h_{l,r,u}=1} δ_{l,r,i}
 		k := f.sizes[l]
 		g := t.grad[f.offS[l]:]
+		cols := f.columns(w, l, j.lo, j.hi, R)
 		for u := j.lo; u < j.hi; u++ {
-			sum := f.rowSum(w, k, f.a[l][:R*k], f.column(w, l, u, R))
+			sum := f.rowSum(w, k, f.a[l][:R*k], cols[u-j.lo])
 			for i := u + 1; i < k; i++ {
 				g[i*(i-1)/2+u] = -f.scale * float64(sum[i])
 			}
 		}
-	case jobGradB:
+	case jobGradB: // columns [c0, c1) of Σ_r δ_{l,r}
 		k := f.sizes[l]
-		sum := f.rowSum(w, k, f.a[l][:R*k], f.all[:R])
-		g := t.grad[f.offB[l] : f.offB[l]+k]
+		sum := w.sum[:j.c1-j.c0]
+		clear(sum)
+		rowsum.AddRowsStride32(sum, f.a[l][j.c0:R*k], k, f.all[:R])
+		g := t.grad[f.offB[l]+j.c0 : f.offB[l]+j.c1]
 		for i, v := range sum {
 			g[i] = -f.scale * float64(v)
 		}
 	case jobGradR: // ∂R_l[i,u] = Σ_{r: h_{l−1,r,i}=1} ε_{l,r,u}
 		k := f.sizes[l]
 		g := t.gradPhi[f.offR[l]:]
+		var cols [][]int32
+		if l == 1 { // h_0 = x is shared by an example's rows: sum e1
+			cols = f.columns(w, 0, j.lo, j.hi, f.nb)
+		} else {
+			cols = f.columns(w, l-1, j.lo, j.hi, R)
+		}
 		for i := j.lo; i < j.hi; i++ {
 			var sum []float32
-			if l == 1 { // h_0 = x is shared by an example's rows: sum e1
-				sum = f.rowSum(w, k, f.e1[:f.nb*k], f.column(w, 0, i, f.nb))
+			if l == 1 {
+				sum = f.rowSum(w, k, f.e1[:f.nb*k], cols[i-j.lo])
 			} else {
-				sum = f.rowSum(w, k, f.q[l][:R*k], f.column(w, l-1, i, R))
+				sum = f.rowSum(w, k, f.q[l][:R*k], cols[i-j.lo])
 			}
 			dst := g[i*k : (i+1)*k]
 			for u, v := range sum {
@@ -540,8 +568,9 @@ func (f *is32) gradItem(w *worker32, item int) {
 	case jobGradT: // ∂T_l[u',u] (u' > u) = Σ_{r: h_{l,r,u}=1} ε_{l,r,u'}
 		k := f.sizes[l]
 		g := t.gradPhi[f.offT[l]:]
+		cols := f.columns(w, l, j.lo, j.hi, R)
 		for u := j.lo; u < j.hi; u++ {
-			sum := f.rowSum(w, k, f.q[l][:R*k], f.column(w, l, u, R))
+			sum := f.rowSum(w, k, f.q[l][:R*k], cols[u-j.lo])
 			for i := u + 1; i < k; i++ {
 				g[i*(i-1)/2+u] = float64(sum[i])
 			}
@@ -558,33 +587,53 @@ func (f *is32) rowSum(w *worker32, k int, mat []float32, idx []int32) []float32 
 	return dst
 }
 
-// column lists the rows (among the first R) whose unit u of layer l is at
-// 1; for l = 0, the examples' rows (R = f.nb: examples; R = rows: each
-// example's S rows).
-func (f *is32) column(w *worker32, l, u, R int) []int32 {
-	out := w.rows[:0]
+// columns lists, for each unit u = lo … hi−1 of layer l, the rows (among
+// the first R) where it is at 1, in one pass over the rows; for l = 0 (the
+// examples' x), the examples (R = the minibatch's size) or each example's
+// S rows.
+func (f *is32) columns(w *worker32, l, lo, hi, R int) [][]int32 {
+	cols := w.cols[:hi-lo]
+	for i := range cols {
+		cols[i] = cols[i][:0]
+	}
 	if l == 0 {
 		n0 := f.sizes[0]
 		for k := range f.nb {
-			if f.x[k*n0+u] == 0 {
-				continue
-			}
-			if R == f.nb {
-				out = append(out, int32(k))
-				continue
-			}
-			for s := range f.S {
-				out = append(out, int32(k*f.S+s))
+			for i, v := range f.x[k*n0+lo : k*n0+hi] {
+				if v == 0 {
+					continue
+				}
+				if R == f.nb {
+					cols[i] = append(cols[i], int32(k))
+					continue
+				}
+				for s := range f.S {
+					cols[i] = append(cols[i], int32(k*f.S+s))
+				}
 			}
 		}
-		return out
+		return cols
 	}
+	// Every row is written at its list's end, which advances when the
+	// unit is at 1: no branch on the states.
+	var cnt [jobUnits]int
 	k := f.sizes[l]
 	h := f.h[l]
+	for i := range cols {
+		cols[i] = cols[i][:R]
+	}
 	for r := range R {
-		if h[r*k+u] != 0 {
-			out = append(out, int32(r))
+		for i, v := range h[r*k+lo : r*k+hi] {
+			cols[i][cnt[i]] = int32(r)
+			b := 0
+			if v != 0 {
+				b = 1
+			}
+			cnt[i] += b
 		}
 	}
-	return out
+	for i := range cols {
+		cols[i] = cols[i][:cnt[i]]
+	}
+	return cols
 }

@@ -36,6 +36,8 @@ func TestIS32Gradients(t *testing.T) {
 		ar    bool
 	}{
 		{[]int{12, 5}, false}, {[]int{10, 6, 3}, false}, {[]int{9, 4}, true}, {[]int{8, 5, 3}, true}, {[]int{17, 9}, false},
+		// More than colBlock visible (and first-layer) units: ∂W_1 and ∂b_0 by blocks.
+		{[]int{300, 7}, false}, {[]int{140, 130, 3}, true},
 	} {
 		name := fmt.Sprint(c.sizes, c.ar)
 		n := randomNet(c.sizes, c.ar, 1, 61)
