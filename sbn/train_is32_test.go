@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/nmath"
 )
 
@@ -161,5 +162,27 @@ func TestIS32DrawsFollowQ(t *testing.T) {
 		if math.Abs(total-S*steps) > 1e-6*S*steps || chi2 > 61 {
 			t.Errorf("ar %v: χ² = %.1f over 32 states (expected ≈ 31), Σ Q = %g", ar, chi2, total/(S*steps))
 		}
+	}
+}
+
+// TestIS32NoAllocs: with one worker (no goroutine to start) a minibatch of
+// the float32 path allocates nothing once its buffers exist.
+func TestIS32NoAllocs(t *testing.T) {
+	n := randomNet([]int{20, 10, 5}, true, 1, 81)
+	set := plantedData(n, 30, 9)
+	o := DefaultTrainOptions()
+	o.Precision, o.Workers, o.BatchSize = "float32", 1, 30
+	tr, err := NewTrainer(n, len(set), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := make([]int, len(set))
+	for i := range idx {
+		idx[i] = i
+	}
+	var ex data.Examples = set // boxed once, not per call
+	b := 0
+	if a := testing.AllocsPerRun(3, func() { b++; tr.minibatch(ex, idx, 1, b) }); a != 0 {
+		t.Errorf("%g allocations per minibatch", a)
 	}
 }

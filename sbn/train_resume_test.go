@@ -138,18 +138,20 @@ func TestResume(t *testing.T) {
 // as train.ErrDiverged naming the epoch and minibatch.
 func TestDiverged(t *testing.T) {
 	data := plantedData(randomNet([]int{6, 3}, false, 2, 42), 200, 5)
-	n := New([]int{6, 3}, false)
-	o := DefaultTrainOptions()
-	o.LearningRate, o.Prior, o.Friction = 1e12, "none", 0.01
-	tr, err := NewTrainer(n, len(data), o)
-	if err != nil {
-		t.Fatal(err)
+	for _, precision := range []string{"float64", "float32"} {
+		n := New([]int{6, 3}, false)
+		o := DefaultTrainOptions()
+		o.LearningRate, o.Prior, o.Friction, o.Precision = 1e12, "none", 0.01, precision
+		tr, err := NewTrainer(n, len(data), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tr.TrainEpoch(data)
+		if !errors.Is(err, train.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
+			t.Errorf("%s: got %v", precision, err)
+		}
+		t.Log(err)
 	}
-	_, err = tr.TrainEpoch(data)
-	if !errors.Is(err, train.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
-		t.Errorf("got %v", err)
-	}
-	t.Log(err)
 }
 
 // TestAverage: with Average = 2 the evaluated net is the mean of the last
