@@ -45,11 +45,9 @@ type is32 struct {
 	// float32 copies of the parameters: wt[l] = W_lᵀ (n_l × n_{l−1}),
 	// st[l] = S_lᵀ, r[l] = R_l (n_{l−1} × n_l), tt[l] = T_lᵀ, b, c.
 	wt, b, st, r, c, tt [][]float32
-	// The examples: x (BatchSize × n_0) with their on-lists xon (the
-	// first nx[k] entries of row k).
+	// The examples: x (BatchSize × n_0) and room for their on-lists.
 	x   []float32
 	xon []int32
-	nx  []int32
 	// Per row r = k·S + s (l ≥ 1): the states h[l] and their on-lists
 	// on[l] (the first non[l][r] entries of row r); a[l] (l ≥ 0) σ of the
 	// generative activations, then δ; q[l] σ of the recognition
@@ -86,7 +84,7 @@ type is32 struct {
 }
 
 // job32 is an item of the refresh or gradient phase: rows (units) lo…hi−1
-// of a block of layer l (for ∂W_l and ∂b_l, columns c0…c1−1 of it).
+// of a block of layer l (for ∂b_l, its entries c0…c1−1).
 type job32 struct {
 	kind   uint8
 	l      int
@@ -153,7 +151,7 @@ func newIS32(t *Trainer) *is32 {
 		f.h[l], f.q[l] = mk(rows*k), mk(rows*k)
 		f.on[l], f.non[l] = make([]int32, rows*k), make([]int32, rows)
 	}
-	f.x, f.xon, f.nx = mk(B*n.Sizes[0]), make([]int32, B*n.Sizes[0]), make([]int32, B)
+	f.x, f.xon = mk(B*n.Sizes[0]), make([]int32, B*n.Sizes[0])
 	f.lw, f.e1, f.signal = make([]float64, rows), mk(B*n.Sizes[1]), make([]float64, B)
 	f.zero = mk(maxN)
 	f.all = make([]int32, max(rows, B))
@@ -395,7 +393,6 @@ func (f *is32) exampleItem(w *worker32, k int) {
 			xon = append(xon, int32(i))
 		}
 	}
-	f.nx[k] = int32(len(xon))
 	// Q(h_1 | x)'s input c_1 + R_1ᵀx is the same for the S proposals.
 	qb := w.qb
 	copy(qb, f.c[1])
