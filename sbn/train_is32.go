@@ -510,14 +510,17 @@ func (f *is32) gradItem(w *worker32, item int) {
 				g[i*k+j.lo+u] = -f.scale * float64(v)
 			}
 		}
-	case jobGradS: // ∂S_l[i,u] (i > u) = Σ_{r: h_{l,r,u}=1} δ_{l,r,i}
+	case jobGradS, jobGradT: // ∂S_l[i,u] (i > u) = Σ_{r: h_{l,r,u}=1} δ_{l,r,i}; ∂T_l the same of ε
 		k := f.sizes[l]
-		g := t.grad[f.offS[l]:]
+		mat, g, scale := f.a[l], t.grad[f.offS[l]:], -f.scale
+		if j.kind == jobGradT {
+			mat, g, scale = f.q[l], t.gradPhi[f.offT[l]:], 1
+		}
 		cols := f.columns(w, l, j.lo, j.hi, R)
 		for u := j.lo; u < j.hi; u++ {
-			sum := f.rowSum(w, k, f.a[l][:R*k], cols[u-j.lo])
+			sum := f.rowSum(w, k, mat[:R*k], cols[u-j.lo])
 			for i := u + 1; i < k; i++ {
-				g[i*(i-1)/2+u] = -f.scale * float64(sum[i])
+				g[i*(i-1)/2+u] = scale * float64(sum[i])
 			}
 		}
 	case jobGradB: // columns [c0, c1) of Σ_r δ_{l,r}
@@ -561,16 +564,6 @@ func (f *is32) gradItem(w *worker32, item int) {
 		g := t.gradPhi[f.offC[l] : f.offC[l]+k]
 		for u, v := range sum {
 			g[u] = float64(v)
-		}
-	case jobGradT: // ∂T_l[u',u] (u' > u) = Σ_{r: h_{l,r,u}=1} ε_{l,r,u'}
-		k := f.sizes[l]
-		g := t.gradPhi[f.offT[l]:]
-		cols := f.columns(w, l, j.lo, j.hi, R)
-		for u := j.lo; u < j.hi; u++ {
-			sum := f.rowSum(w, k, f.q[l][:R*k], cols[u-j.lo])
-			for i := u + 1; i < k; i++ {
-				g[i*(i-1)/2+u] = float64(sum[i])
-			}
 		}
 	}
 }
