@@ -424,12 +424,7 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 		workers = runtime.GOMAXPROCS(0)
 	}
 	if t.is32 != nil {
-		for step := range t.opt.Steps {
-			t.cur.step = step
-			t.is32.step(idx, scale, workers)
-			t.update(epoch, b, step, len(idx))
-		}
-		return t.is32.signalSum()
+		return t.is32.minibatch(idx, scale, workers, epoch, b)
 	}
 	t.active = 0
 	for lo := 0; lo < len(idx); lo += chunkSize {

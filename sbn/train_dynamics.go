@@ -113,6 +113,55 @@ func (d *dynamics) step(theta, gradU []float64, rng *rand.Rand) {
 	}
 }
 
+// begin starts a step taken in ranges (stepRange): Adam's step count.
+func (d *dynamics) begin() {
+	if d.method == "adam" {
+		d.adam.T++
+	}
+}
+
+// stepRange is step on theta[lo:hi] with its own noise stream rng, so that
+// a partition of the parameters can be moved concurrently (the numbers
+// then depend on the partition, not on the goroutines): after begin, the
+// ranges, and for sgnht finish with the sum of the ranges' returns (their
+// Σ v² in a fixed order). sghmc and adam move θ here; sgnht only v.
+func (d *dynamics) stepRange(theta, gradU []float64, rng *rand.Rand, lo, hi int) (kin float64) {
+	switch d.method {
+	case "sghmc":
+		keep, eta := 1-d.alpha, d.eta
+		sd := math.Sqrt(2 * (d.alpha - d.betaHat) * eta)
+		theta, v, gradU := theta[lo:hi], d.v[lo:hi], gradU[lo:hi]
+		for i := range theta {
+			v[i] = keep*v[i] - eta*gradU[i] + sd*rng.NormFloat64()
+			theta[i] += v[i]
+		}
+	case "sgnht":
+		keep, eta := 1-d.xi, d.eta
+		sd := math.Sqrt(2 * eta * d.a)
+		v, gradU := d.v[lo:hi], gradU[lo:hi]
+		for i := range v {
+			v[i] = keep*v[i] - eta*gradU[i] + sd*rng.NormFloat64()
+			kin += v[i] * v[i]
+		}
+	case "adam":
+		d.adam.StepRange(theta, gradU, 1/d.n, lo, hi)
+	}
+	return kin
+}
+
+// finish ends a step taken in ranges: sgnht's thermostat from kin = Σ v²
+// and θ ← θ + v.
+func (d *dynamics) finish(theta []float64, kin float64) {
+	if d.method != "sgnht" {
+		return
+	}
+	d.xi += kin/float64(len(theta)) - d.eta
+	v := d.v[:len(theta)]
+	for i := range theta {
+		theta[i] += v[i]
+	}
+}
+
 // adam holds the moment estimates of Adam.
 // paramSlices lists the parameter slices of a net (as parameters or as a
 // gradient) in the flat order: b_0 … b_L, W_1 … W_L, S_0 … S_L; tri[k] is

@@ -37,7 +37,14 @@ import (
 //     of the δ rows per latent unit j), likewise S, T and R (for R_1 the
 //     S rows of an example share x, so their ε rows are summed first), and
 //     writes its part of the trainer's flat gradients: grad = −(N/|B|) Σ
-//     (the prior is added by the caller) and gradPhi = Σ.
+//     and gradPhi = Σ;
+//  4. update: the prior's gradient, the dynamics step and Adam's step on
+//     φ, by blocks of updBlock parameters, block b of θ with its own noise
+//     stream keyed by (seed, epoch, minibatch, step, b) (the float64 path
+//     draws the step's noise from one stream).
+//
+// The float32 copies are refreshed from the flat θ and φ; the net's own
+// slices receive them at the end of the minibatch.
 type is32 struct {
 	sizes []int
 	L, S  int
@@ -61,16 +68,18 @@ type is32 struct {
 	zero    []float32
 	all     []int32 // 0, 1, 2, …: every row
 
-	refresh, grads []job32
+	refresh, grads, updates []job32
+	kin                     []float64 // sgnht: Σ v² of each block of θ
 	// Offsets of each block in the flat θ (b_l, W_l, S_l) and φ (R_l,
 	// c_l, T_l) of paramSlices and recSlices.
 	offB, offW, offS, offR, offC, offT []int
 
 	// The current step.
-	t     *Trainer
-	idx   []int
-	nb    int
-	scale float64
+	t                 *Trainer
+	idx               []int
+	nb                int
+	scale             float64
+	epoch, batch, now int
 
 	ws    []*worker32
 	loops []func()
@@ -80,7 +89,7 @@ type is32 struct {
 	wg    workgroup.Group
 	// The phases as func values, made once (a method value made per call
 	// would allocate).
-	doRefresh, doExample, doGrad func(*worker32, int)
+	doRefresh, doExample, doGrad, doUpdate func(*worker32, int)
 }
 
 // job32 is an item of the refresh or gradient phase: rows (units) lo…hi−1
@@ -101,6 +110,8 @@ const (
 	jobGradR          // ∂R_l for units i of layer l−1
 	jobGradC          // ∂c_l
 	jobGradT          // ∂T_l for units k of layer l
+	jobTheta          // the update of θ[lo:hi]
+	jobPhi            // the update of φ[lo:hi]
 )
 
 // worker32 is one goroutine's scratch.
@@ -122,6 +133,10 @@ type worker32 struct {
 // colBlock float32, 256 KB by default, stay in a core's L2 cache while the
 // item's units select from them).
 const jobUnits, refreshRows, colBlock = 8, 32, 128
+
+// updBlock is the number of parameters per update item (a fixed number:
+// the noise streams are keyed by block).
+const updBlock = 4096
 
 func newIS32(t *Trainer) *is32 {
 	n, o := t.net, t.opt
@@ -189,7 +204,14 @@ func newIS32(t *Trainer) *is32 {
 			units(jobGradT, l, n.Sizes[l], &f.grads)
 		}
 	}
-	f.doRefresh, f.doExample, f.doGrad = f.refreshItem, f.exampleItem, f.gradItem
+	for lo := 0; lo < len(t.theta); lo += updBlock {
+		f.updates = append(f.updates, job32{kind: jobTheta, lo: lo, hi: min(lo+updBlock, len(t.theta))})
+	}
+	f.kin = make([]float64, len(f.updates))
+	for lo := 0; lo < len(t.phi); lo += updBlock {
+		f.updates = append(f.updates, job32{kind: jobPhi, lo: lo, hi: min(lo+updBlock, len(t.phi))})
+	}
+	f.doRefresh, f.doExample, f.doGrad, f.doUpdate = f.refreshItem, f.exampleItem, f.gradItem, f.updateItem
 	return f
 }
 
@@ -255,13 +277,56 @@ func (f *is32) parallel(workers, items int, fn func(*worker32, int)) {
 	f.wg.Wait()
 }
 
-// step computes the gradients of one dynamics step on the examples idx
-// into t.grad (−scale·Σ, without the prior) and t.gradPhi (Σ).
-func (f *is32) step(idx []int, scale float64, workers int) {
+// minibatch runs the steps of minibatch b of epoch on the examples idx
+// (gradients scaled by scale = N/|B|) and returns the sum of its examples'
+// signal at the last step.
+func (f *is32) minibatch(idx []int, scale float64, workers, epoch, b int) float64 {
+	t := f.t
+	f.epoch, f.batch = epoch, b
+	for step := range t.opt.Steps {
+		t.cur.step = step
+		f.gradients(idx, scale, workers)
+		f.update(step, workers)
+	}
+	scatter(t.theta, t.gen, t.genTri)
+	scatter(t.phi, t.rec, t.recTri)
+	return f.signalSum()
+}
+
+// gradients computes the gradients of one dynamics step on the examples
+// idx into t.grad (−scale·Σ, without the prior) and t.gradPhi (Σ).
+func (f *is32) gradients(idx []int, scale float64, workers int) {
 	f.idx, f.nb, f.scale = idx, len(idx), scale
 	f.parallel(workers, len(f.refresh), f.doRefresh)
 	f.parallel(workers, len(idx), f.doExample)
 	f.parallel(workers, len(f.grads), f.doGrad)
+}
+
+// update takes the step's dynamics step on θ (with the prior) and Adam's
+// step on φ (an ascent on J(φ): a descent on −(1/|B|) gradPhi).
+func (f *is32) update(step, workers int) {
+	t := f.t
+	f.now = step
+	t.dyn.begin()
+	t.recAdam.T++
+	f.parallel(workers, len(f.updates), f.doUpdate)
+	kin := 0.0
+	for _, k := range f.kin {
+		kin += k
+	}
+	t.dyn.finish(t.theta, kin)
+}
+
+func (f *is32) updateItem(w *worker32, item int) {
+	t := f.t
+	j := f.updates[item]
+	if j.kind == jobPhi {
+		t.recAdam.StepRange(t.phi, t.gradPhi, -1/float64(f.nb), j.lo, j.hi)
+		return
+	}
+	t.prior.AddGradU(t.theta[j.lo:j.hi], t.grad[j.lo:j.hi])
+	w.src.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(f.epoch), uint64(f.batch), uint64(f.now), uint64(item)), 0)
+	f.kin[item] = t.dyn.stepRange(t.theta, t.grad, w.rng, j.lo, j.hi)
 }
 
 // signalSum is the sum over the minibatch's examples of the IS bound at
@@ -276,46 +341,51 @@ func (f *is32) signalSum() float64 {
 
 func (f *is32) refreshItem(w *worker32, item int) {
 	j := f.refresh[item]
-	n := f.t.net
+	t := f.t
+	n := t.net
 	switch j.kind {
 	case jobWR32: // rows lo…hi−1 of W_l (n_{l−1} × n_l) are columns of W_lᵀ
 		rows, cols := n.Sizes[j.l-1], n.Sizes[j.l]
 		w32 := w.conv[:(j.hi-j.lo)*cols]
-		for i, v := range n.W[j.l][j.lo*cols : j.hi*cols] {
-			w32[i] = float32(v)
-		}
+		ow, or := f.offW[j.l]+j.lo*cols, f.offR[j.l]+j.lo*cols
+		conv32(w32, t.theta[ow:ow+len(w32)])
 		tr32.Float32(f.wt[j.l][j.lo:], rows, w32, cols, j.hi-j.lo, cols)
-		dst := f.r[j.l][j.lo*cols : j.hi*cols]
-		for i, v := range n.Rec.R[j.l][j.lo*cols : j.hi*cols] {
-			dst[i] = float32(v)
-		}
+		conv32(f.r[j.l][j.lo*cols:j.hi*cols], t.phi[or:or+len(w32)])
 	case jobSmall32:
-		conv := func(dst []float32, src []float64) {
-			for i, v := range src {
-				dst[i] = float32(v)
-			}
-		}
 		for l, k := range n.Sizes {
-			conv(f.b[l], n.B[l])
+			conv32(f.b[l], t.theta[f.offB[l]:f.offB[l]+k])
 			if l > 0 {
-				conv(f.c[l], n.Rec.C[l])
+				conv32(f.c[l], t.phi[f.offC[l]:f.offC[l]+k])
 			}
 			if f.ar {
-				transpose32(f.st[l], n.S[l], k)
+				lowerT32(f.st[l], t.theta[f.offS[l]:], k)
 				if l > 0 {
-					transpose32(f.tt[l], n.Rec.T[l], k)
+					lowerT32(f.tt[l], t.phi[f.offT[l]:], k)
 				}
 			}
 		}
 	}
 }
 
-// transpose32 writes the k×k matrix sᵀ, rounded, into dst.
-func transpose32(dst []float32, s []float64, k int) {
-	for i := range k {
-		for j, v := range s[i*k : (i+1)*k] {
+// conv32 sets dst to src rounded to float32.
+func conv32(dst []float32, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = float32(v)
+	}
+}
+
+// lowerT32 writes into the k×k dst the transpose of the strictly lower
+// triangular matrix whose free entries (row by row, as gather packs them)
+// begin packed: dst[j·k + i] = s[i,j] for j < i (dst's other entries stay
+// zero).
+func lowerT32(dst []float32, packed []float64, k int) {
+	o := 0
+	for i := 1; i < k; i++ {
+		for j, v := range packed[o : o+i] {
 			dst[j*k+i] = float32(v)
 		}
+		o += i
 	}
 }
 

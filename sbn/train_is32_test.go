@@ -49,7 +49,7 @@ func TestIS32Gradients(t *testing.T) {
 		scale := float64(tr.n) / float64(len(idx))
 		for step := range 2 {
 			tr.cur.step = step
-			tr.is32.step(idx, scale, 2)
+			tr.is32.gradients(idx, scale, 2)
 			g, gr := New(n.Sizes, n.AR()), NewRecognition(n.Sizes, n.AR())
 			gs, sc := n.NewGradScratch(), n.NewScratch()
 			h := n.States()
@@ -130,7 +130,7 @@ func TestIS32DrawsFollowQ(t *testing.T) {
 		counts := make([]float64, 32)
 		for step := range steps {
 			tr.cur.step = step
-			tr.is32.step([]int{0}, 1, 1)
+			tr.is32.gradients([]int{0}, 1, 1)
 			for s := range S {
 				code := 0
 				for l, b := 1, 0; l <= 2; l++ {
