@@ -82,35 +82,11 @@ func newDynamics(method string, lr, friction, gradNoise, noiseA float64, N, size
 	return d, nil
 }
 
-// step moves theta given gradU = ∇Ũ(θ), drawing the injected noise from rng.
+// step moves theta given gradU = ∇Ũ(θ), drawing the injected noise from rng
+// (one range covering θ).
 func (d *dynamics) step(theta, gradU []float64, rng *rand.Rand) {
-	switch d.method {
-	case "sghmc":
-		keep, eta := 1-d.alpha, d.eta
-		sd := math.Sqrt(2 * (d.alpha - d.betaHat) * eta)
-		v := d.v[:len(theta)]
-		gradU = gradU[:len(theta)]
-		for i := range theta {
-			v[i] = keep*v[i] - eta*gradU[i] + sd*rng.NormFloat64()
-			theta[i] += v[i]
-		}
-	case "sgnht":
-		keep, eta := 1-d.xi, d.eta
-		sd := math.Sqrt(2 * eta * d.a)
-		v := d.v[:len(theta)]
-		gradU = gradU[:len(theta)]
-		kin := 0.0
-		for i := range theta {
-			v[i] = keep*v[i] - eta*gradU[i] + sd*rng.NormFloat64()
-			kin += v[i] * v[i]
-		}
-		d.xi += kin/float64(len(theta)) - eta
-		for i := range theta {
-			theta[i] += v[i]
-		}
-	case "adam":
-		d.adam.Step(theta, gradU, 1/d.n)
-	}
+	d.begin()
+	d.finish(theta, d.stepRange(theta, gradU, rng, 0, len(theta)))
 }
 
 // begin starts a step taken in ranges (stepRange): Adam's step count.
