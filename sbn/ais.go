@@ -311,6 +311,7 @@ type estChain struct {
 	tab          *estTable
 	scratch      *Scratch
 	sinceRefresh int
+	qFirst       qFirst // importance sampling: Q's first layer for the current x
 }
 
 // estTable holds e[l][u·n_{l−1}+i] = e^{β W_l[i,u]} for one β.

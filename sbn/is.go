@@ -121,12 +121,15 @@ func completeAccs(units eval.Units, acc []nmath.LogWeights) error {
 }
 
 // importance draws m proposals h ~ Q(· | x) for the chain's visible state
-// and accumulates log w = log p(x, h) − log Q(h | x).
+// and accumulates log w = log p(x, h) − log Q(h | x). Q's first layer,
+// which depends on x alone, is computed once for the m proposals (the
+// arithmetic of SampleQ, so the same bits).
 func (c *estChain) importance(m int, rng *rand.Rand) nmath.LogWeights {
 	a := nmath.NewLogWeights()
 	n := c.e.n
+	n.newQFirst(&c.qFirst, c.h[0])
 	for range m {
-		lq := n.SampleQ(c.h, rng, c.scratch)
+		lq := n.sampleQ(c.h, rng, c.scratch, &c.qFirst)
 		c.recompute()
 		a.Add(c.logJoint(1) - lq)
 	}

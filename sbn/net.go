@@ -329,15 +329,60 @@ func (r *Recognition) recInputs(l int, below []float64, a []float64) {
 // SampleQ draws h_1 … h_L from Q given h[0] = x, layer by layer bottom-up
 // and in raster order within a layer, and returns log Q of the draw.
 func (n *Net) SampleQ(h [][]float64, rng *rand.Rand, sc *Scratch) float64 {
+	return n.sampleQ(h, rng, sc, nil)
+}
+
+// qFirst holds what Q(h_1 | x) draws from for one x, the same for every
+// proposal: the inputs c_1 + R_1ᵀx and, without within-layer weights, σ
+// and softplus of them.
+type qFirst struct {
+	a, sig, sp []float64
+}
+
+// newQFirst sets q to the first layer's inputs for x = h0 (σ and softplus
+// too when the layer has no T).
+func (n *Net) newQFirst(q *qFirst, h0 []float64) {
+	k := n.Sizes[1]
+	if q.a == nil {
+		q.a, q.sig, q.sp = make([]float64, k), make([]float64, k), make([]float64, k)
+	}
+	n.Rec.recInputs(1, h0, q.a)
+	if n.Rec.T != nil {
+		return
+	}
+	for i, ai := range q.a {
+		q.sig[i], q.sp[i] = nmath.Sigmoid(ai), nmath.Softplus(ai)
+	}
+}
+
+// sampleQ is SampleQ, with the first layer's inputs (and σ, softplus)
+// from first when it is not nil: the same values, so the same draws and
+// log Q.
+func (n *Net) sampleQ(h [][]float64, rng *rand.Rand, sc *Scratch, first *qFirst) float64 {
 	r := n.Rec
 	lq := 0.0
 	for l := 1; l <= n.Layers(); l++ {
 		k := n.Sizes[l]
 		a := sc.a[:k]
-		r.recInputs(l, h[l-1], a)
+		if l == 1 && first != nil {
+			a = first.a
+		} else {
+			r.recInputs(l, h[l-1], a)
+		}
 		var t []float64
 		if r.T != nil {
 			t = r.T[l]
+		}
+		if l == 1 && first != nil && t == nil {
+			for i, ai := range a {
+				if rng.Float64() < first.sig[i] {
+					h[1][i] = 1
+				} else {
+					h[1][i] = 0
+				}
+				lq += h[1][i]*ai - first.sp[i]
+			}
+			continue
 		}
 		for i := range k {
 			ai := a[i] + lowerDot(t, k, i, h[l])

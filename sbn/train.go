@@ -67,6 +67,12 @@ type TrainOptions struct {
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.
 	Workers int
+	// Precision of the adaptive importance sampler's arithmetic: "float32"
+	// (train_is32.go: float32 sums of the batched proposals and gradients,
+	// float64 log-weights, parameters and dynamics) or "float64" (the
+	// per-sample path; "" means float64). The Gibbs sampler runs in float64
+	// either way.
+	Precision string
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
 }
@@ -75,14 +81,16 @@ type TrainOptions struct {
 // SGHMC with per-data learning rate 0.01 and momentum decay 0.1, the
 // adaptive importance sampler with Adam 0.001 for the recognition net,
 // Student-t prior σ = 0.09, ν = 2.2, 10 steps per minibatch of 100, L = 5,
-// Gibbs burn-in 5, the last sample evaluated.
+// Gibbs burn-in 5, the last sample evaluated; the adaptive importance
+// sampler in float32 (paired runs against float64 reach the same test
+// log-likelihood within its standard error).
 func DefaultTrainOptions() TrainOptions {
 	return TrainOptions{
 		Method: "sghmc", Sampler: "adaptive-is", Prior: "student-t",
 		LearningRate: 0.01, Friction: 0.1, NoiseA: 0.1,
 		PriorSigma: 0.09, PriorNu: 2.2,
 		Steps: 10, BatchSize: 100, Samples: 5, BurnIn: 5, GibbsSweeps: 1,
-		RecLearningRate: 0.001, Average: 1, Seed: 1,
+		RecLearningRate: 0.001, Average: 1, Seed: 1, Precision: "float32",
 	}
 }
 
@@ -138,6 +146,7 @@ type Trainer struct {
 	phi, gradPhi []float64
 	recAdam      optim.Adam
 
+	is32    *is32        // the float32 adaptive importance sampler (nil: the per-sample float64 path)
 	gibbs   *gibbsTables // the Gibbs sampler's tables (nil for adaptive-is)
 	tabs    *gibbsTables // W_lᵀ (and, for gibbs, the exponentials), refreshed each step
 	latent  int          // Σ_{l≥1} n_l
@@ -218,6 +227,8 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("sbn trainer: recognition learning rate %v must be a positive number", o.RecLearningRate)
 	case o.Average < 0 || o.Workers < 0:
 		return nil, fmt.Errorf("sbn trainer: average %d and workers %d must not be negative", o.Average, o.Workers)
+	case o.Precision != "" && o.Precision != "float64" && o.Precision != "float32":
+		return nil, fmt.Errorf("sbn trainer: precision %q: expected float64 or float32", o.Precision)
 	}
 	t := &Trainer{net: n, opt: o, n: N, prior: Prior{o.Prior, o.PriorSigma, o.PriorNu}}
 	if err := t.prior.Check(); err != nil {
@@ -265,6 +276,11 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 			t.avg[i] = make([]float64, P)
 		}
 	}
+	t.noise = rand.New(&t.noiseSrc)
+	if o.Sampler == "adaptive-is" && o.Precision == "float32" {
+		t.is32 = newIS32(t)
+		return t, nil
+	}
 	for lo := 0; lo < o.BatchSize; lo += chunkSize {
 		t.tasks = append(t.tasks, t.newTask())
 	}
@@ -278,7 +294,6 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	if t.phi != nil {
 		t.gRec0, _ = recSlices(t.tasks[0].gRec, n.Sizes)
 	}
-	t.noise = rand.New(&t.noiseSrc)
 	t.work = func() {
 		for {
 			k := int(t.next.Add(1)) - 1
@@ -405,16 +420,19 @@ func (t *Trainer) checkFinite() error {
 // sum over them of the signal at the last step.
 func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal float64) {
 	t.cur.data, t.cur.epoch, t.cur.batch = x, epoch, b
+	scale := float64(t.n) / float64(len(idx))
+	workers := t.opt.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	if t.is32 != nil {
+		return t.is32.minibatch(idx, scale, workers, epoch, b)
+	}
 	t.active = 0
 	for lo := 0; lo < len(idx); lo += chunkSize {
 		tk := t.tasks[t.active]
 		tk.rows, tk.pos = idx[lo:min(lo+chunkSize, len(idx))], lo
 		t.active++
-	}
-	scale := float64(t.n) / float64(len(idx))
-	workers := t.opt.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, t.active)
 	for step := range t.opt.Steps {
@@ -442,25 +460,35 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 		for i := range t.grad {
 			t.grad[i] *= -scale
 		}
-		t.prior.AddGradU(t.theta, t.grad)
-		t.noiseSrc.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(epoch), uint64(b), uint64(step)), 0)
-		t.dyn.step(t.theta, t.grad, t.noise)
-		scatter(t.theta, t.gen, t.genTri)
 		if t.phi != nil {
 			r0 := t.tasks[0].gRec
 			for _, tk := range t.tasks[1:t.active] {
 				addRec(r0, tk.gRec)
 			}
 			gather(t.gRec0, t.recTri, t.gradPhi)
-			// Ascent on J(φ): descend on −(1/|B|) Σ.
-			t.recAdam.Step(t.phi, t.gradPhi, -1/float64(len(idx)))
-			scatter(t.phi, t.rec, t.recTri)
 		}
+		t.update(epoch, b, step, len(idx))
 	}
 	for _, tk := range t.tasks[:t.active] {
 		signal += tk.signal
 	}
 	return signal
+}
+
+// update takes the dynamics step of step of minibatch b of epoch on θ
+// along grad (−(N/|B|) Σ of the minibatch's weighted ∇ log p(x, h), to
+// which it adds the prior's −∇ log p_0) and, with a recognition network,
+// Adam's step on φ along gradPhi (Σ of the weighted ∇ log Q; an ascent on
+// J(φ), so a descent on −(1/size) Σ).
+func (t *Trainer) update(epoch, b, step, size int) {
+	t.prior.AddGradU(t.theta, t.grad)
+	t.noiseSrc.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(epoch), uint64(b), uint64(step)), 0)
+	t.dyn.step(t.theta, t.grad, t.noise)
+	scatter(t.theta, t.gen, t.genTri)
+	if t.phi != nil {
+		t.recAdam.Step(t.phi, t.gradPhi, -1/float64(size))
+		scatter(t.phi, t.rec, t.recTri)
+	}
 }
 
 // addNet adds the parameters of b to a.
@@ -713,6 +741,9 @@ type trainerMeta struct {
 	RecAdamT   int    `json:"rec_adam_t,omitempty"`
 	AvgN       int    `json:"avg_n,omitempty"`
 	AvgPos     int    `json:"avg_pos,omitempty"`
+	// Precision is "float32" for the float32 adaptive importance sampler,
+	// "" for float64 (what checkpoints without it were written in).
+	Precision string `json:"precision,omitempty"`
 }
 
 // Checkpoint returns the evaluated net (Current) with the trainer's state
@@ -782,7 +813,16 @@ func (t *Trainer) state() (map[string]models.Array, map[string][]byte) {
 func (t *Trainer) meta() trainerMeta {
 	return trainerMeta{Format: 1, Epoch: t.ep, Label: t.net.Label(), N: t.n, Method: t.opt.Method, Sampler: t.opt.Sampler,
 		Persistent: t.opt.Persistent, Average: t.opt.Average, Seed: t.opt.Seed,
-		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos}
+		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos, Precision: t.precision()}
+}
+
+// precision is "float32" when the float32 adaptive importance sampler runs,
+// else "" (float64).
+func (t *Trainer) precision() string {
+	if t.is32 != nil {
+		return "float32"
+	}
+	return ""
 }
 
 // restore loads a state written by state into this trainer, made by
@@ -795,6 +835,15 @@ func (t *Trainer) restore(arrays map[string]models.Array, bytes map[string][]byt
 		return fmt.Errorf("sbn trainer state: %w", err)
 	}
 	want := t.meta()
+	if m.Precision != want.Precision {
+		name := func(p string) string {
+			if p == "" {
+				return "float64"
+			}
+			return p
+		}
+		return fmt.Errorf("sbn trainer state was trained in %s precision, this trainer runs in %s (a resumed run must repeat the uninterrupted one)", name(m.Precision), name(want.Precision))
+	}
 	if m.Label != want.Label || m.N != want.N || m.Method != want.Method || m.Sampler != want.Sampler ||
 		m.Persistent != want.Persistent || m.Average != want.Average || m.Seed != want.Seed {
 		return fmt.Errorf("sbn trainer state is for %s, N = %d, %s with %s (persistent %v, average %d, seed %d); this trainer is %s, N = %d, %s with %s (persistent %v, average %d, seed %d)",

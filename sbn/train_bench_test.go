@@ -7,8 +7,9 @@ import (
 
 // benchMinibatch times one DSGHMC minibatch update of an SBN 784-200:
 // batch 100, L = 5 latent samples, 10 dynamics steps (App. C), on
-// MNIST-like rows (15% of the pixels on).
-func benchMinibatch(b *testing.B, sampler string) {
+// MNIST-like rows (15% of the pixels on), with the default precision
+// unless precision is set.
+func benchMinibatch(b *testing.B, sampler, precision string) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	data := make(rows, 100)
 	for k := range data {
@@ -23,6 +24,9 @@ func benchMinibatch(b *testing.B, sampler string) {
 	InitNormal(n, 0.1, 1)
 	o := DefaultTrainOptions()
 	o.Sampler = sampler
+	if precision != "" {
+		o.Precision = precision
+	}
 	tr, err := NewTrainer(n, 60000, o)
 	if err != nil {
 		b.Fatal(err)
@@ -39,5 +43,11 @@ func benchMinibatch(b *testing.B, sampler string) {
 	}
 }
 
-func BenchmarkMinibatchAdaptiveIS(b *testing.B) { benchMinibatch(b, "adaptive-is") }
-func BenchmarkMinibatchGibbs(b *testing.B)      { benchMinibatch(b, "gibbs") }
+func BenchmarkMinibatchAdaptiveIS(b *testing.B) { benchMinibatch(b, "adaptive-is", "") }
+func BenchmarkMinibatchAdaptiveISFloat64(b *testing.B) {
+	benchMinibatch(b, "adaptive-is", "float64")
+}
+func BenchmarkMinibatchAdaptiveISFloat32(b *testing.B) {
+	benchMinibatch(b, "adaptive-is", "float32")
+}
+func BenchmarkMinibatchGibbs(b *testing.B) { benchMinibatch(b, "gibbs", "") }

@@ -82,14 +82,31 @@ func newDynamics(method string, lr, friction, gradNoise, noiseA float64, N, size
 	return d, nil
 }
 
-// step moves theta given gradU = ∇Ũ(θ), drawing the injected noise from rng.
+// step moves theta given gradU = ∇Ũ(θ), drawing the injected noise from rng
+// (one range covering θ).
 func (d *dynamics) step(theta, gradU []float64, rng *rand.Rand) {
+	d.begin()
+	d.finish(theta, d.stepRange(theta, gradU, rng, 0, len(theta)))
+}
+
+// begin starts a step taken in ranges (stepRange): Adam's step count.
+func (d *dynamics) begin() {
+	if d.method == "adam" {
+		d.adam.T++
+	}
+}
+
+// stepRange is step on theta[lo:hi] with its own noise stream rng, so that
+// a partition of the parameters can be moved concurrently (the numbers
+// then depend on the partition, not on the goroutines): after begin, the
+// ranges, and for sgnht finish with the sum of the ranges' returns (their
+// Σ v² in a fixed order). sghmc and adam move θ here; sgnht only v.
+func (d *dynamics) stepRange(theta, gradU []float64, rng *rand.Rand, lo, hi int) (kin float64) {
 	switch d.method {
 	case "sghmc":
 		keep, eta := 1-d.alpha, d.eta
 		sd := math.Sqrt(2 * (d.alpha - d.betaHat) * eta)
-		v := d.v[:len(theta)]
-		gradU = gradU[:len(theta)]
+		theta, v, gradU := theta[lo:hi], d.v[lo:hi], gradU[lo:hi]
 		for i := range theta {
 			v[i] = keep*v[i] - eta*gradU[i] + sd*rng.NormFloat64()
 			theta[i] += v[i]
@@ -97,19 +114,27 @@ func (d *dynamics) step(theta, gradU []float64, rng *rand.Rand) {
 	case "sgnht":
 		keep, eta := 1-d.xi, d.eta
 		sd := math.Sqrt(2 * eta * d.a)
-		v := d.v[:len(theta)]
-		gradU = gradU[:len(theta)]
-		kin := 0.0
-		for i := range theta {
+		v, gradU := d.v[lo:hi], gradU[lo:hi]
+		for i := range v {
 			v[i] = keep*v[i] - eta*gradU[i] + sd*rng.NormFloat64()
 			kin += v[i] * v[i]
 		}
-		d.xi += kin/float64(len(theta)) - eta
-		for i := range theta {
-			theta[i] += v[i]
-		}
 	case "adam":
-		d.adam.Step(theta, gradU, 1/d.n)
+		d.adam.StepRange(theta, gradU, 1/d.n, lo, hi)
+	}
+	return kin
+}
+
+// finish ends a step taken in ranges: sgnht's thermostat from kin = Σ v²
+// and θ ← θ + v.
+func (d *dynamics) finish(theta []float64, kin float64) {
+	if d.method != "sgnht" {
+		return
+	}
+	d.xi += kin/float64(len(theta)) - d.eta
+	v := d.v[:len(theta)]
+	for i := range theta {
+		theta[i] += v[i]
 	}
 }
 

@@ -112,3 +112,56 @@ func TestSGHMCGaussian(t *testing.T) {
 		t.Error("β̂ > α accepted")
 	}
 }
+
+// TestStepRange: a step taken in ranges (begin, stepRange over a
+// partition, finish) is step itself when one range covers θ with step's
+// noise stream, for every method; and, with a stream per range, its
+// numbers depend on the partition alone.
+func TestStepRange(t *testing.T) {
+	const P = 37
+	for _, method := range []string{"sghmc", "sgnht", "adam"} {
+		mk := func() (*dynamics, []float64, []float64) {
+			d, err := newDynamics(method, 0.3, 0.1, 0.01, 0.2, 7, P)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(3, 4))
+			theta, g := make([]float64, P), make([]float64, P)
+			for i := range theta {
+				theta[i], g[i] = rng.NormFloat64(), rng.NormFloat64()
+			}
+			return d, theta, g
+		}
+		d1, th1, g1 := mk()
+		d2, th2, g2 := mk()
+		for step := range 3 {
+			d1.step(th1, g1, rand.New(rand.NewPCG(uint64(step), 9)))
+			d2.begin()
+			kin := d2.stepRange(th2, g2, rand.New(rand.NewPCG(uint64(step), 9)), 0, P)
+			d2.finish(th2, kin)
+		}
+		for i := range th1 {
+			if math.Float64bits(th1[i]) != math.Float64bits(th2[i]) {
+				t.Fatalf("%s: θ[%d] %v in ranges, %v by step", method, i, th2[i], th1[i])
+			}
+		}
+		if d1.xi != d2.xi || d1.adam.T != d2.adam.T {
+			t.Errorf("%s: ξ %v, T %d in ranges; %v, %d by step", method, d2.xi, d2.adam.T, d1.xi, d1.adam.T)
+		}
+		// A partition into two ranges, each with its own stream, twice.
+		var got [2][]float64
+		for k := range got {
+			d, th, g := mk()
+			d.begin()
+			kin := d.stepRange(th, g, rand.New(rand.NewPCG(1, 1)), 0, 20)
+			kin += d.stepRange(th, g, rand.New(rand.NewPCG(1, 2)), 20, P)
+			d.finish(th, kin)
+			got[k] = th
+		}
+		for i := range got[0] {
+			if math.Float64bits(got[0][i]) != math.Float64bits(got[1][i]) {
+				t.Fatalf("%s: the same partition gave θ[%d] = %v and %v", method, i, got[0][i], got[1][i])
+			}
+		}
+	}
+}

@@ -41,16 +41,20 @@ func TestResume(t *testing.T) {
 		method, sampler string
 		persistent, ar  bool
 		average         int
+		precision       string
 	}{
-		{"sghmc", "adaptive-is", false, false, 1},
-		{"sgnht", "gibbs", true, true, 4},
-		{"adam", "gibbs", false, false, 3},
-		{"sghmc", "gibbs", true, false, 1},
-		{"sgnht", "adaptive-is", false, true, 5},
+		{"sghmc", "adaptive-is", false, false, 1, "float64"},
+		{"sgnht", "gibbs", true, true, 4, "float64"},
+		{"adam", "gibbs", false, false, 3, "float64"},
+		{"sghmc", "gibbs", true, false, 1, "float64"},
+		{"sgnht", "adaptive-is", false, true, 5, "float64"},
+		{"sghmc", "adaptive-is", false, false, 1, "float32"},
+		{"sgnht", "adaptive-is", false, true, 5, "float32"},
+		{"adam", "adaptive-is", false, true, 1, "float32"},
 	} {
-		name := c.method + "/" + c.sampler
+		name := c.method + "/" + c.sampler + "/" + c.precision
 		o := DefaultTrainOptions()
-		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed = c.method, c.sampler, c.persistent, c.average, 77
+		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed, o.Precision = c.method, c.sampler, c.persistent, c.average, 77, c.precision
 		// No burn-in and large weights, so that chains resumed from other
 		// states would not couple with the straight run's.
 		o.LearningRate, o.Steps, o.BurnIn = 0.05, 3, 0
@@ -118,6 +122,15 @@ func TestResume(t *testing.T) {
 		if err := other.restore(arr, byt); err == nil || !strings.Contains(err.Error(), "seed") {
 			t.Errorf("%s: restore with another seed: %v", name, err)
 		}
+		// Nor does one of the other precision (adaptive-is).
+		if c.sampler == "adaptive-is" {
+			o3 := o
+			o3.Precision = map[string]string{"float32": "float64", "float64": "float32"}[c.precision]
+			other, _ := NewTrainer(New([]int{6, 3, 2}, c.ar), len(data), o3)
+			if err := other.restore(arr, byt); err == nil || !strings.Contains(err.Error(), "precision") {
+				t.Errorf("%s: restore in %s: %v", name, o3.Precision, err)
+			}
+		}
 	}
 }
 
@@ -125,18 +138,20 @@ func TestResume(t *testing.T) {
 // as train.ErrDiverged naming the epoch and minibatch.
 func TestDiverged(t *testing.T) {
 	data := plantedData(randomNet([]int{6, 3}, false, 2, 42), 200, 5)
-	n := New([]int{6, 3}, false)
-	o := DefaultTrainOptions()
-	o.LearningRate, o.Prior, o.Friction = 1e12, "none", 0.01
-	tr, err := NewTrainer(n, len(data), o)
-	if err != nil {
-		t.Fatal(err)
+	for _, precision := range []string{"float64", "float32"} {
+		n := New([]int{6, 3}, false)
+		o := DefaultTrainOptions()
+		o.LearningRate, o.Prior, o.Friction, o.Precision = 1e12, "none", 0.01, precision
+		tr, err := NewTrainer(n, len(data), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tr.TrainEpoch(data)
+		if !errors.Is(err, train.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
+			t.Errorf("%s: got %v", precision, err)
+		}
+		t.Log(err)
 	}
-	_, err = tr.TrainEpoch(data)
-	if !errors.Is(err, train.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
-		t.Errorf("got %v", err)
-	}
-	t.Log(err)
 }
 
 // TestAverage: with Average = 2 the evaluated net is the mean of the last

@@ -102,14 +102,15 @@ func TestTrainingRaisesLikelihood(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []struct{ method, sampler string }{
-		{"sghmc", "gibbs"}, {"sghmc", "adaptive-is"}, {"sgnht", "gibbs"}, {"adam", "adaptive-is"},
+	for _, c := range []struct{ method, sampler, precision string }{
+		{"sghmc", "gibbs", "float64"}, {"sghmc", "adaptive-is", "float64"}, {"sgnht", "gibbs", "float64"}, {"adam", "adaptive-is", "float64"},
+		{"sghmc", "adaptive-is", "float32"}, {"adam", "adaptive-is", "float32"},
 	} {
 		n := New([]int{8, 3}, false)
 		InitNormal(n, initStd, 5)
 		before := exactLogLik(n, test)
 		o := DefaultTrainOptions()
-		o.Method, o.Sampler, o.Seed = c.method, c.sampler, 9
+		o.Method, o.Sampler, o.Seed, o.Precision = c.method, c.sampler, 9, c.precision
 		o.LearningRate, o.RecLearningRate = 0.05, 0.01
 		if c.method == "adam" {
 			o.LearningRate = 0.01
@@ -135,10 +136,10 @@ func TestTrainingRaisesLikelihood(t *testing.T) {
 			d[i] = after[i] - indep[i]
 		}
 		overIndep, seIndep := meanSE(d)
-		t.Logf("%s/%s: held-out log p(x) %.3f → %.3f (gain %.3f ± %.3f; %.3f ± %.3f over the factorised model; planted net %.3f); last epoch %s %.3f",
-			c.method, c.sampler, m0, m0+gain, gain, se, overIndep, seIndep, best, st.Signal, st.ReconError)
+		t.Logf("%s/%s/%s: held-out log p(x) %.3f → %.3f (gain %.3f ± %.3f; %.3f ± %.3f over the factorised model; planted net %.3f); last epoch %s %.3f",
+			c.method, c.sampler, c.precision, m0, m0+gain, gain, se, overIndep, seIndep, best, st.Signal, st.ReconError)
 		if gain < 3*se || overIndep < 3*seIndep {
-			t.Errorf("%s/%s: held-out log-likelihood gained %.3f ± %.3f nats, %.3f ± %.3f over independent pixels", c.method, c.sampler, gain, se, overIndep, seIndep)
+			t.Errorf("%s/%s/%s: held-out log-likelihood gained %.3f ± %.3f nats, %.3f ± %.3f over independent pixels", c.method, c.sampler, c.precision, gain, se, overIndep, seIndep)
 		}
 	}
 }

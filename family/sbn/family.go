@@ -57,6 +57,11 @@ type Train struct {
 	// CheckpointEvery writes model.npz after every N-th epoch and after the
 	// last; 0 = only after the last.
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
+	// Precision of the adaptive importance sampler: float32 (its sums over
+	// the proposals and the gradients in float32; log-weights, parameters
+	// and dynamics in float64) or float64. The Gibbs sampler runs in
+	// float64 either way.
+	Precision string `yaml:"precision" want:"float64 or float32 (adaptive-is: the sums of the proposals and gradients in float32, log-weights, parameters and dynamics float64; gibbs is float64 either way)"`
 }
 
 // DefaultTrain is the paper's setting (App. C) for 10 epochs.
@@ -67,7 +72,7 @@ func DefaultTrain() Train {
 		LearningRate: o.LearningRate, Friction: o.Friction, GradNoise: o.GradNoise, NoiseA: o.NoiseA,
 		Prior: o.Prior, PriorSigma: o.PriorSigma, PriorNu: o.PriorNu,
 		BurnIn: o.BurnIn, GibbsSweeps: o.GibbsSweeps, Persistent: o.Persistent,
-		RecLearningRate: o.RecLearningRate, Average: max(1, o.Average), CheckpointEvery: 1,
+		RecLearningRate: o.RecLearningRate, Average: max(1, o.Average), CheckpointEvery: 1, Precision: o.Precision,
 	}
 }
 
@@ -78,6 +83,7 @@ func (t *Train) Check(p family.Problems) {
 	p.Enum("method", t.Method, []string{"sghmc", "sgnht", "adam"})
 	p.Enum("sampler", t.Sampler, []string{"gibbs", "adaptive-is"})
 	p.Enum("prior", t.Prior, []string{"student-t", "gaussian", "none"})
+	p.Enum("precision", t.Precision, []string{"float64", "float32"})
 	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 10000, "an integer in [1, 10000]", t.BatchSize)
 	p.Check("steps", t.Steps >= 1 && t.Steps <= 10000, "an integer in [1, 10000]", t.Steps)
@@ -129,6 +135,7 @@ func (t *Train) options(seed uint64, workers int) belief.TrainOptions {
 		PriorSigma: t.PriorSigma, PriorNu: t.PriorNu, Steps: t.Steps, BatchSize: t.BatchSize, Samples: t.Samples,
 		BurnIn: t.BurnIn, GibbsSweeps: t.GibbsSweeps, Persistent: t.Persistent,
 		RecLearningRate: t.RecLearningRate, Average: t.Average, Seed: seed, Workers: workers, Epochs: t.Epochs,
+		Precision: t.Precision,
 	}
 }
 

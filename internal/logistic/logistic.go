@@ -63,22 +63,85 @@ func Sigmoid(p, x []float32) {
 func sigmoidGo(p, x []float32) {
 	p = p[:len(x)]
 	for j, xj := range x {
-		a := math.Float32frombits(math.Float32bits(xj) | 1<<31)
-		if !(a >= expMin) {
-			a = expMin
-		}
-		t := float32(a*expC) + expMagic
-		n := int32(math.Float32bits(t) - math.Float32bits(expMagic))
-		kf := t - expMagic
-		r := (a - float32(kf*expHi)) - float32(kf*float32(expLo))
-		r2 := float32(r * r)
-		q := r + float32(r2*((0.5+float32(r*sixth))+float32(r2*twentyFourth)))
-		s := math.Float32frombits(tableBits[n&7] + uint32(n>>3)<<23)
-		e := s + float32(s*q)
+		e := expNegAbs(xj)
 		f := float32(1)
 		if math.Float32bits(xj)>>31 != 0 {
 			f = e
 		}
 		p[j] = f / (1 + e)
+	}
+}
+
+// expNegAbs is e^{−|x|} with −|x| clamped at expMin (a NaN too), the
+// exponential of the package comment.
+func expNegAbs(xj float32) float32 {
+	a := math.Float32frombits(math.Float32bits(xj) | 1<<31)
+	if !(a >= expMin) {
+		a = expMin
+	}
+	t := float32(a*expC) + expMagic
+	n := int32(math.Float32bits(t) - math.Float32bits(expMagic))
+	kf := t - expMagic
+	r := (a - float32(kf*expHi)) - float32(kf*float32(expLo))
+	r2 := float32(r * r)
+	q := r + float32(r2*((0.5+float32(r*sixth))+float32(r2*twentyFourth)))
+	s := math.Float32frombits(tableBits[n&7] + uint32(n>>3)<<23)
+	return s + float32(s*q)
+}
+
+// logLikBlock is the most entries whose factors 1 + e_j ∈ (1, 2] one
+// product holds: eight lanes of at most 125 factors each, whose product is
+// below 2^1000, short of float64's overflow.
+const logLikBlock = 1000
+
+// LogLik sets p_j = σ(a_j), the same bits as Sigmoid, and returns the
+// Bernoulli log-likelihood of the binary x (every x_j 0 or 1) under the
+// logits a, Σ_j x_j·a_j − softplus(a_j), accumulated in float64. With
+// e_j = e^{−|a_j|} (the exponential σ uses, clamped as there) softplus(a_j) =
+// max(a_j, 0) + log(1 + e_j), so
+//
+//	Σ_j x_j a_j − softplus(a_j) = Σ_j (x_j a_j − max(a_j, 0)) − log Π_j (1 + e_j):
+//
+// the first sum's terms are exact in float32 and added in float64, the
+// factors 1 + e_j ∈ (1, 2] are multiplied in float64 and one log is taken
+// per logLikBlock entries. Entry j goes to lane j mod 8 of eight partial
+// sums and products, combined in a fixed order, so the AVX2 kernel (eight
+// lanes at a time) and the Go loop give the same bits. The error against
+// float64 arithmetic on the same float32 logits is that of 1 + e_j in
+// float32, at most a few 1e-8 per entry. p may alias a; x must not alias p.
+func LogLik(p, a, x []float32) float64 {
+	p, x = p[:len(a)], x[:len(a)]
+	lp := 0.0
+	for lo := 0; lo < len(a); lo += logLikBlock {
+		hi := min(lo+logLikBlock, len(a))
+		acc := [16]float64{8: 1, 9: 1, 10: 1, 11: 1, 12: 1, 13: 1, 14: 1, 15: 1}
+		j := logLikAsm(p[lo:hi], a[lo:hi], x[lo:hi], &acc)
+		logLikGo(p[lo+j:hi], a[lo+j:hi], x[lo+j:hi], &acc)
+		s := ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+		q := ((acc[8] * acc[9]) * (acc[10] * acc[11])) * ((acc[12] * acc[13]) * (acc[14] * acc[15]))
+		lp += s - math.Log(q)
+	}
+	return lp
+}
+
+// logLikGo is the loop of LogLik from an entry in lane 0: acc[0…7] the
+// lanes' sums, acc[8…15] their products.
+func logLikGo(p, a, x []float32, acc *[16]float64) {
+	p, x = p[:len(a)], x[:len(a)]
+	for j, aj := range a {
+		e := expNegAbs(aj)
+		f := float32(1)
+		if math.Float32bits(aj)>>31 != 0 {
+			f = e
+		}
+		one := 1 + e
+		p[j] = f / one
+		m := aj
+		if !(m > 0) {
+			m = 0
+		}
+		z := float32(x[j]*aj) - m
+		acc[j&7] += float64(z)
+		acc[8+j&7] *= float64(one)
 	}
 }

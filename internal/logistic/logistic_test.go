@@ -101,3 +101,103 @@ func BenchmarkSigmoid500(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(x)), "ns/element")
 }
+
+// softplus64 is log(1 + e^a) in float64.
+func softplus64(a float64) float64 { return max(a, 0) + math.Log1p(math.Exp(-math.Abs(a))) }
+
+// TestLogLikAgainstFloat64: LogLik's σ are Sigmoid's bits, and its sum is
+// Σ x·a − softplus(a) of float64 arithmetic on the same float32 logits to
+// within 1e-7 per entry (the rounding of 1 + e in float32: half an ulp of a
+// number in (1, 2], 6e-8, plus e's few ulps), on lengths with and without
+// a tail, across several blocks of the product, and for logits beyond
+// ±87, where e is clamped but 1 + e rounds to 1 either way.
+func TestLogLikAgainstFloat64(t *testing.T) {
+	all := testInputs()
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 7, 8, 13, 200, 784, 999, 1000, 1001, 2500, 4096} {
+		a := make([]float32, n)
+		x := make([]float32, n)
+		for i := range a {
+			a[i] = all[rng.IntN(len(all)-2)] // no ±Inf
+			x[i] = float32(rng.IntN(2))
+		}
+		p, want := make([]float32, n), make([]float32, n)
+		got := LogLik(p, a, x)
+		Sigmoid(want, a)
+		ref, tol := 0.0, 1e-7*float64(n)
+		for i, ai := range a {
+			ref += float64(x[i])*float64(ai) - softplus64(float64(ai))
+			if math.Float32bits(p[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n = %d: σ(%v) = %v, Sigmoid gives %v", n, ai, p[i], want[i])
+			}
+		}
+		if d := math.Abs(got - ref); !(d <= tol) {
+			t.Errorf("n = %d: LogLik %.12g, float64 %.12g (difference %.3g > %.3g)", n, got, ref, d, tol)
+		}
+	}
+}
+
+// TestLogLikAVX2SameBits compares the assembly with the Go loop bit for bit
+// (the sum, and σ), in place too.
+func TestLogLikAVX2SameBits(t *testing.T) {
+	if !useAVX2 {
+		t.Skip("no AVX2 kernel on this build or CPU")
+	}
+	defer func() { useAVX2 = true }()
+	all := append(testInputs(), float32(math.NaN()))
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{7, 8, 13, 784, 1000, 1003, 3000} {
+		a := make([]float32, n)
+		x := make([]float32, n)
+		for i := range a {
+			a[i] = all[rng.IntN(len(all))]
+			x[i] = float32(rng.IntN(2))
+		}
+		// The lanes themselves (the final combination may hide a lane
+		// mix-up in its rounding).
+		if n8 := n &^ 7; n8 > 0 && n8 <= logLikBlock {
+			init := [16]float64{8: 1, 9: 1, 10: 1, 11: 1, 12: 1, 13: 1, 14: 1, 15: 1}
+			accGo, accAVX := init, init
+			p := make([]float32, n8)
+			logLikGo(p, a[:n8], x, &accGo)
+			if logLikAsm(p, a[:n8], x, &accAVX) != n8 {
+				t.Fatal("the kernel did not run")
+			}
+			for k := range accGo {
+				if math.Float64bits(accGo[k]) != math.Float64bits(accAVX[k]) && !(math.IsNaN(accGo[k]) && math.IsNaN(accAVX[k])) {
+					t.Fatalf("n = %d: lane %d: Go %v, AVX2 %v", n, k, accGo[k], accAVX[k])
+				}
+			}
+		}
+		var sum [2]float64
+		var ps [2][]float32
+		for k, avx := range []bool{false, true} {
+			useAVX2 = avx
+			p := append([]float32(nil), a...)
+			sum[k] = LogLik(p, p, x)
+			ps[k] = p
+		}
+		if math.Float64bits(sum[0]) != math.Float64bits(sum[1]) && !(math.IsNaN(sum[0]) && math.IsNaN(sum[1])) {
+			t.Fatalf("n = %d: Go %v, AVX2 %v", n, sum[0], sum[1])
+		}
+		for i := range ps[0] {
+			if math.Float32bits(ps[0][i]) != math.Float32bits(ps[1][i]) {
+				t.Fatalf("n = %d: σ(%v): Go %v, AVX2 %v", n, a[i], ps[0][i], ps[1][i])
+			}
+		}
+	}
+}
+
+func BenchmarkLogLik784(b *testing.B) {
+	a, x, p := make([]float32, 784), make([]float32, 784), make([]float32, 784)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range a {
+		a[i] = float32(8*rng.Float64() - 4)
+		x[i] = float32(rng.IntN(2))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		LogLik(p, a, x)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(a)), "ns/element")
+}

@@ -32,10 +32,17 @@ const (
 // theta may be shorter than the state; its prefix is updated.
 func (a *Adam) Step(theta, g []float64, scale float64) {
 	a.T++
+	a.StepRange(theta, g, scale, 0, len(theta))
+}
+
+// StepRange is the update of Step at the current T (which it does not
+// advance) on entries lo … hi−1 only, so that disjoint ranges may be updated
+// concurrently: a step is T++ once, then StepRange over a partition of the
+// entries, with the arithmetic of Step.
+func (a *Adam) StepRange(theta, g []float64, scale float64, lo, hi int) {
 	c1 := 1 / (1 - math.Pow(AdamB1, float64(a.T)))
 	c2 := 1 / (1 - math.Pow(AdamB2, float64(a.T)))
-	m, s := a.M[:len(theta)], a.S[:len(theta)]
-	g = g[:len(theta)]
+	theta, m, s, g := theta[lo:hi], a.M[lo:hi], a.S[lo:hi], g[lo:hi]
 	for i := range theta {
 		gi := scale * g[i]
 		m[i] = AdamB1*m[i] + (1-AdamB1)*gi

@@ -27,33 +27,33 @@ func subRows32AVX2(dst, w *float32, idx *int32, m, s, n int)
 
 // kern64 applies the rows to the leading multiple of 4 entries of dst with
 // AVX2 if available and returns how many entries it did.
-func kern64(sub bool, dst, w []float64, idx []int32) int {
+func kern64(sub bool, dst, w []float64, stride int, idx []int32) int {
 	n := len(dst)
 	nv := n &^ 3
 	if !useAVX2 || nv == 0 || len(idx) == 0 {
 		return 0
 	}
-	checkRows(idx, len(w), n)
+	checkRows(idx, len(w), stride, n)
 	if sub {
-		subRowsAVX2(&dst[0], &w[0], &idx[0], len(idx), 8*n, 8*nv)
+		subRowsAVX2(&dst[0], &w[0], &idx[0], len(idx), 8*stride, 8*nv)
 	} else {
-		addRowsAVX2(&dst[0], &w[0], &idx[0], len(idx), 8*n, 8*nv)
+		addRowsAVX2(&dst[0], &w[0], &idx[0], len(idx), 8*stride, 8*nv)
 	}
 	return nv
 }
 
 // kern32 is kern64 for float32, the leading multiple of 8 entries.
-func kern32(sub bool, dst, w []float32, idx []int32) int {
+func kern32(sub bool, dst, w []float32, stride int, idx []int32) int {
 	n := len(dst)
 	nv := n &^ 7
 	if !useAVX2 || nv == 0 || len(idx) == 0 {
 		return 0
 	}
-	checkRows(idx, len(w), n)
+	checkRows(idx, len(w), stride, n)
 	if sub {
-		subRows32AVX2(&dst[0], &w[0], &idx[0], len(idx), 4*n, 4*nv)
+		subRows32AVX2(&dst[0], &w[0], &idx[0], len(idx), 4*stride, 4*nv)
 	} else {
-		addRows32AVX2(&dst[0], &w[0], &idx[0], len(idx), 4*n, 4*nv)
+		addRows32AVX2(&dst[0], &w[0], &idx[0], len(idx), 4*stride, 4*nv)
 	}
 	return nv
 }

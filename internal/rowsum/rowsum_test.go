@@ -193,3 +193,61 @@ func TestRowOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestStride32: AddRowsStride32 on a block of columns [c0, c0+n) of a
+// wider matrix equals AddRows32 on the block copied out (the same
+// additions, so the same bits), with and without AVX2, for blocks with
+// and without a tail; a row whose block would end past w panics.
+func TestStride32(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const rows, stride = 13, 37
+	w := make([]float32, rows*stride)
+	for i := range w {
+		w[i] = float32(rng.NormFloat64() * math.Exp(3*rng.NormFloat64()))
+	}
+	idx := []int32{3, 0, 12, 7, 7, 1, 9, 5, 2, 11}
+	defer func(u bool) { useAVX2 = u }(useAVX2)
+	for _, avx := range []bool{false, useAVX2} {
+		useAVX2 = avx
+		for _, b := range [][2]int{{0, 37}, {0, 16}, {5, 8}, {8, 21}, {29, 8}, {36, 1}} {
+			c0, n := b[0], b[1]
+			block := make([]float32, rows*n)
+			for r := range rows {
+				copy(block[r*n:(r+1)*n], w[r*stride+c0:])
+			}
+			want, got := make([]float32, n), make([]float32, n)
+			for j := range want {
+				want[j] = float32(j)
+				got[j] = float32(j)
+			}
+			AddRows32(want, block, idx)
+			AddRowsStride32(got, w[c0:], stride, idx)
+			for j := range want {
+				if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+					t.Fatalf("avx %v, columns [%d,%d): entry %d: %v, want %v", avx, c0, c0+n, j, got[j], want[j])
+				}
+			}
+		}
+	}
+	for _, c := range []struct {
+		c0, n int
+		row   int32
+	}{{30, 8, 12}, {0, 8, 13}, {0, 8, -1}} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("columns [%d,%d) of row %d: no panic", c.c0, c.c0+c.n, c.row)
+				}
+			}()
+			AddRowsStride32(make([]float32, c.n), w[c.c0:], stride, []int32{0, 1, 2, c.row})
+		}()
+	}
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("stride below the row length: no panic")
+			}
+		}()
+		AddRowsStride32(make([]float32, 9), w, 8, []int32{0})
+	}()
+}

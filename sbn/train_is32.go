@@ -1,0 +1,699 @@
+package sbn
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync/atomic"
+
+	"github.com/logz-ml/logz/internal/logistic"
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/rowsum"
+	"github.com/logz-ml/logz/internal/seeds"
+	tr32 "github.com/logz-ml/logz/internal/transpose"
+	"github.com/logz-ml/logz/internal/workgroup"
+)
+
+// is32 is the adaptive importance sampler of the trainer in float32
+// (TrainOptions.Precision "float32"): the estimate of isExample, batched
+// over the minibatch's examples × samples, with the sums in float32 and the
+// log-weights in float64. The parameters θ and φ, the dynamics and Adam
+// stay float64; before every step the parameters are rounded to float32
+// copies (W_lᵀ, S_lᵀ, T_lᵀ transposed, so that a binary unit at 1 adds one
+// contiguous row: package rowsum).
+//
+// A dynamics step runs in three parallel phases, each a list of items that
+// write disjoint outputs, so that nothing depends on the number of workers:
+//
+//  1. refresh: the float32 copies of the parameters, by blocks of rows;
+//  2. examples: for example k of the minibatch (random stream keyed by
+//     (seed, epoch, minibatch, step, example) as isExample's), its S
+//     proposals h_s ~ Q(· | x) and their rows r = k·S + s: log w_r =
+//     log p(x, h_r) − log Q(h_r | x) (LogLik, one float32 exp per unit),
+//     then, with the self-normalised weights w̃_r, the generative rows
+//     δ_{l,r} = w̃_r (h_{l,r} − σ(a_{l,r})) and the recognition rows
+//     ε_{l,r} = w̃_r (h_{l,r} − σ(q_{l,r})) (grad.go's formulas);
+//  3. gradients: each parameter block sums the rows its binary factor
+//     selects, ∂/∂W_l[i,j] = Σ_{r: h_{l,r,j} = 1} δ_{l−1,r,i} (a row sum
+//     of the δ rows per latent unit j), likewise S, T and R (for R_1 the
+//     S rows of an example share x, so their ε rows are summed first), and
+//     writes its part of the trainer's flat gradients: grad = −(N/|B|) Σ
+//     and gradPhi = Σ;
+//  4. update: the prior's gradient, the dynamics step and Adam's step on
+//     φ, by blocks of updBlock parameters, block b of θ with its own noise
+//     stream keyed by (seed, epoch, minibatch, step, b) (the float64 path
+//     draws the step's noise from one stream).
+//
+// The float32 copies are refreshed from the flat θ and φ; the net's own
+// slices receive them at the end of the minibatch.
+type is32 struct {
+	sizes []int
+	L, S  int
+	ar    bool
+	// float32 copies of the parameters: wt[l] = W_lᵀ (n_l × n_{l−1}),
+	// st[l] = S_lᵀ, r[l] = R_l (n_{l−1} × n_l), tt[l] = T_lᵀ, b, c.
+	wt, b, st, r, c, tt [][]float32
+	// The examples: x (BatchSize × n_0) and room for their on-lists.
+	x   []float32
+	xon []int32
+	// Per row r = k·S + s (l ≥ 1): the states h[l] and their on-lists
+	// on[l] (the first non[l][r] entries of row r); a[l] (l ≥ 0) σ of the
+	// generative activations, then δ; q[l] σ of the recognition
+	// activations, then ε; lw the log-weights.
+	h, a, q [][]float32
+	on      [][]int32
+	non     [][]int32
+	lw      []float64
+	e1      []float32 // BatchSize × n_1: Σ_s ε_{1,k·S+s} per example
+	signal  []float64 // BatchSize: the example's IS bound at the last step
+	zero    []float32
+	all     []int32 // 0, 1, 2, …: every row
+
+	refresh, grads, updates []job32
+	kin                     []float64 // sgnht: Σ v² of each block of θ
+	// Offsets of each block in the flat θ (b_l, W_l, S_l) and φ (R_l,
+	// c_l, T_l) of paramSlices and recSlices.
+	offB, offW, offS, offR, offC, offT []int
+
+	// The current step.
+	t                 *Trainer
+	idx               []int
+	nb                int
+	scale             float64
+	epoch, batch, now int
+
+	ws    []*worker32
+	loops []func()
+	fn    func(*worker32, int)
+	items int
+	next  atomic.Int32
+	wg    workgroup.Group
+	// The phases as func values, made once (a method value made per call
+	// would allocate).
+	doRefresh, doExample, doGrad, doUpdate func(*worker32, int)
+}
+
+// job32 is an item of the refresh or gradient phase: rows (units) lo…hi−1
+// of a block of layer l (for ∂b_l, its entries c0…c1−1).
+type job32 struct {
+	kind   uint8
+	l      int
+	lo, hi int
+	c0, c1 int
+}
+
+const (
+	jobWR32    = iota // refresh rows i of W_l (into W_lᵀ's columns) and of R_l (units i of layer l−1)
+	jobSmall32        // refresh the biases, S_lᵀ and T_lᵀ
+	jobGradW          // ∂W_l for units j of layer l
+	jobGradS          // ∂S_l for units k of layer l
+	jobGradB          // ∂b_l
+	jobGradR          // ∂R_l for units i of layer l−1
+	jobGradC          // ∂c_l
+	jobGradT          // ∂T_l for units k of layer l
+	jobTheta          // the update of θ[lo:hi]
+	jobPhi            // the update of φ[lo:hi]
+)
+
+// worker32 is one goroutine's scratch.
+type worker32 struct {
+	src  rand.PCG
+	rng  *rand.Rand
+	act  []float32
+	qb   []float32
+	pq   []float32
+	sum  []float32
+	sumW []float32 // jobUnits × max n_l
+	conv []float32 // refreshRows × max n_l
+	cols [][]int32 // jobUnits lists of rows
+}
+
+// jobUnits is the number of units per gradient item and refreshRows the
+// number of rows of W_l and R_l per refresh item. An item of ∂W_l sums the
+// δ rows by blocks of colBlock columns (BatchSize × Samples rows of
+// colBlock float32, 256 KB by default, stay in a core's L2 cache while the
+// item's units select from them).
+const jobUnits, refreshRows, colBlock = 8, 32, 128
+
+// updBlock is the number of parameters per update item (a fixed number:
+// the noise streams are keyed by block).
+const updBlock = 4096
+
+func newIS32(t *Trainer) *is32 {
+	n, o := t.net, t.opt
+	L, S, B := n.Layers(), o.Samples, o.BatchSize
+	rows := B * S
+	f := &is32{sizes: n.Sizes, L: L, S: S, ar: n.AR(), t: t}
+	mk := func(m int) []float32 { return make([]float32, m) }
+	per := func() [][]float32 { return make([][]float32, L+1) }
+	f.wt, f.b, f.st, f.r, f.c, f.tt = per(), per(), per(), per(), per(), per()
+	f.h, f.a, f.q = per(), per(), per()
+	f.on, f.non = make([][]int32, L+1), make([][]int32, L+1)
+	maxN := 0
+	for l, k := range n.Sizes {
+		maxN = max(maxN, k)
+		f.b[l] = mk(k)
+		f.a[l] = mk(rows * k)
+		if f.ar {
+			f.st[l] = mk(k * k)
+		}
+		if l == 0 {
+			continue
+		}
+		f.wt[l], f.r[l], f.c[l] = mk(len(n.W[l])), mk(len(n.W[l])), mk(k)
+		if f.ar {
+			f.tt[l] = mk(k * k)
+		}
+		f.h[l], f.q[l] = mk(rows*k), mk(rows*k)
+		f.on[l], f.non[l] = make([]int32, rows*k), make([]int32, rows)
+	}
+	f.x, f.xon = mk(B*n.Sizes[0]), make([]int32, B*n.Sizes[0])
+	f.lw, f.e1, f.signal = make([]float64, rows), mk(B*n.Sizes[1]), make([]float64, B)
+	f.zero = mk(maxN)
+	f.all = make([]int32, max(rows, B))
+	for i := range f.all {
+		f.all[i] = int32(i)
+	}
+	f.offsets(n)
+	units := func(kind uint8, l, m int, into *[]job32) {
+		for lo := 0; lo < m; lo += jobUnits {
+			*into = append(*into, job32{kind: kind, l: l, lo: lo, hi: min(lo+jobUnits, m)})
+		}
+	}
+	for l := 1; l <= L; l++ {
+		for lo := 0; lo < n.Sizes[l-1]; lo += refreshRows {
+			f.refresh = append(f.refresh, job32{kind: jobWR32, l: l, lo: lo, hi: min(lo+refreshRows, n.Sizes[l-1])})
+		}
+	}
+	f.refresh = append(f.refresh, job32{kind: jobSmall32})
+	// The big items first, so that the last ones are short.
+	for l := 1; l <= L; l++ {
+		units(jobGradW, l, n.Sizes[l], &f.grads)
+	}
+	for l := 0; l <= L; l++ {
+		for c0 := 0; c0 < n.Sizes[l]; c0 += colBlock {
+			f.grads = append(f.grads, job32{kind: jobGradB, l: l, c0: c0, c1: min(c0+colBlock, n.Sizes[l])})
+		}
+		if f.ar {
+			units(jobGradS, l, n.Sizes[l], &f.grads)
+		}
+	}
+	for l := 1; l <= L; l++ {
+		units(jobGradR, l, n.Sizes[l-1], &f.grads)
+		f.grads = append(f.grads, job32{kind: jobGradC, l: l})
+		if f.ar {
+			units(jobGradT, l, n.Sizes[l], &f.grads)
+		}
+	}
+	for lo := 0; lo < len(t.theta); lo += updBlock {
+		f.updates = append(f.updates, job32{kind: jobTheta, lo: lo, hi: min(lo+updBlock, len(t.theta))})
+	}
+	f.kin = make([]float64, len(f.updates))
+	for lo := 0; lo < len(t.phi); lo += updBlock {
+		f.updates = append(f.updates, job32{kind: jobPhi, lo: lo, hi: min(lo+updBlock, len(t.phi))})
+	}
+	f.doRefresh, f.doExample, f.doGrad, f.doUpdate = f.refreshItem, f.exampleItem, f.gradItem, f.updateItem
+	return f
+}
+
+// offsets finds each block's place in the flat vectors (the order of
+// paramSlices and recSlices).
+func (f *is32) offsets(n *Net) {
+	L := n.Layers()
+	f.offB, f.offW, f.offS = make([]int, L+1), make([]int, L+1), make([]int, L+1)
+	f.offR, f.offC, f.offT = make([]int, L+1), make([]int, L+1), make([]int, L+1)
+	o := 0
+	for l := 0; l <= L; l++ {
+		f.offB[l], o = o, o+n.Sizes[l]
+	}
+	for l := 1; l <= L; l++ {
+		f.offW[l], o = o, o+len(n.W[l])
+	}
+	for l := 0; l <= L && f.ar; l++ {
+		f.offS[l], o = o, o+n.Sizes[l]*(n.Sizes[l]-1)/2
+	}
+	o = 0
+	for l := 1; l <= L; l++ {
+		f.offR[l], o = o, o+len(n.W[l])
+		f.offC[l], o = o, o+n.Sizes[l]
+	}
+	for l := 1; l <= L && f.ar; l++ {
+		f.offT[l], o = o, o+n.Sizes[l]*(n.Sizes[l]-1)/2
+	}
+}
+
+// parallel runs fn on items 0 … items−1 with the given number of
+// goroutines (the caller is one of them).
+func (f *is32) parallel(workers, items int, fn func(*worker32, int)) {
+	workers = max(1, min(workers, items))
+	for len(f.ws) < workers {
+		n := f.t.net
+		m := 0
+		for _, k := range n.Sizes {
+			m = max(m, k)
+		}
+		w := &worker32{act: make([]float32, m), qb: make([]float32, n.Sizes[1]), pq: make([]float32, n.Sizes[1]),
+			sum: make([]float32, m), sumW: make([]float32, jobUnits*m), conv: make([]float32, refreshRows*m), cols: make([][]int32, jobUnits)}
+		for i := range w.cols {
+			w.cols[i] = make([]int32, 0, len(f.all))
+		}
+		w.rng = rand.New(&w.src)
+		f.ws = append(f.ws, w)
+		f.loops = append(f.loops, func() {
+			for {
+				k := int(f.next.Add(1)) - 1
+				if k >= f.items {
+					return
+				}
+				f.fn(w, k)
+			}
+		})
+	}
+	f.fn, f.items = fn, items
+	f.next.Store(0)
+	for i := 1; i < workers; i++ {
+		f.wg.Go(f.loops[i])
+	}
+	f.loops[0]()
+	f.wg.Wait()
+}
+
+// minibatch runs the steps of minibatch b of epoch on the examples idx
+// (gradients scaled by scale = N/|B|) and returns the sum of its examples'
+// signal at the last step.
+func (f *is32) minibatch(idx []int, scale float64, workers, epoch, b int) float64 {
+	t := f.t
+	f.epoch, f.batch = epoch, b
+	for step := range t.opt.Steps {
+		t.cur.step = step
+		f.gradients(idx, scale, workers)
+		f.update(step, workers)
+	}
+	scatter(t.theta, t.gen, t.genTri)
+	scatter(t.phi, t.rec, t.recTri)
+	return f.signalSum()
+}
+
+// gradients computes the gradients of one dynamics step on the examples
+// idx into t.grad (−scale·Σ, without the prior) and t.gradPhi (Σ).
+func (f *is32) gradients(idx []int, scale float64, workers int) {
+	f.idx, f.nb, f.scale = idx, len(idx), scale
+	f.parallel(workers, len(f.refresh), f.doRefresh)
+	f.parallel(workers, len(idx), f.doExample)
+	f.parallel(workers, len(f.grads), f.doGrad)
+}
+
+// update takes the step's dynamics step on θ (with the prior) and Adam's
+// step on φ (an ascent on J(φ): a descent on −(1/|B|) gradPhi).
+func (f *is32) update(step, workers int) {
+	t := f.t
+	f.now = step
+	t.dyn.begin()
+	t.recAdam.T++
+	f.parallel(workers, len(f.updates), f.doUpdate)
+	kin := 0.0
+	for _, k := range f.kin {
+		kin += k
+	}
+	t.dyn.finish(t.theta, kin)
+}
+
+func (f *is32) updateItem(w *worker32, item int) {
+	t := f.t
+	j := f.updates[item]
+	if j.kind == jobPhi {
+		t.recAdam.StepRange(t.phi, t.gradPhi, -1/float64(f.nb), j.lo, j.hi)
+		return
+	}
+	t.prior.AddGradU(t.theta[j.lo:j.hi], t.grad[j.lo:j.hi])
+	w.src.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(f.epoch), uint64(f.batch), uint64(f.now), uint64(item)), 0)
+	f.kin[item] = t.dyn.stepRange(t.theta, t.grad, w.rng, j.lo, j.hi)
+}
+
+// signalSum is the sum over the minibatch's examples of the IS bound at
+// the last step.
+func (f *is32) signalSum() float64 {
+	s := 0.0
+	for _, v := range f.signal[:f.nb] {
+		s += v
+	}
+	return s
+}
+
+func (f *is32) refreshItem(w *worker32, item int) {
+	j := f.refresh[item]
+	t := f.t
+	n := t.net
+	switch j.kind {
+	case jobWR32: // rows lo…hi−1 of W_l (n_{l−1} × n_l) are columns of W_lᵀ
+		rows, cols := n.Sizes[j.l-1], n.Sizes[j.l]
+		w32 := w.conv[:(j.hi-j.lo)*cols]
+		ow, or := f.offW[j.l]+j.lo*cols, f.offR[j.l]+j.lo*cols
+		conv32(w32, t.theta[ow:ow+len(w32)])
+		tr32.Float32(f.wt[j.l][j.lo:], rows, w32, cols, j.hi-j.lo, cols)
+		conv32(f.r[j.l][j.lo*cols:j.hi*cols], t.phi[or:or+len(w32)])
+	case jobSmall32:
+		for l, k := range n.Sizes {
+			conv32(f.b[l], t.theta[f.offB[l]:f.offB[l]+k])
+			if l > 0 {
+				conv32(f.c[l], t.phi[f.offC[l]:f.offC[l]+k])
+			}
+			if f.ar {
+				lowerT32(f.st[l], t.theta[f.offS[l]:], k)
+				if l > 0 {
+					lowerT32(f.tt[l], t.phi[f.offT[l]:], k)
+				}
+			}
+		}
+	}
+}
+
+// conv32 sets dst to src rounded to float32.
+func conv32(dst []float32, src []float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = float32(v)
+	}
+}
+
+// lowerT32 writes into the k×k dst the transpose of the strictly lower
+// triangular matrix whose free entries (row by row, as gather packs them)
+// begin packed: dst[j·k + i] = s[i,j] for j < i (dst's other entries stay
+// zero).
+func lowerT32(dst []float32, packed []float64, k int) {
+	o := 0
+	for i := 1; i < k; i++ {
+		for j, v := range packed[o : o+i] {
+			dst[j*k+i] = float32(v)
+		}
+		o += i
+	}
+}
+
+// onRow is the on-list of row r of latent layer l.
+func (f *is32) onRow(l, r int) []int32 {
+	k := f.sizes[l]
+	return f.on[l][r*k : r*k+int(f.non[l][r])]
+}
+
+// draw sets h_j = 1 with probability p_j (a 24-bit uniform below p_j; two
+// per 64-bit draw) and returns the on-list (on has room for len(p)), with
+// no branch on the outcome.
+func draw(rng *rand.Rand, p, h []float32, on []int32) []int32 {
+	h, on = h[:len(p)], on[:len(p)]
+	n := 0
+	var u uint64
+	for j, pj := range p {
+		if j&1 == 0 {
+			u = rng.Uint64()
+		} else {
+			u <<= 24
+		}
+		v := 0
+		if float32(u>>40)*0x1p-24 < pj {
+			v = 1
+		}
+		h[j] = float32(v)
+		on[n] = int32(j)
+		n += v
+	}
+	return on[:n]
+}
+
+// drawAR draws an autoregressive layer in raster order: act holds the
+// input from below and, as units turn on, receives their rows of tt (row
+// m holds T[j, m] for every j, zero for j ≤ m), ending as the full
+// activations.
+func drawAR(rng *rand.Rand, act, tt, h []float32, on []int32) []int32 {
+	on = on[:0]
+	k := len(act)
+	var u uint64
+	for j := range act {
+		if j&1 == 0 {
+			u = rng.Uint64()
+		} else {
+			u <<= 24
+		}
+		if float64(u>>40)*0x1p-24 < nmath.Sigmoid(float64(act[j])) {
+			h[j] = 1
+			on = append(on, int32(j))
+			row := tt[j*k : (j+1)*k]
+			for i := j + 1; i < k; i++ {
+				act[i] += row[i]
+			}
+		} else {
+			h[j] = 0
+		}
+	}
+	return on
+}
+
+// exampleItem draws and scores the S proposals of example k of the
+// minibatch and fills its rows of δ, ε and e1.
+func (f *is32) exampleItem(w *worker32, k int) {
+	t := f.t
+	c := &t.cur
+	row := f.idx[k]
+	w.src.Seed(seeds.Derive(t.opt.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
+	n0, n1, S := f.sizes[0], f.sizes[1], f.S
+	x := f.x[k*n0 : (k+1)*n0]
+	xon := f.xon[k*n0 : k*n0 : (k+1)*n0]
+	for i, v := range c.data.Row(row) {
+		x[i] = float32(v)
+		if v != 0 {
+			xon = append(xon, int32(i))
+		}
+	}
+	// Q(h_1 | x)'s input c_1 + R_1ᵀx is the same for the S proposals.
+	qb := w.qb
+	copy(qb, f.c[1])
+	rowsum.AddRows32(qb, f.r[1], xon)
+	var s0 float64 // −Σ softplus(q_1) (no T)
+	if !f.ar {
+		s0 = logistic.LogLik(w.pq, qb, f.zero[:n1])
+	}
+	for s := range S {
+		r := k*S + s
+		lq := 0.0
+		for l := 1; l <= f.L; l++ {
+			nl := f.sizes[l]
+			hl, ql := f.h[l][r*nl:(r+1)*nl], f.q[l][r*nl:(r+1)*nl]
+			onl := f.on[l][r*nl : r*nl : (r+1)*nl]
+			act := w.act[:nl]
+			if l == 1 {
+				copy(act, qb)
+			} else {
+				copy(act, f.c[l])
+				rowsum.AddRows32(act, f.r[l], f.onRow(l-1, r))
+			}
+			if f.ar {
+				onl = drawAR(w.rng, act, f.tt[l], hl, onl)
+				lq += logistic.LogLik(ql, act, hl)
+			} else {
+				sl := s0
+				if l == 1 {
+					copy(ql, w.pq)
+				} else {
+					sl = logistic.LogLik(ql, act, f.zero[:nl])
+				}
+				onl = draw(w.rng, ql, hl, onl)
+				for _, j := range onl {
+					sl += float64(act[j])
+				}
+				lq += sl
+			}
+			f.non[l][r] = int32(len(onl))
+		}
+		lp := 0.0
+		for l := 0; l <= f.L; l++ {
+			nl := f.sizes[l]
+			act := w.act[:nl]
+			copy(act, f.b[l])
+			if l < f.L {
+				rowsum.AddRows32(act, f.wt[l+1], f.onRow(l+1, r))
+			}
+			hl, onl := x, xon
+			if l > 0 {
+				hl, onl = f.h[l][r*nl:(r+1)*nl], f.onRow(l, r)
+			}
+			if f.ar {
+				rowsum.AddRows32(act, f.st[l], onl)
+			}
+			lp += logistic.LogLik(f.a[l][r*nl:(r+1)*nl], act, hl)
+		}
+		f.lw[r] = lp - lq
+	}
+	lw := f.lw[k*S : (k+1)*S]
+	lse := nmath.LogSumExp(lw)
+	e1 := f.e1[k*n1 : (k+1)*n1]
+	clear(e1)
+	for s := range S {
+		r := k*S + s
+		wr := float32(math.Exp(lw[s] - lse))
+		for l := 0; l <= f.L; l++ {
+			nl := f.sizes[l]
+			hl := x
+			if l > 0 {
+				hl = f.h[l][r*nl : (r+1)*nl]
+				weigh(f.q[l][r*nl:(r+1)*nl], hl, wr)
+			}
+			weigh(f.a[l][r*nl:(r+1)*nl], hl, wr)
+		}
+		for j, v := range f.q[1][r*n1 : (r+1)*n1] {
+			e1[j] += v
+		}
+	}
+	if c.step == t.opt.Steps-1 {
+		f.signal[k] = lse - math.Log(float64(S))
+	}
+}
+
+// weigh sets p_i = w·(h_i − p_i).
+func weigh(p, h []float32, w float32) {
+	h = h[:len(p)]
+	for i, v := range p {
+		p[i] = w * (h[i] - v)
+	}
+}
+
+// gradItem sums the rows of one gradient block and writes it into the
+// trainer's flat gradients.
+func (f *is32) gradItem(w *worker32, item int) {
+	j := f.grads[item]
+	t := f.t
+	R := f.nb * f.S
+	l := j.l
+	switch j.kind {
+	case jobGradW: // ∂W_l[i,u] = Σ_{r: h_{l,r,u}=1} δ_{l−1,r,i}
+		m, k := f.sizes[l-1], f.sizes[l]
+		g := t.grad[f.offW[l]:]
+		cols := f.columns(w, l, j.lo, j.hi, R)
+		sums := w.sumW[:len(cols)*m]
+		clear(sums)
+		for c0 := 0; c0 < m; c0 += colBlock {
+			c1 := min(c0+colBlock, m)
+			for u, rows := range cols {
+				rowsum.AddRowsStride32(sums[u*m+c0:u*m+c1], f.a[l-1][c0:R*m], m, rows)
+			}
+		}
+		for u := range cols {
+			for i, v := range sums[u*m : (u+1)*m] {
+				g[i*k+j.lo+u] = -f.scale * float64(v)
+			}
+		}
+	case jobGradS, jobGradT: // ∂S_l[i,u] (i > u) = Σ_{r: h_{l,r,u}=1} δ_{l,r,i}; ∂T_l the same of ε
+		k := f.sizes[l]
+		mat, g, scale := f.a[l], t.grad[f.offS[l]:], -f.scale
+		if j.kind == jobGradT {
+			mat, g, scale = f.q[l], t.gradPhi[f.offT[l]:], 1
+		}
+		cols := f.columns(w, l, j.lo, j.hi, R)
+		for u := j.lo; u < j.hi; u++ {
+			sum := f.rowSum(w, k, mat[:R*k], cols[u-j.lo])
+			for i := u + 1; i < k; i++ {
+				g[i*(i-1)/2+u] = scale * float64(sum[i])
+			}
+		}
+	case jobGradB: // columns [c0, c1) of Σ_r δ_{l,r}
+		k := f.sizes[l]
+		sum := w.sum[:j.c1-j.c0]
+		clear(sum)
+		rowsum.AddRowsStride32(sum, f.a[l][j.c0:R*k], k, f.all[:R])
+		g := t.grad[f.offB[l]+j.c0 : f.offB[l]+j.c1]
+		for i, v := range sum {
+			g[i] = -f.scale * float64(v)
+		}
+	case jobGradR: // ∂R_l[i,u] = Σ_{r: h_{l−1,r,i}=1} ε_{l,r,u}
+		k := f.sizes[l]
+		g := t.gradPhi[f.offR[l]:]
+		var cols [][]int32
+		if l == 1 { // h_0 = x is shared by an example's rows: sum e1
+			cols = f.columns(w, 0, j.lo, j.hi, f.nb)
+		} else {
+			cols = f.columns(w, l-1, j.lo, j.hi, R)
+		}
+		for i := j.lo; i < j.hi; i++ {
+			var sum []float32
+			if l == 1 {
+				sum = f.rowSum(w, k, f.e1[:f.nb*k], cols[i-j.lo])
+			} else {
+				sum = f.rowSum(w, k, f.q[l][:R*k], cols[i-j.lo])
+			}
+			dst := g[i*k : (i+1)*k]
+			for u, v := range sum {
+				dst[u] = float64(v)
+			}
+		}
+	case jobGradC:
+		k := f.sizes[l]
+		var sum []float32
+		if l == 1 {
+			sum = f.rowSum(w, k, f.e1[:f.nb*k], f.all[:f.nb])
+		} else {
+			sum = f.rowSum(w, k, f.q[l][:R*k], f.all[:R])
+		}
+		g := t.gradPhi[f.offC[l] : f.offC[l]+k]
+		for u, v := range sum {
+			g[u] = float64(v)
+		}
+	}
+}
+
+// rowSum returns, in the worker's scratch, the sum of the rows idx of the
+// row-major mat whose rows have k entries.
+func (f *is32) rowSum(w *worker32, k int, mat []float32, idx []int32) []float32 {
+	dst := w.sum[:k]
+	clear(dst)
+	rowsum.AddRows32(dst, mat, idx)
+	return dst
+}
+
+// columns lists, for each unit u = lo … hi−1 of layer l, the rows (among
+// the first R) where it is at 1, in one pass over the rows; for l = 0 (the
+// examples' x), the examples (R = the minibatch's size) or each example's
+// S rows.
+func (f *is32) columns(w *worker32, l, lo, hi, R int) [][]int32 {
+	cols := w.cols[:hi-lo]
+	for i := range cols {
+		cols[i] = cols[i][:0]
+	}
+	if l == 0 {
+		n0 := f.sizes[0]
+		for k := range f.nb {
+			for i, v := range f.x[k*n0+lo : k*n0+hi] {
+				if v == 0 {
+					continue
+				}
+				if R == f.nb {
+					cols[i] = append(cols[i], int32(k))
+					continue
+				}
+				for s := range f.S {
+					cols[i] = append(cols[i], int32(k*f.S+s))
+				}
+			}
+		}
+		return cols
+	}
+	// Every row is written at its list's end, which advances when the
+	// unit is at 1: no branch on the states.
+	var cnt [jobUnits]int
+	k := f.sizes[l]
+	h := f.h[l]
+	for i := range cols {
+		cols[i] = cols[i][:R]
+	}
+	for r := range R {
+		for i, v := range h[r*k+lo : r*k+hi] {
+			cols[i][cnt[i]] = int32(r)
+			b := 0
+			if v != 0 {
+				b = 1
+			}
+			cnt[i] += b
+		}
+	}
+	for i := range cols {
+		cols[i] = cols[i][:cnt[i]]
+	}
+	return cols
+}
