@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/sigpair"
 )
 
 // The single-site Gibbs sampler of the latent units given x (Du, Zhu &
@@ -20,7 +21,7 @@ import (
 //	Δ_{l,j} = a_{l,j} + Σ_i [h_{l−1,i} W_l[i,j] − softplus(a⁰_{l−1,i} + W_l[i,j]) + softplus(a⁰_{l−1,i})]
 //	                  + Σ_{i>j} [h_{l,i} S_l[i,j] − softplus(a⁰_{l,i} + S_l[i,j]) + softplus(a⁰_{l,i})]
 //
-// (a_{l,j} itself does not depend on h_{l,j}). The chain keeps every
+// (a_{l,j} itself does not depend on h_{l,j}). A chain keeps every
 // activation a and σ(±a) up to date as units flip, so a softplus
 // difference is a ratio of sigmoids: with s = σ(a), t = σ(−a) at the
 // current activation,
@@ -96,29 +97,11 @@ func transposeExp(w []float64, r, c int, t, ep, en []float64) {
 	}
 }
 
-// gibbsChain is the state of one Gibbs chain over the latent layers of a
-// net with h[0] = x fixed: the states h, the activations a and σ(a), σ(−a)
-// of every layer (NaN where |a| > extreme).
-type gibbsChain struct {
-	n      *Net
-	h, a   [][]float64
-	sp, sn [][]float64
-	on     [][]int32
-}
-
-func (n *Net) newGibbsChain() *gibbsChain {
-	c := &gibbsChain{n: n, h: n.States(), a: n.States(), sp: n.States(), sn: n.States(), on: make([][]int32, len(n.Sizes))}
-	for l, s := range n.Sizes {
-		c.on[l] = make([]int32, 0, s)
-	}
-	return c
-}
-
 // extreme bounds the |a| and |w| whose e^{±a}, e^{±w} enter the product
 // form: beyond it σ(−|a|) and e^{−|w|} approach the subnormal range, where
-// they lose relative precision, so the chain stores NaN for them and the
+// they lose relative precision, so the chains store NaN for them and the
 // blocks that meet one take the direct softplus formula.
-const extreme = 600
+const extreme = sigpair.Extreme
 
 // chainPair is sigPair(a), or NaN, NaN when |a| > extreme.
 func chainPair(a float64) (float64, float64) {
@@ -138,154 +121,306 @@ func sigPair(a float64) (float64, float64) {
 	return e * r, r
 }
 
-// refresh recomputes every activation from the states (after h changed
-// other than through sweep, or the parameters changed).
-func (c *gibbsChain) refresh() {
-	n := c.n
+// chainActivations computes, for the joint state h of one chain (on its
+// on-lists, h[0] = x), every layer's activations a and σ(a), σ(−a) into
+// a, sp, sn: a_l = b_l + (Σ_{j on} W_{l+1}[i,j]) + Σ_{j<i on} S_l[i,j].
+func (n *Net) chainActivations(on [][]int32, a, sp, sn [][]float64) {
 	L := n.Layers()
-	for l := range c.h {
-		c.on[l] = onUnits(c.h[l], c.on[l])
-	}
 	for l := 0; l <= L; l++ {
 		k := n.Sizes[l]
-		a := c.a[l]
-		copy(a, n.B[l])
+		al := a[l][:k]
+		copy(al, n.B[l])
 		if l < L {
 			w, cols := n.W[l+1], n.Sizes[l+1]
 			for i := range k {
 				row := w[i*cols : (i+1)*cols]
 				s := 0.0
-				for _, j := range c.on[l+1] {
+				for _, j := range on[l+1] {
 					s += row[j]
 				}
-				a[i] += s
+				al[i] += s
 			}
 		}
 		if n.S != nil {
 			s := n.S[l]
 			for i := range k {
 				row := s[i*k : i*k+i]
-				for _, j := range c.on[l] {
+				for _, j := range on[l] {
 					if int(j) >= i {
 						break
 					}
-					a[i] += row[j]
+					al[i] += row[j]
 				}
 			}
 		}
-		for i, x := range a {
-			c.sp[l][i], c.sn[l][i] = chainPair(x)
+		for i, x := range al {
+			sp[l][i], sn[l][i] = chainPair(x)
 		}
 	}
 }
 
-// softplusTerms returns Σ_i [x_i w_i − log(t_i + s_i e_i)] where e_i =
-// e^{sign·w_i}: the contribution of one unit's outgoing weights w to its
-// log-odds, up to the sign of the log term (see logOdds). a are the
-// children's current activations, s = σ(a), t = σ(−a).
-func softplusTerms(x, w, e, a, s, t []float64, sign float64) (dot, lg float64) {
-	n := len(w)
-	x, e, a, s, t = x[:n], e[:n], a[:n], s[:n], t[:n]
-	// The product is kept as p·2^exp with p in [½, 1) after each block of
-	// 32 (math.Frexp: exact), so one log serves the whole row.
-	p, exp := 1.0, 0
-	for lo := 0; lo < n; lo += 32 {
-		hi := min(lo+32, n)
-		q := p
-		for i := lo; i < hi; i++ {
-			dot += x[i] * w[i]
-			q *= t[i] + s[i]*e[i]
+// laneChains runs up to 4·ng Gibbs chains of one net side by side, one per
+// lane, each over the latent layers of its own example h_0 = x: the chains
+// of a trainer's chunk of examples sweep together, so that every weight
+// row and its exponentials are read once for all of them and the
+// products of the log-odds run four lanes at a time (internal/sigpair).
+// Layer l's states h, activations a and σ(a), σ(−a) (s, t; NaN where |a| >
+// extreme) are stored element-major: unit i of lane k at [i·lanes + k].
+// Every lane performs the floating-point operations of the one-chain
+// sampler in the same order, so a chain's states and activations do not
+// depend on which lane, or beside which other chains, it runs.
+type laneChains struct {
+	n          *Net
+	ng, lanes  int
+	active     int // lanes 0 … active−1 hold chains
+	h, a, s, t [][]float64
+	dot1       []float64 // n_1 × lanes: Σ_i x_i W_1[i,j], the visible layer's dot for unit j (fixed while W is)
+
+	// One chain's buffers (refresh), and the per-unit work of the lanes.
+	one        [][]float64
+	oneA, oneS [][]float64
+	oneT       [][]float64
+	on         [][]int32
+	sel        []uint64
+	p, dot, lo []float64
+	exp        []int64
+	bad, fb    []uint8
+	v          []float64
+	prod       sigpair.ProdArgs
+	shift      sigpair.ShiftArgs
+}
+
+func (n *Net) newLaneChains(lanes int) *laneChains {
+	ng := (lanes + 3) / 4
+	L := 4 * ng
+	widest := 0
+	for _, s := range n.Sizes {
+		widest = max(widest, s)
+	}
+	c := &laneChains{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L),
+		one: n.States(), oneA: n.States(), oneS: n.States(), oneT: n.States(), on: make([][]int32, len(n.Sizes)),
+		sel: make([]uint64, L), p: make([]float64, L), dot: make([]float64, L), lo: make([]float64, L), exp: make([]int64, L),
+		bad: make([]uint8, ng*((widest+sigpair.BlockLen-1)/sigpair.BlockLen)), fb: make([]uint8, widest), v: make([]float64, L)}
+	for l, s := range n.Sizes {
+		c.h = append(c.h, make([]float64, s*L))
+		c.a = append(c.a, make([]float64, s*L))
+		c.s = append(c.s, make([]float64, s*L))
+		c.t = append(c.t, make([]float64, s*L))
+		c.on[l] = make([]int32, 0, s)
+	}
+	return c
+}
+
+// load sets lane k's states to h (every layer, h[0] = x).
+func (c *laneChains) load(k int, h [][]float64) {
+	for l, hl := range h {
+		for i, x := range hl {
+			c.h[l][i*c.lanes+k] = x
 		}
-		if q > 1e-280 && q < 1e280 {
-			f, k := math.Frexp(q)
-			p, exp = f, exp+k
+	}
+}
+
+// latent copies lane k's latent states h_1 … h_L into h[1:].
+func (c *laneChains) latent(k int, h [][]float64) {
+	for l := 1; l < len(h); l++ {
+		for i := range h[l] {
+			h[l][i] = c.h[l][i*c.lanes+k]
+		}
+	}
+}
+
+// refresh recomputes, for lanes 0 … active−1 (loaded), every activation
+// from the states and the visible dot products for wt (W_1ᵀ), and makes
+// the other lanes inert (s = 0, t = 1: factors of 1, never drawn).
+func (c *laneChains) refresh(active int, wt []float64) {
+	n, L := c.n, c.lanes
+	c.active = active
+	for k := range L {
+		if k >= active {
+			for l := range c.h {
+				for i := range n.Sizes[l] {
+					o := i*L + k
+					c.h[l][o], c.a[l][o], c.s[l][o], c.t[l][o] = 0, 0, 0, 1
+				}
+			}
+			for j := range n.Sizes[1] {
+				c.dot1[j*L+k] = 0
+			}
 			continue
 		}
-		for i := lo; i < hi; i++ { // out of range (or NaN): term by term
-			lg += nmath.Softplus(a[i]+sign*w[i]) - nmath.Softplus(a[i])
+		for l := range c.h {
+			for i := range c.one[l] {
+				c.one[l][i] = c.h[l][i*L+k]
+			}
+			c.on[l] = onUnits(c.one[l], c.on[l])
+		}
+		n.chainActivations(c.on, c.oneA, c.oneS, c.oneT)
+		for l := range c.h {
+			for i := range n.Sizes[l] {
+				o := i*L + k
+				c.a[l][o], c.s[l][o], c.t[l][o] = c.oneA[l][i], c.oneS[l][i], c.oneT[l][i]
+			}
+		}
+		// Σ_i x_i W_1[i,j] over the units at 1, in order: the same bits
+		// as over every unit (adding x_i·w = ±0 to a sum that starts at +0
+		// changes nothing).
+		m := n.Sizes[0]
+		for j := range n.Sizes[1] {
+			row := wt[j*m : (j+1)*m]
+			d := 0.0
+			for _, i := range c.on[0] {
+				d += row[i]
+			}
+			c.dot1[j*L+k] = d
 		}
 	}
-	return dot, lg + math.Log(p) + float64(exp)*math.Ln2
 }
 
-// logOdds is Δ_{l,j} = log p(h_{l,j} = 1 | rest) − log p(h_{l,j} = 0 | rest)
-// at the chain's state (l ≥ 1).
-func (c *gibbsChain) logOdds(g *gibbsTables, l, j int) float64 {
-	n := c.n
-	d := c.a[l][j]
-	// At h = 0 the current activations are a⁰: the terms are
-	// x·w − [softplus(a + w) − softplus(a)] = x·w − log(t + s e^{w}).
-	// At h = 1 they are a⁰ + w: softplus(a) − softplus(a − w) = −log(t + s e^{−w}).
-	e, sign := g.ep, 1.0
-	es := g.eps
-	if c.h[l][j] != 0 {
-		e, sign, es = g.en, -1, g.ens
+// term adds to lo[k] (k < active), for unit j's outgoing row w over the m
+// units of layer ll from unit i0 on (e^{w} in ep, e^{−w} in en), the
+// terms of its log-odds (see the top of the file): x·w − sign·log Π (t +
+// s e^{sign·w}) with sign = +1 where the unit is 0 (sel[k] = 0), −1 where
+// it is 1. With visible the dot products are dot1's column j, else they
+// run over the states of layer ll.
+func (c *laneChains) term(ll, i0, m, j int, w, ep, en []float64, visible bool) {
+	L := c.lanes
+	for k := range L {
+		c.p[k], c.exp[k], c.dot[k] = 1, 0, 0
+	}
+	nb := c.ng * ((m + sigpair.BlockLen - 1) / sigpair.BlockLen)
+	clear(c.bad[:nb])
+	pa := &c.prod
+	*pa = sigpair.ProdArgs{T: c.t[ll][i0*L:], S: c.s[ll][i0*L:], Stride: L, EP: ep[:m], EN: en[:m], Sel: c.sel,
+		P: c.p, Exp: c.exp, Dot: c.dot, Bad: c.bad}
+	if visible {
+		copy(c.dot, c.dot1[j*L:(j+1)*L])
+	} else {
+		pa.X, pa.W = c.h[ll][i0*L:], w[:m]
+	}
+	bad := sigpair.Prod(c.ng, pa)
+	a := c.a[ll][i0*L:]
+	for k := range c.active {
+		sign := 1.0
+		if c.sel[k] != 0 {
+			sign = -1
+		}
+		lg := 0.0
+		if bad {
+			// Blocks out of the safe range: term by term.
+			for b, lo := 0, 0; lo < m; b, lo = b+1, lo+sigpair.BlockLen {
+				if c.bad[b*c.ng+k/4]>>(k%4)&1 == 0 {
+					continue
+				}
+				for i := lo; i < min(lo+sigpair.BlockLen, m); i++ {
+					ai := a[i*L+k]
+					lg += nmath.Softplus(ai+sign*w[i]) - nmath.Softplus(ai)
+				}
+			}
+		}
+		lg = lg + math.Log(c.p[k]) + float64(c.exp[k])*math.Ln2
+		c.lo[k] += c.dot[k] - sign*lg
+	}
+}
+
+// logOdds sets lo[k] to Δ_{l,j} = log p(h_{l,j} = 1 | rest) − log
+// p(h_{l,j} = 0 | rest) of every active lane (l ≥ 1).
+func (c *laneChains) logOdds(g *gibbsTables, l, j int) {
+	n, L := c.n, c.lanes
+	hj := c.h[l][j*L : (j+1)*L]
+	for k := range L {
+		c.sel[k] = 0
+		if hj[k] != 0 {
+			c.sel[k] = ^uint64(0)
+		}
+		c.lo[k] = c.a[l][j*L+k]
 	}
 	m := n.Sizes[l-1]
-	dot, lg := softplusTerms(c.h[l-1], g.wt[l][j*m:(j+1)*m], e[l][j*m:(j+1)*m], c.a[l-1], c.sp[l-1], c.sn[l-1], sign)
-	d += dot - sign*lg
+	r := g.wt[l][j*m : (j+1)*m]
+	c.term(l-1, 0, m, j, r, g.ep[l][j*m:(j+1)*m], g.en[l][j*m:(j+1)*m], l == 1)
 	if n.S != nil {
 		k := n.Sizes[l]
 		lo, hi := j*k+j+1, (j+1)*k
-		dot, lg := softplusTerms(c.h[l][j+1:], g.st[l][lo:hi], es[l][lo:hi], c.a[l][j+1:], c.sp[l][j+1:], c.sn[l][j+1:], sign)
-		d += dot - sign*lg
-	}
-	return d
-}
-
-// set sets h_{l,j} to v (0 or 1), updating the activations it feeds. The
-// sigmoids follow without an exp: adding d·w to a multiplies e^{a} by
-// e = e^{d·w}, so with r = σ(−a) + σ(a)·e, σ(a) ← σ(a)·e/r and σ(−a) ← σ(−a)/r
-// (recomputed from a when r leaves the finite positive range, NaN beyond
-// extreme).
-func (c *gibbsChain) set(g *gibbsTables, l, j int, v float64) {
-	d := v - c.h[l][j]
-	if d == 0 {
-		return
-	}
-	c.h[l][j] = v
-	ep, eps := g.ep, g.eps
-	if d < 0 {
-		ep, eps = g.en, g.ens
-	}
-	m := c.n.Sizes[l-1]
-	lo, hi := j*m, (j+1)*m
-	shift(c.a[l-1][:m], c.sp[l-1][:m], c.sn[l-1][:m], g.wt[l][lo:hi], ep[l][lo:hi], d)
-	if c.n.S != nil {
-		k := c.n.Sizes[l]
-		lo, hi := j*k+j+1, (j+1)*k
-		shift(c.a[l][j+1:], c.sp[l][j+1:], c.sn[l][j+1:], g.st[l][lo:hi], eps[l][lo:hi], d)
+		c.term(l, j+1, hi-lo, j, g.st[l][lo:hi], g.eps[l][lo:hi], g.ens[l][lo:hi], false)
 	}
 }
 
-// shift adds d·w to the activations a and updates s = σ(a), t = σ(−a);
-// e is e^{d·w}.
-func shift(a, s, t, w, e []float64, d float64) {
-	n := len(w)
-	a, s, t, e = a[:n], s[:n], t[:n], e[:n]
-	for i, x := range w {
-		a[i] += d * x
-		r := t[i] + s[i]*e[i]
-		if r > 0 && r <= math.MaxFloat64 && math.Abs(a[i]) <= extreme {
-			inv := 1 / r
-			s[i] *= e[i] * inv
-			t[i] *= inv
-		} else {
-			s[i], t[i] = chainPair(a[i])
+// set moves every active lane's h_{l,j} to v[k] (0 or 1), updating the
+// activations it feeds in the lanes where it changes (sigpair.Shift: the
+// sigmoids follow without an exp, recomputed from a when the update leaves
+// the safe range).
+func (c *laneChains) set(g *gibbsTables, l, j int) {
+	n, L := c.n, c.lanes
+	hj := c.h[l][j*L : (j+1)*L]
+	sh := &c.shift
+	for gr := range c.ng {
+		flips := false
+		for q := range 4 {
+			k := 4*gr + q
+			sh.D[q], sh.Sel[q] = 0, 0
+			if k >= c.active {
+				continue
+			}
+			if d := c.v[k] - hj[k]; d != 0 {
+				hj[k] = c.v[k]
+				sh.D[q] = d
+				if d < 0 {
+					sh.Sel[q] = ^uint64(0)
+				}
+				flips = true
+			}
+		}
+		if !flips {
+			continue
+		}
+		m := n.Sizes[l-1]
+		lo, hi := j*m, (j+1)*m
+		c.shiftLayer(l-1, 0, 4*gr, g.wt[l][lo:hi], g.ep[l][lo:hi], g.en[l][lo:hi])
+		if n.S != nil {
+			k := n.Sizes[l]
+			lo, hi := j*k+j+1, (j+1)*k
+			c.shiftLayer(l, j+1, 4*gr, g.st[l][lo:hi], g.eps[l][lo:hi], g.ens[l][lo:hi])
 		}
 	}
 }
 
-// sweep updates every latent unit once from its conditional, layer 1 to L,
-// units in raster order within a layer.
-func (c *gibbsChain) sweep(g *gibbsTables, rng *rand.Rand) {
+// shiftLayer applies c.shift's flips (lanes k0 … k0+3) to the units i0 …
+// i0+len(w)−1 of layer ll.
+func (c *laneChains) shiftLayer(ll, i0, k0 int, w, ep, en []float64) {
+	L, m := c.lanes, len(w)
+	if m == 0 {
+		return
+	}
+	sh := &c.shift
+	o := i0*L + k0
+	sh.A, sh.S, sh.T, sh.Stride, sh.W, sh.EP, sh.EN, sh.Fb = c.a[ll][o:], c.s[ll][o:], c.t[ll][o:], L, w, ep, en, c.fb[:m]
+	if !sigpair.Shift(sh) {
+		return
+	}
+	for i, b := range c.fb[:m] {
+		for q := range 4 {
+			if b>>q&1 != 0 {
+				x := o + i*L + q
+				c.s[ll][x], c.t[ll][x] = chainPair(c.a[ll][x])
+			}
+		}
+		c.fb[i] = 0
+	}
+}
+
+// sweep updates every latent unit of every active lane once from its
+// conditional, layer 1 to L, units in raster order within a layer; lane k
+// draws from rngs[k].
+func (c *laneChains) sweep(g *gibbsTables, rngs []*rand.Rand) {
 	for l := 1; l <= c.n.Layers(); l++ {
 		for j := range c.n.Sizes[l] {
-			v := 0.0
-			if rng.Float64() < nmath.Sigmoid(c.logOdds(g, l, j)) {
-				v = 1
+			c.logOdds(g, l, j)
+			for k := range c.active {
+				c.v[k] = 0
+				if rngs[k].Float64() < nmath.Sigmoid(c.lo[k]) {
+					c.v[k] = 1
+				}
 			}
-			c.set(g, l, j, v)
+			c.set(g, l, j)
 		}
 	}
 }

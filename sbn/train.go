@@ -178,7 +178,15 @@ type trainTask struct {
 	xon []int32
 	smp []latentSample
 	lw  []float64
-	ch  *gibbsChain
+
+	// gibbs: the chunk's chains, one per lane, each example's random
+	// stream, a one-chain state buffer and the kept latent states
+	// (example k's state s at (k·Samples + s)·latent).
+	lc   *laneChains
+	lsrc []rand.PCG
+	lrng []*rand.Rand
+	one  [][]float64
+	kept []float64
 
 	gGen *Net
 	gRec *Recognition
@@ -304,7 +312,12 @@ func (t *Trainer) newTask() *trainTask {
 		tk.smp = append(tk.smp, s)
 	}
 	if t.opt.Sampler == "gibbs" {
-		tk.ch = n.newGibbsChain()
+		tk.lc = n.newLaneChains(chunkSize)
+		tk.lsrc, tk.lrng = make([]rand.PCG, chunkSize), make([]*rand.Rand, chunkSize)
+		for k := range tk.lrng {
+			tk.lrng[k] = rand.New(&tk.lsrc[k])
+		}
+		tk.one, tk.kept = n.States(), make([]float64, chunkSize*t.opt.Samples*t.latent)
 	} else {
 		tk.gRec = NewRecognition(n.Sizes, n.Rec.T != nil)
 	}
@@ -524,8 +537,12 @@ func (t *Trainer) runTask(tk *trainTask) {
 		zeroRec(tk.gRec)
 	}
 	tk.signal = 0
+	if t.gibbs != nil {
+		t.gibbsChunk(tk)
+		return
+	}
 	c := &t.cur
-	for k, row := range tk.rows {
+	for _, row := range tk.rows {
 		tk.src.Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
 		xs := c.data.Row(row)
 		for i, v := range xs {
@@ -535,11 +552,7 @@ func (t *Trainer) runTask(tk *trainTask) {
 		for s := range tk.smp {
 			tk.smp[s].h[0], tk.smp[s].on[0] = tk.x, tk.xon
 		}
-		if t.gibbs != nil {
-			t.gibbsExample(tk, row, tk.pos+k)
-		} else {
-			t.isExample(tk)
-		}
+		t.isExample(tk)
 	}
 }
 
@@ -564,59 +577,110 @@ func (t *Trainer) isExample(tk *trainTask) {
 	}
 }
 
-// gibbsExample resumes the example's chain, sweeps and keeps L states.
-func (t *Trainer) gibbsExample(tk *trainTask, row, pos int) {
-	n, o, ch := t.net, t.opt, tk.ch
-	var st []uint8
-	fresh := false
-	if t.persist != nil {
-		st = t.persist[row*t.latent : (row+1)*t.latent]
-		fresh = t.seen[row] == 0
-		t.seen[row] = 1
-	} else {
-		st = t.batchSt[pos*t.latent : (pos+1)*t.latent]
-		fresh = t.cur.step == 0
+// gibbsChunk runs the Gibbs chains of the chunk's examples side by side
+// (laneChains, one lane each): each resumes from its stored state (or
+// starts from a prior draw), sweeps (with the burn-in at the first
+// dynamics step of its minibatch) and keeps L states, drawing from its own
+// stream keyed by (epoch, minibatch, step, example). Then the kept states
+// add their gradients, example by example and state by state.
+func (t *Trainer) gibbsChunk(tk *trainTask) {
+	n, o, lc, c := t.net, t.opt, tk.lc, &t.cur
+	h := tk.one
+	for k, row := range tk.rows {
+		tk.lsrc[k].Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
+		for i, v := range c.data.Row(row) {
+			h[0][i] = float64(v)
+		}
+		st, fresh := t.gibbsState(row, tk.pos+k)
+		if fresh {
+			n.samplePrior(h, tk.lrng[k], tk.sc)
+		} else {
+			unpackStates(st, h)
+		}
+		lc.load(k, h)
 	}
-	copy(ch.h[0], tk.x)
-	if fresh {
-		n.samplePrior(ch.h, tk.rng, tk.sc)
-	} else {
-		o := 0
-		for l := 1; l <= n.Layers(); l++ {
-			for i := range ch.h[l] {
-				ch.h[l][i] = float64(st[o])
-				o++
-			}
+	K := len(tk.rows)
+	lc.refresh(K, t.gibbs.wt[1])
+	rngs := tk.lrng[:K]
+	if c.step == 0 {
+		for range o.BurnIn {
+			lc.sweep(t.gibbs, rngs)
 		}
 	}
-	ch.refresh()
-	if t.cur.step == 0 {
-		for range o.BurnIn {
-			ch.sweep(t.gibbs, tk.rng)
+	H := t.latent
+	for s := range o.Samples {
+		for range o.GibbsSweeps {
+			lc.sweep(t.gibbs, rngs)
+		}
+		for k := range K {
+			lc.latent(k, h)
+			packStates(h, tk.kept[(k*o.Samples+s)*H:])
 		}
 	}
 	w := 1 / float64(o.Samples)
-	for s := range tk.smp {
-		for range o.GibbsSweeps {
-			ch.sweep(t.gibbs, tk.rng)
+	sm := &tk.smp[0]
+	sm.h[0], sm.on[0] = tk.x, tk.xon
+	for k, row := range tk.rows {
+		for i, v := range c.data.Row(row) {
+			tk.x[i] = float64(v)
 		}
-		sm := &tk.smp[s]
-		for l := 1; l <= n.Layers(); l++ {
-			copy(sm.h[l], ch.h[l])
-			sm.on[l] = onUnits(sm.h[l], sm.on[l])
+		sm.on[0] = onUnits(tk.x, sm.on[0])
+		for s := range o.Samples {
+			kept := tk.kept[(k*o.Samples+s)*H : (k*o.Samples+s+1)*H]
+			unpackFloats(kept, sm.h)
+			for l := 1; l <= n.Layers(); l++ {
+				sm.on[l] = onUnits(sm.h[l], sm.on[l])
+			}
+			lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
+			n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
+			if c.step == o.Steps-1 {
+				tk.signal += w * lp
+			}
 		}
-		lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
-		n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
-		if t.cur.step == o.Steps-1 {
-			tk.signal += w * lp
+		st, _ := t.gibbsState(row, tk.pos+k)
+		for i, v := range tk.kept[(k*o.Samples+o.Samples-1)*H : (k*o.Samples+o.Samples)*H] {
+			st[i] = uint8(v)
 		}
 	}
-	k := 0
-	for l := 1; l <= n.Layers(); l++ {
-		for _, v := range ch.h[l] {
-			st[k] = uint8(v)
-			k++
+}
+
+// gibbsState returns the stored state of the chain of example row, at
+// position pos of its minibatch, and whether the chain starts afresh (a
+// persistent chain the first time, else at the minibatch's first step);
+// it marks a persistent chain as started.
+func (t *Trainer) gibbsState(row, pos int) ([]uint8, bool) {
+	if t.persist != nil {
+		fresh := t.seen[row] == 0
+		t.seen[row] = 1
+		return t.persist[row*t.latent : (row+1)*t.latent], fresh
+	}
+	return t.batchSt[pos*t.latent : (pos+1)*t.latent], t.cur.step == 0
+}
+
+// unpackStates sets the latent layers h[1:] from the flat bytes st.
+func unpackStates(st []uint8, h [][]float64) {
+	o := 0
+	for l := 1; l < len(h); l++ {
+		for i := range h[l] {
+			h[l][i] = float64(st[o])
+			o++
 		}
+	}
+}
+
+// packStates writes the latent layers h[1:] flat into dst.
+func packStates(h [][]float64, dst []float64) {
+	o := 0
+	for l := 1; l < len(h); l++ {
+		o += copy(dst[o:], h[l])
+	}
+}
+
+// unpackFloats sets the latent layers h[1:] from the flat src.
+func unpackFloats(src []float64, h [][]float64) {
+	o := 0
+	for l := 1; l < len(h); l++ {
+		o += copy(h[l], src[o:])
 	}
 }
 

@@ -1,0 +1,84 @@
+//go:build amd64 && !purego
+
+package sigpair
+
+import (
+	"math"
+
+	"golang.org/x/sys/cpu"
+)
+
+// useAVX2 selects the assembly kernels; the tests switch it off to compare.
+var useAVX2 = cpu.X86.HasAVX2
+
+// The product kernels run three groups (prod3…) or one group (prod1…) of
+// four lanes over elements [0, n), the …Dot variants also accumulating
+// the dot product with x (sigpair_amd64.s). The lanes of element i start
+// stride bytes after those of element i−1; bad points at the bad bits of
+// the first group of block 0, those of the next block badStep bytes on.
+//
+//go:noescape
+func prod3AVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *float64, exp *int64, dot *float64, bad *uint8, badStep int, c *[5][4]uint64) bool
+
+//go:noescape
+func prod3DotAVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *float64, exp *int64, dot *float64, bad *uint8, badStep int, c *[5][4]uint64) bool
+
+//go:noescape
+func prod1AVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *float64, exp *int64, dot *float64, bad *uint8, badStep int, c *[5][4]uint64) bool
+
+//go:noescape
+func prod1DotAVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *float64, exp *int64, dot *float64, bad *uint8, badStep int, c *[5][4]uint64) bool
+
+// shiftAVX2k is Shift on elements [0, n) (sigpair_amd64.s).
+//
+//go:noescape
+func shiftAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, fb *uint8, c *[4][4]uint64) bool
+
+// prodConsts: ProdLo, ProdHi, the fraction mask, the exponent field of ½
+// (1022), and 1022 as an integer, four lanes each.
+var prodConsts [5][4]uint64
+
+// shiftConsts: the mask of |x|, Extreme, MaxFloat64, 1.
+var shiftConsts [4][4]uint64
+
+func init() {
+	vals := [5]uint64{math.Float64bits(ProdLo), math.Float64bits(ProdHi), 1<<52 - 1, 1022 << 52, 1022}
+	for k, v := range vals {
+		prodConsts[k] = [4]uint64{v, v, v, v}
+	}
+	sv := [4]uint64{1<<63 - 1, math.Float64bits(Extreme), math.Float64bits(math.MaxFloat64), math.Float64bits(1)}
+	for k, v := range sv {
+		shiftConsts[k] = [4]uint64{v, v, v, v}
+	}
+}
+
+// prodAVX2 runs the groups three at a time, then one at a time.
+func prodAVX2(ng int, a *ProdArgs) bool {
+	n := len(a.EP)
+	var x, w *float64
+	k3, k1 := prod3AVX2, prod1AVX2
+	if a.X != nil {
+		x, w = &a.X[0], &a.W[0]
+		k3, k1 = prod3DotAVX2, prod1DotAVX2
+	}
+	any := false
+	for g := 0; g < ng; {
+		k, step := k1, 1
+		if ng-g >= 3 {
+			k, step = k3, 3
+		}
+		o := 4 * g
+		if x != nil {
+			x = &a.X[o]
+		}
+		if k(&a.T[o], &a.S[o], x, w, &a.EP[0], &a.EN[0], 8*a.Stride, n, &a.Sel[o], &a.P[o], &a.Exp[o], &a.Dot[o], &a.Bad[g], ng, &prodConsts) {
+			any = true
+		}
+		g += step
+	}
+	return any
+}
+
+func shiftAVX2(a *ShiftArgs) bool {
+	return shiftAVX2k(&a.A[0], &a.S[0], &a.T[0], &a.W[0], &a.EP[0], &a.EN[0], 8*a.Stride, len(a.W), &a.D, &a.Sel, &a.Fb[0], &shiftConsts)
+}

@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package sigpair
+
+var useAVX2 = false
+
+func prodAVX2(ng int, a *ProdArgs) bool { return prodGo(0, ng, a) }
+
+func shiftAVX2(a *ShiftArgs) bool { return shiftGo(a) }
