@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/seqsum"
 	"github.com/logz-ml/logz/internal/sigpair"
 )
 
@@ -121,44 +122,6 @@ func sigPair(a float64) (float64, float64) {
 	return e * r, r
 }
 
-// chainActivations computes, for the joint state h of one chain (on its
-// on-lists, h[0] = x), every layer's activations a and σ(a), σ(−a) into
-// a, sp, sn: a_l = b_l + (Σ_{j on} W_{l+1}[i,j]) + Σ_{j<i on} S_l[i,j].
-func (n *Net) chainActivations(on [][]int32, a, sp, sn [][]float64) {
-	L := n.Layers()
-	for l := 0; l <= L; l++ {
-		k := n.Sizes[l]
-		al := a[l][:k]
-		copy(al, n.B[l])
-		if l < L {
-			w, cols := n.W[l+1], n.Sizes[l+1]
-			for i := range k {
-				row := w[i*cols : (i+1)*cols]
-				s := 0.0
-				for _, j := range on[l+1] {
-					s += row[j]
-				}
-				al[i] += s
-			}
-		}
-		if n.S != nil {
-			s := n.S[l]
-			for i := range k {
-				row := s[i*k : i*k+i]
-				for _, j := range on[l] {
-					if int(j) >= i {
-						break
-					}
-					al[i] += row[j]
-				}
-			}
-		}
-		for i, x := range al {
-			sp[l][i], sn[l][i] = chainPair(x)
-		}
-	}
-}
-
 // laneChains runs up to 4·ng Gibbs chains of one net side by side, one per
 // lane, each over the latent layers of its own example h_0 = x: the chains
 // of a trainer's chunk of examples sweep together, so that every weight
@@ -176,11 +139,10 @@ type laneChains struct {
 	h, a, s, t [][]float64
 	dot1       []float64 // n_1 × lanes: Σ_i x_i W_1[i,j], the visible layer's dot for unit j (fixed while W is)
 
-	// One chain's buffers (refresh), and the per-unit work of the lanes.
-	one        [][]float64
-	oneA, oneS [][]float64
-	oneT       [][]float64
-	on         [][]int32
+	// The lanes' units at 1 and sums (refresh), and the per-unit work.
+	lon        [][]int32 // per layer: the units at 1 of lane k are lon[l][lspan[l][2k]:lspan[l][2k+1]]
+	lspan      [][]int32
+	sum        []float64
 	sel        []uint64
 	p, dot, lo []float64
 	exp        []int64
@@ -197,16 +159,16 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 	for _, s := range n.Sizes {
 		widest = max(widest, s)
 	}
-	c := &laneChains{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L),
-		one: n.States(), oneA: n.States(), oneS: n.States(), oneT: n.States(), on: make([][]int32, len(n.Sizes)),
+	c := &laneChains{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), sum: make([]float64, widest*L),
 		sel: make([]uint64, L), p: make([]float64, L), dot: make([]float64, L), lo: make([]float64, L), exp: make([]int64, L),
 		bad: make([]uint8, ng*((widest+sigpair.BlockLen-1)/sigpair.BlockLen)), fb: make([]uint8, widest), v: make([]float64, L)}
-	for l, s := range n.Sizes {
+	for _, s := range n.Sizes {
 		c.h = append(c.h, make([]float64, s*L))
 		c.a = append(c.a, make([]float64, s*L))
 		c.s = append(c.s, make([]float64, s*L))
 		c.t = append(c.t, make([]float64, s*L))
-		c.on[l] = make([]int32, 0, s)
+		c.lon = append(c.lon, make([]int32, 0, s*L))
+		c.lspan = append(c.lspan, make([]int32, 2*L))
 	}
 	return c
 }
@@ -230,48 +192,78 @@ func (c *laneChains) latent(k int, h [][]float64) {
 }
 
 // refresh recomputes, for lanes 0 … active−1 (loaded), every activation
-// from the states and the visible dot products for wt (W_1ᵀ), and makes
-// the other lanes inert (s = 0, t = 1: factors of 1, never drawn).
-func (c *laneChains) refresh(active int, wt []float64) {
+// from the states, a_l = b_l + (Σ_{j on} W_{l+1}[i,j]) + Σ_{j<i on} S_l[i,j]
+// as one chain sums it, and the visible dot products Σ_{i on} W_1[i,j]
+// for the current tables; it makes the other lanes inert (s = 0, t = 1:
+// factors of 1, never drawn).
+func (c *laneChains) refresh(active int, g *gibbsTables) {
 	n, L := c.n, c.lanes
 	c.active = active
-	for k := range L {
-		if k >= active {
-			for l := range c.h {
-				for i := range n.Sizes[l] {
+	for l := range c.h {
+		on := c.lon[l][:0]
+		for k := range active {
+			c.lspan[l][2*k] = int32(len(on))
+			for i := range n.Sizes[l] {
+				if c.h[l][i*L+k] != 0 {
+					on = append(on, int32(i))
+				}
+			}
+			c.lspan[l][2*k+1] = int32(len(on))
+		}
+		c.lon[l] = on
+	}
+	top := n.Layers()
+	for l := range c.h {
+		m := n.Sizes[l]
+		sum := c.sum[:active*m]
+		clear(sum)
+		if l < top {
+			seqsum.AddSelected(sum, m, g.wt[l+1], m, m, c.lon[l+1], c.lspan[l+1][:2*active])
+		}
+		var s []float64
+		if n.S != nil {
+			s = n.S[l]
+		}
+		for k := range L {
+			if k >= active {
+				for i := range m {
 					o := i*L + k
 					c.h[l][o], c.a[l][o], c.s[l][o], c.t[l][o] = 0, 0, 0, 1
 				}
+				continue
 			}
-			for j := range n.Sizes[1] {
-				c.dot1[j*L+k] = 0
-			}
-			continue
-		}
-		for l := range c.h {
-			for i := range c.one[l] {
-				c.one[l][i] = c.h[l][i*L+k]
-			}
-			c.on[l] = onUnits(c.one[l], c.on[l])
-		}
-		n.chainActivations(c.on, c.oneA, c.oneS, c.oneT)
-		for l := range c.h {
-			for i := range n.Sizes[l] {
+			onl := c.lon[l][c.lspan[l][2*k]:c.lspan[l][2*k+1]]
+			for i := range m {
+				a := n.B[l][i]
+				a += sum[k*m+i]
+				if s != nil {
+					row := s[i*m : i*m+i]
+					for _, j := range onl {
+						if int(j) >= i {
+							break
+						}
+						a += row[j]
+					}
+				}
 				o := i*L + k
-				c.a[l][o], c.s[l][o], c.t[l][o] = c.oneA[l][i], c.oneS[l][i], c.oneT[l][i]
+				c.a[l][o] = a
+				c.s[l][o], c.t[l][o] = chainPair(a)
 			}
 		}
-		// Σ_i x_i W_1[i,j] over the units at 1, in order: the same bits
-		// as over every unit (adding x_i·w = ±0 to a sum that starts at +0
-		// changes nothing).
-		m := n.Sizes[0]
-		for j := range n.Sizes[1] {
-			row := wt[j*m : (j+1)*m]
-			d := 0.0
-			for _, i := range c.on[0] {
-				d += row[i]
+	}
+	// Σ_{i on} x_i W_1[i,j] in order: the same bits as over every unit
+	// (adding x_i·w = ±0 to a sum that starts at +0 changes nothing).
+	m := n.Sizes[1]
+	dot := c.sum[:active*m]
+	clear(dot)
+	seqsum.AddSelected(dot, m, n.W[1], m, m, c.lon[0], c.lspan[0][:2*active])
+	for j := range m {
+		for k := range L {
+			v := 0.0
+			if k < active {
+				v = dot[k*m+j]
 			}
-			c.dot1[j*L+k] = d
+			c.dot1[j*L+k] = v
 		}
 	}
 }

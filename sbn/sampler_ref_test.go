@@ -30,6 +30,44 @@ func (n *Net) newGibbsChain() *gibbsChain {
 	return c
 }
 
+// chainActivations computes, for the joint state h of one chain (on its
+// on-lists, h[0] = x), every layer's activations a and σ(a), σ(−a) into
+// a, sp, sn: a_l = b_l + (Σ_{j on} W_{l+1}[i,j]) + Σ_{j<i on} S_l[i,j].
+func (n *Net) chainActivations(on [][]int32, a, sp, sn [][]float64) {
+	L := n.Layers()
+	for l := 0; l <= L; l++ {
+		k := n.Sizes[l]
+		al := a[l][:k]
+		copy(al, n.B[l])
+		if l < L {
+			w, cols := n.W[l+1], n.Sizes[l+1]
+			for i := range k {
+				row := w[i*cols : (i+1)*cols]
+				s := 0.0
+				for _, j := range on[l+1] {
+					s += row[j]
+				}
+				al[i] += s
+			}
+		}
+		if n.S != nil {
+			s := n.S[l]
+			for i := range k {
+				row := s[i*k : i*k+i]
+				for _, j := range on[l] {
+					if int(j) >= i {
+						break
+					}
+					al[i] += row[j]
+				}
+			}
+		}
+		for i, x := range al {
+			sp[l][i], sn[l][i] = chainPair(x)
+		}
+	}
+}
+
 // refresh recomputes every activation from the states.
 func (c *gibbsChain) refresh() {
 	for l := range c.h {

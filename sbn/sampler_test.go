@@ -18,7 +18,7 @@ func loadLanes(c *laneChains, n *Net, g *gibbsTables, h [][]float64, k, active i
 		randomState(r, rng)
 		c.load(q, r)
 	}
-	c.refresh(active, g.wt[1])
+	c.refresh(active, g)
 }
 
 // laneState copies lane k's states (every layer) into h.
@@ -78,7 +78,7 @@ func TestGibbsConditional(t *testing.T) {
 							laneState(ch, q, st)
 							ref.load(q, st)
 						}
-						ref.refresh(10, g.wt[1])
+						ref.refresh(10, g)
 						for ll := range ch.a {
 							for i := range ch.a[ll] {
 								if math.Abs(ch.a[ll][i]-ref.a[ll][i]) > 1e-9*max(1, scale) || !closeOrNaN(ch.s[ll][i], ref.s[ll][i]) || !closeOrNaN(ch.t[ll][i], ref.t[ll][i]) {
@@ -172,7 +172,7 @@ func TestLanesMatchOneChain(t *testing.T) {
 					rngs[k] = rand.New(rand.NewPCG(uint64(k), 77))
 					refRngs[k] = rand.New(rand.NewPCG(uint64(k), 77))
 				}
-				lc.refresh(active, g.wt[1])
+				lc.refresh(active, g)
 				for sweep := range 6 {
 					// The log-odds of every unit, bit for bit.
 					for l := 1; l <= n.Layers(); l++ {
@@ -248,7 +248,7 @@ func TestGibbsPosterior(t *testing.T) {
 				n.samplePrior(h, rngs[k], sc)
 				lc.load(k, h)
 			}
-			lc.refresh(10, g.wt[1])
+			lc.refresh(10, g)
 			for range 30 {
 				lc.sweep(g, rngs)
 			}

@@ -187,6 +187,8 @@ type trainTask struct {
 	lrng []*rand.Rand
 	one  [][]float64
 	kept []float64
+	xs   []float64 // the examples, chunkSize × n_0
+	gb   *gradBatch
 
 	gGen *Net
 	gRec *Recognition
@@ -318,6 +320,7 @@ func (t *Trainer) newTask() *trainTask {
 			tk.lrng[k] = rand.New(&tk.lsrc[k])
 		}
 		tk.one, tk.kept = n.States(), make([]float64, chunkSize*t.opt.Samples*t.latent)
+		tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
 	} else {
 		tk.gRec = NewRecognition(n.Sizes, n.Rec.T != nil)
 	}
@@ -582,15 +585,18 @@ func (t *Trainer) isExample(tk *trainTask) {
 // starts from a prior draw), sweeps (with the burn-in at the first
 // dynamics step of its minibatch) and keeps L states, drawing from its own
 // stream keyed by (epoch, minibatch, step, example). Then the kept states
-// add their gradients, example by example and state by state.
+// add their gradients, example by example and state by state (batched:
+// addGradBatch).
 func (t *Trainer) gibbsChunk(tk *trainTask) {
 	n, o, lc, c := t.net, t.opt, tk.lc, &t.cur
 	h := tk.one
 	for k, row := range tk.rows {
 		tk.lsrc[k].Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
+		x := tk.xs[k*n.Sizes[0] : (k+1)*n.Sizes[0]]
 		for i, v := range c.data.Row(row) {
-			h[0][i] = float64(v)
+			x[i] = float64(v)
 		}
+		copy(h[0], x)
 		st, fresh := t.gibbsState(row, tk.pos+k)
 		if fresh {
 			n.samplePrior(h, tk.lrng[k], tk.sc)
@@ -600,7 +606,7 @@ func (t *Trainer) gibbsChunk(tk *trainTask) {
 		lc.load(k, h)
 	}
 	K := len(tk.rows)
-	lc.refresh(K, t.gibbs.wt[1])
+	lc.refresh(K, t.gibbs)
 	rngs := tk.lrng[:K]
 	if c.step == 0 {
 		for range o.BurnIn {
@@ -617,26 +623,15 @@ func (t *Trainer) gibbsChunk(tk *trainTask) {
 			packStates(h, tk.kept[(k*o.Samples+s)*H:])
 		}
 	}
+	last := c.step == o.Steps-1
 	w := 1 / float64(o.Samples)
-	sm := &tk.smp[0]
-	sm.h[0], sm.on[0] = tk.x, tk.xon
+	n.addGradBatch(tk.gb, tk.xs, K, o.Samples, tk.kept[:K*o.Samples*H], t.tabs.wt, w, tk.gGen, last)
+	if last {
+		for _, lp := range tk.gb.lp[:K*o.Samples] {
+			tk.signal += w * lp
+		}
+	}
 	for k, row := range tk.rows {
-		for i, v := range c.data.Row(row) {
-			tk.x[i] = float64(v)
-		}
-		sm.on[0] = onUnits(tk.x, sm.on[0])
-		for s := range o.Samples {
-			kept := tk.kept[(k*o.Samples+s)*H : (k*o.Samples+s+1)*H]
-			unpackFloats(kept, sm.h)
-			for l := 1; l <= n.Layers(); l++ {
-				sm.on[l] = onUnits(sm.h[l], sm.on[l])
-			}
-			lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
-			n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
-			if c.step == o.Steps-1 {
-				tk.signal += w * lp
-			}
-		}
 		st, _ := t.gibbsState(row, tk.pos+k)
 		for i, v := range tk.kept[(k*o.Samples+o.Samples-1)*H : (k*o.Samples+o.Samples)*H] {
 			st[i] = uint8(v)
@@ -673,14 +668,6 @@ func packStates(h [][]float64, dst []float64) {
 	o := 0
 	for l := 1; l < len(h); l++ {
 		o += copy(dst[o:], h[l])
-	}
-}
-
-// unpackFloats sets the latent layers h[1:] from the flat src.
-func unpackFloats(src []float64, h [][]float64) {
-	o := 0
-	for l := 1; l < len(h); l++ {
-		o += copy(h[l], src[o:])
 	}
 }
 
