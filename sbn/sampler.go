@@ -126,18 +126,20 @@ func sigPair(a float64) (float64, float64) {
 // lane, each over the latent layers of its own example h_0 = x: the chains
 // of a trainer's chunk of examples sweep together, so that every weight
 // row and its exponentials are read once for all of them and the
-// products of the log-odds run four lanes at a time (internal/sigpair).
-// Layer l's states h, activations a and σ(a), σ(−a) (s, t; NaN where |a| >
-// extreme) are stored element-major: unit i of lane k at [i·lanes + k].
-// Every lane performs the floating-point operations of the one-chain
-// sampler in the same order, so a chain's states and activations do not
-// depend on which lane, or beside which other chains, it runs.
+// products of the log-odds and the updates run four lanes (a group) at a
+// time (internal/sigpair). Layer l's states h, activations a and σ(a),
+// σ(−a) (s, t; NaN where |a| > extreme) are stored group by group, unit by
+// unit: unit i of lane k = 4g + q at [(g·n_l + i)·4 + q] (idx), so that
+// one group's units are contiguous. Every lane performs the
+// floating-point operations of the one-chain sampler in the same order,
+// so a chain's states and activations do not depend on which lane, or
+// beside which other chains, it runs.
 type laneChains struct {
 	n          *Net
 	ng, lanes  int
 	active     int // lanes 0 … active−1 hold chains
 	h, a, s, t [][]float64
-	dot1       []float64 // n_1 × lanes: Σ_i x_i W_1[i,j], the visible layer's dot for unit j (fixed while W is)
+	dot1       []float64 // n_1 × lanes: Σ_i x_i W_1[i,j], the visible layer's dot for unit j and lane k at [j·lanes + k] (fixed while W is)
 
 	// The lanes' units at 1 and sums (refresh), and the per-unit work.
 	lon        [][]int32 // per layer: the units at 1 of lane k are lon[l][lspan[l][2k]:lspan[l][2k+1]]
@@ -161,7 +163,7 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 	}
 	c := &laneChains{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), sum: make([]float64, widest*L),
 		sel: make([]uint64, L), p: make([]float64, L), dot: make([]float64, L), lo: make([]float64, L), exp: make([]int64, L),
-		bad: make([]uint8, ng*((widest+sigpair.BlockLen-1)/sigpair.BlockLen)), fb: make([]uint8, widest), v: make([]float64, L)}
+		bad: make([]uint8, (widest+sigpair.BlockLen-1)/sigpair.BlockLen), fb: make([]uint8, widest), v: make([]float64, L)}
 	for _, s := range n.Sizes {
 		c.h = append(c.h, make([]float64, s*L))
 		c.a = append(c.a, make([]float64, s*L))
@@ -173,11 +175,14 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 	return c
 }
 
+// idx is the position of unit i of lane k in layer l's arrays.
+func (c *laneChains) idx(l, k, i int) int { return (k/4*c.n.Sizes[l]+i)*4 + k%4 }
+
 // load sets lane k's states to h (every layer, h[0] = x).
 func (c *laneChains) load(k int, h [][]float64) {
 	for l, hl := range h {
 		for i, x := range hl {
-			c.h[l][i*c.lanes+k] = x
+			c.h[l][c.idx(l, k, i)] = x
 		}
 	}
 }
@@ -186,7 +191,7 @@ func (c *laneChains) load(k int, h [][]float64) {
 func (c *laneChains) latent(k int, h [][]float64) {
 	for l := 1; l < len(h); l++ {
 		for i := range h[l] {
-			h[l][i] = c.h[l][i*c.lanes+k]
+			h[l][i] = c.h[l][c.idx(l, k, i)]
 		}
 	}
 }
@@ -204,7 +209,7 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 		for k := range active {
 			c.lspan[l][2*k] = int32(len(on))
 			for i := range n.Sizes[l] {
-				if c.h[l][i*L+k] != 0 {
+				if c.h[l][c.idx(l, k, i)] != 0 {
 					on = append(on, int32(i))
 				}
 			}
@@ -227,7 +232,7 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 		for k := range L {
 			if k >= active {
 				for i := range m {
-					o := i*L + k
+					o := c.idx(l, k, i)
 					c.h[l][o], c.a[l][o], c.s[l][o], c.t[l][o] = 0, 0, 0, 1
 				}
 				continue
@@ -245,7 +250,7 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 						a += row[j]
 					}
 				}
-				o := i*L + k
+				o := c.idx(l, k, i)
 				c.a[l][o] = a
 				c.s[l][o], c.t[l][o] = chainPair(a)
 			}
@@ -275,56 +280,61 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 // it is 1. With visible the dot products are dot1's column j, else they
 // run over the states of layer ll.
 func (c *laneChains) term(ll, i0, m, j int, w, ep, en []float64, visible bool) {
-	L := c.lanes
+	L, nl := c.lanes, c.n.Sizes[ll]
 	for k := range L {
 		c.p[k], c.exp[k], c.dot[k] = 1, 0, 0
 	}
-	nb := c.ng * ((m + sigpair.BlockLen - 1) / sigpair.BlockLen)
-	clear(c.bad[:nb])
-	pa := &c.prod
-	*pa = sigpair.ProdArgs{T: c.t[ll][i0*L:], S: c.s[ll][i0*L:], Stride: L, EP: ep[:m], EN: en[:m], Sel: c.sel,
-		P: c.p, Exp: c.exp, Dot: c.dot, Bad: c.bad}
 	if visible {
 		copy(c.dot, c.dot1[j*L:(j+1)*L])
-	} else {
-		pa.X, pa.W = c.h[ll][i0*L:], w[:m]
 	}
-	bad := sigpair.Prod(c.ng, pa)
-	a := c.a[ll][i0*L:]
-	for k := range c.active {
-		sign := 1.0
-		if c.sel[k] != 0 {
-			sign = -1
+	nb := (m + sigpair.BlockLen - 1) / sigpair.BlockLen
+	pa := &c.prod
+	for g := range (c.active + 3) / 4 {
+		o, k0 := (g*nl+i0)*4, 4*g
+		clear(c.bad[:nb])
+		*pa = sigpair.ProdArgs{T: c.t[ll][o:], S: c.s[ll][o:], Stride: 4, EP: ep[:m], EN: en[:m], Sel: c.sel[k0 : k0+4],
+			P: c.p[k0 : k0+4], Exp: c.exp[k0 : k0+4], Dot: c.dot[k0 : k0+4], Bad: c.bad[:nb]}
+		if !visible {
+			pa.X, pa.W = c.h[ll][o:], w[:m]
 		}
-		lg := 0.0
-		if bad {
-			// Blocks out of the safe range: term by term.
-			for b, lo := 0, 0; lo < m; b, lo = b+1, lo+sigpair.BlockLen {
-				if c.bad[b*c.ng+k/4]>>(k%4)&1 == 0 {
-					continue
-				}
-				for i := lo; i < min(lo+sigpair.BlockLen, m); i++ {
-					ai := a[i*L+k]
-					lg += nmath.Softplus(ai+sign*w[i]) - nmath.Softplus(ai)
+		bad := sigpair.Prod(1, pa)
+		a := c.a[ll][o:]
+		for q := range min(4, c.active-k0) {
+			k := k0 + q
+			sign := 1.0
+			if c.sel[k] != 0 {
+				sign = -1
+			}
+			lg := 0.0
+			if bad {
+				// Blocks out of the safe range: term by term.
+				for b, lo := 0, 0; lo < m; b, lo = b+1, lo+sigpair.BlockLen {
+					if c.bad[b]>>q&1 == 0 {
+						continue
+					}
+					for i := lo; i < min(lo+sigpair.BlockLen, m); i++ {
+						ai := a[i*4+q]
+						lg += nmath.Softplus(ai+sign*w[i]) - nmath.Softplus(ai)
+					}
 				}
 			}
+			lg = lg + math.Log(c.p[k]) + float64(c.exp[k])*math.Ln2
+			c.lo[k] += c.dot[k] - sign*lg
 		}
-		lg = lg + math.Log(c.p[k]) + float64(c.exp[k])*math.Ln2
-		c.lo[k] += c.dot[k] - sign*lg
 	}
 }
 
 // logOdds sets lo[k] to Δ_{l,j} = log p(h_{l,j} = 1 | rest) − log
 // p(h_{l,j} = 0 | rest) of every active lane (l ≥ 1).
 func (c *laneChains) logOdds(g *gibbsTables, l, j int) {
-	n, L := c.n, c.lanes
-	hj := c.h[l][j*L : (j+1)*L]
-	for k := range L {
+	n := c.n
+	for k := range c.lanes {
+		o := c.idx(l, k, j)
 		c.sel[k] = 0
-		if hj[k] != 0 {
+		if c.h[l][o] != 0 {
 			c.sel[k] = ^uint64(0)
 		}
-		c.lo[k] = c.a[l][j*L+k]
+		c.lo[k] = c.a[l][o]
 	}
 	m := n.Sizes[l-1]
 	r := g.wt[l][j*m : (j+1)*m]
@@ -341,10 +351,9 @@ func (c *laneChains) logOdds(g *gibbsTables, l, j int) {
 // sigmoids follow without an exp, recomputed from a when the update leaves
 // the safe range).
 func (c *laneChains) set(g *gibbsTables, l, j int) {
-	n, L := c.n, c.lanes
-	hj := c.h[l][j*L : (j+1)*L]
+	n := c.n
 	sh := &c.shift
-	for gr := range c.ng {
+	for gr := range (c.active + 3) / 4 {
 		flips := false
 		for q := range 4 {
 			k := 4*gr + q
@@ -352,8 +361,9 @@ func (c *laneChains) set(g *gibbsTables, l, j int) {
 			if k >= c.active {
 				continue
 			}
-			if d := c.v[k] - hj[k]; d != 0 {
-				hj[k] = c.v[k]
+			o := c.idx(l, k, j)
+			if d := c.v[k] - c.h[l][o]; d != 0 {
+				c.h[l][o] = c.v[k]
 				sh.D[q] = d
 				if d < 0 {
 					sh.Sel[q] = ^uint64(0)
@@ -366,32 +376,32 @@ func (c *laneChains) set(g *gibbsTables, l, j int) {
 		}
 		m := n.Sizes[l-1]
 		lo, hi := j*m, (j+1)*m
-		c.shiftLayer(l-1, 0, 4*gr, g.wt[l][lo:hi], g.ep[l][lo:hi], g.en[l][lo:hi])
+		c.shiftLayer(l-1, 0, gr, g.wt[l][lo:hi], g.ep[l][lo:hi], g.en[l][lo:hi])
 		if n.S != nil {
 			k := n.Sizes[l]
 			lo, hi := j*k+j+1, (j+1)*k
-			c.shiftLayer(l, j+1, 4*gr, g.st[l][lo:hi], g.eps[l][lo:hi], g.ens[l][lo:hi])
+			c.shiftLayer(l, j+1, gr, g.st[l][lo:hi], g.eps[l][lo:hi], g.ens[l][lo:hi])
 		}
 	}
 }
 
-// shiftLayer applies c.shift's flips (lanes k0 … k0+3) to the units i0 …
-// i0+len(w)−1 of layer ll.
-func (c *laneChains) shiftLayer(ll, i0, k0 int, w, ep, en []float64) {
-	L, m := c.lanes, len(w)
+// shiftLayer applies c.shift's flips (the lanes of group gr) to the units
+// i0 … i0+len(w)−1 of layer ll.
+func (c *laneChains) shiftLayer(ll, i0, gr int, w, ep, en []float64) {
+	m := len(w)
 	if m == 0 {
 		return
 	}
 	sh := &c.shift
-	o := i0*L + k0
-	sh.A, sh.S, sh.T, sh.Stride, sh.W, sh.EP, sh.EN, sh.Fb = c.a[ll][o:], c.s[ll][o:], c.t[ll][o:], L, w, ep, en, c.fb[:m]
+	o := (gr*c.n.Sizes[ll] + i0) * 4
+	sh.A, sh.S, sh.T, sh.Stride, sh.W, sh.EP, sh.EN, sh.Fb = c.a[ll][o:], c.s[ll][o:], c.t[ll][o:], 4, w, ep, en, c.fb[:m]
 	if !sigpair.Shift(sh) {
 		return
 	}
 	for i, b := range c.fb[:m] {
 		for q := range 4 {
 			if b>>q&1 != 0 {
-				x := o + i*L + q
+				x := o + i*4 + q
 				c.s[ll][x], c.t[ll][x] = chainPair(c.a[ll][x])
 			}
 		}

@@ -25,7 +25,7 @@ func loadLanes(c *laneChains, n *Net, g *gibbsTables, h [][]float64, k, active i
 func laneState(c *laneChains, k int, h [][]float64) {
 	for l := range h {
 		for i := range h[l] {
-			h[l][i] = c.h[l][i*c.lanes+k]
+			h[l][i] = c.h[l][c.idx(l, k, i)]
 		}
 	}
 }
@@ -69,7 +69,7 @@ func TestGibbsConditional(t *testing.T) {
 						}
 						// Flip it in lane k only and compare every lane with a fresh refresh.
 						for q := range 10 {
-							ch.v[q] = ch.h[l][j*ch.lanes+q]
+							ch.v[q] = ch.h[l][ch.idx(l, q, j)]
 						}
 						ch.v[k] = 1 - old
 						ch.set(g, l, j)
@@ -190,7 +190,7 @@ func TestLanesMatchOneChain(t *testing.T) {
 						refs[k].sweep(g, refRngs[k])
 						for l := range h {
 							for i := range n.Sizes[l] {
-								o := i*lc.lanes + k
+								o := lc.idx(l, k, i)
 								r := refs[k]
 								if lc.h[l][o] != r.h[l][i] || !sameBitsOrNaN(lc.a[l][o], r.a[l][i]) ||
 									!sameBitsOrNaN(lc.s[l][o], r.sp[l][i]) || !sameBitsOrNaN(lc.t[l][o], r.sn[l][i]) {

@@ -115,6 +115,64 @@ func Shift(a *ShiftArgs) bool {
 	return shiftGo(a)
 }
 
+// ShiftSafe is Shift for rows and lanes known to stay in the safe range:
+// no NaN among EP and EN and, in the four lanes, no NaN among s and t
+// and 0 ≤ s, t ≤ 1 with t > 0 (the σ pairs of activations within
+// Extreme). Then r = t + s·e always lies in (0, MaxFloat64], and only the
+// new |a| ≤ Extreme remains to check, which ShiftSafe does once per lane
+// and row instead of once per element: it updates every flipping lane of
+// every element as Shift's safe branch does, and reports whether any
+// flipping lane's new |a| exceeds Extreme (or is NaN), without Fb; the
+// caller then finds those elements and recomputes their σ pairs from a.
+// Lanes with D[q] = 0 get a + 0, their own bits for a ≠ −0.
+func ShiftSafe(a *ShiftArgs) bool {
+	n := len(a.W)
+	if n == 0 {
+		return false
+	}
+	_, _ = a.EP[:n], a.EN[:n]
+	last := (n-1)*a.Stride + 4
+	_, _, _ = a.A[:last], a.S[:last], a.T[:last]
+	if useAVX2 {
+		return shiftSafeAVX2(a)
+	}
+	return shiftSafeGo(a)
+}
+
+// shiftSafeGo is ShiftSafe in Go (see prodGo).
+func shiftSafeGo(a *ShiftArgs) bool {
+	bad := false
+	for q := range 4 {
+		d := a.D[q]
+		if d == 0 {
+			for i := range a.W {
+				a.A[i*a.Stride+q] += 0
+			}
+			continue
+		}
+		e := a.EP
+		if a.Sel[q]>>63 != 0 {
+			e = a.EN
+		}
+		for i, w := range a.W {
+			o := i*a.Stride + q
+			if d < 0 {
+				w = -w
+			}
+			x := a.A[o] + w
+			a.A[o] = x
+			if !(math.Abs(x) <= Extreme) {
+				bad = true
+			}
+			r := a.T[o] + float64(a.S[o]*e[i])
+			inv := 1 / r
+			a.S[o] *= float64(e[i] * inv)
+			a.T[o] *= inv
+		}
+	}
+	return bad
+}
+
 // prodGo is Prod in Go for the groups g0 … ng−1. Every product that feeds
 // an addition is converted to float64 explicitly, which forbids the
 // compiler to fuse them.

@@ -34,6 +34,11 @@ func prod1DotAVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *fl
 //go:noescape
 func shiftAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, fb *uint8, c *[4][4]uint64) bool
 
+// shiftSafeAVX2k is ShiftSafe on elements [0, n) (sigpair_amd64.s).
+//
+//go:noescape
+func shiftSafeAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, c *[4][4]uint64) bool
+
 // prodConsts: ProdLo, ProdHi, the fraction mask, the exponent field of ½
 // (1022), and 1022 as an integer, four lanes each.
 var prodConsts [5][4]uint64
@@ -81,4 +86,8 @@ func prodAVX2(ng int, a *ProdArgs) bool {
 
 func shiftAVX2(a *ShiftArgs) bool {
 	return shiftAVX2k(&a.A[0], &a.S[0], &a.T[0], &a.W[0], &a.EP[0], &a.EN[0], 8*a.Stride, len(a.W), &a.D, &a.Sel, &a.Fb[0], &shiftConsts)
+}
+
+func shiftSafeAVX2(a *ShiftArgs) bool {
+	return shiftSafeAVX2k(&a.A[0], &a.S[0], &a.T[0], &a.W[0], &a.EP[0], &a.EN[0], 8*a.Stride, len(a.W), &a.D, &a.Sel, &shiftConsts)
 }

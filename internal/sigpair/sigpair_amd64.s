@@ -275,3 +275,67 @@ shiftfb:
 	ORB  AL, (R11)(CX*1)
 	MOVB $1, ret+96(FP)
 	JMP  shiftnext
+
+// func shiftSafeAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, c *[4][4]uint64) bool
+// ShiftSafe on one group (see shiftSafeGo): DI a, SI s, DX t, R8 w, R9
+// e^{w}, R10 e^{−w}, R12 stride (bytes), R13 n, CX element, BX offset of
+// its lanes. Y0 the sign bits of D, Y1 flipping lanes, Y2 selection mask,
+// Y3 the mask of |x|, Y4 Extreme, Y6 the lanes whose |x| left the range,
+// Y7 1. The flipped weight is w' = (w ⊕ sign D) ∧ flipping: ±w or +0.
+TEXT ·shiftSafeAVX2k(SB), NOSPLIT, $0-89
+	MOVQ    a+0(FP), DI
+	MOVQ    s+8(FP), SI
+	MOVQ    t+16(FP), DX
+	MOVQ    w+24(FP), R8
+	MOVQ    ep+32(FP), R9
+	MOVQ    en+40(FP), R10
+	MOVQ    stride+48(FP), R12
+	MOVQ    n+56(FP), R13
+	MOVQ    d+64(FP), AX
+	VMOVUPD (AX), Y5
+	VXORPD  Y6, Y6, Y6
+	VCMPPD  $0x04, Y6, Y5, Y1  // flipping = D ≠ 0
+	MOVQ    c+80(FP), AX
+	VMOVDQU 0(AX), Y3
+	VANDNPD Y5, Y3, Y0         // the sign bits of D
+	VMOVUPD 32(AX), Y4
+	VMOVUPD 96(AX), Y7
+	MOVQ    sel+72(FP), AX
+	VMOVDQU (AX), Y2
+	XORQ    CX, CX
+	XORQ    BX, BX
+
+safeloop:
+	VBROADCASTSD (R8)(CX*8), Y8
+	VXORPD       Y0, Y8, Y8           // ±w
+	VANDPD       Y1, Y8, Y8           // w' (+0 where the lane does not flip)
+	VADDPD       (DI)(BX*1), Y8, Y8   // x = a + w'
+	VMOVUPD      Y8, (DI)(BX*1)
+	VANDPD       Y3, Y8, Y15          // |x|
+	VCMPPD       $0x16, Y4, Y15, Y15  // not |x| ≤ Extreme (NaN included)
+	VORPD        Y15, Y6, Y6
+	VBROADCASTSD (R9)(CX*8), Y10
+	VBROADCASTSD (R10)(CX*8), Y11
+	VBLENDVPD    Y2, Y11, Y10, Y10    // e
+	VMOVUPD      (SI)(BX*1), Y11      // s
+	VMULPD       Y10, Y11, Y12        // s·e
+	VMOVUPD      (DX)(BX*1), Y13      // t
+	VADDPD       Y12, Y13, Y12        // r = t + s·e
+	VDIVPD       Y12, Y7, Y12         // 1/r
+	VMULPD       Y12, Y10, Y10        // e·(1/r)
+	VMULPD       Y10, Y11, Y10        // s·(e·(1/r))
+	VMULPD       Y12, Y13, Y12        // t·(1/r)
+	VBLENDVPD    Y1, Y10, Y11, Y11
+	VMOVUPD      Y11, (SI)(BX*1)
+	VBLENDVPD    Y1, Y12, Y13, Y13
+	VMOVUPD      Y13, (DX)(BX*1)
+	ADDQ         R12, BX
+	INCQ         CX
+	CMPQ         CX, R13
+	JLT          safeloop
+	VANDPD       Y1, Y6, Y6
+	VMOVMSKPD    Y6, AX
+	TESTL        AX, AX
+	SETNE        ret+88(FP)
+	VZEROUPPER
+	RET

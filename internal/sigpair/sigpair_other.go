@@ -7,3 +7,5 @@ var useAVX2 = false
 func prodAVX2(ng int, a *ProdArgs) bool { return prodGo(0, ng, a) }
 
 func shiftAVX2(a *ShiftArgs) bool { return shiftGo(a) }
+
+func shiftSafeAVX2(a *ShiftArgs) bool { return shiftSafeGo(a) }

@@ -240,3 +240,53 @@ func TestShiftValue(t *testing.T) {
 		}
 	}
 }
+
+// TestShiftSafe: on rows and lanes in the safe range, ShiftSafe leaves the
+// bits Shift leaves and reports a lane leaving Extreme exactly when Shift
+// sets a fallback bit; the assembly and the Go loop agree bit for bit.
+func TestShiftSafe(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	has := useAVX2
+	defer func() { useAVX2 = has }()
+	for _, n := range []int{1, 3, 32, 200, 784} {
+		for _, sc := range []struct{ sa, sw float64 }{{1, 0.1}, {4, 2}, {150, 100}, {590, 30}} {
+			c := newProdCase(rng, 3, n, sc.sa, sc.sw, false)
+			for i := range c.a { // activations within Extreme
+				c.a[i] = math.Max(-Extreme, math.Min(Extreme, c.a[i]))
+				c.s[i], c.t[i] = sigPair(c.a[i])
+			}
+			for _, d := range [][4]float64{{1, 0, -1, 0}, {0, 0, 0, 0}, {-1, -1, 1, 1}, {0, 1, 0, 0}} {
+				for g := range 3 {
+					wa, ws, wt, wfb, _ := c.shift(g, d)
+					for _, avx := range []bool{false, true} {
+						if avx && !has {
+							continue
+						}
+						useAVX2 = avx
+						a, s, tt := append([]float64(nil), c.a...), append([]float64(nil), c.s...), append([]float64(nil), c.t...)
+						o := 4 * g
+						args := &ShiftArgs{A: a[o:], S: s[o:], T: tt[o:], Stride: c.stride, W: c.w, EP: c.ep, EN: c.en, D: d}
+						copy(args.Sel[:], c.sel[o:o+4])
+						bad := ShiftSafe(args)
+						anyFb := false
+						for i := range wfb {
+							anyFb = anyFb || wfb[i] != 0
+						}
+						if bad != anyFb {
+							t.Fatalf("avx %v n %d scale %v d %v group %d: ShiftSafe reports %v, Shift's fallback bits %v", avx, n, sc, d, g, bad, anyFb)
+						}
+						for i := range a {
+							q := i % c.stride
+							if q/4 == g && q < o+4 && wfb[i/c.stride]>>(q%4)&1 != 0 {
+								continue // a fallback lane: σ pair unspecified
+							}
+							if !sameBits(a[i], wa[i]) || !sameBits(s[i], ws[i]) || !sameBits(tt[i], wt[i]) {
+								t.Fatalf("avx %v n %d scale %v d %v group %d: entry %d is a %v s %v t %v, Shift %v %v %v", avx, n, sc, d, g, i, a[i], s[i], tt[i], wa[i], ws[i], wt[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
