@@ -41,13 +41,14 @@ import (
 type gibbsTables struct {
 	wt, ep, en   [][]float64
 	st, eps, ens [][]float64
+	wmax         [][]float64 // wmax[l][j] = max_i |W_l[i,j]| (with the exponentials)
 }
 
 // newGibbsTables allocates the tables; with exps false only wt (for
 // forward: the importance sampler).
 func (n *Net) newGibbsTables(exps bool) *gibbsTables {
 	L := n.Layers()
-	g := &gibbsTables{wt: make([][]float64, L+1), ep: make([][]float64, L+1), en: make([][]float64, L+1)}
+	g := &gibbsTables{wt: make([][]float64, L+1), ep: make([][]float64, L+1), en: make([][]float64, L+1), wmax: make([][]float64, L+1)}
 	if n.S != nil && exps {
 		g.st, g.eps, g.ens = make([][]float64, L+1), make([][]float64, L+1), make([][]float64, L+1)
 	}
@@ -57,7 +58,7 @@ func (n *Net) newGibbsTables(exps bool) *gibbsTables {
 		if !exps {
 			continue
 		}
-		g.ep[l], g.en[l] = make([]float64, m), make([]float64, m)
+		g.ep[l], g.en[l], g.wmax[l] = make([]float64, m), make([]float64, m), make([]float64, n.Sizes[l])
 		if n.S != nil {
 			k := n.Sizes[l] * n.Sizes[l]
 			g.st[l], g.eps[l], g.ens[l] = make([]float64, k), make([]float64, k), make([]float64, k)
@@ -75,6 +76,14 @@ func (g *gibbsTables) refresh(n *Net, exps bool) {
 			continue
 		}
 		transposeExp(n.W[l], n.Sizes[l-1], n.Sizes[l], g.wt[l], g.ep[l], g.en[l])
+		r := n.Sizes[l-1]
+		for j := range n.Sizes[l] {
+			top := 0.0
+			for _, x := range g.wt[l][j*r : (j+1)*r] {
+				top = max(top, math.Abs(x))
+			}
+			g.wmax[l][j] = top
+		}
 		if n.S != nil {
 			transposeExp(n.S[l], n.Sizes[l], n.Sizes[l], g.st[l], g.eps[l], g.ens[l])
 		}
@@ -134,12 +143,46 @@ func sigPair(a float64) (float64, float64) {
 // floating-point operations of the one-chain sampler in the same order,
 // so a chain's states and activations do not depend on which lane, or
 // beside which other chains, it runs.
+//
+// The visible layer, the widest, gets two shortcuts that leave those
+// operations as they were:
+//
+//   - Its activations a_0 are needed only to check that an update keeps
+//     |a| ≤ extreme and for the rare terms taken by the direct formula, so
+//     a flip of a unit of layer 1 does not add its row to them at once: the
+//     lane records it (pend) and adds the recorded rows, in order, when a_0
+//     is read (materialise). Meanwhile max_i |a_{0,i}| + Σ max_i |w_i| over
+//     the recorded rows bounds every |a_{0,i}| the eager updates would have
+//     produced; while it stays below extreme (and no σ pair of the lane nor
+//     exponential of the row is NaN) the eager update could not have taken
+//     its fallback, and sigpair.ShiftPairs updates the σ pairs alone.
+//   - The update of a layer-1 unit's flip waits until the next unit's
+//     log-odds are computed, and runs in the same pass
+//     (sigpair.ShiftPairsProd); an update still waiting when a dynamics step
+//     ends is dropped with the activations (refresh recomputes them).
 type laneChains struct {
 	n          *Net
 	ng, lanes  int
-	active     int // lanes 0 … active−1 hold chains
-	h, a, s, t [][]float64
-	dot1       []float64 // n_1 × lanes: Σ_i x_i W_1[i,j], the visible layer's dot for unit j and lane k at [j·lanes + k] (fixed while W is)
+	active     int         // lanes 0 … active−1 hold chains
+	h, a, s, t [][]float64 // a[0] is unused: the visible activations are a0
+	dot1       []float64   // n_1 × lanes: Σ_i x_i W_1[i,j], the visible layer's dot for unit j and lane k at [j·lanes + k] (fixed while W is)
+
+	// The visible layer's activations, lane by lane (a0[k·n_0 + i]), as of
+	// the rows recorded in pend[k] (j, or ^j for a subtraction), with the
+	// largest |a| (amax) and the sum of the recorded rows' largest |w|
+	// (pbound) at that point, and the number of NaN σ pairs (nan0).
+	a0          []float64
+	pend        [][]int32
+	amax        []float64
+	pbound      []float64
+	nan0        []int
+	penJ        int // the layer-1 unit whose update waits (−1: none)
+	penD        [][4]float64
+	penSel      [][4]uint64
+	penAny      []bool
+	gsc         []float64 // one group's visible activations (the eager update)
+	span        []int32
+	lanesByRows []int32
 
 	// The lanes' units at 1 and sums (refresh), and the per-unit work.
 	lon        [][]int32 // per layer: the units at 1 of lane k are lon[l][lspan[l][2k]:lspan[l][2k+1]]
@@ -154,6 +197,14 @@ type laneChains struct {
 	shift      sigpair.ShiftArgs
 }
 
+// pendCap bounds the rows a lane records before it materialises a_0.
+const pendCap = 1024
+
+// boundLimit is the largest bound on |a_0| under which the recorded
+// updates could not have left [−extreme, extreme], with room for the
+// rounding of up to pendCap additions (relative 2^−53 each).
+const boundLimit = extreme * (1 - 1e-9)
+
 func (n *Net) newLaneChains(lanes int) *laneChains {
 	ng := (lanes + 3) / 4
 	L := 4 * ng
@@ -163,10 +214,20 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 	}
 	c := &laneChains{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), sum: make([]float64, widest*L),
 		sel: make([]uint64, L), p: make([]float64, L), dot: make([]float64, L), lo: make([]float64, L), exp: make([]int64, L),
-		bad: make([]uint8, (widest+sigpair.BlockLen-1)/sigpair.BlockLen), fb: make([]uint8, widest), v: make([]float64, L)}
-	for _, s := range n.Sizes {
+		bad: make([]uint8, (widest+sigpair.BlockLen-1)/sigpair.BlockLen), fb: make([]uint8, widest), v: make([]float64, L),
+		a0: make([]float64, L*n.Sizes[0]), pend: make([][]int32, L), amax: make([]float64, L), pbound: make([]float64, L),
+		nan0: make([]int, L), penJ: -1, penD: make([][4]float64, ng), penSel: make([][4]uint64, ng), penAny: make([]bool, ng),
+		gsc: make([]float64, 4*n.Sizes[0]), span: make([]int32, 2)}
+	for k := range c.pend {
+		c.pend[k] = make([]int32, 0, pendCap)
+	}
+	for l, s := range n.Sizes {
 		c.h = append(c.h, make([]float64, s*L))
-		c.a = append(c.a, make([]float64, s*L))
+		if l > 0 {
+			c.a = append(c.a, make([]float64, s*L))
+		} else {
+			c.a = append(c.a, nil)
+		}
 		c.s = append(c.s, make([]float64, s*L))
 		c.t = append(c.t, make([]float64, s*L))
 		c.lon = append(c.lon, make([]int32, 0, s*L))
@@ -177,6 +238,16 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 
 // idx is the position of unit i of lane k in layer l's arrays.
 func (c *laneChains) idx(l, k, i int) int { return (k/4*c.n.Sizes[l]+i)*4 + k%4 }
+
+// act is the activation of unit i of lane k in layer l (materialising
+// the visible layer's).
+func (c *laneChains) act(g *gibbsTables, l, k, i int) float64 {
+	if l == 0 {
+		c.materialise(g, k)
+		return c.a0[k*c.n.Sizes[0]+i]
+	}
+	return c.a[l][c.idx(l, k, i)]
+}
 
 // load sets lane k's states to h (every layer, h[0] = x).
 func (c *laneChains) load(k int, h [][]float64) {
@@ -200,10 +271,11 @@ func (c *laneChains) latent(k int, h [][]float64) {
 // from the states, a_l = b_l + (Σ_{j on} W_{l+1}[i,j]) + Σ_{j<i on} S_l[i,j]
 // as one chain sums it, and the visible dot products Σ_{i on} W_1[i,j]
 // for the current tables; it makes the other lanes inert (s = 0, t = 1:
-// factors of 1, never drawn).
+// factors of 1, never drawn) and drops every waiting update.
 func (c *laneChains) refresh(active int, g *gibbsTables) {
 	n, L := c.n, c.lanes
 	c.active = active
+	c.penJ = -1
 	for l := range c.h {
 		on := c.lon[l][:0]
 		for k := range active {
@@ -230,10 +302,18 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 			s = n.S[l]
 		}
 		for k := range L {
+			if l == 0 {
+				c.pend[k], c.pbound[k], c.amax[k], c.nan0[k] = c.pend[k][:0], 0, 0, 0
+			}
 			if k >= active {
 				for i := range m {
 					o := c.idx(l, k, i)
-					c.h[l][o], c.a[l][o], c.s[l][o], c.t[l][o] = 0, 0, 0, 1
+					c.h[l][o], c.s[l][o], c.t[l][o] = 0, 0, 1
+					if l > 0 {
+						c.a[l][o] = 0
+					} else {
+						c.a0[k*m+i] = 0
+					}
 				}
 				continue
 			}
@@ -251,8 +331,16 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 					}
 				}
 				o := c.idx(l, k, i)
-				c.a[l][o] = a
 				c.s[l][o], c.t[l][o] = chainPair(a)
+				if l > 0 {
+					c.a[l][o] = a
+					continue
+				}
+				c.a0[k*m+i] = a
+				c.amax[k] = max(c.amax[k], math.Abs(a))
+				if math.IsNaN(c.s[0][o]) {
+					c.nan0[k]++
+				}
 			}
 		}
 	}
@@ -273,13 +361,32 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 	}
 }
 
+// materialise adds lane k's recorded rows to its visible activations, in
+// order (the additions of the eager updates), and resets its bound.
+func (c *laneChains) materialise(g *gibbsTables, k int) {
+	if len(c.pend[k]) == 0 {
+		return
+	}
+	m := c.n.Sizes[0]
+	a := c.a0[k*m : (k+1)*m]
+	c.span[0], c.span[1] = 0, int32(len(c.pend[k]))
+	seqsum.AddSelected(a, m, g.wt[1], m, m, c.pend[k], c.span)
+	c.pend[k], c.pbound[k] = c.pend[k][:0], 0
+	top := 0.0
+	for _, x := range a {
+		top = max(top, math.Abs(x))
+	}
+	c.amax[k] = top
+}
+
 // term adds to lo[k] (k < active), for unit j's outgoing row w over the m
 // units of layer ll from unit i0 on (e^{w} in ep, e^{−w} in en), the
 // terms of its log-odds (see the top of the file): x·w − sign·log Π (t +
 // s e^{sign·w}) with sign = +1 where the unit is 0 (sel[k] = 0), −1 where
 // it is 1. With visible the dot products are dot1's column j, else they
-// run over the states of layer ll.
-func (c *laneChains) term(ll, i0, m, j int, w, ep, en []float64, visible bool) {
+// run over the states of layer ll. For the visible layer (ll = 0, i0 = 0)
+// a group's waiting update of the previous unit runs in the same pass.
+func (c *laneChains) term(g *gibbsTables, ll, i0, m, j int, w, ep, en []float64, visible bool) {
 	L, nl := c.lanes, c.n.Sizes[ll]
 	for k := range L {
 		c.p[k], c.exp[k], c.dot[k] = 1, 0, 0
@@ -289,16 +396,20 @@ func (c *laneChains) term(ll, i0, m, j int, w, ep, en []float64, visible bool) {
 	}
 	nb := (m + sigpair.BlockLen - 1) / sigpair.BlockLen
 	pa := &c.prod
-	for g := range (c.active + 3) / 4 {
-		o, k0 := (g*nl+i0)*4, 4*g
+	for gr := range (c.active + 3) / 4 {
+		o, k0 := (gr*nl+i0)*4, 4*gr
 		clear(c.bad[:nb])
 		*pa = sigpair.ProdArgs{T: c.t[ll][o:], S: c.s[ll][o:], Stride: 4, EP: ep[:m], EN: en[:m], Sel: c.sel[k0 : k0+4],
 			P: c.p[k0 : k0+4], Exp: c.exp[k0 : k0+4], Dot: c.dot[k0 : k0+4], Bad: c.bad[:nb]}
 		if !visible {
 			pa.X, pa.W = c.h[ll][o:], w[:m]
 		}
-		bad := sigpair.Prod(1, pa)
-		a := c.a[ll][o:]
+		var bad bool
+		if ll == 0 && c.penJ >= 0 && c.penAny[gr] {
+			bad = c.flushGroup(g, gr, pa)
+		} else {
+			bad = sigpair.Prod(1, pa)
+		}
 		for q := range min(4, c.active-k0) {
 			k := k0 + q
 			sign := 1.0
@@ -313,7 +424,7 @@ func (c *laneChains) term(ll, i0, m, j int, w, ep, en []float64, visible bool) {
 						continue
 					}
 					for i := lo; i < min(lo+sigpair.BlockLen, m); i++ {
-						ai := a[i*4+q]
+						ai := c.act(g, ll, k, i0+i)
 						lg += nmath.Softplus(ai+sign*w[i]) - nmath.Softplus(ai)
 					}
 				}
@@ -322,6 +433,120 @@ func (c *laneChains) term(ll, i0, m, j int, w, ep, en []float64, visible bool) {
 			c.lo[k] += c.dot[k] - sign*lg
 		}
 	}
+}
+
+// flushGroup applies group gr's waiting update of layer-1 unit penJ to the
+// visible layer and, with pa non-nil, computes pa's product (the next
+// unit's) in the same pass when the update may go without its checks;
+// it returns the product's report.
+func (c *laneChains) flushGroup(g *gibbsTables, gr int, pa *sigpair.ProdArgs) bool {
+	m := c.n.Sizes[0]
+	p := c.penJ
+	row := p * m
+	sh := &c.shift
+	o := gr * m * 4
+	*sh = sigpair.ShiftArgs{S: c.s[0][o:], T: c.t[0][o:], Stride: 4, W: g.wt[1][row : row+m], EP: g.ep[1][row : row+m], EN: g.en[1][row : row+m],
+		D: c.penD[gr], Sel: c.penSel[gr]}
+	c.penAny[gr] = false
+	safe := g.wmax[1][p] <= extreme
+	for q := range 4 {
+		k := 4*gr + q
+		if sh.D[q] == 0 {
+			continue
+		}
+		if c.nan0[k] > 0 || len(c.pend[k]) == pendCap {
+			safe = false
+		}
+		if safe && c.amax[k]+c.pbound[k]+g.wmax[1][p] > boundLimit {
+			c.materialise(g, k)
+			safe = c.amax[k]+g.wmax[1][p] <= boundLimit
+		}
+	}
+	if safe {
+		for q := range 4 {
+			k := 4*gr + q
+			if sh.D[q] != 0 {
+				r := int32(p)
+				if sh.D[q] < 0 {
+					r = ^r
+				}
+				c.pend[k] = append(c.pend[k], r)
+				c.pbound[k] += g.wmax[1][p]
+			}
+		}
+		if pa == nil {
+			sigpair.ShiftPairs(sh)
+			return false
+		}
+		return sigpair.ShiftPairsProd(sh, pa)
+	}
+	// The eager update, checks and fallbacks included, on the group's
+	// activations gathered from the lanes.
+	for q := range 4 {
+		k := 4*gr + q
+		c.materialise(g, k)
+		copyStrided(c.gsc[q:], 4, c.a0[k*m:(k+1)*m])
+	}
+	sh.A, sh.Fb = c.gsc, c.fb[:m]
+	fell := sigpair.Shift(sh)
+	for q := range 4 {
+		k := 4*gr + q
+		if sh.D[q] == 0 {
+			continue
+		}
+		a := c.a0[k*m : (k+1)*m]
+		top := 0.0
+		for i := range a {
+			a[i] = c.gsc[i*4+q]
+			top = max(top, math.Abs(a[i]))
+		}
+		c.amax[k] = top
+	}
+	if fell {
+		for i, b := range c.fb[:m] {
+			for q := range 4 {
+				if b>>q&1 != 0 {
+					x := o + i*4 + q
+					c.s[0][x], c.t[0][x] = chainPair(c.gsc[i*4+q])
+				}
+			}
+			c.fb[i] = 0
+		}
+		for q := range 4 {
+			k := 4*gr + q
+			c.nan0[k] = 0
+			for i := range m {
+				if math.IsNaN(c.s[0][o+i*4+q]) {
+					c.nan0[k]++
+				}
+			}
+		}
+	}
+	if pa == nil {
+		return false
+	}
+	return sigpair.Prod(1, pa)
+}
+
+// copyStrided sets dst[i·stride] = src[i].
+func copyStrided(dst []float64, stride int, src []float64) {
+	for i, x := range src {
+		dst[i*stride] = x
+	}
+}
+
+// flush applies every waiting update (the chains' activations are then
+// those of the eager updates).
+func (c *laneChains) flush(g *gibbsTables) {
+	if c.penJ < 0 {
+		return
+	}
+	for gr := range c.ng {
+		if c.penAny[gr] {
+			c.flushGroup(g, gr, nil)
+		}
+	}
+	c.penJ = -1
 }
 
 // logOdds sets lo[k] to Δ_{l,j} = log p(h_{l,j} = 1 | rest) − log
@@ -338,55 +563,70 @@ func (c *laneChains) logOdds(g *gibbsTables, l, j int) {
 	}
 	m := n.Sizes[l-1]
 	r := g.wt[l][j*m : (j+1)*m]
-	c.term(l-1, 0, m, j, r, g.ep[l][j*m:(j+1)*m], g.en[l][j*m:(j+1)*m], l == 1)
+	c.term(g, l-1, 0, m, j, r, g.ep[l][j*m:(j+1)*m], g.en[l][j*m:(j+1)*m], l == 1)
+	if l == 1 {
+		c.penJ = -1 // every waiting update ran with the products
+	}
 	if n.S != nil {
 		k := n.Sizes[l]
 		lo, hi := j*k+j+1, (j+1)*k
-		c.term(l, j+1, hi-lo, j, g.st[l][lo:hi], g.eps[l][lo:hi], g.ens[l][lo:hi], false)
+		c.term(g, l, j+1, hi-lo, j, g.st[l][lo:hi], g.eps[l][lo:hi], g.ens[l][lo:hi], false)
 	}
 }
 
 // set moves every active lane's h_{l,j} to v[k] (0 or 1), updating the
 // activations it feeds in the lanes where it changes (sigpair.Shift: the
 // sigmoids follow without an exp, recomputed from a when the update leaves
-// the safe range).
+// the safe range). The update of the visible layer by a layer-1 unit
+// waits for the next log-odds (see laneChains).
 func (c *laneChains) set(g *gibbsTables, l, j int) {
 	n := c.n
 	sh := &c.shift
 	for gr := range (c.active + 3) / 4 {
 		flips := false
+		var d [4]float64
+		var sel [4]uint64
 		for q := range 4 {
 			k := 4*gr + q
-			sh.D[q], sh.Sel[q] = 0, 0
 			if k >= c.active {
 				continue
 			}
 			o := c.idx(l, k, j)
-			if d := c.v[k] - c.h[l][o]; d != 0 {
+			if x := c.v[k] - c.h[l][o]; x != 0 {
 				c.h[l][o] = c.v[k]
-				sh.D[q] = d
-				if d < 0 {
-					sh.Sel[q] = ^uint64(0)
+				d[q] = x
+				if x < 0 {
+					sel[q] = ^uint64(0)
 				}
 				flips = true
 			}
 		}
+		if l == 1 {
+			c.penD[gr], c.penSel[gr], c.penAny[gr] = d, sel, flips
+		}
 		if !flips {
 			continue
 		}
-		m := n.Sizes[l-1]
-		lo, hi := j*m, (j+1)*m
-		c.shiftLayer(l-1, 0, gr, g.wt[l][lo:hi], g.ep[l][lo:hi], g.en[l][lo:hi])
+		sh.D, sh.Sel = d, sel
+		if l > 1 {
+			m := n.Sizes[l-1]
+			lo, hi := j*m, (j+1)*m
+			c.shiftLayer(l-1, 0, gr, g.wt[l][lo:hi], g.ep[l][lo:hi], g.en[l][lo:hi])
+		}
 		if n.S != nil {
 			k := n.Sizes[l]
 			lo, hi := j*k+j+1, (j+1)*k
+			sh.D, sh.Sel = d, sel
 			c.shiftLayer(l, j+1, gr, g.st[l][lo:hi], g.eps[l][lo:hi], g.ens[l][lo:hi])
 		}
+	}
+	if l == 1 {
+		c.penJ = j
 	}
 }
 
 // shiftLayer applies c.shift's flips (the lanes of group gr) to the units
-// i0 … i0+len(w)−1 of layer ll.
+// i0 … i0+len(w)−1 of layer ll ≥ 1.
 func (c *laneChains) shiftLayer(ll, i0, gr int, w, ep, en []float64) {
 	m := len(w)
 	if m == 0 {

@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// BenchmarkGibbsSweep times one sweep of ten Gibbs chains side by side
-// (a trainer's chunk) over the 200 latent units of an SBN 784-200 with
-// weights N(0, 0.1²) on MNIST-like rows (15% of the pixels on).
-func BenchmarkGibbsSweep(b *testing.B) {
+// sweepSetup makes ten Gibbs chains (a trainer's chunk) of an SBN 784-200
+// with weights N(0, 0.1²) on MNIST-like rows (15% of the pixels on), in
+// lanes and one by one (the reference sampler), in the same states.
+func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	n := New([]int{784, 200}, false)
 	InitNormal(n, 0.1, 1)
@@ -18,6 +18,7 @@ func BenchmarkGibbsSweep(b *testing.B) {
 	sc := n.NewScratch()
 	h := n.States()
 	rngs := make([]*rand.Rand, 10)
+	one := make([]*gibbsChain, 10)
 	for k := range rngs {
 		for i := range h[0] {
 			h[0][i] = 0
@@ -28,11 +29,34 @@ func BenchmarkGibbsSweep(b *testing.B) {
 		rngs[k] = rand.New(rand.NewPCG(uint64(k), 2))
 		n.samplePrior(h, rngs[k], sc)
 		lc.load(k, h)
+		one[k] = n.newGibbsChain()
+		for l := range h {
+			copy(one[k].h[l], h[l])
+		}
+		one[k].refresh()
 	}
 	lc.refresh(10, g)
+	return g, lc, one, rngs
+}
+
+// BenchmarkGibbsSweep times one sweep of the ten chains side by side over
+// the 200 latent units; BenchmarkGibbsSweepOneChain the same sweeps with
+// the one-chain sampler the lanes replaced, chain after chain.
+func BenchmarkGibbsSweep(b *testing.B) {
+	g, lc, _, rngs := sweepSetup()
 	lc.sweep(g, rngs)
 	b.ReportAllocs()
 	for b.Loop() {
 		lc.sweep(g, rngs)
+	}
+}
+
+func BenchmarkGibbsSweepOneChain(b *testing.B) {
+	g, _, one, rngs := sweepSetup()
+	b.ReportAllocs()
+	for b.Loop() {
+		for k, c := range one {
+			c.sweep(g, rngs[k])
+		}
 	}
 }

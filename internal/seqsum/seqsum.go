@@ -17,7 +17,10 @@ const Tile = 16
 
 // AddSelected sets, for every row m < len(span)/2 of dst and i < n,
 //
-//	dst[m·ld + i] += w[j·ldw + i] for j in idx[span[2m]:span[2m+1]], in order.
+//	dst[m·ld + i] += w[j·ldw + i] for j in idx[span[2m]:span[2m+1]], in order;
+//
+// an entry j < 0 of idx subtracts row ^j instead (x − y, the bits of
+// x + (−y)).
 func AddSelected(dst []float64, ld int, w []float64, ldw int, n int, idx []int32, span []int32) {
 	M := len(span) / 2
 	if M == 0 || n == 0 {
@@ -30,7 +33,10 @@ func AddSelected(dst []float64, ld int, w []float64, ldw int, n int, idx []int32
 	rows := (len(w) - n) / ldw // the last row may be short of its stride
 	for m := range M {
 		for _, j := range idx[span[2*m]:span[2*m+1]] {
-			if j < 0 || int(j) > rows {
+			if j < 0 {
+				j = ^j
+			}
+			if int(j) > rows {
 				panic(fmt.Sprintf("seqsum: row %d out of range [0,%d]", j, rows))
 			}
 		}
@@ -47,6 +53,13 @@ func addGo(dst []float64, ld int, w []float64, ldw int, n int, idx []int32, span
 	for m := range len(span) / 2 {
 		d := dst[m*ld : m*ld+n]
 		for _, j := range idx[span[2*m]:span[2*m+1]] {
+			if j < 0 {
+				r := w[int(^j)*ldw : int(^j)*ldw+n]
+				for i := range d {
+					d[i] -= r[i]
+				}
+				continue
+			}
 			r := w[int(j)*ldw : int(j)*ldw+n]
 			for i := range d {
 				d[i] += r[i]

@@ -6,7 +6,7 @@
 //
 // For each tile of 16 entries (then each quad of 4): for each row m of
 // dst, load the tile into Y0–Y3, add the tiles of the rows idx[span[2m]:
-// span[2m+1]] of w one after another, store. Registers: DI dst + tile
+// span[2m+1]] of w one after another (subtract row ^j for j < 0), store. Registers: DI dst + tile
 // offset, SI w + tile offset, R8 ld, R9 ldw, R10 idx, R11 span, R12 M,
 // CX rows left, BX span pointer, DX idx position, R13 idx end, AX row
 // address, R14 dst row address.
@@ -38,12 +38,27 @@ row16:
 
 add16:
 	MOVLQSX (R10)(DX*4), AX
+	TESTQ   AX, AX
+	JLT     sub16
 	IMULQ   R9, AX
 	ADDQ    SI, AX
 	VADDPD  0(AX), Y0, Y0
 	VADDPD  32(AX), Y1, Y1
 	VADDPD  64(AX), Y2, Y2
 	VADDPD  96(AX), Y3, Y3
+	INCQ    DX
+	CMPQ    DX, R13
+	JLT     add16
+	JMP     store16
+
+sub16:
+	NOTQ    AX
+	IMULQ   R9, AX
+	ADDQ    SI, AX
+	VSUBPD  0(AX), Y0, Y0
+	VSUBPD  32(AX), Y1, Y1
+	VSUBPD  64(AX), Y2, Y2
+	VSUBPD  96(AX), Y3, Y3
 	INCQ    DX
 	CMPQ    DX, R13
 	JLT     add16
@@ -77,9 +92,21 @@ row4:
 
 add4:
 	MOVLQSX (R10)(DX*4), AX
+	TESTQ   AX, AX
+	JLT     sub4
 	IMULQ   R9, AX
 	ADDQ    SI, AX
 	VADDPD  0(AX), Y0, Y0
+	INCQ    DX
+	CMPQ    DX, R13
+	JLT     add4
+	JMP     store4
+
+sub4:
+	NOTQ    AX
+	IMULQ   R9, AX
+	ADDQ    SI, AX
+	VSUBPD  0(AX), Y0, Y0
 	INCQ    DX
 	CMPQ    DX, R13
 	JLT     add4

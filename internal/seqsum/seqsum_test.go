@@ -11,6 +11,10 @@ func naive(dst []float64, ld int, w []float64, ldw int, n int, idx []int32, span
 	for m := range len(span) / 2 {
 		for i := range n {
 			for _, j := range idx[span[2*m]:span[2*m+1]] {
+				if j < 0 {
+					dst[m*ld+i] -= w[int(^j)*ldw+i]
+					continue
+				}
 				dst[m*ld+i] += w[int(j)*ldw+i]
 			}
 		}
@@ -37,7 +41,11 @@ func newProblem(rng *rand.Rand, M, rows, n int) problem {
 	for m := range M {
 		p.span = append(p.span, int32(len(p.idx)))
 		for range rng.IntN(2 * rows) {
-			p.idx = append(p.idx, int32(rng.IntN(rows)))
+			j := int32(rng.IntN(rows))
+			if rng.IntN(3) == 0 {
+				j = ^j // subtract
+			}
+			p.idx = append(p.idx, j)
 		}
 		p.span = append(p.span, int32(len(p.idx)))
 		if m == 1 { // a row with an empty selection

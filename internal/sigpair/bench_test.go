@@ -48,10 +48,24 @@ func BenchmarkShift(b *testing.B) {
 	}
 }
 
-func BenchmarkShiftSafe(b *testing.B) {
+func BenchmarkShiftPairs(b *testing.B) {
 	a := shiftArgs(benchRow(b))
 	for b.Loop() {
 		flip(a)
-		ShiftSafe(a)
+		ShiftPairs(a)
+	}
+}
+
+func BenchmarkShiftPairsProd(b *testing.B) {
+	c := benchRow(b)
+	sh := shiftArgs(c)
+	pr := &ProdArgs{T: c.t, S: c.s, Stride: 4, EP: c.en, EN: c.ep, Sel: c.sel,
+		P: make([]float64, 4), Exp: make([]int64, 4), Dot: make([]float64, 4), Bad: make([]uint8, 25)}
+	for b.Loop() {
+		flip(sh)
+		for k := range pr.P {
+			pr.P[k] = 1
+		}
+		ShiftPairsProd(sh, pr)
 	}
 }

@@ -115,62 +115,73 @@ func Shift(a *ShiftArgs) bool {
 	return shiftGo(a)
 }
 
-// ShiftSafe is Shift for rows and lanes known to stay in the safe range:
-// no NaN among EP and EN and, in the four lanes, no NaN among s and t
-// and 0 ≤ s, t ≤ 1 with t > 0 (the σ pairs of activations within
-// Extreme). Then r = t + s·e always lies in (0, MaxFloat64], and only the
-// new |a| ≤ Extreme remains to check, which ShiftSafe does once per lane
-// and row instead of once per element: it updates every flipping lane of
-// every element as Shift's safe branch does, and reports whether any
-// flipping lane's new |a| exceeds Extreme (or is NaN), without Fb; the
-// caller then finds those elements and recomputes their σ pairs from a.
-// Lanes with D[q] = 0 get a + 0, their own bits for a ≠ −0.
-func ShiftSafe(a *ShiftArgs) bool {
+// ShiftPairs is Shift without a: it updates the σ pairs of the flipping
+// lanes as Shift's safe branch does (the same bits) and leaves A alone,
+// for a caller that keeps the activations itself and knows that every
+// flipping lane of every element stays in the safe range — r = t + s·e in
+// (0, MaxFloat64], as when no σ pair is NaN and no exponential is NaN
+// (t, s ≤ 1, t > 0), and the new |a| ≤ Extreme. Lanes with D[q] = 0 are
+// left untouched.
+func ShiftPairs(a *ShiftArgs) {
 	n := len(a.W)
 	if n == 0 {
-		return false
+		return
 	}
 	_, _ = a.EP[:n], a.EN[:n]
 	last := (n-1)*a.Stride + 4
-	_, _, _ = a.A[:last], a.S[:last], a.T[:last]
-	if useAVX2 {
-		return shiftSafeAVX2(a)
+	_, _ = a.S[:last], a.T[:last]
+	if useAVX2 && a.Stride == 4 {
+		shiftPairsAVX2(a)
+		return
 	}
-	return shiftSafeGo(a)
+	shiftPairsGo(a)
 }
 
-// shiftSafeGo is ShiftSafe in Go (see prodGo).
-func shiftSafeGo(a *ShiftArgs) bool {
-	bad := false
+// ShiftPairsProd is ShiftPairs(sh) followed by Prod(1, pr) over the same
+// elements of one group stored contiguously (Stride 4; pr's T and S are
+// sh's T and S), in one pass: each element's new σ pairs feed the next
+// unit's product while they are in registers. The results are the bits
+// of the two calls; it reports what Prod reports.
+func ShiftPairsProd(sh *ShiftArgs, pr *ProdArgs) bool {
+	n := len(sh.W)
+	if n == 0 {
+		return false
+	}
+	if sh.Stride != 4 || pr.Stride != 4 || len(pr.EP) != n || &pr.T[0] != &sh.T[0] || &pr.S[0] != &sh.S[0] {
+		panic("sigpair: ShiftPairsProd needs one group of contiguous lanes and the same elements for both rows")
+	}
+	_, _ = sh.EP[:n], sh.EN[:n]
+	_, _ = sh.S[:4*n], sh.T[:4*n]
+	_, _, _, _, _ = pr.EN[:n], pr.P[:4], pr.Exp[:4], pr.Dot[:4], pr.Sel[:4]
+	_ = pr.Bad[:(n+BlockLen-1)/BlockLen]
+	if pr.X != nil {
+		_, _ = pr.X[:4*n], pr.W[:n]
+	}
+	if useAVX2 {
+		return shiftPairsProdAVX2(sh, pr)
+	}
+	shiftPairsGo(sh)
+	return prodGo(0, 1, pr)
+}
+
+// shiftPairsGo is ShiftPairs in Go (see prodGo).
+func shiftPairsGo(a *ShiftArgs) {
 	for q := range 4 {
-		d := a.D[q]
-		if d == 0 {
-			for i := range a.W {
-				a.A[i*a.Stride+q] += 0
-			}
+		if a.D[q] == 0 {
 			continue
 		}
 		e := a.EP
 		if a.Sel[q]>>63 != 0 {
 			e = a.EN
 		}
-		for i, w := range a.W {
+		for i := range a.W {
 			o := i*a.Stride + q
-			if d < 0 {
-				w = -w
-			}
-			x := a.A[o] + w
-			a.A[o] = x
-			if !(math.Abs(x) <= Extreme) {
-				bad = true
-			}
 			r := a.T[o] + float64(a.S[o]*e[i])
 			inv := 1 / r
 			a.S[o] *= float64(e[i] * inv)
 			a.T[o] *= inv
 		}
 	}
-	return bad
 }
 
 // prodGo is Prod in Go for the groups g0 … ng−1. Every product that feeds

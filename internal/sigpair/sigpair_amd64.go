@@ -34,10 +34,19 @@ func prod1DotAVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *fl
 //go:noescape
 func shiftAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, fb *uint8, c *[4][4]uint64) bool
 
-// shiftSafeAVX2k is ShiftSafe on elements [0, n) (sigpair_amd64.s).
+// shiftPairsAVX2k is ShiftPairs on elements [0, n) of one contiguous
+// group; shiftPairsProdAVX2k and shiftPairsProdDotAVX2k are
+// ShiftPairsProd without and with the dot product, returning Prod's
+// report (sigpair_amd64.s).
 //
 //go:noescape
-func shiftSafeAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, c *[4][4]uint64) bool
+func shiftPairsAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64)
+
+//go:noescape
+func shiftPairsProdAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, x, pw *float64, p *float64, exp *int64, dot *float64, bad *uint8) bool
+
+//go:noescape
+func shiftPairsProdDotAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, x, pw *float64, p *float64, exp *int64, dot *float64, bad *uint8) bool
 
 // prodConsts: ProdLo, ProdHi, the fraction mask, the exponent field of ½
 // (1022), and 1022 as an integer, four lanes each.
@@ -88,6 +97,15 @@ func shiftAVX2(a *ShiftArgs) bool {
 	return shiftAVX2k(&a.A[0], &a.S[0], &a.T[0], &a.W[0], &a.EP[0], &a.EN[0], 8*a.Stride, len(a.W), &a.D, &a.Sel, &a.Fb[0], &shiftConsts)
 }
 
-func shiftSafeAVX2(a *ShiftArgs) bool {
-	return shiftSafeAVX2k(&a.A[0], &a.S[0], &a.T[0], &a.W[0], &a.EP[0], &a.EN[0], 8*a.Stride, len(a.W), &a.D, &a.Sel, &shiftConsts)
+func shiftPairsAVX2(a *ShiftArgs) {
+	shiftPairsAVX2k(&a.S[0], &a.T[0], &a.EP[0], &a.EN[0], len(a.W), &a.D, &a.Sel)
+}
+
+func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
+	k := shiftPairsProdAVX2k
+	var x, pw *float64
+	if pr.X != nil {
+		k, x, pw = shiftPairsProdDotAVX2k, &pr.X[0], &pr.W[0]
+	}
+	return k(&sh.S[0], &sh.T[0], &sh.EP[0], &sh.EN[0], len(sh.W), &sh.D, &sh.Sel, &pr.EP[0], &pr.EN[0], &pr.Sel[0], x, pw, &pr.P[0], &pr.Exp[0], &pr.Dot[0], &pr.Bad[0])
 }

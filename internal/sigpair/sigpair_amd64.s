@@ -97,6 +97,116 @@
 	ADDQ badStep+104(FP), R14 \
 	CMPQ CX, R13
 
+// func shiftPairsProd…AVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, x, pw *float64, p *float64, exp *int64, dot *float64, bad *uint8) bool
+// func shiftPairsAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64)
+//
+// ShiftPairs (one group, 32 bytes an element), alone or followed in the
+// same pass by Prod of the next row (pep, pen by psel): each element's
+// lanes are updated, stored, and their new σ pair multiplies the product.
+// Registers: SI s, DX t, R9 e^{w}, R10 e^{−w}, R11/R12 the product row's
+// e^{±w}, R13 x, R14 pw, CX element, BX its offset. Y1 flipping lanes,
+// Y2 the shift's selection, Y3 the product's, Y4 the product, Y5 the dot
+// product, Y7 1; Y8–Y15 temporaries. The end of the current block is
+// kept in the argument slot d (read first).
+#define PAIRSARGS \
+	MOVQ s+0(FP), SI \
+	MOVQ t+8(FP), DX \
+	MOVQ ep+16(FP), R9 \
+	MOVQ en+24(FP), R10 \
+	MOVQ d+40(FP), AX \
+	VMOVUPD (AX), Y8 \
+	VXORPD Y9, Y9, Y9 \
+	VCMPPD $0x04, Y9, Y8, Y1 \
+	MOVQ sel+48(FP), AX \
+	VMOVDQU (AX), Y2 \
+	VMOVUPD ·shiftConsts+96(SB), Y7 \
+	XORQ CX, CX \
+	XORQ BX, BX
+
+// PAIRS: ShiftPairs' update of element CX (leaves s'' in Y10, t'' in Y12).
+#define PAIRS \
+	VBROADCASTSD (R9)(CX*8), Y9 \
+	VBROADCASTSD (R10)(CX*8), Y10 \
+	VBLENDVPD    Y2, Y10, Y9, Y9 \
+	VMOVUPD      (SI)(BX*1), Y10 \
+	VMULPD       Y9, Y10, Y11 \
+	VMOVUPD      (DX)(BX*1), Y12 \
+	VADDPD       Y11, Y12, Y11 \
+	VDIVPD       Y11, Y7, Y11 \
+	VMULPD       Y11, Y9, Y9 \
+	VMULPD       Y9, Y10, Y9 \
+	VMULPD       Y11, Y12, Y11 \
+	VBLENDVPD    Y1, Y9, Y10, Y10 \
+	VMOVUPD      Y10, (SI)(BX*1) \
+	VBLENDVPD    Y1, Y11, Y12, Y12 \
+	VMOVUPD      Y12, (DX)(BX*1)
+
+#define PPARGS \
+	PAIRSARGS \
+	MOVQ pep+56(FP), R11 \
+	MOVQ pen+64(FP), R12 \
+	MOVQ x+80(FP), R13 \
+	MOVQ pw+88(FP), R14 \
+	MOVQ psel+72(FP), AX \
+	VMOVDQU (AX), Y3 \
+	MOVQ p+96(FP), AX \
+	VMOVUPD (AX), Y4 \
+	MOVQ dot+112(FP), AX \
+	VMOVUPD (AX), Y5
+
+// PFACTOR: q ← q·(t'' + s''·e') with e' the product row's.
+#define PFACTOR \
+	VBROADCASTSD (R11)(CX*8), Y13 \
+	VBROADCASTSD (R12)(CX*8), Y14 \
+	VBLENDVPD    Y3, Y14, Y13, Y13 \
+	VMULPD       Y13, Y10, Y13 \
+	VADDPD       Y12, Y13, Y13 \
+	VMULPD       Y13, Y4, Y4
+
+#define PDOT \
+	VBROADCASTSD (R14)(CX*8), Y14 \
+	VMULPD       (R13)(BX*1), Y14, Y14 \
+	VADDPD       Y14, Y5, Y5
+
+// PBLOCKEND: BLOCKEND for the product Y4 (its block-start value in p).
+#define PBLOCKEND \
+	VCMPPD    $0x1e, ·prodConsts+0(SB), Y4, Y12 \
+	VCMPPD    $0x11, ·prodConsts+32(SB), Y4, Y13 \
+	VANDPD    Y13, Y12, Y12 \
+	VANDPD    ·prodConsts+64(SB), Y4, Y13 \
+	VORPD     ·prodConsts+96(SB), Y13, Y13 \
+	VPSRLQ    $52, Y4, Y14 \
+	VPSUBQ    ·prodConsts+128(SB), Y14, Y14 \
+	VPAND     Y12, Y14, Y14 \
+	MOVQ      exp+104(FP), AX \
+	VPADDQ    (AX), Y14, Y14 \
+	VMOVDQU   Y14, (AX) \
+	MOVQ      p+96(FP), AX \
+	VMOVUPD   (AX), Y15 \
+	VBLENDVPD Y12, Y13, Y15, Y4 \
+	VMOVUPD   Y4, (AX) \
+	VMOVMSKPD Y12, AX \
+	XORL      $15, AX \
+	MOVQ      bad+120(FP), BX \
+	ORB       AL, (BX) \
+	INCQ      bad+120(FP) \
+	MOVQ      CX, BX \
+	SHLQ      $5, BX \
+	TESTL     AX, AX \
+	SETNE     AL \
+	ORB       AL, ret+128(FP)
+
+#define PBLOCKLEN \
+	LEAQ    32(CX), AX \
+	CMPQ    AX, n+32(FP) \
+	CMOVQGT n+32(FP), AX \
+	MOVQ    AX, d+40(FP)
+
+#define PEND \
+	MOVQ    dot+112(FP), AX \
+	VMOVUPD Y5, (AX) \
+	VZEROUPPER
+
 TEXT ·prod3AVX2(SB), NOSPLIT, $0-121
 	LOADPROD
 	MOVB $0, ret+120(FP)
@@ -276,66 +386,56 @@ shiftfb:
 	MOVB $1, ret+96(FP)
 	JMP  shiftnext
 
-// func shiftSafeAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, c *[4][4]uint64) bool
-// ShiftSafe on one group (see shiftSafeGo): DI a, SI s, DX t, R8 w, R9
-// e^{w}, R10 e^{−w}, R12 stride (bytes), R13 n, CX element, BX offset of
-// its lanes. Y0 the sign bits of D, Y1 flipping lanes, Y2 selection mask,
-// Y3 the mask of |x|, Y4 Extreme, Y6 the lanes whose |x| left the range,
-// Y7 1. The flipped weight is w' = (w ⊕ sign D) ∧ flipping: ±w or +0.
-TEXT ·shiftSafeAVX2k(SB), NOSPLIT, $0-89
-	MOVQ    a+0(FP), DI
-	MOVQ    s+8(FP), SI
-	MOVQ    t+16(FP), DX
-	MOVQ    w+24(FP), R8
-	MOVQ    ep+32(FP), R9
-	MOVQ    en+40(FP), R10
-	MOVQ    stride+48(FP), R12
-	MOVQ    n+56(FP), R13
-	MOVQ    d+64(FP), AX
-	VMOVUPD (AX), Y5
-	VXORPD  Y6, Y6, Y6
-	VCMPPD  $0x04, Y6, Y5, Y1  // flipping = D ≠ 0
-	MOVQ    c+80(FP), AX
-	VMOVDQU 0(AX), Y3
-	VANDNPD Y5, Y3, Y0         // the sign bits of D
-	VMOVUPD 32(AX), Y4
-	VMOVUPD 96(AX), Y7
-	MOVQ    sel+72(FP), AX
-	VMOVDQU (AX), Y2
-	XORQ    CX, CX
-	XORQ    BX, BX
 
-safeloop:
-	VBROADCASTSD (R8)(CX*8), Y8
-	VXORPD       Y0, Y8, Y8           // ±w
-	VANDPD       Y1, Y8, Y8           // w' (+0 where the lane does not flip)
-	VADDPD       (DI)(BX*1), Y8, Y8   // x = a + w'
-	VMOVUPD      Y8, (DI)(BX*1)
-	VANDPD       Y3, Y8, Y15          // |x|
-	VCMPPD       $0x16, Y4, Y15, Y15  // not |x| ≤ Extreme (NaN included)
-	VORPD        Y15, Y6, Y6
-	VBROADCASTSD (R9)(CX*8), Y10
-	VBROADCASTSD (R10)(CX*8), Y11
-	VBLENDVPD    Y2, Y11, Y10, Y10    // e
-	VMOVUPD      (SI)(BX*1), Y11      // s
-	VMULPD       Y10, Y11, Y12        // s·e
-	VMOVUPD      (DX)(BX*1), Y13      // t
-	VADDPD       Y12, Y13, Y12        // r = t + s·e
-	VDIVPD       Y12, Y7, Y12         // 1/r
-	VMULPD       Y12, Y10, Y10        // e·(1/r)
-	VMULPD       Y10, Y11, Y10        // s·(e·(1/r))
-	VMULPD       Y12, Y13, Y12        // t·(1/r)
-	VBLENDVPD    Y1, Y10, Y11, Y11
-	VMOVUPD      Y11, (SI)(BX*1)
-	VBLENDVPD    Y1, Y12, Y13, Y13
-	VMOVUPD      Y13, (DX)(BX*1)
-	ADDQ         R12, BX
-	INCQ         CX
-	CMPQ         CX, R13
-	JLT          safeloop
-	VANDPD       Y1, Y6, Y6
-	VMOVMSKPD    Y6, AX
-	TESTL        AX, AX
-	SETNE        ret+88(FP)
+TEXT ·shiftPairsAVX2k(SB), NOSPLIT, $0-56
+	PAIRSARGS
+
+pairsloop:
+	PAIRS
+	ADDQ $32, BX
+	INCQ CX
+	CMPQ CX, n+32(FP)
+	JLT  pairsloop
 	VZEROUPPER
+	RET
+
+TEXT ·shiftPairsProdAVX2k(SB), NOSPLIT, $0-129
+	PPARGS
+	MOVB $0, ret+128(FP)
+
+ppblock:
+	PBLOCKLEN
+
+ppelem:
+	PAIRS
+	PFACTOR
+	ADDQ $32, BX
+	INCQ CX
+	CMPQ CX, d+40(FP)
+	JLT  ppelem
+	PBLOCKEND
+	CMPQ CX, n+32(FP)
+	JLT  ppblock
+	PEND
+	RET
+
+TEXT ·shiftPairsProdDotAVX2k(SB), NOSPLIT, $0-129
+	PPARGS
+	MOVB $0, ret+128(FP)
+
+ppdblock:
+	PBLOCKLEN
+
+ppdelem:
+	PAIRS
+	PFACTOR
+	PDOT
+	ADDQ $32, BX
+	INCQ CX
+	CMPQ CX, d+40(FP)
+	JLT  ppdelem
+	PBLOCKEND
+	CMPQ CX, n+32(FP)
+	JLT  ppdblock
+	PEND
 	RET

@@ -8,4 +8,9 @@ func prodAVX2(ng int, a *ProdArgs) bool { return prodGo(0, ng, a) }
 
 func shiftAVX2(a *ShiftArgs) bool { return shiftGo(a) }
 
-func shiftSafeAVX2(a *ShiftArgs) bool { return shiftSafeGo(a) }
+func shiftPairsAVX2(a *ShiftArgs) { shiftPairsGo(a) }
+
+func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
+	shiftPairsGo(sh)
+	return prodGo(0, 1, pr)
+}

@@ -241,47 +241,120 @@ func TestShiftValue(t *testing.T) {
 	}
 }
 
-// TestShiftSafe: on rows and lanes in the safe range, ShiftSafe leaves the
-// bits Shift leaves and reports a lane leaving Extreme exactly when Shift
-// sets a fallback bit; the assembly and the Go loop agree bit for bit.
-func TestShiftSafe(t *testing.T) {
+// safeCase is a prodCase of one contiguous group whose activations lie
+// within Extreme (σ pairs from them) and whose exponentials are finite.
+func safeCase(rng *rand.Rand, n int, sa, sw float64) *prodCase {
+	var c *prodCase
+	for c == nil || c.stride != 4 {
+		c = newProdCase(rng, 1, n, sa, sw, false)
+	}
+	wmax := 0.0
+	for _, w := range c.w {
+		wmax = max(wmax, math.Abs(w))
+	}
+	for i := range c.a {
+		c.a[i] = math.Max(-Extreme+wmax, math.Min(Extreme-wmax, c.a[i]))
+		c.s[i], c.t[i] = sigPair(c.a[i])
+	}
+	return c
+}
+
+// TestShiftPairs: where Shift sets no fallback bit, ShiftPairs leaves the
+// σ pairs Shift leaves, bit for bit (and A alone), with the assembly and
+// in Go.
+func TestShiftPairs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	has := useAVX2
 	defer func() { useAVX2 = has }()
 	for _, n := range []int{1, 3, 32, 200, 784} {
-		for _, sc := range []struct{ sa, sw float64 }{{1, 0.1}, {4, 2}, {150, 100}, {590, 30}} {
-			c := newProdCase(rng, 3, n, sc.sa, sc.sw, false)
-			for i := range c.a { // activations within Extreme
-				c.a[i] = math.Max(-Extreme, math.Min(Extreme, c.a[i]))
-				c.s[i], c.t[i] = sigPair(c.a[i])
-			}
+		for _, sc := range []struct{ sa, sw float64 }{{1, 0.1}, {4, 2}, {150, 100}, {500, 90}} {
+			c := safeCase(rng, n, sc.sa, sc.sw)
 			for _, d := range [][4]float64{{1, 0, -1, 0}, {0, 0, 0, 0}, {-1, -1, 1, 1}, {0, 1, 0, 0}} {
-				for g := range 3 {
-					wa, ws, wt, wfb, _ := c.shift(g, d)
+				_, ws, wt, wfb, wany := c.shift(0, d)
+				if wany {
+					t.Fatalf("n %d scale %v: Shift fell back on a safe case (%v)", n, sc, wfb)
+				}
+				for _, avx := range []bool{false, true} {
+					if avx && !has {
+						continue
+					}
+					useAVX2 = avx
+					a, s, tt := append([]float64(nil), c.a...), append([]float64(nil), c.s...), append([]float64(nil), c.t...)
+					args := &ShiftArgs{A: a, S: s, T: tt, Stride: 4, W: c.w, EP: c.ep, EN: c.en, D: d}
+					copy(args.Sel[:], c.sel[:4])
+					ShiftPairs(args)
+					for i := range a {
+						if !sameBits(a[i], c.a[i]) || !sameBits(s[i], ws[i]) || !sameBits(tt[i], wt[i]) {
+							t.Fatalf("avx %v n %d scale %v d %v: entry %d is a %v s %v t %v, Shift %v %v (a was %v)", avx, n, sc, d, i, a[i], s[i], tt[i], ws[i], wt[i], c.a[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestShiftPairsProd: the fused pass leaves the bits of ShiftPairs
+// followed by Prod (with and without the dot product, over block
+// boundaries and with blocks out of the safe range), with the assembly
+// and in Go.
+func TestShiftPairsProd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	has := useAVX2
+	defer func() { useAVX2 = has }()
+	for _, n := range []int{1, 31, 32, 33, 200, 784} {
+		for _, sc := range []struct{ sa, sw float64 }{{1, 0.1}, {4, 2}, {150, 40}, {500, 30}} {
+			c := safeCase(rng, n, sc.sa, sc.sw)
+			pep, pen := make([]float64, n), make([]float64, n)
+			pw := make([]float64, n)
+			for i := range pep {
+				pw[i] = sc.sw * rng.NormFloat64()
+				pep[i] = math.Exp(pw[i])
+				pen[i] = 1 / pep[i]
+			}
+			psel := []uint64{^uint64(0), 0, 0, ^uint64(0)}
+			for _, d := range [][4]float64{{1, 0, -1, 0}, {-1, -1, 1, 1}, {0, 1, 0, 0}} {
+				for _, dot := range []bool{false, true} {
+					run := func(fused bool) (s, tt []float64, po prodOut) {
+						s, tt = append([]float64(nil), c.s...), append([]float64(nil), c.t...)
+						sh := &ShiftArgs{S: s, T: tt, Stride: 4, W: c.w, EP: c.ep, EN: c.en, D: d}
+						copy(sh.Sel[:], c.sel[:4])
+						po = prodOut{p: []float64{1, 0.75, 1, 0.5}, exp: []int64{0, 3, -2, 0}, dot: []float64{0, 1, 2, 3}, bad: make([]uint8, (n+31)/32)}
+						pr := &ProdArgs{T: tt, S: s, Stride: 4, EP: pep, EN: pen, Sel: psel, P: po.p, Exp: po.exp, Dot: po.dot, Bad: po.bad}
+						if dot {
+							pr.X, pr.W = c.x, pw
+						}
+						if fused {
+							po.any = ShiftPairsProd(sh, pr)
+						} else {
+							ShiftPairs(sh)
+							po.any = Prod(1, pr)
+						}
+						return
+					}
 					for _, avx := range []bool{false, true} {
 						if avx && !has {
 							continue
 						}
 						useAVX2 = avx
-						a, s, tt := append([]float64(nil), c.a...), append([]float64(nil), c.s...), append([]float64(nil), c.t...)
-						o := 4 * g
-						args := &ShiftArgs{A: a[o:], S: s[o:], T: tt[o:], Stride: c.stride, W: c.w, EP: c.ep, EN: c.en, D: d}
-						copy(args.Sel[:], c.sel[o:o+4])
-						bad := ShiftSafe(args)
-						anyFb := false
-						for i := range wfb {
-							anyFb = anyFb || wfb[i] != 0
+						ws, wt, wp := run(false)
+						gs, gt, gp := run(true)
+						if gp.any != wp.any {
+							t.Fatalf("avx %v n %d scale %v d %v dot %v: reports %v, separately %v", avx, n, sc, d, dot, gp.any, wp.any)
 						}
-						if bad != anyFb {
-							t.Fatalf("avx %v n %d scale %v d %v group %d: ShiftSafe reports %v, Shift's fallback bits %v", avx, n, sc, d, g, bad, anyFb)
-						}
-						for i := range a {
-							q := i % c.stride
-							if q/4 == g && q < o+4 && wfb[i/c.stride]>>(q%4)&1 != 0 {
-								continue // a fallback lane: σ pair unspecified
+						for i := range gs {
+							if !sameBits(gs[i], ws[i]) || !sameBits(gt[i], wt[i]) {
+								t.Fatalf("avx %v n %d scale %v d %v: entry %d is s %v t %v, separately %v %v", avx, n, sc, d, i, gs[i], gt[i], ws[i], wt[i])
 							}
-							if !sameBits(a[i], wa[i]) || !sameBits(s[i], ws[i]) || !sameBits(tt[i], wt[i]) {
-								t.Fatalf("avx %v n %d scale %v d %v group %d: entry %d is a %v s %v t %v, Shift %v %v %v", avx, n, sc, d, g, i, a[i], s[i], tt[i], wa[i], ws[i], wt[i])
+						}
+						for k := range 4 {
+							if !sameBits(gp.p[k], wp.p[k]) || gp.exp[k] != wp.exp[k] || !sameBits(gp.dot[k], wp.dot[k]) {
+								t.Fatalf("avx %v n %d scale %v d %v dot %v lane %d: product %v·2^%d dot %v, separately %v·2^%d %v", avx, n, sc, d, dot, k, gp.p[k], gp.exp[k], gp.dot[k], wp.p[k], wp.exp[k], wp.dot[k])
+							}
+						}
+						for b := range gp.bad {
+							if gp.bad[b] != wp.bad[b] {
+								t.Fatalf("avx %v n %d scale %v: bad byte %d = %04b, separately %04b", avx, n, sc, b, gp.bad[b], wp.bad[b])
 							}
 						}
 					}
