@@ -284,12 +284,15 @@ func TestGibbsPosterior(t *testing.T) {
 	}
 }
 
-// TestGibbsTaskMatchesOneChain: one chunk of a Gibbs trainer's minibatch —
-// chains side by side in lanes — leaves the same gradient, signal and
-// stored chain states, bit for bit, as the one-chain loop it replaced
-// (runTaskRef), at the first dynamics step (prior draws, burn-in), a middle
-// and the last step (the signal), persistent or not, for an SBN, a deep
-// SBN and an ARSBN, with a full chunk and a short one.
+// TestGibbsTaskMatchesOneChain: a Gibbs trainer's dynamics step — the
+// minibatch's chains sampled side by side in lanes, gibbsLanes at a time,
+// then each chunk's gradient — leaves the same gradient and signal in
+// every chunk, and the same stored chain states, bit for bit, as the
+// one-chain loop it replaced (runTaskRef, chunk by chunk), at the first
+// dynamics step (prior draws, burn-in), a middle and the last step (the
+// signal), persistent or not, with one or two workers, for an SBN, a deep
+// SBN and an ARSBN, on a minibatch whose sampling groups and chunks do not
+// line up and on a short one.
 func TestGibbsTaskMatchesOneChain(t *testing.T) {
 	for _, c := range []struct {
 		sizes []int
@@ -298,57 +301,62 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 		for _, persistent := range []bool{false, true} {
 			n := randomNet(c.sizes, c.ar, 1, 40)
 			n.Rec = nil
-			data := plantedData(n, 25, 41)
+			data := plantedData(n, 30, 41)
 			o := DefaultTrainOptions()
 			o.Sampler, o.Persistent, o.Steps, o.BurnIn, o.GibbsSweeps, o.Samples = "gibbs", persistent, 4, 3, 2, 3
 			tr, err := NewTrainer(n, len(data), o)
 			if err != nil {
 				t.Fatal(err)
 			}
-			tk := tr.tasks[0]
 			ch := n.newGibbsChain()
 			tr.tabs.refresh(n, true)
+			perm := rand.New(rand.NewPCG(3, 3)).Perm(len(data))
 			for _, step := range []int{0, 1, 3} {
-				for _, rowsIdx := range [][]int{{3, 17, 0, 9, 24, 11, 5, 6, 20, 1}, {8, 2, 13, 22, 15, 4, 19}} {
-					tr.cur.data, tr.cur.epoch, tr.cur.batch, tr.cur.step = data, 2, 5, step
-					tk.rows, tk.pos = rowsIdx, 0
-					var saved, seen []uint8
-					if persistent {
-						saved, seen = append([]uint8(nil), tr.persist...), append([]uint8(nil), tr.seen...)
-					} else {
-						saved = append([]uint8(nil), tr.batchSt...)
+				for bi, idx := range [][]int{perm[:25], perm[25:]} {
+					tr.cur.data, tr.cur.epoch, tr.cur.batch, tr.cur.step = data, 2, 5+bi, step
+					var chunks []*trainTask
+					for lo := 0; lo < len(idx); lo += chunkSize {
+						tk := tr.tasks[len(chunks)]
+						tk.rows, tk.pos = idx[lo:min(lo+chunkSize, len(idx))], lo
+						chunks = append(chunks, tk)
 					}
-					tr.runTaskRef(tk, ch)
-					wantG := tk.gGen.clone()
-					wantSig := tk.signal
-					var wantSt []uint8
-					if persistent {
-						wantSt = append([]uint8(nil), tr.persist...)
-						copy(tr.persist, saved)
-						copy(tr.seen, seen)
-					} else {
-						wantSt = append([]uint8(nil), tr.batchSt...)
-						copy(tr.batchSt, saved)
-					}
-					tr.runTask(tk)
-					gotSt := tr.batchSt
-					if persistent {
-						gotSt = tr.persist
-					}
-					for i := range gotSt {
-						if gotSt[i] != wantSt[i] {
-							t.Fatalf("%v ar %v persistent %v step %d rows %v: stored state byte %d = %d, one chain %d", c.sizes, c.ar, persistent, step, rowsIdx, i, gotSt[i], wantSt[i])
+					states := func() []uint8 {
+						if persistent {
+							return tr.persist
 						}
+						return tr.batchSt
 					}
-					if math.Float64bits(tk.signal) != math.Float64bits(wantSig) {
-						t.Fatalf("%v ar %v step %d: signal %v, one chain %v", c.sizes, c.ar, step, tk.signal, wantSig)
+					saved := append([]uint8(nil), states()...)
+					seen := append([]uint8(nil), tr.seen...)
+					var wantG []*Net
+					var wantSig []float64
+					for _, tk := range chunks {
+						tr.runTaskRef(tk, ch)
+						wantG, wantSig = append(wantG, tk.gGen.clone()), append(wantSig, tk.signal)
 					}
-					gn, gx := params(tk.gGen)
-					_, wx := params(wantG)
-					for p := range gx {
-						for i := range gx[p] {
-							if math.Float64bits(gx[p][i]) != math.Float64bits(wx[p][i]) {
-								t.Fatalf("%v ar %v persistent %v step %d rows %v: gradient %s[%d] = %v, one chain %v", c.sizes, c.ar, persistent, step, rowsIdx, gn[p], i, gx[p][i], wx[p][i])
+					wantSt := append([]uint8(nil), states()...)
+					for _, workers := range []int{1, 2} {
+						copy(states(), saved)
+						copy(tr.seen, seen)
+						tr.sampleGibbs(idx, workers)
+						for ci, tk := range chunks {
+							tr.runTask(tk)
+							if math.Float64bits(tk.signal) != math.Float64bits(wantSig[ci]) {
+								t.Fatalf("%v ar %v step %d: chunk %d signal %v, one chain %v", c.sizes, c.ar, step, ci, tk.signal, wantSig[ci])
+							}
+							gn, gx := params(tk.gGen)
+							_, wx := params(wantG[ci])
+							for p := range gx {
+								for i := range gx[p] {
+									if math.Float64bits(gx[p][i]) != math.Float64bits(wx[p][i]) {
+										t.Fatalf("%v ar %v persistent %v step %d workers %d: chunk %d gradient %s[%d] = %v, one chain %v", c.sizes, c.ar, persistent, step, workers, ci, gn[p], i, gx[p][i], wx[p][i])
+									}
+								}
+							}
+						}
+						for i, v := range states() {
+							if v != wantSt[i] {
+								t.Fatalf("%v ar %v persistent %v step %d workers %d: stored state byte %d = %d, one chain %d", c.sizes, c.ar, persistent, step, workers, i, v, wantSt[i])
 							}
 						}
 					}

@@ -144,6 +144,7 @@ type Trainer struct {
 	persist []uint8      // N × latent persistent Gibbs states
 	seen    []uint8      // N: persistent state initialised
 	batchSt []uint8      // BatchSize × latent: the minibatch's chains (not persistent)
+	gs      gibbsSampling
 
 	avg          [][]float64 // ring of the last Average samples of θ
 	avgN, avgPos int
@@ -179,16 +180,10 @@ type trainTask struct {
 	smp []latentSample
 	lw  []float64
 
-	// gibbs: the chunk's chains, one per lane, each example's random
-	// stream, a one-chain state buffer and the kept latent states
-	// (example k's state s at (k·Samples + s)·latent).
-	lc   *laneChains
-	lsrc []rand.PCG
-	lrng []*rand.Rand
-	one  [][]float64
-	kept []float64
-	xs   []float64 // the examples, chunkSize × n_0
-	gb   *gradBatch
+	// gibbs: the chunk's examples (chunkSize × n_0) and the buffers of
+	// its batched gradient
+	xs []float64
+	gb *gradBatch
 
 	gGen *Net
 	gRec *Recognition
@@ -268,6 +263,7 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		} else {
 			t.batchSt = make([]uint8, o.BatchSize*t.latent)
 		}
+		t.newGibbsSampling()
 	}
 	if o.Average > 1 {
 		t.avg = make([][]float64, o.Average)
@@ -314,12 +310,6 @@ func (t *Trainer) newTask() *trainTask {
 		tk.smp = append(tk.smp, s)
 	}
 	if t.opt.Sampler == "gibbs" {
-		tk.lc = n.newLaneChains(chunkSize)
-		tk.lsrc, tk.lrng = make([]rand.PCG, chunkSize), make([]*rand.Rand, chunkSize)
-		for k := range tk.lrng {
-			tk.lrng[k] = rand.New(&tk.lsrc[k])
-		}
-		tk.one, tk.kept = n.States(), make([]float64, chunkSize*t.opt.Samples*t.latent)
 		tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
 	} else {
 		tk.gRec = NewRecognition(n.Sizes, n.Rec.T != nil)
@@ -436,6 +426,9 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	for step := range t.opt.Steps {
 		t.cur.step = step
 		t.tabs.refresh(t.net, t.gibbs != nil)
+		if t.gibbs != nil {
+			t.sampleGibbs(idx, workers)
+		}
 		t.next.Store(0)
 		if workers == 1 {
 			t.work()
@@ -541,7 +534,7 @@ func (t *Trainer) runTask(tk *trainTask) {
 	}
 	tk.signal = 0
 	if t.gibbs != nil {
-		t.gibbsChunk(tk)
+		t.gibbsGrad(tk)
 		return
 	}
 	c := &t.cur
@@ -577,97 +570,6 @@ func (t *Trainer) isExample(tk *trainTask) {
 	}
 	if t.cur.step == t.opt.Steps-1 {
 		tk.signal += lse - math.Log(float64(len(tk.smp)))
-	}
-}
-
-// gibbsChunk runs the Gibbs chains of the chunk's examples side by side
-// (laneChains, one lane each): each resumes from its stored state (or
-// starts from a prior draw), sweeps (with the burn-in at the first
-// dynamics step of its minibatch) and keeps L states, drawing from its own
-// stream keyed by (epoch, minibatch, step, example). Then the kept states
-// add their gradients, example by example and state by state (batched:
-// addGradBatch).
-func (t *Trainer) gibbsChunk(tk *trainTask) {
-	n, o, lc, c := t.net, t.opt, tk.lc, &t.cur
-	h := tk.one
-	for k, row := range tk.rows {
-		tk.lsrc[k].Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
-		x := tk.xs[k*n.Sizes[0] : (k+1)*n.Sizes[0]]
-		for i, v := range c.data.Row(row) {
-			x[i] = float64(v)
-		}
-		copy(h[0], x)
-		st, fresh := t.gibbsState(row, tk.pos+k)
-		if fresh {
-			n.samplePrior(h, tk.lrng[k], tk.sc)
-		} else {
-			unpackStates(st, h)
-		}
-		lc.load(k, h)
-	}
-	K := len(tk.rows)
-	lc.refresh(K, t.gibbs)
-	rngs := tk.lrng[:K]
-	if c.step == 0 {
-		for range o.BurnIn {
-			lc.sweep(t.gibbs, rngs)
-		}
-	}
-	H := t.latent
-	for s := range o.Samples {
-		for range o.GibbsSweeps {
-			lc.sweep(t.gibbs, rngs)
-		}
-		for k := range K {
-			lc.latent(k, h)
-			packStates(h, tk.kept[(k*o.Samples+s)*H:])
-		}
-	}
-	last := c.step == o.Steps-1
-	w := 1 / float64(o.Samples)
-	n.addGradBatch(tk.gb, tk.xs, K, o.Samples, tk.kept[:K*o.Samples*H], t.tabs.wt, w, tk.gGen, last)
-	if last {
-		for _, lp := range tk.gb.lp[:K*o.Samples] {
-			tk.signal += w * lp
-		}
-	}
-	for k, row := range tk.rows {
-		st, _ := t.gibbsState(row, tk.pos+k)
-		for i, v := range tk.kept[(k*o.Samples+o.Samples-1)*H : (k*o.Samples+o.Samples)*H] {
-			st[i] = uint8(v)
-		}
-	}
-}
-
-// gibbsState returns the stored state of the chain of example row, at
-// position pos of its minibatch, and whether the chain starts afresh (a
-// persistent chain the first time, else at the minibatch's first step);
-// it marks a persistent chain as started.
-func (t *Trainer) gibbsState(row, pos int) ([]uint8, bool) {
-	if t.persist != nil {
-		fresh := t.seen[row] == 0
-		t.seen[row] = 1
-		return t.persist[row*t.latent : (row+1)*t.latent], fresh
-	}
-	return t.batchSt[pos*t.latent : (pos+1)*t.latent], t.cur.step == 0
-}
-
-// unpackStates sets the latent layers h[1:] from the flat bytes st.
-func unpackStates(st []uint8, h [][]float64) {
-	o := 0
-	for l := 1; l < len(h); l++ {
-		for i := range h[l] {
-			h[l][i] = float64(st[o])
-			o++
-		}
-	}
-}
-
-// packStates writes the latent layers h[1:] flat into dst.
-func packStates(h [][]float64, dst []float64) {
-	o := 0
-	for l := 1; l < len(h); l++ {
-		o += copy(dst[o:], h[l])
 	}
 }
 

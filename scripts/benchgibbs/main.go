@@ -5,7 +5,7 @@
 // parameters, so that two builds can be timed side by side and shown to
 // compute the same net.
 //
-//	go run ./scripts/benchgibbs --data DIR [--n 2000] [--layers 200] [--ar] [--workers 0] [--epochs 1]
+//	go run ./scripts/benchgibbs --data DIR [--n 2000] [--layers 200] [--ar] [--workers 0] [--epochs 1] [--cpuprofile FILE]
 package main
 
 import (
@@ -16,6 +16,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -31,8 +32,21 @@ func main() {
 	ar := flag.Bool("ar", false, "autoregressive SBN")
 	workers := flag.Int("workers", 0, "goroutines (0: GOMAXPROCS)")
 	epochs := flag.Int("epochs", 1, "epochs to time")
+	prof := flag.String("cpuprofile", "", "write a CPU profile of the timed epochs to this file")
 	flag.Parse()
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "benchgibbs:", err)
+			os.Exit(1)
+		}
+		defer pprof.StopCPUProfile()
+	}
 	if err := run(*dir, *nEx, *layers, *ar, *workers, *epochs); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "benchgibbs:", err)
 		os.Exit(1)
 	}
