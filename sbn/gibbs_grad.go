@@ -1,8 +1,7 @@
 package sbn
 
 import (
-	"math"
-
+	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/seqsum"
 )
 
@@ -122,6 +121,26 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 		if n.S != nil {
 			s = n.S[l]
 		}
+		if !wantLP {
+			// σ alone (the bits of bernTerm's), four at a time.
+			if s != nil {
+				for m := range M {
+					a := A[m*k : (m+1)*k]
+					onl := b.on[l][b.span[l][2*m]:b.span[l][2*m+1]]
+					for i := range k {
+						row := s[i*k : i*k+i]
+						for _, j := range onl {
+							if int(j) >= i {
+								break
+							}
+							a[i] += row[j]
+						}
+					}
+				}
+			}
+			expvec.SigmoidBern(A, A)
+			continue
+		}
 		for m := range M {
 			a, h := A[m*k:(m+1)*k], state(l, m)
 			onl := b.on[l][b.span[l][2*m]:b.span[l][2*m+1]]
@@ -137,13 +156,9 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 						ai += row[j]
 					}
 				}
-				if wantLP {
-					t, sig := bernTerm(h[i], ai)
-					lpm += t
-					a[i] = sig
-				} else {
-					a[i] = sigmoidOfBern(ai)
-				}
+				t, sig := bernTerm(h[i], ai)
+				lpm += t
+				a[i] = sig
 			}
 			lp[m] = lpm
 		}
@@ -183,15 +198,4 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 			}
 		}
 	}
-}
-
-// sigmoidOfBern is σ(a) as bernTerm computes it (the same bits), without
-// the softplus.
-func sigmoidOfBern(a float64) float64 {
-	e := math.Exp(-math.Abs(a))
-	r := 1 / (1 + e)
-	if a > 0 {
-		return r
-	}
-	return e * r
 }
