@@ -193,7 +193,11 @@ type laneChains struct {
 	exp        []int64
 	bad, fb    []uint8
 	v          []float64
-	prod       sigpair.ProdArgs
+	nbMax      int // blocks of the widest layer: group g's bad bytes are bad[g·nbMax:]
+	gbad       []bool
+	fused      []int
+	prods      []sigpair.ProdArgs
+	shifts     []sigpair.ShiftArgs
 	shift      sigpair.ShiftArgs
 }
 
@@ -214,10 +218,12 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 	}
 	c := &laneChains{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), sum: make([]float64, widest*L),
 		sel: make([]uint64, L), p: make([]float64, L), dot: make([]float64, L), lo: make([]float64, L), exp: make([]int64, L),
-		bad: make([]uint8, (widest+sigpair.BlockLen-1)/sigpair.BlockLen), fb: make([]uint8, widest), v: make([]float64, L),
+		nbMax: (widest + sigpair.BlockLen - 1) / sigpair.BlockLen, fb: make([]uint8, widest), v: make([]float64, L),
+		gbad: make([]bool, ng), fused: make([]int, 0, ng), prods: make([]sigpair.ProdArgs, ng), shifts: make([]sigpair.ShiftArgs, ng),
 		a0: make([]float64, L*n.Sizes[0]), pend: make([][]int32, L), amax: make([]float64, L), pbound: make([]float64, L),
 		nan0: make([]int, L), penJ: -1, penD: make([][4]float64, ng), penSel: make([][4]uint64, ng), penAny: make([]bool, ng),
 		gsc: make([]float64, 4*n.Sizes[0]), span: make([]int32, 2)}
+	c.bad = make([]uint8, ng*c.nbMax)
 	for k := range c.pend {
 		c.pend[k] = make([]int32, 0, pendCap)
 	}
@@ -385,7 +391,8 @@ func (c *laneChains) materialise(g *gibbsTables, k int) {
 // s e^{sign·w}) with sign = +1 where the unit is 0 (sel[k] = 0), −1 where
 // it is 1. With visible the dot products are dot1's column j, else they
 // run over the states of layer ll. For the visible layer (ll = 0, i0 = 0)
-// a group's waiting update of the previous unit runs in the same pass.
+// the groups' waiting updates of the previous unit run in the same pass,
+// two groups at a time where they may go without their checks.
 func (c *laneChains) term(g *gibbsTables, ll, i0, m, j int, w, ep, en []float64, visible bool) {
 	L, nl := c.lanes, c.n.Sizes[ll]
 	for k := range L {
@@ -395,21 +402,38 @@ func (c *laneChains) term(g *gibbsTables, ll, i0, m, j int, w, ep, en []float64,
 		copy(c.dot, c.dot1[j*L:(j+1)*L])
 	}
 	nb := (m + sigpair.BlockLen - 1) / sigpair.BlockLen
-	pa := &c.prod
-	for gr := range (c.active + 3) / 4 {
+	ngr := (c.active + 3) / 4
+	for gr := range ngr {
 		o, k0 := (gr*nl+i0)*4, 4*gr
-		clear(c.bad[:nb])
+		bad := c.bad[gr*c.nbMax : gr*c.nbMax+nb]
+		clear(bad)
+		pa := &c.prods[gr]
 		*pa = sigpair.ProdArgs{T: c.t[ll][o:], S: c.s[ll][o:], Stride: 4, EP: ep[:m], EN: en[:m], Sel: c.sel[k0 : k0+4],
-			P: c.p[k0 : k0+4], Exp: c.exp[k0 : k0+4], Dot: c.dot[k0 : k0+4], Bad: c.bad[:nb]}
+			P: c.p[k0 : k0+4], Exp: c.exp[k0 : k0+4], Dot: c.dot[k0 : k0+4], Bad: bad}
 		if !visible {
 			pa.X, pa.W = c.h[ll][o:], w[:m]
 		}
-		var bad bool
-		if ll == 0 && c.penJ >= 0 && c.penAny[gr] {
-			bad = c.flushGroup(g, gr, pa)
-		} else {
-			bad = sigpair.Prod(1, pa)
+	}
+	// The products, with the waiting updates of the visible layer.
+	fused := c.fused[:0]
+	for gr := range ngr {
+		if ll == 0 && c.penJ >= 0 && c.penAny[gr] && c.prepareFlush(g, gr) {
+			fused = append(fused, gr)
+			continue
 		}
+		c.gbad[gr] = sigpair.Prod(1, &c.prods[gr])
+	}
+	for len(fused) >= 2 {
+		a, b := fused[0], fused[1]
+		c.gbad[a], c.gbad[b] = sigpair.ShiftPairsProd2(&c.shifts[a], &c.shifts[b], &c.prods[a], &c.prods[b])
+		fused = fused[2:]
+	}
+	if len(fused) == 1 {
+		c.gbad[fused[0]] = sigpair.ShiftPairsProd(&c.shifts[fused[0]], &c.prods[fused[0]])
+	}
+	for gr := range ngr {
+		k0 := 4 * gr
+		bad := c.bad[gr*c.nbMax:]
 		for q := range min(4, c.active-k0) {
 			k := k0 + q
 			sign := 1.0
@@ -417,10 +441,10 @@ func (c *laneChains) term(g *gibbsTables, ll, i0, m, j int, w, ep, en []float64,
 				sign = -1
 			}
 			lg := 0.0
-			if bad {
+			if c.gbad[gr] {
 				// Blocks out of the safe range: term by term.
 				for b, lo := 0, 0; lo < m; b, lo = b+1, lo+sigpair.BlockLen {
-					if c.bad[b]>>q&1 == 0 {
+					if bad[b]>>q&1 == 0 {
 						continue
 					}
 					for i := lo; i < min(lo+sigpair.BlockLen, m); i++ {
@@ -435,15 +459,15 @@ func (c *laneChains) term(g *gibbsTables, ll, i0, m, j int, w, ep, en []float64,
 	}
 }
 
-// flushGroup applies group gr's waiting update of layer-1 unit penJ to the
-// visible layer and, with pa non-nil, computes pa's product (the next
-// unit's) in the same pass when the update may go without its checks;
-// it returns the product's report.
-func (c *laneChains) flushGroup(g *gibbsTables, gr int, pa *sigpair.ProdArgs) bool {
+// prepareFlush readies group gr's waiting update of layer-1 unit penJ to
+// the visible layer (c.shifts[gr]) and reports whether it may go without
+// its checks, recording it then in the lanes' pending rows; otherwise it
+// applies the eager update, checks and fallbacks included, at once.
+func (c *laneChains) prepareFlush(g *gibbsTables, gr int) bool {
 	m := c.n.Sizes[0]
 	p := c.penJ
 	row := p * m
-	sh := &c.shift
+	sh := &c.shifts[gr]
 	o := gr * m * 4
 	*sh = sigpair.ShiftArgs{S: c.s[0][o:], T: c.t[0][o:], Stride: 4, W: g.wt[1][row : row+m], EP: g.ep[1][row : row+m], EN: g.en[1][row : row+m],
 		D: c.penD[gr], Sel: c.penSel[gr]}
@@ -474,14 +498,9 @@ func (c *laneChains) flushGroup(g *gibbsTables, gr int, pa *sigpair.ProdArgs) bo
 				c.pbound[k] += g.wmax[1][p]
 			}
 		}
-		if pa == nil {
-			sigpair.ShiftPairs(sh)
-			return false
-		}
-		return sigpair.ShiftPairsProd(sh, pa)
+		return true
 	}
-	// The eager update, checks and fallbacks included, on the group's
-	// activations gathered from the lanes.
+	// The eager update on the group's activations gathered from the lanes.
 	for q := range 4 {
 		k := 4*gr + q
 		c.materialise(g, k)
@@ -522,10 +541,7 @@ func (c *laneChains) flushGroup(g *gibbsTables, gr int, pa *sigpair.ProdArgs) bo
 			}
 		}
 	}
-	if pa == nil {
-		return false
-	}
-	return sigpair.Prod(1, pa)
+	return false
 }
 
 // copyStrided sets dst[i·stride] = src[i].
@@ -542,8 +558,8 @@ func (c *laneChains) flush(g *gibbsTables) {
 		return
 	}
 	for gr := range c.ng {
-		if c.penAny[gr] {
-			c.flushGroup(g, gr, nil)
+		if c.penAny[gr] && c.prepareFlush(g, gr) {
+			sigpair.ShiftPairs(&c.shifts[gr])
 		}
 	}
 	c.penJ = -1

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// sweepSetup makes ten Gibbs chains (a trainer's chunk) of an SBN 784-200
+// sweepSetup makes gibbsLanes Gibbs chains (a trainer's sampling task) of an SBN 784-200
 // with weights N(0, 0.1²) on MNIST-like rows (15% of the pixels on), in
 // lanes and one by one (the reference sampler), in the same states.
 func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
@@ -14,11 +14,11 @@ func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
 	InitNormal(n, 0.1, 1)
 	g := n.newGibbsTables(true)
 	g.refresh(n, true)
-	lc := n.newLaneChains(10)
+	lc := n.newLaneChains(gibbsLanes)
 	sc := n.NewScratch()
 	h := n.States()
-	rngs := make([]*rand.Rand, 10)
-	one := make([]*gibbsChain, 10)
+	rngs := make([]*rand.Rand, gibbsLanes)
+	one := make([]*gibbsChain, gibbsLanes)
 	for k := range rngs {
 		for i := range h[0] {
 			h[0][i] = 0
@@ -35,11 +35,11 @@ func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
 		}
 		one[k].refresh()
 	}
-	lc.refresh(10, g)
+	lc.refresh(gibbsLanes, g)
 	return g, lc, one, rngs
 }
 
-// BenchmarkGibbsSweep times one sweep of the ten chains side by side over
+// BenchmarkGibbsSweep times one sweep of the chains side by side over
 // the 200 latent units; BenchmarkGibbsSweepOneChain the same sweeps with
 // the one-chain sampler the lanes replaced, chain after chain.
 func BenchmarkGibbsSweep(b *testing.B) {

@@ -164,6 +164,40 @@ func ShiftPairsProd(sh *ShiftArgs, pr *ProdArgs) bool {
 	return prodGo(0, 1, pr)
 }
 
+// ShiftPairsProd2 is ShiftPairsProd(a, pa) and ShiftPairsProd(b, pb) in
+// one pass, for two groups that share the update's row (a's and b's W,
+// EP, EN) and the product's (pa's and pb's EP, EN), without dot products:
+// the rows are read once for both. The results are the bits of the two
+// calls; it reports what they report.
+func ShiftPairsProd2(a, b *ShiftArgs, pa, pb *ProdArgs) (badA, badB bool) {
+	n := len(a.W)
+	if n == 0 {
+		return false, false
+	}
+	for _, x := range []struct {
+		sh *ShiftArgs
+		pr *ProdArgs
+	}{{a, pa}, {b, pb}} {
+		sh, pr := x.sh, x.pr
+		if sh.Stride != 4 || pr.Stride != 4 || len(sh.W) != n || len(pr.EP) != n || pr.X != nil || &pr.T[0] != &sh.T[0] || &pr.S[0] != &sh.S[0] {
+			panic("sigpair: ShiftPairsProd2 needs two groups of contiguous lanes, the same elements for both rows, no dot products")
+		}
+		_, _ = sh.S[:4*n], sh.T[:4*n]
+		_, _, _, _ = pr.P[:4], pr.Exp[:4], pr.Sel[:4], pr.Bad[:(n+BlockLen-1)/BlockLen]
+	}
+	if &b.EP[0] != &a.EP[0] || &b.EN[0] != &a.EN[0] || &pb.EP[0] != &pa.EP[0] || &pb.EN[0] != &pa.EN[0] {
+		panic("sigpair: ShiftPairsProd2 needs the same rows for both groups")
+	}
+	_, _, _, _ = a.EP[:n], a.EN[:n], pa.EP[:n], pa.EN[:n]
+	if useAVX2 {
+		return shiftPairsProd2AVX2(a, b, pa, pb)
+	}
+	shiftPairsGo(a)
+	badA = prodGo(0, 1, pa)
+	shiftPairsGo(b)
+	return badA, prodGo(0, 1, pb)
+}
+
 // shiftPairsGo is ShiftPairs in Go (see prodGo).
 func shiftPairsGo(a *ShiftArgs) {
 	for q := range 4 {

@@ -48,6 +48,12 @@ func shiftPairsProdAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]ui
 //go:noescape
 func shiftPairsProdDotAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, x, pw *float64, p *float64, exp *int64, dot *float64, bad *uint8) bool
 
+// shiftPairsProd2AVX2k is ShiftPairsProd2 (sigpair_amd64.s): bit 0 of the
+// result is A's product's report, bit 1 B's.
+//
+//go:noescape
+func shiftPairsProd2AVX2k(sA, tA, sB, tB, ep, en *float64, n int, dA *[4]float64, selA *[4]uint64, dB *[4]float64, selB *[4]uint64, pep, pen *float64, pselA, pselB *uint64, pA *float64, expA *int64, badA *uint8, pB *float64, expB *int64, badB *uint8) uint8
+
 // prodConsts: ProdLo, ProdHi, the fraction mask, the exponent field of ½
 // (1022), and 1022 as an integer, four lanes each.
 var prodConsts [5][4]uint64
@@ -108,4 +114,10 @@ func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
 		k, x, pw = shiftPairsProdDotAVX2k, &pr.X[0], &pr.W[0]
 	}
 	return k(&sh.S[0], &sh.T[0], &sh.EP[0], &sh.EN[0], len(sh.W), &sh.D, &sh.Sel, &pr.EP[0], &pr.EN[0], &pr.Sel[0], x, pw, &pr.P[0], &pr.Exp[0], &pr.Dot[0], &pr.Bad[0])
+}
+
+func shiftPairsProd2AVX2(a, b *ShiftArgs, pa, pb *ProdArgs) (bool, bool) {
+	r := shiftPairsProd2AVX2k(&a.S[0], &a.T[0], &b.S[0], &b.T[0], &a.EP[0], &a.EN[0], len(a.W), &a.D, &a.Sel, &b.D, &b.Sel,
+		&pa.EP[0], &pa.EN[0], &pa.Sel[0], &pb.Sel[0], &pa.P[0], &pa.Exp[0], &pa.Bad[0], &pb.P[0], &pb.Exp[0], &pb.Bad[0])
+	return r&1 != 0, r&2 != 0
 }

@@ -207,6 +207,69 @@
 	VMOVUPD Y5, (AX) \
 	VZEROUPPER
 
+// func shiftPairsProd2AVX2k(sA, tA, sB, tB, ep, en *float64, n int, dA *[4]float64, selA *[4]uint64, dB *[4]float64, selB *[4]uint64, pep, pen *float64, pselA, pselB *uint64, pA *float64, expA *int64, badA *uint8, pB *float64, expB *int64, badB *uint8) uint8
+//
+// ShiftPairsProd on two groups A and B at once (no dot product): the
+// rows' exponentials are loaded once for both. Registers: SI/DI s and t of
+// A, R8/R13 of B, R9/R10 e^{±w} of the update's row, R11/R12 of the
+// product's, CX element, BX its offset. Y0/Y4 the products of A and B,
+// Y1/Y5 their flipping lanes, Y2/Y6 their updates' selections, Y3/Y15
+// their products' selections, Y7 1; Y8–Y14 temporaries. The end of the
+// current block is kept in the argument slot dA (read first). Result bit
+// 0: a block of A's product left the safe range; bit 1: of B's.
+
+// PAIR2(s, t, e, flip, psel, q): one group's update and factor; e holds
+// its selected e^{±w} and is clobbered; Y8/Y9 hold the product row's
+// e^{w}, e^{−w}.
+#define PAIR2(sreg, treg, e, flip, psel, q) \
+	VMOVUPD   (sreg)(BX*1), Y12 \
+	VMULPD    e, Y12, Y13 \
+	VMOVUPD   (treg)(BX*1), Y14 \
+	VADDPD    Y13, Y14, Y13 \
+	VDIVPD    Y13, Y7, Y13 \
+	VMULPD    Y13, e, e \
+	VMULPD    e, Y12, e \
+	VMULPD    Y13, Y14, Y13 \
+	VBLENDVPD flip, e, Y12, Y12 \
+	VMOVUPD   Y12, (sreg)(BX*1) \
+	VBLENDVPD flip, Y13, Y14, Y14 \
+	VMOVUPD   Y14, (treg)(BX*1) \
+	VBLENDVPD psel, Y9, Y8, e \
+	VMULPD    e, Y12, e \
+	VADDPD    Y14, e, e \
+	VMULPD    e, q, q
+
+// PBLOCKEND2: PBLOCKEND for the product q whose block-start value, exponent
+// and bad byte are at the argument slots poff, eoff, boff; bit is the
+// result bit. Uses Y8, Y12–Y14.
+#define PBLOCKEND2(q, poff, eoff, boff, bit) \
+	VCMPPD    $0x1e, ·prodConsts+0(SB), q, Y12 \
+	VCMPPD    $0x11, ·prodConsts+32(SB), q, Y13 \
+	VANDPD    Y13, Y12, Y12 \
+	VANDPD    ·prodConsts+64(SB), q, Y13 \
+	VORPD     ·prodConsts+96(SB), Y13, Y13 \
+	VPSRLQ    $52, q, Y14 \
+	VPSUBQ    ·prodConsts+128(SB), Y14, Y14 \
+	VPAND     Y12, Y14, Y14 \
+	MOVQ      eoff(FP), AX \
+	VPADDQ    (AX), Y14, Y14 \
+	VMOVDQU   Y14, (AX) \
+	MOVQ      poff(FP), AX \
+	VMOVUPD   (AX), Y8 \
+	VBLENDVPD Y12, Y13, Y8, q \
+	VMOVUPD   q, (AX) \
+	VMOVMSKPD Y12, AX \
+	XORL      $15, AX \
+	MOVQ      boff(FP), BX \
+	ORB       AL, (BX) \
+	INCQ      boff(FP) \
+	MOVQ      CX, BX \
+	SHLQ      $5, BX \
+	TESTL     AX, AX \
+	SETNE     AL \
+	SHLB      $bit, AL \
+	ORB       AL, ret+168(FP)
+
 TEXT ·prod3AVX2(SB), NOSPLIT, $0-121
 	LOADPROD
 	MOVB $0, ret+120(FP)
@@ -438,4 +501,63 @@ ppdelem:
 	CMPQ CX, n+32(FP)
 	JLT  ppdblock
 	PEND
+	RET
+
+TEXT ·shiftPairsProd2AVX2k(SB), NOSPLIT, $0-169
+	MOVQ    sA+0(FP), SI
+	MOVQ    tA+8(FP), DI
+	MOVQ    sB+16(FP), R8
+	MOVQ    tB+24(FP), R13
+	MOVQ    ep+32(FP), R9
+	MOVQ    en+40(FP), R10
+	MOVQ    pep+88(FP), R11
+	MOVQ    pen+96(FP), R12
+	VXORPD  Y9, Y9, Y9
+	MOVQ    dA+56(FP), AX
+	VMOVUPD (AX), Y8
+	VCMPPD  $0x04, Y9, Y8, Y1
+	MOVQ    dB+72(FP), AX
+	VMOVUPD (AX), Y8
+	VCMPPD  $0x04, Y9, Y8, Y5
+	MOVQ    selA+64(FP), AX
+	VMOVDQU (AX), Y2
+	MOVQ    selB+80(FP), AX
+	VMOVDQU (AX), Y6
+	MOVQ    pselA+104(FP), AX
+	VMOVDQU (AX), Y3
+	MOVQ    pselB+112(FP), AX
+	VMOVDQU (AX), Y15
+	MOVQ    pA+120(FP), AX
+	VMOVUPD (AX), Y0
+	MOVQ    pB+144(FP), AX
+	VMOVUPD (AX), Y4
+	VMOVUPD ·shiftConsts+96(SB), Y7
+	MOVB    $0, ret+168(FP)
+	XORQ    CX, CX
+	XORQ    BX, BX
+
+p2block:
+	LEAQ    32(CX), AX
+	CMPQ    AX, n+48(FP)
+	CMOVQGT n+48(FP), AX
+	MOVQ    AX, dA+56(FP)
+
+p2elem:
+	VBROADCASTSD (R9)(CX*8), Y8
+	VBROADCASTSD (R10)(CX*8), Y9
+	VBLENDVPD    Y2, Y9, Y8, Y10
+	VBLENDVPD    Y6, Y9, Y8, Y11
+	VBROADCASTSD (R11)(CX*8), Y8
+	VBROADCASTSD (R12)(CX*8), Y9
+	PAIR2(SI, DI, Y10, Y1, Y3, Y0)
+	PAIR2(R8, R13, Y11, Y5, Y15, Y4)
+	ADDQ         $32, BX
+	INCQ         CX
+	CMPQ         CX, dA+56(FP)
+	JLT          p2elem
+	PBLOCKEND2(Y0, pA+120, expA+128, badA+136, 0)
+	PBLOCKEND2(Y4, pB+144, expB+152, badB+160, 1)
+	CMPQ         CX, n+48(FP)
+	JLT          p2block
+	VZEROUPPER
 	RET

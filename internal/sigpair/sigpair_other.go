@@ -14,3 +14,7 @@ func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
 	shiftPairsGo(sh)
 	return prodGo(0, 1, pr)
 }
+
+func shiftPairsProd2AVX2(a, b *ShiftArgs, pa, pb *ProdArgs) (bool, bool) {
+	return shiftPairsProdAVX2(a, pa), shiftPairsProdAVX2(b, pb)
+}

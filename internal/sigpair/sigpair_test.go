@@ -363,3 +363,85 @@ func TestShiftPairsProd(t *testing.T) {
 		}
 	}
 }
+
+// TestShiftPairsProd2: the two-group pass leaves the bits of two
+// ShiftPairsProd calls (over block boundaries, with blocks out of the
+// safe range), with the assembly and in Go.
+func TestShiftPairsProd2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	has := useAVX2
+	defer func() { useAVX2 = has }()
+	for _, n := range []int{1, 31, 32, 33, 200, 784} {
+		for _, sc := range []struct{ sa, sw float64 }{{1, 0.1}, {4, 2}, {150, 40}, {500, 30}} {
+			ca, cb := safeCase(rng, n, sc.sa, sc.sw), safeCase(rng, n, sc.sa, sc.sw)
+			cb.w, cb.ep, cb.en = ca.w, ca.ep, ca.en // the same update row
+			for i := range cb.a {
+				cb.a[i] = math.Max(-Extreme+5*sc.sw, math.Min(Extreme-5*sc.sw, cb.a[i]))
+				cb.s[i], cb.t[i] = sigPair(cb.a[i])
+				if sc.sw > 10 {
+					ca.a[i] = -400 // A's factors stay near 1 while B's products overflow
+					ca.s[i], ca.t[i] = sigPair(ca.a[i])
+				}
+			}
+			pep, pen := make([]float64, n), make([]float64, n)
+			for i := range pep {
+				pep[i] = math.Exp(sc.sw * rng.NormFloat64())
+				if sc.sw > 10 {
+					pep[i] = math.Exp(30) // B's products leave the safe range
+				}
+				pen[i] = 1 / pep[i]
+			}
+			for _, ds := range [][2][4]float64{{{1, 0, -1, 0}, {-1, -1, 1, 1}}, {{0, 1, 0, 0}, {0, 0, 0, 0}}} {
+				run := func(two bool) (st [2][2][]float64, po [2]prodOut) {
+					var sh [2]*ShiftArgs
+					var pr [2]*ProdArgs
+					for g, c := range []*prodCase{ca, cb} {
+						s, tt := append([]float64(nil), c.s...), append([]float64(nil), c.t...)
+						st[g] = [2][]float64{s, tt}
+						sh[g] = &ShiftArgs{S: s, T: tt, Stride: 4, W: ca.w, EP: ca.ep, EN: ca.en, D: ds[g]}
+						copy(sh[g].Sel[:], c.sel[:4])
+						po[g] = prodOut{p: []float64{1, 0.75, 1, 0.5}, exp: []int64{0, 3, -2, 0}, dot: make([]float64, 4), bad: make([]uint8, (n+31)/32)}
+						pr[g] = &ProdArgs{T: tt, S: s, Stride: 4, EP: pep, EN: pen, Sel: []uint64{^uint64(0), 0, uint64(g) - 1, 0}, P: po[g].p, Exp: po[g].exp, Dot: po[g].dot, Bad: po[g].bad}
+					}
+					if two {
+						po[0].any, po[1].any = ShiftPairsProd2(sh[0], sh[1], pr[0], pr[1])
+					} else {
+						po[0].any = ShiftPairsProd(sh[0], pr[0])
+						po[1].any = ShiftPairsProd(sh[1], pr[1])
+					}
+					return
+				}
+				for _, avx := range []bool{false, true} {
+					if avx && !has {
+						continue
+					}
+					useAVX2 = avx
+					wst, wp := run(false)
+					gst, gp := run(true)
+					for g := range 2 {
+						if gp[g].any != wp[g].any {
+							t.Fatalf("avx %v n %d scale %v group %d: reports %v, one by one %v", avx, n, sc, g, gp[g].any, wp[g].any)
+						}
+						for a := range 2 {
+							for i := range gst[g][a] {
+								if !sameBits(gst[g][a][i], wst[g][a][i]) {
+									t.Fatalf("avx %v n %d scale %v group %d: σ pair %d entry %d = %v, one by one %v", avx, n, sc, g, a, i, gst[g][a][i], wst[g][a][i])
+								}
+							}
+						}
+						for k := range 4 {
+							if !sameBits(gp[g].p[k], wp[g].p[k]) || gp[g].exp[k] != wp[g].exp[k] {
+								t.Fatalf("avx %v n %d scale %v group %d lane %d: product %v·2^%d, one by one %v·2^%d", avx, n, sc, g, k, gp[g].p[k], gp[g].exp[k], wp[g].p[k], wp[g].exp[k])
+							}
+						}
+						for b := range gp[g].bad {
+							if gp[g].bad[b] != wp[g].bad[b] {
+								t.Fatalf("avx %v n %d scale %v group %d: bad byte %d = %04b, one by one %04b", avx, n, sc, g, b, gp[g].bad[b], wp[g].bad[b])
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
