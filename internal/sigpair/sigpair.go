@@ -1,14 +1,16 @@
-// Package sigpair holds the two kernels of the sigmoid belief net's
-// single-site Gibbs sampler run on several chains side by side ("lanes"):
-// the product that gives a unit's log-odds and the rank-one update of the
-// activations it feeds when it flips. A layer's units are stored
-// element-major, the lanes of element i at [i·stride, i·stride + lanes),
-// with the activation a, s = σ(a) and t = σ(−a) of every unit and lane.
+// Package sigpair holds the kernels of the sigmoid belief net's
+// single-site Gibbs sampler run on several chains side by side ("lanes"),
+// four lanes (a group) at a time: the product that gives a unit's
+// log-odds (Prod), the rank-one update of the activations a and the σ
+// pairs s = σ(a), t = σ(−a) it feeds when it flips (Shift; ShiftPairs
+// for the σ pairs alone), and an update followed by the next unit's
+// product in one pass (ShiftPairsProd, ShiftPairsProd2 for two groups).
+// The lanes of element i of a group are at [i·Stride, i·Stride + 4).
 //
 // Each lane sees exactly the floating-point operations, in the same order,
 // of the one-chain loops they replace (sbn's softplusTerms and shift), so a
 // lane's results are the same bits as that chain's; on amd64 with AVX2,
-// four lanes go at a time in assembly that performs those operations (no
+// the four lanes go at once in assembly that performs those operations (no
 // fused multiply-add; build tag purego: Go only).
 package sigpair
 
@@ -28,9 +30,9 @@ const (
 )
 
 // ProdArgs are the operands of Prod. For n = len(EP) elements and the
-// 4·ng lanes of ng groups:
+// 4·ng lanes of ng groups (lane k of element i at [i·Stride + k]):
 //
-//	T, S      σ(−a), σ(a) of the n elements, element-major with Stride
+//	T, S      σ(−a), σ(a) of the n elements
 //	EP, EN    e^{w_i} and e^{−w_i}: lane k uses EN where Sel[k] is all
 //	          ones, EP where it is 0 (its top bit decides)
 //	X, W      if X is not nil: Dot[k] += Σ_i X[i·Stride+k]·W[i], in order

@@ -11,18 +11,12 @@ import (
 // useAVX2 selects the assembly kernels; the tests switch it off to compare.
 var useAVX2 = cpu.X86.HasAVX2
 
-// The product kernels run three groups (prod3…) or one group (prod1…) of
-// four lanes over elements [0, n), the …Dot variants also accumulating
-// the dot product with x (sigpair_amd64.s). The lanes of element i start
-// stride bytes after those of element i−1; bad points at the bad bits of
-// the first group of block 0, those of the next block badStep bytes on.
+// The product kernels run one group of four lanes over elements [0, n),
+// the …Dot variant also accumulating the dot product with x
+// (sigpair_amd64.s). The lanes of element i start stride bytes after
+// those of element i−1; bad points at the group's bad bits of block 0,
+// those of the next block badStep bytes on.
 //
-//go:noescape
-func prod3AVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *float64, exp *int64, dot *float64, bad *uint8, badStep int, c *[5][4]uint64) bool
-
-//go:noescape
-func prod3DotAVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *float64, exp *int64, dot *float64, bad *uint8, badStep int, c *[5][4]uint64) bool
-
 //go:noescape
 func prod1AVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *float64, exp *int64, dot *float64, bad *uint8, badStep int, c *[5][4]uint64) bool
 
@@ -72,21 +66,17 @@ func init() {
 	}
 }
 
-// prodAVX2 runs the groups three at a time, then one at a time.
+// prodAVX2 runs the groups one at a time.
 func prodAVX2(ng int, a *ProdArgs) bool {
 	n := len(a.EP)
 	var x, w *float64
-	k3, k1 := prod3AVX2, prod1AVX2
+	k := prod1AVX2
 	if a.X != nil {
 		x, w = &a.X[0], &a.W[0]
-		k3, k1 = prod3DotAVX2, prod1DotAVX2
+		k = prod1DotAVX2
 	}
 	any := false
-	for g := 0; g < ng; {
-		k, step := k1, 1
-		if ng-g >= 3 {
-			k, step = k3, 3
-		}
+	for g := range ng {
 		o := 4 * g
 		if x != nil {
 			x = &a.X[o]
@@ -94,7 +84,6 @@ func prodAVX2(ng int, a *ProdArgs) bool {
 		if k(&a.T[o], &a.S[o], x, w, &a.EP[0], &a.EN[0], 8*a.Stride, n, &a.Sel[o], &a.P[o], &a.Exp[o], &a.Dot[o], &a.Bad[g], ng, &prodConsts) {
 			any = true
 		}
-		g += step
 	}
 	return any
 }

@@ -8,9 +8,9 @@
 //
 // Registers: SI t, DI s, R8 x, R11 w, R9 e^{w}, R10 e^{−w}, BX stride
 // (bytes), R13 n, CX element, DX offset of the element's lanes (bytes),
-// R12 end of the block, R14 bad bits of the block. Y0–Y2 the products of
-// the groups, Y3–Y5 their selection masks, Y6/Y7 e^{±w_i}, Y8 w_i, Y9–Y11
-// the dot products, Y12–Y15 temporaries.
+// R12 end of the block, R14 bad bits of the block. Y0 the product, Y3 the
+// selection mask, Y6/Y7 e^{±w_i}, Y8 w_i, Y9 the dot product, Y12–Y15
+// temporaries.
 // Go's operand order: VOP src2, src1, dst computes dst = src1 op src2;
 // VBLENDVPD mask, b, a, dst sets dst = mask ? b : a.
 
@@ -269,65 +269,6 @@
 	SETNE     AL \
 	SHLB      $bit, AL \
 	ORB       AL, ret+168(FP)
-
-TEXT ·prod3AVX2(SB), NOSPLIT, $0-121
-	LOADPROD
-	MOVB $0, ret+120(FP)
-	LANES(0, Y3, Y0, Y9)
-	LANES(32, Y4, Y1, Y10)
-	LANES(64, Y5, Y2, Y11)
-
-block3:
-	BLOCKLEN
-
-elem3:
-	VBROADCASTSD (R9)(CX*8), Y6
-	VBROADCASTSD (R10)(CX*8), Y7
-	FACTOR(0, Y3, Y0, Y12)
-	FACTOR(32, Y4, Y1, Y13)
-	FACTOR(64, Y5, Y2, Y14)
-	NEXTELEM
-	JLT elem3
-	BLOCKEND(0, Y0, 0)
-	BLOCKEND(32, Y1, 1)
-	BLOCKEND(64, Y2, 2)
-	NEXTBLOCK
-	JLT block3
-	VZEROUPPER
-	RET
-
-TEXT ·prod3DotAVX2(SB), NOSPLIT, $0-121
-	LOADPROD
-	MOVB $0, ret+120(FP)
-	LANES(0, Y3, Y0, Y9)
-	LANES(32, Y4, Y1, Y10)
-	LANES(64, Y5, Y2, Y11)
-
-block3d:
-	BLOCKLEN
-
-elem3d:
-	VBROADCASTSD (R9)(CX*8), Y6
-	VBROADCASTSD (R10)(CX*8), Y7
-	VBROADCASTSD (R11)(CX*8), Y8
-	DOT(0, Y9, Y15)
-	FACTOR(0, Y3, Y0, Y12)
-	DOT(32, Y10, Y15)
-	FACTOR(32, Y4, Y1, Y13)
-	DOT(64, Y11, Y15)
-	FACTOR(64, Y5, Y2, Y14)
-	NEXTELEM
-	JLT elem3d
-	BLOCKEND(0, Y0, 0)
-	BLOCKEND(32, Y1, 1)
-	BLOCKEND(64, Y2, 2)
-	NEXTBLOCK
-	JLT block3d
-	STOREDOT(0, Y9)
-	STOREDOT(32, Y10)
-	STOREDOT(64, Y11)
-	VZEROUPPER
-	RET
 
 TEXT ·prod1AVX2(SB), NOSPLIT, $0-121
 	LOADPROD
