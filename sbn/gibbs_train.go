@@ -2,6 +2,7 @@ package sbn
 
 import (
 	"math/rand/v2"
+	"sync"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/seeds"
@@ -32,7 +33,8 @@ type gibbsSampling struct {
 	kept   []float64
 	active int
 	next   atomic.Int32
-	work   func()
+	phase  sync.WaitGroup // the sampling phase's end, awaited by every worker
+	work   func()         // a worker of both phases
 }
 
 // gibbsTask is one sampling task: up to gibbsLanes examples of a minibatch.
@@ -59,19 +61,31 @@ func (t *Trainer) newGibbsSampling() {
 		gs.tasks = append(gs.tasks, tk)
 	}
 	gs.work = func() {
+		done := false
+		defer func() {
+			if !done { // a panic in the sampling phase must not leave the others waiting
+				gs.phase.Done()
+			}
+		}()
 		for {
 			k := int(gs.next.Add(1)) - 1
 			if k >= gs.active {
-				return
+				break
 			}
 			t.gibbsSample(gs.tasks[k])
 		}
+		done = true
+		gs.phase.Done()
+		gs.phase.Wait()
+		t.work()
 	}
 }
 
-// sampleGibbs runs the sampling phase of the current step on the examples
-// idx of the minibatch.
-func (t *Trainer) sampleGibbs(idx []int, workers int) {
+// gibbsSteps prepares a dynamics step of the Gibbs sampler on the examples
+// idx of the minibatch and returns the function each of its workers runs:
+// the sampling tasks, then, once every worker is done with them, the
+// gradient chunks (t.work).
+func (t *Trainer) gibbsSteps(idx []int, workers int) func() {
 	gs := &t.gs
 	gs.active = 0
 	for lo := 0; lo < len(idx); lo += gibbsLanes {
@@ -80,15 +94,8 @@ func (t *Trainer) sampleGibbs(idx []int, workers int) {
 		gs.active++
 	}
 	gs.next.Store(0)
-	workers = min(workers, gs.active)
-	if workers <= 1 {
-		gs.work()
-		return
-	}
-	for range workers {
-		t.wg.Go(gs.work)
-	}
-	t.wg.Wait()
+	gs.phase.Add(max(1, workers))
+	return gs.work
 }
 
 // gibbsSample resumes the chains of the task's examples, sweeps, keeps L

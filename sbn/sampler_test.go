@@ -320,6 +320,7 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 						tk.rows, tk.pos = idx[lo:min(lo+chunkSize, len(idx))], lo
 						chunks = append(chunks, tk)
 					}
+					tr.active = len(chunks)
 					states := func() []uint8 {
 						if persistent {
 							return tr.persist
@@ -338,9 +339,18 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 					for _, workers := range []int{1, 2} {
 						copy(states(), saved)
 						copy(tr.seen, seen)
-						tr.sampleGibbs(idx, workers)
+						// A dynamics step's two phases, as minibatch runs them.
+						tr.next.Store(0)
+						work := tr.gibbsSteps(idx, workers)
+						if workers == 1 {
+							work()
+						} else {
+							for range workers {
+								tr.wg.Go(work)
+							}
+							tr.wg.Wait()
+						}
 						for ci, tk := range chunks {
-							tr.runTask(tk)
 							if math.Float64bits(tk.signal) != math.Float64bits(wantSig[ci]) {
 								t.Fatalf("%v ar %v step %d: chunk %d signal %v, one chain %v", c.sizes, c.ar, step, ci, tk.signal, wantSig[ci])
 							}

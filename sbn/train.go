@@ -426,15 +426,16 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	for step := range t.opt.Steps {
 		t.cur.step = step
 		t.tabs.refresh(t.net, t.gibbs != nil)
-		if t.gibbs != nil {
-			t.sampleGibbs(idx, workers)
-		}
 		t.next.Store(0)
+		work := t.work
+		if t.gibbs != nil {
+			work = t.gibbsSteps(idx, workers)
+		}
 		if workers == 1 {
-			t.work()
+			work()
 		} else {
 			for range workers {
-				t.wg.Go(t.work)
+				t.wg.Go(work)
 			}
 			t.wg.Wait()
 		}
