@@ -196,6 +196,7 @@ type laneChains struct {
 	nbMax      int // blocks of the widest layer: group g's bad bytes are bad[g·nbMax:]
 	gbad       []bool
 	fused      []int
+	plain      []int
 	prods      []sigpair.ProdArgs
 	shifts     []sigpair.ShiftArgs
 	shift      sigpair.ShiftArgs
@@ -219,7 +220,7 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 	c := &laneChains{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), sum: make([]float64, widest*L),
 		sel: make([]uint64, L), p: make([]float64, L), dot: make([]float64, L), lo: make([]float64, L), exp: make([]int64, L),
 		nbMax: (widest + sigpair.BlockLen - 1) / sigpair.BlockLen, fb: make([]uint8, widest), v: make([]float64, L),
-		gbad: make([]bool, ng), fused: make([]int, 0, ng), prods: make([]sigpair.ProdArgs, ng), shifts: make([]sigpair.ShiftArgs, ng),
+		gbad: make([]bool, ng), fused: make([]int, 0, ng), plain: make([]int, 0, ng), prods: make([]sigpair.ProdArgs, ng), shifts: make([]sigpair.ShiftArgs, ng),
 		a0: make([]float64, L*n.Sizes[0]), pend: make([][]int32, L), amax: make([]float64, L), pbound: make([]float64, L),
 		nan0: make([]int, L), penJ: -1, penD: make([][4]float64, ng), penSel: make([][4]uint64, ng), penAny: make([]bool, ng),
 		gsc: make([]float64, 4*n.Sizes[0]), span: make([]int32, 2)}
@@ -414,13 +415,22 @@ func (c *laneChains) term(g *gibbsTables, ll, i0, m, j int, w, ep, en []float64,
 			pa.X, pa.W = c.h[ll][o:], w[:m]
 		}
 	}
-	// The products, with the waiting updates of the visible layer.
-	fused := c.fused[:0]
+	// The products, with the waiting updates of the visible layer; two
+	// groups at a time where they share the row and have no dot products.
+	fused, plain := c.fused[:0], c.plain[:0]
 	for gr := range ngr {
 		if ll == 0 && c.penJ >= 0 && c.penAny[gr] && c.prepareFlush(g, gr) {
 			fused = append(fused, gr)
 			continue
 		}
+		plain = append(plain, gr)
+	}
+	for visible && len(plain) >= 2 {
+		a, b := plain[0], plain[1]
+		c.gbad[a], c.gbad[b] = sigpair.Prod2(&c.prods[a], &c.prods[b])
+		plain = plain[2:]
+	}
+	for _, gr := range plain {
 		c.gbad[gr] = sigpair.Prod(1, &c.prods[gr])
 	}
 	for len(fused) >= 2 {

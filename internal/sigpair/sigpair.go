@@ -117,6 +117,32 @@ func Shift(a *ShiftArgs) bool {
 	return shiftGo(a)
 }
 
+// Prod2 is Prod(1, a) and Prod(1, b) in one pass, for two groups of
+// contiguous lanes (Stride 4) that share the row (a's and b's EP, EN),
+// without dot products: the row is read once for both. The results are
+// the bits of the two calls; it reports what they report.
+func Prod2(a, b *ProdArgs) (badA, badB bool) {
+	n := len(a.EP)
+	if n == 0 {
+		return false, false
+	}
+	for _, pr := range []*ProdArgs{a, b} {
+		if pr.Stride != 4 || len(pr.EP) != n || pr.X != nil {
+			panic("sigpair: Prod2 needs two groups of contiguous lanes, the same row, no dot products")
+		}
+		_, _ = pr.T[:4*n], pr.S[:4*n]
+		_, _, _, _ = pr.P[:4], pr.Exp[:4], pr.Sel[:4], pr.Bad[:(n+BlockLen-1)/BlockLen]
+	}
+	if &b.EP[0] != &a.EP[0] || &b.EN[0] != &a.EN[0] {
+		panic("sigpair: Prod2 needs the same row for both groups")
+	}
+	_ = a.EN[:n]
+	if useAVX2 {
+		return prod2AVX2(a, b)
+	}
+	return prodGo(0, 1, a), prodGo(0, 1, b)
+}
+
 // ShiftPairs is Shift without a: it updates the σ pairs of the flipping
 // lanes as Shift's safe branch does (the same bits) and leaves A alone,
 // for a caller that keeps the activations itself and knows that every

@@ -48,6 +48,12 @@ func shiftPairsProdDotAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4
 //go:noescape
 func shiftPairsProd2AVX2k(sA, tA, sB, tB, ep, en *float64, n int, dA *[4]float64, selA *[4]uint64, dB *[4]float64, selB *[4]uint64, pep, pen *float64, pselA, pselB *uint64, pA *float64, expA *int64, badA *uint8, pB *float64, expB *int64, badB *uint8) uint8
 
+// prod2AVX2k is Prod2 (sigpair_amd64.s): bit 0 of the result is A's
+// report, bit 1 B's.
+//
+//go:noescape
+func prod2AVX2k(tA, sA, tB, sB, ep, en *float64, n int, selA, selB *uint64, pA *float64, expA *int64, badA *uint8, pB *float64, expB *int64, badB *uint8) uint8
+
 // prodConsts: ProdLo, ProdHi, the fraction mask, the exponent field of ½
 // (1022), and 1022 as an integer, four lanes each.
 var prodConsts [5][4]uint64
@@ -108,5 +114,11 @@ func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
 func shiftPairsProd2AVX2(a, b *ShiftArgs, pa, pb *ProdArgs) (bool, bool) {
 	r := shiftPairsProd2AVX2k(&a.S[0], &a.T[0], &b.S[0], &b.T[0], &a.EP[0], &a.EN[0], len(a.W), &a.D, &a.Sel, &b.D, &b.Sel,
 		&pa.EP[0], &pa.EN[0], &pa.Sel[0], &pb.Sel[0], &pa.P[0], &pa.Exp[0], &pa.Bad[0], &pb.P[0], &pb.Exp[0], &pb.Bad[0])
+	return r&1 != 0, r&2 != 0
+}
+
+func prod2AVX2(a, b *ProdArgs) (bool, bool) {
+	r := prod2AVX2k(&a.T[0], &a.S[0], &b.T[0], &b.S[0], &a.EP[0], &a.EN[0], len(a.EP), &a.Sel[0], &b.Sel[0],
+		&a.P[0], &a.Exp[0], &a.Bad[0], &b.P[0], &b.Exp[0], &b.Bad[0])
 	return r&1 != 0, r&2 != 0
 }

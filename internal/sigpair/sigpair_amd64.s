@@ -241,8 +241,8 @@
 
 // PBLOCKEND2: PBLOCKEND for the product q whose block-start value, exponent
 // and bad byte are at the argument slots poff, eoff, boff; bit is the
-// result bit. Uses Y8, Y12–Y14.
-#define PBLOCKEND2(q, poff, eoff, boff, bit) \
+// bit of the result (at retoff). Uses Y8, Y12–Y14.
+#define PBLOCKEND2(q, poff, eoff, boff, bit, retoff) \
 	VCMPPD    $0x1e, ·prodConsts+0(SB), q, Y12 \
 	VCMPPD    $0x11, ·prodConsts+32(SB), q, Y13 \
 	VANDPD    Y13, Y12, Y12 \
@@ -268,7 +268,22 @@
 	TESTL     AX, AX \
 	SETNE     AL \
 	SHLB      $bit, AL \
-	ORB       AL, ret+168(FP)
+	ORB       AL, retoff(FP)
+
+// func prod2AVX2k(tA, sA, tB, sB, ep, en *float64, n int, selA, selB *uint64, pA *float64, expA *int64, badA *uint8, pB *float64, expB *int64, badB *uint8) uint8
+//
+// Prod on two groups A and B of contiguous lanes (no dot product), the
+// row's exponentials loaded once for both. Registers: SI/DI t and s of
+// A, R8/R13 of B, R9/R10 e^{±w}, CX element, BX its offset. Y0/Y4 the
+// products, Y2/Y6 the selections, Y8/Y9 e^{±w_i}, Y10–Y14 temporaries.
+// The end of the current block is kept in the argument slot selA (read
+// first). Result bit 0: a block of A's product left the safe range; bit
+// 1: of B's.
+#define PFACT2(treg, sreg, sel, q, e) \
+	VBLENDVPD sel, Y9, Y8, e \
+	VMULPD    (sreg)(BX*1), e, e \
+	VADDPD    (treg)(BX*1), e, e \
+	VMULPD    e, q, q
 
 TEXT ·prod1AVX2(SB), NOSPLIT, $0-121
 	LOADPROD
@@ -496,9 +511,50 @@ p2elem:
 	INCQ         CX
 	CMPQ         CX, dA+56(FP)
 	JLT          p2elem
-	PBLOCKEND2(Y0, pA+120, expA+128, badA+136, 0)
-	PBLOCKEND2(Y4, pB+144, expB+152, badB+160, 1)
+	PBLOCKEND2(Y0, pA+120, expA+128, badA+136, 0, ret+168)
+	PBLOCKEND2(Y4, pB+144, expB+152, badB+160, 1, ret+168)
 	CMPQ         CX, n+48(FP)
 	JLT          p2block
+	VZEROUPPER
+	RET
+
+TEXT ·prod2AVX2k(SB), NOSPLIT, $0-121
+	MOVQ    tA+0(FP), SI
+	MOVQ    sA+8(FP), DI
+	MOVQ    tB+16(FP), R13
+	MOVQ    sB+24(FP), R8
+	MOVQ    ep+32(FP), R9
+	MOVQ    en+40(FP), R10
+	MOVQ    selA+56(FP), AX
+	VMOVDQU (AX), Y2
+	MOVQ    selB+64(FP), AX
+	VMOVDQU (AX), Y6
+	MOVQ    pA+72(FP), AX
+	VMOVUPD (AX), Y0
+	MOVQ    pB+96(FP), AX
+	VMOVUPD (AX), Y4
+	MOVB    $0, ret+120(FP)
+	XORQ    CX, CX
+	XORQ    BX, BX
+
+q2block:
+	LEAQ    32(CX), AX
+	CMPQ    AX, n+48(FP)
+	CMOVQGT n+48(FP), AX
+	MOVQ    AX, selA+56(FP)
+
+q2elem:
+	VBROADCASTSD (R9)(CX*8), Y8
+	VBROADCASTSD (R10)(CX*8), Y9
+	PFACT2(SI, DI, Y2, Y0, Y10)
+	PFACT2(R13, R8, Y6, Y4, Y11)
+	ADDQ         $32, BX
+	INCQ         CX
+	CMPQ         CX, selA+56(FP)
+	JLT          q2elem
+	PBLOCKEND2(Y0, pA+72, expA+80, badA+88, 0, ret+120)
+	PBLOCKEND2(Y4, pB+96, expB+104, badB+112, 1, ret+120)
+	CMPQ         CX, n+48(FP)
+	JLT          q2block
 	VZEROUPPER
 	RET

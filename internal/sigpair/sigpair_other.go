@@ -18,3 +18,5 @@ func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
 func shiftPairsProd2AVX2(a, b *ShiftArgs, pa, pb *ProdArgs) (bool, bool) {
 	return shiftPairsProdAVX2(a, pa), shiftPairsProdAVX2(b, pb)
 }
+
+func prod2AVX2(a, b *ProdArgs) (bool, bool) { return prodGo(0, 1, a), prodGo(0, 1, b) }

@@ -445,3 +445,59 @@ func TestShiftPairsProd2(t *testing.T) {
 		}
 	}
 }
+
+// TestProd2: the two-group product leaves the bits of two Prod calls, over
+// block boundaries and with one group's products leaving the safe range
+// and not the other's, with the assembly and in Go.
+func TestProd2(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	has := useAVX2
+	defer func() { useAVX2 = has }()
+	for _, n := range []int{1, 31, 32, 33, 200, 784} {
+		for _, sc := range []struct{ sa, sw float64 }{{1, 0.1}, {4, 2}, {150, 40}} {
+			ca, cb := safeCase(rng, n, sc.sa, sc.sw), safeCase(rng, n, sc.sa, sc.sw)
+			if sc.sw > 10 {
+				for i := range ca.a { // A's factors stay near 1, B's overflow
+					ca.s[i], ca.t[i] = sigPair(-400)
+					cb.s[i], cb.t[i] = sigPair(400)
+					ca.ep[i/4], ca.en[i/4] = math.Exp(30), math.Exp(-30)
+				}
+			}
+			run := func(two bool) (po [2]prodOut) {
+				var pr [2]*ProdArgs
+				for g, c := range []*prodCase{ca, cb} {
+					po[g] = prodOut{p: []float64{1, 0.75, 1, 0.5}, exp: []int64{0, 3, -2, 0}, dot: make([]float64, 4), bad: make([]uint8, (n+31)/32)}
+					pr[g] = &ProdArgs{T: c.t, S: c.s, Stride: 4, EP: ca.ep, EN: ca.en, Sel: c.sel[:4], P: po[g].p, Exp: po[g].exp, Dot: po[g].dot, Bad: po[g].bad}
+				}
+				if two {
+					po[0].any, po[1].any = Prod2(pr[0], pr[1])
+				} else {
+					po[0].any, po[1].any = Prod(1, pr[0]), Prod(1, pr[1])
+				}
+				return
+			}
+			for _, avx := range []bool{false, true} {
+				if avx && !has {
+					continue
+				}
+				useAVX2 = avx
+				want, got := run(false), run(true)
+				for g := range 2 {
+					if got[g].any != want[g].any {
+						t.Fatalf("avx %v n %d scale %v group %d: reports %v, one by one %v", avx, n, sc, g, got[g].any, want[g].any)
+					}
+					for k := range 4 {
+						if !sameBits(got[g].p[k], want[g].p[k]) || got[g].exp[k] != want[g].exp[k] {
+							t.Fatalf("avx %v n %d scale %v group %d lane %d: product %v·2^%d, one by one %v·2^%d", avx, n, sc, g, k, got[g].p[k], got[g].exp[k], want[g].p[k], want[g].exp[k])
+						}
+					}
+					for b := range got[g].bad {
+						if got[g].bad[b] != want[g].bad[b] {
+							t.Fatalf("avx %v n %d scale %v group %d: bad byte %d = %04b, one by one %04b", avx, n, sc, g, b, got[g].bad[b], want[g].bad[b])
+						}
+					}
+				}
+			}
+		}
+	}
+}
