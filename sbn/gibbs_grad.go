@@ -128,13 +128,7 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 					a := A[m*k : (m+1)*k]
 					onl := b.on[l][b.span[l][2*m]:b.span[l][2*m+1]]
 					for i := range k {
-						row := s[i*k : i*k+i]
-						for _, j := range onl {
-							if int(j) >= i {
-								break
-							}
-							a[i] += row[j]
-						}
+						a[i] = addLower(a[i], s, k, i, onl)
 					}
 				}
 			}
@@ -148,13 +142,7 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 			for i := range k {
 				ai := a[i]
 				if s != nil {
-					row := s[i*k : i*k+i]
-					for _, j := range onl {
-						if int(j) >= i {
-							break
-						}
-						ai += row[j]
-					}
+					ai = addLower(ai, s, k, i, onl)
 				}
 				t, sig := bernTerm(h[i], ai)
 				lpm += t
@@ -198,4 +186,18 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 			}
 		}
 	}
+}
+
+// addLower returns a + Σ S[i,j] over the units j < i at 1 (on, in
+// increasing order), added one after another: the within-layer input of
+// unit i of a layer with weights S (k × k).
+func addLower(a float64, S []float64, k, i int, on []int32) float64 {
+	row := S[i*k : i*k+i]
+	for _, j := range on {
+		if int(j) >= i {
+			break
+		}
+		a += row[j]
+	}
+	return a
 }

@@ -329,13 +329,7 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 				a := n.B[l][i]
 				a += sum[k*m+i]
 				if s != nil {
-					row := s[i*m : i*m+i]
-					for _, j := range onl {
-						if int(j) >= i {
-							break
-						}
-						a += row[j]
-					}
+					a = addLower(a, s, m, i, onl)
 				}
 				o := c.idx(l, k, i)
 				c.s[l][o], c.t[l][o] = chainPair(a)

@@ -30,6 +30,18 @@ func laneState(c *laneChains, k int, h [][]float64) {
 	}
 }
 
+// bruteLogOdds is log p(x, h with h_{l,j} = 1) − log p(x, h with h_{l,j} =
+// 0) from LogJoint, and the first of the two; h is left as it was.
+func bruteLogOdds(n *Net, h [][]float64, l, j int, sc *Scratch) (odds, up float64) {
+	old := h[l][j]
+	h[l][j] = 1
+	up = n.LogJoint(h, 1, sc)
+	h[l][j] = 0
+	odds = up - n.LogJoint(h, 1, sc)
+	h[l][j] = old
+	return odds, up
+}
+
 // TestGibbsConditional: the lanes' single-site log-odds equal the
 // brute-force log p(x, h with h_{l,j} = 1) − log p(x, h with h_{l,j} = 0)
 // from LogJoint at every joint state of tiny SBNs and ARSBNs (one and two
@@ -57,11 +69,7 @@ func TestGibbsConditional(t *testing.T) {
 						ch.logOdds(g, l, j)
 						got := ch.lo[k]
 						old := h[l][j]
-						h[l][j] = 1
-						up := n.LogJoint(h, 1, sc)
-						h[l][j] = 0
-						want := up - n.LogJoint(h, 1, sc)
-						h[l][j] = old
+						want, _ := bruteLogOdds(n, h, l, j, sc)
 						if d := math.Abs(got - want); d > 1e-9*max(1, math.Abs(want)) {
 							t.Fatalf("%s (scale %g): log-odds of h%d[%d] at %s in lane %d = %.12g, brute force %.12g", c.name, scale, l, j, key(h), k, got, want)
 						} else {
@@ -121,12 +129,7 @@ func TestGibbsConditionalWide(t *testing.T) {
 					for j := range n.Sizes[l] {
 						ch.logOdds(g, l, j)
 						got := ch.lo[k]
-						old := h[l][j]
-						h[l][j] = 1
-						up := n.LogJoint(h, 1, sc)
-						h[l][j] = 0
-						want := up - n.LogJoint(h, 1, sc)
-						h[l][j] = old
+						want, up := bruteLogOdds(n, h, l, j, sc)
 						if math.Abs(got-want) > 1e-9*max(1, math.Abs(up)) {
 							t.Fatalf("ar %v scale %g: log-odds of h%d[%d] in lane %d = %.12g, brute force %.12g", ar, scale, l, j, k, got, want)
 						}

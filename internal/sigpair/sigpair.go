@@ -167,24 +167,21 @@ func ShiftPairs(a *ShiftArgs) {
 
 // ShiftPairsProd is ShiftPairs(sh) followed by Prod(1, pr) over the same
 // elements of one group stored contiguously (Stride 4; pr's T and S are
-// sh's T and S), in one pass: each element's new σ pairs feed the next
-// unit's product while they are in registers. The results are the bits
-// of the two calls; it reports what Prod reports.
+// sh's T and S; no dot product), in one pass: each element's new σ pairs
+// feed the next unit's product while they are in registers. The results
+// are the bits of the two calls; it reports what Prod reports.
 func ShiftPairsProd(sh *ShiftArgs, pr *ProdArgs) bool {
 	n := len(sh.W)
 	if n == 0 {
 		return false
 	}
-	if sh.Stride != 4 || pr.Stride != 4 || len(pr.EP) != n || &pr.T[0] != &sh.T[0] || &pr.S[0] != &sh.S[0] {
-		panic("sigpair: ShiftPairsProd needs one group of contiguous lanes and the same elements for both rows")
+	if sh.Stride != 4 || pr.Stride != 4 || len(pr.EP) != n || pr.X != nil || &pr.T[0] != &sh.T[0] || &pr.S[0] != &sh.S[0] {
+		panic("sigpair: ShiftPairsProd needs one group of contiguous lanes, the same elements for both rows, no dot product")
 	}
 	_, _ = sh.EP[:n], sh.EN[:n]
 	_, _ = sh.S[:4*n], sh.T[:4*n]
-	_, _, _, _, _ = pr.EN[:n], pr.P[:4], pr.Exp[:4], pr.Dot[:4], pr.Sel[:4]
+	_, _, _, _ = pr.EN[:n], pr.P[:4], pr.Exp[:4], pr.Sel[:4]
 	_ = pr.Bad[:(n+BlockLen-1)/BlockLen]
-	if pr.X != nil {
-		_, _ = pr.X[:4*n], pr.W[:n]
-	}
 	if useAVX2 {
 		return shiftPairsProdAVX2(sh, pr)
 	}

@@ -29,18 +29,14 @@ func prod1DotAVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *fl
 func shiftAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, fb *uint8, c *[4][4]uint64) bool
 
 // shiftPairsAVX2k is ShiftPairs on elements [0, n) of one contiguous
-// group; shiftPairsProdAVX2k and shiftPairsProdDotAVX2k are
-// ShiftPairsProd without and with the dot product, returning Prod's
-// report (sigpair_amd64.s).
+// group; shiftPairsProdAVX2k is ShiftPairsProd, returning Prod's report
+// (sigpair_amd64.s).
 //
 //go:noescape
 func shiftPairsAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64)
 
 //go:noescape
-func shiftPairsProdAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, x, pw *float64, p *float64, exp *int64, dot *float64, bad *uint8) bool
-
-//go:noescape
-func shiftPairsProdDotAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, x, pw *float64, p *float64, exp *int64, dot *float64, bad *uint8) bool
+func shiftPairsProdAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, p *float64, exp *int64, bad *uint8) bool
 
 // shiftPairsProd2AVX2k is ShiftPairsProd2 (sigpair_amd64.s): bit 0 of the
 // result is A's product's report, bit 1 B's.
@@ -103,12 +99,7 @@ func shiftPairsAVX2(a *ShiftArgs) {
 }
 
 func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
-	k := shiftPairsProdAVX2k
-	var x, pw *float64
-	if pr.X != nil {
-		k, x, pw = shiftPairsProdDotAVX2k, &pr.X[0], &pr.W[0]
-	}
-	return k(&sh.S[0], &sh.T[0], &sh.EP[0], &sh.EN[0], len(sh.W), &sh.D, &sh.Sel, &pr.EP[0], &pr.EN[0], &pr.Sel[0], x, pw, &pr.P[0], &pr.Exp[0], &pr.Dot[0], &pr.Bad[0])
+	return shiftPairsProdAVX2k(&sh.S[0], &sh.T[0], &sh.EP[0], &sh.EN[0], len(sh.W), &sh.D, &sh.Sel, &pr.EP[0], &pr.EN[0], &pr.Sel[0], &pr.P[0], &pr.Exp[0], &pr.Bad[0])
 }
 
 func shiftPairsProd2AVX2(a, b *ShiftArgs, pa, pb *ProdArgs) (bool, bool) {

@@ -97,16 +97,15 @@
 	ADDQ badStep+104(FP), R14 \
 	CMPQ CX, R13
 
-// func shiftPairsProd…AVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, x, pw *float64, p *float64, exp *int64, dot *float64, bad *uint8) bool
+// func shiftPairsProdAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, p *float64, exp *int64, bad *uint8) bool
 // func shiftPairsAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64)
 //
 // ShiftPairs (one group, 32 bytes an element), alone or followed in the
 // same pass by Prod of the next row (pep, pen by psel): each element's
 // lanes are updated, stored, and their new σ pair multiplies the product.
 // Registers: SI s, DX t, R9 e^{w}, R10 e^{−w}, R11/R12 the product row's
-// e^{±w}, R13 x, R14 pw, CX element, BX its offset. Y1 flipping lanes,
-// Y2 the shift's selection, Y3 the product's, Y4 the product, Y5 the dot
-// product, Y7 1; Y8–Y15 temporaries. The end of the current block is
+// e^{±w}, CX element, BX its offset. Y1 flipping lanes, Y2 the shift's
+// selection, Y3 the product's, Y4 the product, Y7 1; Y8–Y15 temporaries. The end of the current block is
 // kept in the argument slot d (read first).
 #define PAIRSARGS \
 	MOVQ s+0(FP), SI \
@@ -145,14 +144,10 @@
 	PAIRSARGS \
 	MOVQ pep+56(FP), R11 \
 	MOVQ pen+64(FP), R12 \
-	MOVQ x+80(FP), R13 \
-	MOVQ pw+88(FP), R14 \
 	MOVQ psel+72(FP), AX \
 	VMOVDQU (AX), Y3 \
-	MOVQ p+96(FP), AX \
-	VMOVUPD (AX), Y4 \
-	MOVQ dot+112(FP), AX \
-	VMOVUPD (AX), Y5
+	MOVQ p+80(FP), AX \
+	VMOVUPD (AX), Y4
 
 // PFACTOR: q ← q·(t'' + s''·e') with e' the product row's.
 #define PFACTOR \
@@ -162,11 +157,6 @@
 	VMULPD       Y13, Y10, Y13 \
 	VADDPD       Y12, Y13, Y13 \
 	VMULPD       Y13, Y4, Y4
-
-#define PDOT \
-	VBROADCASTSD (R14)(CX*8), Y14 \
-	VMULPD       (R13)(BX*1), Y14, Y14 \
-	VADDPD       Y14, Y5, Y5
 
 // PBLOCKEND: BLOCKEND for the product Y4 (its block-start value in p).
 #define PBLOCKEND \
@@ -178,23 +168,23 @@
 	VPSRLQ    $52, Y4, Y14 \
 	VPSUBQ    ·prodConsts+128(SB), Y14, Y14 \
 	VPAND     Y12, Y14, Y14 \
-	MOVQ      exp+104(FP), AX \
+	MOVQ      exp+88(FP), AX \
 	VPADDQ    (AX), Y14, Y14 \
 	VMOVDQU   Y14, (AX) \
-	MOVQ      p+96(FP), AX \
+	MOVQ      p+80(FP), AX \
 	VMOVUPD   (AX), Y15 \
 	VBLENDVPD Y12, Y13, Y15, Y4 \
 	VMOVUPD   Y4, (AX) \
 	VMOVMSKPD Y12, AX \
 	XORL      $15, AX \
-	MOVQ      bad+120(FP), BX \
+	MOVQ      bad+96(FP), BX \
 	ORB       AL, (BX) \
-	INCQ      bad+120(FP) \
+	INCQ      bad+96(FP) \
 	MOVQ      CX, BX \
 	SHLQ      $5, BX \
 	TESTL     AX, AX \
 	SETNE     AL \
-	ORB       AL, ret+128(FP)
+	ORB       AL, ret+104(FP)
 
 #define PBLOCKLEN \
 	LEAQ    32(CX), AX \
@@ -202,10 +192,6 @@
 	CMOVQGT n+32(FP), AX \
 	MOVQ    AX, d+40(FP)
 
-#define PEND \
-	MOVQ    dot+112(FP), AX \
-	VMOVUPD Y5, (AX) \
-	VZEROUPPER
 
 // func shiftPairsProd2AVX2k(sA, tA, sB, tB, ep, en *float64, n int, dA *[4]float64, selA *[4]uint64, dB *[4]float64, selB *[4]uint64, pep, pen *float64, pselA, pselB *uint64, pA *float64, expA *int64, badA *uint8, pB *float64, expB *int64, badB *uint8) uint8
 //
@@ -418,9 +404,9 @@ pairsloop:
 	VZEROUPPER
 	RET
 
-TEXT ·shiftPairsProdAVX2k(SB), NOSPLIT, $0-129
+TEXT ·shiftPairsProdAVX2k(SB), NOSPLIT, $0-105
 	PPARGS
-	MOVB $0, ret+128(FP)
+	MOVB $0, ret+104(FP)
 
 ppblock:
 	PBLOCKLEN
@@ -435,28 +421,7 @@ ppelem:
 	PBLOCKEND
 	CMPQ CX, n+32(FP)
 	JLT  ppblock
-	PEND
-	RET
-
-TEXT ·shiftPairsProdDotAVX2k(SB), NOSPLIT, $0-129
-	PPARGS
-	MOVB $0, ret+128(FP)
-
-ppdblock:
-	PBLOCKLEN
-
-ppdelem:
-	PAIRS
-	PFACTOR
-	PDOT
-	ADDQ $32, BX
-	INCQ CX
-	CMPQ CX, d+40(FP)
-	JLT  ppdelem
-	PBLOCKEND
-	CMPQ CX, n+32(FP)
-	JLT  ppdblock
-	PEND
+	VZEROUPPER
 	RET
 
 TEXT ·shiftPairsProd2AVX2k(SB), NOSPLIT, $0-169
