@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seqsum"
 	"github.com/logz-ml/logz/internal/sigpair"
@@ -42,13 +43,18 @@ type gibbsTables struct {
 	wt, ep, en   [][]float64
 	st, eps, ens [][]float64
 	wmax         [][]float64 // wmax[l][j] = max_i |W_l[i,j]| (with the exponentials)
+	row          []float64   // scratch of refresh
 }
 
 // newGibbsTables allocates the tables; with exps false only wt (for
 // forward: the importance sampler).
 func (n *Net) newGibbsTables(exps bool) *gibbsTables {
 	L := n.Layers()
-	g := &gibbsTables{wt: make([][]float64, L+1), ep: make([][]float64, L+1), en: make([][]float64, L+1), wmax: make([][]float64, L+1)}
+	widest := 0
+	for _, k := range n.Sizes {
+		widest = max(widest, k)
+	}
+	g := &gibbsTables{wt: make([][]float64, L+1), ep: make([][]float64, L+1), en: make([][]float64, L+1), wmax: make([][]float64, L+1), row: make([]float64, widest)}
 	if n.S != nil && exps {
 		g.st, g.eps, g.ens = make([][]float64, L+1), make([][]float64, L+1), make([][]float64, L+1)
 	}
@@ -75,7 +81,7 @@ func (g *gibbsTables) refresh(n *Net, exps bool) {
 			transpose(n.W[l], n.Sizes[l-1], n.Sizes[l], g.wt[l])
 			continue
 		}
-		transposeExp(n.W[l], n.Sizes[l-1], n.Sizes[l], g.wt[l], g.ep[l], g.en[l])
+		transposeExp(n.W[l], n.Sizes[l-1], n.Sizes[l], g.wt[l], g.ep[l], g.en[l], g.row)
 		r := n.Sizes[l-1]
 		for j := range n.Sizes[l] {
 			top := 0.0
@@ -85,22 +91,24 @@ func (g *gibbsTables) refresh(n *Net, exps bool) {
 			g.wmax[l][j] = top
 		}
 		if n.S != nil {
-			transposeExp(n.S[l], n.Sizes[l], n.Sizes[l], g.st[l], g.eps[l], g.ens[l])
+			transposeExp(n.S[l], n.Sizes[l], n.Sizes[l], g.st[l], g.eps[l], g.ens[l], g.row)
 		}
 	}
 }
 
-// transposeExp writes wᵀ (w is r×c) into t and e^{±wᵀ} into ep, en.
-func transposeExp(w []float64, r, c int, t, ep, en []float64) {
+// transposeExp writes wᵀ (w is r×c) into t and e^{±wᵀ} into ep, en
+// (e^{w} by expvec: math.Exp's bits), using row (c entries) as scratch.
+func transposeExp(w []float64, r, c int, t, ep, en, row []float64) {
 	for i := range r {
-		row := w[i*c : (i+1)*c]
-		for j, x := range row {
+		wi := w[i*c : (i+1)*c]
+		expvec.Exp(row[:c], wi)
+		for j, x := range wi {
 			t[j*r+i] = x
 			if math.Abs(x) > extreme {
 				ep[j*r+i], en[j*r+i] = math.NaN(), math.NaN()
 				continue
 			}
-			e := math.Exp(x)
+			e := row[j]
 			ep[j*r+i] = e
 			en[j*r+i] = 1 / e
 		}
@@ -188,6 +196,8 @@ type laneChains struct {
 	lon        [][]int32 // per layer: the units at 1 of lane k are lon[l][lspan[l][2k]:lspan[l][2k+1]]
 	lspan      [][]int32
 	sum        []float64
+	ps, pt     []float64 // a lane's σ pairs (refresh)
+	sig        []float64 // the lanes' σ(Δ) (sweep)
 	sel        []uint64
 	p, dot, lo []float64
 	exp        []int64
@@ -218,6 +228,7 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 		widest = max(widest, s)
 	}
 	c := &laneChains{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), sum: make([]float64, widest*L),
+		ps: make([]float64, widest), pt: make([]float64, widest), sig: make([]float64, L),
 		sel: make([]uint64, L), p: make([]float64, L), dot: make([]float64, L), lo: make([]float64, L), exp: make([]int64, L),
 		nbMax: (widest + sigpair.BlockLen - 1) / sigpair.BlockLen, fb: make([]uint8, widest), v: make([]float64, L),
 		gbad: make([]bool, ng), fused: make([]int, 0, ng), plain: make([]int, 0, ng), prods: make([]sigpair.ProdArgs, ng), shifts: make([]sigpair.ShiftArgs, ng),
@@ -325,21 +336,30 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 				continue
 			}
 			onl := c.lon[l][c.lspan[l][2*k]:c.lspan[l][2*k+1]]
+			ak := sum[k*m : (k+1)*m]
 			for i := range m {
 				a := n.B[l][i]
-				a += sum[k*m+i]
+				a += ak[i]
 				if s != nil {
 					a = addLower(a, s, m, i, onl)
 				}
+				ak[i] = a
+			}
+			ps, pt := c.ps[:m], c.pt[:m]
+			expvec.SigPair(ps, pt, ak) // chainPair, but for the NaN beyond extreme
+			for i, a := range ak {
 				o := c.idx(l, k, i)
-				c.s[l][o], c.t[l][o] = chainPair(a)
+				if math.Abs(a) > extreme {
+					ps[i], pt[i] = math.NaN(), math.NaN()
+				}
+				c.s[l][o], c.t[l][o] = ps[i], pt[i]
 				if l > 0 {
 					c.a[l][o] = a
 					continue
 				}
 				c.a0[k*m+i] = a
 				c.amax[k] = max(c.amax[k], math.Abs(a))
-				if math.IsNaN(c.s[0][o]) {
+				if math.IsNaN(ps[i]) {
 					c.nan0[k]++
 				}
 			}
@@ -676,9 +696,10 @@ func (c *laneChains) sweep(g *gibbsTables, rngs []*rand.Rand) {
 	for l := 1; l <= c.n.Layers(); l++ {
 		for j := range c.n.Sizes[l] {
 			c.logOdds(g, l, j)
+			expvec.Sigmoid(c.sig[:c.active], c.lo[:c.active]) // nmath.Sigmoid's bits
 			for k := range c.active {
 				c.v[k] = 0
-				if rngs[k].Float64() < nmath.Sigmoid(c.lo[k]) {
+				if rngs[k].Float64() < c.sig[k] {
 					c.v[k] = 1
 				}
 			}

@@ -23,7 +23,8 @@ DATA expc<>+96(SB)/8, $0.0625
 DATA expc<>+104(SB)/8, $-708.0
 DATA expc<>+112(SB)/8, $0x8000000000000000
 DATA expc<>+120(SB)/8, $1023
-GLOBL expc<>(SB), RODATA, $128
+DATA expc<>+128(SB)/8, $708.0
+GLOBL expc<>(SB), RODATA, $136
 
 // EXP4: Y0 = e^{Y0} for four lanes with math.Exp's operations (FMA path):
 // k = round(x·log2e) (CVTSD2SL, round to nearest), x − k·ln2u − k·ln2l
@@ -105,6 +106,119 @@ sbloop:
 	JMP          sbloop
 
 sbdone:
+	SHRQ $3, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// INRANGE: Y1 = −708 ≤ Y0 ≤ 708 (ordered: NaN fails); leaves BX = the
+// lanes' mask.
+#define INRANGE \
+	VBROADCASTSD expc<>+104(SB), Y1 \
+	VCMPPD       $0x1d, Y1, Y0, Y1 \
+	VBROADCASTSD expc<>+128(SB), Y2 \
+	VCMPPD       $0x12, Y2, Y0, Y2 \
+	VANDPD       Y2, Y1, Y1 \
+	VMOVMSKPD    Y1, BX
+
+// func expAVX2(dst, x *float64, n int) int
+TEXT ·expAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHLQ $3, CX
+	XORQ AX, AX
+
+exloop:
+	CMPQ    AX, CX
+	JGE     exdone
+	VMOVUPD (SI)(AX*1), Y0
+	INRANGE
+	CMPL    BX, $15
+	JNE     exdone
+	EXP4
+	VMOVUPD Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	JMP     exloop
+
+exdone:
+	SHRQ $3, AX
+	MOVQ AX, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func sigPairAVX2(s, t, a *float64, n int) int
+// Y6 = a; e = exp(−|a|), r = 1/(1+e), er = e·r; a ≥ 0: (r, er), else (er, r).
+TEXT ·sigPairAVX2(SB), NOSPLIT, $0-40
+	MOVQ s+0(FP), DI
+	MOVQ t+8(FP), DX
+	MOVQ a+16(FP), SI
+	MOVQ n+24(FP), CX
+	SHLQ $3, CX
+	XORQ AX, AX
+
+sploop:
+	CMPQ         AX, CX
+	JGE          spdone
+	VMOVUPD      (SI)(AX*1), Y6
+	VBROADCASTSD expc<>+112(SB), Y7
+	VORPD        Y7, Y6, Y0               // −|a|
+	INRANGE
+	CMPL         BX, $15
+	JNE          spdone
+	EXP4
+	VBROADCASTSD expc<>+8(SB), Y1
+	VADDPD       Y0, Y1, Y2               // 1 + e
+	VDIVPD       Y2, Y1, Y2               // r
+	VMULPD       Y2, Y0, Y3               // e·r
+	VXORPD       Y1, Y1, Y1
+	VCMPPD       $0x1d, Y1, Y6, Y1        // a ≥ 0
+	VBLENDVPD    Y1, Y2, Y3, Y4           // s
+	VBLENDVPD    Y1, Y3, Y2, Y5           // t
+	VMOVUPD      Y4, (DI)(AX*1)
+	VMOVUPD      Y5, (DX)(AX*1)
+	ADDQ         $32, AX
+	JMP          sploop
+
+spdone:
+	SHRQ $3, AX
+	MOVQ AX, ret+32(FP)
+	VZEROUPPER
+	RET
+
+// func sigmoidAVX2(dst, x *float64, n int) int
+// y = x ≥ 0 ? −x : x (= −|x|, but −(−0) = +0 as in 1/(1 + exp(−x))),
+// e = exp(y), d = 1 + e; x ≥ 0: 1/d, else e/d.
+TEXT ·sigmoidAVX2(SB), NOSPLIT, $0-32
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHLQ $3, CX
+	XORQ AX, AX
+
+sgloop:
+	CMPQ         AX, CX
+	JGE          sgdone
+	VMOVUPD      (SI)(AX*1), Y6
+	VXORPD       Y1, Y1, Y1
+	VCMPPD       $0x1d, Y1, Y6, Y7        // x ≥ 0
+	VBROADCASTSD expc<>+112(SB), Y1
+	VXORPD       Y1, Y6, Y1               // −x
+	VBLENDVPD    Y7, Y1, Y6, Y0           // y
+	INRANGE
+	CMPL         BX, $15
+	JNE          sgdone
+	EXP4
+	VBROADCASTSD expc<>+8(SB), Y1
+	VADDPD       Y0, Y1, Y2               // d = 1 + e
+	VDIVPD       Y2, Y1, Y3               // 1/d
+	VDIVPD       Y2, Y0, Y4               // e/d
+	VBLENDVPD    Y7, Y3, Y4, Y4
+	VMOVUPD      Y4, (DI)(AX*1)
+	ADDQ         $32, AX
+	JMP          sgloop
+
+sgdone:
 	SHRQ $3, AX
 	MOVQ AX, ret+24(FP)
 	VZEROUPPER

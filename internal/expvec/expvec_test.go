@@ -4,14 +4,16 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/nmath"
 )
 
-// TestSigmoidBern: the vector σ has the bits of the scalar formula over
-// activations of every scale, the reduction's grid points k·ln2 and their
-// neighbours, the edge of the fast range (−708) and beyond it (subnormal
-// and zero exponentials, handled by math.Exp), zeros of both signs,
-// infinities and NaN, at every position of a block of four.
-func TestSigmoidBern(t *testing.T) {
+// testArgs are arguments over every scale, the reduction's grid points
+// k·ln2/16 and their neighbours, the edges of the fast range (±708) and
+// beyond them (subnormal, zero and infinite exponentials, handled by
+// math.Exp), zeros of both signs, infinities and NaN, each among ordinary
+// arguments.
+func testArgs() []float64 {
 	rng := rand.New(rand.NewPCG(1, 2))
 	var a []float64
 	for range 200000 {
@@ -29,19 +31,55 @@ func TestSigmoidBern(t *testing.T) {
 		}
 		a = append(a, -x)
 	}
-	want := make([]float64, len(a))
-	sigmoidBernGo(want, a)
-	for off := range 4 {
-		got := make([]float64, len(a)-off)
-		SigmoidBern(got, a[off:])
-		for i := range got {
-			if math.Float64bits(got[i]) != math.Float64bits(want[off+i]) && !(math.IsNaN(got[i]) && math.IsNaN(want[off+i])) {
-				t.Fatalf("offset %d: σ(%v) = %v (%#x), scalar %v (%#x)", off, a[off+i], got[i], math.Float64bits(got[i]), want[off+i], math.Float64bits(want[off+i]))
-			}
-		}
-	}
+	return a
+}
+
+func sameBits(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// TestSameBits: Exp, SigPair, Sigmoid and SigmoidBern have the bits of
+// their scalar formulas on testArgs, at every offset of a block of four.
+func TestSameBits(t *testing.T) {
 	if !useAVX2 {
 		t.Log("no AVX2/FMA kernel on this build or CPU: the scalar loop compared with itself")
+	}
+	a := testArgs()
+	type fn struct {
+		name   string
+		vector func(dst, dst2, a []float64)
+		scalar func(x float64) (float64, float64)
+	}
+	for _, f := range []fn{
+		{"Exp", func(d, _, a []float64) { Exp(d, a) }, func(x float64) (float64, float64) { return math.Exp(x), 0 }},
+		{"SigPair", SigPair, func(x float64) (float64, float64) {
+			e := math.Exp(-math.Abs(x))
+			r := 1 / (1 + e)
+			if x >= 0 {
+				return r, e * r
+			}
+			return e * r, r
+		}},
+		{"Sigmoid", func(d, _, a []float64) { Sigmoid(d, a) }, func(x float64) (float64, float64) { return nmath.Sigmoid(x), 0 }},
+		{"SigmoidBern", func(d, _, a []float64) { SigmoidBern(d, a) }, func(x float64) (float64, float64) {
+			e := math.Exp(-math.Abs(x))
+			r := 1 / (1 + e)
+			if x > 0 {
+				return r, 0
+			}
+			return e * r, 0
+		}},
+	} {
+		for off := range 4 {
+			got, got2 := make([]float64, len(a)-off), make([]float64, len(a)-off)
+			f.vector(got, got2, a[off:])
+			for i, x := range a[off:] {
+				w, w2 := f.scalar(x)
+				if !sameBits(got[i], w) || !sameBits(got2[i], w2) {
+					t.Fatalf("%s, offset %d: at %v got %v %v (%#x), scalar %v %v (%#x)", f.name, off, x, got[i], got2[i], math.Float64bits(got[i]), w, w2, math.Float64bits(w))
+				}
+			}
+		}
 	}
 }
 
