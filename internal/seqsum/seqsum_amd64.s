@@ -48,6 +48,18 @@ add16:
 	VADDPD  96(AX), Y3, Y3
 	INCQ    DX
 	CMPQ    DX, R13
+	JGE     store16
+	MOVLQSX (R10)(DX*4), AX // the next row, unrolled
+	TESTQ   AX, AX
+	JLT     sub16
+	IMULQ   R9, AX
+	ADDQ    SI, AX
+	VADDPD  0(AX), Y0, Y0
+	VADDPD  32(AX), Y1, Y1
+	VADDPD  64(AX), Y2, Y2
+	VADDPD  96(AX), Y3, Y3
+	INCQ    DX
+	CMPQ    DX, R13
 	JLT     add16
 	JMP     store16
 
