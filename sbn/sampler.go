@@ -208,6 +208,7 @@ type laneChains struct {
 	fused      []int
 	plain      []int
 	prods      []sigpair.ProdArgs
+	vprods     []sigpair.ProdArgs // the visible layer's, built once (only the row changes)
 	shifts     []sigpair.ShiftArgs
 	shift      sigpair.ShiftArgs
 }
@@ -250,6 +251,13 @@ func (n *Net) newLaneChains(lanes int) *laneChains {
 		c.t = append(c.t, make([]float64, s*L))
 		c.lon = append(c.lon, make([]int32, 0, s*L))
 		c.lspan = append(c.lspan, make([]int32, 2*L))
+	}
+	c.vprods = make([]sigpair.ProdArgs, ng)
+	m0 := n.Sizes[0]
+	for gr := range ng {
+		o, k0 := gr*m0*4, 4*gr
+		c.vprods[gr] = sigpair.ProdArgs{T: c.t[0][o:], S: c.s[0][o:], Stride: 4, Sel: c.sel[k0 : k0+4],
+			P: c.p[k0 : k0+4], Exp: c.exp[k0 : k0+4], Dot: c.dot[k0 : k0+4], Bad: c.bad[gr*c.nbMax : (gr+1)*c.nbMax]}
 	}
 	return c
 }
@@ -418,16 +426,21 @@ func (c *laneChains) term(g *gibbsTables, ll, i0, m, j int, w, ep, en []float64,
 	}
 	nb := (m + sigpair.BlockLen - 1) / sigpair.BlockLen
 	ngr := (c.active + 3) / 4
+	prods := c.prods
+	if visible {
+		prods = c.vprods // built once: only the row changes
+	}
 	for gr := range ngr {
 		o, k0 := (gr*nl+i0)*4, 4*gr
 		bad := c.bad[gr*c.nbMax : gr*c.nbMax+nb]
 		clear(bad)
-		pa := &c.prods[gr]
-		*pa = sigpair.ProdArgs{T: c.t[ll][o:], S: c.s[ll][o:], Stride: 4, EP: ep[:m], EN: en[:m], Sel: c.sel[k0 : k0+4],
-			P: c.p[k0 : k0+4], Exp: c.exp[k0 : k0+4], Dot: c.dot[k0 : k0+4], Bad: bad}
-		if !visible {
-			pa.X, pa.W = c.h[ll][o:], w[:m]
+		pa := &prods[gr]
+		if visible {
+			pa.EP, pa.EN = ep[:m], en[:m]
+			continue
 		}
+		*pa = sigpair.ProdArgs{T: c.t[ll][o:], S: c.s[ll][o:], Stride: 4, EP: ep[:m], EN: en[:m], Sel: c.sel[k0 : k0+4],
+			P: c.p[k0 : k0+4], Exp: c.exp[k0 : k0+4], Dot: c.dot[k0 : k0+4], Bad: bad, X: c.h[ll][o:], W: w[:m]}
 	}
 	// The products, with the waiting updates of the visible layer; two
 	// groups at a time where they share the row and have no dot products.
@@ -441,19 +454,19 @@ func (c *laneChains) term(g *gibbsTables, ll, i0, m, j int, w, ep, en []float64,
 	}
 	for visible && len(plain) >= 2 {
 		a, b := plain[0], plain[1]
-		c.gbad[a], c.gbad[b] = sigpair.Prod2(&c.prods[a], &c.prods[b])
+		c.gbad[a], c.gbad[b] = sigpair.Prod2(&prods[a], &prods[b])
 		plain = plain[2:]
 	}
 	for _, gr := range plain {
-		c.gbad[gr] = sigpair.Prod(1, &c.prods[gr])
+		c.gbad[gr] = sigpair.Prod(1, &prods[gr])
 	}
 	for len(fused) >= 2 {
 		a, b := fused[0], fused[1]
-		c.gbad[a], c.gbad[b] = sigpair.ShiftPairsProd2(&c.shifts[a], &c.shifts[b], &c.prods[a], &c.prods[b])
+		c.gbad[a], c.gbad[b] = sigpair.ShiftPairsProd2(&c.shifts[a], &c.shifts[b], &prods[a], &prods[b])
 		fused = fused[2:]
 	}
 	if len(fused) == 1 {
-		c.gbad[fused[0]] = sigpair.ShiftPairsProd(&c.shifts[fused[0]], &c.prods[fused[0]])
+		c.gbad[fused[0]] = sigpair.ShiftPairsProd(&c.shifts[fused[0]], &prods[fused[0]])
 	}
 	for gr := range ngr {
 		k0 := 4 * gr
