@@ -6,50 +6,96 @@ import (
 	"testing"
 )
 
-// TestGibbsConditional: the chain's single-site log-odds equal the
+// loadLanes puts the joint state h into lane k of c and random states
+// (random x too) into the other active lanes, then refreshes them.
+func loadLanes(c *laneChains, n *Net, g *gibbsTables, h [][]float64, k, active int, rng *rand.Rand) {
+	r := n.States()
+	for q := range active {
+		if q == k {
+			c.load(q, h)
+			continue
+		}
+		randomState(r, rng)
+		c.load(q, r)
+	}
+	c.refresh(active, g)
+}
+
+// laneState copies lane k's states (every layer) into h.
+func laneState(c *laneChains, k int, h [][]float64) {
+	for l := range h {
+		for i := range h[l] {
+			h[l][i] = c.h[l][c.idx(l, k, i)]
+		}
+	}
+}
+
+// bruteLogOdds is log p(x, h with h_{l,j} = 1) − log p(x, h with h_{l,j} =
+// 0) from LogJoint, and the first of the two; h is left as it was.
+func bruteLogOdds(n *Net, h [][]float64, l, j int, sc *Scratch) (odds, up float64) {
+	old := h[l][j]
+	h[l][j] = 1
+	up = n.LogJoint(h, 1, sc)
+	h[l][j] = 0
+	odds = up - n.LogJoint(h, 1, sc)
+	h[l][j] = old
+	return odds, up
+}
+
+// TestGibbsConditional: the lanes' single-site log-odds equal the
 // brute-force log p(x, h with h_{l,j} = 1) − log p(x, h with h_{l,j} = 0)
 // from LogJoint at every joint state of tiny SBNs and ARSBNs (one and two
-// latent layers), and after setting a unit the chain's incremental
-// activations equal recomputed ones.
+// latent layers), in whichever lane the state sits, and after one lane's
+// unit flips its incremental activations equal recomputed ones and the
+// other lanes are untouched.
 func TestGibbsConditional(t *testing.T) {
+	rng := rand.New(rand.NewPCG(20, 20))
 	for _, c := range tiny {
 		for _, scale := range []float64{1.5, 300} { // 300: products leave the safe range, e^{w} overflows
 			n := randomNet(c.sizes, c.ar, scale, 21)
 			sc := n.NewScratch()
 			g := n.newGibbsTables(true)
 			g.refresh(n, true)
-			ch := n.newGibbsChain()
-			ref := n.newGibbsChain()
+			ch := n.newLaneChains(10)
+			ref := n.newLaneChains(10)
 			worst := 0.0
+			code := 0
 			allStates(n, func(h [][]float64) {
+				code++
+				k := code % 10 // every lane in turn
 				for l := 1; l <= n.Layers(); l++ {
 					for j := range n.Sizes[l] {
-						for ll := range h {
-							copy(ch.h[ll], h[ll])
-						}
-						ch.refresh()
-						got := ch.logOdds(g, l, j)
+						loadLanes(ch, n, g, h, k, 10, rng)
+						ch.logOdds(g, l, j)
+						got := ch.lo[k]
 						old := h[l][j]
-						h[l][j] = 1
-						up := n.LogJoint(h, 1, sc)
-						h[l][j] = 0
-						want := up - n.LogJoint(h, 1, sc)
-						h[l][j] = old
+						want, _ := bruteLogOdds(n, h, l, j, sc)
 						if d := math.Abs(got - want); d > 1e-9*max(1, math.Abs(want)) {
-							t.Fatalf("%s (scale %g): log-odds of h%d[%d] at %s = %.12g, brute force %.12g", c.name, scale, l, j, key(h), got, want)
+							t.Fatalf("%s (scale %g): log-odds of h%d[%d] at %s in lane %d = %.12g, brute force %.12g", c.name, scale, l, j, key(h), k, got, want)
 						} else {
 							worst = max(worst, d)
 						}
-						// Flip it and compare the incremental state with a fresh one.
-						ch.set(g, l, j, 1-old)
-						for ll := range h {
-							copy(ref.h[ll], ch.h[ll])
+						// Flip it in lane k only and compare every lane with a fresh refresh.
+						for q := range 10 {
+							ch.v[q] = ch.h[l][ch.idx(l, q, j)]
 						}
-						ref.refresh()
-						for ll := range ch.a {
-							for i := range ch.a[ll] {
-								if math.Abs(ch.a[ll][i]-ref.a[ll][i]) > 1e-9*max(1, scale) || !closeOrNaN(ch.sp[ll][i], ref.sp[ll][i]) || !closeOrNaN(ch.sn[ll][i], ref.sn[ll][i]) {
-									t.Fatalf("%s: after flipping h%d[%d], layer %d unit %d has a = %g σ = %g, recomputed %g, %g", c.name, l, j, ll, i, ch.a[ll][i], ch.sp[ll][i], ref.a[ll][i], ref.sp[ll][i])
+						ch.v[k] = 1 - old
+						ch.set(g, l, j)
+						ch.flush(g)
+						st := n.States()
+						for q := range 10 {
+							laneState(ch, q, st)
+							ref.load(q, st)
+						}
+						ref.refresh(10, g)
+						for ll := range ch.s {
+							for q := range 10 {
+								for i := range n.Sizes[ll] {
+									o := ch.idx(ll, q, i)
+									ca, ra := ch.act(g, ll, q, i), ref.act(g, ll, q, i)
+									if math.Abs(ca-ra) > 1e-9*max(1, scale) || !closeOrNaN(ch.s[ll][o], ref.s[ll][o]) || !closeOrNaN(ch.t[ll][o], ref.t[ll][o]) {
+										t.Fatalf("%s: after flipping h%d[%d] in lane %d, layer %d unit %d of lane %d has a = %g σ = %g, recomputed %g, %g", c.name, l, j, k, ll, i, q, ca, ch.s[ll][o], ra, ref.s[ll][o])
+									}
 								}
 							}
 						}
@@ -61,16 +107,136 @@ func TestGibbsConditional(t *testing.T) {
 	}
 }
 
-// TestGibbsPosterior: independent chains started from the prior and run
-// for 30 sweeps draw h from the exact posterior p(h | x) (enumerated),
-// within 5 binomial standard errors per state.
+// TestGibbsConditionalWide: the same check on random states of wide nets
+// (70-40-3), whose rows of outgoing weights span several 32-unit blocks of
+// the product — renormalised between blocks, and with scale 300 some
+// blocks leaving the safe range and taking the term-by-term path.
+func TestGibbsConditionalWide(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	for _, ar := range []bool{false, true} {
+		for _, scale := range []float64{1.5, 300} {
+			n := randomNet([]int{70, 40, 3}, ar, scale, 23)
+			sc := n.NewScratch()
+			g := n.newGibbsTables(true)
+			g.refresh(n, true)
+			ch := n.newLaneChains(6)
+			h := n.States()
+			for rep := range 5 {
+				randomState(h, rng)
+				k := rep % 6
+				loadLanes(ch, n, g, h, k, 6, rng)
+				for l := 1; l <= n.Layers(); l++ {
+					for j := range n.Sizes[l] {
+						ch.logOdds(g, l, j)
+						got := ch.lo[k]
+						want, up := bruteLogOdds(n, h, l, j, sc)
+						if math.Abs(got-want) > 1e-9*max(1, math.Abs(up)) {
+							t.Fatalf("ar %v scale %g: log-odds of h%d[%d] in lane %d = %.12g, brute force %.12g", ar, scale, l, j, k, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// sameBitsOrNaN: equal bits, or both NaN.
+func sameBitsOrNaN(a, b float64) bool {
+	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+}
+
+// TestLanesMatchOneChain: chains run side by side in lanes have the same
+// log-odds and go through the same states, activations and σ pairs, bit
+// for bit, as the one-chain
+// sampler they replaced (sampler_ref_test.go) given the same draws — for
+// SBNs, deep SBNs and ARSBNs, narrow and wide (several 32-unit blocks),
+// with moderate weights and with weights of scale 300 (products out of the
+// safe range, e^{w} overflowing, activations beyond extreme), and with
+// fewer chains than lanes.
+func TestLanesMatchOneChain(t *testing.T) {
+	nets := []struct {
+		sizes []int
+		ar    bool
+	}{{[]int{3, 2}, false}, {[]int{3, 2, 2}, true}, {[]int{70, 40}, false}, {[]int{70, 40, 33}, false}, {[]int{70, 40, 33}, true}, {[]int{90, 37}, true}}
+	for ni, c := range nets {
+		for _, scale := range []float64{0.3, 1.5, 40, 300} {
+			for _, active := range []int{10, 7, 1} {
+				n := randomNet(c.sizes, c.ar, scale, uint64(30+ni))
+				g := n.newGibbsTables(true)
+				g.refresh(n, true)
+				lc := n.newLaneChains(10)
+				refs := make([]*gibbsChain, active)
+				rngs, refRngs := make([]*rand.Rand, active), make([]*rand.Rand, active)
+				init := rand.New(rand.NewPCG(uint64(ni), 9))
+				h := n.States()
+				for k := range active {
+					randomState(h, init)
+					lc.load(k, h)
+					refs[k] = n.newGibbsChain()
+					for l := range h {
+						copy(refs[k].h[l], h[l])
+					}
+					refs[k].refresh()
+					rngs[k] = rand.New(rand.NewPCG(uint64(k), 77))
+					refRngs[k] = rand.New(rand.NewPCG(uint64(k), 77))
+				}
+				lc.refresh(active, g)
+				for sweep := range 6 {
+					// The log-odds of every unit, bit for bit, before the
+					// even sweeps; the odd ones start with the update of
+					// the last unit still waiting.
+					if sweep%2 == 0 {
+						for l := 1; l <= n.Layers(); l++ {
+							for j := range n.Sizes[l] {
+								lc.logOdds(g, l, j)
+								for k := range active {
+									if want := refs[k].logOdds(g, l, j); !sameBitsOrNaN(lc.lo[k], want) {
+										t.Fatalf("%v ar %v scale %g, %d chains: before sweep %d, lane %d: log-odds of h%d[%d] = %v, one chain %v", c.sizes, c.ar, scale, active, sweep, k, l, j, lc.lo[k], want)
+									}
+								}
+							}
+						}
+					}
+					lc.sweep(g, rngs)
+					if sweep%2 == 1 {
+						lc.flush(g)
+					}
+					for k := range active {
+						refs[k].sweep(g, refRngs[k])
+						for l := range h {
+							for i := range n.Sizes[l] {
+								o := lc.idx(l, k, i)
+								r := refs[k]
+								if lc.h[l][o] != r.h[l][i] {
+									t.Fatalf("%v ar %v scale %g, %d chains: after sweep %d, lane %d layer %d unit %d is %v, one chain %v", c.sizes, c.ar, scale, active, sweep, k, l, i, lc.h[l][o], r.h[l][i])
+								}
+								if sweep%2 == 0 {
+									continue
+								}
+								if a := lc.act(g, l, k, i); !sameBitsOrNaN(a, r.a[l][i]) ||
+									!sameBitsOrNaN(lc.s[l][o], r.sp[l][i]) || !sameBitsOrNaN(lc.t[l][o], r.sn[l][i]) {
+									t.Fatalf("%v ar %v scale %g, %d chains: after sweep %d, lane %d layer %d unit %d has a %v σ %v %v; one chain %v %v %v",
+										c.sizes, c.ar, scale, active, sweep, k, l, i, a, lc.s[l][o], lc.t[l][o], r.a[l][i], r.sp[l][i], r.sn[l][i])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGibbsPosterior: independent chains run in lanes, started from the
+// prior and run for 30 sweeps, draw h from the exact posterior p(h | x)
+// (enumerated), within 5 binomial standard errors per state.
 func TestGibbsPosterior(t *testing.T) {
 	for _, c := range tiny[2:] { // arsbn 3-2, arsbn 3-2-2 (the SBNs are special cases)
 		n := randomNet(c.sizes, c.ar, 1.5, 22)
 		sc := n.NewScratch()
 		g := n.newGibbsTables(true)
 		g.refresh(n, true)
-		ch := n.newGibbsChain()
+		lc := n.newLaneChains(10)
 		x := []float64{1, 0, 1}
 		// Exact posterior over the latent states of x.
 		post := map[string]float64{}
@@ -92,15 +258,25 @@ func TestGibbsPosterior(t *testing.T) {
 		}
 		const chains = 20000
 		counts := map[string]int{}
-		rng := rand.New(rand.NewPCG(5, 5))
-		for range chains {
-			copy(ch.h[0], x)
-			n.samplePrior(ch.h, rng, sc)
-			ch.refresh()
-			for range 30 {
-				ch.sweep(g, rng)
+		rngs := make([]*rand.Rand, 10)
+		for k := range rngs {
+			rngs[k] = rand.New(rand.NewPCG(5, uint64(k)))
+		}
+		h := n.States()
+		for range chains / 10 {
+			for k := range 10 {
+				copy(h[0], x)
+				n.samplePrior(h, rngs[k], sc)
+				lc.load(k, h)
 			}
-			counts[key(ch.h)]++
+			lc.refresh(10, g)
+			for range 30 {
+				lc.sweep(g, rngs)
+			}
+			for k := range 10 {
+				laneState(lc, k, h)
+				counts[key(h)]++
+			}
 		}
 		for k, p := range post {
 			got := float64(counts[k]) / chains
@@ -111,37 +287,90 @@ func TestGibbsPosterior(t *testing.T) {
 	}
 }
 
-// TestGibbsConditionalWide: the same check on random states of wide nets
-// (70-40-3), whose rows of outgoing weights span several 32-unit blocks of
-// the product — renormalised between blocks, and with scale 300 some
-// blocks leaving the safe range and taking the term-by-term path.
-func TestGibbsConditionalWide(t *testing.T) {
-	rng := rand.New(rand.NewPCG(6, 6))
-	for _, ar := range []bool{false, true} {
-		for _, scale := range []float64{1.5, 300} {
-			n := randomNet([]int{70, 40, 3}, ar, scale, 23)
-			sc := n.NewScratch()
-			g := n.newGibbsTables(true)
-			g.refresh(n, true)
+// TestGibbsTaskMatchesOneChain: a Gibbs trainer's dynamics step — the
+// minibatch's chains sampled side by side in lanes, gibbsLanes at a time,
+// then each chunk's gradient — leaves the same gradient and signal in
+// every chunk, and the same stored chain states, bit for bit, as the
+// one-chain loop it replaced (runTaskRef, chunk by chunk), at the first
+// dynamics step (prior draws, burn-in), a middle and the last step (the
+// signal), persistent or not, with one or two workers, for an SBN, a deep
+// SBN and an ARSBN, on a minibatch whose sampling groups and chunks do not
+// line up and on a short one.
+func TestGibbsTaskMatchesOneChain(t *testing.T) {
+	for _, c := range []struct {
+		sizes []int
+		ar    bool
+	}{{[]int{40, 12}, false}, {[]int{40, 9, 5}, false}, {[]int{40, 11}, true}, {[]int{40, 7, 6}, true}} {
+		for _, persistent := range []bool{false, true} {
+			n := randomNet(c.sizes, c.ar, 1, 40)
+			n.Rec = nil
+			data := plantedData(n, 30, 41)
+			o := DefaultTrainOptions()
+			o.Sampler, o.Persistent, o.Steps, o.BurnIn, o.GibbsSweeps, o.Samples = "gibbs", persistent, 4, 3, 2, 3
+			tr, err := NewTrainer(n, len(data), o)
+			if err != nil {
+				t.Fatal(err)
+			}
 			ch := n.newGibbsChain()
-			h := n.States()
-			for range 5 {
-				randomState(h, rng)
-				for l := 1; l <= n.Layers(); l++ {
-					for j := range n.Sizes[l] {
-						for ll := range h {
-							copy(ch.h[ll], h[ll])
+			tr.tabs.refresh(n, true)
+			perm := rand.New(rand.NewPCG(3, 3)).Perm(len(data))
+			for _, step := range []int{0, 1, 3} {
+				for bi, idx := range [][]int{perm[:25], perm[25:]} {
+					tr.cur.data, tr.cur.epoch, tr.cur.batch, tr.cur.step = data, 2, 5+bi, step
+					var chunks []*trainTask
+					for lo := 0; lo < len(idx); lo += chunkSize {
+						tk := tr.tasks[len(chunks)]
+						tk.rows, tk.pos = idx[lo:min(lo+chunkSize, len(idx))], lo
+						chunks = append(chunks, tk)
+					}
+					tr.active = len(chunks)
+					states := func() []uint8 {
+						if persistent {
+							return tr.persist
 						}
-						ch.refresh()
-						got := ch.logOdds(g, l, j)
-						old := h[l][j]
-						h[l][j] = 1
-						up := n.LogJoint(h, 1, sc)
-						h[l][j] = 0
-						want := up - n.LogJoint(h, 1, sc)
-						h[l][j] = old
-						if math.Abs(got-want) > 1e-9*max(1, math.Abs(up)) {
-							t.Fatalf("ar %v scale %g: log-odds of h%d[%d] = %.12g, brute force %.12g", ar, scale, l, j, got, want)
+						return tr.batchSt
+					}
+					saved := append([]uint8(nil), states()...)
+					seen := append([]uint8(nil), tr.seen...)
+					var wantG []*Net
+					var wantSig []float64
+					for _, tk := range chunks {
+						tr.runTaskRef(tk, ch)
+						wantG, wantSig = append(wantG, tk.gGen.clone()), append(wantSig, tk.signal)
+					}
+					wantSt := append([]uint8(nil), states()...)
+					for _, workers := range []int{1, 2} {
+						copy(states(), saved)
+						copy(tr.seen, seen)
+						// A dynamics step's two phases, as minibatch runs them.
+						tr.next.Store(0)
+						work := tr.gibbsSteps(idx, workers)
+						if workers == 1 {
+							work()
+						} else {
+							for range workers {
+								tr.wg.Go(work)
+							}
+							tr.wg.Wait()
+						}
+						for ci, tk := range chunks {
+							if math.Float64bits(tk.signal) != math.Float64bits(wantSig[ci]) {
+								t.Fatalf("%v ar %v step %d: chunk %d signal %v, one chain %v", c.sizes, c.ar, step, ci, tk.signal, wantSig[ci])
+							}
+							gn, gx := params(tk.gGen)
+							_, wx := params(wantG[ci])
+							for p := range gx {
+								for i := range gx[p] {
+									if math.Float64bits(gx[p][i]) != math.Float64bits(wx[p][i]) {
+										t.Fatalf("%v ar %v persistent %v step %d workers %d: chunk %d gradient %s[%d] = %v, one chain %v", c.sizes, c.ar, persistent, step, workers, ci, gn[p], i, gx[p][i], wx[p][i])
+									}
+								}
+							}
+						}
+						for i, v := range states() {
+							if v != wantSt[i] {
+								t.Fatalf("%v ar %v persistent %v step %d workers %d: stored state byte %d = %d, one chain %d", c.sizes, c.ar, persistent, step, workers, i, v, wantSt[i])
+							}
 						}
 					}
 				}

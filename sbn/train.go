@@ -153,6 +153,7 @@ type Trainer struct {
 	persist []uint8      // N × latent persistent Gibbs states
 	seen    []uint8      // N: persistent state initialised
 	batchSt []uint8      // BatchSize × latent: the minibatch's chains (not persistent)
+	gs      gibbsSampling
 
 	avg          [][]float64 // ring of the last Average samples of θ
 	avgN, avgPos int
@@ -187,7 +188,11 @@ type trainTask struct {
 	xon []int32
 	smp []latentSample
 	lw  []float64
-	ch  *gibbsChain
+
+	// gibbs: the chunk's examples (chunkSize × n_0) and the buffers of
+	// its batched gradient
+	xs []float64
+	gb *gradBatch
 
 	gGen *Net
 	gRec *Recognition
@@ -269,6 +274,7 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		} else {
 			t.batchSt = make([]uint8, o.BatchSize*t.latent)
 		}
+		t.newGibbsSampling()
 	}
 	if o.Average > 1 {
 		t.avg = make([][]float64, o.Average)
@@ -319,7 +325,7 @@ func (t *Trainer) newTask() *trainTask {
 		tk.smp = append(tk.smp, s)
 	}
 	if t.opt.Sampler == "gibbs" {
-		tk.ch = n.newGibbsChain()
+		tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
 	} else {
 		tk.gRec = NewRecognition(n.Sizes, n.Rec.T != nil)
 	}
@@ -439,11 +445,15 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 		t.cur.step = step
 		t.tabs.refresh(t.net, t.gibbs != nil)
 		t.next.Store(0)
+		work := t.work
+		if t.gibbs != nil {
+			work = t.gibbsSteps(idx, workers)
+		}
 		if workers == 1 {
-			t.work()
+			work()
 		} else {
 			for range workers {
-				t.wg.Go(t.work)
+				t.wg.Go(work)
 			}
 			t.wg.Wait()
 		}
@@ -552,8 +562,12 @@ func (t *Trainer) runTask(tk *trainTask) {
 		zeroRec(tk.gRec)
 	}
 	tk.signal = 0
+	if t.gibbs != nil {
+		t.gibbsGrad(tk)
+		return
+	}
 	c := &t.cur
-	for k, row := range tk.rows {
+	for _, row := range tk.rows {
 		tk.src.Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
 		xs := c.data.Row(row)
 		for i, v := range xs {
@@ -563,11 +577,7 @@ func (t *Trainer) runTask(tk *trainTask) {
 		for s := range tk.smp {
 			tk.smp[s].h[0], tk.smp[s].on[0] = tk.x, tk.xon
 		}
-		if t.gibbs != nil {
-			t.gibbsExample(tk, row, tk.pos+k)
-		} else {
-			t.isExample(tk)
-		}
+		t.isExample(tk)
 	}
 }
 
@@ -589,62 +599,6 @@ func (t *Trainer) isExample(tk *trainTask) {
 	}
 	if t.cur.step == t.opt.Steps-1 {
 		tk.signal += lse - math.Log(float64(len(tk.smp)))
-	}
-}
-
-// gibbsExample resumes the example's chain, sweeps and keeps L states.
-func (t *Trainer) gibbsExample(tk *trainTask, row, pos int) {
-	n, o, ch := t.net, t.opt, tk.ch
-	var st []uint8
-	fresh := false
-	if t.persist != nil {
-		st = t.persist[row*t.latent : (row+1)*t.latent]
-		fresh = t.seen[row] == 0
-		t.seen[row] = 1
-	} else {
-		st = t.batchSt[pos*t.latent : (pos+1)*t.latent]
-		fresh = t.cur.step == 0
-	}
-	copy(ch.h[0], tk.x)
-	if fresh {
-		n.samplePrior(ch.h, tk.rng, tk.sc)
-	} else {
-		o := 0
-		for l := 1; l <= n.Layers(); l++ {
-			for i := range ch.h[l] {
-				ch.h[l][i] = float64(st[o])
-				o++
-			}
-		}
-	}
-	ch.refresh()
-	if t.cur.step == 0 {
-		for range o.BurnIn {
-			ch.sweep(t.gibbs, tk.rng)
-		}
-	}
-	w := 1 / float64(o.Samples)
-	for s := range tk.smp {
-		for range o.GibbsSweeps {
-			ch.sweep(t.gibbs, tk.rng)
-		}
-		sm := &tk.smp[s]
-		for l := 1; l <= n.Layers(); l++ {
-			copy(sm.h[l], ch.h[l])
-			sm.on[l] = onUnits(sm.h[l], sm.on[l])
-		}
-		lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
-		n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
-		if t.cur.step == o.Steps-1 {
-			tk.signal += w * lp
-		}
-	}
-	k := 0
-	for l := 1; l <= n.Layers(); l++ {
-		for _, v := range ch.h[l] {
-			st[k] = uint8(v)
-			k++
-		}
 	}
 }
 

@@ -1,0 +1,71 @@
+package sigpair
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The kernels on one unit of an SBN 784-200 chunk: 784 visible units, one
+// group of four lanes stored contiguously (stride 4), weights N(0, 0.1²).
+func benchRow(b *testing.B) *prodCase {
+	c := newProdCase(rand.New(rand.NewPCG(1, 1)), 1, 784, 2, 0.1, false)
+	for c.stride != 4 {
+		c = newProdCase(rand.New(rand.NewPCG(uint64(c.stride), 2)), 1, 784, 2, 0.1, false)
+	}
+	b.ReportAllocs()
+	return c
+}
+
+func BenchmarkProd(b *testing.B) {
+	c := benchRow(b)
+	a := &ProdArgs{T: c.t, S: c.s, Stride: 4, EP: c.ep, EN: c.en, Sel: c.sel,
+		P: make([]float64, 4), Exp: make([]int64, 4), Dot: make([]float64, 4), Bad: make([]uint8, 25)}
+	for b.Loop() {
+		for k := range a.P {
+			a.P[k] = 1
+		}
+		Prod(1, a)
+	}
+}
+
+func shiftArgs(c *prodCase) *ShiftArgs {
+	return &ShiftArgs{A: c.a, S: c.s, T: c.t, Stride: 4, W: c.w, EP: c.ep, EN: c.en, D: [4]float64{1, -1, 1, -1},
+		Sel: [4]uint64{0, ^uint64(0), 0, ^uint64(0)}, Fb: make([]uint8, len(c.w))}
+}
+
+// flip alternates the direction of every lane, so that the state returns.
+func flip(a *ShiftArgs) {
+	for q := range 4 {
+		a.D[q], a.Sel[q] = -a.D[q], ^a.Sel[q]
+	}
+}
+
+func BenchmarkShift(b *testing.B) {
+	a := shiftArgs(benchRow(b))
+	for b.Loop() {
+		flip(a)
+		Shift(a)
+	}
+}
+
+func BenchmarkShiftPairs(b *testing.B) {
+	a := shiftArgs(benchRow(b))
+	for b.Loop() {
+		flip(a)
+		ShiftPairs(a)
+	}
+}
+
+func BenchmarkShiftPairsProd(b *testing.B) {
+	c := benchRow(b)
+	sh := shiftArgs(c)
+	pr := &ProdArgs{T: c.t, S: c.s, Stride: 4, EP: c.en, EN: c.ep, Sel: c.sel,
+		P: make([]float64, 4), Exp: make([]int64, 4), Dot: make([]float64, 4), Bad: make([]uint8, 25)}
+	for b.Loop() {
+		flip(sh)
+		for k := range pr.P {
+			pr.P[k] = 1
+		}
+		ShiftPairsProd(sh, pr)
+	}
+}

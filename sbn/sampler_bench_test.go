@@ -1,0 +1,62 @@
+package sbn
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// sweepSetup makes gibbsLanes Gibbs chains (a trainer's sampling task) of an SBN 784-200
+// with weights N(0, 0.1²) on MNIST-like rows (15% of the pixels on), in
+// lanes and one by one (the reference sampler), in the same states.
+func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	n := New([]int{784, 200}, false)
+	InitNormal(n, 0.1, 1)
+	g := n.newGibbsTables(true)
+	g.refresh(n, true)
+	lc := n.newLaneChains(gibbsLanes)
+	sc := n.NewScratch()
+	h := n.States()
+	rngs := make([]*rand.Rand, gibbsLanes)
+	one := make([]*gibbsChain, gibbsLanes)
+	for k := range rngs {
+		for i := range h[0] {
+			h[0][i] = 0
+			if rng.Float64() < 0.15 {
+				h[0][i] = 1
+			}
+		}
+		rngs[k] = rand.New(rand.NewPCG(uint64(k), 2))
+		n.samplePrior(h, rngs[k], sc)
+		lc.load(k, h)
+		one[k] = n.newGibbsChain()
+		for l := range h {
+			copy(one[k].h[l], h[l])
+		}
+		one[k].refresh()
+	}
+	lc.refresh(gibbsLanes, g)
+	return g, lc, one, rngs
+}
+
+// BenchmarkGibbsSweep times one sweep of the chains side by side over
+// the 200 latent units; BenchmarkGibbsSweepOneChain the same sweeps with
+// the one-chain sampler the lanes replaced, chain after chain.
+func BenchmarkGibbsSweep(b *testing.B) {
+	g, lc, _, rngs := sweepSetup()
+	lc.sweep(g, rngs)
+	b.ReportAllocs()
+	for b.Loop() {
+		lc.sweep(g, rngs)
+	}
+}
+
+func BenchmarkGibbsSweepOneChain(b *testing.B) {
+	g, _, one, rngs := sweepSetup()
+	b.ReportAllocs()
+	for b.Loop() {
+		for k, c := range one {
+			c.sweep(g, rngs[k])
+		}
+	}
+}
