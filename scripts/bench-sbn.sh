@@ -7,22 +7,31 @@
 #                        logz's adaptive importance sampler in PyTorch
 #                        float32 on the CPU, two threads;
 #   logz_adaptive_is     logz's trainer with the sbn family's defaults;
-#   logz_gibbs           logz's trainer with the Gibbs sampler (no peer);
-# with the ratio logz/PyTorch (issue 27 asks for ≤ 0.5) and each side's
-# epoch signal (the mean IS bound at the last step of each minibatch; the
-# two should be close). Add --precision P to time logz in another
-# train.precision as well.
-# Usage: scripts/bench-sbn.sh [--data DIR] [--examples N] [--precision P]
+#   logz_gibbs           `logz run` of one Gibbs-sampler epoch (the family's
+#                        defaults, no evaluation), and the same with logz
+#                        as of commit bf56128 (logz_gibbs_bf56128, before
+#                        the speed work; built from this repository's
+#                        history, skipped when that is not at hand);
+# with the ratios logz/PyTorch (issue 27 asks for ≤ 0.5) and
+# bf56128/logz for Gibbs (issue 27 asks for ≥ 3), and each side's epoch
+# signal (adaptive IS: the mean IS bound at the last step of each
+# minibatch, close between the two sides; Gibbs: the mean log-joint of the
+# kept states). Add --precision P to time logz's adaptive importance
+# sampler in another train.precision as well; --gibbs-examples M times
+# Gibbs on the first M images instead of N.
+# Usage: scripts/bench-sbn.sh [--data DIR] [--examples N] [--gibbs-examples M] [--precision P]
 set -eu
 DATA=./data/mnist
 N=10000
+M=
 EXTRA=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--data) DATA=$2; shift 2 ;;
 	--examples) N=$2; shift 2 ;;
+	--gibbs-examples) M=$2; shift 2 ;;
 	--precision) EXTRA=$2; shift 2 ;;
-	*) echo "usage: $0 [--data DIR] [--examples N] [--precision P]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--data DIR] [--examples N] [--gibbs-examples M] [--precision P]" >&2; exit 2 ;;
 	esac
 done
 PY=/usr/bin/python3
@@ -46,6 +55,32 @@ cd "$(dirname "$0")/.."
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 go build -o "$TMP/benchsbn" ./scripts/benchsbn
+go build -o "$TMP/logz" ./cmd/logz
+OLD=bf56128
+if git rev-parse -q --verify "$OLD^{commit}" >/dev/null 2>&1; then
+	mkdir "$TMP/old"
+	git archive "$OLD" | tar -x -C "$TMP/old"
+	(cd "$TMP/old" && go build -o "$TMP/logz-$OLD" ./cmd/logz)
+else
+	echo "bench-sbn: commit $OLD is not in this checkout (a shallow clone?): no Gibbs ratio" >&2
+fi
+# One Gibbs epoch by `logz run` (the family's defaults, no evaluation);
+# prints "NAME SECONDS log-joint SIGNAL" from the run's epochs.csv.
+[ -n "$M" ] || M=$N
+cat >"$TMP/gibbs.yaml" <<EOF
+name: bench-gibbs
+seed: 1
+experiments:
+  - name: gibbs
+    data: {train: mnist:train, test: mnist:test, binarize: stochastic, limit_train: $M, limit_test: 10}
+    model: {type: sbn, layers: [200]}
+    train: {sampler: gibbs, epochs: 1}
+    evaluate: {splits: [test], every_epoch: [], final: []}
+EOF
+gibbs_epoch() { # NAME BINARY
+	LOGZ_DATA_DIR="$DATA" "$2" run "$TMP/gibbs.yaml" --out "$TMP/run-$1" >/dev/null 2>"$TMP/run-$1.err" || { cat "$TMP/run-$1.err" >&2; exit 1; }
+	awk -F, -v name="$1" '$2=="train"{printf "%s %.3f log-joint %.3f\n", name, $13, $10}' "$TMP/run-$1/gibbs/epochs.csv"
+}
 "$TMP/benchsbn" --data "$DATA" --examples "$N" --dump "$TMP/x.u8"
 echo "load before: $(uptime)" >"$TMP/out"
 $PY scripts/bench-sbn.py "$TMP/x.u8" >>"$TMP/out"
@@ -53,7 +88,11 @@ $PY scripts/bench-sbn.py "$TMP/x.u8" >>"$TMP/out"
 if [ -n "$EXTRA" ]; then
 	"$TMP/benchsbn" --data "$DATA" --examples "$N" --samplers adaptive-is --precision "$EXTRA" | sed "s/^logz_adaptive_is/logz_adaptive_is_$EXTRA/" >>"$TMP/out"
 fi
-"$TMP/benchsbn" --data "$DATA" --examples "$N" --samplers gibbs >>"$TMP/out"
+gibbs_epoch logz_gibbs "$TMP/logz" >>"$TMP/out"
+[ ! -x "$TMP/logz-$OLD" ] || gibbs_epoch "logz_gibbs_$OLD" "$TMP/logz-$OLD" >>"$TMP/out"
 echo "load after: $(uptime)" >>"$TMP/out"
 cat "$TMP/out"
-awk '$1=="pytorch_adaptive_is"{p=$2} $1~/^logz_adaptive_is/{n++; k[n]=$1; l[n]=$2} END{for (i = 1; i <= n; i++) printf "ratio %s/pytorch_adaptive_is %.2f\n", k[i], l[i]/p}' "$TMP/out"
+awk '$1=="pytorch_adaptive_is"{p=$2} $1~/^logz_adaptive_is/{n++; k[n]=$1; l[n]=$2}
+	$1=="logz_gibbs"{g=$2} $1~/^logz_gibbs_/{o=$2; on=$1}
+	END{for (i = 1; i <= n; i++) printf "ratio %s/pytorch_adaptive_is %.2f (issue 27: at most 0.5)\n", k[i], l[i]/p
+	    if (o != "") printf "ratio %s/logz_gibbs %.2f (issue 27: at least 3)\n", on, o/g}' "$TMP/out"
