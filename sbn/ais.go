@@ -10,8 +10,10 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/internal/seqsum"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
@@ -311,7 +313,10 @@ type estChain struct {
 	tab          *estTable
 	scratch      *Scratch
 	sinceRefresh int
-	qFirst       qFirst // importance sampling: Q's first layer for the current x
+	qFirst       qFirst    // importance sampling: Q's first layer for the current x
+	on           []int32   // recompute: the units of a layer that are on
+	span         [2]int32  // recompute: on's span for seqsum
+	ex           []float64 // logJoint: e^{−|a|} of a layer's activations
 }
 
 // estTable holds e[l][u·n_{l−1}+i] = e^{β W_l[i,u]} for one β.
@@ -352,7 +357,7 @@ func (e *estNet) newGroup(m int) []*estChain {
 	for i := range cs {
 		cs[i] = &estChain{e: e, h: n.States(), in: n.States(), sp: n.States(), s1: n.States(), s0: n.States(),
 			altB: make([]float64, e.maxN), altS: make([]float64, e.maxN), fac: make([]float64, e.maxN),
-			tab: tab, scratch: n.NewScratch()}
+			tab: tab, scratch: n.NewScratch(), on: make([]int32, e.maxN), ex: make([]float64, e.maxN)}
 	}
 	return cs
 }
@@ -382,12 +387,17 @@ func (c *estChain) recompute() {
 		in := c.in[l]
 		copy(in, n.B[l])
 		if l < L {
-			wt, k := c.e.wt[l+1], n.Sizes[l]
+			// in += W_{l+1}ᵀ rows of the units on, one after another (the
+			// additions of a plain loop in its order: seqsum keeps its bits).
+			on := c.on[:0]
 			for j, hj := range c.h[l+1] {
 				if hj != 0 {
-					estAdd(in, wt[j*k:(j+1)*k])
+					on = append(on, int32(j))
 				}
 			}
+			k := n.Sizes[l]
+			c.span[1] = int32(len(on))
+			seqsum.AddSelected(in, k, c.e.wt[l+1], k, k, on, c.span[:])
 		}
 		if c.e.st != nil {
 			st, k := c.e.st[l], n.Sizes[l]
@@ -430,9 +440,21 @@ func (c *estChain) logJoint(beta float64) float64 {
 	lp := 0.0
 	for l, in := range c.in {
 		h := c.h[l]
+		// softplus(a) = max(a, 0) + log1p(e^{−|a|}), nmath.Softplus's
+		// arithmetic with the exponentials taken a vector at a time (expvec:
+		// math.Exp's bits).
+		ex := c.ex[:len(in)]
+		for i, v := range in {
+			ex[i] = -math.Abs(beta * v)
+		}
+		expvec.Exp(ex, ex)
 		for i, v := range in {
 			a := beta * v
-			lp += h[i]*a - nmath.Softplus(a)
+			sp := math.Log1p(ex[i])
+			if a > 0 {
+				sp = a + sp
+			}
+			lp += h[i]*a - sp
 		}
 	}
 	return lp
