@@ -313,10 +313,11 @@ type estChain struct {
 	tab          *estTable
 	scratch      *Scratch
 	sinceRefresh int
-	qFirst       qFirst    // importance sampling: Q's first layer for the current x
-	on           []int32   // recompute: the units of a layer that are on
-	span         [2]int32  // recompute: on's span for seqsum
-	ex           []float64 // logJoint: e^{−|a|} of a layer's activations
+	qFirst       qFirst     // importance sampling: Q's first layer for the current x
+	on           []int32    // recompute: the units of a layer that are on
+	span         [2]int32   // recompute: on's span for seqsum
+	ex           []float64  // logJoint: e^{−|a|} of a layer's activations
+	isb          *isBuffers // importance sampling's batch (made on first use)
 }
 
 // estTable holds e[l][u·n_{l−1}+i] = e^{β W_l[i,u]} for one β.
@@ -400,15 +401,22 @@ func (c *estChain) recompute() {
 			seqsum.AddSelected(in, k, c.e.wt[l+1], k, k, on, c.span[:])
 		}
 		if c.e.st != nil {
-			st, k := c.e.st[l], n.Sizes[l]
-			for j, hj := range c.h[l] {
-				if hj != 0 {
-					estAdd(in[j+1:], st[j*k+j+1:(j+1)*k])
-				}
-			}
+			c.addWithin(l, in, c.h[l])
 		}
 	}
 	c.sinceRefresh = 0
+}
+
+// addWithin adds to the inputs in of layer l the within-layer terms
+// Σ_{j<i} S_l[i,j] h_j of an autoregressive net, unit j's column after
+// unit j−1's.
+func (c *estChain) addWithin(l int, in, h []float64) {
+	st, k := c.e.st[l], c.e.n.Sizes[l]
+	for j, hj := range h {
+		if hj != 0 {
+			estAdd(in[j+1:], st[j*k+j+1:(j+1)*k])
+		}
+	}
 }
 
 // estAdd adds b to a (len(b) ≥ len(a)).
@@ -436,21 +444,25 @@ func estSub(a, b []float64) {
 
 // logJoint is log f_β(x, z) = Σ_l Σ_i h_{l,i}·β in_{l,i} − softplus(β in_{l,i})
 // from the current inputs.
-func (c *estChain) logJoint(beta float64) float64 {
+func (c *estChain) logJoint(beta float64) float64 { return logJointOf(c.in, c.h, beta, c.ex) }
+
+// logJointOf is Σ_l Σ_i h_{l,i}·βin_{l,i} − softplus(βin_{l,i}) (ex:
+// scratch of the widest layer's size).
+func logJointOf(ins, hs [][]float64, beta float64, ex []float64) float64 {
 	lp := 0.0
-	for l, in := range c.in {
-		h := c.h[l]
+	for l, in := range ins {
+		h := hs[l]
 		// softplus(a) = max(a, 0) + log1p(e^{−|a|}), nmath.Softplus's
 		// arithmetic with the exponentials taken a vector at a time (expvec:
 		// math.Exp's bits).
-		ex := c.ex[:len(in)]
+		e := ex[:len(in)]
 		for i, v := range in {
-			ex[i] = -math.Abs(beta * v)
+			e[i] = -math.Abs(beta * v)
 		}
-		expvec.Exp(ex, ex)
+		expvec.Exp(e, e)
 		for i, v := range in {
 			a := beta * v
-			sp := math.Log1p(ex[i])
+			sp := math.Log1p(e[i])
 			if a > 0 {
 				sp = a + sp
 			}

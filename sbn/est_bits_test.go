@@ -76,3 +76,43 @@ func TestEstChainKeepsPlainBits(t *testing.T) {
 		}
 	}
 }
+
+// TestImportanceBatchKeepsBits: importance, which scores its proposals
+// isBatch at a time, accumulates the bits of drawing and scoring them one
+// at a time (sampleQ, recompute, logJoint(1)), for batch counts with and
+// without a partial last batch.
+func TestImportanceBatchKeepsBits(t *testing.T) {
+	for _, tc := range []struct {
+		sizes []int
+		ar    bool
+		scale float64
+	}{
+		{[]int{784, 200}, false, 0.1},
+		{[]int{30, 20, 10}, true, 1},
+		{[]int{50, 40, 30}, false, 3},
+	} {
+		n, x := benchNet(t, tc.sizes, tc.ar)
+		if tc.scale != 0.1 {
+			n = randomNet(tc.sizes, tc.ar, tc.scale, 9)
+		}
+		e := estPrepare(n)
+		for _, m := range []int{1, isBatch - 1, isBatch, isBatch + 1, 3*isBatch + 5} {
+			c := e.newChain()
+			c.setVisible(x[0])
+			got := c.importance(m, rand.New(rand.NewPCG(5, uint64(m))))
+			r := e.newChain()
+			r.setVisible(x[0])
+			rng := rand.New(rand.NewPCG(5, uint64(m)))
+			want := nmath.NewLogWeights()
+			n.newQFirst(&r.qFirst, r.h[0])
+			for range m {
+				lq := n.sampleQ(r.h, rng, r.scratch, &r.qFirst)
+				r.recompute()
+				want.Add(r.logJoint(1) - lq)
+			}
+			if got != want {
+				t.Fatalf("%v ar=%v m=%d: batched %+v, one at a time %+v", tc.sizes, tc.ar, m, got, want)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/internal/seqsum"
 )
 
 // IS estimates log p(x) per example by importance sampling with the
@@ -120,18 +121,102 @@ func completeAccs(units eval.Units, acc []nmath.LogWeights) error {
 	return nil
 }
 
+// isBatch is how many proposals importance scores together: their
+// activations are summed from the rows of W_lᵀ in one pass over the
+// matrix (seqsum's tiles), which then stays in the cache.
+const isBatch = 32
+
+// isBuffers holds a batch of proposals: h[l] and in[l] are isBatch rows of
+// n_l entries (h[0] unused: every proposal shares x), with the lists of
+// units that are on and the views vh, vin of one proposal's layers.
+type isBuffers struct {
+	h, in    [][]float64
+	on, span []int32
+	lq       []float64
+	vh, vin  [][]float64
+}
+
+func (c *estChain) isBuffers() *isBuffers {
+	if c.isb != nil {
+		return c.isb
+	}
+	n := c.e.n
+	L := n.Layers()
+	b := &isBuffers{h: make([][]float64, L+1), in: make([][]float64, L+1),
+		on: make([]int32, isBatch*c.e.maxN), span: make([]int32, 2*isBatch), lq: make([]float64, isBatch),
+		vh: make([][]float64, L+1), vin: make([][]float64, L+1)}
+	for l := 0; l <= L; l++ {
+		b.in[l] = make([]float64, isBatch*n.Sizes[l])
+		if l > 0 {
+			b.h[l] = make([]float64, isBatch*n.Sizes[l])
+		}
+	}
+	c.isb = b
+	return b
+}
+
 // importance draws m proposals h ~ Q(· | x) for the chain's visible state
 // and accumulates log w = log p(x, h) − log Q(h | x). Q's first layer,
 // which depends on x alone, is computed once for the m proposals (the
-// arithmetic of SampleQ, so the same bits).
+// arithmetic of SampleQ, so the same bits). Proposals are drawn isBatch at
+// a time, in order from rng, and scored together: each one's activations
+// and log-joint are the bits recompute and logJoint(1) give it alone.
 func (c *estChain) importance(m int, rng *rand.Rand) nmath.LogWeights {
 	a := nmath.NewLogWeights()
 	n := c.e.n
+	L := n.Layers()
 	n.newQFirst(&c.qFirst, c.h[0])
-	for range m {
-		lq := n.sampleQ(c.h, rng, c.scratch, &c.qFirst)
-		c.recompute()
-		a.Add(c.logJoint(1) - lq)
+	b := c.isBuffers()
+	for done := 0; done < m; {
+		B := min(isBatch, m-done)
+		for p := range B {
+			b.lq[p] = n.sampleQ(c.h, rng, c.scratch, &c.qFirst)
+			for l := 1; l <= L; l++ {
+				k := n.Sizes[l]
+				copy(b.h[l][p*k:(p+1)*k], c.h[l])
+			}
+		}
+		for l := 0; l <= L; l++ {
+			k := n.Sizes[l]
+			in := b.in[l][:B*k]
+			for p := range B {
+				copy(in[p*k:(p+1)*k], n.B[l])
+			}
+			if l < L {
+				// in_p += the rows of W_{l+1}ᵀ of proposal p's units that
+				// are on, in order (recompute's additions).
+				k1 := n.Sizes[l+1]
+				on := b.on[:0]
+				for p := range B {
+					b.span[2*p] = int32(len(on))
+					for j, hj := range b.h[l+1][p*k1 : (p+1)*k1] {
+						if hj != 0 {
+							on = append(on, int32(j))
+						}
+					}
+					b.span[2*p+1] = int32(len(on))
+				}
+				seqsum.AddSelected(in, k, c.e.wt[l+1], k, k, on, b.span[:2*B])
+			}
+			if c.e.st != nil {
+				for p := range B {
+					h := c.h[0]
+					if l > 0 {
+						h = b.h[l][p*k : (p+1)*k]
+					}
+					c.addWithin(l, in[p*k:(p+1)*k], h)
+				}
+			}
+		}
+		for p := range B {
+			b.vh[0], b.vin[0] = c.h[0], b.in[0][p*n.Sizes[0]:(p+1)*n.Sizes[0]]
+			for l := 1; l <= L; l++ {
+				k := n.Sizes[l]
+				b.vh[l], b.vin[l] = b.h[l][p*k:(p+1)*k], b.in[l][p*k:(p+1)*k]
+			}
+			a.Add(logJointOf(b.vin, b.vh, 1, c.ex) - b.lq[p])
+		}
+		done += B
 	}
 	return a
 }
