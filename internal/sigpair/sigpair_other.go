@@ -20,3 +20,13 @@ func shiftPairsProd2AVX2(a, b *ShiftArgs, pa, pb *ProdArgs) (bool, bool) {
 }
 
 func prod2AVX2(a, b *ProdArgs) (bool, bool) { return prodGo(0, 1, a), prodGo(0, 1, b) }
+
+func prod32AVX2(a *Prod32Args) bool { return prod32Go(a) }
+
+func shiftProd32AVX2(sh *Shift32Args, pr *Prod32Args) (bool, bool) {
+	fell := shift32Go(sh)
+	if pr == nil {
+		return fell, false
+	}
+	return fell, prod32Go(pr)
+}
