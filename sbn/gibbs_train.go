@@ -11,25 +11,41 @@ import (
 // The Gibbs sampler of the trainer, in two phases per dynamics step.
 //
 // Sampling: the chains of a minibatch's examples run side by side,
-// gibbsLanes at a time (laneChains), each example's chain resuming from its
+// gibbsLanes at a time (laneChains; gibbsLanes32 in laneChains32 with
+// train.precision float32), each example's chain resuming from its
 // stored state (or starting from a prior draw), sweeping (with the burn-in
 // at the first dynamics step of its minibatch) and keeping L states, with
 // its own random stream keyed by (epoch, minibatch, step, example). A
 // chain's states do not depend on which lane or beside which chains it
 // runs, so the sampling groups need not be the gradient's chunks: full
-// groups of four lanes waste no work.
+// groups of four (eight) lanes waste no work.
 //
 // Gradient: each chunk (chunkSize examples, summed in a fixed order) adds
 // the gradients of its examples' kept states, example by example and state
 // by state (batched: addGradBatch).
 
-// gibbsLanes is the number of chains a sampling task runs side by side.
-const gibbsLanes = 12
+// gibbsLanes is the number of chains a sampling task runs side by side
+// (float64: three groups of four lanes); gibbsLanes32 in float32 (two
+// groups of eight).
+const (
+	gibbsLanes   = 12
+	gibbsLanes32 = 16
+)
+
+// chainSet is a sampling task's chains: laneChains (float64) or
+// laneChains32.
+type chainSet interface {
+	load(k int, h [][]float64)
+	refresh(active int, g *gibbsTables)
+	sweep(g *gibbsTables, rngs []*rand.Rand)
+	latent(k int, h [][]float64)
+}
 
 // gibbsSampling holds the sampling phase's tasks and the kept states of a
 // minibatch (example at position p, state s: kept[(p·Samples + s)·latent:]).
 type gibbsSampling struct {
 	tasks  []*gibbsTask
+	lanes  int // chains per task
 	kept   []float64
 	active int
 	next   atomic.Int32
@@ -39,7 +55,7 @@ type gibbsSampling struct {
 
 // gibbsTask is one sampling task: up to gibbsLanes examples of a minibatch.
 type gibbsTask struct {
-	lc   *laneChains
+	lc   chainSet
 	src  []rand.PCG
 	rng  []*rand.Rand
 	one  [][]float64
@@ -52,9 +68,17 @@ func (t *Trainer) newGibbsSampling() {
 	n, o := t.net, t.opt
 	gs := &t.gs
 	gs.kept = make([]float64, o.BatchSize*o.Samples*t.latent)
-	for lo := 0; lo < o.BatchSize; lo += gibbsLanes {
-		tk := &gibbsTask{lc: n.newLaneChains(gibbsLanes), src: make([]rand.PCG, gibbsLanes), rng: make([]*rand.Rand, gibbsLanes),
-			one: n.States(), sc: n.NewScratch()}
+	gs.lanes = gibbsLanes
+	if t.gibbs32 {
+		gs.lanes = gibbsLanes32
+	}
+	for lo := 0; lo < o.BatchSize; lo += gs.lanes {
+		tk := &gibbsTask{src: make([]rand.PCG, gs.lanes), rng: make([]*rand.Rand, gs.lanes), one: n.States(), sc: n.NewScratch()}
+		if t.gibbs32 {
+			tk.lc = n.newLaneChains32(gs.lanes)
+		} else {
+			tk.lc = n.newLaneChains(gs.lanes)
+		}
 		for k := range tk.rng {
 			tk.rng[k] = rand.New(&tk.src[k])
 		}
@@ -88,9 +112,9 @@ func (t *Trainer) newGibbsSampling() {
 func (t *Trainer) gibbsSteps(idx []int, workers int) func() {
 	gs := &t.gs
 	gs.active = 0
-	for lo := 0; lo < len(idx); lo += gibbsLanes {
+	for lo := 0; lo < len(idx); lo += gs.lanes {
 		tk := gs.tasks[gs.active]
-		tk.rows, tk.pos = idx[lo:min(lo+gibbsLanes, len(idx))], lo
+		tk.rows, tk.pos = idx[lo:min(lo+gs.lanes, len(idx))], lo
 		gs.active++
 	}
 	gs.next.Store(0)

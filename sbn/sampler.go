@@ -44,6 +44,7 @@ type gibbsTables struct {
 	st, eps, ens [][]float64
 	wmax         [][]float64 // wmax[l][j] = max_i |W_l[i,j]| (with the exponentials)
 	row          []float64   // scratch of refresh
+	f32          *gibbs32    // the float32 tables of laneChains32 (nil: none)
 }
 
 // newGibbsTables allocates the tables; with exps false only wt (for
@@ -93,6 +94,9 @@ func (g *gibbsTables) refresh(n *Net, exps bool) {
 		if n.S != nil {
 			transposeExp(n.S[l], n.Sizes[l], n.Sizes[l], g.st[l], g.eps[l], g.ens[l], g.row)
 		}
+	}
+	if exps && g.f32 != nil {
+		g.refresh32(n)
 	}
 }
 

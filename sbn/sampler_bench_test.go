@@ -49,6 +49,7 @@ func BenchmarkGibbsSweep(b *testing.B) {
 	for b.Loop() {
 		lc.sweep(g, rngs)
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/gibbsLanes, "ns/chain")
 }
 
 func BenchmarkGibbsSweepOneChain(b *testing.B) {
@@ -59,4 +60,39 @@ func BenchmarkGibbsSweepOneChain(b *testing.B) {
 			c.sweep(g, rngs[k])
 		}
 	}
+}
+
+// BenchmarkGibbsSweepFloat32 times one sweep of the float32 chains
+// (gibbsLanes32 of them, as a float32 trainer's sampling task) in the
+// states of sweepSetup's first chains; divide by the chains per sweep
+// (gibbsLanes against gibbsLanes32) to compare with BenchmarkGibbsSweep.
+func BenchmarkGibbsSweepFloat32(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	n := New([]int{784, 200}, false)
+	InitNormal(n, 0.1, 1)
+	g := n.newGibbsTables(true)
+	g.enable32(n)
+	g.refresh(n, true)
+	lc := n.newLaneChains32(gibbsLanes32)
+	sc := n.NewScratch()
+	h := n.States()
+	rngs := make([]*rand.Rand, gibbsLanes32)
+	for k := range rngs {
+		for i := range h[0] {
+			h[0][i] = 0
+			if rng.Float64() < 0.15 {
+				h[0][i] = 1
+			}
+		}
+		rngs[k] = rand.New(rand.NewPCG(uint64(k), 2))
+		n.samplePrior(h, rngs[k], sc)
+		lc.load(k, h)
+	}
+	lc.refresh(gibbsLanes32, g)
+	lc.sweep(g, rngs)
+	b.ReportAllocs()
+	for b.Loop() {
+		lc.sweep(g, rngs)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/gibbsLanes32, "ns/chain")
 }

@@ -306,7 +306,7 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 			n.Rec = nil
 			data := plantedData(n, 30, 41)
 			o := DefaultTrainOptions()
-			o.Sampler, o.Persistent, o.Steps, o.BurnIn, o.GibbsSweeps, o.Samples = "gibbs", persistent, 4, 3, 2, 3
+			o.Sampler, o.Persistent, o.Steps, o.BurnIn, o.GibbsSweeps, o.Samples, o.Precision = "gibbs", persistent, 4, 3, 2, 3, "float64"
 			tr, err := NewTrainer(n, len(data), o)
 			if err != nil {
 				t.Fatal(err)

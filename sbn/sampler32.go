@@ -1,0 +1,455 @@
+package sbn
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/logz-ml/logz/internal/expvec"
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/seqsum"
+	"github.com/logz-ml/logz/internal/sigpair"
+)
+
+// The float32 Gibbs sampler (train.precision float32 with the gibbs
+// sampler): the chains of sampler.go with their activations, σ pairs,
+// states and the tabulated e^{±W}, e^{±S} in float32, eight lanes per AVX2
+// register (internal/sigpair's float32 kernels). What stays float64:
+// the activations recomputed at each refresh (the sums of float64 weights,
+// then rounded), the visible layer's dot products Σ_i x_i W_1[i,j], the
+// product of a block of 32 factors (each factor t + s·e is formed in
+// float32 and multiplied in float64, renormalised as in sampler.go), the
+// dot products of the latent layers, the log-odds, the sigmoid and the
+// draws. The log-odds then differ from the float64 sampler's by the
+// rounding of the float32 pairs and exponentials: a few units of 2⁻²⁴ per
+// factor (see TestGibbs32Conditional for the bound it is checked against),
+// plus the drift of the pairs as they are updated multiplicatively between
+// refreshes.
+//
+// The chains differ from sampler.go's in one simplification: the visible
+// layer's activations are updated eagerly (one float32 addition per lane,
+// in the same pass as the σ pairs), so there is no pending list nor bound.
+// The update of the visible layer by a layer-1 unit's flip still waits for
+// the next unit's log-odds and runs in the same pass
+// (sigpair.ShiftProd32); where an element needs the fallback (its σ pair
+// recomputed from a) the product is recomputed after the fix.
+
+// gibbs32 holds the float32 tables: for l = 1 … L, wt[l] = W_lᵀ (n_l ×
+// n_{l−1}) and ep[l], en[l] = e^{±W_lᵀ}, NaN where |w| > sigpair.Extreme32,
+// and for an autoregressive net the same of S_lᵀ.
+type gibbs32 struct {
+	wt, ep, en   [][]float32
+	st, eps, ens [][]float32
+}
+
+// enable32 adds the float32 tables to g (refresh then fills them).
+func (g *gibbsTables) enable32(n *Net) {
+	L := n.Layers()
+	f := &gibbs32{wt: make([][]float32, L+1), ep: make([][]float32, L+1), en: make([][]float32, L+1)}
+	if n.S != nil {
+		f.st, f.eps, f.ens = make([][]float32, L+1), make([][]float32, L+1), make([][]float32, L+1)
+	}
+	for l := 1; l <= L; l++ {
+		m := n.Sizes[l-1] * n.Sizes[l]
+		f.wt[l], f.ep[l], f.en[l] = make([]float32, m), make([]float32, m), make([]float32, m)
+		if n.S != nil {
+			k := n.Sizes[l] * n.Sizes[l]
+			f.st[l], f.eps[l], f.ens[l] = make([]float32, k), make([]float32, k), make([]float32, k)
+		}
+	}
+	g.f32 = f
+}
+
+// refresh32 rounds the float64 tables into the float32 ones.
+func (g *gibbsTables) refresh32(n *Net) {
+	f := g.f32
+	for l := 1; l <= n.Layers(); l++ {
+		round32(f.wt[l], f.ep[l], f.en[l], g.wt[l], g.ep[l], g.en[l])
+		if n.S != nil {
+			round32(f.st[l], f.eps[l], f.ens[l], g.st[l], g.eps[l], g.ens[l])
+		}
+	}
+}
+
+// round32 sets w32, ep32, en32 to w, ep, en rounded to float32, with NaN
+// exponentials where |w| > sigpair.Extreme32.
+func round32(w32, ep32, en32 []float32, w, ep, en []float64) {
+	for i, x := range w {
+		w32[i] = float32(x)
+		if math.Abs(x) > sigpair.Extreme32 {
+			ep32[i], en32[i] = float32(math.NaN()), float32(math.NaN())
+			continue
+		}
+		ep32[i], en32[i] = float32(ep[i]), float32(en[i])
+	}
+}
+
+// chainPair32 is σ(a), σ(−a) in float32, or NaN, NaN when |a| >
+// sigpair.Extreme32.
+func chainPair32(a float32) (float32, float32) {
+	if math.Abs(float64(a)) > sigpair.Extreme32 {
+		return float32(math.NaN()), float32(math.NaN())
+	}
+	s, t := sigPair(float64(a))
+	return float32(s), float32(t)
+}
+
+// laneChains32 runs up to 8·ng chains side by side, as laneChains does in
+// float64: unit i of lane k = 8g + q of layer l at [(g·n_l + i)·8 + q]
+// (idx). A lane's operations do not depend on the other lanes, so a
+// chain's states do not depend on which lane, or beside which chains, it
+// runs.
+type laneChains32 struct {
+	n          *Net
+	ng, lanes  int
+	active     int
+	h, a, s, t [][]float32
+	dot1       []float64 // n_1 × lanes: Σ_i x_i W_1[i,j] at [j·lanes + k]
+
+	penJ   int // the layer-1 unit whose update of the visible layer waits (−1: none)
+	penD   [][8]float32
+	penSel [][8]uint32
+	penAny []bool
+
+	lon, lspan  [][]int32
+	sum, ps, pt []float64
+	sel         [][8]uint32
+	p, dot      [][8]float64
+	exp         [][8]int64
+	lo, sig, v  []float64
+	bad, fb     []uint8
+	nbMax       int
+	pr          sigpair.Prod32Args
+	sh          sigpair.Shift32Args
+}
+
+func (n *Net) newLaneChains32(lanes int) *laneChains32 {
+	ng := (lanes + 7) / 8
+	L := 8 * ng
+	widest := 0
+	for _, s := range n.Sizes {
+		widest = max(widest, s)
+	}
+	c := &laneChains32{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), penJ: -1,
+		penD: make([][8]float32, ng), penSel: make([][8]uint32, ng), penAny: make([]bool, ng),
+		sum: make([]float64, widest*L), ps: make([]float64, widest), pt: make([]float64, widest),
+		sel: make([][8]uint32, ng), p: make([][8]float64, ng), dot: make([][8]float64, ng), exp: make([][8]int64, ng),
+		lo: make([]float64, L), sig: make([]float64, L), v: make([]float64, L),
+		nbMax: (widest + sigpair.BlockLen - 1) / sigpair.BlockLen, fb: make([]uint8, widest)}
+	c.bad = make([]uint8, ng*c.nbMax)
+	for _, s := range n.Sizes {
+		c.h = append(c.h, make([]float32, s*L))
+		c.a = append(c.a, make([]float32, s*L))
+		c.s = append(c.s, make([]float32, s*L))
+		c.t = append(c.t, make([]float32, s*L))
+		c.lon = append(c.lon, make([]int32, 0, s*L))
+		c.lspan = append(c.lspan, make([]int32, 2*L))
+	}
+	return c
+}
+
+// idx is the position of unit i of lane k in layer l's arrays.
+func (c *laneChains32) idx(l, k, i int) int { return (k/8*c.n.Sizes[l]+i)*8 + k%8 }
+
+// load sets lane k's states to h (every layer, h[0] = x).
+func (c *laneChains32) load(k int, h [][]float64) {
+	for l, hl := range h {
+		for i, x := range hl {
+			c.h[l][c.idx(l, k, i)] = float32(x)
+		}
+	}
+}
+
+// latent copies lane k's latent states h_1 … h_L into h[1:].
+func (c *laneChains32) latent(k int, h [][]float64) {
+	for l := 1; l < len(h); l++ {
+		for i := range h[l] {
+			h[l][i] = float64(c.h[l][c.idx(l, k, i)])
+		}
+	}
+}
+
+// refresh recomputes, for lanes 0 … active−1, every activation from the
+// states in float64 (as laneChains.refresh sums them), rounds it and its σ
+// pair to float32, and the visible dot products; the other lanes become
+// inert (s = 0, t = 1) and the waiting update is dropped.
+func (c *laneChains32) refresh(active int, g *gibbsTables) {
+	n, L := c.n, c.lanes
+	c.active = active
+	c.penJ = -1
+	clear(c.penAny)
+	for l := range c.h {
+		on := c.lon[l][:0]
+		for k := range active {
+			c.lspan[l][2*k] = int32(len(on))
+			for i := range n.Sizes[l] {
+				if c.h[l][c.idx(l, k, i)] != 0 {
+					on = append(on, int32(i))
+				}
+			}
+			c.lspan[l][2*k+1] = int32(len(on))
+		}
+		c.lon[l] = on
+	}
+	top := n.Layers()
+	for l := range c.h {
+		m := n.Sizes[l]
+		sum := c.sum[:active*m]
+		clear(sum)
+		if l < top {
+			seqsum.AddSelected(sum, m, g.wt[l+1], m, m, c.lon[l+1], c.lspan[l+1][:2*active])
+		}
+		var s []float64
+		if n.S != nil {
+			s = n.S[l]
+		}
+		for k := range L {
+			if k >= active {
+				for i := range m {
+					o := c.idx(l, k, i)
+					c.h[l][o], c.a[l][o], c.s[l][o], c.t[l][o] = 0, 0, 0, 1
+				}
+				continue
+			}
+			onl := c.lon[l][c.lspan[l][2*k]:c.lspan[l][2*k+1]]
+			ak := sum[k*m : (k+1)*m]
+			for i := range m {
+				a := n.B[l][i] + ak[i]
+				if s != nil {
+					a = addLower(a, s, m, i, onl)
+				}
+				ak[i] = a
+			}
+			ps, pt := c.ps[:m], c.pt[:m]
+			expvec.SigPair(ps, pt, ak)
+			for i, a := range ak {
+				o := c.idx(l, k, i)
+				c.a[l][o] = float32(a)
+				if math.Abs(a) > sigpair.Extreme32 {
+					c.s[l][o], c.t[l][o] = float32(math.NaN()), float32(math.NaN())
+					continue
+				}
+				c.s[l][o], c.t[l][o] = float32(ps[i]), float32(pt[i])
+			}
+		}
+	}
+	m := n.Sizes[1]
+	dot := c.sum[:active*m]
+	clear(dot)
+	seqsum.AddSelected(dot, m, n.W[1], m, m, c.lon[0], c.lspan[0][:2*active])
+	for j := range m {
+		for k := range L {
+			v := 0.0
+			if k < active {
+				v = dot[k*m+j]
+			}
+			c.dot1[j*L+k] = v
+		}
+	}
+}
+
+// fixPairs recomputes from a the σ pairs of the lanes flagged in fb for
+// the elements of layer ll from offset o on, and clears fb.
+func (c *laneChains32) fixPairs(ll, o int, fb []uint8) {
+	for i, b := range fb {
+		if b == 0 {
+			continue
+		}
+		for q := range 8 {
+			if b>>q&1 != 0 {
+				x := o + i*8 + q
+				c.s[ll][x], c.t[ll][x] = chainPair32(c.a[ll][x])
+			}
+		}
+		fb[i] = 0
+	}
+}
+
+// pendingShift readies c.sh with group gr's waiting update of the visible
+// layer by layer-1 unit penJ.
+func (c *laneChains32) pendingShift(g *gibbsTables, gr int) {
+	m := c.n.Sizes[0]
+	f, row, o := g.f32, c.penJ*m, gr*m*8
+	c.sh = sigpair.Shift32Args{A: c.a[0][o : o+8*m], S: c.s[0][o : o+8*m], T: c.t[0][o : o+8*m],
+		W: f.wt[1][row : row+m], EP: f.ep[1][row : row+m], EN: f.en[1][row : row+m], D: c.penD[gr], Sel: c.penSel[gr], Fb: c.fb[:m]}
+	c.penAny[gr] = false
+}
+
+// term adds to lo[k] (k < active), for unit j's outgoing row over the m
+// units of layer ll from unit i0 on (w64 in float64, e^{±w} in ep, en),
+// the terms of its log-odds, as laneChains.term. With visible the dot
+// products are dot1's column j and the groups' waiting updates of the
+// visible layer run in the same pass as the products.
+func (c *laneChains32) term(g *gibbsTables, ll, i0, m, j int, w64 []float64, ep, en []float32, visible bool) {
+	L, nl := c.lanes, c.n.Sizes[ll]
+	nb := (m + sigpair.BlockLen - 1) / sigpair.BlockLen
+	for gr := range (c.active + 7) / 8 {
+		o := (gr*nl + i0) * 8
+		bad := c.bad[gr*c.nbMax : gr*c.nbMax+nb]
+		clear(bad)
+		c.p[gr], c.exp[gr] = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}, [8]int64{}
+		c.dot[gr] = [8]float64{}
+		if visible {
+			copy(c.dot[gr][:], c.dot1[j*L+8*gr:j*L+8*gr+8])
+		}
+		pr := &c.pr
+		*pr = sigpair.Prod32Args{T: c.t[ll][o : o+8*m], S: c.s[ll][o : o+8*m], EP: ep[:m], EN: en[:m], Sel: &c.sel[gr],
+			P: &c.p[gr], Exp: &c.exp[gr], Dot: &c.dot[gr], Bad: bad}
+		if !visible {
+			pr.X, pr.W = c.h[ll][o:o+8*m], w64[:m]
+		}
+		var anyBad bool
+		if visible && c.penJ >= 0 && c.penAny[gr] {
+			c.pendingShift(g, gr)
+			var fell bool
+			fell, anyBad = sigpair.ShiftProd32(&c.sh, pr)
+			if fell {
+				// The product used stale pairs where the update fell back:
+				// fix them and take the product again.
+				c.fixPairs(0, o, c.fb[:m])
+				c.p[gr], c.exp[gr] = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}, [8]int64{}
+				clear(bad)
+				anyBad = sigpair.Prod32(pr)
+			}
+		} else {
+			anyBad = sigpair.Prod32(pr)
+		}
+		for q := range min(8, c.active-8*gr) {
+			sign := 1.0
+			if c.sel[gr][q] != 0 {
+				sign = -1
+			}
+			lg := 0.0
+			if anyBad {
+				// Blocks out of the safe range: term by term.
+				for b, lo := 0, 0; lo < m; b, lo = b+1, lo+sigpair.BlockLen {
+					if bad[b]>>q&1 == 0 {
+						continue
+					}
+					for i := lo; i < min(lo+sigpair.BlockLen, m); i++ {
+						ai := float64(c.a[ll][o+8*i+q])
+						lg += nmath.Softplus(ai+sign*w64[i]) - nmath.Softplus(ai)
+					}
+				}
+			}
+			lg = lg + math.Log(c.p[gr][q]) + float64(c.exp[gr][q])*math.Ln2
+			c.lo[8*gr+q] += c.dot[gr][q] - sign*lg
+		}
+	}
+}
+
+// logOdds sets lo[k] to Δ_{l,j} of every active lane (l ≥ 1).
+func (c *laneChains32) logOdds(g *gibbsTables, l, j int) {
+	n, f := c.n, g.f32
+	for k := range c.active {
+		o := c.idx(l, k, j)
+		c.sel[k/8][k%8] = 0
+		if c.h[l][o] != 0 {
+			c.sel[k/8][k%8] = ^uint32(0)
+		}
+		c.lo[k] = float64(c.a[l][o])
+	}
+	m := n.Sizes[l-1]
+	r := j * m
+	c.term(g, l-1, 0, m, j, g.wt[l][r:r+m], f.ep[l][r:r+m], f.en[l][r:r+m], l == 1)
+	if l == 1 {
+		c.penJ = -1 // every waiting update ran with the products
+	}
+	if n.S != nil {
+		k := n.Sizes[l]
+		lo, hi := j*k+j+1, (j+1)*k
+		c.term(g, l, j+1, hi-lo, j, g.st[l][lo:hi], f.eps[l][lo:hi], f.ens[l][lo:hi], false)
+	}
+}
+
+// set moves every active lane's h_{l,j} to v[k], updating the activations
+// it feeds where it changes; the update of the visible layer by a layer-1
+// unit waits for the next log-odds.
+func (c *laneChains32) set(g *gibbsTables, l, j int) {
+	n, f := c.n, g.f32
+	for gr := range (c.active + 7) / 8 {
+		flips := false
+		var d [8]float32
+		var sel [8]uint32
+		for q := range min(8, c.active-8*gr) {
+			k := 8*gr + q
+			o := c.idx(l, k, j)
+			if x := float32(c.v[k]) - c.h[l][o]; x != 0 {
+				c.h[l][o] = float32(c.v[k])
+				d[q] = x
+				if x < 0 {
+					sel[q] = ^uint32(0)
+				}
+				flips = true
+			}
+		}
+		if l == 1 {
+			c.penD[gr], c.penSel[gr], c.penAny[gr] = d, sel, flips
+		}
+		if !flips {
+			continue
+		}
+		if l > 1 {
+			m := n.Sizes[l-1]
+			lo, hi := j*m, (j+1)*m
+			c.shiftLayer(l-1, 0, gr, f.wt[l][lo:hi], f.ep[l][lo:hi], f.en[l][lo:hi], d, sel)
+		}
+		if n.S != nil {
+			k := n.Sizes[l]
+			lo, hi := j*k+j+1, (j+1)*k
+			c.shiftLayer(l, j+1, gr, f.st[l][lo:hi], f.eps[l][lo:hi], f.ens[l][lo:hi], d, sel)
+		}
+	}
+	if l == 1 {
+		c.penJ = j
+	}
+}
+
+// shiftLayer applies the flips d (selections sel) of group gr to the units
+// i0 … i0+len(w)−1 of layer ll.
+func (c *laneChains32) shiftLayer(ll, i0, gr int, w, ep, en []float32, d [8]float32, sel [8]uint32) {
+	m := len(w)
+	if m == 0 {
+		return
+	}
+	o := (gr*c.n.Sizes[ll] + i0) * 8
+	c.sh = sigpair.Shift32Args{A: c.a[ll][o : o+8*m], S: c.s[ll][o : o+8*m], T: c.t[ll][o : o+8*m], W: w, EP: ep, EN: en, D: d, Sel: sel, Fb: c.fb[:m]}
+	if fell, _ := sigpair.ShiftProd32(&c.sh, nil); fell {
+		c.fixPairs(ll, o, c.fb[:m])
+	}
+}
+
+// flush applies every waiting update of the visible layer.
+func (c *laneChains32) flush(g *gibbsTables) {
+	if c.penJ < 0 {
+		return
+	}
+	m := c.n.Sizes[0]
+	for gr := range c.ng {
+		if c.penAny[gr] {
+			c.pendingShift(g, gr)
+			if fell, _ := sigpair.ShiftProd32(&c.sh, nil); fell {
+				c.fixPairs(0, gr*m*8, c.fb[:m])
+			}
+		}
+	}
+	c.penJ = -1
+}
+
+// sweep updates every latent unit of every active lane once from its
+// conditional, layer 1 to L, units in raster order; lane k draws from
+// rngs[k].
+func (c *laneChains32) sweep(g *gibbsTables, rngs []*rand.Rand) {
+	for l := 1; l <= c.n.Layers(); l++ {
+		for j := range c.n.Sizes[l] {
+			c.logOdds(g, l, j)
+			expvec.Sigmoid(c.sig[:c.active], c.lo[:c.active])
+			for k := range c.active {
+				c.v[k] = 0
+				if rngs[k].Float64() < c.sig[k] {
+					c.v[k] = 1
+				}
+			}
+			c.set(g, l, j)
+		}
+	}
+}

@@ -1,0 +1,294 @@
+package sbn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/logz-ml/logz/data"
+)
+
+// loadBoth puts the same random states (random x too) into the lanes of a
+// float64 and a float32 chain set, and refreshes both.
+func loadBoth(c64 *laneChains, c32 *laneChains32, n *Net, g *gibbsTables, active int, rng *rand.Rand) {
+	h := n.States()
+	for k := range active {
+		randomState(h, rng)
+		c64.load(k, h)
+		c32.load(k, h)
+	}
+	c64.refresh(active, g)
+	c32.refresh(active, g)
+}
+
+// tol32 bounds |Δ_f32 − Δ_f64| of unit j of layer l in lane k of c32 given
+// flips, the number of updates of each layer's pairs since the last refresh:
+// a factor t + s·e of float32 t, s, e (each rounded once: 2⁻²⁴ relative)
+// is formed with two roundings, so its relative error is at most 4u (u =
+// 2⁻²⁴) after a refresh, and each multiplicative update of a pair adds at
+// most 6u (r, 1/r, e·(1/r) and the products) to its relative error; a
+// factor's relative error ε moves its log by ≈ ε. The direct formula taken
+// by a bad block sees the float32 activation, off by |a|·u per rounding.
+// The start a_j is rounded once; float64 rounding is below 1e−9 relative.
+func tol32(c *laneChains32, g *gibbsTables, l, j, k int, flips []int) float64 {
+	const u = 0x1p-24
+	n := c.n
+	tol := math.Abs(float64(c.a[l][c.idx(l, k, j)])) * (1 + float64(flips[l])) * u
+	add := func(ll, i0, m int, w []float64) {
+		F := float64(flips[ll])
+		for i := range m {
+			a := math.Abs(float64(c.a[ll][c.idx(ll, k, i0+i)]))
+			tol += (4 + 6*F + (a+math.Abs(w[i]))*(1+F)) * u
+		}
+	}
+	m := n.Sizes[l-1]
+	add(l-1, 0, m, g.wt[l][j*m:(j+1)*m])
+	if n.S != nil {
+		K := n.Sizes[l]
+		add(l, j+1, K-j-1, g.st[l][j*K+j+1:(j+1)*K])
+	}
+	return tol
+}
+
+// TestGibbs32Conditional: the float32 chains' log-odds are the float64
+// chains' (laneChains, themselves checked against brute force) within
+// tol32, for every unit of random SBNs, deep SBNs and ARSBNs (moderate
+// weights, and weights of scale 60 and 300: bad blocks, NaN exponentials
+// and pairs, the fallbacks) and an SBN 784-200 on MNIST-like rows, right
+// after a refresh and after sweeps of the float32 chains (the pairs then
+// carry the rounding of their updates; the float64 chains are loaded with
+// the same states and refreshed). It logs the largest difference seen on
+// the 784-200 net.
+func TestGibbs32Conditional(t *testing.T) {
+	nets := []struct {
+		sizes []int
+		ar    bool
+		scale float64
+	}{{[]int{3, 2}, false, 1.5}, {[]int{3, 2, 2}, true, 1.5}, {[]int{70, 40}, false, 1}, {[]int{70, 40, 33}, false, 1}, {[]int{70, 40, 33}, true, 1},
+		{[]int{90, 37}, true, 60}, {[]int{40, 20, 9}, false, 300}, {[]int{784, 200}, false, 0}}
+	for ni, c := range nets {
+		var n *Net
+		if c.scale == 0 {
+			n = New(c.sizes, false)
+			InitNormal(n, 0.3, 5)
+		} else {
+			n = randomNet(c.sizes, c.ar, c.scale, uint64(60+ni))
+		}
+		g := n.newGibbsTables(true)
+		g.enable32(n)
+		g.refresh(n, true)
+		const active = 13
+		c64, c32 := n.newLaneChains(active), n.newLaneChains32(active)
+		rng := rand.New(rand.NewPCG(uint64(ni), 61))
+		loadBoth(c64, c32, n, g, active, rng)
+		if c.scale == 0 { // MNIST-like rows: 15% of the pixels on
+			h := n.States()
+			for k := range active {
+				c32.latent(k, h)
+				for i := range h[0] {
+					h[0][i] = 0
+					if rng.Float64() < 0.15 {
+						h[0][i] = 1
+					}
+				}
+				c64.load(k, h)
+				c32.load(k, h)
+			}
+			c64.refresh(active, g)
+			c32.refresh(active, g)
+		}
+		rngs := make([]*rand.Rand, active)
+		for k := range rngs {
+			rngs[k] = rand.New(rand.NewPCG(uint64(k), 62))
+		}
+		worst := 0.0
+		h := n.States()
+		for round := range 3 {
+			// Sweeps of the float32 chains (round > 0), counting the
+			// updates of each layer's pairs per lane (at most one per unit
+			// of the layers feeding it and per sweep).
+			sweeps := 2 * round
+			for range sweeps {
+				c32.sweep(g, rngs)
+			}
+			c32.flush(g)
+			flips := make([]int, len(n.Sizes))
+			for l := range n.Sizes {
+				if l+1 < len(n.Sizes) {
+					flips[l] += sweeps * n.Sizes[l+1]
+				}
+				if n.S != nil && l > 0 {
+					flips[l] += sweeps * n.Sizes[l]
+				}
+			}
+			for k := range active {
+				c32.latent(k, h)
+				for i := range h[0] {
+					h[0][i] = float64(c32.h[0][c32.idx(0, k, i)])
+				}
+				c64.load(k, h)
+			}
+			c64.refresh(active, g)
+			for l := 1; l <= n.Layers(); l++ {
+				for j := range n.Sizes[l] {
+					c64.logOdds(g, l, j)
+					c32.logOdds(g, l, j)
+					for k := range active {
+						d := math.Abs(c32.lo[k] - c64.lo[k])
+						tol := tol32(c32, g, l, j, k, flips) + 1e-9*(1+math.Abs(c64.lo[k]))
+						if !(d <= tol) {
+							t.Fatalf("%v ar %v scale %g, round %d: lane %d log-odds of h%d[%d] = %.9g in float32, %.9g in float64 (|Δ| %.3g > %.3g)",
+								c.sizes, c.ar, c.scale, round, k, l, j, c32.lo[k], c64.lo[k], d, tol)
+						}
+						worst = max(worst, d)
+					}
+					c32.penJ = -1 // logOdds is called again for the same unit: no update waits
+				}
+			}
+		}
+		if c.scale == 0 {
+			t.Logf("SBN 784-200 (weights N(0, 0.3²), 15%% of the pixels on): max |Δ_f32 − Δ_f64| = %.3g over %d lanes × 200 units × 3 rounds (0, 2, 4 sweeps)", worst, active)
+		}
+	}
+}
+
+// TestLanes32Independent: a float32 chain's states, activations and σ
+// pairs after sweeps do not depend on its lane nor on the chains beside
+// it: 13 chains side by side give the bits of each chain run alone in lane
+// 0, for an SBN, a deep SBN and an ARSBN, with moderate and extreme weights.
+func TestLanes32Independent(t *testing.T) {
+	for ni, c := range []struct {
+		sizes []int
+		ar    bool
+		scale float64
+	}{{[]int{70, 40}, false, 1}, {[]int{70, 40, 33}, true, 1}, {[]int{50, 20, 9}, false, 300}, {[]int{90, 37}, true, 60}} {
+		n := randomNet(c.sizes, c.ar, c.scale, uint64(70+ni))
+		g := n.newGibbsTables(true)
+		g.enable32(n)
+		g.refresh(n, true)
+		const active = 13
+		all := n.newLaneChains32(active)
+		init := rand.New(rand.NewPCG(uint64(ni), 71))
+		states := make([][][]float64, active)
+		rngs := make([]*rand.Rand, active)
+		for k := range active {
+			states[k] = n.States()
+			randomState(states[k], init)
+			all.load(k, states[k])
+			rngs[k] = rand.New(rand.NewPCG(uint64(k), 72))
+		}
+		all.refresh(active, g)
+		for range 5 {
+			all.sweep(g, rngs)
+		}
+		all.flush(g)
+		for k := range active {
+			one := n.newLaneChains32(1)
+			one.load(0, states[k])
+			one.refresh(1, g)
+			r := []*rand.Rand{rand.New(rand.NewPCG(uint64(k), 72))}
+			for range 5 {
+				one.sweep(g, r)
+			}
+			one.flush(g)
+			for l := range n.Sizes {
+				for i := range n.Sizes[l] {
+					o, p := all.idx(l, k, i), one.idx(l, 0, i)
+					for _, v := range [][2][]float32{{all.h[l], one.h[l]}, {all.a[l], one.a[l]}, {all.s[l], one.s[l]}, {all.t[l], one.t[l]}} {
+						x, y := v[0][o], v[1][p]
+						if math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
+							t.Fatalf("%v ar %v scale %g: lane %d layer %d unit %d: %v beside 12 chains, %v alone", c.sizes, c.ar, c.scale, k, l, i, x, y)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestGibbs32Posterior: independent float32 chains run in lanes, started
+// from the prior and run for 30 sweeps, draw h from the exact posterior
+// p(h | x) (enumerated), within 5 binomial standard errors per state, on a
+// plain, an autoregressive and a deep autoregressive net.
+func TestGibbs32Posterior(t *testing.T) {
+	for _, c := range tiny {
+		n := randomNet(c.sizes, c.ar, 1.5, 22)
+		sc := n.NewScratch()
+		g := n.newGibbsTables(true)
+		g.enable32(n)
+		g.refresh(n, true)
+		const lanes = 16
+		lc := n.newLaneChains32(lanes)
+		x := []float64{1, 0, 1}
+		post := map[string]float64{}
+		var lps []float64
+		var keys []string
+		allStates(n, func(h [][]float64) {
+			if h[0][0] != x[0] || h[0][1] != x[1] || h[0][2] != x[2] {
+				return
+			}
+			lps = append(lps, n.LogJoint(h, 1, sc))
+			keys = append(keys, key(h))
+		})
+		z := 0.0
+		for _, lp := range lps {
+			z += math.Exp(lp)
+		}
+		for i, k := range keys {
+			post[k] = math.Exp(lps[i]) / z
+		}
+		const chains = 20000
+		counts := map[string]int{}
+		rngs := make([]*rand.Rand, lanes)
+		for k := range rngs {
+			rngs[k] = rand.New(rand.NewPCG(6, uint64(k)))
+		}
+		h := n.States()
+		for range chains / lanes {
+			for k := range lanes {
+				copy(h[0], x)
+				n.samplePrior(h, rngs[k], sc)
+				lc.load(k, h)
+			}
+			lc.refresh(lanes, g)
+			for range 30 {
+				lc.sweep(g, rngs)
+			}
+			for k := range lanes {
+				lc.latent(k, h)
+				counts[key(h)]++
+			}
+		}
+		for k, p := range post {
+			got := float64(counts[k]) / chains
+			if se := math.Sqrt(p * (1 - p) / chains); math.Abs(got-p) > 5*se+1e-9 {
+				t.Errorf("%s: state %s drawn with frequency %.4f, posterior %.4f (5σ = %.4f)", c.name, k, got, p, 5*se)
+			}
+		}
+	}
+}
+
+// TestGibbs32NoAllocs: with one worker a minibatch of the float32 Gibbs
+// trainer allocates nothing once its buffers exist.
+func TestGibbs32NoAllocs(t *testing.T) {
+	n := randomNet([]int{20, 10, 5}, true, 1, 81)
+	set := plantedData(n, 30, 9)
+	o := DefaultTrainOptions()
+	o.Sampler, o.Precision, o.Workers, o.BatchSize = "gibbs", "float32", 1, 30
+	tr, err := NewTrainer(n, len(set), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !tr.gibbs32 {
+		t.Fatal("the float32 Gibbs sampler is not selected")
+	}
+	idx := make([]int, len(set))
+	for i := range idx {
+		idx[i] = i
+	}
+	var ex data.Examples = set
+	b := 0
+	if a := testing.AllocsPerRun(3, func() { b++; tr.minibatch(ex, idx, 1, b) }); a != 0 {
+		t.Errorf("%g allocations per minibatch", a)
+	}
+}
