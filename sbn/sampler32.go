@@ -25,13 +25,16 @@ import (
 // plus the drift of the pairs as they are updated multiplicatively between
 // refreshes.
 //
-// The chains differ from sampler.go's in one simplification: the visible
-// layer's activations are updated eagerly (one float32 addition per lane,
-// in the same pass as the σ pairs), so there is no pending list nor bound.
-// The update of the visible layer by a layer-1 unit's flip still waits for
-// the next unit's log-odds and runs in the same pass
-// (sigpair.ShiftProd32); where an element needs the fallback (its σ pair
-// recomputed from a) the product is recomputed after the fix.
+// The visible layer, the widest, keeps only its σ pairs up to date: its
+// activations are needed only where a pair must be recomputed (a new pair
+// fell below sigpair.PairsFloor32 or is NaN: |a| left ±Extreme32) and for
+// the direct formula of a bad block, both rare, so a lane's activations
+// are recomputed from its states in float64 when one of them needs them
+// (materialise: the bits refresh would give) and are otherwise stale. The
+// update of the visible layer by a layer-1 unit's flip waits for the next
+// unit's log-odds and runs in the same pass (sigpair.Pairs32); a lane
+// whose update fell gets every visible pair recomputed from its
+// activations, and its product is taken again.
 
 // gibbs32 holds the float32 tables: for l = 1 … L, wt[l] = W_lᵀ (n_l ×
 // n_{l−1}) and ep[l], en[l] = e^{±W_lᵀ}, NaN where |w| > sigpair.Extreme32,
@@ -102,13 +105,20 @@ type laneChains32 struct {
 	n          *Net
 	ng, lanes  int
 	active     int
-	h, a, s, t [][]float32
-	dot1       []float64 // n_1 × lanes: Σ_i x_i W_1[i,j] at [j·lanes + k]
+	h, a, s, t [][]float32 // a[0] is unused: the visible activations are a0
+	dot1       []float64   // n_1 × lanes: Σ_i x_i W_1[i,j] at [j·lanes + k]
 
-	penJ   int // the layer-1 unit whose update of the visible layer waits (−1: none)
-	penD   [][8]float32
-	penSel [][8]uint32
-	penAny []bool
+	// The visible layer's activations, lane by lane (a0[k·n_0 + i]), valid
+	// where a0ok[k] (else recomputed by materialise).
+	a0   []float64
+	a0ok []bool
+	on1  []int32
+	span []int32
+
+	penJ    int // the layer-1 unit whose update of the visible layer waits (−1: none)
+	penFlip [][8]uint32
+	penSel  [][8]uint32
+	penAny  []bool
 
 	lon, lspan  [][]int32
 	sum, ps, pt []float64
@@ -120,6 +130,7 @@ type laneChains32 struct {
 	nbMax       int
 	pr          sigpair.Prod32Args
 	sh          sigpair.Shift32Args
+	pp          sigpair.Pairs32Args
 }
 
 func (n *Net) newLaneChains32(lanes int) *laneChains32 {
@@ -130,15 +141,20 @@ func (n *Net) newLaneChains32(lanes int) *laneChains32 {
 		widest = max(widest, s)
 	}
 	c := &laneChains32{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), penJ: -1,
-		penD: make([][8]float32, ng), penSel: make([][8]uint32, ng), penAny: make([]bool, ng),
+		a0: make([]float64, L*n.Sizes[0]), a0ok: make([]bool, L), on1: make([]int32, 0, n.Sizes[1]), span: make([]int32, 2),
+		penFlip: make([][8]uint32, ng), penSel: make([][8]uint32, ng), penAny: make([]bool, ng),
 		sum: make([]float64, widest*L), ps: make([]float64, widest), pt: make([]float64, widest),
 		sel: make([][8]uint32, ng), p: make([][8]float64, ng), dot: make([][8]float64, ng), exp: make([][8]int64, ng),
 		lo: make([]float64, L), sig: make([]float64, L), v: make([]float64, L),
 		nbMax: (widest + sigpair.BlockLen - 1) / sigpair.BlockLen, fb: make([]uint8, widest)}
 	c.bad = make([]uint8, ng*c.nbMax)
-	for _, s := range n.Sizes {
+	for l, s := range n.Sizes {
 		c.h = append(c.h, make([]float32, s*L))
-		c.a = append(c.a, make([]float32, s*L))
+		if l > 0 {
+			c.a = append(c.a, make([]float32, s*L))
+		} else {
+			c.a = append(c.a, nil)
+		}
 		c.s = append(c.s, make([]float32, s*L))
 		c.t = append(c.t, make([]float32, s*L))
 		c.lon = append(c.lon, make([]int32, 0, s*L))
@@ -149,6 +165,16 @@ func (n *Net) newLaneChains32(lanes int) *laneChains32 {
 
 // idx is the position of unit i of lane k in layer l's arrays.
 func (c *laneChains32) idx(l, k, i int) int { return (k/8*c.n.Sizes[l]+i)*8 + k%8 }
+
+// act is the activation of unit i of lane k in layer l (materialising
+// the visible layer's).
+func (c *laneChains32) act(g *gibbsTables, l, k, i int) float64 {
+	if l == 0 {
+		c.materialise(g, k)
+		return c.a0[k*c.n.Sizes[0]+i]
+	}
+	return float64(c.a[l][c.idx(l, k, i)])
+}
 
 // load sets lane k's states to h (every layer, h[0] = x).
 func (c *laneChains32) load(k int, h [][]float64) {
@@ -206,8 +232,14 @@ func (c *laneChains32) refresh(active int, g *gibbsTables) {
 			if k >= active {
 				for i := range m {
 					o := c.idx(l, k, i)
-					c.h[l][o], c.a[l][o], c.s[l][o], c.t[l][o] = 0, 0, 0, 1
+					c.h[l][o], c.s[l][o], c.t[l][o] = 0, 0, 1
+					if l > 0 {
+						c.a[l][o] = 0
+					} else {
+						c.a0[k*m+i] = 0
+					}
 				}
+				c.a0ok[k] = true
 				continue
 			}
 			onl := c.lon[l][c.lspan[l][2*k]:c.lspan[l][2*k+1]]
@@ -223,7 +255,12 @@ func (c *laneChains32) refresh(active int, g *gibbsTables) {
 			expvec.SigPair(ps, pt, ak)
 			for i, a := range ak {
 				o := c.idx(l, k, i)
-				c.a[l][o] = float32(a)
+				if l > 0 {
+					c.a[l][o] = float32(a)
+				} else {
+					c.a0[k*m+i] = a
+					c.a0ok[k] = true
+				}
 				if math.Abs(a) > sigpair.Extreme32 {
 					c.s[l][o], c.t[l][o] = float32(math.NaN()), float32(math.NaN())
 					continue
@@ -264,14 +301,74 @@ func (c *laneChains32) fixPairs(ll, o int, fb []uint8) {
 	}
 }
 
-// pendingShift readies c.sh with group gr's waiting update of the visible
+// materialise recomputes lane k's visible activations from its states
+// unless they are valid: b_0 + Σ_{j on} W_1[·, j] (+ S_0 x), the sums of
+// refresh.
+func (c *laneChains32) materialise(g *gibbsTables, k int) {
+	if c.a0ok[k] {
+		return
+	}
+	n := c.n
+	m, m1 := n.Sizes[0], n.Sizes[1]
+	on := c.on1[:0]
+	for j := range m1 {
+		if c.h[1][c.idx(1, k, j)] != 0 {
+			on = append(on, int32(j))
+		}
+	}
+	c.on1 = on
+	a := c.a0[k*m : (k+1)*m]
+	clear(a)
+	c.span[0], c.span[1] = 0, int32(len(on))
+	seqsum.AddSelected(a, m, g.wt[1], m, m, on, c.span)
+	var s []float64
+	if n.S != nil {
+		s = n.S[0]
+	}
+	onl := c.lon[0][c.lspan[0][2*k]:c.lspan[0][2*k+1]]
+	for i := range m {
+		x := n.B[0][i] + a[i]
+		if s != nil {
+			x = addLower(x, s, m, i, onl)
+		}
+		a[i] = x
+	}
+	c.a0ok[k] = true
+}
+
+// fixVisible recomputes every visible σ pair of lane k from its
+// activations.
+func (c *laneChains32) fixVisible(g *gibbsTables, k int) {
+	c.materialise(g, k)
+	m := c.n.Sizes[0]
+	for i, a := range c.a0[k*m : (k+1)*m] {
+		o := c.idx(0, k, i)
+		if math.Abs(a) > sigpair.Extreme32 {
+			c.s[0][o], c.t[0][o] = float32(math.NaN()), float32(math.NaN())
+			continue
+		}
+		s, t := sigPair(a)
+		c.s[0][o], c.t[0][o] = float32(s), float32(t)
+	}
+}
+
+// pendingPairs readies c.pp with group gr's waiting update of the visible
 // layer by layer-1 unit penJ.
-func (c *laneChains32) pendingShift(g *gibbsTables, gr int) {
+func (c *laneChains32) pendingPairs(g *gibbsTables, gr int) {
 	m := c.n.Sizes[0]
 	f, row, o := g.f32, c.penJ*m, gr*m*8
-	c.sh = sigpair.Shift32Args{A: c.a[0][o : o+8*m], S: c.s[0][o : o+8*m], T: c.t[0][o : o+8*m],
-		W: f.wt[1][row : row+m], EP: f.ep[1][row : row+m], EN: f.en[1][row : row+m], D: c.penD[gr], Sel: c.penSel[gr], Fb: c.fb[:m]}
+	c.pp = sigpair.Pairs32Args{S: c.s[0][o : o+8*m], T: c.t[0][o : o+8*m], EP: f.ep[1][row : row+m], EN: f.en[1][row : row+m],
+		Flip: c.penFlip[gr], Sel: c.penSel[gr]}
 	c.penAny[gr] = false
+}
+
+// fixFell recomputes the visible pairs of the lanes of group gr in fell.
+func (c *laneChains32) fixFell(g *gibbsTables, gr int, fell uint8) {
+	for q := range 8 {
+		if fell>>q&1 != 0 {
+			c.fixVisible(g, 8*gr+q)
+		}
+	}
 }
 
 // term adds to lo[k] (k < active), for unit j's outgoing row over the m
@@ -299,13 +396,13 @@ func (c *laneChains32) term(g *gibbsTables, ll, i0, m, j int, w64 []float64, ep,
 		}
 		var anyBad bool
 		if visible && c.penJ >= 0 && c.penAny[gr] {
-			c.pendingShift(g, gr)
-			var fell bool
-			fell, anyBad = sigpair.ShiftProd32(&c.sh, pr)
-			if fell {
-				// The product used stale pairs where the update fell back:
-				// fix them and take the product again.
-				c.fixPairs(0, o, c.fb[:m])
+			c.pendingPairs(g, gr)
+			var fell uint8
+			fell, anyBad = sigpair.Pairs32(&c.pp, pr)
+			if fell != 0 {
+				// The product used pairs that fell: recompute them and
+				// take the product again.
+				c.fixFell(g, gr, fell)
 				c.p[gr], c.exp[gr] = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}, [8]int64{}
 				clear(bad)
 				anyBad = sigpair.Prod32(pr)
@@ -326,7 +423,13 @@ func (c *laneChains32) term(g *gibbsTables, ll, i0, m, j int, w64 []float64, ep,
 						continue
 					}
 					for i := lo; i < min(lo+sigpair.BlockLen, m); i++ {
-						ai := float64(c.a[ll][o+8*i+q])
+						var ai float64
+						if ll == 0 {
+							c.materialise(g, 8*gr+q)
+							ai = c.a0[(8*gr+q)*nl+i0+i]
+						} else {
+							ai = float64(c.a[ll][o+8*i+q])
+						}
 						lg += nmath.Softplus(ai+sign*w64[i]) - nmath.Softplus(ai)
 					}
 				}
@@ -369,21 +472,24 @@ func (c *laneChains32) set(g *gibbsTables, l, j int) {
 	for gr := range (c.active + 7) / 8 {
 		flips := false
 		var d [8]float32
-		var sel [8]uint32
+		var sel, flip [8]uint32
 		for q := range min(8, c.active-8*gr) {
 			k := 8*gr + q
 			o := c.idx(l, k, j)
 			if x := float32(c.v[k]) - c.h[l][o]; x != 0 {
 				c.h[l][o] = float32(c.v[k])
-				d[q] = x
+				d[q], flip[q] = x, ^uint32(0)
 				if x < 0 {
 					sel[q] = ^uint32(0)
 				}
 				flips = true
+				if l == 1 {
+					c.a0ok[k] = false
+				}
 			}
 		}
 		if l == 1 {
-			c.penD[gr], c.penSel[gr], c.penAny[gr] = d, sel, flips
+			c.penFlip[gr], c.penSel[gr], c.penAny[gr] = flip, sel, flips
 		}
 		if !flips {
 			continue
@@ -413,7 +519,7 @@ func (c *laneChains32) shiftLayer(ll, i0, gr int, w, ep, en []float32, d [8]floa
 	}
 	o := (gr*c.n.Sizes[ll] + i0) * 8
 	c.sh = sigpair.Shift32Args{A: c.a[ll][o : o+8*m], S: c.s[ll][o : o+8*m], T: c.t[ll][o : o+8*m], W: w, EP: ep, EN: en, D: d, Sel: sel, Fb: c.fb[:m]}
-	if fell, _ := sigpair.ShiftProd32(&c.sh, nil); fell {
+	if sigpair.Shift32(&c.sh) {
 		c.fixPairs(ll, o, c.fb[:m])
 	}
 }
@@ -423,12 +529,11 @@ func (c *laneChains32) flush(g *gibbsTables) {
 	if c.penJ < 0 {
 		return
 	}
-	m := c.n.Sizes[0]
 	for gr := range c.ng {
 		if c.penAny[gr] {
-			c.pendingShift(g, gr)
-			if fell, _ := sigpair.ShiftProd32(&c.sh, nil); fell {
-				c.fixPairs(0, gr*m*8, c.fb[:m])
+			c.pendingPairs(g, gr)
+			if fell, _ := sigpair.Pairs32(&c.pp, nil); fell != 0 {
+				c.fixFell(g, gr, fell)
 			}
 		}
 	}

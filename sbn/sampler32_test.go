@@ -28,16 +28,17 @@ func loadBoth(c64 *laneChains, c32 *laneChains32, n *Net, g *gibbsTables, active
 // 2⁻²⁴) after a refresh, and each multiplicative update of a pair adds at
 // most 6u (r, 1/r, e·(1/r) and the products) to its relative error; a
 // factor's relative error ε moves its log by ≈ ε. The direct formula taken
-// by a bad block sees the float32 activation, off by |a|·u per rounding.
+// by a bad block sees the float32 activation of a latent layer, off by
+// |a|·u per rounding (the visible layer's is float64).
 // The start a_j is rounded once; float64 rounding is below 1e−9 relative.
 func tol32(c *laneChains32, g *gibbsTables, l, j, k int, flips []int) float64 {
 	const u = 0x1p-24
 	n := c.n
-	tol := math.Abs(float64(c.a[l][c.idx(l, k, j)])) * (1 + float64(flips[l])) * u
+	tol := math.Abs(c.act(g, l, k, j)) * (1 + float64(flips[l])) * u
 	add := func(ll, i0, m int, w []float64) {
 		F := float64(flips[ll])
 		for i := range m {
-			a := math.Abs(float64(c.a[ll][c.idx(ll, k, i0+i)]))
+			a := math.Abs(c.act(g, ll, k, i0+i))
 			tol += (4 + 6*F + (a+math.Abs(w[i]))*(1+F)) * u
 		}
 	}
@@ -194,7 +195,10 @@ func TestLanes32Independent(t *testing.T) {
 			for l := range n.Sizes {
 				for i := range n.Sizes[l] {
 					o, p := all.idx(l, k, i), one.idx(l, 0, i)
-					for _, v := range [][2][]float32{{all.h[l], one.h[l]}, {all.a[l], one.a[l]}, {all.s[l], one.s[l]}, {all.t[l], one.t[l]}} {
+					if x, y := all.act(g, l, k, i), one.act(g, l, 0, i); math.Float64bits(x) != math.Float64bits(y) && !(x != x && y != y) {
+						t.Fatalf("%v ar %v scale %g: lane %d layer %d unit %d: activation %v beside 12 chains, %v alone", c.sizes, c.ar, c.scale, k, l, i, x, y)
+					}
+					for _, v := range [][2][]float32{{all.h[l], one.h[l]}, {all.s[l], one.s[l]}, {all.t[l], one.t[l]}} {
 						x, y := v[0][o], v[1][p]
 						if math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
 							t.Fatalf("%v ar %v scale %g: lane %d layer %d unit %d: %v beside 12 chains, %v alone", c.sizes, c.ar, c.scale, k, l, i, x, y)

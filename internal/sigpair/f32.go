@@ -75,37 +75,98 @@ func Prod32(a *Prod32Args) bool {
 	return prod32Go(a)
 }
 
-// ShiftProd32 adds D[q]·w_i to a_i of every lane q with D[q] ≠ 0 and
-// updates its σ pair without an exp — with e = e^{D[q]·w_i} and r = t +
-// s·e in float32, s ← s·(e·(1/r)), t ← t·(1/r) when 0 < r ≤ MaxFloat32 and
-// the new |a| ≤ Extreme32, else s, t are left and the lane's bit set in Fb
-// — and then, if pr is not nil, runs Prod32(pr) on the updated pairs (pr's
-// T and S are sh's; no dot product) in the same pass. It reports whether
-// any bit of Fb was set (the product then used the stale pairs of those
-// lanes: the caller recomputes them and the product) and what Prod32
-// reports.
-func ShiftProd32(sh *Shift32Args, pr *Prod32Args) (fell, bad bool) {
+// Shift32 adds D[q]·w_i to a_i of every lane q with D[q] ≠ 0 and updates
+// its σ pair without an exp: with e = e^{D[q]·w_i} and r = t + s·e in
+// float32, s ← s·(e·(1/r)), t ← t·(1/r) when 0 < r ≤ MaxFloat32 and the
+// new |a| ≤ Extreme32, else s, t are left and the lane's bit set in Fb
+// (the caller recomputes them from a). It reports whether any bit of Fb
+// was set.
+func Shift32(sh *Shift32Args) bool {
 	n := len(sh.W)
 	if n == 0 {
-		return false, false
+		return false
 	}
 	_, _, _ = sh.EP[:n], sh.EN[:n], sh.Fb[:n]
 	_, _, _ = sh.A[:8*n], sh.S[:8*n], sh.T[:8*n]
+	if useAVX2 {
+		return shift32AVX2(sh)
+	}
+	return shift32Go(sh)
+}
+
+// PairsFloor32 is the least σ(±a) a float32 lane keeps: σ(−Extreme32)
+// rounded to float32. A pair below it (or NaN) is recomputed by the caller.
+var PairsFloor32 = float32(1 / (1 + math.Exp(Extreme32)))
+
+// Pairs32Args are the operands of Pairs32 for one group: the σ pairs of n =
+// len(EP) elements (lane q of element i at [8i + q]) and the flipped unit's
+// row e^{±w}.
+//
+//	Flip  all ones where the lane's unit flips (the other lanes are left)
+//	Sel   all ones where the unit was 1 (the lane uses EN), else EP
+type Pairs32Args struct {
+	S, T   []float32
+	EP, EN []float32
+	Flip   [8]uint32
+	Sel    [8]uint32
+}
+
+// Pairs32 updates the σ pairs of the flipping lanes as Shift32 does, for a
+// caller that keeps the activations itself — s ← s·(e·(1/r)), t ← t·(1/r)
+// with r = t + s·e, stored whatever r — and, if pr is not nil, runs
+// Prod32(pr) on the updated pairs (pr's T and S are sh's; no dot product)
+// in the same pass. fell has bit q set when a new pair of flipping lane q
+// is below PairsFloor32 or NaN (the activation left ±Extreme32, r left
+// (0, MaxFloat32], or an exponential was NaN): the caller recomputes that
+// lane's pairs from its activations, and its product. bad is Prod32's
+// report.
+func Pairs32(sh *Pairs32Args, pr *Prod32Args) (fell uint8, bad bool) {
+	n := len(sh.EP)
+	if n == 0 {
+		return 0, false
+	}
+	_, _, _ = sh.EN[:n], sh.S[:8*n], sh.T[:8*n]
 	if pr != nil {
 		if len(pr.EP) != n || pr.X != nil || &pr.T[0] != &sh.T[0] || &pr.S[0] != &sh.S[0] {
-			panic("sigpair: ShiftProd32 needs the product over the same elements, without dot product")
+			panic("sigpair: Pairs32 needs the product over the same elements, without dot product")
 		}
 		_ = pr.EN[:n]
 		_ = pr.Bad[:(n+BlockLen-1)/BlockLen]
 	}
 	if useAVX2 {
-		return shiftProd32AVX2(sh, pr)
+		return pairs32AVX2(sh, pr)
 	}
-	fell = shift32Go(sh)
+	fell = pairs32Go(sh)
 	if pr != nil {
 		bad = prod32Go(pr)
 	}
 	return fell, bad
+}
+
+// pairs32Go is Pairs32's update in Go (see prod32Go).
+func pairs32Go(a *Pairs32Args) uint8 {
+	var fell uint8
+	for q := range 8 {
+		if a.Flip[q] == 0 {
+			continue
+		}
+		e := a.EP
+		if a.Sel[q]>>31 != 0 {
+			e = a.EN
+		}
+		for i := range a.EP {
+			o := 8*i + q
+			r := a.T[o] + float32(a.S[o]*e[i])
+			inv := 1 / r
+			s := a.S[o] * float32(e[i]*inv)
+			t := a.T[o] * inv
+			if !(s >= PairsFloor32 && t >= PairsFloor32) {
+				fell |= 1 << q
+			}
+			a.S[o], a.T[o] = s, t
+		}
+	}
+	return fell
 }
 
 // prod32Go is Prod32 in Go; every product that feeds an addition is

@@ -30,9 +30,9 @@
 	VMOVUPD   q, off(AX)
 
 // BLOCKEND32: both halves' block ends; the bad lanes' bits go into the
-// byte at R14 (then advanced) and, if any, bit rbit of the result. BX is
-// used as scratch and set back to CX·32.
-#define BLOCKEND32(poff, eoff, retoff, rbit) \
+// byte at R14 (then advanced) and, if any, 1 is ORed into flag. BX is used
+// as scratch and set back to CX·32.
+#define BLOCKEND32(poff, eoff, flag) \
 	BE32(Y0, 0, poff, eoff) \
 	VMOVMSKPD Y12, BX \
 	BE32(Y1, 32, poff, eoff) \
@@ -46,8 +46,8 @@
 	INCQ      R14 \
 	TESTL     AX, AX \
 	SETNE     AL \
-	SHLB      $rbit, AL \
-	ORB       AL, retoff(FP)
+	MOVBLZX   AL, AX \
+	ORL       AX, flag
 
 // FACT32(f): multiplies the float32 factors of f (eight lanes) into Y0
 // (lanes 0–3) and Y1 (4–7); clobbers f and Y13.
@@ -60,8 +60,8 @@
 
 // func prod32AVX2k(t, s, x *float32, w *float64, ep, en *float32, n int, sel *[8]uint32, p *[8]float64, exp *[8]int64, dot *[8]float64, bad *uint8) bool
 // Registers: SI t, DI s, R8 x, R11 w, R9 e^{w}, R10 e^{−w}, R13 n, CX
-// element, BX its offset, R12 end of the block, R14 the block's bad byte.
-// Y0/Y1 the product, Y3 the selection, Y4/Y5 the dot product.
+// element, BX its offset, R12 end of the block, R14 the block's bad byte,
+// DX the report. Y0/Y1 the product, Y3 the selection, Y4/Y5 the dot product.
 TEXT ·prod32AVX2k(SB), NOSPLIT, $0-97
 	MOVQ    t+0(FP), SI
 	MOVQ    s+8(FP), DI
@@ -83,7 +83,7 @@ TEXT ·prod32AVX2k(SB), NOSPLIT, $0-97
 	VMOVUPD 32(AX), Y5
 
 nodot:
-	MOVB $0, ret+96(FP)
+	XORL DX, DX
 	XORQ CX, CX
 	XORQ BX, BX
 
@@ -114,7 +114,7 @@ p32next:
 	INCQ CX
 	CMPQ CX, R12
 	JLT  p32elem
-	BLOCKEND32(p+64, exp+72, ret+96, 0)
+	BLOCKEND32(p+64, exp+72, DX)
 	CMPQ CX, R13
 	JLT  p32block
 	TESTQ   R8, R8
@@ -124,6 +124,7 @@ p32next:
 	VMOVUPD Y5, 32(AX)
 
 p32done:
+	MOVB DX, ret+96(FP)
 	VZEROUPPER
 	RET
 
@@ -164,11 +165,9 @@ p32done:
 	VMOVMSKPS    Y15, AX \
 	TESTL        AX, AX
 
-// func shiftProd32AVX2k(a, s, t, w, ep, en *float32, n int, d *[8]float32, sel *[8]uint32, fb *uint8, pep, pen *float32, psel *[8]uint32, p *[8]float64, exp *[8]int64, bad *uint8) uint8
-// Registers as SHIFT32, and R12/R13 the product row's e^{±w}, R14 the
-// block's bad byte; Y0/Y1 the product, Y5 its selection. The end of the
-// current block is kept in the argument slot d (read first).
-TEXT ·shiftProd32AVX2k(SB), NOSPLIT, $0-129
+// func shift32AVX2k(a, s, t, w, ep, en *float32, n int, d *[8]float32, sel *[8]uint32, fb *uint8) bool
+// Registers as SHIFT32.
+TEXT ·shift32AVX2k(SB), NOSPLIT, $0-81
 	MOVQ    a+0(FP), DI
 	MOVQ    s+8(FP), SI
 	MOVQ    t+16(FP), DX
@@ -176,56 +175,109 @@ TEXT ·shiftProd32AVX2k(SB), NOSPLIT, $0-129
 	MOVQ    ep+32(FP), R9
 	MOVQ    en+40(FP), R10
 	MOVQ    fb+72(FP), R11
-	MOVQ    pep+80(FP), R12
-	MOVQ    pen+88(FP), R13
-	MOVQ    bad+120(FP), R14
 	MOVQ    d+56(FP), AX
 	VMOVUPS (AX), Y2
 	VXORPS  Y3, Y3, Y3
 	VCMPPS  $0x04, Y3, Y2, Y3
 	MOVQ    sel+64(FP), AX
 	VMOVDQU (AX), Y4
-	MOVB    $0, ret+128(FP)
+	MOVB    $0, ret+80(FP)
 	XORQ    CX, CX
 	XORQ    BX, BX
-	TESTQ   R12, R12
-	JNE     sp32prod
 
-sp32loop:
+s32loop:
 	SHIFT32
-	JNE     sp32fb
+	JNE     s32fb
 
-sp32next:
+s32next:
 	ADDQ $32, BX
 	INCQ CX
 	CMPQ CX, n+48(FP)
-	JLT  sp32loop
+	JLT  s32loop
 	VZEROUPPER
 	RET
 
-sp32fb:
+s32fb:
 	ORB  AL, (R11)(CX*1)
-	ORB  $1, ret+128(FP)
-	JMP  sp32next
+	MOVB $1, ret+80(FP)
+	JMP  s32next
 
-sp32prod:
-	MOVQ    psel+96(FP), AX
+// PAIRS32: Pairs32's update of element CX; leaves the new s in Y12 and t
+// in Y14 (on the flipping lanes; the old ones elsewhere) and ORs the
+// flipping lanes whose new pair is below the floor or NaN into Y8.
+// Registers: SI s, DX t, R9 e^{w}, R10 e^{−w}; Y2 the flipping lanes, Y4
+// the selection, Y6 the floor, Y7 1.
+#define PAIRS32 \
+	VBROADCASTSS (R9)(CX*4), Y11 \
+	VBROADCASTSS (R10)(CX*4), Y12 \
+	VBLENDVPS    Y4, Y12, Y11, Y11 \
+	VMOVUPS      (SI)(BX*1), Y12 \
+	VMULPS       Y11, Y12, Y13 \
+	VMOVUPS      (DX)(BX*1), Y14 \
+	VADDPS       Y13, Y14, Y13 \
+	VDIVPS       Y13, Y7, Y13 \
+	VMULPS       Y13, Y11, Y11 \
+	VMULPS       Y11, Y12, Y11 \
+	VMULPS       Y13, Y14, Y13 \
+	VBLENDVPS    Y2, Y11, Y12, Y12 \
+	VMOVUPS      Y12, (SI)(BX*1) \
+	VBLENDVPS    Y2, Y13, Y14, Y14 \
+	VMOVUPS      Y14, (DX)(BX*1) \
+	VCMPPS       $0x1d, Y6, Y11, Y11 \
+	VCMPPS       $0x1d, Y6, Y13, Y13 \
+	VANDPS       Y13, Y11, Y11 \
+	VANDNPS      Y2, Y11, Y11 \
+	VORPS        Y11, Y8, Y8
+
+// func pairs32AVX2k(s, t, ep, en *float32, n int, flip, sel *[8]uint32, pep, pen *float32, psel *[8]uint32, p *[8]float64, exp *[8]int64, bad *uint8) uint16
+// Registers as PAIRS32, and R12/R13 the product row's e^{±w}, R14 the
+// block's bad byte, R11 the product's report; Y0/Y1 the product, Y5 its
+// selection. The end of the current block is kept in the argument slot
+// flip (read first).
+TEXT ·pairs32AVX2k(SB), NOSPLIT, $0-106
+	MOVQ    s+0(FP), SI
+	MOVQ    t+8(FP), DX
+	MOVQ    ep+16(FP), R9
+	MOVQ    en+24(FP), R10
+	MOVQ    pep+56(FP), R12
+	MOVQ    pen+64(FP), R13
+	MOVQ    bad+96(FP), R14
+	MOVQ    flip+40(FP), AX
+	VMOVDQU (AX), Y2
+	MOVQ    sel+48(FP), AX
+	VMOVDQU (AX), Y4
+	VMOVUPS ·shift32Consts+160(SB), Y6
+	VMOVUPS ·shift32Consts+96(SB), Y7
+	VXORPS  Y8, Y8, Y8
+	XORL    R11, R11
+	XORQ    CX, CX
+	XORQ    BX, BX
+	TESTQ   R12, R12
+	JNE     pp32prod
+
+pp32loop:
+	PAIRS32
+	ADDQ $32, BX
+	INCQ CX
+	CMPQ CX, n+32(FP)
+	JLT  pp32loop
+	JMP  pp32done
+
+pp32prod:
+	MOVQ    psel+72(FP), AX
 	VMOVDQU (AX), Y5
-	MOVQ    p+104(FP), AX
+	MOVQ    p+80(FP), AX
 	VMOVUPD 0(AX), Y0
 	VMOVUPD 32(AX), Y1
 
-sp32block:
+pp32block:
 	LEAQ    32(CX), AX
-	CMPQ    AX, n+48(FP)
-	CMOVQGT n+48(FP), AX
-	MOVQ    AX, d+56(FP)
+	CMPQ    AX, n+32(FP)
+	CMOVQGT n+32(FP), AX
+	MOVQ    AX, flip+40(FP)
 
-sp32elem:
-	SHIFT32
-	JNE          sp32pfb
-
-sp32pf:
+pp32elem:
+	PAIRS32
 	VBROADCASTSS (R12)(CX*4), Y11
 	VBROADCASTSS (R13)(CX*4), Y13
 	VBLENDVPS    Y5, Y13, Y11, Y11
@@ -234,15 +286,16 @@ sp32pf:
 	FACT32(Y11, X11)
 	ADDQ         $32, BX
 	INCQ         CX
-	CMPQ         CX, d+56(FP)
-	JLT          sp32elem
-	BLOCKEND32(p+104, exp+112, ret+128, 1)
-	CMPQ         CX, n+48(FP)
-	JLT          sp32block
+	CMPQ         CX, flip+40(FP)
+	JLT          pp32elem
+	BLOCKEND32(p+80, exp+88, R11)
+	CMPQ         CX, n+32(FP)
+	JLT          pp32block
+
+pp32done:
+	VMOVMSKPS Y8, AX
+	SHLL      $8, R11
+	ORL       R11, AX
+	MOVW      AX, ret+104(FP)
 	VZEROUPPER
 	RET
-
-sp32pfb:
-	ORB  AL, (R11)(CX*1)
-	ORB  $1, ret+128(FP)
-	JMP  sp32pf

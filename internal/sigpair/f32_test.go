@@ -81,6 +81,16 @@ func (c *case32) shiftArgs(fb []uint8) *Shift32Args {
 	return &Shift32Args{A: c.a, S: c.s, T: c.t, W: c.w, EP: c.ep, EN: c.en, D: c.d, Sel: c.sel, Fb: fb}
 }
 
+func (c *case32) pairsArgs() *Pairs32Args {
+	a := &Pairs32Args{S: c.s, T: c.t, EP: c.ep, EN: c.en, Sel: c.sel}
+	for q, d := range c.d {
+		if d != 0 {
+			a.Flip[q] = ^uint32(0)
+		}
+	}
+	return a
+}
+
 func same32(x, y []float32) bool {
 	for i := range x {
 		if math.Float32bits(x[i]) != math.Float32bits(y[i]) && !(x[i] != x[i] && y[i] != y[i]) {
@@ -92,7 +102,8 @@ func same32(x, y []float32) bool {
 
 // TestKernels32MatchGo: the AVX2 float32 kernels give the bits of the Go
 // loops (products, exponents, bad bits, dot products, updated a, s, t,
-// fallback bits, reports), on safe and extreme inputs, every length.
+// fallback bits and lanes, reports), on safe and extreme inputs, every
+// length.
 func TestKernels32MatchGo(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no AVX2")
@@ -103,8 +114,9 @@ func TestKernels32MatchGo(t *testing.T) {
 		sa, sw := []float64{1, 5, 40, 90}[trial%4], []float64{0.1, 2, 12, 30}[(trial/4)%4]
 		base := newCase32(rng, n, sa, sw, trial%3 == 0)
 		nb := (n + BlockLen - 1) / BlockLen
-		for mode := range 4 { // 0: Prod32, 1: with dot, 2: ShiftProd32 without product, 3: with
+		for mode := range 5 { // 0: Prod32, 1: with dot, 2: Shift32, 3: Pairs32 without product, 4: with
 			var res [2][2]bool
+			var fell [2]uint8
 			var out [2]*case32
 			var bads, fbs [2][]uint8
 			for v, asm := range []bool{false, true} {
@@ -115,15 +127,17 @@ func TestKernels32MatchGo(t *testing.T) {
 				case 0, 1:
 					res[v][1] = Prod32(c.prodArgs(mode == 1, bad))
 				case 2:
-					res[v][0], res[v][1] = ShiftProd32(c.shiftArgs(fb), nil)
+					res[v][0] = Shift32(c.shiftArgs(fb))
 				case 3:
-					res[v][0], res[v][1] = ShiftProd32(c.shiftArgs(fb), c.prodArgs(false, bad))
+					fell[v], res[v][1] = Pairs32(c.pairsArgs(), nil)
+				case 4:
+					fell[v], res[v][1] = Pairs32(c.pairsArgs(), c.prodArgs(false, bad))
 				}
 				out[v], bads[v], fbs[v] = c, bad, fb
 			}
 			useAVX2 = true
 			g, a := out[0], out[1]
-			if res[0] != res[1] || !same32(g.a, a.a) || !same32(g.s, a.s) || !same32(g.t, a.t) ||
+			if res[0] != res[1] || fell[0] != fell[1] || !same32(g.a, a.a) || !same32(g.s, a.s) || !same32(g.t, a.t) ||
 				g.p != a.p || g.exp != a.exp || g.dot != a.dot || string(bads[0]) != string(bads[1]) || string(fbs[0]) != string(fbs[1]) {
 				t.Fatalf("trial %d mode %d (n %d, sa %g, sw %g): Go %v and AVX2 %v differ:\np %v / %v\nexp %v / %v\ndot %v / %v\nbad %v / %v\nfb %v / %v",
 					trial, mode, n, sa, sw, res[0], res[1], g.p, a.p, g.exp, a.exp, g.dot, a.dot, bads[0], bads[1], fbs[0], fbs[1])

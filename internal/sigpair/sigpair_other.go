@@ -23,8 +23,10 @@ func prod2AVX2(a, b *ProdArgs) (bool, bool) { return prodGo(0, 1, a), prodGo(0, 
 
 func prod32AVX2(a *Prod32Args) bool { return prod32Go(a) }
 
-func shiftProd32AVX2(sh *Shift32Args, pr *Prod32Args) (bool, bool) {
-	fell := shift32Go(sh)
+func shift32AVX2(sh *Shift32Args) bool { return shift32Go(sh) }
+
+func pairs32AVX2(sh *Pairs32Args, pr *Prod32Args) (uint8, bool) {
+	fell := pairs32Go(sh)
 	if pr == nil {
 		return fell, false
 	}
