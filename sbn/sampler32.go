@@ -25,16 +25,20 @@ import (
 // plus the drift of the pairs as they are updated multiplicatively between
 // refreshes.
 //
-// The visible layer, the widest, keeps only its σ pairs up to date: its
-// activations are needed only where a pair must be recomputed (a new pair
-// fell below sigpair.PairsFloor32 or is NaN: |a| left ±Extreme32) and for
-// the direct formula of a bad block, both rare, so a lane's activations
-// are recomputed from its states in float64 when one of them needs them
-// (materialise: the bits refresh would give) and are otherwise stale. The
-// update of the visible layer by a layer-1 unit's flip waits for the next
-// unit's log-odds and runs in the same pass (sigpair.Pairs32); a lane
-// whose update fell gets every visible pair recomputed from its
-// activations, and its product is taken again.
+// The visible layer, the widest, is kept in odds form: each unit holds ρ =
+// e^{a} in float32 (NaN beyond ±sigpair.Extreme32) and each lane the sum
+// S = Σ_i softplus(a_i) in float64, so that the visible part of unit j's
+// log-odds is sign·(log Π_i (1 + ρ_i e^{sign·w_i}) − S): a flip of unit j
+// multiplies each ρ_i by e^{±w_i} (one float32 product, no division), and
+// its new S is the log of the product just taken for its log-odds. Its
+// activations are needed only where a ρ must be recomputed (it left
+// [RhoLo, RhoHi] or is NaN) and for the direct formula of a bad block,
+// both rare, so a lane's activations are recomputed from its states in
+// float64 when one of them needs them (materialise: the bits refresh would
+// give) and are otherwise stale. The update of the visible layer by a
+// layer-1 unit's flip waits for the next unit's log-odds and runs in the
+// same pass (sigpair.Rho); a lane whose update fell gets its ρ and S
+// recomputed from its activations, and its product is taken again.
 
 // gibbs32 holds the float32 tables: for l = 1 … L, wt[l] = W_lᵀ (n_l ×
 // n_{l−1}) and ep[l], en[l] = e^{±W_lᵀ}, NaN where |w| > sigpair.Extreme32,
@@ -105,8 +109,14 @@ type laneChains32 struct {
 	n          *Net
 	ng, lanes  int
 	active     int
-	h, a, s, t [][]float32 // a[0] is unused: the visible activations are a0
+	h, a, s, t [][]float32 // a[0], s[0], t[0] are unused: the visible layer is r0, a0
 	dot1       []float64   // n_1 × lanes: Σ_i x_i W_1[i,j] at [j·lanes + k]
+
+	// The visible layer's ρ = e^{a} (laid out as s), and per lane Σ_i
+	// softplus(a_i) (sp0) and the value it takes if the lane's unit whose
+	// log-odds were just computed flips (spNew).
+	r0          []float32
+	sp0, spNew []float64
 
 	// The visible layer's activations, lane by lane (a0[k·n_0 + i]), valid
 	// where a0ok[k] (else recomputed by materialise).
@@ -130,7 +140,7 @@ type laneChains32 struct {
 	nbMax       int
 	pr          sigpair.Prod32Args
 	sh          sigpair.Shift32Args
-	pp          sigpair.Pairs32Args
+	rp, ru      sigpair.RhoArgs
 }
 
 func (n *Net) newLaneChains32(lanes int) *laneChains32 {
@@ -141,7 +151,7 @@ func (n *Net) newLaneChains32(lanes int) *laneChains32 {
 		widest = max(widest, s)
 	}
 	c := &laneChains32{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), penJ: -1,
-		a0: make([]float64, L*n.Sizes[0]), a0ok: make([]bool, L), on1: make([]int32, 0, n.Sizes[1]), span: make([]int32, 2),
+		a0: make([]float64, L*n.Sizes[0]), a0ok: make([]bool, L), r0: make([]float32, L*n.Sizes[0]), sp0: make([]float64, L), spNew: make([]float64, L), on1: make([]int32, 0, n.Sizes[1]), span: make([]int32, 2),
 		penFlip: make([][8]uint32, ng), penSel: make([][8]uint32, ng), penAny: make([]bool, ng),
 		sum: make([]float64, widest*L), ps: make([]float64, widest), pt: make([]float64, widest),
 		sel: make([][8]uint32, ng), p: make([][8]float64, ng), dot: make([][8]float64, ng), exp: make([][8]int64, ng),
@@ -152,11 +162,11 @@ func (n *Net) newLaneChains32(lanes int) *laneChains32 {
 		c.h = append(c.h, make([]float32, s*L))
 		if l > 0 {
 			c.a = append(c.a, make([]float32, s*L))
+			c.s = append(c.s, make([]float32, s*L))
+			c.t = append(c.t, make([]float32, s*L))
 		} else {
-			c.a = append(c.a, nil)
+			c.a, c.s, c.t = append(c.a, nil), append(c.s, nil), append(c.t, nil)
 		}
-		c.s = append(c.s, make([]float32, s*L))
-		c.t = append(c.t, make([]float32, s*L))
 		c.lon = append(c.lon, make([]int32, 0, s*L))
 		c.lspan = append(c.lspan, make([]int32, 2*L))
 	}
@@ -232,14 +242,16 @@ func (c *laneChains32) refresh(active int, g *gibbsTables) {
 			if k >= active {
 				for i := range m {
 					o := c.idx(l, k, i)
-					c.h[l][o], c.s[l][o], c.t[l][o] = 0, 0, 1
+					c.h[l][o] = 0
 					if l > 0 {
-						c.a[l][o] = 0
+						c.a[l][o], c.s[l][o], c.t[l][o] = 0, 0, 1
 					} else {
-						c.a0[k*m+i] = 0
+						c.a0[k*m+i], c.r0[o] = 0, 0
 					}
 				}
-				c.a0ok[k] = true
+				if l == 0 {
+					c.a0ok[k], c.sp0[k] = true, 0
+				}
 				continue
 			}
 			onl := c.lon[l][c.lspan[l][2*k]:c.lspan[l][2*k+1]]
@@ -251,16 +263,17 @@ func (c *laneChains32) refresh(active int, g *gibbsTables) {
 				}
 				ak[i] = a
 			}
+			if l == 0 {
+				copy(c.a0[k*m:(k+1)*m], ak)
+				c.a0ok[k] = true
+				c.visibleOdds(k)
+				continue
+			}
 			ps, pt := c.ps[:m], c.pt[:m]
 			expvec.SigPair(ps, pt, ak)
 			for i, a := range ak {
 				o := c.idx(l, k, i)
-				if l > 0 {
-					c.a[l][o] = float32(a)
-				} else {
-					c.a0[k*m+i] = a
-					c.a0ok[k] = true
-				}
+				c.a[l][o] = float32(a)
 				if math.Abs(a) > sigpair.Extreme32 {
 					c.s[l][o], c.t[l][o] = float32(math.NaN()), float32(math.NaN())
 					continue
@@ -336,37 +349,42 @@ func (c *laneChains32) materialise(g *gibbsTables, k int) {
 	c.a0ok[k] = true
 }
 
-// fixVisible recomputes every visible σ pair of lane k from its
-// activations.
-func (c *laneChains32) fixVisible(g *gibbsTables, k int) {
-	c.materialise(g, k)
+// visibleOdds sets lane k's ρ and Σ softplus(a) from its visible
+// activations a0 (valid).
+func (c *laneChains32) visibleOdds(k int) {
 	m := c.n.Sizes[0]
-	for i, a := range c.a0[k*m : (k+1)*m] {
+	a := c.a0[k*m : (k+1)*m]
+	e := c.ps[:m]
+	expvec.Exp(e, a)
+	sp := 0.0
+	for i, x := range a {
+		sp += nmath.Softplus(x)
 		o := c.idx(0, k, i)
-		if math.Abs(a) > sigpair.Extreme32 {
-			c.s[0][o], c.t[0][o] = float32(math.NaN()), float32(math.NaN())
+		if math.Abs(x) > sigpair.Extreme32 {
+			c.r0[o] = float32(math.NaN())
 			continue
 		}
-		s, t := sigPair(a)
-		c.s[0][o], c.t[0][o] = float32(s), float32(t)
+		c.r0[o] = float32(e[i])
 	}
+	c.sp0[k] = sp
 }
 
-// pendingPairs readies c.pp with group gr's waiting update of the visible
+// pendingRho readies c.ru with group gr's waiting update of the visible
 // layer by layer-1 unit penJ.
-func (c *laneChains32) pendingPairs(g *gibbsTables, gr int) {
+func (c *laneChains32) pendingRho(g *gibbsTables, gr int) {
 	m := c.n.Sizes[0]
 	f, row, o := g.f32, c.penJ*m, gr*m*8
-	c.pp = sigpair.Pairs32Args{S: c.s[0][o : o+8*m], T: c.t[0][o : o+8*m], EP: f.ep[1][row : row+m], EN: f.en[1][row : row+m],
-		Flip: c.penFlip[gr], Sel: c.penSel[gr]}
+	c.ru = sigpair.RhoArgs{R: c.r0[o : o+8*m], EP: f.ep[1][row : row+m], EN: f.en[1][row : row+m], Flip: &c.penFlip[gr], Sel: &c.penSel[gr]}
 	c.penAny[gr] = false
 }
 
-// fixFell recomputes the visible pairs of the lanes of group gr in fell.
+// fixFell recomputes the visible ρ and Σ softplus(a) of the lanes of group
+// gr in fell from their activations.
 func (c *laneChains32) fixFell(g *gibbsTables, gr int, fell uint8) {
 	for q := range 8 {
 		if fell>>q&1 != 0 {
-			c.fixVisible(g, 8*gr+q)
+			c.materialise(g, 8*gr+q)
+			c.visibleOdds(8*gr + q)
 		}
 	}
 }
@@ -388,54 +406,63 @@ func (c *laneChains32) term(g *gibbsTables, ll, i0, m, j int, w64 []float64, ep,
 		if visible {
 			copy(c.dot[gr][:], c.dot1[j*L+8*gr:j*L+8*gr+8])
 		}
-		pr := &c.pr
-		*pr = sigpair.Prod32Args{T: c.t[ll][o : o+8*m], S: c.s[ll][o : o+8*m], EP: ep[:m], EN: en[:m], Sel: &c.sel[gr],
-			P: &c.p[gr], Exp: &c.exp[gr], Dot: &c.dot[gr], Bad: bad}
-		if !visible {
-			pr.X, pr.W = c.h[ll][o:o+8*m], w64[:m]
-		}
 		var anyBad bool
-		if visible && c.penJ >= 0 && c.penAny[gr] {
-			c.pendingPairs(g, gr)
-			var fell uint8
-			fell, anyBad = sigpair.Pairs32(&c.pp, pr)
-			if fell != 0 {
-				// The product used pairs that fell: recompute them and
-				// take the product again.
-				c.fixFell(g, gr, fell)
-				c.p[gr], c.exp[gr] = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}, [8]int64{}
-				clear(bad)
-				anyBad = sigpair.Prod32(pr)
+		if visible {
+			pr := &c.rp
+			*pr = sigpair.RhoArgs{R: c.r0[o : o+8*m], EP: ep[:m], EN: en[:m], Sel: &c.sel[gr], P: &c.p[gr], Exp: &c.exp[gr], Bad: bad}
+			if c.penJ >= 0 && c.penAny[gr] {
+				c.pendingRho(g, gr)
+				var fell uint8
+				fell, anyBad = sigpair.Rho(&c.ru, pr)
+				if fell != 0 {
+					// The product used ρ that fell: recompute them and
+					// take the product again.
+					c.fixFell(g, gr, fell)
+					c.p[gr], c.exp[gr] = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}, [8]int64{}
+					clear(bad)
+					anyBad = sigpair.RhoProd(pr)
+				}
+			} else {
+				anyBad = sigpair.RhoProd(pr)
 			}
 		} else {
+			pr := &c.pr
+			*pr = sigpair.Prod32Args{T: c.t[ll][o : o+8*m], S: c.s[ll][o : o+8*m], EP: ep[:m], EN: en[:m], Sel: &c.sel[gr],
+				P: &c.p[gr], Exp: &c.exp[gr], Dot: &c.dot[gr], Bad: bad, X: c.h[ll][o : o+8*m], W: w64[:m]}
 			anyBad = sigpair.Prod32(pr)
 		}
 		for q := range min(8, c.active-8*gr) {
+			k := 8*gr + q
 			sign := 1.0
 			if c.sel[gr][q] != 0 {
 				sign = -1
 			}
 			lg := 0.0
 			if anyBad {
-				// Blocks out of the safe range: term by term.
+				// Blocks out of the safe range: term by term (for the
+				// visible layer the softplus of a ± w alone).
 				for b, lo := 0, 0; lo < m; b, lo = b+1, lo+sigpair.BlockLen {
 					if bad[b]>>q&1 == 0 {
 						continue
 					}
 					for i := lo; i < min(lo+sigpair.BlockLen, m); i++ {
-						var ai float64
-						if ll == 0 {
-							c.materialise(g, 8*gr+q)
-							ai = c.a0[(8*gr+q)*nl+i0+i]
-						} else {
-							ai = float64(c.a[ll][o+8*i+q])
+						if visible {
+							c.materialise(g, k)
+							lg += nmath.Softplus(c.a0[k*nl+i] + sign*w64[i])
+							continue
 						}
+						ai := float64(c.a[ll][o+8*i+q])
 						lg += nmath.Softplus(ai+sign*w64[i]) - nmath.Softplus(ai)
 					}
 				}
 			}
 			lg = lg + math.Log(c.p[gr][q]) + float64(c.exp[gr][q])*math.Ln2
-			c.lo[8*gr+q] += c.dot[gr][q] - sign*lg
+			if visible {
+				// Σ softplus(a ± w) − Σ softplus(a).
+				c.spNew[k] = lg
+				lg -= c.sp0[k]
+			}
+			c.lo[k] += c.dot[gr][q] - sign*lg
 		}
 	}
 }
@@ -484,7 +511,7 @@ func (c *laneChains32) set(g *gibbsTables, l, j int) {
 				}
 				flips = true
 				if l == 1 {
-					c.a0ok[k] = false
+					c.a0ok[k], c.sp0[k] = false, c.spNew[k]
 				}
 			}
 		}
@@ -531,8 +558,8 @@ func (c *laneChains32) flush(g *gibbsTables) {
 	}
 	for gr := range c.ng {
 		if c.penAny[gr] {
-			c.pendingPairs(g, gr)
-			if fell, _ := sigpair.Pairs32(&c.pp, nil); fell != 0 {
+			c.pendingRho(g, gr)
+			if fell, _ := sigpair.Rho(&c.ru, nil); fell != 0 {
 				c.fixFell(g, gr, fell)
 			}
 		}

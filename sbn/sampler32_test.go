@@ -22,15 +22,17 @@ func loadBoth(c64 *laneChains, c32 *laneChains32, n *Net, g *gibbsTables, active
 }
 
 // tol32 bounds |Δ_f32 − Δ_f64| of unit j of layer l in lane k of c32 given
-// flips, the number of updates of each layer's pairs since the last refresh:
-// a factor t + s·e of float32 t, s, e (each rounded once: 2⁻²⁴ relative)
-// is formed with two roundings, so its relative error is at most 4u (u =
-// 2⁻²⁴) after a refresh, and each multiplicative update of a pair adds at
-// most 6u (r, 1/r, e·(1/r) and the products) to its relative error; a
-// factor's relative error ε moves its log by ≈ ε. The direct formula taken
-// by a bad block sees the float32 activation of a latent layer, off by
-// |a|·u per rounding (the visible layer's is float64).
-// The start a_j is rounded once; float64 rounding is below 1e−9 relative.
+// flips, the number of updates of each layer's values since the last
+// refresh (u = 2⁻²⁴, float32's relative rounding). A latent layer's factor
+// t + s·e of float32 t, s, e (each rounded once) is formed with two
+// roundings: relative error at most 4u after a refresh, and each
+// multiplicative update of a pair adds at most 6u (r, 1/r, e·(1/r) and the
+// products); a factor's relative error ε moves its log by ≈ ε. The direct
+// formula of a bad block sees the float32 activation, off by |a|·u per
+// rounding. The visible layer's factor 1 + ρ·e (ρ = e^{a}, e rounded once,
+// two roundings) is within 4u, each update of ρ adds 2u, and Σ softplus(a)
+// it subtracts is the log of an earlier such product: twice the bound. The
+// start a_j is rounded once; float64 rounding is below 1e−9 relative.
 func tol32(c *laneChains32, g *gibbsTables, l, j, k int, flips []int) float64 {
 	const u = 0x1p-24
 	n := c.n
@@ -38,6 +40,10 @@ func tol32(c *laneChains32, g *gibbsTables, l, j, k int, flips []int) float64 {
 	add := func(ll, i0, m int, w []float64) {
 		F := float64(flips[ll])
 		for i := range m {
+			if ll == 0 {
+				tol += 2 * (4 + 2*F) * u
+				continue
+			}
 			a := math.Abs(c.act(g, ll, k, i0+i))
 			tol += (4 + 6*F + (a+math.Abs(w[i]))*(1+F)) * u
 		}
@@ -192,13 +198,20 @@ func TestLanes32Independent(t *testing.T) {
 				one.sweep(g, r)
 			}
 			one.flush(g)
+			if math.Float64bits(all.sp0[k]) != math.Float64bits(one.sp0[0]) {
+				t.Fatalf("%v ar %v scale %g: lane %d: Σ softplus(a_0) %v beside 12 chains, %v alone", c.sizes, c.ar, c.scale, k, all.sp0[k], one.sp0[0])
+			}
 			for l := range n.Sizes {
 				for i := range n.Sizes[l] {
 					o, p := all.idx(l, k, i), one.idx(l, 0, i)
 					if x, y := all.act(g, l, k, i), one.act(g, l, 0, i); math.Float64bits(x) != math.Float64bits(y) && !(x != x && y != y) {
 						t.Fatalf("%v ar %v scale %g: lane %d layer %d unit %d: activation %v beside 12 chains, %v alone", c.sizes, c.ar, c.scale, k, l, i, x, y)
 					}
-					for _, v := range [][2][]float32{{all.h[l], one.h[l]}, {all.s[l], one.s[l]}, {all.t[l], one.t[l]}} {
+					vals := [][2][]float32{{all.h[l], one.h[l]}, {all.r0, one.r0}}
+					if l > 0 {
+						vals = [][2][]float32{{all.h[l], one.h[l]}, {all.s[l], one.s[l]}, {all.t[l], one.t[l]}}
+					}
+					for _, v := range vals {
 						x, y := v[0][o], v[1][p]
 						if math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
 							t.Fatalf("%v ar %v scale %g: lane %d layer %d unit %d: %v beside 12 chains, %v alone", c.sizes, c.ar, c.scale, k, l, i, x, y)

@@ -111,3 +111,16 @@ func BenchmarkPairsProd32(b *testing.B) {
 		Pairs32(sh, pr)
 	}
 }
+
+func BenchmarkRhoProd32(b *testing.B) {
+	c := benchRow32(b)
+	sh := c.rhoArgs()
+	pr := c.rhoProdArgs(make([]uint8, 25))
+	for b.Loop() {
+		for q := range 8 {
+			sh.Sel[q] = ^sh.Sel[q]
+		}
+		c.p = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}
+		Rho(sh, pr)
+	}
+}

@@ -240,3 +240,131 @@ func shift32Go(a *Shift32Args) bool {
 }
 
 func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+
+// The odds form of a float32 lane's visible layer: each element keeps ρ =
+// e^{a} (float32, NaN where |a| > Extreme32) instead of its σ pair, so that
+// softplus(a + w) = log(1 + ρ·e^{w}): a flip multiplies ρ by e^{±w} (no
+// division) and a unit's row gives the product Π (1 + ρ_i·e^{±w_i}) =
+// exp Σ softplus(a_i ± w_i), from which the caller subtracts Σ
+// softplus(a_i), which it keeps.
+
+// RhoLo and RhoHi bound the ρ a lane keeps: e^{∓Extreme32} in float32. A ρ
+// outside (or NaN) is recomputed by the caller.
+var (
+	RhoLo = float32(math.Exp(-Extreme32))
+	RhoHi = float32(math.Exp(Extreme32))
+)
+
+// RhoArgs are the operands of RhoProd and Rho for one group: R the ρ of
+// n = len(EP) elements (lane q of element i at [8i + q]) and a row's
+// e^{±w}.
+//
+//	Sel   all ones where the lane uses EN, else EP
+//	Flip  (Rho) all ones where the lane's unit flips: ρ ← ρ·e
+//	P, Exp, Bad  (RhoProd) as Prod32's
+type RhoArgs struct {
+	R      []float32
+	EP, EN []float32
+	Sel    *[8]uint32
+	Flip   *[8]uint32
+	P      *[8]float64
+	Exp    *[8]int64
+	Bad    []uint8
+}
+
+// RhoProd multiplies, for every lane q, the factors float32(1 + ρ_i·e_i)
+// into a float64 product in blocks of BlockLen, renormalised as Prod does;
+// it reports whether any block of any lane was bad.
+func RhoProd(pr *RhoArgs) bool {
+	n := len(pr.EP)
+	if n == 0 {
+		return false
+	}
+	_, _ = pr.EN[:n], pr.R[:8*n]
+	_ = pr.Bad[:(n+BlockLen-1)/BlockLen]
+	if useAVX2 {
+		return rhoAVX2(nil, pr)>>8 != 0
+	}
+	return rhoProdGo(pr)
+}
+
+// Rho sets ρ ← ρ·e (float32) on every flipping lane of sh (e by sh.Sel)
+// and, if pr is not nil, runs RhoProd(pr) on the updated ρ in the same pass
+// (pr.R is sh.R). fell has bit q set when a new ρ of flipping lane q is
+// outside [RhoLo, RhoHi] or NaN (the caller recomputes that lane's ρ from
+// its activations, and its product); bad is RhoProd's report.
+func Rho(sh, pr *RhoArgs) (fell uint8, bad bool) {
+	n := len(sh.EP)
+	if n == 0 {
+		return 0, false
+	}
+	_, _ = sh.EN[:n], sh.R[:8*n]
+	if pr != nil {
+		if len(pr.EP) != n || &pr.R[0] != &sh.R[0] {
+			panic("sigpair: Rho needs the product over the same elements")
+		}
+		_ = pr.EN[:n]
+		_ = pr.Bad[:(n+BlockLen-1)/BlockLen]
+	}
+	if useAVX2 {
+		r := rhoAVX2(sh, pr)
+		return uint8(r), r>>8 != 0
+	}
+	fell = rhoGo(sh)
+	if pr != nil {
+		bad = rhoProdGo(pr)
+	}
+	return fell, bad
+}
+
+// rhoGo is Rho's update in Go.
+func rhoGo(a *RhoArgs) uint8 {
+	var fell uint8
+	for q := range 8 {
+		if a.Flip[q] == 0 {
+			continue
+		}
+		e := a.EP
+		if a.Sel[q]>>31 != 0 {
+			e = a.EN
+		}
+		for i := range a.EP {
+			o := 8*i + q
+			r := a.R[o] * e[i]
+			if !(r >= RhoLo && r <= RhoHi) {
+				fell |= 1 << q
+			}
+			a.R[o] = r
+		}
+	}
+	return fell
+}
+
+// rhoProdGo is RhoProd in Go (see prod32Go).
+func rhoProdGo(a *RhoArgs) bool {
+	n := len(a.EP)
+	any := false
+	for q := range 8 {
+		e := a.EP
+		if a.Sel[q]>>31 != 0 {
+			e = a.EN
+		}
+		p, exp := a.P[q], a.Exp[q]
+		for lo, b := 0, 0; lo < n; lo, b = lo+BlockLen, b+1 {
+			hi := min(lo+BlockLen, n)
+			r := p
+			for i := lo; i < hi; i++ {
+				r *= float64(1 + float32(a.R[8*i+q]*e[i]))
+			}
+			if r > ProdLo && r < ProdHi {
+				f, x := math.Frexp(r)
+				p, exp = f, exp+int64(x)
+				continue
+			}
+			a.Bad[b] |= 1 << q
+			any = true
+		}
+		a.P[q], a.Exp[q] = p, exp
+	}
+	return any
+}

@@ -55,3 +55,36 @@ func pairs32AVX2(sh *Pairs32Args, pr *Prod32Args) (uint8, bool) {
 	}
 	return uint8(r), r>>8 != 0
 }
+
+// rhoAVX2k is Rho (f32_amd64.s): ep nil: the product alone; pep nil: the
+// update alone. The low byte of the result is fell, bit 8 the product's
+// report.
+//
+//go:noescape
+func rhoAVX2k(r, ep, en *float32, n int, flip, sel *[8]uint32, pep, pen *float32, psel *[8]uint32, p *[8]float64, exp *[8]int64, bad *uint8, c *[8][8]uint32) uint16
+
+// rhoConsts: RhoLo, RhoHi, 1 (eight lanes each).
+var rhoConsts [8][8]uint32
+
+func init() {
+	for q := range 8 {
+		rhoConsts[0][q], rhoConsts[1][q], rhoConsts[2][q] = math.Float32bits(RhoLo), math.Float32bits(RhoHi), math.Float32bits(1)
+	}
+}
+
+// rhoAVX2 runs Rho (sh not nil) and/or RhoProd (pr not nil).
+func rhoAVX2(sh, pr *RhoArgs) uint16 {
+	var ep, en, pep, pen, r *float32
+	var flip, sel, psel *[8]uint32
+	var p *[8]float64
+	var exp *[8]int64
+	var bad *uint8
+	n := 0
+	if sh != nil {
+		r, ep, en, flip, sel, n = &sh.R[0], &sh.EP[0], &sh.EN[0], sh.Flip, sh.Sel, len(sh.EP)
+	}
+	if pr != nil {
+		r, pep, pen, psel, p, exp, bad, n = &pr.R[0], &pr.EP[0], &pr.EN[0], pr.Sel, pr.P, pr.Exp, &pr.Bad[0], len(pr.EP)
+	}
+	return rhoAVX2k(r, ep, en, n, flip, sel, pep, pen, psel, p, exp, bad, &rhoConsts)
+}

@@ -299,3 +299,111 @@ pp32done:
 	MOVW      AX, ret+104(FP)
 	VZEROUPPER
 	RET
+
+// RHOUPD: Rho's update of element CX; leaves the lanes' ρ (new on the
+// flipping lanes) in Y12 and ORs the flipping lanes whose new ρ is outside
+// [RhoLo, RhoHi] or NaN into Y8. Registers: SI ρ, R9 e^{w}, R10 e^{−w};
+// Y2 the flipping lanes, Y4 the selection, Y6 RhoLo, Y7 RhoHi.
+#define RHOUPD \
+	VBROADCASTSS (R9)(CX*4), Y11 \
+	VBROADCASTSS (R10)(CX*4), Y12 \
+	VBLENDVPS    Y4, Y12, Y11, Y11 \
+	VMOVUPS      (SI)(BX*1), Y12 \
+	VMULPS       Y11, Y12, Y11 \
+	VCMPPS       $0x1d, Y6, Y11, Y13 \
+	VCMPPS       $0x12, Y7, Y11, Y14 \
+	VANDPS       Y14, Y13, Y13 \
+	VANDNPS      Y2, Y13, Y13 \
+	VORPS        Y13, Y8, Y8 \
+	VBLENDVPS    Y2, Y11, Y12, Y12 \
+	VMOVUPS      Y12, (SI)(BX*1)
+
+// RHOFACT: the product's factor 1 + ρ·e' of the ρ in Y12 (e' of the row
+// R12/R13 by the selection Y5; Y9 holds 1).
+#define RHOFACT \
+	VBROADCASTSS (R12)(CX*4), Y11 \
+	VBROADCASTSS (R13)(CX*4), Y13 \
+	VBLENDVPS    Y5, Y13, Y11, Y11 \
+	VMULPS       Y11, Y12, Y11 \
+	VADDPS       Y9, Y11, Y11 \
+	FACT32(Y11, X11)
+
+// func rhoAVX2k(r, ep, en *float32, n int, flip, sel *[8]uint32, pep, pen *float32, psel *[8]uint32, p *[8]float64, exp *[8]int64, bad *uint8, c *[8][8]uint32) uint16
+// Rho and/or RhoProd (ep nil: the product alone; pep nil: the update
+// alone). Registers as RHOUPD and RHOFACT, and R14 the block's bad byte,
+// R8 the end of the block, R11 the product's report; Y0/Y1 the product.
+TEXT ·rhoAVX2k(SB), NOSPLIT, $0-106
+	MOVQ    r+0(FP), SI
+	MOVQ    ep+8(FP), R9
+	MOVQ    en+16(FP), R10
+	MOVQ    pep+48(FP), R12
+	MOVQ    pen+56(FP), R13
+	MOVQ    bad+88(FP), R14
+	MOVQ    c+96(FP), DX
+	VMOVUPS 0(DX), Y6
+	VMOVUPS 32(DX), Y7
+	VMOVUPS 64(DX), Y9
+	VXORPS  Y8, Y8, Y8
+	XORL    R11, R11
+	XORQ    CX, CX
+	XORQ    BX, BX
+	TESTQ   R9, R9
+	JEQ     rhoprod
+	MOVQ    flip+32(FP), AX
+	VMOVDQU (AX), Y2
+	MOVQ    sel+40(FP), AX
+	VMOVDQU (AX), Y4
+	TESTQ   R12, R12
+	JNE     rhoprod
+
+rhoupd:
+	RHOUPD
+	ADDQ $32, BX
+	INCQ CX
+	CMPQ CX, n+24(FP)
+	JLT  rhoupd
+	JMP  rhodone
+
+rhoprod:
+	MOVQ    psel+64(FP), AX
+	VMOVDQU (AX), Y5
+	MOVQ    p+72(FP), AX
+	VMOVUPD 0(AX), Y0
+	VMOVUPD 32(AX), Y1
+
+rhoblock:
+	LEAQ    32(CX), R8
+	CMPQ    R8, n+24(FP)
+	CMOVQGT n+24(FP), R8
+	TESTQ   R9, R9
+	JEQ     rhoponly
+
+rhoboth:
+	RHOUPD
+	RHOFACT
+	ADDQ $32, BX
+	INCQ CX
+	CMPQ CX, R8
+	JLT  rhoboth
+	JMP  rhoend
+
+rhoponly:
+	VMOVUPS (SI)(BX*1), Y12
+	RHOFACT
+	ADDQ    $32, BX
+	INCQ    CX
+	CMPQ    CX, R8
+	JLT     rhoponly
+
+rhoend:
+	BLOCKEND32(p+72, exp+80, R11)
+	CMPQ CX, n+24(FP)
+	JLT  rhoblock
+
+rhodone:
+	VMOVMSKPS Y8, AX
+	SHLL      $8, R11
+	ORL       R11, AX
+	MOVW      AX, ret+104(FP)
+	VZEROUPPER
+	RET

@@ -91,6 +91,23 @@ func (c *case32) pairsArgs() *Pairs32Args {
 	return a
 }
 
+// rhoArgs: the update of ρ, held in s (e^{a}: a's of scale up to 90 give
+// values out of range, and NaN where the pairs are NaN).
+func (c *case32) rhoArgs() *RhoArgs {
+	pa := c.pairsArgs()
+	for i := range c.s {
+		c.s[i] = float32(math.Exp(float64(c.a[i])))
+		if c.t[i] != c.t[i] {
+			c.s[i] = c.t[i]
+		}
+	}
+	return &RhoArgs{R: c.s, EP: c.ep, EN: c.en, Sel: &c.sel, Flip: &pa.Flip}
+}
+
+func (c *case32) rhoProdArgs(bad []uint8) *RhoArgs {
+	return &RhoArgs{R: c.s, EP: c.pep, EN: c.pen, Sel: &c.psel, P: &c.p, Exp: &c.exp, Bad: bad}
+}
+
 func same32(x, y []float32) bool {
 	for i := range x {
 		if math.Float32bits(x[i]) != math.Float32bits(y[i]) && !(x[i] != x[i] && y[i] != y[i]) {
@@ -114,7 +131,7 @@ func TestKernels32MatchGo(t *testing.T) {
 		sa, sw := []float64{1, 5, 40, 90}[trial%4], []float64{0.1, 2, 12, 30}[(trial/4)%4]
 		base := newCase32(rng, n, sa, sw, trial%3 == 0)
 		nb := (n + BlockLen - 1) / BlockLen
-		for mode := range 5 { // 0: Prod32, 1: with dot, 2: Shift32, 3: Pairs32 without product, 4: with
+		for mode := range 8 { // 0: Prod32, 1: with dot, 2: Shift32, 3: Pairs32 without product, 4: with, 5: RhoProd, 6: Rho without product, 7: with
 			var res [2][2]bool
 			var fell [2]uint8
 			var out [2]*case32
@@ -132,6 +149,12 @@ func TestKernels32MatchGo(t *testing.T) {
 					fell[v], res[v][1] = Pairs32(c.pairsArgs(), nil)
 				case 4:
 					fell[v], res[v][1] = Pairs32(c.pairsArgs(), c.prodArgs(false, bad))
+				case 5:
+					res[v][1] = RhoProd(c.rhoProdArgs(bad))
+				case 6:
+					fell[v], res[v][1] = Rho(c.rhoArgs(), nil)
+				case 7:
+					fell[v], res[v][1] = Rho(c.rhoArgs(), c.rhoProdArgs(bad))
 				}
 				out[v], bads[v], fbs[v] = c, bad, fb
 			}

@@ -32,3 +32,14 @@ func pairs32AVX2(sh *Pairs32Args, pr *Prod32Args) (uint8, bool) {
 	}
 	return fell, prod32Go(pr)
 }
+
+func rhoAVX2(sh, pr *RhoArgs) uint16 {
+	var r uint16
+	if sh != nil {
+		r = uint16(rhoGo(sh))
+	}
+	if pr != nil && rhoProdGo(pr) {
+		r |= 1 << 8
+	}
+	return r
+}
