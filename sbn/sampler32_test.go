@@ -72,7 +72,7 @@ func TestGibbs32Conditional(t *testing.T) {
 		ar    bool
 		scale float64
 	}{{[]int{3, 2}, false, 1.5}, {[]int{3, 2, 2}, true, 1.5}, {[]int{70, 40}, false, 1}, {[]int{70, 40, 33}, false, 1}, {[]int{70, 40, 33}, true, 1},
-		{[]int{90, 37}, true, 60}, {[]int{40, 20, 9}, false, 300}, {[]int{784, 200}, false, 0}}
+		{[]int{90, 37}, true, 60}, {[]int{40, 20, 9}, false, 300}, {[]int{60, 30}, false, 12}, {[]int{60, 30}, false, 20}, {[]int{784, 200}, false, 0}}
 	for ni, c := range nets {
 		var n *Net
 		if c.scale == 0 {
@@ -307,5 +307,74 @@ func TestGibbs32NoAllocs(t *testing.T) {
 	b := 0
 	if a := testing.AllocsPerRun(3, func() { b++; tr.minibatch(ex, idx, 1, b) }); a != 0 {
 		t.Errorf("%g allocations per minibatch", a)
+	}
+}
+
+// TestGibbs32RoundTrip: a visible activation sent below −Extreme32 by
+// flips (its ρ underflows to 0 in float32) and brought back far above by
+// the reverse flips has its ρ and Σ softplus recomputed from the
+// activations, so the log-odds after the round trip are the float64
+// chains' again, in the lane that went round and in the lanes of its
+// group that did not flip; likewise above +Extreme32 (ρ overflows).
+func TestGibbs32RoundTrip(t *testing.T) {
+	for _, sg := range []float64{1, -1} {
+		// Visible unit 0: a = 30 − 60 h_1 − 80 h_0 (times sg).
+		n := New([]int{3, 2}, false)
+		n.B[0][0], n.B[0][1], n.B[0][2] = 30*sg, -1, 0.5
+		n.W[1][0*2+0], n.W[1][0*2+1], n.W[1][1*2+0], n.W[1][2*2+1] = -80*sg, -60*sg, 0.7, -0.4
+		g := n.newGibbsTables(true)
+		g.enable32(n)
+		g.refresh(n, true)
+		const active = 5
+		c32, c64 := n.newLaneChains32(active), n.newLaneChains(active)
+		h := n.States()
+		h[0][0], h[0][2], h[1][1] = 1, 1, 1
+		for k := range active {
+			c32.load(k, h)
+		}
+		c32.refresh(active, g)
+		cur := func(j int) func(k int) float64 {
+			return func(k int) float64 { return float64(c32.h[1][c32.idx(1, k, j)]) }
+		}
+		step := func(j int, v func(k int) float64) {
+			c32.logOdds(g, 1, j)
+			for k := range active {
+				c32.v[k] = v(k)
+			}
+			c32.set(g, 1, j)
+		}
+		lane2 := func(x float64) func(k int) float64 {
+			return func(k int) float64 {
+				if k == 2 {
+					return x
+				}
+				return float64(c32.h[1][c32.idx(1, k, 0)])
+			}
+		}
+		// Lane 2: unit 0 on (a = −110), off (−30), then unit 1 off (+30).
+		step(0, lane2(1))
+		step(1, cur(1))
+		step(0, lane2(0))
+		step(1, func(k int) float64 {
+			if k == 2 {
+				return 0
+			}
+			return cur(1)(k)
+		})
+		c32.flush(g)
+		for k := range active {
+			c32.latent(k, h)
+			c64.load(k, h)
+		}
+		c64.refresh(active, g)
+		for j := range 2 {
+			c32.logOdds(g, 1, j)
+			c64.logOdds(g, 1, j)
+			for k := range active {
+				if d := math.Abs(c32.lo[k] - c64.lo[k]); !(d <= 1e-5) {
+					t.Errorf("sign %g, lane %d, unit %d after the round trip: log-odds %.9g in float32, %.9g in float64", sg, k, j, c32.lo[k], c64.lo[k])
+				}
+			}
+		}
 	}
 }
