@@ -115,7 +115,7 @@ type laneChains32 struct {
 	// The visible layer's ρ = e^{a} (laid out as s), and per lane Σ_i
 	// softplus(a_i) (sp0) and the value it takes if the lane's unit whose
 	// log-odds were just computed flips (spNew).
-	r0          []float32
+	r0         []float32
 	sp0, spNew []float64
 
 	// The visible layer's activations, lane by lane (a0[k·n_0 + i]), valid
