@@ -22,7 +22,10 @@ import (
 //
 // Gradient: each chunk (chunkSize examples, summed in a fixed order) adds
 // the gradients of its examples' kept states, example by example and state
-// by state (batched: addGradBatch).
+// by state (batched: addGradBatch). In float32, at the steps before the
+// last (where log p(x, h) is not needed), the visible layer's σ(a) of each
+// kept state come from the chains (σ = ρ/(1 + ρ)) instead of being summed
+// again from W.
 
 // gibbsLanes is the number of chains a sampling task runs side by side
 // (float64: three groups of four lanes); gibbsLanes32 in float32 (two
@@ -47,6 +50,7 @@ type gibbsSampling struct {
 	tasks  []*gibbsTask
 	lanes  int // chains per task
 	kept   []float64
+	sig0   []float64 // float32: σ(a_0) of each kept state (as kept, n_0 each), at the steps before the last
 	active int
 	next   atomic.Int32
 	phase  sync.WaitGroup // the sampling phase's end, awaited by every worker
@@ -71,6 +75,7 @@ func (t *Trainer) newGibbsSampling() {
 	gs.lanes = gibbsLanes
 	if t.gibbs32 {
 		gs.lanes = gibbsLanes32
+		gs.sig0 = make([]float64, o.BatchSize*o.Samples*n.Sizes[0])
 	}
 	for lo := 0; lo < o.BatchSize; lo += gs.lanes {
 		tk := &gibbsTask{src: make([]rand.PCG, gs.lanes), rng: make([]*rand.Rand, gs.lanes), one: n.States(), sc: n.NewScratch()}
@@ -149,13 +154,23 @@ func (t *Trainer) gibbsSample(tk *gibbsTask) {
 		}
 	}
 	H := t.latent
+	lc32, _ := lc.(*laneChains32)
+	sig0 := lc32 != nil && c.step < o.Steps-1 // the gradient's visible σ from the chains (not at the last step: log p needs the activations)
+	m := n.Sizes[0]
 	for s := range o.Samples {
 		for range o.GibbsSweeps {
 			lc.sweep(t.gibbs, rngs)
 		}
+		if sig0 {
+			lc32.flush(t.gibbs)
+		}
 		for k := range K {
 			lc.latent(k, h)
 			packStates(h, t.gs.kept[((tk.pos+k)*o.Samples+s)*H:])
+			if sig0 {
+				at := ((tk.pos+k)*o.Samples + s) * m
+				lc32.visibleSigmoid(t.gibbs, k, t.gs.sig0[at:at+m])
+			}
 		}
 	}
 	for k, row := range tk.rows {
@@ -180,7 +195,11 @@ func (t *Trainer) gibbsGrad(tk *trainTask) {
 	K, S, H := len(tk.rows), o.Samples, t.latent
 	last := c.step == o.Steps-1
 	w := 1 / float64(S)
-	n.addGradBatch(tk.gb, tk.xs, K, S, t.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], t.tabs.wt, w, tk.gGen, last)
+	var sig0 []float64
+	if t.gs.sig0 != nil && !last {
+		sig0 = t.gs.sig0[tk.pos*S*m : (tk.pos+K)*S*m]
+	}
+	n.addGradBatch(tk.gb, tk.xs, K, S, t.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], t.tabs.wt, w, tk.gGen, last, sig0)
 	if last {
 		for _, lp := range tk.gb.lp[:K*S] {
 			tk.signal += w * lp

@@ -551,6 +551,21 @@ func (c *laneChains32) shiftLayer(ll, i0, gr int, w, ep, en []float32, d [8]floa
 	}
 }
 
+// visibleSigmoid sets dst[i] to σ(a_{0,i}) of lane k, ρ/(1 + ρ) from its
+// odds (from its activations where ρ is NaN); no update may be waiting
+// (flush).
+func (c *laneChains32) visibleSigmoid(g *gibbsTables, k int, dst []float64) {
+	for i := range dst {
+		r := float64(c.r0[c.idx(0, k, i)])
+		if r != r {
+			c.materialise(g, k)
+			dst[i] = nmath.Sigmoid(c.a0[k*len(dst)+i])
+			continue
+		}
+		dst[i] = r / (1 + r)
+	}
+}
+
 // flush applies every waiting update of the visible layer.
 func (c *laneChains32) flush(g *gibbsTables) {
 	if c.penJ < 0 {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/nmath"
 )
 
 // loadBoth puts the same random states (random x too) into the lanes of a
@@ -373,6 +374,109 @@ func TestGibbs32RoundTrip(t *testing.T) {
 			for k := range active {
 				if d := math.Abs(c32.lo[k] - c64.lo[k]); !(d <= 1e-5) {
 					t.Errorf("sign %g, lane %d, unit %d after the round trip: log-odds %.9g in float32, %.9g in float64", sg, k, j, c32.lo[k], c64.lo[k])
+				}
+			}
+		}
+	}
+}
+
+// TestGibbs32VisibleSigmoid: the visible σ(a) a float32 chain hands to the
+// gradient after sweeps (ρ/(1 + ρ)) are σ of its activations recomputed
+// in float64 within the drift of ρ (relative 2⁻²⁴ per update and rounding,
+// times the sweeps' updates), on a 784-200 net and on a net whose
+// activations leave ±Extreme32 (NaN ρ: taken from the activations).
+func TestGibbs32VisibleSigmoid(t *testing.T) {
+	for _, c := range []struct {
+		sizes []int
+		scale float64
+	}{{[]int{784, 200}, 0}, {[]int{60, 30}, 20}} {
+		var n *Net
+		if c.scale == 0 {
+			n = New(c.sizes, false)
+			InitNormal(n, 0.3, 5)
+		} else {
+			n = randomNet(c.sizes, false, c.scale, 91)
+		}
+		g := n.newGibbsTables(true)
+		g.enable32(n)
+		g.refresh(n, true)
+		const active, sweeps = 11, 3
+		lc := n.newLaneChains32(active)
+		h := n.States()
+		rng := rand.New(rand.NewPCG(9, 1))
+		rngs := make([]*rand.Rand, active)
+		for k := range active {
+			randomState(h, rng)
+			lc.load(k, h)
+			rngs[k] = rand.New(rand.NewPCG(uint64(k), 92))
+		}
+		lc.refresh(active, g)
+		for range sweeps {
+			lc.sweep(g, rngs)
+		}
+		lc.flush(g)
+		m := n.Sizes[0]
+		got := make([]float64, m)
+		tol := float64(4+2*sweeps*n.Sizes[1]) * 0x1p-24
+		for k := range active {
+			lc.visibleSigmoid(g, k, got)
+			lc.a0ok[k] = false
+			for i := range m {
+				want := nmath.Sigmoid(lc.act(g, 0, k, i))
+				if d := math.Abs(got[i] - want); !(d <= tol*max(want, 1e-300)) {
+					t.Fatalf("%v: lane %d visible %d: σ %.9g from ρ, %.9g from the activation", c.sizes, k, i, got[i], want)
+				}
+			}
+		}
+	}
+}
+
+// TestGibbs32GradientSigmoid: at a dynamics step before the last, the
+// float32 trainer's chunk gradients, whose visible σ(a) come from the
+// chains, are the gradients summed from W for the same kept states within
+// float32 rounding (relative 1e−5 of the gradient's scale), for an SBN and
+// a deep ARSBN.
+func TestGibbs32GradientSigmoid(t *testing.T) {
+	for _, c := range []struct {
+		sizes []int
+		ar    bool
+	}{{[]int{40, 12}, false}, {[]int{40, 7, 6}, true}} {
+		n := randomNet(c.sizes, c.ar, 1, 40)
+		n.Rec = nil
+		set := plantedData(n, 30, 41)
+		o := DefaultTrainOptions()
+		o.Sampler, o.Precision, o.Steps, o.BatchSize, o.Workers = "gibbs", "float32", 4, 30, 1
+		tr, err := NewTrainer(n, len(set), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr.tabs.refresh(n, true)
+		idx := rand.New(rand.NewPCG(3, 3)).Perm(len(set))
+		var chunks []*trainTask
+		for lo := 0; lo < len(idx); lo += chunkSize {
+			tk := tr.tasks[len(chunks)]
+			tk.rows, tk.pos = idx[lo:min(lo+chunkSize, len(idx))], lo
+			chunks = append(chunks, tk)
+		}
+		tr.active = len(chunks)
+		for _, step := range []int{0, 1} {
+			tr.cur.data, tr.cur.epoch, tr.cur.batch, tr.cur.step = set, 1, 0, step
+			tr.next.Store(0)
+			tr.gibbsSteps(idx, 1)()
+			S, H := o.Samples, tr.latent
+			for ci, tk := range chunks {
+				got := tk.gGen.clone()
+				zeroNet(tk.gGen)
+				K := len(tk.rows)
+				n.addGradBatch(tk.gb, tk.xs, K, S, tr.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], tr.tabs.wt, 1/float64(S), tk.gGen, false, nil)
+				gn, gx := params(got)
+				_, wx := params(tk.gGen)
+				for p := range gx {
+					for i := range gx[p] {
+						if d := math.Abs(gx[p][i] - wx[p][i]); d > 1e-5*float64(K) {
+							t.Fatalf("%v step %d chunk %d: gradient %s[%d] = %.9g with the chains' σ, %.9g summed from W", c.sizes, step, ci, gn[p], i, gx[p][i], wx[p][i])
+						}
+					}
 				}
 			}
 		}
