@@ -357,9 +357,19 @@ func (c *laneChains32) visibleOdds(k int) {
 	a := c.a0[k*m : (k+1)*m]
 	e := c.ps[:m]
 	expvec.Exp(e, a)
-	sp := 0.0
+	// Σ softplus(a_i): the log of products of up to 16 factors 1 + e^{a_i}
+	// (each below 1 + e^{30}), the other terms one by one.
+	sp, prod, cnt := 0.0, 1.0, 0
 	for i, x := range a {
-		sp += nmath.Softplus(x)
+		if math.Abs(x) <= 30 {
+			prod *= 1 + e[i]
+			if cnt++; cnt == 16 {
+				sp += math.Log(prod)
+				prod, cnt = 1, 0
+			}
+		} else {
+			sp += nmath.Softplus(x)
+		}
 		o := c.idx(0, k, i)
 		if math.Abs(x) > sigpair.Extreme32 {
 			c.r0[o] = float32(math.NaN())
@@ -367,7 +377,7 @@ func (c *laneChains32) visibleOdds(k int) {
 		}
 		c.r0[o] = float32(e[i])
 	}
-	c.sp0[k] = sp
+	c.sp0[k] = sp + math.Log(prod)
 }
 
 // pendingRho readies c.ru with group gr's waiting update of the visible
