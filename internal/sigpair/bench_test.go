@@ -100,18 +100,6 @@ func BenchmarkShift32(b *testing.B) {
 	}
 }
 
-func BenchmarkPairsProd32(b *testing.B) {
-	c := benchRow32(b)
-	sh, pr := c.pairsArgs(), c.prodArgs(false, make([]uint8, 25))
-	for b.Loop() {
-		for q := range 8 {
-			sh.Sel[q] = ^sh.Sel[q]
-		}
-		c.p = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}
-		Pairs32(sh, pr)
-	}
-}
-
 func BenchmarkRhoProd32(b *testing.B) {
 	c := benchRow32(b)
 	sh := c.rhoArgs()

@@ -14,18 +14,12 @@ func prod32AVX2k(t, s, x *float32, w *float64, ep, en *float32, n int, sel *[8]u
 //go:noescape
 func shift32AVX2k(a, s, t, w, ep, en *float32, n int, d *[8]float32, sel *[8]uint32, fb *uint8) bool
 
-// pairs32AVX2k is Pairs32 (f32_amd64.s); pep nil: the update alone. The
-// low byte of the result is fell, bit 8 the product's report.
-//
-//go:noescape
-func pairs32AVX2k(s, t, ep, en *float32, n int, flip, sel *[8]uint32, pep, pen *float32, psel *[8]uint32, p *[8]float64, exp *[8]int64, bad *uint8) uint16
-
-// shift32Consts: the mask of |x|, Extreme32, MaxFloat32, 1, 0, PairsFloor32
-// (eight lanes each).
-var shift32Consts [6][8]uint32
+// shift32Consts: the mask of |x|, Extreme32, MaxFloat32, 1, 0 (eight
+// lanes each).
+var shift32Consts [5][8]uint32
 
 func init() {
-	sv := [6]uint32{1<<31 - 1, math.Float32bits(Extreme32), math.Float32bits(math.MaxFloat32), math.Float32bits(1), 0, math.Float32bits(PairsFloor32)}
+	sv := [5]uint32{1<<31 - 1, math.Float32bits(Extreme32), math.Float32bits(math.MaxFloat32), math.Float32bits(1), 0}
 	for k, v := range sv {
 		for q := range 8 {
 			shift32Consts[k][q] = v
@@ -44,16 +38,6 @@ func prod32AVX2(a *Prod32Args) bool {
 
 func shift32AVX2(sh *Shift32Args) bool {
 	return shift32AVX2k(&sh.A[0], &sh.S[0], &sh.T[0], &sh.W[0], &sh.EP[0], &sh.EN[0], len(sh.W), &sh.D, &sh.Sel, &sh.Fb[0])
-}
-
-func pairs32AVX2(sh *Pairs32Args, pr *Prod32Args) (uint8, bool) {
-	var r uint16
-	if pr == nil {
-		r = pairs32AVX2k(&sh.S[0], &sh.T[0], &sh.EP[0], &sh.EN[0], len(sh.EP), &sh.Flip, &sh.Sel, nil, nil, nil, nil, nil, nil)
-	} else {
-		r = pairs32AVX2k(&sh.S[0], &sh.T[0], &sh.EP[0], &sh.EN[0], len(sh.EP), &sh.Flip, &sh.Sel, &pr.EP[0], &pr.EN[0], pr.Sel, pr.P, pr.Exp, &pr.Bad[0])
-	}
-	return uint8(r), r>>8 != 0
 }
 
 // rhoAVX2k is Rho (f32_amd64.s): ep nil: the product alone; pep nil: the

@@ -25,14 +25,6 @@ func prod32AVX2(a *Prod32Args) bool { return prod32Go(a) }
 
 func shift32AVX2(sh *Shift32Args) bool { return shift32Go(sh) }
 
-func pairs32AVX2(sh *Pairs32Args, pr *Prod32Args) (uint8, bool) {
-	fell := pairs32Go(sh)
-	if pr == nil {
-		return fell, false
-	}
-	return fell, prod32Go(pr)
-}
-
 func rhoAVX2(sh, pr *RhoArgs) uint16 {
 	var r uint16
 	if sh != nil {
