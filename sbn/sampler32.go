@@ -214,31 +214,11 @@ func (c *laneChains32) refresh(active int, g *gibbsTables) {
 	c.active = active
 	c.penJ = -1
 	clear(c.penAny)
-	for l := range c.h {
-		on := c.lon[l][:0]
-		for k := range active {
-			c.lspan[l][2*k] = int32(len(on))
-			for i := range n.Sizes[l] {
-				if c.h[l][c.idx(l, k, i)] != 0 {
-					on = append(on, int32(i))
-				}
-			}
-			c.lspan[l][2*k+1] = int32(len(on))
-		}
-		c.lon[l] = on
-	}
-	top := n.Layers()
+	laneUnitsOn(n.Sizes, active, func(l, k, i int) bool { return c.h[l][c.idx(l, k, i)] != 0 }, c.lon, c.lspan)
 	for l := range c.h {
 		m := n.Sizes[l]
 		sum := c.sum[:active*m]
-		clear(sum)
-		if l < top {
-			seqsum.AddSelected(sum, m, g.wt[l+1], m, m, c.lon[l+1], c.lspan[l+1][:2*active])
-		}
-		var s []float64
-		if n.S != nil {
-			s = n.S[l]
-		}
+		n.laneActivations(g, l, active, c.lon, c.lspan, sum)
 		for k := range L {
 			if k >= active {
 				for i := range m {
@@ -255,15 +235,7 @@ func (c *laneChains32) refresh(active int, g *gibbsTables) {
 				}
 				continue
 			}
-			onl := c.lon[l][c.lspan[l][2*k]:c.lspan[l][2*k+1]]
 			ak := sum[k*m : (k+1)*m]
-			for i := range m {
-				a := n.B[l][i] + ak[i]
-				if s != nil {
-					a = addLower(a, s, m, i, onl)
-				}
-				ak[i] = a
-			}
 			if l == 0 {
 				copy(c.a0[k*m:(k+1)*m], ak)
 				c.a0ok[k] = true
@@ -283,19 +255,7 @@ func (c *laneChains32) refresh(active int, g *gibbsTables) {
 			}
 		}
 	}
-	m := n.Sizes[1]
-	dot := c.sum[:active*m]
-	clear(dot)
-	seqsum.AddSelected(dot, m, n.W[1], m, m, c.lon[0], c.lspan[0][:2*active])
-	for j := range m {
-		for k := range L {
-			v := 0.0
-			if k < active {
-				v = dot[k*m+j]
-			}
-			c.dot1[j*L+k] = v
-		}
-	}
+	n.visibleDots(active, L, c.lon, c.lspan, c.sum, c.dot1)
 }
 
 // fixPairs recomputes from a the σ pairs of the lanes flagged in fb for
