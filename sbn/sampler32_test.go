@@ -238,23 +238,7 @@ func TestGibbs32Posterior(t *testing.T) {
 		const lanes = 16
 		lc := n.newLaneChains32(lanes)
 		x := []float64{1, 0, 1}
-		post := map[string]float64{}
-		var lps []float64
-		var keys []string
-		allStates(n, func(h [][]float64) {
-			if h[0][0] != x[0] || h[0][1] != x[1] || h[0][2] != x[2] {
-				return
-			}
-			lps = append(lps, n.LogJoint(h, 1, sc))
-			keys = append(keys, key(h))
-		})
-		z := 0.0
-		for _, lp := range lps {
-			z += math.Exp(lp)
-		}
-		for i, k := range keys {
-			post[k] = math.Exp(lps[i]) / z
-		}
+		post := exactPosterior(n, x, sc)
 		const chains = 20000
 		counts := map[string]int{}
 		rngs := make([]*rand.Rand, lanes)
@@ -277,12 +261,7 @@ func TestGibbs32Posterior(t *testing.T) {
 				counts[key(h)]++
 			}
 		}
-		for k, p := range post {
-			got := float64(counts[k]) / chains
-			if se := math.Sqrt(p * (1 - p) / chains); math.Abs(got-p) > 5*se+1e-9 {
-				t.Errorf("%s: state %s drawn with frequency %.4f, posterior %.4f (5σ = %.4f)", c.name, k, got, p, 5*se)
-			}
-		}
+		checkPosterior(t, c.name, post, counts, chains)
 	}
 }
 

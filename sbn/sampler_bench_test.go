@@ -9,16 +9,32 @@ import (
 // with weights N(0, 0.1²) on MNIST-like rows (15% of the pixels on), in
 // lanes and one by one (the reference sampler), in the same states.
 func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
-	rng := rand.New(rand.NewPCG(1, 1))
 	n := New([]int{784, 200}, false)
 	InitNormal(n, 0.1, 1)
 	g := n.newGibbsTables(true)
 	g.refresh(n, true)
 	lc := n.newLaneChains(gibbsLanes)
+	one := make([]*gibbsChain, gibbsLanes)
+	rngs := mnistLikeStates(n, gibbsLanes, func(k int, h [][]float64) {
+		lc.load(k, h)
+		one[k] = n.newGibbsChain()
+		for l := range h {
+			copy(one[k].h[l], h[l])
+		}
+		one[k].refresh()
+	})
+	lc.refresh(gibbsLanes, g)
+	return g, lc, one, rngs
+}
+
+// mnistLikeStates passes chains 0 … lanes−1 their states: MNIST-like rows
+// (15% of the pixels on) with latent layers drawn from the prior, and
+// returns each chain's random stream.
+func mnistLikeStates(n *Net, lanes int, load func(k int, h [][]float64)) []*rand.Rand {
+	rng := rand.New(rand.NewPCG(1, 1))
 	sc := n.NewScratch()
 	h := n.States()
-	rngs := make([]*rand.Rand, gibbsLanes)
-	one := make([]*gibbsChain, gibbsLanes)
+	rngs := make([]*rand.Rand, lanes)
 	for k := range rngs {
 		for i := range h[0] {
 			h[0][i] = 0
@@ -28,15 +44,9 @@ func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
 		}
 		rngs[k] = rand.New(rand.NewPCG(uint64(k), 2))
 		n.samplePrior(h, rngs[k], sc)
-		lc.load(k, h)
-		one[k] = n.newGibbsChain()
-		for l := range h {
-			copy(one[k].h[l], h[l])
-		}
-		one[k].refresh()
+		load(k, h)
 	}
-	lc.refresh(gibbsLanes, g)
-	return g, lc, one, rngs
+	return rngs
 }
 
 // BenchmarkGibbsSweep times one sweep of the chains side by side over
@@ -67,27 +77,13 @@ func BenchmarkGibbsSweepOneChain(b *testing.B) {
 // states of sweepSetup's first chains; divide by the chains per sweep
 // (gibbsLanes against gibbsLanes32) to compare with BenchmarkGibbsSweep.
 func BenchmarkGibbsSweepFloat32(b *testing.B) {
-	rng := rand.New(rand.NewPCG(1, 1))
 	n := New([]int{784, 200}, false)
 	InitNormal(n, 0.1, 1)
 	g := n.newGibbsTables(true)
 	g.enable32(n)
 	g.refresh(n, true)
 	lc := n.newLaneChains32(gibbsLanes32)
-	sc := n.NewScratch()
-	h := n.States()
-	rngs := make([]*rand.Rand, gibbsLanes32)
-	for k := range rngs {
-		for i := range h[0] {
-			h[0][i] = 0
-			if rng.Float64() < 0.15 {
-				h[0][i] = 1
-			}
-		}
-		rngs[k] = rand.New(rand.NewPCG(uint64(k), 2))
-		n.samplePrior(h, rngs[k], sc)
-		lc.load(k, h)
-	}
+	rngs := mnistLikeStates(n, gibbsLanes32, lc.load)
 	lc.refresh(gibbsLanes32, g)
 	lc.sweep(g, rngs)
 	b.ReportAllocs()

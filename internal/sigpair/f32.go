@@ -118,13 +118,10 @@ func prod32Go(a *Prod32Args) bool {
 				}
 				r *= float64(a.T[o] + float32(a.S[o]*e[i]))
 			}
-			if r > ProdLo && r < ProdHi {
-				f, x := math.Frexp(r)
-				p, exp = f, exp+int64(x)
-				continue
+			if !endBlock(r, &p, &exp) {
+				a.Bad[b] |= 1 << q
+				any = true
 			}
-			a.Bad[b] |= 1 << q
-			any = true
 		}
 		a.P[q], a.Exp[q] = p, exp
 		if a.X != nil {
@@ -281,15 +278,24 @@ func rhoProdGo(a *RhoArgs) bool {
 			for i := lo; i < hi; i++ {
 				r *= float64(1 + float32(a.R[8*i+q]*e[i]))
 			}
-			if r > ProdLo && r < ProdHi {
-				f, x := math.Frexp(r)
-				p, exp = f, exp+int64(x)
-				continue
+			if !endBlock(r, &p, &exp) {
+				a.Bad[b] |= 1 << q
+				any = true
 			}
-			a.Bad[b] |= 1 << q
-			any = true
 		}
 		a.P[q], a.Exp[q] = p, exp
 	}
 	return any
+}
+
+// endBlock ends a block whose product is r: when ProdLo < r < ProdHi it
+// sets p to the fraction of math.Frexp(r) and adds its exponent to exp,
+// else it reports the block bad (false) and leaves p and exp.
+func endBlock(r float64, p *float64, exp *int64) bool {
+	if r > ProdLo && r < ProdHi {
+		f, x := math.Frexp(r)
+		*p, *exp = f, *exp+int64(x)
+		return true
+	}
+	return false
 }
