@@ -112,3 +112,24 @@ func BenchmarkRhoProd32(b *testing.B) {
 		Rho(sh, pr)
 	}
 }
+
+func BenchmarkRhoProdOnly32(b *testing.B) {
+	c := benchRow32(b)
+	c.rhoArgs()
+	pr := c.rhoProdArgs(make([]uint8, 25))
+	for b.Loop() {
+		c.p = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}
+		RhoProd(pr)
+	}
+}
+
+func BenchmarkRhoUpdate32(b *testing.B) {
+	c := benchRow32(b)
+	sh := c.rhoArgs()
+	for b.Loop() {
+		for q := range 8 {
+			sh.Sel[q] = ^sh.Sel[q]
+		}
+		Rho(sh, nil)
+	}
+}
