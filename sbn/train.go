@@ -71,10 +71,11 @@ type TrainOptions struct {
 	// means float64). Adaptive importance sampler: float32 sums of the
 	// batched proposals and gradients, float64 log-weights, parameters and
 	// dynamics (train_is32.go), else the per-sample path. Gibbs sampler:
-	// the chains' activations, σ pairs and tabulated exponentials in
-	// float32, eight chains per AVX2 register, the log-odds, parameters,
-	// gradient and dynamics in float64 (sampler32.go), else the float64
-	// chains.
+	// the chains' states, activations, σ pairs or odds and tabulated
+	// exponentials in float32, eight chains per AVX2 register, the
+	// log-odds, parameters, gradient sums and dynamics in float64, the
+	// gradient's visible σ(a) taken from the chains before the last step
+	// (sampler32.go, gibbs_train.go), else the float64 chains.
 	Precision string
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
