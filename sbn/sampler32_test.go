@@ -31,8 +31,9 @@ func loadBoth(c64 *laneChains, c32 *laneChains32, n *Net, g *gibbsTables, active
 // products); a factor's relative error ε moves its log by ≈ ε. The direct
 // formula of a bad block sees the float32 activation, off by |a|·u per
 // rounding. The visible layer's factor 1 + ρ·e (ρ = e^{a}, e rounded once,
-// two roundings) is within 4u, each update of ρ adds 2u, and Σ softplus(a)
-// it subtracts is the log of an earlier such product: twice the bound. The
+// two roundings, then a float32 product of four) is within 5u, each update
+// of ρ adds 2u, and Σ softplus(a) it subtracts is the log of an earlier
+// such product: twice the bound. The
 // start a_j is rounded once; float64 rounding is below 1e−9 relative.
 func tol32(c *laneChains32, g *gibbsTables, l, j, k int, flips []int) float64 {
 	const u = 0x1p-24
@@ -42,7 +43,7 @@ func tol32(c *laneChains32, g *gibbsTables, l, j, k int, flips []int) float64 {
 		F := float64(flips[ll])
 		for i := range m {
 			if ll == 0 {
-				tol += 2 * (4 + 2*F) * u
+				tol += 2 * (5 + 2*F) * u
 				continue
 			}
 			a := math.Abs(c.act(g, ll, k, i0+i))

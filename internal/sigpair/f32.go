@@ -195,8 +195,10 @@ type RhoArgs struct {
 }
 
 // RhoProd multiplies, for every lane q, the factors float32(1 + ρ_i·e_i)
-// into a float64 product in blocks of BlockLen, renormalised as Prod does;
-// it reports whether any block of any lane was bad.
+// into a float64 product in blocks of BlockLen, renormalised as Prod does,
+// four at a time: the float32 product of four consecutive factors of a
+// block (of the one to three left at its end) is multiplied into the
+// float64 one. It reports whether any block of any lane was bad.
 func RhoProd(pr *RhoArgs) bool {
 	n := len(pr.EP)
 	if n == 0 {
@@ -275,8 +277,17 @@ func rhoProdGo(a *RhoArgs) bool {
 		for lo, b := 0, 0; lo < n; lo, b = lo+BlockLen, b+1 {
 			hi := min(lo+BlockLen, n)
 			r := p
+			var part float32
 			for i := lo; i < hi; i++ {
-				r *= float64(1 + float32(a.R[8*i+q]*e[i]))
+				f := 1 + float32(a.R[8*i+q]*e[i])
+				if (i-lo)%4 == 0 {
+					part = f
+				} else {
+					part *= f
+				}
+				if (i-lo)%4 == 3 || i == hi-1 {
+					r *= float64(part)
+				}
 			}
 			if !endBlock(r, &p, &exp) {
 				a.Bad[b] |= 1 << q

@@ -202,15 +202,16 @@ s32fb:
 	MOVB $1, ret+80(FP)
 	JMP  s32next
 
-// RHOUPD: Rho's update of element CX; leaves the lanes' ρ (new on the
-// flipping lanes) in Y12 and ORs the flipping lanes whose new ρ is outside
-// [RhoLo, RhoHi] or NaN into Y8. Registers: SI ρ, R9 e^{w}, R10 e^{−w};
-// Y2 the flipping lanes, Y4 the selection, Y6 RhoLo, Y7 RhoHi.
-#define RHOUPD \
-	VBROADCASTSS (R9)(CX*4), Y11 \
-	VBROADCASTSS (R10)(CX*4), Y12 \
+// RHOUPD(eo, ro): Rho's update of element CX + eo/4 (eo its offset in
+// the rows, ro = 8·eo in ρ); leaves the lanes' ρ (new on the flipping
+// lanes) in Y12 and ORs the flipping lanes whose new ρ is outside [RhoLo,
+// RhoHi] or NaN into Y8. Registers: SI ρ, R9 e^{w}, R10 e^{−w}; Y2 the
+// flipping lanes, Y4 the selection, Y6 RhoLo, Y7 RhoHi.
+#define RHOUPD(eo, ro) \
+	VBROADCASTSS eo(R9)(CX*4), Y11 \
+	VBROADCASTSS eo(R10)(CX*4), Y12 \
 	VBLENDVPS    Y4, Y12, Y11, Y11 \
-	VMOVUPS      (SI)(BX*1), Y12 \
+	VMOVUPS      ro(SI)(BX*1), Y12 \
 	VMULPS       Y11, Y12, Y11 \
 	VCMPPS       $0x1d, Y6, Y11, Y13 \
 	VCMPPS       $0x12, Y7, Y11, Y14 \
@@ -218,22 +219,30 @@ s32fb:
 	VANDNPS      Y2, Y13, Y13 \
 	VORPS        Y13, Y8, Y8 \
 	VBLENDVPS    Y2, Y11, Y12, Y12 \
-	VMOVUPS      Y12, (SI)(BX*1)
+	VMOVUPS      Y12, ro(SI)(BX*1)
 
-// RHOFACT: the product's factor 1 + ρ·e' of the ρ in Y12 (e' of the row
-// R12/R13 by the selection Y5; Y9 holds 1).
-#define RHOFACT \
-	VBROADCASTSS (R12)(CX*4), Y11 \
-	VBROADCASTSS (R13)(CX*4), Y13 \
+// RHOFACT(eo): multiplies the factor 1 + ρ·e' of the ρ in Y12 (e' of the
+// row R12/R13 at offset eo, by the selection Y5; Y9 holds 1) into the
+// float32 partial product Y10.
+#define RHOFACT(eo) \
+	VBROADCASTSS eo(R12)(CX*4), Y11 \
+	VBROADCASTSS eo(R13)(CX*4), Y13 \
 	VBLENDVPS    Y5, Y13, Y11, Y11 \
 	VMULPS       Y11, Y12, Y11 \
 	VADDPS       Y9, Y11, Y11 \
-	FACT32(Y11, X11)
+	VMULPS       Y11, Y10, Y10
+
+// RHOFLUSH: the partial product Y10 into the float64 product Y0/Y1; Y10
+// back to 1.
+#define RHOFLUSH \
+	FACT32(Y10, X10) \
+	VMOVAPS Y9, Y10
 
 // func rhoAVX2k(r, ep, en *float32, n int, flip, sel *[8]uint32, pep, pen *float32, psel *[8]uint32, p *[8]float64, exp *[8]int64, bad *uint8, c *[8][8]uint32) uint16
 // Rho and/or RhoProd (ep nil: the product alone; pep nil: the update
 // alone). Registers as RHOUPD and RHOFACT, and R14 the block's bad byte,
-// R8 the end of the block, R11 the product's report; Y0/Y1 the product.
+// R8 the end of the block, R11 the product's report; Y0/Y1 the product,
+// Y10 the partial product of the current group of four elements.
 TEXT ·rhoAVX2k(SB), NOSPLIT, $0-106
 	MOVQ    r+0(FP), SI
 	MOVQ    ep+8(FP), R9
@@ -245,6 +254,7 @@ TEXT ·rhoAVX2k(SB), NOSPLIT, $0-106
 	VMOVUPS 0(DX), Y6
 	VMOVUPS 32(DX), Y7
 	VMOVUPS 64(DX), Y9
+	VMOVAPS Y9, Y10
 	VXORPS  Y8, Y8, Y8
 	XORL    R11, R11
 	XORQ    CX, CX
@@ -259,7 +269,7 @@ TEXT ·rhoAVX2k(SB), NOSPLIT, $0-106
 	JNE     rhoprod
 
 rhoupd:
-	RHOUPD
+	RHOUPD(0, 0)
 	ADDQ $32, BX
 	INCQ CX
 	CMPQ CX, n+24(FP)
@@ -281,21 +291,65 @@ rhoblock:
 	JEQ     rhoponly
 
 rhoboth:
-	RHOUPD
-	RHOFACT
+	LEAQ 4(CX), AX
+	CMPQ AX, R8
+	JGT  rhobtail
+	RHOUPD(0, 0)
+	RHOFACT(0)
+	RHOUPD(4, 32)
+	RHOFACT(4)
+	RHOUPD(8, 64)
+	RHOFACT(8)
+	RHOUPD(12, 96)
+	RHOFACT(12)
+	RHOFLUSH
+	ADDQ $128, BX
+	ADDQ $4, CX
+	JMP  rhoboth
+
+rhobtail:
+	CMPQ CX, R8
+	JGE  rhoend
+
+rhobt1:
+	RHOUPD(0, 0)
+	RHOFACT(0)
 	ADDQ $32, BX
 	INCQ CX
 	CMPQ CX, R8
-	JLT  rhoboth
+	JLT  rhobt1
+	RHOFLUSH
 	JMP  rhoend
 
 rhoponly:
+	LEAQ    4(CX), AX
+	CMPQ    AX, R8
+	JGT     rhoptail
 	VMOVUPS (SI)(BX*1), Y12
-	RHOFACT
+	RHOFACT(0)
+	VMOVUPS 32(SI)(BX*1), Y12
+	RHOFACT(4)
+	VMOVUPS 64(SI)(BX*1), Y12
+	RHOFACT(8)
+	VMOVUPS 96(SI)(BX*1), Y12
+	RHOFACT(12)
+	RHOFLUSH
+	ADDQ    $128, BX
+	ADDQ    $4, CX
+	JMP     rhoponly
+
+rhoptail:
+	CMPQ CX, R8
+	JGE  rhoend
+
+rhopt1:
+	VMOVUPS (SI)(BX*1), Y12
+	RHOFACT(0)
 	ADDQ    $32, BX
 	INCQ    CX
 	CMPQ    CX, R8
-	JLT     rhoponly
+	JLT     rhopt1
+	RHOFLUSH
 
 rhoend:
 	BLOCKEND32(p+72, exp+80, R11)
