@@ -4,9 +4,12 @@
 // per-example AIS (the same chains' seeds) on the same test images: each
 // precision's mean test log-likelihood ± its standard error over the
 // examples, and the paired difference float32 − float64 ± the standard
-// error of the per-example differences.
+// error of the per-example differences. With --control both runs are
+// float64, the second with another train.seed (seed + 1000; the same
+// initial weights): the spread of two runs that differ only in their
+// random draws, to set the float32 − float64 difference against.
 //
-//	go run ./scripts/pairgibbs --data DIR [--n 2000] [--epochs 3] [--seed 1] [--test 30] [--chains 4] [--betas 100] [--layers 200]
+//	go run ./scripts/pairgibbs --data DIR [--n 2000] [--epochs 3] [--seed 1] [--test 30] [--chains 4] [--betas 100] [--layers 200] [--control]
 //
 // AIS on an SBN 784-200 costs about 3 ms of CPU per example, chain and
 // step (β) on this machine's cores: the defaults take about half a minute
@@ -37,8 +40,9 @@ func main() {
 	chains := flag.Int("chains", 4, "AIS chains per example")
 	betas := flag.Int("betas", 100, "AIS steps")
 	layers := flag.String("layers", "200", "latent layer sizes, e.g. 200-200")
+	control := flag.Bool("control", false, "two float64 runs with train seeds seed and seed+1000 instead")
 	flag.Parse()
-	if err := run(*dir, *nTrain, *epochs, *seed, *nTest, *chains, *betas, *layers); err != nil {
+	if err := run(*dir, *nTrain, *epochs, *seed, *nTest, *chains, *betas, *layers, *control); err != nil {
 		fmt.Fprintln(os.Stderr, "pairgibbs:", err)
 		os.Exit(1)
 	}
@@ -76,7 +80,7 @@ func meanSE(x []float64) (float64, float64) {
 	return m, math.Sqrt(s / float64(len(x)-1) / float64(len(x)))
 }
 
-func run(dir string, nTrain, epochs int, seed uint64, nTest, chains, betas int, layers string) error {
+func run(dir string, nTrain, epochs int, seed uint64, nTest, chains, betas int, layers string, control bool) error {
 	trainSet, err := load(filepath.Join(dir, "train-images-idx3-ubyte.gz"), nTrain, 7)
 	if err != nil {
 		return err
@@ -94,11 +98,15 @@ func run(dir string, nTrain, epochs int, seed uint64, nTest, chains, betas int, 
 		sizes = append(sizes, k)
 	}
 	var lp [2][]float64
-	for p, precision := range []string{"float64", "float32"} {
+	precisions, seeds := []string{"float64", "float32"}, []uint64{seed, seed}
+	if control {
+		precisions, seeds = []string{"float64", "float64"}, []uint64{seed, seed + 1000}
+	}
+	for p, precision := range precisions {
 		n := sbn.New(sizes, false)
 		sbn.InitNormal(n, 0.01, seed)
 		o := sbn.DefaultTrainOptions()
-		o.Sampler, o.Precision, o.Seed, o.Epochs = "gibbs", precision, seed, epochs
+		o.Sampler, o.Precision, o.Seed, o.Epochs = "gibbs", precision, seeds[p], epochs
 		tr, err := sbn.NewTrainer(n, trainSet.Len(), o)
 		if err != nil {
 			return err
@@ -121,13 +129,13 @@ func run(dir string, nTrain, epochs int, seed uint64, nTest, chains, betas int, 
 		lp[p] = res.LogP
 		m, se := meanSE(res.LogP)
 		fmt.Printf("%s seed=%d train %d images × %d epochs %.0f s (last epoch log-joint %.3f); AIS %d×%d on %d test images %.0f s: %.3f ± %.3f\n",
-			precision, seed, nTrain, epochs, train, sig, chains, betas, nTest, time.Since(t0).Seconds(), m, se)
+			precision, seeds[p], nTrain, epochs, train, sig, chains, betas, nTest, time.Since(t0).Seconds(), m, se)
 	}
 	d := make([]float64, nTest)
 	for i := range d {
 		d[i] = lp[1][i] - lp[0][i]
 	}
 	m, se := meanSE(d)
-	fmt.Printf("paired float32 − float64, seed %d: %.3f ± %.3f nats\n", seed, m, se)
+	fmt.Printf("paired %s(seed %d) − %s(seed %d): %.3f ± %.3f nats\n", precisions[1], seeds[1], precisions[0], seeds[0], m, se)
 	return nil
 }
