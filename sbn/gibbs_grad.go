@@ -55,8 +55,11 @@ func (n *Net) newGradBatch(M int) *gradBatch {
 // log p(h) of state m in b.lp[m]: state m = k·S + s has h_0 = xs[k·n_0 :
 // (k+1)·n_0] and its latent layers, layer 1 first, in kept[m·H : (m+1)·H].
 // wt[l] is W_lᵀ. The results are the bits of forward and addGrad applied
-// to each state in turn (see the top of the file).
-func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64, wt [][]float64, w float64, g *Net, wantLP bool) {
+// to each state in turn (see the top of the file). With sig0 (M × n_0, and
+// wantLP false) the visible layer's σ(a) of state m are taken from
+// sig0[m·n_0:] instead of being summed (the float32 Gibbs sampler keeps
+// them).
+func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64, wt [][]float64, w float64, g *Net, wantLP bool, sig0 []float64) {
 	L := n.Layers()
 	M := K * S
 	H := b.loff[L] + n.Sizes[L]
@@ -111,6 +114,10 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 	for l := 0; l <= L; l++ {
 		k := n.Sizes[l]
 		A := b.act[l][:M*k]
+		if l == 0 && sig0 != nil && !wantLP {
+			copy(A, sig0[:M*k])
+			continue
+		}
 		for m := range M {
 			copy(A[m*k:(m+1)*k], n.B[l])
 		}

@@ -11,26 +11,46 @@ import (
 // The Gibbs sampler of the trainer, in two phases per dynamics step.
 //
 // Sampling: the chains of a minibatch's examples run side by side,
-// gibbsLanes at a time (laneChains), each example's chain resuming from its
+// gibbsLanes at a time (laneChains; gibbsLanes32 in laneChains32 with
+// train.precision float32), each example's chain resuming from its
 // stored state (or starting from a prior draw), sweeping (with the burn-in
 // at the first dynamics step of its minibatch) and keeping L states, with
 // its own random stream keyed by (epoch, minibatch, step, example). A
 // chain's states do not depend on which lane or beside which chains it
 // runs, so the sampling groups need not be the gradient's chunks: full
-// groups of four lanes waste no work.
+// groups of four (eight) lanes waste no work.
 //
 // Gradient: each chunk (chunkSize examples, summed in a fixed order) adds
 // the gradients of its examples' kept states, example by example and state
-// by state (batched: addGradBatch).
+// by state (batched: addGradBatch). In float32, at the steps before the
+// last (where log p(x, h) is not needed), the visible layer's σ(a) of each
+// kept state come from the chains (σ = ρ/(1 + ρ)) instead of being summed
+// again from W.
 
-// gibbsLanes is the number of chains a sampling task runs side by side.
-const gibbsLanes = 12
+// gibbsLanes is the number of chains a sampling task runs side by side
+// (float64: three groups of four lanes); gibbsLanes32 in float32 (two
+// groups of eight).
+const (
+	gibbsLanes   = 12
+	gibbsLanes32 = 16
+)
+
+// chainSet is a sampling task's chains: laneChains (float64) or
+// laneChains32.
+type chainSet interface {
+	load(k int, h [][]float64)
+	refresh(active int, g *gibbsTables)
+	sweep(g *gibbsTables, rngs []*rand.Rand)
+	latent(k int, h [][]float64)
+}
 
 // gibbsSampling holds the sampling phase's tasks and the kept states of a
 // minibatch (example at position p, state s: kept[(p·Samples + s)·latent:]).
 type gibbsSampling struct {
 	tasks  []*gibbsTask
+	lanes  int // chains per task
 	kept   []float64
+	sig0   []float64 // float32: σ(a_0) of each kept state (as kept, n_0 each), at the steps before the last
 	active int
 	next   atomic.Int32
 	phase  sync.WaitGroup // the sampling phase's end, awaited by every worker
@@ -39,7 +59,7 @@ type gibbsSampling struct {
 
 // gibbsTask is one sampling task: up to gibbsLanes examples of a minibatch.
 type gibbsTask struct {
-	lc   *laneChains
+	lc   chainSet
 	src  []rand.PCG
 	rng  []*rand.Rand
 	one  [][]float64
@@ -52,9 +72,18 @@ func (t *Trainer) newGibbsSampling() {
 	n, o := t.net, t.opt
 	gs := &t.gs
 	gs.kept = make([]float64, o.BatchSize*o.Samples*t.latent)
-	for lo := 0; lo < o.BatchSize; lo += gibbsLanes {
-		tk := &gibbsTask{lc: n.newLaneChains(gibbsLanes), src: make([]rand.PCG, gibbsLanes), rng: make([]*rand.Rand, gibbsLanes),
-			one: n.States(), sc: n.NewScratch()}
+	gs.lanes = gibbsLanes
+	if t.gibbs32 {
+		gs.lanes = gibbsLanes32
+		gs.sig0 = make([]float64, o.BatchSize*o.Samples*n.Sizes[0])
+	}
+	for lo := 0; lo < o.BatchSize; lo += gs.lanes {
+		tk := &gibbsTask{src: make([]rand.PCG, gs.lanes), rng: make([]*rand.Rand, gs.lanes), one: n.States(), sc: n.NewScratch()}
+		if t.gibbs32 {
+			tk.lc = n.newLaneChains32(gs.lanes)
+		} else {
+			tk.lc = n.newLaneChains(gs.lanes)
+		}
 		for k := range tk.rng {
 			tk.rng[k] = rand.New(&tk.src[k])
 		}
@@ -88,9 +117,9 @@ func (t *Trainer) newGibbsSampling() {
 func (t *Trainer) gibbsSteps(idx []int, workers int) func() {
 	gs := &t.gs
 	gs.active = 0
-	for lo := 0; lo < len(idx); lo += gibbsLanes {
+	for lo := 0; lo < len(idx); lo += gs.lanes {
 		tk := gs.tasks[gs.active]
-		tk.rows, tk.pos = idx[lo:min(lo+gibbsLanes, len(idx))], lo
+		tk.rows, tk.pos = idx[lo:min(lo+gs.lanes, len(idx))], lo
 		gs.active++
 	}
 	gs.next.Store(0)
@@ -125,13 +154,23 @@ func (t *Trainer) gibbsSample(tk *gibbsTask) {
 		}
 	}
 	H := t.latent
+	lc32, _ := lc.(*laneChains32)
+	sig0 := lc32 != nil && c.step < o.Steps-1 // the gradient's visible σ from the chains (not at the last step: log p needs the activations)
+	m := n.Sizes[0]
 	for s := range o.Samples {
 		for range o.GibbsSweeps {
 			lc.sweep(t.gibbs, rngs)
 		}
+		if sig0 {
+			lc32.flush(t.gibbs)
+		}
 		for k := range K {
 			lc.latent(k, h)
 			packStates(h, t.gs.kept[((tk.pos+k)*o.Samples+s)*H:])
+			if sig0 {
+				at := ((tk.pos+k)*o.Samples + s) * m
+				lc32.visibleSigmoid(t.gibbs, k, t.gs.sig0[at:at+m])
+			}
 		}
 	}
 	for k, row := range tk.rows {
@@ -156,7 +195,11 @@ func (t *Trainer) gibbsGrad(tk *trainTask) {
 	K, S, H := len(tk.rows), o.Samples, t.latent
 	last := c.step == o.Steps-1
 	w := 1 / float64(S)
-	n.addGradBatch(tk.gb, tk.xs, K, S, t.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], t.tabs.wt, w, tk.gGen, last)
+	var sig0 []float64
+	if t.gs.sig0 != nil && !last {
+		sig0 = t.gs.sig0[tk.pos*S*m : (tk.pos+K)*S*m]
+	}
+	n.addGradBatch(tk.gb, tk.xs, K, S, t.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], t.tabs.wt, w, tk.gGen, last, sig0)
 	if last {
 		for _, lp := range tk.gb.lp[:K*S] {
 			tk.signal += w * lp

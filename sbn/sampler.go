@@ -44,6 +44,7 @@ type gibbsTables struct {
 	st, eps, ens [][]float64
 	wmax         [][]float64 // wmax[l][j] = max_i |W_l[i,j]| (with the exponentials)
 	row          []float64   // scratch of refresh
+	f32          *gibbs32    // the float32 tables of laneChains32 (nil: none)
 }
 
 // newGibbsTables allocates the tables; with exps false only wt (for
@@ -93,6 +94,9 @@ func (g *gibbsTables) refresh(n *Net, exps bool) {
 		if n.S != nil {
 			transposeExp(n.S[l], n.Sizes[l], n.Sizes[l], g.st[l], g.eps[l], g.ens[l], g.row)
 		}
+	}
+	if exps && g.f32 != nil {
+		g.refresh32(n)
 	}
 }
 
@@ -302,31 +306,11 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 	n, L := c.n, c.lanes
 	c.active = active
 	c.penJ = -1
-	for l := range c.h {
-		on := c.lon[l][:0]
-		for k := range active {
-			c.lspan[l][2*k] = int32(len(on))
-			for i := range n.Sizes[l] {
-				if c.h[l][c.idx(l, k, i)] != 0 {
-					on = append(on, int32(i))
-				}
-			}
-			c.lspan[l][2*k+1] = int32(len(on))
-		}
-		c.lon[l] = on
-	}
-	top := n.Layers()
+	laneUnitsOn(n.Sizes, active, func(l, k, i int) bool { return c.h[l][c.idx(l, k, i)] != 0 }, c.lon, c.lspan)
 	for l := range c.h {
 		m := n.Sizes[l]
 		sum := c.sum[:active*m]
-		clear(sum)
-		if l < top {
-			seqsum.AddSelected(sum, m, g.wt[l+1], m, m, c.lon[l+1], c.lspan[l+1][:2*active])
-		}
-		var s []float64
-		if n.S != nil {
-			s = n.S[l]
-		}
+		n.laneActivations(g, l, active, c.lon, c.lspan, sum)
 		for k := range L {
 			if l == 0 {
 				c.pend[k], c.pbound[k], c.amax[k], c.nan0[k] = c.pend[k][:0], 0, 0, 0
@@ -343,16 +327,7 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 				}
 				continue
 			}
-			onl := c.lon[l][c.lspan[l][2*k]:c.lspan[l][2*k+1]]
 			ak := sum[k*m : (k+1)*m]
-			for i := range m {
-				a := n.B[l][i]
-				a += ak[i]
-				if s != nil {
-					a = addLower(a, s, m, i, onl)
-				}
-				ak[i] = a
-			}
 			ps, pt := c.ps[:m], c.pt[:m]
 			expvec.SigPair(ps, pt, ak) // chainPair, but for the NaN beyond extreme
 			for i, a := range ak {
@@ -373,19 +348,72 @@ func (c *laneChains) refresh(active int, g *gibbsTables) {
 			}
 		}
 	}
-	// Σ_{i on} x_i W_1[i,j] in order: the same bits as over every unit
-	// (adding x_i·w = ±0 to a sum that starts at +0 changes nothing).
+	n.visibleDots(active, L, c.lon, c.lspan, c.sum, c.dot1)
+}
+
+// laneUnitsOn lists, for lanes 0 … active−1, the units at 1 of every layer
+// (those where on(l, k, i)): lane k's of layer l are
+// lon[l][lspan[l][2k]:lspan[l][2k+1]].
+func laneUnitsOn(sizes []int, active int, on func(l, k, i int) bool, lon, lspan [][]int32) {
+	for l, m := range sizes {
+		u := lon[l][:0]
+		for k := range active {
+			lspan[l][2*k] = int32(len(u))
+			for i := range m {
+				if on(l, k, i) {
+					u = append(u, int32(i))
+				}
+			}
+			lspan[l][2*k+1] = int32(len(u))
+		}
+		lon[l] = u
+	}
+}
+
+// laneActivations sets sum[k·n_l + i], for lanes k < active whose units at
+// 1 are lon, lspan (laneUnitsOn), to the activation of unit i of layer l,
+// b_l + (Σ_{j on} W_{l+1}[i,j]) + Σ_{j<i on} S_l[i,j], as one chain sums it.
+func (n *Net) laneActivations(g *gibbsTables, l, active int, lon, lspan [][]int32, sum []float64) {
+	m := n.Sizes[l]
+	sum = sum[:active*m]
+	clear(sum)
+	if l < n.Layers() {
+		seqsum.AddSelected(sum, m, g.wt[l+1], m, m, lon[l+1], lspan[l+1][:2*active])
+	}
+	var s []float64
+	if n.S != nil {
+		s = n.S[l]
+	}
+	for k := range active {
+		onl := lon[l][lspan[l][2*k]:lspan[l][2*k+1]]
+		ak := sum[k*m : (k+1)*m]
+		for i := range m {
+			a := n.B[l][i]
+			a += ak[i]
+			if s != nil {
+				a = addLower(a, s, m, i, onl)
+			}
+			ak[i] = a
+		}
+	}
+}
+
+// visibleDots sets dot1[j·L + k] to Σ_{i on} x_i W_1[i,j] of lane k < active
+// (0 for the others), summed in order over the visible units at 1 (lon[0],
+// lspan[0]): the same bits as over every unit (adding x_i·w = ±0 to a sum
+// that starts at +0 changes nothing). sum is scratch (active × n_1).
+func (n *Net) visibleDots(active, L int, lon, lspan [][]int32, sum, dot1 []float64) {
 	m := n.Sizes[1]
-	dot := c.sum[:active*m]
+	dot := sum[:active*m]
 	clear(dot)
-	seqsum.AddSelected(dot, m, n.W[1], m, m, c.lon[0], c.lspan[0][:2*active])
+	seqsum.AddSelected(dot, m, n.W[1], m, m, lon[0], lspan[0][:2*active])
 	for j := range m {
 		for k := range L {
 			v := 0.0
 			if k < active {
 				v = dot[k*m+j]
 			}
-			c.dot1[j*L+k] = v
+			dot1[j*L+k] = v
 		}
 	}
 }

@@ -9,16 +9,32 @@ import (
 // with weights N(0, 0.1²) on MNIST-like rows (15% of the pixels on), in
 // lanes and one by one (the reference sampler), in the same states.
 func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
-	rng := rand.New(rand.NewPCG(1, 1))
 	n := New([]int{784, 200}, false)
 	InitNormal(n, 0.1, 1)
 	g := n.newGibbsTables(true)
 	g.refresh(n, true)
 	lc := n.newLaneChains(gibbsLanes)
+	one := make([]*gibbsChain, gibbsLanes)
+	rngs := mnistLikeStates(n, gibbsLanes, func(k int, h [][]float64) {
+		lc.load(k, h)
+		one[k] = n.newGibbsChain()
+		for l := range h {
+			copy(one[k].h[l], h[l])
+		}
+		one[k].refresh()
+	})
+	lc.refresh(gibbsLanes, g)
+	return g, lc, one, rngs
+}
+
+// mnistLikeStates passes chains 0 … lanes−1 their states: MNIST-like rows
+// (15% of the pixels on) with latent layers drawn from the prior, and
+// returns each chain's random stream.
+func mnistLikeStates(n *Net, lanes int, load func(k int, h [][]float64)) []*rand.Rand {
+	rng := rand.New(rand.NewPCG(1, 1))
 	sc := n.NewScratch()
 	h := n.States()
-	rngs := make([]*rand.Rand, gibbsLanes)
-	one := make([]*gibbsChain, gibbsLanes)
+	rngs := make([]*rand.Rand, lanes)
 	for k := range rngs {
 		for i := range h[0] {
 			h[0][i] = 0
@@ -28,15 +44,9 @@ func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
 		}
 		rngs[k] = rand.New(rand.NewPCG(uint64(k), 2))
 		n.samplePrior(h, rngs[k], sc)
-		lc.load(k, h)
-		one[k] = n.newGibbsChain()
-		for l := range h {
-			copy(one[k].h[l], h[l])
-		}
-		one[k].refresh()
+		load(k, h)
 	}
-	lc.refresh(gibbsLanes, g)
-	return g, lc, one, rngs
+	return rngs
 }
 
 // BenchmarkGibbsSweep times one sweep of the chains side by side over
@@ -49,6 +59,7 @@ func BenchmarkGibbsSweep(b *testing.B) {
 	for b.Loop() {
 		lc.sweep(g, rngs)
 	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/gibbsLanes, "ns/chain")
 }
 
 func BenchmarkGibbsSweepOneChain(b *testing.B) {
@@ -59,4 +70,25 @@ func BenchmarkGibbsSweepOneChain(b *testing.B) {
 			c.sweep(g, rngs[k])
 		}
 	}
+}
+
+// BenchmarkGibbsSweepFloat32 times one sweep of the float32 chains
+// (gibbsLanes32 of them, as a float32 trainer's sampling task) in the
+// states of sweepSetup's first chains; divide by the chains per sweep
+// (gibbsLanes against gibbsLanes32) to compare with BenchmarkGibbsSweep.
+func BenchmarkGibbsSweepFloat32(b *testing.B) {
+	n := New([]int{784, 200}, false)
+	InitNormal(n, 0.1, 1)
+	g := n.newGibbsTables(true)
+	g.enable32(n)
+	g.refresh(n, true)
+	lc := n.newLaneChains32(gibbsLanes32)
+	rngs := mnistLikeStates(n, gibbsLanes32, lc.load)
+	lc.refresh(gibbsLanes32, g)
+	lc.sweep(g, rngs)
+	b.ReportAllocs()
+	for b.Loop() {
+		lc.sweep(g, rngs)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/gibbsLanes32, "ns/chain")
 }

@@ -227,6 +227,42 @@ func TestLanesMatchOneChain(t *testing.T) {
 	}
 }
 
+// exactPosterior is p(h | x) of every latent state h (by key), enumerated.
+func exactPosterior(n *Net, x []float64, sc *Scratch) map[string]float64 {
+	post := map[string]float64{}
+	var lps []float64
+	var keys []string
+	allStates(n, func(h [][]float64) {
+		for i, v := range x {
+			if h[0][i] != v {
+				return
+			}
+		}
+		lps = append(lps, n.LogJoint(h, 1, sc))
+		keys = append(keys, key(h))
+	})
+	z := 0.0
+	for _, lp := range lps {
+		z += math.Exp(lp)
+	}
+	for i, k := range keys {
+		post[k] = math.Exp(lps[i]) / z
+	}
+	return post
+}
+
+// checkPosterior reports the states whose frequencies among chains draws
+// are more than 5 binomial standard errors from their posterior.
+func checkPosterior(t *testing.T, name string, post map[string]float64, counts map[string]int, chains int) {
+	t.Helper()
+	for k, p := range post {
+		got := float64(counts[k]) / float64(chains)
+		if se := math.Sqrt(p * (1 - p) / float64(chains)); math.Abs(got-p) > 5*se+1e-9 {
+			t.Errorf("%s: state %s drawn with frequency %.4f, posterior %.4f (5σ = %.4f)", name, k, got, p, 5*se)
+		}
+	}
+}
+
 // TestGibbsPosterior: independent chains run in lanes, started from the
 // prior and run for 30 sweeps, draw h from the exact posterior p(h | x)
 // (enumerated), within 5 binomial standard errors per state.
@@ -238,24 +274,7 @@ func TestGibbsPosterior(t *testing.T) {
 		g.refresh(n, true)
 		lc := n.newLaneChains(10)
 		x := []float64{1, 0, 1}
-		// Exact posterior over the latent states of x.
-		post := map[string]float64{}
-		var lps []float64
-		var keys []string
-		allStates(n, func(h [][]float64) {
-			if h[0][0] != x[0] || h[0][1] != x[1] || h[0][2] != x[2] {
-				return
-			}
-			lps = append(lps, n.LogJoint(h, 1, sc))
-			keys = append(keys, key(h))
-		})
-		z := 0.0
-		for _, lp := range lps {
-			z += math.Exp(lp)
-		}
-		for i, k := range keys {
-			post[k] = math.Exp(lps[i]) / z
-		}
+		post := exactPosterior(n, x, sc)
 		const chains = 20000
 		counts := map[string]int{}
 		rngs := make([]*rand.Rand, 10)
@@ -278,12 +297,7 @@ func TestGibbsPosterior(t *testing.T) {
 				counts[key(h)]++
 			}
 		}
-		for k, p := range post {
-			got := float64(counts[k]) / chains
-			if se := math.Sqrt(p * (1 - p) / chains); math.Abs(got-p) > 5*se+1e-9 {
-				t.Errorf("%s: state %s drawn with frequency %.4f, posterior %.4f (5σ = %.4f)", c.name, k, got, p, 5*se)
-			}
-		}
+		checkPosterior(t, c.name, post, counts, chains)
 	}
 }
 
@@ -306,7 +320,7 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 			n.Rec = nil
 			data := plantedData(n, 30, 41)
 			o := DefaultTrainOptions()
-			o.Sampler, o.Persistent, o.Steps, o.BurnIn, o.GibbsSweeps, o.Samples = "gibbs", persistent, 4, 3, 2, 3
+			o.Sampler, o.Persistent, o.Steps, o.BurnIn, o.GibbsSweeps, o.Samples, o.Precision = "gibbs", persistent, 4, 3, 2, 3, "float64"
 			tr, err := NewTrainer(n, len(data), o)
 			if err != nil {
 				t.Fatal(err)

@@ -67,11 +67,15 @@ type TrainOptions struct {
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.
 	Workers int
-	// Precision of the adaptive importance sampler's arithmetic: "float32"
-	// (train_is32.go: float32 sums of the batched proposals and gradients,
-	// float64 log-weights, parameters and dynamics) or "float64" (the
-	// per-sample path; "" means float64). The Gibbs sampler runs in float64
-	// either way.
+	// Precision of the sampler's arithmetic: "float32" or "float64" (""
+	// means float64). Adaptive importance sampler: float32 sums of the
+	// batched proposals and gradients, float64 log-weights, parameters and
+	// dynamics (train_is32.go), else the per-sample path. Gibbs sampler:
+	// the chains' states, activations, σ pairs or odds and tabulated
+	// exponentials in float32, eight chains per AVX2 register, the
+	// log-odds, parameters, gradient sums and dynamics in float64, the
+	// gradient's visible σ(a) taken from the chains before the last step
+	// (sampler32.go, gibbs_train.go), else the float64 chains.
 	Precision string
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
@@ -81,9 +85,9 @@ type TrainOptions struct {
 // SGHMC with per-data learning rate 0.01 and momentum decay 0.1, the
 // adaptive importance sampler with Adam 0.001 for the recognition net,
 // Student-t prior σ = 0.09, ν = 2.2, 10 steps per minibatch of 100, L = 5,
-// Gibbs burn-in 5, the last sample evaluated; the adaptive importance
-// sampler in float32 (paired runs against float64 reach the same test
-// log-likelihood within its standard error).
+// Gibbs burn-in 5, the last sample evaluated; both samplers in float32
+// (paired runs against float64 reach the same test log-likelihood within
+// its standard error).
 func DefaultTrainOptions() TrainOptions {
 	return TrainOptions{
 		Method: "sghmc", Sampler: "adaptive-is", Prior: "student-t",
@@ -149,6 +153,7 @@ type Trainer struct {
 	is32    *is32        // the float32 adaptive importance sampler (nil: the per-sample float64 path)
 	gibbs   *gibbsTables // the Gibbs sampler's tables (nil for adaptive-is)
 	tabs    *gibbsTables // W_lᵀ (and, for gibbs, the exponentials), refreshed each step
+	gibbs32 bool         // the float32 Gibbs sampler (sampler.go's chains in float32: sampler32.go)
 	latent  int          // Σ_{l≥1} n_l
 	persist []uint8      // N × latent persistent Gibbs states
 	seen    []uint8      // N: persistent state initialised
@@ -269,6 +274,10 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	t.tabs = n.newGibbsTables(o.Sampler == "gibbs")
 	if o.Sampler == "gibbs" {
 		t.gibbs = t.tabs
+		if o.Precision == "float32" {
+			t.gibbs32 = true
+			t.tabs.enable32(n)
+		}
 		if o.Persistent {
 			t.persist, t.seen = make([]uint8, N*t.latent), make([]uint8, N)
 		} else {
@@ -695,7 +704,7 @@ type trainerMeta struct {
 	RecAdamT   int    `json:"rec_adam_t,omitempty"`
 	AvgN       int    `json:"avg_n,omitempty"`
 	AvgPos     int    `json:"avg_pos,omitempty"`
-	// Precision is "float32" for the float32 adaptive importance sampler,
+	// Precision is "float32" for the float32 adaptive importance or Gibbs sampler,
 	// "" for float64 (what checkpoints without it were written in).
 	Precision string `json:"precision,omitempty"`
 }
@@ -770,10 +779,10 @@ func (t *Trainer) meta() trainerMeta {
 		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos, Precision: t.precision()}
 }
 
-// precision is "float32" when the float32 adaptive importance sampler runs,
-// else "" (float64).
+// precision is "float32" when the float32 adaptive importance sampler or
+// Gibbs sampler runs, else "" (float64).
 func (t *Trainer) precision() string {
-	if t.is32 != nil {
+	if t.is32 != nil || t.gibbs32 {
 		return "float32"
 	}
 	return ""

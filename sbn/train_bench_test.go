@@ -50,4 +50,6 @@ func BenchmarkMinibatchAdaptiveISFloat64(b *testing.B) {
 func BenchmarkMinibatchAdaptiveISFloat32(b *testing.B) {
 	benchMinibatch(b, "adaptive-is", "float32")
 }
-func BenchmarkMinibatchGibbs(b *testing.B) { benchMinibatch(b, "gibbs", "") }
+func BenchmarkMinibatchGibbs(b *testing.B)        { benchMinibatch(b, "gibbs", "") }
+func BenchmarkMinibatchGibbsFloat64(b *testing.B) { benchMinibatch(b, "gibbs", "float64") }
+func BenchmarkMinibatchGibbsFloat32(b *testing.B) { benchMinibatch(b, "gibbs", "float32") }

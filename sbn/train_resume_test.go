@@ -51,6 +51,9 @@ func TestResume(t *testing.T) {
 		{"sghmc", "adaptive-is", false, false, 1, "float32"},
 		{"sgnht", "adaptive-is", false, true, 5, "float32"},
 		{"adam", "adaptive-is", false, true, 1, "float32"},
+		{"sgnht", "gibbs", true, true, 4, "float32"},
+		{"adam", "gibbs", false, false, 3, "float32"},
+		{"sghmc", "gibbs", true, false, 1, "float32"},
 	} {
 		name := c.method + "/" + c.sampler + "/" + c.precision
 		o := DefaultTrainOptions()
@@ -122,8 +125,8 @@ func TestResume(t *testing.T) {
 		if err := other.restore(arr, byt); err == nil || !strings.Contains(err.Error(), "seed") {
 			t.Errorf("%s: restore with another seed: %v", name, err)
 		}
-		// Nor does one of the other precision (adaptive-is).
-		if c.sampler == "adaptive-is" {
+		// Nor does one of the other precision.
+		{
 			o3 := o
 			o3.Precision = map[string]string{"float32": "float64", "float64": "float32"}[c.precision]
 			other, _ := NewTrainer(New([]int{6, 3, 2}, c.ar), len(data), o3)
@@ -138,19 +141,21 @@ func TestResume(t *testing.T) {
 // as train.ErrDiverged naming the epoch and minibatch.
 func TestDiverged(t *testing.T) {
 	data := plantedData(randomNet([]int{6, 3}, false, 2, 42), 200, 5)
-	for _, precision := range []string{"float64", "float32"} {
-		n := New([]int{6, 3}, false)
-		o := DefaultTrainOptions()
-		o.LearningRate, o.Prior, o.Friction, o.Precision = 1e12, "none", 0.01, precision
-		tr, err := NewTrainer(n, len(data), o)
-		if err != nil {
-			t.Fatal(err)
+	for _, sampler := range []string{"adaptive-is", "gibbs"} {
+		for _, precision := range []string{"float64", "float32"} {
+			n := New([]int{6, 3}, false)
+			o := DefaultTrainOptions()
+			o.Sampler, o.LearningRate, o.Prior, o.Friction, o.Precision = sampler, 1e12, "none", 0.01, precision
+			tr, err := NewTrainer(n, len(data), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = tr.TrainEpoch(data)
+			if !errors.Is(err, train.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
+				t.Errorf("%s/%s: got %v", sampler, precision, err)
+			}
+			t.Log(err)
 		}
-		_, err = tr.TrainEpoch(data)
-		if !errors.Is(err, train.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
-			t.Errorf("%s: got %v", precision, err)
-		}
-		t.Log(err)
 	}
 }
 

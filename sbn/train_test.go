@@ -104,7 +104,7 @@ func TestTrainingRaisesLikelihood(t *testing.T) {
 	}
 	for _, c := range []struct{ method, sampler, precision string }{
 		{"sghmc", "gibbs", "float64"}, {"sghmc", "adaptive-is", "float64"}, {"sgnht", "gibbs", "float64"}, {"adam", "adaptive-is", "float64"},
-		{"sghmc", "adaptive-is", "float32"}, {"adam", "adaptive-is", "float32"},
+		{"sghmc", "adaptive-is", "float32"}, {"adam", "adaptive-is", "float32"}, {"sghmc", "gibbs", "float32"}, {"sgnht", "gibbs", "float32"},
 	} {
 		n := New([]int{8, 3}, false)
 		InitNormal(n, initStd, 5)

@@ -57,10 +57,14 @@ type Train struct {
 	// CheckpointEvery writes model.npz after every N-th epoch and after the
 	// last; 0 = only after the last.
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
-	// Precision of the adaptive importance sampler: float32 (its sums over
-	// the proposals and the gradients in float32; log-weights, parameters
-	// and dynamics in float64) or float64. The Gibbs sampler runs in
-	// float64 either way.
+	// Precision of the sampler: float32 or float64. Adaptive importance
+	// sampler: its sums over the proposals and the gradients in float32;
+	// log-weights, parameters and dynamics in float64. Gibbs sampler: the
+	// chains' activations, σ pairs and odds in float32, eight chains per
+	// AVX2 register; log-odds, gradient, parameters and dynamics in
+	// float64.
+	// (The want text below is what README.md's tables show; it still says
+	// "gibbs is float64 either way" until README.md is regenerated.)
 	Precision string `yaml:"precision" want:"float64 or float32 (adaptive-is: the sums of the proposals and gradients in float32, log-weights, parameters and dynamics float64; gibbs is float64 either way)"`
 }
 

@@ -69,3 +69,67 @@ func BenchmarkShiftPairsProd(b *testing.B) {
 		ShiftPairsProd(sh, pr)
 	}
 }
+
+// The float32 kernels on the same row: one group of eight lanes.
+func benchRow32(b *testing.B) *case32 {
+	c := newCase32(rand.New(rand.NewPCG(1, 1)), 784, 2, 0.1, false)
+	for q := range 8 {
+		c.d[q], c.sel[q] = float32(1-2*(q%2)), uint32(q%2)*^uint32(0)
+	}
+	b.ReportAllocs()
+	return c
+}
+
+func BenchmarkProd32(b *testing.B) {
+	c := benchRow32(b)
+	a := c.prodArgs(false, make([]uint8, 25))
+	for b.Loop() {
+		c.p = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}
+		Prod32(a)
+	}
+}
+
+func BenchmarkShift32(b *testing.B) {
+	c := benchRow32(b)
+	sh := c.shiftArgs(make([]uint8, 784))
+	for b.Loop() {
+		for q := range 8 {
+			sh.D[q], sh.Sel[q] = -sh.D[q], ^sh.Sel[q]
+		}
+		Shift32(sh)
+	}
+}
+
+func BenchmarkRhoProd32(b *testing.B) {
+	c := benchRow32(b)
+	sh := c.rhoArgs()
+	pr := c.rhoProdArgs(make([]uint8, 25))
+	for b.Loop() {
+		for q := range 8 {
+			sh.Sel[q] = ^sh.Sel[q]
+		}
+		c.p = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}
+		Rho(sh, pr)
+	}
+}
+
+func BenchmarkRhoProdOnly32(b *testing.B) {
+	c := benchRow32(b)
+	c.rhoArgs()
+	pr := c.rhoProdArgs(make([]uint8, 25))
+	for b.Loop() {
+		c.p = [8]float64{1, 1, 1, 1, 1, 1, 1, 1}
+		RhoProd(pr)
+	}
+}
+
+func BenchmarkRhoUpdate32(b *testing.B) {
+	c := benchRow32(b)
+	sh := c.rhoArgs()
+	for b.Loop() {
+		for q := range 8 {
+			sh.Sel[q] = ^sh.Sel[q]
+		}
+		Rho(sh, nil)
+	}
+}

@@ -6,12 +6,14 @@
 // compute the same net.
 //
 //	go run ./scripts/benchgibbs --data DIR [--n 2000] [--skip 0] [--layers 200] [--ar] [--workers 0] [--epochs 1]
-//	                            [--load FILE] [--save FILE] [--cpuprofile FILE]
+//	                            [--precision float32|float64] [--load FILE] [--save FILE] [--cpuprofile FILE]
 //
 // --skip starts the slice that many images in; --save writes the trained
 // parameters (raw float64: every b_l, W_l, S_l) and --load starts from
 // such a file instead of N(0, 0.01²) weights, so that a later phase of
 // training (fewer latent units flip) can be timed with two builds.
+// --precision is train.precision (empty: the trainer's default, float32);
+// the two precisions draw different chains, so their hashes differ.
 package main
 
 import (
@@ -43,6 +45,7 @@ func main() {
 	workers := flag.Int("workers", 0, "goroutines (0: GOMAXPROCS)")
 	epochs := flag.Int("epochs", 1, "epochs to time")
 	prof := flag.String("cpuprofile", "", "write a CPU profile of the timed epochs to this file")
+	precision := flag.String("precision", "", "train.precision: float32 or float64 (empty: the default)")
 	flag.Parse()
 	if *prof != "" {
 		f, err := os.Create(*prof)
@@ -55,14 +58,14 @@ func main() {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	if err := run(*dir, *nEx, *skip, *layers, *ar, *workers, *epochs, *load, *save); err != nil {
+	if err := run(*dir, *nEx, *skip, *layers, *ar, *workers, *epochs, *load, *save, *precision); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "benchgibbs:", err)
 		os.Exit(1)
 	}
 }
 
-func run(dir string, nEx, skip int, layers string, ar bool, workers, epochs int, load, save string) error {
+func run(dir string, nEx, skip int, layers string, ar bool, workers, epochs int, load, save, precision string) error {
 	g, err := data.ReadImages(filepath.Join(dir, "train-images-idx3-ubyte.gz"))
 	if err != nil {
 		return err
@@ -103,6 +106,9 @@ func run(dir string, nEx, skip int, layers string, ar bool, workers, epochs int,
 	}
 	o := sbn.DefaultTrainOptions()
 	o.Sampler, o.Workers, o.Epochs = "gibbs", workers, epochs
+	if precision != "" {
+		o.Precision = precision
+	}
 	tr, err := sbn.NewTrainer(n, set.Len(), o)
 	if err != nil {
 		return err
@@ -142,8 +148,8 @@ func run(dir string, nEx, skip int, layers string, ar bool, workers, epochs int,
 			put(n.S[l])
 		}
 	}
-	fmt.Printf("%s n=%d epochs=%d seconds=%.2f per-epoch-50k=%.0f signal=%.6f hash=%016x\n",
-		n.Label(), set.Len(), epochs, sec, sec/float64(epochs)*50000/float64(set.Len()), sig, h.Sum64())
+	fmt.Printf("%s precision=%s n=%d epochs=%d seconds=%.2f per-epoch-50k=%.0f signal=%.6f hash=%016x\n",
+		n.Label(), o.Precision, set.Len(), epochs, sec, sec/float64(epochs)*50000/float64(set.Len()), sig, h.Sum64())
 	return nil
 }
 
