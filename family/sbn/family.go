@@ -63,9 +63,7 @@ type Train struct {
 	// chains' activations, σ pairs and odds in float32, eight chains per
 	// AVX2 register; log-odds, gradient, parameters and dynamics in
 	// float64.
-	// (The want text below is what README.md's tables show; it still says
-	// "gibbs is float64 either way" until README.md is regenerated.)
-	Precision string `yaml:"precision" want:"float64 or float32 (adaptive-is: the sums of the proposals and gradients in float32, log-weights, parameters and dynamics float64; gibbs is float64 either way)"`
+	Precision string `yaml:"precision" want:"float64 or float32 (adaptive-is: the sums of the proposals and gradients in float32; gibbs: the chains' activations, σ pairs, odds and e^{±W} in float32, eight chains per AVX2 register; log-weights or log-odds, parameters and dynamics float64)"`
 }
 
 // DefaultTrain is the paper's setting (App. C) for 10 epochs.
