@@ -89,34 +89,29 @@ func (a AIS) LogProb(n *Net, x data.Examples) (AISResult, error) {
 	for i := range r.LogWeights {
 		r.LogWeights[i] = make([]float64, a.Chains)
 	}
-	en := estPrepare(n)
 	var done atomic.Int64
 	total := int64(N) * int64(a.Chains)
-	groups := (a.Chains + estGroup - 1) / estGroup
-	estForEach(N*groups, func() func(int) {
-		w := en.newWorker()
-		return func(item int) {
-			ex, g := item/groups, item%groups
-			if !eval.Mine(a.Units, ex) {
-				return
-			}
-			m0 := g * estGroup
-			G := min(estGroup, a.Chains-m0)
-			for j, c := range w.cs[:G] {
-				m := uint64(m0 + j)
-				w.pcgs[j].Seed(seeds.Derive(a.Seed, uint64(ex), m), seeds.Derive(a.Seed, uint64(ex), m, 1))
-				c.setVisible(x.Row(ex))
-				c.uniformLatents(w.rngs[j])
-			}
-			anneal(w.cs[:G], w.rngs[:G], a.Betas, a.sweeps(), false, w.logw[:G])
-			for j, lw := range w.logw[:G] {
-				r.LogWeights[ex][m0+j] = lw - float64(n.Sizes[0])*math.Ln2
-			}
-			if a.Progress != nil {
-				a.Progress(done.Add(int64(G)), total)
+	var chains []aisLane
+	for ex := range N {
+		if eval.Mine(a.Units, ex) {
+			for m := range a.Chains {
+				chains = append(chains, aisLane{ex, m})
 			}
 		}
-	})
+	}
+	logZ0 := -float64(n.Sizes[0]) * math.Ln2
+	annealLanes(estPrepare(n), chains, a.Betas, a.sweeps(), false,
+		func(c *estChain, ln aisLane, pcg *rand.PCG, rng *rand.Rand) {
+			pcg.Seed(seeds.Derive(a.Seed, uint64(ln.ex), uint64(ln.m)), seeds.Derive(a.Seed, uint64(ln.ex), uint64(ln.m), 1))
+			c.setVisible(x.Row(ln.ex))
+			c.uniformLatents(rng)
+		},
+		func(ln aisLane, lw float64) { r.LogWeights[ln.ex][ln.m] = lw + logZ0 },
+		func(k int) {
+			if a.Progress != nil {
+				a.Progress(done.Add(int64(k)), total)
+			}
+		})
 	if err := completeRows(a.Units, r.LogWeights); err != nil {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}

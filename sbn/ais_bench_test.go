@@ -2,6 +2,8 @@ package sbn
 
 import (
 	"testing"
+
+	"github.com/logz-ml/logz/internal/seeds"
 )
 
 // BenchmarkAIS: AIS on one example of a 784-200 SBN, 16 chains (one group) × 20 β per
@@ -35,4 +37,23 @@ func TestAISNoAllocs(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("%g allocations per run", a)
 	}
+}
+
+// BenchmarkAISOneChain: BenchmarkAIS's work by the one-chain reference
+// anneal (the 16 chains one after another, sharing a table of e^{βW}), as
+// AIS ran before its lanes: the side-by-side baseline.
+func BenchmarkAISOneChain(b *testing.B) {
+	n, x := benchNet(b, []int{784, 200}, false)
+	b.ReportAllocs()
+	const chains, betas = 16, 20
+	for b.Loop() {
+		w := estPrepare(n).newWorker()
+		for j, c := range w.cs {
+			w.pcgs[j].Seed(seeds.Derive(1, 0, uint64(j)), seeds.Derive(1, 0, uint64(j), 1))
+			c.setVisible(x[0])
+			c.uniformLatents(w.rngs[j])
+		}
+		anneal(w.cs, w.rngs, betas, 1, false, w.logw)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chains*betas), "ns/chain-step")
 }

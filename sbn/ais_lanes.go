@@ -1,0 +1,516 @@
+package sbn
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+
+	"github.com/logz-ml/logz/internal/expvec"
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/sigpair"
+	"github.com/logz-ml/logz/internal/workgroup"
+)
+
+// The annealing of AIS and BDMC runs its chains side by side, one per lane
+// (aisLanes), as the Gibbs trainer does (laneChains): a worker holds up to
+// aisMaxLanes chains — of one example or of several — which all sit at the
+// same β at the same time, so the exponentials e^{±βW} (and e^{±βS}) are
+// tabulated once per β for all of them, and a unit's log-odds and the
+// updates after its flip go four lanes (a group) at a time through the
+// kernels of internal/sigpair:
+//
+//	softplus(a + βdw) − softplus(a) = log(t + s·e^{βdw}),  s, t = σ(±a), d = ±1,
+//
+// a row of such terms being the log of one product (renormalised every
+// sigpair.BlockLen units; a block that leaves the safe range, or meets a
+// σ pair or exponential beyond sigpair.Extreme, takes the direct softplus
+// formula instead), and a flip updating the σ pairs without an exp.
+//
+// The AIS weight of a step, log f_{β_k}(z) − log f_{β_{k−1}}(z) at the
+// state before the transition at β_k, is (β_k − β_{k−1})·Σ h·in −
+// Σ [softplus(β_k in) − softplus(β_{k−1} in)], and with t_β = σ(−β in)
+// the softplus difference is log(t_{β_{k−1}} / t_{β_k}): the σ pairs at
+// both β (expvec, a vector at a time) give the weight as the log of a
+// product in blocks and leave the chain's σ pairs fresh at β_k, ready for
+// its sweeps. Elements beyond sigpair.Extreme, and blocks whose product
+// leaves the safe range, take the direct formula.
+//
+// Every lane's arithmetic is its own (the kernels compute each lane alone),
+// and the inputs in are kept as the one-chain estChain keeps them (the same
+// additions, recomputed from scratch every estRecompute steps by its
+// code), so a chain's weights do not depend on its lane, on the chains
+// beside it or on how the chains are shared among workers; they agree
+// with the one-chain reference anneal to rounding (the flip gains and
+// weights are sums taken in another order), which the tests check.
+
+// aisMaxLanes bounds the chains of one worker's batch.
+const aisMaxLanes = 64
+
+// aisLanes is the state of up to `lanes` chains of one net. Layer l's
+// states h, unscaled inputs in and σ pairs s = σ(β in), t = σ(−β in) (NaN
+// where |β in| > sigpair.Extreme) are stored group by group, unit by
+// unit: unit i of lane k = 4g + q at [(g·n_l + i)·4 + q].
+type aisLanes struct {
+	e           *estNet
+	lanes, ng   int
+	h, in, s, t [][]float64
+	// ep[l], en[l] = e^{±β W_lᵀ} (rows as e.wt[l]) and eps[l], ens[l] =
+	// e^{±β S_lᵀ} (rows as e.st[l]) at beta, NaN where |βw| > extreme.
+	ep, en, eps, ens [][]float64
+	beta             float64
+	rngs             []*rand.Rand
+	pcgs             []*rand.PCG
+	logw             []float64
+	c                *estChain // scratch: starts and recomputations
+
+	// per-group scratch
+	a1, a0, s0, t0 []float64
+	bad, fb        []uint8
+	pr             sigpair.ProdArgs
+	sh             sigpair.ShiftArgs
+	p, dot         [4]float64
+	exp            [4]int64
+	sel            [4]uint64
+	gain           [4]float64
+}
+
+func (e *estNet) newLanes(lanes int) *aisLanes {
+	n := e.n
+	L := n.Layers()
+	ng := (lanes + 3) / 4
+	w := &aisLanes{e: e, lanes: 4 * ng, ng: ng, c: e.newChain(), beta: math.NaN()}
+	mk := func(per func(l int) int, from int) [][]float64 {
+		r := make([][]float64, L+1)
+		for l := from; l <= L; l++ {
+			r[l] = make([]float64, per(l))
+		}
+		return r
+	}
+	state := func(l int) int { return 4 * ng * n.Sizes[l] }
+	w.h, w.in, w.s, w.t = mk(state, 0), mk(state, 0), mk(state, 0), mk(state, 0)
+	w.ep, w.en = mk(func(l int) int { return len(e.wt[l]) }, 1), mk(func(l int) int { return len(e.wt[l]) }, 1)
+	if e.st != nil {
+		w.eps, w.ens = mk(func(l int) int { return len(e.st[l]) }, 0), mk(func(l int) int { return len(e.st[l]) }, 0)
+	}
+	for range w.lanes {
+		r, p := estRand()
+		w.rngs, w.pcgs = append(w.rngs, r), append(w.pcgs, p)
+	}
+	w.logw = make([]float64, w.lanes)
+	m := 4 * e.maxN
+	w.a1, w.a0, w.s0, w.t0 = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
+	w.bad = make([]uint8, (e.maxN+sigpair.BlockLen-1)/sigpair.BlockLen)
+	w.fb = make([]uint8, e.maxN)
+	return w
+}
+
+// load copies the scratch chain's state (h, in) into lane k.
+func (w *aisLanes) load(k int) {
+	g, q := k/4, k%4
+	for l, h := range w.c.h {
+		n := len(h)
+		o := g * n * 4
+		for i, v := range h {
+			w.h[l][o+4*i+q] = v
+			w.in[l][o+4*i+q] = w.c.in[l][i]
+		}
+	}
+}
+
+// clear puts lane k in the all-zero state with zero inputs: an idle lane
+// of a partial batch (it never flips: no random draws are made for it).
+func (w *aisLanes) clear(k int) {
+	g, q := k/4, k%4
+	for l := range w.h {
+		n := len(w.h[l]) / (4 * w.ng)
+		o := g * n * 4
+		for i := range n {
+			w.h[l][o+4*i+q] = 0
+			w.in[l][o+4*i+q] = 0
+		}
+	}
+}
+
+// recompute sets the inputs of lane k from its state, from scratch, by
+// estChain.recompute (the same bits).
+func (w *aisLanes) recompute(k int) {
+	g, q := k/4, k%4
+	c := w.c
+	for l, h := range c.h {
+		o := g * len(h) * 4
+		for i := range h {
+			h[i] = w.h[l][o+4*i+q]
+		}
+	}
+	c.recompute()
+	for l, in := range c.in {
+		o := g * len(in) * 4
+		for i, v := range in {
+			w.in[l][o+4*i+q] = v
+		}
+	}
+}
+
+// setBeta tabulates e^{±βW} (and e^{±βS}) at β afresh.
+func (w *aisLanes) setBeta(beta float64) {
+	tab := func(src, ep, en []float64) {
+		x := w.a1
+		for lo := 0; lo < len(src); lo += len(x) {
+			hi := min(lo+len(x), len(src))
+			xs := x[:hi-lo]
+			for i, v := range src[lo:hi] {
+				xs[i] = beta * v
+			}
+			expvec.Exp(ep[lo:hi], xs)
+			for i := range xs {
+				xs[i] = -xs[i]
+			}
+			expvec.Exp(en[lo:hi], xs)
+			for i, v := range xs {
+				if math.Abs(v) > extreme {
+					ep[lo+i], en[lo+i] = math.NaN(), math.NaN()
+				}
+			}
+		}
+	}
+	for l := 1; l < len(w.ep); l++ {
+		tab(w.e.wt[l], w.ep[l], w.en[l])
+	}
+	for l := range w.eps {
+		tab(w.e.st[l], w.eps[l], w.ens[l])
+	}
+	w.beta = beta
+}
+
+// aisSteps holds e^{±W/K} and e^{±S/K} (rows as estNet.wt, st), the
+// factors that take the table of e^{±βW} from one β_k to the next; nil
+// when some weight exceeds extreme (the table is then computed afresh at
+// every β, where NaN marks β|w| > extreme).
+type aisSteps struct {
+	wp, wn, sp, sn [][]float64
+}
+
+func (e *estNet) newSteps(K int) *aisSteps {
+	st := &aisSteps{}
+	mk := func(src []float64) ([]float64, []float64) {
+		p, m := make([]float64, len(src)), make([]float64, len(src))
+		for i, v := range src {
+			if math.Abs(v) > extreme {
+				return nil, nil
+			}
+			x := v / float64(K)
+			p[i], m[i] = math.Exp(x), math.Exp(-x)
+		}
+		return p, m
+	}
+	st.wp, st.wn = make([][]float64, len(e.wt)), make([][]float64, len(e.wt))
+	for l := 1; l < len(e.wt); l++ {
+		if st.wp[l], st.wn[l] = mk(e.wt[l]); st.wp[l] == nil {
+			return nil
+		}
+	}
+	if e.st != nil {
+		st.sp, st.sn = make([][]float64, len(e.st)), make([][]float64, len(e.st))
+		for l := range e.st {
+			if st.sp[l], st.sn[l] = mk(e.st[l]); st.sp[l] == nil {
+				return nil
+			}
+		}
+	}
+	return st
+}
+
+// stepBeta moves the table from β_{k−1} to β_k = β_{k−1} ± 1/K
+// (sign +1 upwards) by the factors of steps: e^{±β_k w} =
+// e^{±β_{k−1} w}·e^{±w/K} to rounding (the one-chain anneal takes
+// e^{β_k w} afresh; the lanes take it afresh every estRecompute steps).
+func (w *aisLanes) stepBeta(beta float64, steps *aisSteps, up bool) {
+	mul := func(ep, en, fp, fn []float64) {
+		if !up {
+			fp, fn = fn, fp
+		}
+		fp, fn, en = fp[:len(ep)], fn[:len(ep)], en[:len(ep)]
+		for i := range ep {
+			ep[i] *= fp[i]
+			en[i] *= fn[i]
+		}
+	}
+	for l := 1; l < len(w.ep); l++ {
+		mul(w.ep[l], w.en[l], steps.wp[l], steps.wn[l])
+	}
+	for l := range w.eps {
+		mul(w.eps[l], w.ens[l], steps.sp[l], steps.sn[l])
+	}
+	w.beta = beta
+}
+
+// anneal runs the first `active` lanes (their states loaded) over β_k =
+// k/K, k = 0 … K, or the reverse β_k = (K−k)/K, as the one-chain anneal
+// does, and sets logw[k] to the sum of the lane's log weight ratios.
+func (w *aisLanes) anneal(active, K, sweeps int, reverse bool, steps *aisSteps) {
+	beta := func(k int) float64 {
+		if reverse {
+			k = K - k
+		}
+		return float64(k) / float64(K)
+	}
+	for k := active; k < w.lanes; k++ {
+		w.clear(k)
+	}
+	ng := (active + 3) / 4
+	for k := range w.lanes {
+		w.logw[k] = 0
+	}
+	for k := 1; k <= K; k++ {
+		b0, b := beta(k-1), beta(k)
+		if k%estRecompute == 0 {
+			for m := range active {
+				w.recompute(m)
+			}
+		}
+		switch {
+		case k == K:
+		case steps != nil && k > 1 && k%estRecompute != 0:
+			w.stepBeta(b, steps, !reverse)
+		default:
+			w.setBeta(b)
+		}
+		for g := range ng {
+			w.weights(g, b0, b)
+			if k < K {
+				for range sweeps {
+					w.sweep(g, active)
+				}
+			}
+		}
+	}
+}
+
+// weights adds log f_{b1}(z) − log f_{b0}(z) to the log weights of group
+// g's lanes and leaves their σ pairs at b1.
+func (w *aisLanes) weights(g int, b0, b1 float64) {
+	var lin, lsp, p [4]float64
+	for l, inl := range w.in {
+		n := len(inl) / (4 * w.ng)
+		o := g * n * 4
+		in, h, s, t := inl[o:o+4*n], w.h[l][o:o+4*n], w.s[l][o:o+4*n], w.t[l][o:o+4*n]
+		a1, a0, s0, t0 := w.a1[:4*n], w.a0[:4*n], w.s0[:4*n], w.t0[:4*n]
+		for i, v := range in {
+			a1[i], a0[i] = b1*v, b0*v
+		}
+		expvec.SigPair(s, t, a1)
+		expvec.SigPair(s0, t0, a0)
+		for lo := 0; lo < n; lo += sigpair.BlockLen {
+			hi := min(lo+sigpair.BlockLen, n)
+			p = [4]float64{1, 1, 1, 1}
+			for i := lo; i < hi; i++ {
+				for q := range 4 {
+					j := 4*i + q
+					lin[q] += h[j] * in[j]
+					if math.Abs(a1[j]) > extreme || math.Abs(a0[j]) > extreme {
+						lsp[q] += nmath.Softplus(a1[j]) - nmath.Softplus(a0[j])
+						if math.Abs(a1[j]) > extreme {
+							s[j], t[j] = math.NaN(), math.NaN()
+						}
+						continue
+					}
+					p[q] *= t0[j] / t[j]
+				}
+			}
+			for q, r := range p {
+				if r > sigpair.ProdLo && r < sigpair.ProdHi {
+					lsp[q] += math.Log(r)
+					continue
+				}
+				for i := lo; i < hi; i++ {
+					j := 4*i + q
+					if math.Abs(a1[j]) <= extreme && math.Abs(a0[j]) <= extreme {
+						lsp[q] += nmath.Softplus(a1[j]) - nmath.Softplus(a0[j])
+					}
+				}
+			}
+		}
+	}
+	for q := range 4 {
+		w.logw[4*g+q] += (b1-b0)*lin[q] - lsp[q]
+	}
+}
+
+// sweep runs one Gibbs sweep at the tabulated β over the latent units of
+// group g's lanes, layer 1 … L, each in raster order; each lane below
+// active draws its own uniform per unit from its stream, as estChain.gibbs.
+func (w *aisLanes) sweep(g, active int) {
+	e := w.e
+	for l := 1; l < len(w.h); l++ {
+		nl, nc := len(w.h[l])/(4*w.ng), len(w.h[l-1])/(4*w.ng)
+		ol, oc := g*nl*4, g*nc*4
+		h := w.h[l][ol : ol+4*nl]
+		for u := range nl {
+			d := w.gains(g, l, u)
+			row := e.wt[l][u*nc : (u+1)*nc]
+			var srow []float64
+			if e.st != nil && u+1 < nl {
+				srow = e.st[l][u*nl+u+1 : (u+1)*nl]
+			}
+			var D [4]float64
+			flips := false
+			for q := range 4 {
+				k := 4*g + q
+				if k < active && w.rngs[k].Float64() < nmath.Sigmoid(w.gain[q]) {
+					D[q], flips = d[q], true
+				}
+			}
+			if !flips {
+				continue
+			}
+			w.shift(l-1, oc, 0, nc, row, w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], D)
+			if srow != nil {
+				w.shift(l, ol, u+1, nl, srow, w.eps[l][u*nl+u+1:(u+1)*nl], w.ens[l][u*nl+u+1:(u+1)*nl], D)
+			}
+			for q, dq := range D {
+				if dq != 0 {
+					h[4*u+q] = 1 - h[4*u+q]
+				}
+			}
+		}
+	}
+}
+
+// gains sets gain[q] to the flip gain of unit u of layer l in lane 4g+q,
+// log f_β(state with h_{l,u} flipped) − log f_β(state) (see [AIS.LogProb]),
+// and returns the change of the unit's state per lane (+1 for 0 → 1, −1
+// for 1 → 0).
+func (w *aisLanes) gains(g, l, u int) (d [4]float64) {
+	e, beta := w.e, w.beta
+	nl, nc := len(w.h[l])/(4*w.ng), len(w.h[l-1])/(4*w.ng)
+	ol, oc := g*nl*4, g*nc*4
+	h, in := w.h[l][ol:ol+4*nl], w.in[l][ol:ol+4*nl]
+	for q := range 4 {
+		d[q] = 1 - 2*h[4*u+q]
+		w.gain[q] = beta * d[q] * in[4*u+q]
+		w.sel[q] = 0
+		if d[q] < 0 {
+			w.sel[q] = ^uint64(0)
+		}
+	}
+	w.prodGain(l-1, oc, 0, nc, e.wt[l][u*nc:(u+1)*nc], w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], d)
+	if e.st != nil && u+1 < nl {
+		w.prodGain(l, ol, u+1, nl, e.st[l][u*nl+u+1:(u+1)*nl], w.eps[l][u*nl+u+1:(u+1)*nl], w.ens[l][u*nl+u+1:(u+1)*nl], d)
+	}
+	return d
+}
+
+// prodGain adds to gain[q] the terms of elements lo … hi−1 of layer l
+// (group offset o) that the flip of a unit with outgoing weights row
+// (e^{±β row} in ep, en) changes, for the change d[q] of each lane:
+// β d Σ h_i w_i − Σ [softplus(a_i + β d w_i) − softplus(a_i)].
+func (w *aisLanes) prodGain(l, o, lo, hi int, row, ep, en []float64, d [4]float64) {
+	beta := w.beta
+	n := hi - lo
+	s, t, h := w.s[l][o+4*lo:o+4*hi], w.t[l][o+4*lo:o+4*hi], w.h[l][o+4*lo:o+4*hi]
+	w.p, w.exp, w.dot = [4]float64{1, 1, 1, 1}, [4]int64{}, [4]float64{}
+	bad := w.bad[:(n+sigpair.BlockLen-1)/sigpair.BlockLen]
+	clear(bad)
+	pr := &w.pr
+	*pr = sigpair.ProdArgs{T: t, S: s, Stride: 4, EP: ep, EN: en, Sel: w.sel[:], X: h, W: row,
+		P: w.p[:], Exp: w.exp[:], Dot: w.dot[:], Bad: bad}
+	anyBad := sigpair.Prod(1, pr)
+	for q := range 4 {
+		w.gain[q] += beta*d[q]*w.dot[q] - (math.Log(w.p[q]) + float64(w.exp[q])*math.Ln2)
+	}
+	if !anyBad {
+		return
+	}
+	in := w.in[l][o+4*lo : o+4*hi]
+	for b, bits := range bad {
+		if bits == 0 {
+			continue
+		}
+		for q := range 4 {
+			if bits>>q&1 == 0 {
+				continue
+			}
+			for i := b * sigpair.BlockLen; i < min((b+1)*sigpair.BlockLen, n); i++ {
+				v := in[4*i+q]
+				w.gain[q] -= nmath.Softplus(beta*(v+d[q]*row[i])) - nmath.Softplus(beta*v)
+			}
+		}
+	}
+}
+
+// shift applies the flips D (±1 per flipping lane, 0 otherwise) of a unit
+// with outgoing weights row to elements lo … hi−1 of layer l (group
+// offset o): their inputs (in += D·w, the additions of estChain.toggle)
+// and σ pairs, recomputed from the inputs where sigpair.Shift cannot
+// update them.
+func (w *aisLanes) shift(l, o, lo, hi int, row, ep, en []float64, D [4]float64) {
+	n := hi - lo
+	fb := w.fb[:n]
+	clear(fb)
+	sh := &w.sh
+	*sh = sigpair.ShiftArgs{A: w.in[l][o+4*lo : o+4*hi], S: w.s[l][o+4*lo : o+4*hi], T: w.t[l][o+4*lo : o+4*hi],
+		Stride: 4, W: row, EP: ep, EN: en, D: D, Fb: fb}
+	for q, dq := range D {
+		if dq < 0 {
+			sh.Sel[q] = ^uint64(0)
+		}
+	}
+	if !sigpair.Shift(sh) {
+		return
+	}
+	for i, bits := range fb {
+		for q := range 4 {
+			if bits>>q&1 != 0 {
+				j := 4*i + q
+				sh.S[j], sh.T[j] = chainPair(w.beta * sh.A[j])
+			}
+		}
+	}
+}
+
+// aisBatches splits P chains into batches of at most aisMaxLanes, a
+// multiple of four (the last may be smaller), about as many as a multiple
+// of the workers; the results do not depend on it.
+func aisBatches(P int) (size, count int) {
+	if P == 0 {
+		return 4, 0
+	}
+	workers := runtime.GOMAXPROCS(0)
+	rounds := (P + aisMaxLanes*workers - 1) / (aisMaxLanes * workers)
+	size = (P + rounds*workers - 1) / (rounds * workers)
+	size = min(aisMaxLanes, (size+3)/4*4)
+	return size, (P + size - 1) / size
+}
+
+// aisLane is one chain to anneal: its example and its stream's key.
+type aisLane struct {
+	ex, m int
+}
+
+// annealLanes anneals the chains listed, in batches over GOMAXPROCS
+// workers: start loads a chain's start into the worker's scratch chain
+// (its stream seeded by the caller through the rng given), done receives
+// its summed log weight ratios.
+func annealLanes(e *estNet, chains []aisLane, K, sweeps int, reverse bool,
+	start func(c *estChain, ln aisLane, pcg *rand.PCG, rng *rand.Rand), done func(ln aisLane, logw float64), progress func(n int)) {
+	size, count := aisBatches(len(chains))
+	steps := e.newSteps(K)
+	workgroup.ForEach(count, runtime.GOMAXPROCS(0), func() func(int) {
+		w := e.newLanes(size)
+		return func(b int) {
+			batch := chains[b*size : min((b+1)*size, len(chains))]
+			for k, ln := range batch {
+				start(w.c, ln, w.pcgs[k], w.rngs[k])
+				w.c.recompute()
+				w.load(k)
+			}
+			w.anneal(len(batch), K, sweeps, reverse, steps)
+			for k, ln := range batch {
+				done(ln, w.logw[k])
+			}
+			if progress != nil {
+				progress(len(batch))
+			}
+		}
+	})
+}
