@@ -62,9 +62,11 @@ type AISResult struct {
 	ESS []float64
 }
 
-// LogProb runs AIS on every example, in parallel over (example, group of 16 chains);
-// the chain's random stream is keyed by (Seed, example, chain), so the
-// result does not depend on GOMAXPROCS.
+// LogProb runs AIS on every example, the chains of all examples side by
+// side in lanes (see aisLanes), in batches over GOMAXPROCS workers; the
+// chain's random stream is keyed by (Seed, example, chain), and a chain's
+// arithmetic does not depend on its lane or batch, so the result does not
+// depend on GOMAXPROCS or on sharding.
 //
 // The Gibbs update of latent unit u of layer l at scale β draws it from
 // p_β(h_{l,u} | everything else), which is σ(Δ) with
@@ -174,8 +176,9 @@ func estCheckSchedule(name string, chains, betas, sweeps int) error {
 // scratch, which stops rounding drift.
 const estRecompute = 64
 
-// anneal runs AIS chains in lockstep (they share the table of e^{βW} of
-// their group) from their current states over β_k = k/K (k = 0 … K), or
+// anneal is the one-chain reference of the annealing (the lanes of aisLanes
+// are tested against it): it runs AIS chains in lockstep (they share the
+// table of e^{βW} of their group) from their current states over β_k = k/K (k = 0 … K), or
 // the reverse β_k = (K−k)/K, and sets logw[m] to
 // Σ_k [log f_{β_k}(z_{k−1}) − log f_{β_{k−1}}(z_{k−1})] for chain m: each
 // ratio is taken at the state before the transition at β_k, and no
@@ -206,27 +209,6 @@ func anneal(cs []*estChain, rngs []*rand.Rand, K, sweeps int, reverse bool, logw
 			}
 		}
 	}
-}
-
-// estGroup is how many chains of one example run in lockstep as one work
-// item (a fixed number, so that the work does not depend on GOMAXPROCS).
-const estGroup = 16
-
-// estWorker is the buffers of one goroutine running groups of chains.
-type estWorker struct {
-	cs   []*estChain
-	rngs []*rand.Rand
-	pcgs []*rand.PCG
-	logw []float64
-}
-
-func (e *estNet) newWorker() *estWorker {
-	w := &estWorker{cs: e.newGroup(estGroup), logw: make([]float64, estGroup)}
-	for range estGroup {
-		r, p := estRand()
-		w.rngs, w.pcgs = append(w.rngs, r), append(w.pcgs, p)
-	}
-	return w
 }
 
 // ---------------------------------------------------------------------------

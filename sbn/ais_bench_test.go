@@ -1,6 +1,7 @@
 package sbn
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/logz-ml/logz/internal/seeds"
@@ -56,4 +57,25 @@ func BenchmarkAISOneChain(b *testing.B) {
 		anneal(w.cs, w.rngs, betas, 1, false, w.logw)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chains*betas), "ns/chain-step")
+}
+
+// estGroup is how many chains of one example the reference runs in
+// lockstep (as AIS did before its lanes).
+const estGroup = 16
+
+// estWorker is the buffers of one goroutine running groups of chains.
+type estWorker struct {
+	cs   []*estChain
+	rngs []*rand.Rand
+	pcgs []*rand.PCG
+	logw []float64
+}
+
+func (e *estNet) newWorker() *estWorker {
+	w := &estWorker{cs: e.newGroup(estGroup), logw: make([]float64, estGroup)}
+	for range estGroup {
+		r, p := estRand()
+		w.rngs, w.pcgs = append(w.rngs, r), append(w.pcgs, p)
+	}
+	return w
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/sigpair"
-	"github.com/logz-ml/logz/internal/workgroup"
 )
 
 // The annealing of AIS and BDMC runs its chains side by side, one per lane
@@ -495,7 +494,7 @@ func annealLanes(e *estNet, chains []aisLane, K, sweeps int, reverse bool,
 	start func(c *estChain, ln aisLane, pcg *rand.PCG, rng *rand.Rand), done func(ln aisLane, logw float64), progress func(n int)) {
 	size, count := aisBatches(len(chains))
 	steps := e.newSteps(K)
-	workgroup.ForEach(count, runtime.GOMAXPROCS(0), func() func(int) {
+	estForEach(count, func() func(int) {
 		w := e.newLanes(size)
 		return func(b int) {
 			batch := chains[b*size : min((b+1)*size, len(chains))]

@@ -212,3 +212,57 @@ func lanesConditional(t *testing.T, name string, n *Net) {
 	}
 	check("after 30 sweeps", false)
 }
+
+// TestBDMCLanesMatchReference: BDMC's forward and reverse log weights
+// equal those of the one-chain reference anneal within 1e-9 (the reverse
+// chains from the exact posterior sample, β downwards), on the nets of
+// laneCases; and with GOMAXPROCS = 1 (other batches) they are the same bits.
+func TestBDMCLanesMatchReference(t *testing.T) {
+	for _, c := range laneCases {
+		n := randomNet(c.sizes, c.ar, c.scale, 63)
+		b := BDMC{Chains: 5, Betas: 70, Examples: 3, Seed: 8, Sweeps: 2}
+		r, err := b.Run(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := estPrepare(n)
+		for ex := range b.Examples {
+			for m := range b.Chains {
+				for dir := uint64(1); dir <= 2; dir++ {
+					ch := e.newChain()
+					rng, pcg := estRand()
+					pcg.Seed(seeds.Derive(b.Seed, dir, uint64(ex), uint64(m)), seeds.Derive(b.Seed, dir, uint64(ex), uint64(m), 1))
+					ch.setVisible(r.Data.Row(ex))
+					got := r.ReverseLogWeights[ex][m]
+					if dir == 1 {
+						ch.uniformLatents(rng)
+						got = r.ForwardLogWeights[ex][m] + float64(n.Sizes[0])*math.Ln2
+					} else {
+						for l, hl := range r.Latents[ex] {
+							copy(ch.h[l+1], hl)
+						}
+					}
+					lw := []float64{0}
+					anneal([]*estChain{ch}, []*rand.Rand{rng}, b.Betas, 2, dir == 2, lw)
+					if !(math.Abs(got-lw[0]) <= 1e-9*max(1, math.Abs(lw[0]))) {
+						t.Errorf("%s: example %d, chain %d, direction %d: lanes %.15g, reference %.15g", c.name, ex, m, dir, got, lw[0])
+					}
+				}
+			}
+		}
+		func() {
+			defer setProcs(setProcs(1))
+			r1, err := b.Run(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for ex := range b.Examples {
+				for m := range b.Chains {
+					if r1.ForwardLogWeights[ex][m] != r.ForwardLogWeights[ex][m] || r1.ReverseLogWeights[ex][m] != r.ReverseLogWeights[ex][m] {
+						t.Errorf("%s: example %d, chain %d: GOMAXPROCS = 1 gives other weights", c.name, ex, m)
+					}
+				}
+			}
+		}()
+	}
+}
