@@ -23,7 +23,11 @@ import (
 // a row of such terms being the log of one product (renormalised every
 // sigpair.BlockLen units; a block that leaves the safe range, or meets a
 // σ pair or exponential beyond sigpair.Extreme, takes the direct softplus
-// formula instead), and a flip updating the σ pairs without an exp.
+// formula instead), and a flip updating the σ pairs without an exp
+// (sigpair.Shift). The visible layer, the widest, keeps its σ pairs
+// unnormalised between two weights, a flip multiplying s by e^{±βw}
+// without a division (sigpair.Scale; see visibleGain), while the inputs
+// stay below aisUnnormMax.
 //
 // The AIS weight of a step, log f_{β_k}(z) − log f_{β_{k−1}}(z) at the
 // state before the transition at β_k, is (β_k − β_{k−1})·Σ h·in −
@@ -61,6 +65,20 @@ type aisLanes struct {
 	pcgs             []*rand.PCG
 	logw             []float64
 	c                *estChain // scratch: starts and recomputations
+
+	// The visible layer's fast path (see visibleFlip): fuse switches it
+	// on; unnorm[g] reports that group g's visible σ pairs are
+	// unnormalised, with logN[k] = log Π_i (s_i + t_i) of lane k's;
+	// dot1[(g·n_1+u)·4+q] = Σ_i x_i W_1[i,u] of lane 4g+q, in the order of
+	// sigpair.Prod's dot; wmax1[u] = max_i |W_1[i,u]|; amax0[k] bounds
+	// |in_{0,i}| of lane k since its last weights (+ wmax1 of every flip
+	// since); logP[q] is the log of the last visible product of lane 4g+q.
+	fuse         bool
+	unnorm       []bool
+	logN, logP   []float64
+	dot1         []float64
+	wmax1, amax0 []float64
+	sc           sigpair.ScaleArgs
 
 	// per-group scratch
 	a1, a0, s0, t0 []float64
@@ -100,7 +118,40 @@ func (e *estNet) newLanes(lanes int) *aisLanes {
 	w.a1, w.a0, w.s0, w.t0 = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
 	w.bad = make([]uint8, (e.maxN+sigpair.BlockLen-1)/sigpair.BlockLen)
 	w.fb = make([]uint8, e.maxN)
+	w.dot1 = make([]float64, 4*ng*n.Sizes[1])
+	w.amax0 = make([]float64, w.lanes)
+	w.wmax1 = make([]float64, n.Sizes[1])
+	k := n.Sizes[0]
+	for u := range w.wmax1 {
+		for _, v := range e.wt[1][u*k : (u+1)*k] {
+			w.wmax1[u] = max(w.wmax1[u], math.Abs(v))
+		}
+	}
+	w.unnorm, w.logN, w.logP = make([]bool, ng), make([]float64, w.lanes), make([]float64, 4)
 	return w
+}
+
+// setDots fills dot1 for the visible layer of every lane: the weights of
+// the visible units that are on, added in the order of sigpair.Prod's dot
+// product (its other terms are zeros, which do not change a sum that
+// starts at +0).
+func (w *aisLanes) setDots() {
+	n0, n1 := len(w.h[0])/(4*w.ng), len(w.h[1])/(4*w.ng)
+	W := w.e.n.W[1]
+	dot := w.a1[:n1]
+	for k := range w.lanes {
+		g, q := k/4, k%4
+		x := w.h[0][g*n0*4 : (g+1)*n0*4]
+		clear(dot)
+		for i := range n0 {
+			if x[4*i+q] != 0 {
+				estAdd(dot, W[i*n1:(i+1)*n1])
+			}
+		}
+		for u, v := range dot {
+			w.dot1[(g*n1+u)*4+q] = v
+		}
+	}
 }
 
 // load copies the scratch chain's state (h, in) into lane k.
@@ -197,9 +248,13 @@ func (e *estNet) newSteps(K int) *aisSteps {
 			if math.Abs(v) > extreme {
 				return nil, nil
 			}
-			x := v / float64(K)
-			p[i], m[i] = math.Exp(x), math.Exp(-x)
+			m[i] = v / float64(K)
 		}
+		expvec.Exp(p, m)
+		for i, x := range m {
+			m[i] = -x
+		}
+		expvec.Exp(m, m)
 		return p, m
 	}
 	st.wp, st.wn = make([][]float64, len(e.wt)), make([][]float64, len(e.wt))
@@ -260,6 +315,11 @@ func (w *aisLanes) anneal(active, K, sweeps int, reverse bool, steps *aisSteps) 
 	for k := range w.lanes {
 		w.logw[k] = 0
 	}
+	// the fast path of the visible layer needs no NaN in the tables
+	w.fuse = steps != nil
+	if w.fuse {
+		w.setDots()
+	}
 	for k := 1; k <= K; k++ {
 		b0, b := beta(k-1), beta(k)
 		if k%estRecompute == 0 {
@@ -299,6 +359,16 @@ func (w *aisLanes) weights(g int, b0, b1 float64) {
 		}
 		expvec.SigPair(s, t, a1)
 		expvec.SigPair(s0, t0, a0)
+		if l == 0 {
+			var top [4]float64
+			for i, v := range in {
+				top[i%4] = max(top[i%4], math.Abs(v))
+			}
+			copy(w.amax0[4*g:4*g+4], top[:])
+			// fresh pairs: the fast path starts with N = 1
+			w.unnorm[g] = w.fuse && max(top[0], top[1], top[2], top[3]) <= aisUnnormMax
+			clear(w.logN[4*g : 4*g+4])
+		}
 		for lo := 0; lo < n; lo += sigpair.BlockLen {
 			hi := min(lo+sigpair.BlockLen, n)
 			p = [4]float64{1, 1, 1, 1}
@@ -362,7 +432,9 @@ func (w *aisLanes) sweep(g, active int) {
 			if !flips {
 				continue
 			}
-			w.shift(l-1, oc, 0, nc, row, w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], D)
+			if l != 1 || !w.fuse || !w.visibleFlip(g, u, D) {
+				w.shift(l-1, oc, 0, nc, row, w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], D)
+			}
 			if srow != nil {
 				w.shift(l, ol, u+1, nl, srow, w.eps[l][u*nl+u+1:(u+1)*nl], w.ens[l][u*nl+u+1:(u+1)*nl], D)
 			}
@@ -392,7 +464,11 @@ func (w *aisLanes) gains(g, l, u int) (d [4]float64) {
 			w.sel[q] = ^uint64(0)
 		}
 	}
-	w.prodGain(l-1, oc, 0, nc, e.wt[l][u*nc:(u+1)*nc], w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], d)
+	if l == 1 && w.fuse {
+		w.visibleGain(g, u, d)
+	} else {
+		w.prodGain(l-1, oc, 0, nc, e.wt[l][u*nc:(u+1)*nc], w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], d)
+	}
 	if e.st != nil && u+1 < nl {
 		w.prodGain(l, ol, u+1, nl, e.st[l][u*nl+u+1:(u+1)*nl], w.eps[l][u*nl+u+1:(u+1)*nl], w.ens[l][u*nl+u+1:(u+1)*nl], d)
 	}
@@ -417,10 +493,109 @@ func (w *aisLanes) prodGain(l, o, lo, hi int, row, ep, en []float64, d [4]float6
 	for q := range 4 {
 		w.gain[q] += beta*d[q]*w.dot[q] - (math.Log(w.p[q]) + float64(w.exp[q])*math.Ln2)
 	}
-	if !anyBad {
+	if anyBad {
+		w.badBlocks(w.in[l][o+4*lo:o+4*hi], row, bad, d)
+	}
+}
+
+// aisUnnormMax bounds |in| on the visible layer's fast path: below it
+// every σ(±β in) and every unnormalised pair, s = σ(βa₀)·e^{β(a−a₀)} with
+// t = σ(−βa₀) kept, stay within e^{±600}, normal numbers.
+const aisUnnormMax = 300
+
+// visibleGain is prodGain for a layer-1 unit u over the visible layer on
+// its fast path, where the σ pairs of the children are kept unnormalised:
+// a flip multiplies s by e^{±βw} and leaves t (sigpair.Scale, no division),
+// so s/t = e^{βin} still, and the softplus differences are
+//
+//	Σ_i log((t_i + s_i e_i)/(t_i + s_i)) = log Π_i (t_i + s_i e_i) − log N,
+//
+// N = Π_i (t_i + s_i) the lane's normaliser, which is 1 after weights
+// and, after a flip of unit u, the product just taken for u. A block
+// that leaves the product's safe range normalises the group's pairs again
+// (and the slow path takes over until the next weights).
+func (w *aisLanes) visibleGain(g, u int, d [4]float64) {
+	n, n1 := len(w.h[0])/(4*w.ng), len(w.h[1])/(4*w.ng)
+	o := g * n * 4
+	if !w.unnorm[g] {
+		w.prodGain(0, o, 0, n, w.e.wt[1][u*n:(u+1)*n], w.ep[1][u*n:(u+1)*n], w.en[1][u*n:(u+1)*n], d)
 		return
 	}
-	in := w.in[l][o+4*lo : o+4*hi]
+	w.p, w.exp = [4]float64{1, 1, 1, 1}, [4]int64{}
+	bad := w.bad[:(n+sigpair.BlockLen-1)/sigpair.BlockLen]
+	clear(bad)
+	pr := &w.pr
+	*pr = sigpair.ProdArgs{T: w.t[0][o : o+4*n], S: w.s[0][o : o+4*n], Stride: 4, EP: w.ep[1][u*n : (u+1)*n], EN: w.en[1][u*n : (u+1)*n],
+		Sel: w.sel[:], P: w.p[:], Exp: w.exp[:], Dot: w.dot[:], Bad: bad}
+	if sigpair.Prod(1, pr) {
+		w.normalise(g)
+		w.prodGain(0, o, 0, n, w.e.wt[1][u*n:(u+1)*n], w.ep[1][u*n:(u+1)*n], w.en[1][u*n:(u+1)*n], d)
+		return
+	}
+	for q := range 4 {
+		w.logP[q] = math.Log(w.p[q]) + float64(w.exp[q])*math.Ln2
+		w.gain[q] += w.beta*d[q]*w.dot1[(g*n1+u)*4+q] - (w.logP[q] - w.logN[4*g+q])
+	}
+}
+
+// normalise sets group g's visible σ pairs to σ(±β in) afresh (NaN beyond
+// extreme), leaving the fast path.
+func (w *aisLanes) normalise(g int) {
+	n := len(w.h[0]) / (4 * w.ng)
+	o := g * n * 4
+	in, s, t, a := w.in[0][o:o+4*n], w.s[0][o:o+4*n], w.t[0][o:o+4*n], w.a1[:4*n]
+	for i, v := range in {
+		a[i] = w.beta * v
+	}
+	expvec.SigPair(s, t, a)
+	for i, v := range a {
+		if math.Abs(v) > extreme {
+			s[i], t[i] = math.NaN(), math.NaN()
+		}
+	}
+	w.unnorm[g] = false
+	clear(w.logN[4*g : 4*g+4])
+}
+
+// visibleFlip applies the flips D of layer-1 unit u (after its
+// visibleGain) to group g's visible layer on the fast path: the inputs
+// (in ± w, Shift's additions) and the unnormalised pairs by sigpair.Scale,
+// the normalisers becoming the unit's products. It reports false, doing
+// nothing, off the fast path or when a flipping lane's bound amax0 +
+// wmax1[u] would pass aisUnnormMax (then it normalises the pairs first).
+func (w *aisLanes) visibleFlip(g, u int, D [4]float64) bool {
+	if !w.unnorm[g] {
+		return false
+	}
+	for q, dq := range D {
+		if dq != 0 && w.amax0[4*g+q]+w.wmax1[u] > aisUnnormMax {
+			w.normalise(g)
+			return false
+		}
+	}
+	n := len(w.h[0]) / (4 * w.ng)
+	o := g * n * 4
+	sc := &w.sc
+	*sc = sigpair.ScaleArgs{A: w.in[0][o : o+4*n], S: w.s[0][o : o+4*n], W: w.e.wt[1][u*n : (u+1)*n],
+		EP: w.ep[1][u*n : (u+1)*n], EN: w.en[1][u*n : (u+1)*n], D: D}
+	for q, dq := range D {
+		if dq < 0 {
+			sc.Sel[q] = ^uint64(0)
+		}
+		if dq != 0 {
+			w.amax0[4*g+q] += w.wmax1[u]
+			w.logN[4*g+q] = w.logP[q]
+		}
+	}
+	sigpair.Scale(sc)
+	return true
+}
+
+// badBlocks subtracts from gain[q] the direct softplus differences of the
+// blocks of lane q marked in bad (their products were discarded).
+func (w *aisLanes) badBlocks(in, row []float64, bad []uint8, d [4]float64) {
+	beta := w.beta
+	n := len(row)
 	for b, bits := range bad {
 		if bits == 0 {
 			continue

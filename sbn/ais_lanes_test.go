@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/logz-ml/logz/internal/seeds"
@@ -108,11 +109,13 @@ func TestAISLanesConditional(t *testing.T) {
 		scale float64
 	}{"arsbn 40-35-5 (huge W)", []int{40, 35, 5}, true, 400})
 	for _, c := range cases {
-		lanesConditional(t, c.name, randomNet(c.sizes, c.ar, c.scale, 62))
+		for _, fuse := range []bool{false, true} {
+			lanesConditional(t, fmt.Sprintf("%s (fast path %v)", c.name, fuse), randomNet(c.sizes, c.ar, c.scale, 62), fuse)
+		}
 	}
 }
 
-func lanesConditional(t *testing.T, name string, n *Net) {
+func lanesConditional(t *testing.T, name string, n *Net, fuse bool) {
 	const lanes, b0, beta = 6, 0.3, 0.5
 	e := estPrepare(n)
 	w := e.newLanes(lanes)
@@ -130,7 +133,11 @@ func lanesConditional(t *testing.T, name string, n *Net) {
 	for k := lanes; k < w.lanes; k++ {
 		w.clear(k)
 	}
+	if w.fuse = fuse; fuse {
+		w.setDots()
+	}
 	sc := n.NewScratch()
+	unnorm := 0 // group sweeps on the visible layer's fast path
 	// state returns lane k's h as an estChain holds it.
 	state := func(k int) [][]float64 {
 		g, q := k/4, k%4
@@ -197,8 +204,13 @@ func lanesConditional(t *testing.T, name string, n *Net) {
 						t.Errorf("%s, %s, lane %d: input %d of layer %d is %v, recomputed %v", name, when, k, i, l, w.in[l][j], v)
 					}
 					s, tt := chainPair(beta * w.in[l][j])
-					if math.IsNaN(s) != math.IsNaN(w.s[l][j]) || !math.IsNaN(s) && (math.Abs(w.s[l][j]-s) > 1e-12*s || math.Abs(w.t[l][j]-tt) > 1e-12*tt) {
-						t.Errorf("%s, %s, lane %d: σ pair of unit %d of layer %d is %v, %v; want %v, %v", name, when, k, i, l, w.s[l][j], w.t[l][j], s, tt)
+					gs, gt := w.s[l][j], w.t[l][j]
+					if l == 0 && w.unnorm[g] {
+						// unnormalised: the ratio is e^{β in}
+						gs, gt = gs/(gs+gt), gt/(gs+gt)
+					}
+					if math.IsNaN(s) != math.IsNaN(gs) || !math.IsNaN(s) && (math.Abs(gs-s) > 1e-12*s || math.Abs(gt-tt) > 1e-12*tt) {
+						t.Errorf("%s, %s, lane %d: σ pair of unit %d of layer %d is %v, %v; want %v, %v", name, when, k, i, l, gs, gt, s, tt)
 					}
 				}
 			}
@@ -208,9 +220,22 @@ func lanesConditional(t *testing.T, name string, n *Net) {
 	for range 30 {
 		for g := range w.ng {
 			w.sweep(g, lanes)
+			if w.unnorm[g] {
+				unnorm++
+			}
 		}
 	}
+	// check's weights renormalise: the gains of the fast path are checked
+	// after a sweep at beta without them
+	for g := range w.ng {
+		w.weights(g, beta, beta)
+		w.sweep(g, lanes)
+		w.gainsAfterSweep(t, name, g, lanes, n, beta)
+	}
 	check("after 30 sweeps", false)
+	if fuse && w.fuse && unnorm == 0 && !strings.Contains(name, "big") && !strings.Contains(name, "huge") {
+		t.Errorf("%s: the fast path never ran", name)
+	}
 }
 
 // TestBDMCLanesMatchReference: BDMC's forward and reverse log weights
@@ -264,5 +289,36 @@ func TestBDMCLanesMatchReference(t *testing.T) {
 				}
 			}
 		}()
+	}
+}
+
+// gainsAfterSweep checks the flip gains of group g's lanes against
+// LogJoint at beta in their current state (after a sweep, with the visible
+// layer's pairs as the sweep left them: unnormalised on the fast path).
+func (w *aisLanes) gainsAfterSweep(t *testing.T, name string, g, lanes int, n *Net, beta float64) {
+	sc := n.NewScratch()
+	for l := 1; l < len(w.h); l++ {
+		for u := range n.Sizes[l] {
+			w.gains(g, l, u)
+			for q := range 4 {
+				k := 4*g + q
+				if k >= lanes {
+					continue
+				}
+				h := n.States()
+				for l2 := range h {
+					o := g * len(h[l2]) * 4
+					for i := range h[l2] {
+						h[l2][i] = w.h[l2][o+4*i+q]
+					}
+				}
+				b := n.LogJoint(h, beta, sc)
+				h[l][u] = 1 - h[l][u]
+				a := n.LogJoint(h, beta, sc)
+				if math.Abs(w.gain[q]-(a-b)) > 1e-9*max(1, math.Abs(b)) {
+					t.Errorf("%s, after a sweep (fast path %v), lane %d: unit %d of layer %d: flip gain %.12g, LogJoint difference %.12g", name, w.unnorm[g], k, u, l, w.gain[q], a-b)
+				}
+			}
+		}
 	}
 }
