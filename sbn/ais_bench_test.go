@@ -21,8 +21,8 @@ func BenchmarkAIS(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chains*betas), "ns/chain-step")
 }
 
-// TestAISNoAllocs: annealing (weights and Gibbs sweeps) and completion
-// sweeps allocate nothing once the chain's buffers exist.
+// TestAISNoAllocs: annealing (weights and Gibbs sweeps; one chain and in
+// lanes) and completion sweeps allocate nothing once the buffers exist.
 func TestAISNoAllocs(t *testing.T) {
 	n, x := benchNet(t, []int{20, 10, 5}, true)
 	w := estPrepare(n).newWorker()
@@ -37,6 +37,22 @@ func TestAISNoAllocs(t *testing.T) {
 		w.cs[0].sweep(vis, w.rngs[0])
 	}); a != 0 {
 		t.Errorf("%g allocations per run", a)
+	}
+	e := estPrepare(n)
+	steps := e.newSteps(50)
+	lanes := e.newLanes(7)
+	for k := range 7 {
+		lanes.c.setVisible(x[0])
+		lanes.c.uniformLatents(lanes.rngs[k])
+		lanes.c.recompute()
+		lanes.load(k)
+	}
+	if a := testing.AllocsPerRun(2, func() {
+		lanes.anneal(7, 50, 2, false, steps)
+		lanes.anneal(7, 50, 1, true, steps)
+		lanes.anneal(7, 50, 1, true, nil)
+	}); a != 0 {
+		t.Errorf("lanes: %g allocations per run", a)
 	}
 }
 
