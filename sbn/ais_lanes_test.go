@@ -138,18 +138,7 @@ func lanesConditional(t *testing.T, name string, n *Net, fuse bool) {
 	}
 	sc := n.NewScratch()
 	unnorm := 0 // group sweeps on the visible layer's fast path
-	// state returns lane k's h as an estChain holds it.
-	state := func(k int) [][]float64 {
-		g, q := k/4, k%4
-		h := n.States()
-		for l := range h {
-			o := g * len(h[l]) * 4
-			for i := range h[l] {
-				h[l][i] = w.h[l][o+4*i+q]
-			}
-		}
-		return h
-	}
+	state := func(k int) [][]float64 { return w.laneState(n, k) }
 	close := func(got, want, scale float64) bool { return math.Abs(got-want) <= 1e-9*max(1, math.Abs(scale)) }
 	w.setBeta(beta)
 	check := func(when string, fresh bool) {
@@ -170,24 +159,7 @@ func lanesConditional(t *testing.T, name string, n *Net, fuse bool) {
 					t.Errorf("%s, %s, lane %d: step weight %.12g, LogJoint difference %.12g", name, when, k, got, want)
 				}
 			}
-			for l := 1; l < len(w.h); l++ {
-				for u := range n.Sizes[l] {
-					w.gains(g, l, u)
-					for q := range 4 {
-						k := 4*g + q
-						if k >= lanes {
-							continue
-						}
-						h := state(k)
-						b := n.LogJoint(h, beta, sc)
-						h[l][u] = 1 - h[l][u]
-						a := n.LogJoint(h, beta, sc)
-						if !close(w.gain[q], a-b, b) {
-							t.Errorf("%s, %s, lane %d: unit %d of layer %d: flip gain %.12g, LogJoint difference %.12g", name, when, k, u, l, w.gain[q], a-b)
-						}
-					}
-				}
-			}
+			w.checkGains(t, name+", "+when, g, lanes, n, beta)
 		}
 		for k := range lanes {
 			g, q := k/4, k%4
@@ -230,7 +202,7 @@ func lanesConditional(t *testing.T, name string, n *Net, fuse bool) {
 	for g := range w.ng {
 		w.weights(g, beta, beta)
 		w.sweep(g, lanes)
-		w.gainsAfterSweep(t, name, g, lanes, n, beta)
+		w.checkGains(t, name+", after a sweep", g, lanes, n, beta)
 	}
 	check("after 30 sweeps", false)
 	if fuse && w.fuse && unnorm == 0 && !strings.Contains(name, "big") && !strings.Contains(name, "huge") {
@@ -292,10 +264,10 @@ func TestBDMCLanesMatchReference(t *testing.T) {
 	}
 }
 
-// gainsAfterSweep checks the flip gains of group g's lanes against
-// LogJoint at beta in their current state (after a sweep, with the visible
-// layer's pairs as the sweep left them: unnormalised on the fast path).
-func (w *aisLanes) gainsAfterSweep(t *testing.T, name string, g, lanes int, n *Net, beta float64) {
+// checkGains checks the flip gains of group g's lanes against LogJoint at
+// beta in their current state (with the visible layer's pairs as they
+// are: after a sweep, unnormalised on the fast path).
+func (w *aisLanes) checkGains(t *testing.T, name string, g, lanes int, n *Net, beta float64) {
 	sc := n.NewScratch()
 	for l := 1; l < len(w.h); l++ {
 		for u := range n.Sizes[l] {
@@ -305,20 +277,27 @@ func (w *aisLanes) gainsAfterSweep(t *testing.T, name string, g, lanes int, n *N
 				if k >= lanes {
 					continue
 				}
-				h := n.States()
-				for l2 := range h {
-					o := g * len(h[l2]) * 4
-					for i := range h[l2] {
-						h[l2][i] = w.h[l2][o+4*i+q]
-					}
-				}
+				h := w.laneState(n, k)
 				b := n.LogJoint(h, beta, sc)
 				h[l][u] = 1 - h[l][u]
 				a := n.LogJoint(h, beta, sc)
 				if math.Abs(w.gain[q]-(a-b)) > 1e-9*max(1, math.Abs(b)) {
-					t.Errorf("%s, after a sweep (fast path %v), lane %d: unit %d of layer %d: flip gain %.12g, LogJoint difference %.12g", name, w.unnorm[g], k, u, l, w.gain[q], a-b)
+					t.Errorf("%s (unnormalised %v), lane %d: unit %d of layer %d: flip gain %.12g, LogJoint difference %.12g", name, w.unnorm[g], k, u, l, w.gain[q], a-b)
 				}
 			}
 		}
 	}
+}
+
+// laneState returns lane k's h as an estChain holds it.
+func (w *aisLanes) laneState(n *Net, k int) [][]float64 {
+	g, q := k/4, k%4
+	h := n.States()
+	for l := range h {
+		o := g * len(h[l]) * 4
+		for i := range h[l] {
+			h[l][i] = w.h[l][o+4*i+q]
+		}
+	}
+	return h
 }
