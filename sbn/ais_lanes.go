@@ -80,15 +80,24 @@ type aisLanes struct {
 	wmax1, amax0 []float64
 	sc           sigpair.ScaleArgs
 
-	// per-group scratch
+	// per-group scratch: the slot of the group being updated (cur), two
+	// for the visible layer's products of two groups in one pass
+	slots          [2]laneSlot
+	cur            *laneSlot
 	a1, a0, s0, t0 []float64
-	bad, fb        []uint8
-	pr             sigpair.ProdArgs
+	fb             []uint8
 	sh             sigpair.ShiftArgs
-	p, dot         [4]float64
-	exp            [4]int64
-	sel            [4]uint64
-	gain           [4]float64
+}
+
+// laneSlot is the scratch of one group's unit update: its lanes' flip
+// gains, the selection of e^{±βw} by direction, the product's operands and
+// results, and the log of the last visible product (logP).
+type laneSlot struct {
+	gain, p, dot, logP [4]float64
+	exp                [4]int64
+	sel                [4]uint64
+	bad                []uint8
+	pr                 sigpair.ProdArgs
 }
 
 func (e *estNet) newLanes(lanes int) *aisLanes {
@@ -116,7 +125,10 @@ func (e *estNet) newLanes(lanes int) *aisLanes {
 	w.logw = make([]float64, w.lanes)
 	m := 4 * e.maxN
 	w.a1, w.a0, w.s0, w.t0 = make([]float64, m), make([]float64, m), make([]float64, m), make([]float64, m)
-	w.bad = make([]uint8, (e.maxN+sigpair.BlockLen-1)/sigpair.BlockLen)
+	for i := range w.slots {
+		w.slots[i].bad = make([]uint8, (e.maxN+sigpair.BlockLen-1)/sigpair.BlockLen)
+	}
+	w.cur = &w.slots[0]
 	w.fb = make([]uint8, e.maxN)
 	w.dot1 = make([]float64, 4*ng*n.Sizes[1])
 	w.amax0 = make([]float64, w.lanes)
@@ -127,7 +139,7 @@ func (e *estNet) newLanes(lanes int) *aisLanes {
 			w.wmax1[u] = max(w.wmax1[u], math.Abs(v))
 		}
 	}
-	w.unnorm, w.logN, w.logP = make([]bool, ng), make([]float64, w.lanes), make([]float64, 4)
+	w.unnorm, w.logN = make([]bool, ng), make([]float64, w.lanes)
 	return w
 }
 
@@ -334,11 +346,14 @@ func (w *aisLanes) anneal(active, K, sweeps int, reverse bool, steps *aisSteps) 
 		default:
 			w.setBeta(b)
 		}
-		for g := range ng {
-			w.weights(g, b0, b)
+		for g := 0; g < ng; g += 2 {
+			pair := g+1 < ng
+			for gi := range 1 + b2i(pair) {
+				w.weights(g+gi, b0, b)
+			}
 			if k < K {
 				for range sweeps {
-					w.sweep(g, active)
+					w.sweep(g, active, pair)
 				}
 			}
 		}
@@ -408,71 +423,127 @@ func (w *aisLanes) weights(g int, b0, b1 float64) {
 // sweep runs one Gibbs sweep at the tabulated β over the latent units of
 // group g's lanes, layer 1 … L, each in raster order; each lane below
 // active draws its own uniform per unit from its stream, as estChain.gibbs.
-func (w *aisLanes) sweep(g, active int) {
-	e := w.e
-	for l := 1; l < len(w.h); l++ {
-		nl, nc := len(w.h[l])/(4*w.ng), len(w.h[l-1])/(4*w.ng)
-		ol, oc := g*nl*4, g*nc*4
-		h := w.h[l][ol : ol+4*nl]
-		for u := range nl {
-			d := w.gains(g, l, u)
-			row := e.wt[l][u*nc : (u+1)*nc]
-			var srow []float64
-			if e.st != nil && u+1 < nl {
-				srow = e.st[l][u*nl+u+1 : (u+1)*nl]
+// pair sweeps groups g and g+1 together: layer 1 unit by unit in
+// lockstep, the visible layer's products of both groups in one pass
+// (sigpair.Prod2) when both are on the fast path; each group's
+// operations are those of its own sweep, in the same order.
+func (w *aisLanes) sweep(g, active int, pair bool) {
+	from := 1
+	if pair && w.fuse {
+		n1 := len(w.h[1]) / (4 * w.ng)
+		for u := range n1 {
+			var d [2][4]float64
+			for i := range 2 {
+				w.cur = &w.slots[i]
+				d[i] = w.own(g+i, 1, u)
 			}
-			var D [4]float64
-			flips := false
-			for q := range 4 {
-				k := 4*g + q
-				if k < active && w.rngs[k].Float64() < nmath.Sigmoid(w.gain[q]) {
-					D[q], flips = d[q], true
+			if w.unnorm[g] && w.unnorm[g+1] {
+				w.visibleGain2(g, u, d)
+			} else {
+				for i := range 2 {
+					w.cur = &w.slots[i]
+					w.visibleGain(g+i, u, d[i])
 				}
 			}
-			if !flips {
-				continue
+			for i := range 2 {
+				w.cur = &w.slots[i]
+				w.within(g+i, 1, u, d[i])
+				w.update(g+i, 1, u, d[i], active)
 			}
-			if l != 1 || !w.fuse || !w.visibleFlip(g, u, D) {
-				w.shift(l-1, oc, 0, nc, row, w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], D)
-			}
-			if srow != nil {
-				w.shift(l, ol, u+1, nl, srow, w.eps[l][u*nl+u+1:(u+1)*nl], w.ens[l][u*nl+u+1:(u+1)*nl], D)
-			}
-			for q, dq := range D {
-				if dq != 0 {
-					h[4*u+q] = 1 - h[4*u+q]
-				}
+		}
+		w.cur = &w.slots[0]
+		from = 2
+	}
+	for gi := range 1 + b2i(pair) {
+		for l := from; l < len(w.h); l++ {
+			for u := range len(w.h[l]) / (4 * w.ng) {
+				d := w.gains(g+gi, l, u)
+				w.update(g+gi, l, u, d, active)
 			}
 		}
 	}
 }
 
-// gains sets gain[q] to the flip gain of unit u of layer l in lane 4g+q,
-// log f_β(state with h_{l,u} flipped) − log f_β(state) (see [AIS.LogProb]),
-// and returns the change of the unit's state per lane (+1 for 0 → 1, −1
-// for 1 → 0).
-func (w *aisLanes) gains(g, l, u int) (d [4]float64) {
-	e, beta := w.e, w.beta
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// update draws the Gibbs decisions of unit u of layer l in group g's lanes
+// from their gains (cur) and applies the flips.
+func (w *aisLanes) update(g, l, u int, d [4]float64, active int) {
+	e := w.e
 	nl, nc := len(w.h[l])/(4*w.ng), len(w.h[l-1])/(4*w.ng)
 	ol, oc := g*nl*4, g*nc*4
-	h, in := w.h[l][ol:ol+4*nl], w.in[l][ol:ol+4*nl]
+	var D, sig [4]float64
+	expvec.Sigmoid(sig[:], w.cur.gain[:]) // nmath.Sigmoid's bits
+	flips := false
 	for q := range 4 {
-		d[q] = 1 - 2*h[4*u+q]
-		w.gain[q] = beta * d[q] * in[4*u+q]
-		w.sel[q] = 0
-		if d[q] < 0 {
-			w.sel[q] = ^uint64(0)
+		k := 4*g + q
+		if k < active && w.rngs[k].Float64() < sig[q] {
+			D[q], flips = d[q], true
 		}
 	}
+	if !flips {
+		return
+	}
+	if l != 1 || !w.fuse || !w.visibleFlip(g, u, D) {
+		w.shift(l-1, oc, 0, nc, e.wt[l][u*nc:(u+1)*nc], w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], D)
+	}
+	if e.st != nil && u+1 < nl {
+		w.shift(l, ol, u+1, nl, e.st[l][u*nl+u+1:(u+1)*nl], w.eps[l][u*nl+u+1:(u+1)*nl], w.ens[l][u*nl+u+1:(u+1)*nl], D)
+	}
+	h := w.h[l][ol : ol+4*nl]
+	for q, dq := range D {
+		if dq != 0 {
+			h[4*u+q] = 1 - h[4*u+q]
+		}
+	}
+}
+
+// gains sets cur.gain[q] to the flip gain of unit u of layer l in lane
+// 4g+q, log f_β(state with h_{l,u} flipped) − log f_β(state) (see
+// [AIS.LogProb]), and returns the change of the unit's state per lane (+1
+// for 0 → 1, −1 for 1 → 0).
+func (w *aisLanes) gains(g, l, u int) (d [4]float64) {
+	d = w.own(g, l, u)
 	if l == 1 && w.fuse {
 		w.visibleGain(g, u, d)
 	} else {
-		w.prodGain(l-1, oc, 0, nc, e.wt[l][u*nc:(u+1)*nc], w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], d)
+		nc := len(w.h[l-1]) / (4 * w.ng)
+		w.prodGain(l-1, g*nc*4, 0, nc, w.e.wt[l][u*nc:(u+1)*nc], w.ep[l][u*nc:(u+1)*nc], w.en[l][u*nc:(u+1)*nc], d)
 	}
-	if e.st != nil && u+1 < nl {
-		w.prodGain(l, ol, u+1, nl, e.st[l][u*nl+u+1:(u+1)*nl], w.eps[l][u*nl+u+1:(u+1)*nl], w.ens[l][u*nl+u+1:(u+1)*nl], d)
+	w.within(g, l, u, d)
+	return d
+}
+
+// own starts the gains with the unit's own term β·d·in and sets the
+// selection of e^{±βw} by direction.
+func (w *aisLanes) own(g, l, u int) (d [4]float64) {
+	c := w.cur
+	nl := len(w.h[l]) / (4 * w.ng)
+	ol := g * nl * 4
+	h, in := w.h[l][ol:ol+4*nl], w.in[l][ol:ol+4*nl]
+	for q := range 4 {
+		d[q] = 1 - 2*h[4*u+q]
+		c.gain[q] = w.beta * d[q] * in[4*u+q]
+		c.sel[q] = 0
+		if d[q] < 0 {
+			c.sel[q] = ^uint64(0)
+		}
 	}
 	return d
+}
+
+// within adds the terms of the later units of the unit's own layer (an
+// autoregressive net).
+func (w *aisLanes) within(g, l, u int, d [4]float64) {
+	nl := len(w.h[l]) / (4 * w.ng)
+	if w.e.st != nil && u+1 < nl {
+		w.prodGain(l, g*nl*4, u+1, nl, w.e.st[l][u*nl+u+1:(u+1)*nl], w.eps[l][u*nl+u+1:(u+1)*nl], w.ens[l][u*nl+u+1:(u+1)*nl], d)
+	}
 }
 
 // prodGain adds to gain[q] the terms of elements lo … hi−1 of layer l
@@ -483,15 +554,16 @@ func (w *aisLanes) prodGain(l, o, lo, hi int, row, ep, en []float64, d [4]float6
 	beta := w.beta
 	n := hi - lo
 	s, t, h := w.s[l][o+4*lo:o+4*hi], w.t[l][o+4*lo:o+4*hi], w.h[l][o+4*lo:o+4*hi]
-	w.p, w.exp, w.dot = [4]float64{1, 1, 1, 1}, [4]int64{}, [4]float64{}
-	bad := w.bad[:(n+sigpair.BlockLen-1)/sigpair.BlockLen]
+	c := w.cur
+	c.p, c.exp, c.dot = [4]float64{1, 1, 1, 1}, [4]int64{}, [4]float64{}
+	bad := c.bad[:(n+sigpair.BlockLen-1)/sigpair.BlockLen]
 	clear(bad)
-	pr := &w.pr
-	*pr = sigpair.ProdArgs{T: t, S: s, Stride: 4, EP: ep, EN: en, Sel: w.sel[:], X: h, W: row,
-		P: w.p[:], Exp: w.exp[:], Dot: w.dot[:], Bad: bad}
+	pr := &c.pr
+	*pr = sigpair.ProdArgs{T: t, S: s, Stride: 4, EP: ep, EN: en, Sel: c.sel[:], X: h, W: row,
+		P: c.p[:], Exp: c.exp[:], Dot: c.dot[:], Bad: bad}
 	anyBad := sigpair.Prod(1, pr)
 	for q := range 4 {
-		w.gain[q] += beta*d[q]*w.dot[q] - (math.Log(w.p[q]) + float64(w.exp[q])*math.Ln2)
+		c.gain[q] += beta*d[q]*c.dot[q] - (math.Log(c.p[q]) + float64(c.exp[q])*math.Ln2)
 	}
 	if anyBad {
 		w.badBlocks(w.in[l][o+4*lo:o+4*hi], row, bad, d)
@@ -515,26 +587,70 @@ const aisUnnormMax = 300
 // that leaves the product's safe range normalises the group's pairs again
 // (and the slow path takes over until the next weights).
 func (w *aisLanes) visibleGain(g, u int, d [4]float64) {
-	n, n1 := len(w.h[0])/(4*w.ng), len(w.h[1])/(4*w.ng)
+	if !w.unnorm[g] || w.visibleProd(g, u).Prod(1) {
+		w.visibleSlow(g, u, d)
+		return
+	}
+	w.visibleGains(g, u, d)
+}
+
+// visibleProd sets up cur's product of unit u over group g's visible
+// layer (no dot product: dot1 has it).
+func (w *aisLanes) visibleProd(g, u int) laneProd {
+	c := w.cur
+	n := len(w.h[0]) / (4 * w.ng)
 	o := g * n * 4
-	if !w.unnorm[g] {
-		w.prodGain(0, o, 0, n, w.e.wt[1][u*n:(u+1)*n], w.ep[1][u*n:(u+1)*n], w.en[1][u*n:(u+1)*n], d)
-		return
-	}
-	w.p, w.exp = [4]float64{1, 1, 1, 1}, [4]int64{}
-	bad := w.bad[:(n+sigpair.BlockLen-1)/sigpair.BlockLen]
+	c.p, c.exp = [4]float64{1, 1, 1, 1}, [4]int64{}
+	bad := c.bad[:(n+sigpair.BlockLen-1)/sigpair.BlockLen]
 	clear(bad)
-	pr := &w.pr
-	*pr = sigpair.ProdArgs{T: w.t[0][o : o+4*n], S: w.s[0][o : o+4*n], Stride: 4, EP: w.ep[1][u*n : (u+1)*n], EN: w.en[1][u*n : (u+1)*n],
-		Sel: w.sel[:], P: w.p[:], Exp: w.exp[:], Dot: w.dot[:], Bad: bad}
-	if sigpair.Prod(1, pr) {
+	c.pr = sigpair.ProdArgs{T: w.t[0][o : o+4*n], S: w.s[0][o : o+4*n], Stride: 4, EP: w.ep[1][u*n : (u+1)*n], EN: w.en[1][u*n : (u+1)*n],
+		Sel: c.sel[:], P: c.p[:], Exp: c.exp[:], Dot: c.dot[:], Bad: bad}
+	return laneProd{&c.pr}
+}
+
+// laneProd is a product set up by visibleProd.
+type laneProd struct{ pr *sigpair.ProdArgs }
+
+// Prod runs it, reporting a bad block.
+func (p laneProd) Prod(ng int) bool { return sigpair.Prod(ng, p.pr) }
+
+// visibleSlow is the visible layer's part of the gains off the fast path:
+// the group's pairs are normalised (again, when a block of the fast
+// path's product was bad) and prodGain takes them.
+func (w *aisLanes) visibleSlow(g, u int, d [4]float64) {
+	n := len(w.h[0]) / (4 * w.ng)
+	if w.unnorm[g] {
 		w.normalise(g)
-		w.prodGain(0, o, 0, n, w.e.wt[1][u*n:(u+1)*n], w.ep[1][u*n:(u+1)*n], w.en[1][u*n:(u+1)*n], d)
-		return
 	}
+	w.prodGain(0, g*n*4, 0, n, w.e.wt[1][u*n:(u+1)*n], w.ep[1][u*n:(u+1)*n], w.en[1][u*n:(u+1)*n], d)
+}
+
+// visibleGains adds the fast path's visible terms to cur's gains from its
+// product (see visibleGain).
+func (w *aisLanes) visibleGains(g, u int, d [4]float64) {
+	c := w.cur
+	n1 := len(w.h[1]) / (4 * w.ng)
 	for q := range 4 {
-		w.logP[q] = math.Log(w.p[q]) + float64(w.exp[q])*math.Ln2
-		w.gain[q] += w.beta*d[q]*w.dot1[(g*n1+u)*4+q] - (w.logP[q] - w.logN[4*g+q])
+		c.logP[q] = math.Log(c.p[q]) + float64(c.exp[q])*math.Ln2
+		c.gain[q] += w.beta*d[q]*w.dot1[(g*n1+u)*4+q] - (c.logP[q] - w.logN[4*g+q])
+	}
+}
+
+// visibleGain2 is visibleGain for groups g and g+1 (slots 0 and 1), both on
+// the fast path, their products in one pass.
+func (w *aisLanes) visibleGain2(g, u int, d [2][4]float64) {
+	w.cur = &w.slots[0]
+	a := w.visibleProd(g, u)
+	w.cur = &w.slots[1]
+	b := w.visibleProd(g+1, u)
+	badA, badB := sigpair.Prod2(a.pr, b.pr)
+	for i, bad := range []bool{badA, badB} {
+		w.cur = &w.slots[i]
+		if bad {
+			w.visibleSlow(g+i, u, d[i])
+		} else {
+			w.visibleGains(g+i, u, d[i])
+		}
 	}
 }
 
@@ -584,7 +700,7 @@ func (w *aisLanes) visibleFlip(g, u int, D [4]float64) bool {
 		}
 		if dq != 0 {
 			w.amax0[4*g+q] += w.wmax1[u]
-			w.logN[4*g+q] = w.logP[q]
+			w.logN[4*g+q] = w.cur.logP[q]
 		}
 	}
 	sigpair.Scale(sc)
@@ -606,7 +722,7 @@ func (w *aisLanes) badBlocks(in, row []float64, bad []uint8, d [4]float64) {
 			}
 			for i := b * sigpair.BlockLen; i < min((b+1)*sigpair.BlockLen, n); i++ {
 				v := in[4*i+q]
-				w.gain[q] -= nmath.Softplus(beta*(v+d[q]*row[i])) - nmath.Softplus(beta*v)
+				w.cur.gain[q] -= nmath.Softplus(beta*(v+d[q]*row[i])) - nmath.Softplus(beta*v)
 			}
 		}
 	}
