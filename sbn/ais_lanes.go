@@ -14,7 +14,9 @@ import (
 // (aisLanes), as the Gibbs trainer does (laneChains): a worker holds up to
 // aisMaxLanes chains — of one example or of several — which all sit at the
 // same β at the same time, so the exponentials e^{±βW} (and e^{±βS}) are
-// tabulated once per β for all of them, and a unit's log-odds and the
+// tabulated once per β for all of them (taken afresh every estRecompute
+// steps, and in between from the last β's by the factors e^{±W/K}), and
+// a unit's log-odds and the
 // updates after its flip go four lanes (a group) at a time through the
 // kernels of internal/sigpair:
 //
@@ -27,7 +29,8 @@ import (
 // (sigpair.Shift). The visible layer, the widest, keeps its σ pairs
 // unnormalised between two weights, a flip multiplying s by e^{±βw}
 // without a division (sigpair.Scale; see visibleGain), while the inputs
-// stay below aisUnnormMax.
+// stay below aisUnnormMax; two groups sweep it in lockstep, their
+// products taken in one pass over the row (sigpair.Prod2).
 //
 // The AIS weight of a step, log f_{β_k}(z) − log f_{β_{k−1}}(z) at the
 // state before the transition at β_k, is (β_k − β_{k−1})·Σ h·in −
@@ -72,10 +75,10 @@ type aisLanes struct {
 	// dot1[(g·n_1+u)·4+q] = Σ_i x_i W_1[i,u] of lane 4g+q, in the order of
 	// sigpair.Prod's dot; wmax1[u] = max_i |W_1[i,u]|; amax0[k] bounds
 	// |in_{0,i}| of lane k since its last weights (+ wmax1 of every flip
-	// since); logP[q] is the log of the last visible product of lane 4g+q.
+	// since).
 	fuse         bool
 	unnorm       []bool
-	logN, logP   []float64
+	logN         []float64
 	dot1         []float64
 	wmax1, amax0 []float64
 	sc           sigpair.ScaleArgs
