@@ -62,9 +62,11 @@ type AISResult struct {
 	ESS []float64
 }
 
-// LogProb runs AIS on every example, in parallel over (example, group of 16 chains);
-// the chain's random stream is keyed by (Seed, example, chain), so the
-// result does not depend on GOMAXPROCS.
+// LogProb runs AIS on every example, the chains of all examples side by
+// side in lanes (see aisLanes), in batches over GOMAXPROCS workers; the
+// chain's random stream is keyed by (Seed, example, chain), and a chain's
+// arithmetic does not depend on its lane or batch, so the result does not
+// depend on GOMAXPROCS or on sharding.
 //
 // The Gibbs update of latent unit u of layer l at scale β draws it from
 // p_β(h_{l,u} | everything else), which is σ(Δ) with
@@ -89,34 +91,29 @@ func (a AIS) LogProb(n *Net, x data.Examples) (AISResult, error) {
 	for i := range r.LogWeights {
 		r.LogWeights[i] = make([]float64, a.Chains)
 	}
-	en := estPrepare(n)
 	var done atomic.Int64
 	total := int64(N) * int64(a.Chains)
-	groups := (a.Chains + estGroup - 1) / estGroup
-	estForEach(N*groups, func() func(int) {
-		w := en.newWorker()
-		return func(item int) {
-			ex, g := item/groups, item%groups
-			if !eval.Mine(a.Units, ex) {
-				return
-			}
-			m0 := g * estGroup
-			G := min(estGroup, a.Chains-m0)
-			for j, c := range w.cs[:G] {
-				m := uint64(m0 + j)
-				w.pcgs[j].Seed(seeds.Derive(a.Seed, uint64(ex), m), seeds.Derive(a.Seed, uint64(ex), m, 1))
-				c.setVisible(x.Row(ex))
-				c.uniformLatents(w.rngs[j])
-			}
-			anneal(w.cs[:G], w.rngs[:G], a.Betas, a.sweeps(), false, w.logw[:G])
-			for j, lw := range w.logw[:G] {
-				r.LogWeights[ex][m0+j] = lw - float64(n.Sizes[0])*math.Ln2
-			}
-			if a.Progress != nil {
-				a.Progress(done.Add(int64(G)), total)
+	var chains []aisLane
+	for ex := range N {
+		if eval.Mine(a.Units, ex) {
+			for m := range a.Chains {
+				chains = append(chains, aisLane{ex, m})
 			}
 		}
-	})
+	}
+	logZ0 := -float64(n.Sizes[0]) * math.Ln2
+	annealLanes(estPrepare(n), chains, a.Betas, a.sweeps(), false,
+		func(c *estChain, ln aisLane, pcg *rand.PCG, rng *rand.Rand) {
+			pcg.Seed(seeds.Derive(a.Seed, uint64(ln.ex), uint64(ln.m)), seeds.Derive(a.Seed, uint64(ln.ex), uint64(ln.m), 1))
+			c.setVisible(x.Row(ln.ex))
+			c.uniformLatents(rng)
+		},
+		func(ln aisLane, lw float64) { r.LogWeights[ln.ex][ln.m] = lw + logZ0 },
+		func(k int) {
+			if a.Progress != nil {
+				a.Progress(done.Add(int64(k)), total)
+			}
+		})
 	if err := completeRows(a.Units, r.LogWeights); err != nil {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}
@@ -179,8 +176,9 @@ func estCheckSchedule(name string, chains, betas, sweeps int) error {
 // scratch, which stops rounding drift.
 const estRecompute = 64
 
-// anneal runs AIS chains in lockstep (they share the table of e^{βW} of
-// their group) from their current states over β_k = k/K (k = 0 … K), or
+// anneal is the one-chain reference of the annealing (the lanes of aisLanes
+// are tested against it): it runs AIS chains in lockstep (they share the
+// table of e^{βW} of their group) from their current states over β_k = k/K (k = 0 … K), or
 // the reverse β_k = (K−k)/K, and sets logw[m] to
 // Σ_k [log f_{β_k}(z_{k−1}) − log f_{β_{k−1}}(z_{k−1})] for chain m: each
 // ratio is taken at the state before the transition at β_k, and no
@@ -211,27 +209,6 @@ func anneal(cs []*estChain, rngs []*rand.Rand, K, sweeps int, reverse bool, logw
 			}
 		}
 	}
-}
-
-// estGroup is how many chains of one example run in lockstep as one work
-// item (a fixed number, so that the work does not depend on GOMAXPROCS).
-const estGroup = 16
-
-// estWorker is the buffers of one goroutine running groups of chains.
-type estWorker struct {
-	cs   []*estChain
-	rngs []*rand.Rand
-	pcgs []*rand.PCG
-	logw []float64
-}
-
-func (e *estNet) newWorker() *estWorker {
-	w := &estWorker{cs: e.newGroup(estGroup), logw: make([]float64, estGroup)}
-	for range estGroup {
-		r, p := estRand()
-		w.rngs, w.pcgs = append(w.rngs, r), append(w.pcgs, p)
-	}
-	return w
 }
 
 // ---------------------------------------------------------------------------

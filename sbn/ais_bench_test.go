@@ -1,7 +1,10 @@
 package sbn
 
 import (
+	"math/rand/v2"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/seeds"
 )
 
 // BenchmarkAIS: AIS on one example of a 784-200 SBN, 16 chains (one group) × 20 β per
@@ -18,8 +21,8 @@ func BenchmarkAIS(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chains*betas), "ns/chain-step")
 }
 
-// TestAISNoAllocs: annealing (weights and Gibbs sweeps) and completion
-// sweeps allocate nothing once the chain's buffers exist.
+// TestAISNoAllocs: annealing (weights and Gibbs sweeps; one chain and in
+// lanes) and completion sweeps allocate nothing once the buffers exist.
 func TestAISNoAllocs(t *testing.T) {
 	n, x := benchNet(t, []int{20, 10, 5}, true)
 	w := estPrepare(n).newWorker()
@@ -35,4 +38,60 @@ func TestAISNoAllocs(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("%g allocations per run", a)
 	}
+	e := estPrepare(n)
+	steps := e.newSteps(50)
+	lanes := e.newLanes(7)
+	for k := range 7 {
+		lanes.c.setVisible(x[0])
+		lanes.c.uniformLatents(lanes.rngs[k])
+		lanes.c.recompute()
+		lanes.load(k)
+	}
+	if a := testing.AllocsPerRun(2, func() {
+		lanes.anneal(7, 50, 2, false, steps)
+		lanes.anneal(7, 50, 1, true, steps)
+		lanes.anneal(7, 50, 1, true, nil)
+	}); a != 0 {
+		t.Errorf("lanes: %g allocations per run", a)
+	}
+}
+
+// BenchmarkAISOneChain: BenchmarkAIS's work by the one-chain reference
+// anneal (the 16 chains one after another, sharing a table of e^{βW}), as
+// AIS ran before its lanes: the side-by-side baseline.
+func BenchmarkAISOneChain(b *testing.B) {
+	n, x := benchNet(b, []int{784, 200}, false)
+	b.ReportAllocs()
+	const chains, betas = 16, 20
+	for b.Loop() {
+		w := estPrepare(n).newWorker()
+		for j, c := range w.cs {
+			w.pcgs[j].Seed(seeds.Derive(1, 0, uint64(j)), seeds.Derive(1, 0, uint64(j), 1))
+			c.setVisible(x[0])
+			c.uniformLatents(w.rngs[j])
+		}
+		anneal(w.cs, w.rngs, betas, 1, false, w.logw)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*chains*betas), "ns/chain-step")
+}
+
+// estGroup is how many chains of one example the reference runs in
+// lockstep (as AIS did before its lanes).
+const estGroup = 16
+
+// estWorker is the buffers of one goroutine running groups of chains.
+type estWorker struct {
+	cs   []*estChain
+	rngs []*rand.Rand
+	pcgs []*rand.PCG
+	logw []float64
+}
+
+func (e *estNet) newWorker() *estWorker {
+	w := &estWorker{cs: e.newGroup(estGroup), logw: make([]float64, estGroup)}
+	for range estGroup {
+		r, p := estRand()
+		w.rngs, w.pcgs = append(w.rngs, r), append(w.pcgs, p)
+	}
+	return w
 }

@@ -3,6 +3,7 @@ package sbn
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/eval"
@@ -77,8 +78,9 @@ type BDMCResult struct {
 	MeanLower, MeanUpper                 float64
 }
 
-// Run simulates the data and runs both directions, in parallel over
-// (example, group of 16 chains, direction); the data of example n come from a stream
+// Run simulates the data and runs both directions, the chains of each
+// direction side by side in lanes (see aisLanes) in batches over the
+// workers; the data of example n come from a stream
 // keyed by (Seed, 0, n), forward chain m by (Seed, 1, n, m), reverse chain
 // m by (Seed, 2, n, m).
 func (b BDMC) Run(n *Net) (BDMCResult, error) {
@@ -120,41 +122,40 @@ func (b BDMC) Run(n *Net) (BDMCResult, error) {
 	var done atomic.Int64
 	total := int64(N) * int64(M) * 2
 	logZ0 := -float64(D) * math.Ln2
-	groups := (M + estGroup - 1) / estGroup
-	estForEach(N*groups*2, func() func(int) {
-		w := e.newWorker()
-		return func(item int) {
-			ex, g, dir := item/(2*groups), item/2%groups, uint64(1+item%2)
-			if !eval.Mine(b.Units, ex) {
-				return
+	var chains []aisLane
+	for ex := range N {
+		if eval.Mine(b.Units, ex) {
+			for m := range M {
+				chains = append(chains, aisLane{ex, m})
 			}
-			m0 := g * estGroup
-			G := min(estGroup, M-m0)
-			for j, c := range w.cs[:G] {
-				m := uint64(m0 + j)
-				w.pcgs[j].Seed(seeds.Derive(b.Seed, dir, uint64(ex), m), seeds.Derive(b.Seed, dir, uint64(ex), m, 1))
-				c.setVisible(r.Data.Row(ex))
+		}
+	}
+	progress := func(k int) {
+		if b.Progress != nil {
+			b.Progress(done.Add(int64(k)), total)
+		}
+	}
+	for _, dir := range []uint64{1, 2} {
+		annealLanes(e, chains, b.Betas, sweeps, dir == 2,
+			func(c *estChain, ln aisLane, pcg *rand.PCG, rng *rand.Rand) {
+				pcg.Seed(seeds.Derive(b.Seed, dir, uint64(ln.ex), uint64(ln.m)), seeds.Derive(b.Seed, dir, uint64(ln.ex), uint64(ln.m), 1))
+				c.setVisible(r.Data.Row(ln.ex))
 				if dir == 1 {
-					c.uniformLatents(w.rngs[j])
+					c.uniformLatents(rng)
 				} else {
-					for l, hl := range r.Latents[ex] {
+					for l, hl := range r.Latents[ln.ex] {
 						copy(c.h[l+1], hl)
 					}
 				}
-			}
-			anneal(w.cs[:G], w.rngs[:G], b.Betas, sweeps, dir == 2, w.logw[:G])
-			for j, lw := range w.logw[:G] {
+			},
+			func(ln aisLane, lw float64) {
 				if dir == 1 {
-					r.ForwardLogWeights[ex][m0+j] = logZ0 + lw
+					r.ForwardLogWeights[ln.ex][ln.m] = logZ0 + lw
 				} else {
-					r.ReverseLogWeights[ex][m0+j] = lw
+					r.ReverseLogWeights[ln.ex][ln.m] = lw
 				}
-			}
-			if b.Progress != nil {
-				b.Progress(done.Add(int64(G)), total)
-			}
-		}
-	})
+			}, progress)
+	}
 	if b.Units != nil {
 		both := make([][]float64, N)
 		for ex := range N {

@@ -1,0 +1,5 @@
+//go:build !amd64 || purego
+
+package sigpair
+
+func scaleAVX2(a *ScaleArgs) { scaleGo(a) }
