@@ -67,10 +67,14 @@ ev ais --limit "$N" --estimator ais --chains 16 --betas 1000 --examples 0
 ev bdmc --limit "$N" --estimator bdmc --chains 16 --betas 1000 --examples "$N"
 if [ $has_rec = 1 ] && [ "$FULL" -gt 0 ]; then
 	t0=$SECONDS
+	pids=()
 	for i in 0 1; do
 		"$L" eval --model "$model" --data mnist:test --estimator is --samples "$FULL" --shard "$i/2" --parts "$work/parts" 2>"$work/shard$i.err" &
+		pids+=($!)
 	done
-	wait
+	for i in 0 1; do
+		wait "${pids[$i]}" || { echo "eval-sbn: shard $i/2 failed:" >&2; cat "$work/shard$i.err" >&2; exit 1; }
+	done
 	"$L" eval --model "$model" --data mnist:test --estimator is --samples "$FULL" --parts "$work/parts" --json >"$out/is-full-$FULL.json.tmp"
 	mv "$out/is-full-$FULL.json.tmp" "$out/is-full-$FULL.json"
 	echo "eval-sbn: is-full-$FULL.json ($((SECONDS - t0)) s)" >&2
