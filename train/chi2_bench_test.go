@@ -167,17 +167,7 @@ func meanSD(xs []float64) (float64, float64) {
 // training set (7,500 images). Sub-benchmarks run one after the other:
 // compare them within one run (-count to interleave repeats).
 func BenchmarkDigitsUpdate64x100(b *testing.B) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	data := make(rows, 100)
-	for i := range data {
-		x := make([]uint8, 64)
-		for j := range x {
-			if rng.Float64() < 0.3 {
-				x[j] = 1
-			}
-		}
-		data[i] = x
-	}
+	data := bernoulliRows(100, 64, 0.3, rand.New(rand.NewPCG(5, 6)))
 	base := make([]float64, 64)
 	for i := range base {
 		base[i] = -0.85 // σ(−0.85) ≈ 0.3
