@@ -106,8 +106,8 @@ func (r Reference) Values() []struct {
 // Data says where the examples come from and how grey values become bits.
 type Data struct {
 	// Train and Test are data specs (see ParseDataSpec): mnist:train|test,
-	// fashion-mnist:train|test, idx:PATH, npy:PATH, planted:train|valid|test.
-	// Both are required. Relative paths are relative to the working directory.
+	// fashion-mnist:train|test, digits:train|train-shifted|test, idx:PATH,
+	// npy:PATH, planted:train|valid|test. Both are required. Relative paths are relative to the working directory.
 	Train string `yaml:"train" want:"a data spec such as mnist:train"`
 	Test  string `yaml:"test" want:"a data spec such as mnist:test"`
 	// Validation is the number of training examples (after LimitTrain)
@@ -129,9 +129,10 @@ type Data struct {
 	BinarizeSeed uint64 `yaml:"binarize_seed" want:"a non-negative integer (0 = derived from the file seed)"`
 	// Threshold is the cut for Binarize "threshold", in (0,1).
 	Threshold float64 `yaml:"threshold" want:"a number in (0,1)"`
-	// DataDir is the directory of the IDX files for mnist: and
-	// fashion-mnist: specs; "" = $LOGZ_DATA_DIR, else ./data/mnist for mnist
-	// and /usr/share/datasets/fashion-mnist for fashion-mnist.
+	// DataDir is the directory of the IDX files for mnist:, fashion-mnist:
+	// and digits: specs; "" = $LOGZ_DATA_DIR, else ./data/mnist for mnist,
+	// $LOGZ_FASHION_DIR, else /usr/share/datasets/fashion-mnist for
+	// fashion-mnist, and $LOGZ_DIGITS_DIR, else ./data/digits for digits.
 	DataDir string `yaml:"data_dir" want:"a directory path"`
 	// Planted configures the synthetic data of planted: specs.
 	Planted Planted `yaml:"planted"`

@@ -7,9 +7,10 @@ import (
 
 // DataSpec is a parsed data spec such as "mnist:train" or "npy:data/x.npy".
 type DataSpec struct {
-	// Scheme is one of mnist, fashion-mnist, idx, npy, planted.
+	// Scheme is one of mnist, fashion-mnist, digits, idx, npy, planted.
 	Scheme string
-	// Part is the split for mnist/fashion-mnist (train, test) and planted
+	// Part is the split for mnist/fashion-mnist (train, test), digits
+	// (train, train-shifted, test) and planted
 	// (train, valid, test); "" for idx and npy.
 	Part string
 	// Path is the file of idx and npy specs; "" otherwise.
@@ -35,6 +36,7 @@ type dataScheme struct {
 var dataSchemes = []dataScheme{
 	{"mnist", []string{"train", "test"}, "MNIST IDX files from data_dir, $LOGZ_DATA_DIR or ./data/mnist"},
 	{"fashion-mnist", []string{"train", "test"}, "Fashion-MNIST IDX files from data_dir or /usr/share/datasets/fashion-mnist"},
+	{"digits", []string{"train", "train-shifted", "test"}, "UCI digits (8×8) IDX files of scripts/get-data.sh digits from data_dir, $LOGZ_DIGITS_DIR or ./data/digits"},
 	{"idx", nil, "an IDX image file (gzip or not)"},
 	{"npy", nil, "an N×D .npy array of 0/1 (bool, integer, float32 or float64 dtype)"},
 	{"planted", []string{"train", "valid", "test"}, "samples of the planted synthetic RBM (data.planted)"},
@@ -53,7 +55,8 @@ func dataSpecForms() string {
 }
 
 // ParseDataSpec parses a data spec: mnist:train|test,
-// fashion-mnist:train|test, idx:PATH, npy:PATH or planted:train|valid|test.
+// fashion-mnist:train|test, digits:train|train-shifted|test, idx:PATH,
+// npy:PATH or planted:train|valid|test.
 func ParseDataSpec(s string) (DataSpec, error) {
 	scheme, rest, ok := strings.Cut(s, ":")
 	if !ok {

@@ -22,6 +22,7 @@ var (
 var knownSize = map[string]map[string]int{
 	"mnist":         {"train": 60000, "test": 10000},
 	"fashion-mnist": {"train": 60000, "test": 10000},
+	"digits":        {"train": 1500, "train-shifted": 7500, "test": 297},
 }
 
 // validator checks one decoded experiment, field by field and across fields.
@@ -288,6 +289,8 @@ func (v *validator) evaluate(e *Experiment, f *family.Family, train DataSpec, tr
 			visible = e.Data.Planted.Visible
 		case "mnist", "fashion-mnist":
 			visible = 784
+		case "digits":
+			visible = 64
 		}
 	}
 	for _, list := range []struct {

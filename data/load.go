@@ -17,17 +17,19 @@ import (
 const (
 	DefaultMNISTDir   = "data/mnist" // relative to the working directory
 	DefaultFashionDir = "/usr/share/datasets/fashion-mnist"
+	DefaultDigitsDir  = "data/digits"      // relative to the working directory
 	EnvDataDir        = "LOGZ_DATA_DIR"    // MNIST directory
 	EnvFashionDir     = "LOGZ_FASHION_DIR" // Fashion-MNIST directory
+	EnvDigitsDir      = "LOGZ_DIGITS_DIR"  // UCI digits directory
 )
 
 // SpecForms lists the accepted data spec forms, for messages and help.
-const SpecForms = "mnist:train|test, fashion-mnist:train|test, idx:PATH, npy:PATH, planted:train|valid|test"
+const SpecForms = "mnist:train|test, fashion-mnist:train|test, digits:train|train-shifted|test, idx:PATH, npy:PATH, planted:train|valid|test"
 
 // Spec is a parsed data spec string.
 type Spec struct {
-	Scheme string // "mnist", "fashion-mnist", "idx", "npy" or "planted"
-	Part   string // the split for mnist, fashion-mnist and planted
+	Scheme string // "mnist", "fashion-mnist", "digits", "idx", "npy" or "planted"
+	Part   string // the split for mnist, fashion-mnist, digits and planted
 	Path   string // the file for idx and npy
 }
 
@@ -43,6 +45,7 @@ func (s Spec) String() string {
 //
 //	mnist:train | mnist:test                  MNIST IDX files (see Load for the directory)
 //	fashion-mnist:train | fashion-mnist:test  Fashion-MNIST IDX files
+//	digits:train | digits:train-shifted | digits:test  UCI digits IDX files (scripts/get-data.sh digits)
 //	idx:PATH                                  an IDX file of images, raw or gzip
 //	npy:PATH                                  an N×D .npy array of 0/1 values
 //	planted:train | planted:valid | planted:test  synthetic data from a planted RBM
@@ -54,6 +57,8 @@ func ParseSpec(spec string) (Spec, error) {
 		switch spec {
 		case "mnist", "fashion-mnist":
 			return Spec{}, fmt.Errorf("data spec %q lacks the split: which split? %s:train or %s:test", spec, spec, spec)
+		case "digits":
+			return Spec{}, fmt.Errorf("data spec %q lacks the split: which split? digits:train, digits:train-shifted or digits:test", spec)
 		case "planted":
 			return Spec{}, fmt.Errorf("data spec %q lacks the split: which split? planted:train, planted:valid or planted:test", spec)
 		case "idx", "npy":
@@ -75,6 +80,8 @@ func ParseSpec(spec string) (Spec, error) {
 	switch scheme {
 	case "mnist", "fashion-mnist":
 		return split("train", "test")
+	case "digits":
+		return split("train", "train-shifted", "test")
 	case "planted":
 		return split("train", "valid", "test")
 	case "idx", "npy":
@@ -95,6 +102,10 @@ type Options struct {
 	// else /usr/share/datasets/fashion-mnist (Debian package
 	// dataset-fashion-mnist).
 	FashionDir string
+	// DigitsDir is the directory of the UCI digits IDX files that
+	// scripts/get-data.sh digits writes; "" means $LOGZ_DIGITS_DIR, else
+	// ./data/digits.
+	DigitsDir string
 	// Binarize is required for grey images (mnist, fashion-mnist, idx);
 	// binary sources (npy, planted) accept any valid method and are
 	// returned unchanged (0 and 1 are fixed points of every method).
@@ -108,7 +119,8 @@ type Options struct {
 //
 // mnist:SPLIT reads train-images-idx3-ubyte or t10k-images-idx3-ubyte, raw or
 // with a .gz suffix (raw preferred when both exist), from the MNIST directory;
-// fashion-mnist:SPLIT reads the same names from the Fashion-MNIST directory
+// fashion-mnist:SPLIT reads the same names from the Fashion-MNIST directory;
+// digits:SPLIT reads digits-SPLIT-images-idx3-ubyte from the digits directory
 // (see Options). Grey images are binarised as Options.Binarize says, with the
 // stochastic generator rand.NewPCG(Seed, FNV-1a-64(spec)).
 func Load(spec string, opt Options) (*Set, error) {
@@ -134,7 +146,7 @@ func Load(spec string, opt Options) (*Set, error) {
 		if g, err = ReadImages(sp.Path); err != nil {
 			return nil, err
 		}
-	case "mnist", "fashion-mnist":
+	case "mnist", "fashion-mnist", "digits":
 		path, err := findImages(sp, opt)
 		if err != nil {
 			return nil, err
@@ -159,17 +171,27 @@ func findImages(sp Spec, opt Options) (string, error) {
 	dir, from := opt.DataDir, "the data directory option"
 	env, def := EnvDataDir, DefaultMNISTDir
 	hint := "run scripts/get-data.sh mnist " + DefaultMNISTDir + ", or point " + EnvDataDir + " or the data directory option at a directory holding the IDX files"
-	if sp.Scheme == "fashion-mnist" {
-		dir, from = opt.FashionDir, "the Fashion-MNIST directory option"
-		env, def = EnvFashionDir, DefaultFashionDir
-		hint = "install the Debian package dataset-fashion-mnist (apt-get install dataset-fashion-mnist, or scripts/get-data.sh fashion-mnist), or point " + EnvFashionDir + " at a directory holding the IDX files"
-	}
-	if dir == "" {
-		dir, from = os.Getenv(env), "$"+env
-	}
 	base := "train-images-idx3-ubyte"
 	if sp.Part == "test" {
 		base = "t10k-images-idx3-ubyte"
+	}
+	switch sp.Scheme {
+	case "fashion-mnist":
+		dir, from = opt.FashionDir, "the Fashion-MNIST directory option"
+		env, def = EnvFashionDir, DefaultFashionDir
+		hint = "install the Debian package dataset-fashion-mnist (apt-get install dataset-fashion-mnist, or scripts/get-data.sh fashion-mnist), or point " + EnvFashionDir + " at a directory holding the IDX files"
+	case "digits":
+		dir, from = opt.DigitsDir, "the digits directory option"
+		env, def = EnvDigitsDir, DefaultDigitsDir
+		base = "digits-" + sp.Part + "-images-idx3-ubyte"
+		flag := ""
+		if sp.Part == "train-shifted" {
+			flag = " --shifts"
+		}
+		hint = "run scripts/get-data.sh digits " + DefaultDigitsDir + flag + ", or point " + EnvDigitsDir + " at the directory it wrote"
+	}
+	if dir == "" {
+		dir, from = os.Getenv(env), "$"+env
 	}
 	if dir == "" {
 		dir, from = def, "the default"

@@ -10,13 +10,15 @@ import (
 
 func TestParseSpec(t *testing.T) {
 	good := map[string]Spec{
-		"mnist:train":         {Scheme: "mnist", Part: "train"},
-		"mnist:test":          {Scheme: "mnist", Part: "test"},
-		"fashion-mnist:test":  {Scheme: "fashion-mnist", Part: "test"},
-		"planted:valid":       {Scheme: "planted", Part: "valid"},
-		"idx:/tmp/a:b.gz":     {Scheme: "idx", Path: "/tmp/a:b.gz"},
-		"npy:rel/x.npy":       {Scheme: "npy", Path: "rel/x.npy"},
-		"idx:C:\\data\\x.idx": {Scheme: "idx", Path: "C:\\data\\x.idx"},
+		"mnist:train":          {Scheme: "mnist", Part: "train"},
+		"mnist:test":           {Scheme: "mnist", Part: "test"},
+		"fashion-mnist:test":   {Scheme: "fashion-mnist", Part: "test"},
+		"planted:valid":        {Scheme: "planted", Part: "valid"},
+		"digits:train-shifted": {Scheme: "digits", Part: "train-shifted"},
+		"digits:test":          {Scheme: "digits", Part: "test"},
+		"idx:/tmp/a:b.gz":      {Scheme: "idx", Path: "/tmp/a:b.gz"},
+		"npy:rel/x.npy":        {Scheme: "npy", Path: "rel/x.npy"},
+		"idx:C:\\data\\x.idx":  {Scheme: "idx", Path: "C:\\data\\x.idx"},
 	}
 	for s, want := range good {
 		got, err := ParseSpec(s)
@@ -39,6 +41,8 @@ func TestParseSpec(t *testing.T) {
 		"MNIST:train":    `unknown scheme "MNIST"`,
 		"mnist:":         "lacks the split; expected mnist:train|test",
 		"mnist:valid":    `unknown split "valid"; expected mnist:train|test`,
+		"digits":         `data spec "digits" lacks the split: which split? digits:train, digits:train-shifted or digits:test`,
+		"digits:shifted": `unknown split "shifted"; expected digits:train|train-shifted|test`,
 		"fashion-mnist:": "expected fashion-mnist:train|test",
 		"planted:dev":    "expected planted:train|valid|test",
 		"idx:":           "lacks the file; expected idx:PATH",
@@ -246,5 +250,55 @@ func TestLoadBinarySources(t *testing.T) {
 	}
 	if _, err := Load("mnist:dev", Options{}); err == nil || !strings.Contains(err.Error(), "mnist:train|test") {
 		t.Errorf("bad spec: %v", err)
+	}
+}
+
+// TestLoadDigits: digits:SPLIT reads digits-SPLIT-images-idx3-ubyte (raw
+// or .gz) from the option, else $LOGZ_DIGITS_DIR, else ./data/digits, and
+// a missing file is an error saying where it looked and what to run (with
+// --shifts for train-shifted). Mutation checked: reading the MNIST name
+// train-images-idx3-ubyte for digits fails it.
+func TestLoadDigits(t *testing.T) {
+	thr := Binarization{Method: Threshold, Threshold: 0.5}
+	dir := t.TempDir()
+	write := func(name string, pix []byte, n int) {
+		if err := os.WriteFile(filepath.Join(dir, name), makeIDX([]int{n, 2, 2}, pix), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("digits-train-images-idx3-ubyte", []byte{128, 0, 0, 255}, 1) // grey 8 of 16 → 128: kept by 0.5
+	write("digits-train-shifted-images-idx3-ubyte", []byte{0, 128, 0, 255, 112, 0, 0, 0}, 2)
+	if err := os.WriteFile(filepath.Join(dir, "digits-test-images-idx3-ubyte.gz"), gz(t, makeIDX([]int{1, 2, 2}, []byte{112, 255, 0, 0})), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(EnvDigitsDir, "")
+	for spec, want := range map[string][]uint8{
+		"digits:train":         {1, 0, 0, 1},
+		"digits:train-shifted": {0, 1, 0, 1, 0, 0, 0, 0},
+		"digits:test":          {0, 1, 0, 0},
+	} {
+		s, err := Load(spec, Options{DigitsDir: dir, Binarize: thr})
+		if err != nil || s.Name != spec || s.D != 4 || !bytes.Equal(s.X, want) {
+			t.Errorf("%s: %+v, %v; want %v", spec, s, err, want)
+		}
+	}
+	t.Setenv(EnvDigitsDir, dir)
+	if s, err := Load("digits:train", Options{Binarize: thr}); err != nil || s.N != 1 {
+		t.Errorf("digits:train from $%s: %+v %v", EnvDigitsDir, s, err)
+	}
+	empty := t.TempDir()
+	_, err := Load("digits:train-shifted", Options{DigitsDir: empty, Binarize: thr})
+	for _, want := range []string{"digits:train-shifted: no digits-train-shifted-images-idx3-ubyte or digits-train-shifted-images-idx3-ubyte.gz in " + empty, "the digits directory option", "scripts/get-data.sh digits data/digits --shifts"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing digits: got %v, want it to contain %q", err, want)
+		}
+	}
+	t.Setenv(EnvDigitsDir, "")
+	t.Chdir(t.TempDir())
+	_, err = Load("digits:test", Options{Binarize: thr})
+	for _, want := range []string{"in data/digits (directory from the default)", "scripts/get-data.sh digits data/digits,"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("missing digits in the default directory: got %v, want it to contain %q", err, want)
+		}
 	}
 }

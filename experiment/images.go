@@ -171,10 +171,17 @@ type Redrawn struct {
 // imageSources are the files each picture of an experiment folder is
 // drawn from.
 var imageSources = map[string][]string{
-	SamplesPNG:              {SamplesFile},
-	FiltersPNG:              {modelFile},
-	CompletionName + ".png": {CompletionName + ".npy", CompletionName + ".json"},
+	SamplesPNG:                       {SamplesFile},
+	FiltersPNG:                       {modelFile},
+	CompletionName + ".png":          {CompletionName + ".npy", CompletionName + ".json"},
+	kit.QComponentsArtifact + ".png": {kit.QComponentsArtifact + ".npy", kit.QComponentsArtifact + ".json"},
+	kit.QChainsArtifact + ".png":     {kit.QChainsArtifact + ".npy", kit.QChainsArtifact + ".json"},
 }
+
+// artifactNames are the stems of the estimators' and the families'
+// pictures (kit.Artifact) that DrawImages redraws from their .npy and
+// .json.
+var artifactNames = []string{CompletionName, kit.QComponentsArtifact, kit.QChainsArtifact}
 
 // staleSource returns the first file that picture (a file name of
 // imageSources) in dir is drawn from and that is missing, or "".
@@ -191,10 +198,12 @@ func staleSource(dir, picture string) string {
 // files, without training or sampling: samples.png from samples.npy (in
 // the tile shape of samples.json, else imagegrid.Shape's), filters.png
 // from model.npz (families with Family.Filters), completion.png from
-// completion.npy and completion.json. A picture whose files are absent is
-// not redrawn: it is left as it was and listed in Redrawn.Stale. A folder
-// with none of these files and no picture is an error. The model types'
-// families must be registered (import family/all).
+// completion.npy and completion.json, and the χ² proposal's
+// q-components.png and q-chains.png from theirs. A picture whose files
+// are absent is not redrawn: it is left as it was and listed in
+// Redrawn.Stale. A folder with none of these files and no picture is an
+// error. The model types' families must be registered (import
+// family/all).
 func DrawImages(expDir string) (Redrawn, error) {
 	r, drew, err := drawImages(expDir)
 	if err == nil && !drew && len(r.Stale) == 0 {
@@ -254,8 +263,11 @@ func drawImages(expDir string) (r Redrawn, drew bool, err error) {
 			r.Drawn = append(r.Drawn, FiltersPNG)
 		}
 	}
-	base := filepath.Join(expDir, CompletionName)
-	if staleSource(expDir, CompletionName+".png") == "" {
+	for _, name := range artifactNames {
+		if staleSource(expDir, name+".png") != "" {
+			continue // no files to draw from; a picture left is reported stale below
+		}
+		base := filepath.Join(expDir, name)
 		b, err := os.ReadFile(base + ".json")
 		if err != nil {
 			return r, drew, err
@@ -276,7 +288,7 @@ func drawImages(expDir string) (r Redrawn, drew bool, err error) {
 			return r, drew, err
 		}
 		drew = true
-		r.Drawn = append(r.Drawn, CompletionName+".png")
+		r.Drawn = append(r.Drawn, name+".png")
 	}
 	for _, im := range reportImages {
 		if _, err := os.Stat(filepath.Join(expDir, im.file)); err != nil {

@@ -344,7 +344,7 @@ func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error
 		},
 	}
 	if d.DataDir != "" {
-		opt.FashionDir = d.DataDir
+		opt.FashionDir, opt.DigitsDir = d.DataDir, d.DataDir
 	}
 	if trainSet, err = data.Load(d.Train, opt); err != nil {
 		return

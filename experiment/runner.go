@@ -337,6 +337,9 @@ func (r *runner) finish(progress func(string, int64) (func(int64), func()), shar
 	if err == nil {
 		err = writeSamples(r.b.fam, r.b.tr.Current(), r.dir, config.DeriveSeed(r.exp.Seed, 3), r.b.train, r.opt.Workers, r.opt.Status)
 	}
+	if err == nil {
+		err = r.writeProposalPictures()
+	}
 	if err = errors.Join(err, r.keep(nil)); err == nil {
 		r.opt.Status.set(r.exp.Name, r.exp.Name+" finished")
 	}
@@ -409,4 +412,30 @@ func (r *runner) writeEpochs() error {
 	return atomicfile.WriteFile(filepath.Join(r.dir, epochsFile), func(w io.Writer) error {
 		return report.WriteEpochsCSV(w, r.mine)
 	})
+}
+
+// writeProposalPictures writes the pictures of the χ² proposal held by
+// the trained model's checkpoint (χ² training, tracked chi2 estimators)
+// when the family draws them (kit.ProposalPicturer): q-components and
+// q-chains .npy, .json and .png in the experiment's folder.
+func (r *runner) writeProposalPictures() error {
+	p, ok := kit.ProposalPicturerOf(r.b.fam)
+	if !ok {
+		return nil
+	}
+	c, err := r.b.tr.Checkpoint(r.exp.Name)
+	if err != nil {
+		return err
+	}
+	r.b.tracked.Put(c)
+	arts, err := p.ProposalPictures(r.b.tr.Current(), c, config.DeriveSeed(r.exp.Seed, 5), r.opt.Workers)
+	if err != nil {
+		return fmt.Errorf("proposal pictures: %w", err)
+	}
+	for _, a := range arts {
+		if err := r.opt.Status.write(func() error { return writeArtifact(r.dir, a) }); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -10,13 +10,16 @@ import (
 
 // mnistLike returns n random binary 784-pixel examples with about 13% of the
 // pixels on (MNIST's mean), so the row sums touch as many rows as on MNIST.
-func mnistLike(n int) rows {
-	rng := rand.New(rand.NewPCG(1, 2))
+func mnistLike(n int) rows { return bernoulliRows(n, 784, 0.13, rand.New(rand.NewPCG(1, 2))) }
+
+// bernoulliRows returns n random binary examples of d units, each on with
+// probability p.
+func bernoulliRows(n, d int, p float64, rng *rand.Rand) rows {
 	out := make(rows, n)
 	for i := range out {
-		x := make([]uint8, 784)
+		x := make([]uint8, d)
 		for j := range x {
-			if rng.Float64() < 0.13 {
+			if rng.Float64() < p {
 				x[j] = 1
 			}
 		}

@@ -178,7 +178,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ignoredDataFlags(stderr, given, *binarize, specs)
-	opt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
+	opt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, DigitsDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
 	set, err := data.Load(*spec, opt)
 	if err != nil {
 		return err
@@ -375,8 +375,10 @@ func ignoredDataFlags(stderr io.Writer, given map[string]bool, binarize string, 
 	case given["threshold"] && binarize != data.Threshold:
 		ignored(stderr, "threshold", "used only with --binarize threshold")
 	}
-	if given["data-dir"] && !slices.ContainsFunc(specs, func(d config.DataSpec) bool { return d.Scheme == "mnist" || d.Scheme == "fashion-mnist" }) {
-		ignored(stderr, "data-dir", "used only for mnist: and fashion-mnist: data")
+	if given["data-dir"] && !slices.ContainsFunc(specs, func(d config.DataSpec) bool {
+		return d.Scheme == "mnist" || d.Scheme == "fashion-mnist" || d.Scheme == "digits"
+	}) {
+		ignored(stderr, "data-dir", "used only for mnist:, fashion-mnist: and digits: data")
 	}
 }
 

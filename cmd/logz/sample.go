@@ -185,7 +185,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	var dspec string
-	dopt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
+	dopt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, DigitsDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
 	if *spec != "" {
 		if dspec, err = sampleDataSpec(*spec, &dopt); err != nil {
 			return err

@@ -50,6 +50,28 @@ type FilterSource interface {
 	Filters(m models.Model) (*Filters, bool)
 }
 
+// ProposalPicturer is a Plugin that draws pictures of a χ² proposal q
+// saved in a trained model's checkpoint (χ² training, a tracked chi2
+// estimator): its components (QComponentsArtifact) and Markov chains
+// started at q against chains from random states (QChainsArtifact),
+// Kuleshov & Ermon 2017 §5.2. It returns none when c holds no proposal.
+// The runner writes them after the samples and report.html shows them.
+type ProposalPicturer interface {
+	ProposalPictures(m models.Model, c *models.Checkpoint, seed uint64, workers int) ([]Artifact, error)
+}
+
+// Names of the ProposalPicturer's artifacts.
+const (
+	QComponentsArtifact = "q-components"
+	QChainsArtifact     = "q-chains"
+)
+
+// ProposalPicturerOf returns f's ProposalPicturer, if it has one.
+func ProposalPicturerOf(f *family.Family) (ProposalPicturer, bool) {
+	p, ok := f.Plugin.(ProposalPicturer)
+	return p, ok
+}
+
 // Finisher is a Plugin that post-processes the rows of one evaluation
 // (pairing AIS and RAISE rows into brackets, dropping repeated warnings).
 type Finisher interface {
