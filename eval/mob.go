@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
@@ -18,7 +19,7 @@ const mobChunk = 64
 
 // MoBLogProbs returns the exact log p(x_n) of every example of a mixture
 // of Bernoullis (logsumexp over the components, models.MoBTables), on
-// up to workers goroutines (≤ 0: one); each example's value is computed
+// up to workers goroutines (≤ 0: GOMAXPROCS); each example's value is computed
 // alone, so the result does not depend on workers. progress, if set, is
 // told the examples done (cumulative) and the total.
 func MoBLogProbs(m *models.MoB, x data.Examples, workers int, progress func(done, total int64)) ([]float64, error) {
@@ -29,6 +30,9 @@ func MoBLogProbs(m *models.MoB, x data.Examples, workers int, progress func(done
 	}
 	if d := len(x.Row(0)); d != m.D {
 		return nil, fmt.Errorf("mob: examples have %d units, the model %d", d, m.D)
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
 	}
 	tab := m.NewMoBTables()
 	var done atomic.Int64
