@@ -491,11 +491,11 @@ experiments:
 // and the type of each registered family is accepted, giving the experiment
 // that family's settings and default estimator lists.
 func TestModelTypes(t *testing.T) {
-	if got := family.Names(); !reflect.DeepEqual(got, []string{"arsbn", "dbm", "dbn", "ising", "rbm", "sbn", "vae"}) {
-		t.Errorf("registered families %v, want arsbn, dbm, dbn, ising, rbm, sbn, vae", got)
+	if got := family.Names(); !reflect.DeepEqual(got, []string{"arsbn", "dbm", "dbn", "ising", "mob", "rbm", "sbn", "vae"}) {
+		t.Errorf("registered families %v, want arsbn, dbm, dbn, ising, mob, rbm, sbn, vae", got)
 	}
 	_, err := Parse([]byte(okExp+"    model: {type: vea}\n"), "m.yaml", Options{})
-	want := `m.yaml:4: experiments[0].model.type: unknown model type "vea" (did you mean "vae"?; known: arsbn, dbm, dbn, ising, rbm, sbn, vae)`
+	want := `m.yaml:4: experiments[0].model.type: unknown model type "vea" (did you mean "vae"?; known: arsbn, dbm, dbn, ising, mob, rbm, sbn, vae)`
 	if err == nil || err.Error() != want {
 		t.Errorf("unknown model type: error %v, want %s", err, want)
 	}
@@ -508,6 +508,7 @@ func TestModelTypes(t *testing.T) {
 		"sbn":   "    model: {type: sbn, layers: [4, 3]}\n",
 		"arsbn": "    model: {type: arsbn, layers: [4]}\n",
 		"ising": "    model: {type: ising}\n",
+		"mob":   "    model: {type: mob, components: 3}\n",
 		"vae":   "    model: {type: vae, latent: 4, hidden: [8], prior: rbm, prior_hidden: 3}\n",
 	}
 	for _, fam := range family.All() {

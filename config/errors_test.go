@@ -176,7 +176,7 @@ func TestBadConfigs(t *testing.T) {
 		{"validation above limit", "experiments:\n  - name: a\n    data: {train: mnist:train, test: mnist:test, limit_train: 100,\n           validation: 100}\n", []string{
 			`bad.yaml:4: experiments[0].data: validation 100 leaves no training examples (the training set has 100)`}},
 		{"unknown model type", okExp + "    model: {type: sbm}\n", []string{
-			`bad.yaml:4: experiments[0].model.type: unknown model type "sbm" (did you mean "dbm"?; known: arsbn, dbm, dbn, ising, rbm, sbn, vae)`}},
+			`bad.yaml:4: experiments[0].model.type: unknown model type "sbm" (did you mean "dbm"?; known: arsbn, dbm, dbn, ising, mob, rbm, sbn, vae)`}},
 		{"dbm trained with cd", okExp + "    model: {type: dbm, layers: [4, 3]}\n    train: {method: cd}\n", []string{
 			`bad.yaml:5: experiments[0].train.method: a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got "cd"; pretraining has its own train.pretrain.method)`}},
 		{"dbm with one layer", okExp + "    model: {type: dbm, layers: [4]}\n    train: {method: pcd}\n", []string{

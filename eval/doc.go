@@ -13,11 +13,13 @@
 //     split (cv.go), Gibbs sampling and mixing diagnostics (gibbs.go);
 //   - the samplers of the models: Gibbs chains of an Ising model and a DBM,
 //     a DBN's top-RBM chains and down-pass (sample.go), the VAE's ancestral
-//     draws with exact or Gibbs latents (vae_sample.go), every sample keyed
+//     draws with exact or Gibbs latents (vae_sample.go), a mixture of
+//     Bernoullis' ancestral draws (mob.go), every sample keyed
 //     by its index so that the samples do not depend on the workers;
 //   - the DBN and DBM variational bounds and importance sampling (dbn.go,
 //     dbm.go), and the VAE's importance sampling, ELBO and exact latent
-//     enumeration (vae.go);
+//     enumeration (vae.go), and a mixture of Bernoullis' exact log p(v)
+//     (mob.go);
 //   - cheap training signals: pseudo-log-likelihood and reconstruction
 //     (loglik.go).
 //

@@ -10,6 +10,8 @@
 //   - Ising models and other fully visible MRFs: the exact gradient, PCD and
 //     χ² learning (ising.go, chi2mrf.go);
 //   - VAEs with Bernoulli or RBM priors: NVIL with learned baselines (vae.go).
+//   - mixtures of Bernoullis: EM with Beta/Dirichlet smoothing, one
+//     iteration per epoch (mob.go).
 //
 // Every trainer has the same methods, the runner's trainer contract
 // (kit.Trainer) with nothing to adapt:

@@ -52,6 +52,7 @@ func TestModelsCommand(t *testing.T) {
 		"sbn":   {"exact", "is", "ais", "bdmc", "completion"},
 		"arsbn": {"exact", "is", "ais", "bdmc", "completion"},
 		"ising": {"exact", "ais", "chi2"},
+		"mob":   {"exact"},
 		"vae":   {"exact", "is", "elbo", "chi2"},
 	}
 	if len(reg.Families) != len(want) {

@@ -129,6 +129,12 @@ var tiny = map[string]tinyCase{
 			{name: ais, runs: 64, betas: 300, schedule: linear},
 			{name: chi2, components: 8, steps: 300, warm_steps: 100, samples: 4000, batches: 20}]`,
 	},
+	"mob": {
+		data:     plantedRBM,
+		model:    `{components: 3}`,
+		train:    []string{`{method: em, epochs: 3, smoothing: 0.5}`},
+		evaluate: `[exact]`,
+	},
 	"sbn":   sbnCase,
 	"arsbn": sbnCase,
 	"vae": {

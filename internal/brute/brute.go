@@ -151,3 +151,43 @@ func RandomDBM(wScale, bScale float64, rng *rand.Rand, sizes ...int) (*models.DB
 	}
 	return d, nil
 }
+
+// MoB returns p(x) of a mixture of Bernoullis by its definition, in plain
+// probabilities: Σ_k π_k Π_d μ_kd^x_d (1 − μ_kd)^(1−x_d), with π_k =
+// e^{w_k}/Σ_j e^{w_j} and μ_kd = 1/(1 + e^{−η_kd}).
+func MoB(m *models.MoB, x []uint8) float64 {
+	z := 0.0
+	for _, w := range m.LogWeights {
+		z += math.Exp(w)
+	}
+	p := 0.0
+	for k := range m.K {
+		q := math.Exp(m.LogWeights[k]) / z
+		for d, v := range x {
+			mu := 1 / (1 + math.Exp(-m.Logits[k*m.D+d]))
+			if v == 1 {
+				q *= mu
+			} else {
+				q *= 1 - mu
+			}
+		}
+		p += q
+	}
+	return p
+}
+
+// RandomMoB is a mixture of K components over D units with N(0, 1)
+// log-weights and N(0, scale²) logits, drawn from rng in that order.
+func RandomMoB(K, D int, scale float64, rng *rand.Rand) (*models.MoB, error) {
+	m, err := models.NewMoB(K, D)
+	if err != nil {
+		return nil, err
+	}
+	for k := range m.LogWeights {
+		m.LogWeights[k] = rng.NormFloat64()
+	}
+	for i := range m.Logits {
+		m.Logits[i] = scale * rng.NormFloat64()
+	}
+	return m, nil
+}
