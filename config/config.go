@@ -42,6 +42,10 @@ type File struct {
 	// Seed is the file's master seed (default 1). Experiments that do not
 	// set their own seed derive it as DeriveSeed(Seed, index).
 	Seed uint64 `yaml:"seed"`
+	// Sweep names a numeric setting that varies across the experiments, as
+	// the path of its key (e.g. data.planted.weight_scale); report.html
+	// then draws every estimate of log Z against it across experiments.
+	Sweep string `yaml:"sweep,omitempty"`
 	// Experiments run in this order; at least one, names unique.
 	Experiments []Experiment `yaml:"experiments"`
 	// Path is the file the config came from (as passed to Load or Parse).
