@@ -149,8 +149,9 @@ type Planted struct {
 	// Model is the planted model: rbm, sbn (one latent layer of Hidden
 	// units, sampled ancestrally) or ising (a Rows×Cols grid with spins
 	// pm1, fields uniform in [−1,1] and couplings uniform in
-	// [−WeightScale, WeightScale]; see data.PlantedIsing).
-	Model string `yaml:"model" want:"rbm, sbn or ising"`
+	// [−WeightScale, WeightScale]; see data.PlantedIsing) or ising-ferro
+	// (the same grid with every coupling WeightScale and fields ±0.01).
+	Model string `yaml:"model" want:"rbm, sbn, ising or ising-ferro"`
 	// Visible and Hidden are the planted model's layer sizes; exact sampling
 	// of the RBM enumerates 2^min(Visible, Hidden) states, so then
 	// min(Visible, Hidden) ≤ 20.

@@ -70,3 +70,57 @@ func TestPlantedIsing(t *testing.T) {
 		t.Error("rows 301: no error")
 	}
 }
+
+// TestPlantedIsingFerro: the ising-ferro grid has every coupling equal to
+// weight_scale and fields ±FerroField, and its exact samples match its
+// expected statistics within 4 standard errors (at J = 0.4, near the
+// ordering of a 5×5 grid).
+func TestPlantedIsingFerro(t *testing.T) {
+	spec := PlantedSpec{Model: PlantedIsingFerro, Rows: 5, Cols: 5, Train: 2000, Test: 10, Seed: 2, WeightScale: 0.4}
+	m := PlantedIsing(spec)
+	signs := 0
+	for _, h := range m.Fields {
+		if math.Abs(h) != FerroField {
+			t.Fatalf("field %v, want ±%v", h, FerroField)
+		}
+		if h > 0 {
+			signs++
+		}
+	}
+	if signs == 0 || signs == len(m.Fields) {
+		t.Errorf("all %d fields of one sign", len(m.Fields))
+	}
+	for _, J := range append(append([]float64(nil), m.CouplingH...), m.CouplingV...) {
+		if J != 0.4 {
+			t.Fatalf("coupling %v, want 0.4", J)
+		}
+	}
+	tr, err := Planted(spec, "train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tr.D != 25 {
+		t.Fatalf("%d units", tr.D)
+	}
+	_, want, err := m.ExpectedStats()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, sum2, one := make([]float64, len(want)), make([]float64, len(want)), make([]float64, len(want))
+	for n := range tr.N {
+		clear(one)
+		m.AddStats(one, tr.Row(n), 1)
+		for k, v := range one {
+			sum[k] += v
+			sum2[k] += v * v
+		}
+	}
+	N := float64(tr.N)
+	for k := range want {
+		mean := sum[k] / N
+		se := math.Sqrt(math.Max(sum2[k]/N-mean*mean, 1e-12) / (N - 1))
+		if math.Abs(mean-want[k]) > 4*se {
+			t.Errorf("mean T_%d %.4f, exact %.4f (SE %.4f)", k, mean, want[k], se)
+		}
+	}
+}
