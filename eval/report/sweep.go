@@ -244,12 +244,12 @@ func sweepFigure(rows []Row, sw Sweep, stage string) (*Figure, error) {
 		sortSeries(zero)
 		ss = append(ss, zero)
 		ylab = "log Ẑ − log Z (nats)"
-		what = "Error of each estimate of log Z (log Ẑ − exact log Z)"
+		what = "log Ẑ − exact log Z"
 	}
-	name, title, caption := "sweep-final", what+" against "+sw.Setting+", final evaluation",
+	name, title, caption := "sweep-final", what+" against "+sw.Setting+", final",
 		"One point per experiment at its value of "+sw.Setting+"; bars: the estimate's own log(Ẑ ± 3σ̂) where it has one."
 	if stage == StageEpoch {
-		name, title = "sweep-epochs", what+" against "+sw.Setting+", during training"
+		name, title = "sweep-epochs", what+" against "+sw.Setting+", training"
 		caption = "One point per experiment at its value of " + sw.Setting + ": each estimator's mean over the per-epoch evaluations of the later half of training (epochs after E/2, E the last), bars from its smallest to its largest value there — the trainer's tracked log Z beside the estimators evaluated after each epoch, each at the cost its settings give it."
 	}
 	if errors {
