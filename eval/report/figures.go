@@ -108,6 +108,9 @@ type series struct {
 	label  string
 	xy     plotter.XYs
 	lo, hi []float64
+	// style, if > 0, is 1 + the index of the series' colour and mark
+	// (so that an estimator keeps them across figures); 0: its position.
+	style int
 }
 
 func (s *series) add(x, y float64, lo, hi *float64) {
@@ -348,8 +351,12 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		if err != nil {
 			return nil, fmt.Errorf("report: figure %s: %w", name, err)
 		}
-		c := plotutil.Color(i)
-		l.Color, pts.Color, pts.Shape, pts.Radius = c, c, plotutil.Shape(i), vg.Points(2.5)
+		k := i
+		if s.style > 0 {
+			k = s.style - 1
+		}
+		c := plotutil.Color(k)
+		l.Color, pts.Color, pts.Shape, pts.Radius = c, c, plotutil.Shape(k), vg.Points(2.5)
 		if len(s.xy) == 1 {
 			p.Add(pts)
 			p.Legend.Add(s.label, pts)
