@@ -29,28 +29,7 @@ func TestPlantedIsing(t *testing.T) {
 			tr = &Set{N: 300, D: 20, X: make([]uint8, 300*20)}
 			gibbsIsing(m, tr, 9, 1)
 		}
-		_, want, err := m.ExpectedStats()
-		if err != nil {
-			t.Fatal(err)
-		}
-		P := len(want)
-		sum, sum2, one := make([]float64, P), make([]float64, P), make([]float64, P)
-		for n := range tr.N {
-			clear(one)
-			m.AddStats(one, tr.Row(n), 1)
-			for k, v := range one {
-				sum[k] += v
-				sum2[k] += v * v
-			}
-		}
-		N := float64(tr.N)
-		for k := range want {
-			mean := sum[k] / N
-			se := math.Sqrt(math.Max(sum2[k]/N-mean*mean, 1e-12) / (N - 1))
-			if math.Abs(mean-want[k]) > 4*se {
-				t.Errorf("%v: mean T_%d %.4f, exact %.4f (SE %.4f)", g, k, mean, want[k], se)
-			}
-		}
+		checkIsingStats(t, g, m, tr)
 		small := spec
 		small.Train = 10
 		s, err := Planted(small, "train")
@@ -102,25 +81,34 @@ func TestPlantedIsingFerro(t *testing.T) {
 	if tr.D != 25 {
 		t.Fatalf("%d units", tr.D)
 	}
+	checkIsingStats(t, "ising-ferro", m, tr)
+}
+
+// checkIsingStats checks that the mean sufficient statistics T(x) of the
+// examples of set match m's exact expected statistics within 4 standard
+// errors.
+func checkIsingStats(t *testing.T, label string, m *models.Ising, set *Set) {
+	t.Helper()
 	_, want, err := m.ExpectedStats()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, sum2, one := make([]float64, len(want)), make([]float64, len(want)), make([]float64, len(want))
-	for n := range tr.N {
+	P := len(want)
+	sum, sum2, one := make([]float64, P), make([]float64, P), make([]float64, P)
+	for n := range set.N {
 		clear(one)
-		m.AddStats(one, tr.Row(n), 1)
+		m.AddStats(one, set.Row(n), 1)
 		for k, v := range one {
 			sum[k] += v
 			sum2[k] += v * v
 		}
 	}
-	N := float64(tr.N)
+	N := float64(set.N)
 	for k := range want {
 		mean := sum[k] / N
 		se := math.Sqrt(math.Max(sum2[k]/N-mean*mean, 1e-12) / (N - 1))
 		if math.Abs(mean-want[k]) > 4*se {
-			t.Errorf("mean T_%d %.4f, exact %.4f (SE %.4f)", k, mean, want[k], se)
+			t.Errorf("%s: mean T_%d %.4f, exact %.4f (SE %.4f)", label, k, mean, want[k], se)
 		}
 	}
 }
