@@ -235,10 +235,15 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 
 func epochLogZFigure(rows []Row) (*Figure, error) {
 	ss := collect(rows, func(r *Row) bool {
-		return r.Stage == StageEpoch && r.LogZ != nil
+		_, ok := logZOf(r)
+		return r.Stage == StageEpoch && ok
 	}, func(r *Row) (float64, float64, *float64, *float64) {
-		return float64(r.Epoch), *r.LogZ, r.LogZLo, r.LogZHi
+		z, _ := logZOf(r)
+		return float64(r.Epoch), z, r.LogZLo, r.LogZHi
 	})
+	for _, s := range ss {
+		s.label = trainingLabel(s.label)
+	}
 	ss = append(ss, exactLogZSeries(rows, StageEpoch, ss)...)
 	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
 		return nil, nil
@@ -271,12 +276,10 @@ func signalsFigure(rows []Row) (*Figure, error) {
 		return float64(r.Epoch), *r.Value, nil, nil
 	})
 	for _, s := range ss {
-		switch {
-		case s.label == "train":
+		if s.label == "train" {
 			s.label = trainingReconHeader
-		case strings.HasPrefix(s.label, "train ("):
-			s.label = strings.TrimSuffix(strings.TrimPrefix(s.label, "train ("), ")") + " (training)"
 		}
+		s.label = trainingLabel(s.label)
 	}
 	return lineFigure("signals", "Training signals per epoch (not log-likelihoods)", "epoch", "value per example", ss,
 		"Cheap signals: "+trainingReconHeader+" is the mean squared reconstruction error of the epoch's training minibatches.")

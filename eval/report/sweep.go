@@ -187,8 +187,11 @@ func sweepSummary(rows []Row, stage string) (labels []string, pts map[string]swe
 
 // sweepLabel is a row's series label: the trainer's own row ("train
 // (chi2-logz)") reads "chi2-logz (training)", as in the signals figure.
-func sweepLabel(r *Row) string {
-	lab := rowLabel(r)
+func sweepLabel(r *Row) string { return trainingLabel(rowLabel(r)) }
+
+// trainingLabel turns the label of a trainer's row, "train (SIGNAL)", into
+// "SIGNAL (training)"; other labels are returned as they are.
+func trainingLabel(lab string) string {
 	if rest, ok := strings.CutPrefix(lab, "train ("); ok {
 		return strings.TrimSuffix(rest, ")") + " (training)"
 	}

@@ -74,3 +74,21 @@ func TestSweepFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestEpochLogZFigureTracksChi2: the per-epoch log Z figure draws the χ²
+// trainer's tracked log Z (its row's Value) beside the estimators'.
+func TestEpochLogZFigureTracksChi2(t *testing.T) {
+	figs, err := ExperimentFigures(sweepRows("x", -0.2, 0.5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range figs {
+		if f.Name == "logz" {
+			if !bytes.Contains(f.Data, []byte("chi2-logz (training)")) {
+				t.Error("the log Z figure lacks the tracked chi2-logz series")
+			}
+			return
+		}
+	}
+	t.Error("no log Z figure")
+}
