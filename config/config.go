@@ -42,6 +42,10 @@ type File struct {
 	// Seed is the file's master seed (default 1). Experiments that do not
 	// set their own seed derive it as DeriveSeed(Seed, index).
 	Seed uint64 `yaml:"seed"`
+	// Sweep names a numeric setting that varies across the experiments, as
+	// the path of its key (e.g. data.planted.weight_scale); report.html
+	// then draws every estimate of log Z against it across experiments.
+	Sweep string `yaml:"sweep,omitempty"`
 	// Experiments run in this order; at least one, names unique.
 	Experiments []Experiment `yaml:"experiments"`
 	// Path is the file the config came from (as passed to Load or Parse).
@@ -146,8 +150,9 @@ type Planted struct {
 	// Model is the planted model: rbm, sbn (one latent layer of Hidden
 	// units, sampled ancestrally) or ising (a Rows×Cols grid with spins
 	// pm1, fields uniform in [−1,1] and couplings uniform in
-	// [−WeightScale, WeightScale]; see data.PlantedIsing).
-	Model string `yaml:"model" want:"rbm, sbn or ising"`
+	// [−WeightScale, WeightScale]; see data.PlantedIsing) or ising-ferro
+	// (the same grid with every coupling WeightScale and fields ±0.01).
+	Model string `yaml:"model" want:"rbm, sbn, ising or ising-ferro"`
 	// Visible and Hidden are the planted model's layer sizes; exact sampling
 	// of the RBM enumerates 2^min(Visible, Hidden) states, so then
 	// min(Visible, Hidden) ≤ 20.

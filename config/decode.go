@@ -92,7 +92,7 @@ func (p *parser) syntaxError(data []byte, err error) {
 	p.errorf(line, "", "invalid YAML: %s", msg)
 }
 
-var topKeys = []string{"name", "description", "seed", "base", "experiments"}
+var topKeys = []string{"name", "description", "seed", "sweep", "base", "experiments"}
 
 // parse decodes the whole file.
 func (p *parser) parse(data []byte) *File {
@@ -106,7 +106,7 @@ func (p *parser) parse(data []byte) *File {
 	}
 	top := &scope{p: p, lines: map[string]where{}}
 	var baseNode, expNode *yaml.Node
-	var baseLine, expLine int
+	var baseLine, expLine, sweepLine int
 	for _, kv := range p.pairs(root, "") {
 		switch kv.key {
 		case "name":
@@ -122,6 +122,9 @@ func (p *parser) parse(data []byte) *File {
 			top.scalar(kv.val, reflect.ValueOf(&f.Description).Elem(), field{want: "a string"}, "description")
 		case "seed":
 			top.scalar(kv.val, reflect.ValueOf(&f.Seed).Elem(), field{want: "a non-negative integer"}, "seed")
+		case "sweep":
+			top.scalar(kv.val, reflect.ValueOf(&f.Sweep).Elem(), field{want: "a setting's path, e.g. data.planted.weight_scale"}, "sweep")
+			sweepLine = kv.line
 		case "base":
 			baseNode, baseLine = kv.val, kv.line
 		case "experiments":
@@ -208,6 +211,14 @@ func (p *parser) parse(data []byte) *File {
 	}
 	if f.progress != nil {
 		f.progress("reading", len(seq.Content), len(seq.Content))
+	}
+	if f.Sweep != "" {
+		for _, e := range f.Experiments {
+			if _, err := SweepValue(e, f.Sweep); err != nil {
+				p.errorf(sweepLine, "sweep", "experiment %s: %v (expected the path of a numeric setting, e.g. data.planted.weight_scale)", e.Name, strings.TrimPrefix(err.Error(), "sweep: "))
+				break
+			}
+		}
 	}
 	return f
 }

@@ -74,7 +74,7 @@ func TestBadConfigs(t *testing.T) {
       k: 1
       k: 2
 `, []string{`bad.yaml:6: experiments[0].train.k: duplicate key (first defined at line 5)`}},
-		{"unknown top key", "sed: 3\n" + okExp, []string{`bad.yaml:1: sed: unknown key (did you mean "seed"?; known keys: name, description, seed, base, experiments)`}},
+		{"unknown top key", "sed: 3\n" + okExp, []string{`bad.yaml:1: sed: unknown key (did you mean "seed"?; known keys: name, description, seed, sweep, base, experiments)`}},
 		{"unknown nested key", okExp + "    train:\n      lerning_rate: 0.1\n", []string{
 			`bad.yaml:5: experiments[0].train.lerning_rate: unknown key (did you mean "learning_rate"?; known keys: method, k, k_end, chains,`}},
 		{"unknown key, other spelling", okExp + "    train:\n      learning-rate: 0.1\n", []string{

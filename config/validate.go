@@ -198,7 +198,7 @@ func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 	grid := fmt.Sprintf("an integer in [1, %d] (data.MaxPlantedGrid)", data.MaxPlantedGrid)
 	v.check("data.planted.rows", p.Rows >= 1 && p.Rows <= data.MaxPlantedGrid, grid, p.Rows)
 	v.check("data.planted.cols", p.Cols >= 1 && p.Cols <= data.MaxPlantedGrid, grid, p.Cols)
-	if p.Model == "ising" && p.Rows >= 1 && p.Cols >= 1 {
+	if data.IsPlantedGrid(p.Model) && p.Rows >= 1 && p.Cols >= 1 {
 		// The grid gives the units; visible may be left at its default.
 		if n := p.Rows * p.Cols; p.Visible != n && p.Visible != Default().Data.Planted.Visible {
 			v.crossf("data.planted", "data.planted.visible", "the planted ising model has rows × cols = %d × %d = %d units, but visible is %d; drop visible", p.Rows, p.Cols, n, p.Visible)

@@ -20,7 +20,7 @@ import (
 // a seed like any other); Validate rejects negative values.
 type PlantedSpec struct {
 	// Model names a planted model (PlantedModels): "rbm" (the default,
-	// also for ""), "ising" (PlantedIsing: a Rows×Cols grid; Visible is
+	// also for ""), "ising" or "ising-ferro" (PlantedIsing: a Rows×Cols grid; Visible is
 	// Rows·Cols and Hidden is unused), or one registered by the package
 	// that holds the model's sampler (RegisterPlanted; package sbn
 	// registers "sbn").
@@ -80,7 +80,7 @@ type PlantedSampler func(spec PlantedSpec, n int, rng *rand.Rand, stream uint64)
 
 var (
 	plantedMu sync.RWMutex
-	planted   = map[string]PlantedSampler{"rbm": sampleRBM, "ising": sampleIsingSpec}
+	planted   = map[string]PlantedSampler{"rbm": sampleRBM, "ising": sampleIsingSpec, PlantedIsingFerro: sampleIsingSpec}
 )
 
 // RegisterPlanted makes a planted model available under name (the Model of
@@ -138,7 +138,7 @@ func (p PlantedSpec) WithDefaults() PlantedSpec {
 	def(&p.Test, d.Test)
 	def(&p.Rows, d.Rows)
 	def(&p.Cols, d.Cols)
-	if p.Model == "ising" {
+	if IsPlantedGrid(p.Model) {
 		p.Visible = p.Rows * p.Cols
 	}
 	if !(p.WeightScale > 0) {
@@ -178,7 +178,7 @@ func (p PlantedSpec) Validate() error {
 	if _, err := plantedSampler(q.Model); err != nil {
 		return err
 	}
-	if q.Model == "ising" && (q.Rows > MaxPlantedGrid || q.Cols > MaxPlantedGrid) {
+	if IsPlantedGrid(q.Model) && (q.Rows > MaxPlantedGrid || q.Cols > MaxPlantedGrid) {
 		return fmt.Errorf("planted: the ising grid is %d×%d; rows and cols must be at most %d (data.MaxPlantedGrid)", q.Rows, q.Cols, MaxPlantedGrid)
 	}
 	if m := min(q.Visible, q.Hidden); q.Model == "rbm" && m > MaxPlantedEnum {

@@ -14,28 +14,54 @@ import (
 const PlantedIsingBurnIn = 1000
 
 // PlantedIsing returns the generating Ising model of a spec with Model
-// "ising" (after WithDefaults): a Rows×Cols grid with spins pm1
-// (s = 2x − 1), fields h_i uniform in [−1, 1] and couplings J_ij uniform
-// in [−s, s], s = WeightScale (the coupling factor c of Kuleshov & Ermon
-// 2017, §5.1: mixed signs, a spin glass, strongly correlated as s grows
-// past ≈ 0.5), drawn from rand.NewPCG(Seed, stream) in the order fields,
-// horizontal couplings (row-major), vertical couplings (row-major).
+// "ising" or "ising-ferro" (after WithDefaults): a Rows×Cols grid with
+// spins pm1 (s = 2x − 1). For "ising", fields h_i uniform in [−1, 1] and
+// couplings J_ij uniform in [−s, s], s = WeightScale (mixed signs, a spin
+// glass, strongly correlated as s grows past ≈ 0.5); for "ising-ferro",
+// every coupling J_ij = s and fields h_i = ±FerroField with random signs
+// (a ferromagnet whose ± symmetry the fields barely break: on a large
+// square lattice it orders at s ≈ 0.44, on a 5×5 grid the crossover is
+// smoothed around there). Drawn from rand.NewPCG(Seed, stream) in the
+// order fields, horizontal couplings (row-major), vertical couplings
+// (row-major).
 func PlantedIsing(spec PlantedSpec) *models.Ising {
 	p := spec.WithDefaults()
 	rng := rand.New(rand.NewPCG(p.Seed, PlantedParamStream))
 	m := models.NewIsing(p.Rows, p.Cols, models.SpinsPM1)
+	ferro := p.Model == PlantedIsingFerro
 	for i := range m.Fields {
+		if ferro {
+			m.Fields[i] = FerroField
+			if rng.IntN(2) == 0 {
+				m.Fields[i] = -FerroField
+			}
+			continue
+		}
 		m.Fields[i] = 2*rng.Float64() - 1
 	}
 	for _, J := range [][]float64{m.CouplingH, m.CouplingV} {
 		for i := range J {
+			if ferro {
+				J[i] = p.WeightScale
+				continue
+			}
 			J[i] = p.WeightScale * (2*rng.Float64() - 1)
 		}
 	}
 	return m
 }
 
-// sampleIsingSpec is the PlantedSampler of model "ising".
+// PlantedIsingFerro names the planted ferromagnetic Ising grid.
+const PlantedIsingFerro = "ising-ferro"
+
+// FerroField is the size of the fields of the planted ising-ferro grid.
+const FerroField = 0.01
+
+// IsPlantedGrid reports whether a planted model is an Ising grid (its
+// units are Rows·Cols).
+func IsPlantedGrid(model string) bool { return model == "ising" || model == PlantedIsingFerro }
+
+// sampleIsingSpec is the PlantedSampler of models "ising" and "ising-ferro".
 func sampleIsingSpec(p PlantedSpec, n int, rng *rand.Rand, stream uint64) (*Set, error) {
 	return sampleIsing(PlantedIsing(p), n, rng, p.Seed, stream), nil
 }

@@ -291,10 +291,10 @@ func TestPlantedSpecErrors(t *testing.T) {
 // TestPlantedModels: an unknown planted model is named with the known
 // ones, and a model can be registered once.
 func TestPlantedModels(t *testing.T) {
-	if got := strings.Join(PlantedModels(), ","); got != "ising,rbm" {
-		t.Errorf("PlantedModels() = %s; want ising,rbm (data's own)", got)
+	if got := strings.Join(PlantedModels(), ","); got != "ising,ising-ferro,rbm" {
+		t.Errorf("PlantedModels() = %s; want ising,ising-ferro,rbm (data's own)", got)
 	}
-	if _, err := Planted(PlantedSpec{Model: "dbm"}, "train"); err == nil || !strings.Contains(err.Error(), `planted: model is "dbm"; expected ising or rbm`) {
+	if _, err := Planted(PlantedSpec{Model: "dbm"}, "train"); err == nil || !strings.Contains(err.Error(), `planted: model is "dbm"; expected ising, ising-ferro or rbm`) {
 		t.Errorf("bad model: %v", err)
 	}
 	defer func() {

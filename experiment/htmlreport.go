@@ -40,8 +40,10 @@ var reportImages = []struct{ file, title, caption string }{
 type htmlReport struct {
 	out, title string
 	meta       map[string]string
-	mu         sync.Mutex
-	cache      map[string]cachedFigures
+	// sweep, if set, is the run's swept setting (report.SweepFigures).
+	sweep report.Sweep
+	mu    sync.Mutex
+	cache map[string]cachedFigures
 	// lastEnd and lastCost are the end and duration of the last write.
 	lastEnd  time.Time
 	lastCost time.Duration
@@ -80,7 +82,11 @@ func (h *htmlReport) write(rows []report.Row) error {
 	start := time.Now()
 	defer func() { h.lastEnd = time.Now(); h.lastCost = h.lastEnd.Sub(start) }()
 	var b bytes.Buffer
-	if err := report.WriteHTML(&b, h.title, h.meta, rows, h.figures); err != nil {
+	across, err := report.SweepFigures(rows, h.sweep)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteHTMLAcross(&b, h.title, h.meta, rows, h.figures, across); err != nil {
 		return err
 	}
 	return atomicfile.WriteFile(filepath.Join(h.out, config.HTMLFile), func(w io.Writer) error {
@@ -182,12 +188,18 @@ func WriteHTMLReport(dir string, meta map[string]string) error {
 		Seed uint64 `yaml:"seed"`
 	}
 	name := filepath.Base(dir)
+	var sweep report.Sweep
 	if data, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil && yaml.Unmarshal(data, &head) == nil && head.Name != "" {
 		name = head.Name
 		meta["seed"] = fmt.Sprint(head.Seed)
+		if sweep.Setting, sweep.X, err = config.SweepOf(data); err != nil {
+			return fmt.Errorf("%s: %w", config.ResolvedFile, err)
+		}
 	}
 	meta["config"] = name
-	return newHTMLReport(dir, "logz report: "+name, meta).write(rows)
+	h := newHTMLReport(dir, "logz report: "+name, meta)
+	h.sweep = sweep
+	return h.write(rows)
 }
 
 // ExperimentImages is what RedrawImages did in one experiment's folder.

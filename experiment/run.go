@@ -134,6 +134,9 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 		meta[k] = v
 	}
 	html := newHTMLReport(opt.Out, "logz report: "+f.Name, meta)
+	if html.sweep.Setting, html.sweep.X, err = config.SweepOf(resolved); err != nil {
+		return nil, err
+	}
 	writeReport := func() error {
 		return opt.Status.write(func() error {
 			if err := report.WriteResults(resultsPath, rows); err != nil {

@@ -45,7 +45,7 @@ func TestEvalBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--estimator", ""}, `eval: --estimator: no estimator given (known: exact, ais, chi2, ais-ratio, raise, csl, pll, recon, dbn-bound, mf-bound, is, bdmc, completion, elbo)`},
+		{[]string{"--estimator", ""}, `eval: --estimator: no estimator given (known: exact, ais, chi2, bp, ais-ratio, raise, csl, pll, recon, dbn-bound, mf-bound, is, bdmc, completion, elbo)`},
 		{[]string{"--estimator", " , "}, `eval: --estimator: no estimator given (known: exact,`},
 		{[]string{"--estimator", "exact,exact"}, `eval: --estimator: exact is listed twice`},
 		{[]string{"--estimator", "exact,ais,pll,ais"}, `eval: --estimator: ais is listed twice`},

@@ -51,7 +51,7 @@ func TestModelsCommand(t *testing.T) {
 		"dbm":   {"exact", "mf-bound", "ais", "raise"},
 		"sbn":   {"exact", "is", "ais", "bdmc", "completion"},
 		"arsbn": {"exact", "is", "ais", "bdmc", "completion"},
-		"ising": {"exact", "ais", "chi2"},
+		"ising": {"exact", "ais", "chi2", "bp"},
 		"mob":   {"exact"},
 		"vae":   {"exact", "is", "elbo", "chi2"},
 	}

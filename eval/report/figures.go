@@ -108,6 +108,9 @@ type series struct {
 	label  string
 	xy     plotter.XYs
 	lo, hi []float64
+	// style, if > 0, is 1 + the index of the series' colour and mark
+	// (so that an estimator keeps them across figures); 0: its position.
+	style int
 }
 
 func (s *series) add(x, y float64, lo, hi *float64) {
@@ -232,10 +235,15 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 
 func epochLogZFigure(rows []Row) (*Figure, error) {
 	ss := collect(rows, func(r *Row) bool {
-		return r.Stage == StageEpoch && r.LogZ != nil
+		_, ok := logZOf(r)
+		return r.Stage == StageEpoch && ok
 	}, func(r *Row) (float64, float64, *float64, *float64) {
-		return float64(r.Epoch), *r.LogZ, r.LogZLo, r.LogZHi
+		z, _ := logZOf(r)
+		return float64(r.Epoch), z, r.LogZLo, r.LogZHi
 	})
+	for _, s := range ss {
+		s.label = trainingLabel(s.label)
+	}
 	ss = append(ss, exactLogZSeries(rows, StageEpoch, ss)...)
 	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
 		return nil, nil
@@ -268,12 +276,10 @@ func signalsFigure(rows []Row) (*Figure, error) {
 		return float64(r.Epoch), *r.Value, nil, nil
 	})
 	for _, s := range ss {
-		switch {
-		case s.label == "train":
+		if s.label == "train" {
 			s.label = trainingReconHeader
-		case strings.HasPrefix(s.label, "train ("):
-			s.label = strings.TrimSuffix(strings.TrimPrefix(s.label, "train ("), ")") + " (training)"
 		}
+		s.label = trainingLabel(s.label)
 	}
 	return lineFigure("signals", "Training signals per epoch (not log-likelihoods)", "epoch", "value per example", ss,
 		"Cheap signals: "+trainingReconHeader+" is the mean squared reconstruction error of the epoch's training minibatches.")
@@ -348,8 +354,12 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		if err != nil {
 			return nil, fmt.Errorf("report: figure %s: %w", name, err)
 		}
-		c := plotutil.Color(i)
-		l.Color, pts.Color, pts.Shape, pts.Radius = c, c, plotutil.Shape(i), vg.Points(2.5)
+		k := i
+		if s.style > 0 {
+			k = s.style - 1
+		}
+		c := plotutil.Color(k)
+		l.Color, pts.Color, pts.Shape, pts.Radius = c, c, plotutil.Shape(k), vg.Points(2.5)
 		if len(s.xy) == 1 {
 			p.Add(pts)
 			p.Legend.Add(s.label, pts)

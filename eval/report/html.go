@@ -17,13 +17,19 @@ type Figures func(experiment string, rows []Row) ([]Figure, error)
 // experiment, its figures — those of figures, or if nil the plots of
 // ExperimentFigures — and its per-epoch table, folded.
 func WriteHTML(w io.Writer, title string, meta map[string]string, rows []Row, figures Figures) error {
+	return WriteHTMLAcross(w, title, meta, rows, figures, nil)
+}
+
+// WriteHTMLAcross is WriteHTML with figures that span the experiments
+// (SweepFigures), shown under their own heading before the experiments'.
+func WriteHTMLAcross(w io.Writer, title string, meta map[string]string, rows []Row, figures Figures, across []Figure) error {
 	if err := validateRows(rows); err != nil {
 		return fmt.Errorf("report: report.html: %w", err)
 	}
 	if figures == nil {
 		figures = func(_ string, rows []Row) ([]Figure, error) { return ExperimentFigures(rows) }
 	}
-	d := &htmlDoc{rows: rows, figures: figures}
+	d := &htmlDoc{rows: rows, figures: figures, across: across}
 	if title == "" {
 		title = "logz report"
 	}
@@ -51,6 +57,7 @@ type htmlDoc struct {
 	b       strings.Builder
 	rows    []Row
 	figures Figures
+	across  []Figure
 	err     error
 }
 
@@ -108,6 +115,12 @@ func (d *htmlDoc) table(g *grid) {
 func (d *htmlDoc) experiments(names []string, grids []*grid) {
 	if len(names) == 0 {
 		return
+	}
+	if len(d.across) > 0 {
+		d.heading(2, "Across experiments")
+		for _, f := range d.across {
+			d.figure("across", f)
+		}
 	}
 	d.heading(2, "Experiments")
 	for i, e := range names {

@@ -24,7 +24,7 @@ var Family = &family.Family{
 		{Method: "pcd", Doc: "maximum likelihood with E_p[T] from persistent Gibbs chains (chains, sweeps per step); Adam or SGD"},
 		{Method: "chi2", Doc: "maximise the mean log p̃(x) minus the χ² upper bound on log Z of a mixture q fitted alongside (q_steps fitter steps per θ step, q_samples draws; Kuleshov & Ermon 2017 eq. 5–6, §5.1); the epoch's signal is the tracked bound"},
 	},
-	Estimators:      []*family.Estimator{Exact, AIS, Chi2},
+	Estimators:      []*family.Estimator{Exact, AIS, Chi2, BP},
 	OwnEvalDefaults: true,
 	EveryEpoch: func() []family.Configured {
 		a := DefaultAIS()
