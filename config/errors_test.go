@@ -141,7 +141,7 @@ func TestBadConfigs(t *testing.T) {
 		{"unknown reference key", okExp + "    reference: {source: x, tset: -3}\n", []string{
 			`bad.yaml:4: experiments[0].reference.tset: unknown key (did you mean "test"?`}},
 		{"experiment named like a run file", "experiments:\n  - name: results.json\n    data: {train: planted:train, test: planted:test}\n", []string{
-			`bad.yaml:2: experiments[0].name: "results.json" is the name of a file logz writes in the run folder (results.json, report.md, report.html, config.resolved.yaml); choose another name`}},
+			`bad.yaml:2: experiments[0].name: "results.json" is the name of a file logz writes in the run folder (results.json, report.md, report.html, config.resolved.yaml, sweep.csv); choose another name`}},
 		{"experiment named like a run file, other case", "experiments:\n  - name: Config.Resolved.YAML\n    data: {train: planted:train, test: planted:test}\n", []string{
 			`bad.yaml:2: experiments[0].name: "Config.Resolved.YAML" is the name of a file logz writes in the run folder`}},
 		{"hidden experiment directory", "experiments:\n  - name: .cache\n    data: {train: planted:train, test: planted:test}\n", []string{

@@ -17,10 +17,13 @@ const (
 	ReportFile   = "report.md"
 	HTMLFile     = "report.html"
 	ResolvedFile = "config.resolved.yaml"
+	// SweepFile holds the numbers of report.html's figures across
+	// experiments, for a config with a sweep: key.
+	SweepFile = "sweep.csv"
 )
 
 // RunFiles lists the top-level files of a run folder.
-var RunFiles = []string{ResultsFile, ReportFile, HTMLFile, ResolvedFile}
+var RunFiles = []string{ResultsFile, ReportFile, HTMLFile, ResolvedFile, SweepFile}
 
 // reservedName reports why an experiment may not be called name (it would
 // collide with a file of the run folder, on case-insensitive file systems

@@ -89,6 +89,18 @@ func (h *htmlReport) write(rows []report.Row) error {
 	if err := report.WriteHTMLAcross(&b, h.title, h.meta, rows, h.figures, across); err != nil {
 		return err
 	}
+	if len(across) > 0 {
+		var c bytes.Buffer
+		if _, err := report.WriteSweepCSV(&c, rows, h.sweep); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(h.out, config.SweepFile), func(w io.Writer) error {
+			_, err := w.Write(c.Bytes())
+			return err
+		}); err != nil {
+			return err
+		}
+	}
 	return atomicfile.WriteFile(filepath.Join(h.out, config.HTMLFile), func(w io.Writer) error {
 		_, err := w.Write(b.Bytes())
 		return err

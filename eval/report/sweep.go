@@ -1,9 +1,13 @@
 package report
 
 import (
+	"cmp"
+	"encoding/csv"
 	"fmt"
+	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -275,4 +279,53 @@ func sweepFigure(rows []Row, sw Sweep, stage string, styles map[string]int) (*Fi
 		return nil, fmt.Errorf("report: sweep figure: %w", err)
 	}
 	return f, nil
+}
+
+// WriteSweepCSV writes the numbers behind SweepFigures as CSV, one line
+// per experiment, stage and estimator, in the order of the swept values:
+//
+//	setting,value,experiment,stage,estimator,reference,mean,lo,hi
+//
+// reference is "exact" when the numbers are errors log Ẑ − log Z (every
+// epoch of the experiment has an exact log Z) and "none" when they are
+// log Ẑ itself; mean is the point drawn (for the epoch stage the mean
+// over the later half of training), lo and hi its bar (empty without one).
+// It writes nothing and returns false without a sweep.
+func WriteSweepCSV(w io.Writer, rows []Row, sw Sweep) (bool, error) {
+	if sw.Setting == "" || len(sw.X) == 0 {
+		return false, nil
+	}
+	exps := slices.Clone(Experiments(rows))
+	exps = slices.DeleteFunc(exps, func(e string) bool { _, in := sw.X[e]; return !in })
+	slices.SortStableFunc(exps, func(a, b string) int { return cmp.Compare(sw.X[a], sw.X[b]) })
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"setting", "value", "experiment", "stage", "estimator", "reference", "mean", "lo", "hi"}); err != nil {
+		return true, err
+	}
+	num := func(v float64) string {
+		if math.IsNaN(v) {
+			return ""
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	for _, e := range exps {
+		for _, stage := range []string{StageEpoch, StageFinal} {
+			labels, pts, exact, ok := sweepSummary(Select(rows, e), stage)
+			if !ok {
+				continue
+			}
+			ref := "exact"
+			if math.IsNaN(exact) {
+				ref = "none"
+			}
+			for _, lab := range labels {
+				p := pts[lab]
+				if err := cw.Write([]string{sw.Setting, num(sw.X[e]), e, stage, lab, ref, num(p.y), num(p.lo), num(p.hi)}); err != nil {
+					return true, err
+				}
+			}
+		}
+	}
+	cw.Flush()
+	return true, cw.Error()
 }

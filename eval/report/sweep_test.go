@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -91,4 +92,46 @@ func TestEpochLogZFigureTracksChi2(t *testing.T) {
 		}
 	}
 	t.Error("no log Z figure")
+}
+
+// TestWriteSweepCSV: the CSV holds the points of the sweep figures, the
+// experiments in the order of the swept value (not of the rows), errors
+// against exact with their bars; no sweep writes nothing.
+func TestWriteSweepCSV(t *testing.T) {
+	rows := append(sweepRows("s2", -0.4, 0.1), sweepRows("s1", -0.2, 0.5)...)
+	sw := Sweep{Setting: "data.planted.weight_scale", X: map[string]float64{"s1": 0.5, "s2": 1}}
+	var b bytes.Buffer
+	if wrote, err := WriteSweepCSV(&b, rows, sw); !wrote || err != nil {
+		t.Fatalf("wrote %v, err %v", wrote, err)
+	}
+	want := `setting,value,experiment,stage,estimator,reference,mean,lo,hi
+data.planted.weight_scale,0.5,s1,epoch,chi2-logz (training),exact,0.85,0.8,0.9
+data.planted.weight_scale,0.5,s1,epoch,ais (uniform),exact,-0.2,-0.2,-0.2
+data.planted.weight_scale,0.5,s1,final,ais (uniform),exact,-0.1,-Inf,-0.05
+data.planted.weight_scale,1,s2,epoch,chi2-logz (training),exact,0.45,0.4,0.5
+data.planted.weight_scale,1,s2,epoch,ais (uniform),exact,-0.4,-0.4,-0.4
+data.planted.weight_scale,1,s2,final,ais (uniform),exact,-0.2,-Inf,-0.15
+`
+	got := b.String()
+	// The means are sums of floats: compare them rounded.
+	norm := func(s string) string {
+		var out []string
+		for _, line := range strings.Split(s, "\n") {
+			f := strings.Split(line, ",")
+			for i, x := range f {
+				if v, err := strconv.ParseFloat(x, 64); err == nil && i >= 6 {
+					f[i] = strconv.FormatFloat(v, 'f', 9, 64)
+				}
+			}
+			out = append(out, strings.Join(f, ","))
+		}
+		return strings.Join(out, "\n")
+	}
+	if norm(got) != norm(want) {
+		t.Errorf("sweep.csv:\n%s\nwant\n%s", got, want)
+	}
+	b.Reset()
+	if wrote, err := WriteSweepCSV(&b, rows, Sweep{}); wrote || err != nil || b.Len() != 0 {
+		t.Errorf("no sweep: wrote %v (%d bytes), err %v", wrote, b.Len(), err)
+	}
 }
