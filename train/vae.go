@@ -428,10 +428,14 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 	st.ELBO = sumF/k - st.LogZ
 	st.LogLik = sumLog / k
 	a := t.active[0]
-	t.adamDec.Step(m.Dec.Params(), a.gDec, -1)
-	t.adamEnc.Step(m.Enc.Params(), a.gEnc, -1)
-	if t.Base != nil {
-		t.adamBase.Step(t.Base.Params(), a.gBase, -1)
+	if t.f32 != nil {
+		t.f32.adamSteps()
+	} else {
+		t.adamDec.Step(m.Dec.Params(), a.gDec, -1)
+		t.adamEnc.Step(m.Enc.Params(), a.gEnc, -1)
+		if t.Base != nil {
+			t.adamBase.Step(t.Base.Params(), a.gBase, -1)
+		}
 	}
 	if r := m.Prior; r != nil {
 		t.adamW.Step(r.W, a.prior.gW, -1)

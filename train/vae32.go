@@ -8,6 +8,7 @@ import (
 	"github.com/logz-ml/logz/internal/logistic"
 	"github.com/logz-ml/logz/internal/mlp"
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/transpose"
@@ -47,6 +48,7 @@ type vae32 struct {
 	enc, dec, base *net32
 	X, Z, S        int
 	nb, rows       int // examples and rows (examples × Samples) of the step
+	capB           int // the most examples the buffers hold
 	// The step's binary inputs: x as float32 rows (nb × X), the on-units
 	// of each example (xOn[xOff[k]:xOff[k+1]]) and the examples of each
 	// pixel (xCol[xcOff[i]:xcOff[i+1]]); likewise the draws z (zs,
@@ -130,6 +132,7 @@ const (
 	j32Sample            // the draws of a chunk of examples (task)
 	j32Signal            // log p(x|z), f, the signal and δ_L of a chunk (task)
 	j32Prior             // a χ² draws or chains task of the prior
+	j32Adam              // Adam on entries lo…hi of one parameter vector
 )
 
 type job32 struct {
@@ -138,20 +141,23 @@ type job32 struct {
 	l      int
 	lo, hi int
 	task   *vaeTask
+	adam   *optim.Adam
+	theta  []float64
+	g      []float64
 }
 
 // colBlock is the width of a column block of a product job (four strips).
 const colBlock = 64
 
-func newVAE32(t *VAETrainer) *vae32 {
+// newVAE32 prepares the float32 path for minibatches of at most B examples.
+func newVAE32(t *VAETrainer, B int) *vae32 {
 	m := t.M
-	rows := t.Opt.BatchSize * t.Opt.Samples
-	v := &vae32{t: t, X: m.NumVisible(), Z: m.NumLatent(), S: t.Opt.Samples,
-		enc: newNet32(m.Enc, t.Opt.BatchSize), dec: newNet32(m.Dec, rows)}
+	rows := B * t.Opt.Samples
+	v := &vae32{t: t, X: m.NumVisible(), Z: m.NumLatent(), S: t.Opt.Samples, capB: B,
+		enc: newNet32(m.Enc, B), dec: newNet32(m.Dec, rows)}
 	if t.Base != nil {
-		v.base = newNet32(t.Base, t.Opt.BatchSize)
+		v.base = newNet32(t.Base, B)
 	}
-	B := t.Opt.BatchSize
 	v.xf = make([]float32, B*v.X)
 	v.xOff, v.xcOff = make([]int, B+1), make([]int, v.X+1)
 	v.zs = make([]uint8, rows*v.Z)
@@ -481,6 +487,8 @@ func (v *vae32) do(j *job32) {
 		v.sample(j.task)
 	case j32Signal:
 		v.signal(j.task)
+	case j32Adam:
+		j.adam.StepRange(j.theta, j.g, -1, j.lo, j.hi)
 	case j32Prior:
 		if j.task.kind == vaeDraws {
 			v.t.runDraws(j.task)
@@ -532,7 +540,14 @@ func tanh32(a []float32) {
 func (v *vae32) sample(w *vaeTask) {
 	t := v.t
 	m := t.M
-	clearTask(w)
+	// Not clearTask: the float32 path writes the nets' gradients whole
+	// into the first task's buffers, and the chunks only sum the prior's
+	// terms and the signal's moments.
+	clear(w.gLog)
+	clear(w.prior.gW)
+	clear(w.prior.gA)
+	clear(w.prior.gB)
+	w.sumF, w.sumD, w.sumD2, w.sumLog = 0, 0, 0, 0
 	Z, S := v.Z, v.S
 	enc, dec := v.enc, v.dec
 	L := len(enc.w)
@@ -647,8 +662,8 @@ func (v *vae32) signal(w *vaeTask) {
 // gradient32 is Gradient's work for Precision float32 after the tasks are
 // laid out: the batched phases, then the sums in task order.
 func (t *VAETrainer) gradient32(idx []int) (sumF, sumLog, sumD, sumD2 float64) {
-	if t.f32 == nil {
-		t.f32 = newVAE32(t)
+	if t.f32 == nil || t.f32.capB < len(idx) {
+		t.f32 = newVAE32(t, max(len(idx), t.Opt.BatchSize))
 	}
 	t.f32.gradient(idx)
 	a0 := t.active[0]
@@ -676,3 +691,28 @@ func (t *VAETrainer) gradient32(idx []int) (sumF, sumLog, sumD, sumD2 float64) {
 	return sumF, sumLog, sumD, sumD2
 }
 
+
+// adamBlock is the entries of one Adam job.
+const adamBlock = 1 << 15
+
+// adamSteps is Step's Adam updates of the decoder, encoder and baseline
+// (ascent, as Step), split into blocks of entries run on the workers: each
+// entry's update is Adam's arithmetic whatever the split.
+func (v *vae32) adamSteps() {
+	t := v.t
+	jobs := v.jobs[:0]
+	add := func(a *optim.Adam, theta, g []float64) {
+		a.T++
+		for lo := 0; lo < len(theta); lo += adamBlock {
+			jobs = append(jobs, job32{kind: j32Adam, adam: a, theta: theta, g: g, lo: lo, hi: min(lo+adamBlock, len(theta))})
+		}
+	}
+	a0 := t.active[0]
+	add(&t.adamDec, t.M.Dec.Params(), a0.gDec)
+	add(&t.adamEnc, t.M.Enc.Params(), a0.gEnc)
+	if t.Base != nil {
+		add(&t.adamBase, t.Base.Params(), a0.gBase)
+	}
+	v.run(jobs)
+	v.jobs = jobs
+}
