@@ -570,11 +570,14 @@ func (t *VAETrainer) worker() {
 	}
 }
 
-// clearTask zeroes a task's gradients and sums.
+// clearTask zeroes a task's gradients and sums (of a draws or chains
+// task only the prior's: the others are not summed).
 func clearTask(w *vaeTask) {
-	clear(w.gDec)
-	clear(w.gEnc)
-	clear(w.gBase)
+	if w.kind == vaeData {
+		clear(w.gDec)
+		clear(w.gEnc)
+		clear(w.gBase)
+	}
 	clear(w.gLog)
 	clear(w.prior.gW)
 	clear(w.prior.gA)
