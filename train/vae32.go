@@ -54,22 +54,22 @@ type vae32 struct {
 	// pixel (xCol[xcOff[i]:xcOff[i+1]]); likewise the draws z (zs,
 	// rows × Z) with their on-lists per row (zOn, Z entries reserved per
 	// row, zN the count) and per latent (zCol, zcOff).
-	xf               []float32
-	xOn, xCol        []int32
-	xOff, xcOff      []int
-	zs               []uint8
-	zOn, zCol        []int32
-	zN               []int32
-	zcOff            []int
-	pq               []float32 // rows × Z: σ(κ) of the row's example, then z − σ(κ)
-	lq, lp, lb       []float64 // per row: log q(z|x), log p̃(z); per example: b(x)
-	sumSP            float64   // Bernoulli prior: Σ_j softplus(λ_j)
-	phase            []job32
-	next             atomic.Int64
-	wg               workgroup.Group
-	work             func()
-	t                *VAETrainer
-	jobs             []job32 // the phases' job lists (kept to avoid allocating)
+	xf          []float32
+	xOn, xCol   []int32
+	xOff, xcOff []int
+	zs          []uint8
+	zOn, zCol   []int32
+	zN          []int32
+	zcOff       []int
+	pq          []float32 // rows × Z: σ(κ) of the row's example, then z − σ(κ)
+	lq, lp, lb  []float64 // per row: log q(z|x), log p̃(z); per example: b(x)
+	sumSP       float64   // Bernoulli prior: Σ_j softplus(λ_j)
+	phase       []job32
+	next        atomic.Int64
+	wg          workgroup.Group
+	work        func()
+	t           *VAETrainer
+	jobs        []job32 // the phases' job lists (kept to avoid allocating)
 }
 
 // net32 holds the float32 copies and the batch buffers of one mlp.Net.
@@ -120,19 +120,19 @@ func newNet32(n *mlp.Net, rows int) *net32 {
 
 // Job kinds of a phase.
 const (
-	j32RefreshW   = iota // rows lo…hi of w[l] and b[l] from the float64 net
-	j32RefreshWT         // wt[l] from w[l]
-	j32First             // first layer, rows lo…hi (binary input)
-	j32Dense             // act[l] = act[l−1] W_l, columns lo…hi
-	j32Transpose         // at[l] from act[l]
-	j32GradDense         // ∂W_l = act[l−1]ᵀ δ_l and ∂b_l, columns lo…hi
-	j32Delta             // δ_l = (δ_{l+1} W_{l+1}ᵀ) ⊙ (1 − u²), columns lo…hi
-	j32GradFirst         // ∂W_0 rows lo…hi (input units) by row sums
-	j32BiasFirst         // ∂b_0
-	j32Sample            // the draws of a chunk of examples (task)
-	j32Signal            // log p(x|z), f, the signal and δ_L of a chunk (task)
-	j32Prior             // a χ² draws or chains task of the prior
-	j32Adam              // Adam on entries lo…hi of one parameter vector
+	j32RefreshW  = iota // rows lo…hi of w[l] and b[l] from the float64 net
+	j32RefreshWT        // wt[l] from w[l]
+	j32First            // first layer, rows lo…hi (binary input)
+	j32Dense            // act[l] = act[l−1] W_l, columns lo…hi
+	j32Transpose        // at[l] from act[l]
+	j32GradDense        // ∂W_l = act[l−1]ᵀ δ_l and ∂b_l, columns lo…hi
+	j32Delta            // δ_l = (δ_{l+1} W_{l+1}ᵀ) ⊙ (1 − u²), columns lo…hi
+	j32GradFirst        // ∂W_0 rows lo…hi (input units) by row sums
+	j32BiasFirst        // ∂b_0
+	j32Sample           // the draws of a chunk of examples (task)
+	j32Signal           // log p(x|z), f, the signal and δ_L of a chunk (task)
+	j32Prior            // a χ² draws or chains task of the prior
+	j32Adam             // Adam on entries lo…hi of one parameter vector
 )
 
 type job32 struct {
@@ -690,7 +690,6 @@ func (t *VAETrainer) gradient32(idx []int) (sumF, sumLog, sumD, sumD2 float64) {
 	}
 	return sumF, sumLog, sumD, sumD2
 }
-
 
 // adamBlock is the entries of one Adam job.
 const adamBlock = 1 << 15
