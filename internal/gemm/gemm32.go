@@ -9,49 +9,10 @@ import "math"
 // gives the same bits. Disjoint column ranges may be computed concurrently.
 // It does not allocate.
 func Cols32(op Op, alpha float32, m, j0, j1, k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
-	if m == 0 || j1 <= j0 {
-		return
-	}
-	_ = a[(m-1)*lda+k-1]
-	_ = b[(k-1)*ldb+j1-1]
-	_ = c[(m-1)*ldc+j1-1]
 	var tile [64]float32
-	j := j0
-	for ; j+16 <= j1; j += 16 {
-		i := 0
-		for ; i+4 <= m; i += 4 {
-			kern4x16(k, a[i*lda:], lda, b[j:], ldb, &tile)
-			store32(op, alpha, tile[:], 16, 4, 16, c[i*ldc+j:], ldc)
-		}
-		if i < m {
-			kernGeneric32(m-i, 16, k, a[i*lda:], lda, b[j:], ldb, &tile)
-			store32(op, alpha, tile[:], 16, m-i, 16, c[i*ldc+j:], ldc)
-		}
-	}
-	if j < j1 {
-		nr := j1 - j
-		for i := 0; i < m; i += 4 {
-			mr := min(4, m-i)
-			kernGeneric32(mr, nr, k, a[i*lda:], lda, b[j:], ldb, &tile)
-			store32(op, alpha, tile[:], 16, mr, nr, c[i*ldc+j:], ldc)
-		}
-	}
-}
-
-// store32 writes the mr×nr tile t (row stride ts) into c.
-func store32(op Op, alpha float32, t []float32, ts, mr, nr int, c []float32, ldc int) {
-	for r := range mr {
-		tr, cr := t[r*ts:r*ts+nr], c[r*ldc:r*ldc+nr]
-		if op == Set {
-			for q, s := range tr {
-				cr[q] = alpha * s
-			}
-		} else {
-			for q, s := range tr {
-				cr[q] += float32(alpha * s)
-			}
-		}
-	}
+	cols(op, alpha, m, j0, j1, k, a, lda, b, ldb, c, ldc, tile[:], 16,
+		func(a []float32, b []float32) { kern4x16(k, a, lda, b, ldb, &tile) },
+		func(mr, nr int, a []float32, b []float32) { kernGeneric32(mr, nr, k, a, lda, b, ldb, &tile) })
 }
 
 // kernGeneric32 sets the mr×nr tile t (mr ≤ 4, nr ≤ 16; row stride 16) to
