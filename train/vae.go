@@ -512,9 +512,7 @@ func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (
 	sumF, sumLog = a0.sumF, a0.sumLog
 	sumD, sumD2 := a0.sumD, a0.sumD2
 	for _, w := range t.active[1:] {
-		axpy(a0.prior.gW, 1, w.prior.gW)
-		axpy(a0.prior.gA, 1, w.prior.gA)
-		axpy(a0.prior.gB, 1, w.prior.gB)
+		addPriorGrad(a0, w)
 		if w.kind != vaeData {
 			continue
 		}
@@ -532,6 +530,13 @@ func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (
 	}
 	t.updateSignal(sumD, sumD2, float64(len(idx)*o.Samples))
 	return sumF, sumLog, nil
+}
+
+// addPriorGrad adds w's prior gradient (W, a, c of an RBM prior) to a0's.
+func addPriorGrad(a0, w *vaeTask) {
+	axpy(a0.prior.gW, 1, w.prior.gW)
+	axpy(a0.prior.gA, 1, w.prior.gA)
+	axpy(a0.prior.gB, 1, w.prior.gB)
 }
 
 // updateSignal folds one step's mean and variance of r (given as the sums

@@ -669,9 +669,7 @@ func (t *VAETrainer) gradient32(idx []int) (sumF, sumLog, sumD, sumD2 float64) {
 	a0 := t.active[0]
 	sumF, sumLog, sumD, sumD2 = a0.sumF, a0.sumLog, a0.sumD, a0.sumD2
 	for _, w := range t.active[1:] {
-		axpy(a0.prior.gW, 1, w.prior.gW)
-		axpy(a0.prior.gA, 1, w.prior.gA)
-		axpy(a0.prior.gB, 1, w.prior.gB)
+		addPriorGrad(a0, w)
 		if w.kind != vaeData {
 			continue
 		}
