@@ -16,13 +16,15 @@
 #   the baseline descends ½ d²; one Adam step (3e-4) on all, gradients
 #   averaged over the minibatch.
 # Prints the seconds of one pass over the data and the epoch's mean f.
-# Usage: python3 bench-vae.py DATA.u8 (N×784 bytes, 0/1)
+# Usage: python3 bench-vae.py DATA.u8 [THREADS] (N×784 bytes, 0/1; THREADS
+# defaults to 2, the peer; another count is named in the output)
 import math, sys, time
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-torch.set_num_threads(2)
+threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+torch.set_num_threads(threads)
 x_all = torch.from_numpy(np.fromfile(sys.argv[1], dtype=np.uint8).reshape(-1, 784).astype(np.float32))
 N, D = x_all.shape
 Z, Hd, Hb, B = 200, 500, 100, 100
@@ -86,4 +88,5 @@ for lo in range(0, N, B):
     steps += 1
     total_f += float(f.sum())
 t = time.perf_counter() - t0
-print("pytorch_ber200 %.3f elbo %.3f" % (t, total_f / N))
+name = "pytorch_ber200" if threads == 2 else "pytorch_ber200_%dthread" % threads
+print("%s %.3f elbo %.3f" % (name, t, total_f / N))
