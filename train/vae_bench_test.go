@@ -100,3 +100,8 @@ func TestVAEStepNoAllocation(t *testing.T) {
 		}
 	}
 }
+
+// One worker, for the scaling over the two cores.
+func BenchmarkVAEStepBer200Float32Workers1(b *testing.B) {
+	benchVAEStepPrec(b, 200, PriorTrainingChi2, 1, PrecisionFloat32, 0)
+}
