@@ -34,23 +34,7 @@ while [ $# -gt 0 ]; do
 	*) echo "usage: $0 [--data DIR] [--examples N] [--gibbs-examples M] [--precision P]" >&2; exit 2 ;;
 	esac
 done
-PY=/usr/bin/python3
-# PyTorch's Debian build takes its matrix products from the system BLAS:
-# on the reference BLAS the peer runs several times slower than the obvious
-# script does anywhere else, so OpenBLAS comes with it.
-BLAS=/usr/lib/$(uname -m)-linux-gnu/libopenblas.so.0
-need=
-$PY -c 'import torch, numpy' 2>/dev/null || need="python3-torch python3-numpy"
-[ -e "$BLAS" ] || need="$need libopenblas0-pthread"
-if [ -n "$need" ]; then
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		apt-get install -y -q $need >/dev/null || { apt-get update -q >/dev/null && apt-get install -y -q $need >/dev/null; }
-	elif ! $PY -c 'import torch, numpy' 2>/dev/null; then
-		echo "bench-sbn: needs python3-torch and python3-numpy (apt-get install python3-torch python3-numpy libopenblas0-pthread)" >&2; exit 1
-	else
-		echo "bench-sbn: no OpenBLAS ($BLAS): PyTorch's products run on the system's reference BLAS, and its time says little" >&2
-	fi
-fi
+. "$(dirname "$0")/torch-peer.sh" bench-sbn
 cd "$(dirname "$0")/.."
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT

@@ -58,6 +58,10 @@ type VAEOptions struct {
 	SignalClip float64
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
+	// Precision is PrecisionFloat64 ("" too: the per-example float64
+	// gradient) or PrecisionFloat32 (batched over the minibatch with
+	// float32 products; vae32).
+	Precision string
 }
 
 // Check reports impossible options.
@@ -85,6 +89,8 @@ func (o VAEOptions) Check() error {
 		return fmt.Errorf("signal decay must be in [0, 1), got %g", o.SignalDecay)
 	case !(o.SignalClip >= 0) || math.IsInf(o.SignalClip, 0):
 		return fmt.Errorf("signal clip must be a non-negative number, got %g", o.SignalClip)
+	case o.Precision != "" && o.Precision != PrecisionFloat64 && o.Precision != PrecisionFloat32:
+		return fmt.Errorf("precision %q: expected %s or %s", o.Precision, PrecisionFloat64, PrecisionFloat32)
 	}
 	return o.fitOptions().Check()
 }
@@ -174,6 +180,7 @@ type VAETrainer struct {
 	next                         atomic.Int64
 	wg                           workgroup.Group
 	work                         func()
+	f32                          *vae32 // Precision float32
 }
 
 // vaeTask is a fixed chunk of a step: examples (kind vaeData), the χ²
@@ -194,6 +201,7 @@ type vaeTask struct {
 	dyDec, dyEnc  []float64
 	dyBase        [1]float64
 	h             []float64 // hidden state of a chain
+	zf, pf        []float32 // float32 path: one draw as 0/1, scratch
 	gDec, gEnc    []float64
 	gBase, gLog   []float64
 	src           rand.PCG
@@ -304,6 +312,7 @@ func (t *VAETrainer) growTasks(size int) {
 			ls: make([]float64, o.Samples), fs: make([]float64, o.Samples),
 			dyDec: make([]float64, X), dyEnc: make([]float64, Z),
 			gDec: make([]float64, m.Dec.NumParams()), gEnc: make([]float64, m.Enc.NumParams()),
+			zf: make([]float32, Z), pf: make([]float32, Z),
 		}
 		if t.Base != nil {
 			w.sb = make([]float64, t.Base.ScratchLen())
@@ -419,10 +428,14 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 	st.ELBO = sumF/k - st.LogZ
 	st.LogLik = sumLog / k
 	a := t.active[0]
-	t.adamDec.Step(m.Dec.Params(), a.gDec, -1)
-	t.adamEnc.Step(m.Enc.Params(), a.gEnc, -1)
-	if t.Base != nil {
-		t.adamBase.Step(t.Base.Params(), a.gBase, -1)
+	if t.f32 != nil {
+		t.f32.adamSteps()
+	} else {
+		t.adamDec.Step(m.Dec.Params(), a.gDec, -1)
+		t.adamEnc.Step(m.Enc.Params(), a.gEnc, -1)
+		if t.Base != nil {
+			t.adamBase.Step(t.Base.Params(), a.gBase, -1)
+		}
 	}
 	if r := m.Prior; r != nil {
 		t.adamW.Step(r.W, a.prior.gW, -1)
@@ -475,6 +488,15 @@ func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (
 		}
 	}
 	t.data, t.epoch, t.batch = data, epoch, batch
+	if o.Precision == PrecisionFloat32 {
+		sumF, sumLog, sumD, sumD2 := t.gradient32(idx)
+		t.data = nil
+		if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
+			return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
+		}
+		t.updateSignal(sumD, sumD2, float64(len(idx)*o.Samples))
+		return sumF, sumLog, nil
+	}
 	t.next.Store(0)
 	if workers := min(o.Workers, len(t.active)); workers <= 1 {
 		t.worker()
@@ -490,9 +512,7 @@ func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (
 	sumF, sumLog = a0.sumF, a0.sumLog
 	sumD, sumD2 := a0.sumD, a0.sumD2
 	for _, w := range t.active[1:] {
-		axpy(a0.prior.gW, 1, w.prior.gW)
-		axpy(a0.prior.gA, 1, w.prior.gA)
-		axpy(a0.prior.gB, 1, w.prior.gB)
+		addPriorGrad(a0, w)
 		if w.kind != vaeData {
 			continue
 		}
@@ -510,6 +530,13 @@ func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (
 	}
 	t.updateSignal(sumD, sumD2, float64(len(idx)*o.Samples))
 	return sumF, sumLog, nil
+}
+
+// addPriorGrad adds w's prior gradient (W, a, c of an RBM prior) to a0's.
+func addPriorGrad(a0, w *vaeTask) {
+	axpy(a0.prior.gW, 1, w.prior.gW)
+	axpy(a0.prior.gA, 1, w.prior.gA)
+	axpy(a0.prior.gB, 1, w.prior.gB)
 }
 
 // updateSignal folds one step's mean and variance of r (given as the sums
@@ -548,11 +575,14 @@ func (t *VAETrainer) worker() {
 	}
 }
 
-// clearTask zeroes a task's gradients and sums.
+// clearTask zeroes a task's gradients and sums (of a draws or chains
+// task only the prior's: the others are not summed).
 func clearTask(w *vaeTask) {
-	clear(w.gDec)
-	clear(w.gEnc)
-	clear(w.gBase)
+	if w.kind == vaeData {
+		clear(w.gDec)
+		clear(w.gEnc)
+		clear(w.gBase)
+	}
 	clear(w.gLog)
 	clear(w.prior.gW)
 	clear(w.prior.gA)

@@ -10,6 +10,11 @@ import (
 // benchVAEStep times one minibatch step (q steps, gradient, Adam) of a
 // 784-500-Z VAE with an RBM(Z,H) prior on 100 MNIST-like examples.
 func benchVAEStep(b *testing.B, Z int, prior string, workers int, H ...int) {
+	benchVAEStepPrec(b, Z, prior, workers, "", H...)
+}
+
+// benchVAEStepPrec is benchVAEStep in a precision; H = 0 is a Bernoulli prior.
+func benchVAEStepPrec(b *testing.B, Z int, prior string, workers int, prec string, H ...int) {
 	var data data.Examples = mnistLike(100) // boxed once: a slice → interface conversion allocates
 	ph := 8
 	if len(H) > 0 {
@@ -21,7 +26,7 @@ func benchVAEStep(b *testing.B, Z int, prior string, workers int, H ...int) {
 	}
 	opt := VAEOptions{BatchSize: 100, LearningRate: 3e-4, Samples: 1, Workers: workers, PriorTraining: prior,
 		QSteps: 10, QSamples: 30, QComponents: 10, QLearningRate: 0.01, QDecay: 0.9, QInitStd: 0.1, Linearise: true,
-		Chains: 100, GibbsSteps: 1, BaselineHidden: 100, SignalDecay: 0.8, SignalClip: 10}
+		Chains: 100, GibbsSteps: 1, BaselineHidden: 100, SignalDecay: 0.8, SignalClip: 10, Precision: prec}
 	tr, err := NewVAETrainer(m, opt, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -55,12 +60,31 @@ func BenchmarkVAEStep784x500x200RBM8Chi2Workers2(b *testing.B) {
 	benchVAEStep(b, 200, PriorTrainingChi2, 2)
 }
 
+// The issue-28 shapes with the family's defaults (two workers), in each
+// precision: Ber(200) 784-500-200 and RBM(64,64) 784-500-64 (chi2).
+func BenchmarkVAEStepBer200Float64(b *testing.B) {
+	benchVAEStepPrec(b, 200, PriorTrainingChi2, 2, PrecisionFloat64, 0)
+}
+func BenchmarkVAEStepBer200Float32(b *testing.B) {
+	benchVAEStepPrec(b, 200, PriorTrainingChi2, 2, PrecisionFloat32, 0)
+}
+func BenchmarkVAEStepRBM64x64Float64(b *testing.B) {
+	benchVAEStepPrec(b, 64, PriorTrainingChi2, 2, PrecisionFloat64, 64)
+}
+func BenchmarkVAEStepRBM64x64Float32(b *testing.B) {
+	benchVAEStepPrec(b, 64, PriorTrainingChi2, 2, PrecisionFloat32, 64)
+}
+
 // TestVAEStepNoAllocation requires a single-worker step to allocate
-// nothing once its tasks exist.
+// nothing once its tasks exist, in either precision.
 func TestVAEStepNoAllocation(t *testing.T) {
 	var data data.Examples = vaePlanted(60, 5)
-	for _, prior := range []string{PriorTrainingChi2, PriorTrainingPCD} {
-		tr := newTinyTrainer(t, 3, vaeTestOptions(prior, 1), 2, nil)
+	for _, c := range []struct{ prior, prec string }{
+		{PriorTrainingChi2, ""}, {PriorTrainingPCD, ""}, {PriorTrainingChi2, PrecisionFloat32}, {PriorTrainingPCD, PrecisionFloat32}} {
+		prior := c.prior + " " + c.prec
+		opt := vaeTestOptions(c.prior, 1)
+		opt.Precision = c.prec
+		tr := newTinyTrainer(t, 3, opt, 2, nil)
 		idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}
 		if _, err := tr.Step(data, idx, 1, 0); err != nil {
 			t.Fatal(err)
@@ -75,4 +99,9 @@ func TestVAEStepNoAllocation(t *testing.T) {
 			t.Errorf("%s: a step allocates %v times", prior, a)
 		}
 	}
+}
+
+// One worker, for the scaling over the two cores.
+func BenchmarkVAEStepBer200Float32Workers1(b *testing.B) {
+	benchVAEStepPrec(b, 200, PriorTrainingChi2, 1, PrecisionFloat32, 0)
 }

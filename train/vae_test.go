@@ -1,9 +1,11 @@
 package train
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/logz-ml/logz/internal/nmath"
@@ -472,8 +474,11 @@ func TestVAEResumeBitIdentical(t *testing.T) {
 	for _, c := range []struct {
 		H     int
 		prior string
-	}{{3, PriorTrainingChi2}, {3, PriorTrainingPCD}, {0, PriorTrainingChi2}} {
+		prec  string
+	}{{3, PriorTrainingChi2, ""}, {3, PriorTrainingPCD, ""}, {0, PriorTrainingChi2, ""},
+		{3, PriorTrainingChi2, PrecisionFloat32}, {0, PriorTrainingChi2, PrecisionFloat32}} {
 		opt := vaeTestOptions(c.prior, 2)
+		opt.Precision = c.prec
 		a := newTinyTrainer(t, c.H, opt, 8, base)
 		b := newTinyTrainer(t, c.H, opt, 8, base)
 		for range 3 {
@@ -518,13 +523,22 @@ func TestVAEResumeBitIdentical(t *testing.T) {
 }
 
 // TestVAEWorkersIndependent trains with 1 and 3 workers (minibatches of
-// 60 = 3 chunks, 30 chains = 2 chunks) and requires identical results.
+// 60 = 3 chunks, 30 chains = 2 chunks) and requires identical results, in
+// either precision (float32: also 3 workers under GOMAXPROCS 1).
 func TestVAEWorkersIndependent(t *testing.T) {
 	data := vaePlanted(120, 3)
-	for _, prior := range []string{PriorTrainingChi2, PriorTrainingPCD} {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	for _, c := range []struct{ prior, prec string }{
+		{PriorTrainingChi2, ""}, {PriorTrainingPCD, ""}, {PriorTrainingChi2, PrecisionFloat32}, {PriorTrainingPCD, PrecisionFloat32}} {
 		var got [][]float64
-		for _, workers := range []int{1, 3} {
-			opt := vaeTestOptions(prior, workers)
+		for _, run := range []struct{ workers, procs int }{{1, procs}, {3, procs}, {3, 1}} {
+			if run.procs != procs && c.prec == "" {
+				continue
+			}
+			runtime.GOMAXPROCS(run.procs)
+			opt := vaeTestOptions(c.prior, run.workers)
+			opt.Precision = c.prec
 			opt.BatchSize = 60
 			tr := newTinyTrainer(t, 3, opt, 4, nil)
 			for range 2 {
@@ -533,7 +547,10 @@ func TestVAEWorkersIndependent(t *testing.T) {
 				}
 			}
 			got = append(got, vaeParams(tr))
+			runtime.GOMAXPROCS(procs)
 		}
-		sameBits(t, prior+" workers 1 vs 3", got[0], got[1])
+		for i := 1; i < len(got); i++ {
+			sameBits(t, fmt.Sprintf("%s %s: run 0 vs %d", c.prior, c.prec, i), got[0], got[i])
+		}
 	}
 }

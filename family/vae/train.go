@@ -49,6 +49,12 @@ type Train struct {
 	// CheckpointEvery writes model.npz after every N-th epoch and always
 	// after the last; 0 = only after the last.
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
+	// Precision is the arithmetic of the gradient: "float32" (the
+	// minibatch batched through each layer, float32 products and
+	// activations; log-probabilities, the signal, the prior, the
+	// parameters and Adam float64) or "float64" (per example, float64
+	// throughout).
+	Precision string `yaml:"precision" want:"float32 or float64 (float32: the minibatch through each layer as float32 matrix products, log-probabilities, the signal, the prior, parameters and Adam float64)"`
 	// Chi2Train holds the prior fitter's keys (q_steps, q_samples,
 	// q_components, q_learning_rate, q_decay, q_init_std, linearise).
 	rbm.Chi2Train `yaml:",inline"`
@@ -57,13 +63,14 @@ type Train struct {
 // DefaultTrain is nvil for 10 epochs, minibatch 100, Adam at 3e-4, one
 // latent draw per example, prior_training chi2 with the rbm family's χ²
 // defaults (10 q steps of 30 draws, 10 components), pcd's 100 chains and
-// k = 1, a baseline of 100 tanh units, signal decay 0.8 and clip 10.
+// k = 1, a baseline of 100 tanh units, signal decay 0.8 and clip 10,
+// precision float32.
 func DefaultTrain() Train {
 	return Train{
 		Method: "nvil", Epochs: 10, BatchSize: 100, LearningRate: 3e-4, Samples: 1,
 		PriorTraining: train.PriorTrainingChi2, Chains: 100, K: 1,
 		BaselineHidden: 100, SignalDecay: 0.8, SignalClip: 10,
-		Shuffle: true, CheckpointEvery: 1, Chi2Train: rbm.DefaultChi2Train(),
+		Shuffle: true, CheckpointEvery: 1, Chi2Train: rbm.DefaultChi2Train(), Precision: train.PrecisionFloat32,
 	}
 }
 
@@ -92,6 +99,7 @@ func (t *Train) Check(p family.Problems) {
 	p.Check("signal_decay", t.SignalDecay >= 0 && t.SignalDecay < 1, "a number in [0,1)", t.SignalDecay)
 	p.Check("signal_clip", t.SignalClip >= 0 && finite(t.SignalClip), "a non-negative number", t.SignalClip)
 	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+	p.Enum("precision", t.Precision, []string{train.PrecisionFloat32, train.PrecisionFloat64})
 	t.Chi2Train.Check(p)
 }
 
@@ -108,7 +116,7 @@ func (t Train) Options(workers int) train.VAEOptions {
 		PriorTraining: t.PriorTraining, QSteps: t.QSteps, QSamples: t.QSamples, QComponents: t.QComponents,
 		QLearningRate: t.QLearningRate, QDecay: t.QDecay, QInitStd: t.QInitStd, Linearise: t.Linearise,
 		Chains: t.Chains, GibbsSteps: t.K, BaselineHidden: t.BaselineHidden, SignalDecay: t.SignalDecay, SignalClip: t.SignalClip,
-		Epochs: t.Epochs,
+		Epochs: t.Epochs, Precision: t.Precision,
 	}
 }
 

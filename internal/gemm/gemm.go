@@ -12,6 +12,9 @@
 // the columns are split among goroutines. The kernel holds a 4×8 tile of C
 // in registers while p runs over the inner dimension; the caller's column
 // blocks keep an 8-column strip of B in cache across all row tiles.
+// Cols32 is the same in float32 (4×16 tiles, each fused multiply–add
+// rounded once to float32, which the portable kernel emulates exactly), for
+// the VAE trainer's batched layers.
 package gemm
 
 import "math"
@@ -30,37 +33,48 @@ const (
 // B k×n (ldb) and C m×n (ldc), all row-major. Disjoint column ranges may be
 // computed concurrently. It does not allocate.
 func Cols(op Op, alpha float64, m, j0, j1, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+	var tile [32]float64
+	cols(op, alpha, m, j0, j1, k, a, lda, b, ldb, c, ldc, tile[:], 8,
+		func(a []float64, b []float64) { kern4x8(k, a, lda, b, ldb, &tile) },
+		func(mr, nr int, a []float64, b []float64) { kernGeneric(mr, nr, k, a, lda, b, ldb, &tile) })
+}
+
+// cols is the loop of Cols and Cols32: strips of w columns, each in tiles
+// of 4 rows by the full kernel (4×w), the edges by the generic one (mr×nr),
+// both writing tile (row stride w).
+func cols[F float32 | float64](op Op, alpha F, m, j0, j1, k int, a []F, lda int, b []F, ldb int, c []F, ldc int,
+	tile []F, w int, full func(a, b []F), edge func(mr, nr int, a, b []F)) {
 	if m == 0 || j1 <= j0 {
 		return
 	}
 	_ = a[(m-1)*lda+k-1]
 	_ = b[(k-1)*ldb+j1-1]
 	_ = c[(m-1)*ldc+j1-1]
-	var tile [32]float64
 	j := j0
-	for ; j+8 <= j1; j += 8 {
+	for ; j+w <= j1; j += w {
 		i := 0
 		for ; i+4 <= m; i += 4 {
-			kern4x8(k, a[i*lda:], lda, b[j:], ldb, &tile)
-			store(op, alpha, tile[:], 8, 4, 8, c[i*ldc+j:], ldc)
+			full(a[i*lda:], b[j:])
+			store(op, alpha, tile, w, 4, w, c[i*ldc+j:], ldc)
 		}
 		if i < m {
-			kernGeneric(m-i, 8, k, a[i*lda:], lda, b[j:], ldb, &tile)
-			store(op, alpha, tile[:], 8, m-i, 8, c[i*ldc+j:], ldc)
+			edge(m-i, w, a[i*lda:], b[j:])
+			store(op, alpha, tile, w, m-i, w, c[i*ldc+j:], ldc)
 		}
 	}
 	if j < j1 {
 		nr := j1 - j
 		for i := 0; i < m; i += 4 {
 			mr := min(4, m-i)
-			kernGeneric(mr, nr, k, a[i*lda:], lda, b[j:], ldb, &tile)
-			store(op, alpha, tile[:], 8, mr, nr, c[i*ldc+j:], ldc)
+			edge(mr, nr, a[i*lda:], b[j:])
+			store(op, alpha, tile, w, mr, nr, c[i*ldc+j:], ldc)
 		}
 	}
 }
 
-// store writes the mr×nr tile t (row stride ts) into c.
-func store(op Op, alpha float64, t []float64, ts, mr, nr int, c []float64, ldc int) {
+// store writes the mr×nr tile t (row stride ts) into c; α·s is rounded
+// before the addition (the conversion forbids fusing them).
+func store[F float32 | float64](op Op, alpha F, t []F, ts, mr, nr int, c []F, ldc int) {
 	for r := range mr {
 		tr, cr := t[r*ts:r*ts+nr], c[r*ldc:r*ldc+nr]
 		if op == Set {
@@ -69,7 +83,7 @@ func store(op Op, alpha float64, t []float64, ts, mr, nr int, c []float64, ldc i
 			}
 		} else {
 			for q, s := range tr {
-				cr[q] += alpha * s
+				cr[q] += F(alpha * s)
 			}
 		}
 	}

@@ -43,10 +43,23 @@ func (a *Adam) StepRange(theta, g []float64, scale float64, lo, hi int) {
 	c1 := 1 / (1 - math.Pow(AdamB1, float64(a.T)))
 	c2 := 1 / (1 - math.Pow(AdamB2, float64(a.T)))
 	theta, m, s, g := theta[lo:hi], a.M[lo:hi], a.S[lo:hi], g[lo:hi]
+	k := [9]float64{scale, AdamB1, 1 - AdamB1, AdamB2, 1 - AdamB2, c1, c2, a.LR, AdamEps}
+	j := adamAsm(theta, m, s, g, &k)
+	adamGo(theta[j:], m[j:], s[j:], g[j:], &k)
+}
+
+// adamGo is the update of StepRange on every entry, with the constants k
+// (scale, β₁, 1−β₁, β₂, 1−β₂, c₁, c₂, lr, ε) as the assembly reads them;
+// the operations are those of the assembly in the same order (Go does not
+// fuse them on amd64 at the default GOAMD64 level, and each product that
+// feeds an addition is rounded first), so both give the same bits.
+func adamGo(theta, m, s, g []float64, k *[9]float64) {
+	m, s, g = m[:len(theta)], s[:len(theta)], g[:len(theta)]
+	scale, c1, c2, lr := k[0], k[5], k[6], k[7]
 	for i := range theta {
 		gi := scale * g[i]
-		m[i] = AdamB1*m[i] + (1-AdamB1)*gi
-		s[i] = AdamB2*s[i] + (1-AdamB2)*gi*gi
-		theta[i] -= a.LR * (m[i] * c1) / (math.Sqrt(s[i]*c2) + AdamEps)
+		m[i] = float64(AdamB1*m[i]) + float64((1-AdamB1)*gi)
+		s[i] = float64(AdamB2*s[i]) + float64(float64((1-AdamB2)*gi)*gi)
+		theta[i] -= float64(lr*(m[i]*c1)) / (math.Sqrt(s[i]*c2) + AdamEps)
 	}
 }
