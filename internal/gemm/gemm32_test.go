@@ -86,42 +86,10 @@ func randSlice32(rng *rand.Rand, n int) []float32 {
 	return x
 }
 
-// TestCols32BitIdentical checks Cols32, on every kernel available, against
-// the definition (exact fused multiply–adds by math/big) bit for bit, for
-// shapes with and without edge tiles, strides larger than the rows and
-// column blocks split anywhere.
+// TestCols32BitIdentical checks Cols32 against the definition (exact fused
+// multiply–adds by math/big) bit for bit.
 func TestCols32BitIdentical(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	kernels := []bool{false}
-	if useAVX2 {
-		kernels = append(kernels, true)
-	}
-	defer func(u bool) { useAVX2 = u }(useAVX2)
-	for _, sh := range [][3]int{{4, 16, 1}, {4, 16, 37}, {7, 19, 13}, {20, 61, 30}, {3, 5, 2}, {9, 48, 64}} {
-		m, n, k := sh[0], sh[1], sh[2]
-		lda, ldb, ldc := k+3, n+5, n+2
-		a, b := randSlice32(rng, m*lda), randSlice32(rng, k*ldb)
-		c0 := randSlice32(rng, m*ldc)
-		for _, op := range []Op{Set, Add} {
-			for _, alpha := range []float32{1, 0.37} {
-				want := append([]float32(nil), c0...)
-				naive32(op, alpha, m, n, k, a, lda, b, ldb, want, ldc)
-				for _, avx := range kernels {
-					useAVX2 = avx
-					for _, split := range []int{0, min(3, n), min(16, n), n / 2} {
-						got := append([]float32(nil), c0...)
-						Cols32(op, alpha, m, 0, split, k, a, lda, b, ldb, got, ldc)
-						Cols32(op, alpha, m, split, n, k, a, lda, b, ldb, got, ldc)
-						for i := range got {
-							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-								t.Fatalf("%dx%dx%d op %d α %v avx %v split %d: c[%d] = %v, want %v", m, n, k, op, alpha, avx, split, i, got[i], want[i])
-							}
-						}
-					}
-				}
-			}
-		}
-	}
+	checkColsBitIdentical(t, Cols32, naive32, [][3]int{{4, 16, 1}, {4, 16, 37}, {7, 19, 13}, {20, 61, 30}, {3, 5, 2}, {9, 48, 64}}, 16)
 }
 
 func BenchmarkCols32x100x1000x500(b *testing.B) {
