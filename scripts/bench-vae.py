@@ -1,7 +1,10 @@
 # The PyTorch peer of logz's VAE trainer (train/vae.go, train.method nvil)
 # for scripts/bench-vae.sh: the same model and update in float32 on the CPU
-# with two threads, written the obvious way (autograd on surrogate losses,
-# every minibatch and every set of q's draws as one batch of tensors).
+# with two threads, written the obvious way (autograd on surrogate losses;
+# every minibatch and every set of q's draws one batch of tensors; the χ²
+# fitter's gradient in closed form, which halved its step's time). Every
+# Adam is torch's with its defaults β₁ = 0.9, β₂ = 0.999, ε = 1e-8, those
+# of logz's internal/optim (the same update).
 #
 # Ber(200) VAE (--prior ber200, the default): encoder q(z|x) = Π σ(κ_j),
 # κ = Enc(x), Enc a tanh MLP 784-500-200 with a linear last layer; decoder
