@@ -23,7 +23,11 @@ type parser struct {
 }
 
 func (p *parser) errorf(line int, path, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
+	e := &Error{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if o, ok := p.overrideOf(line); ok {
+		e.Line, e.Set, e.Path = 0, o.Arg, o.shownPath(path)
+	}
+	p.errs = append(p.errs, e)
 }
 
 func (p *parser) err() error {
@@ -104,6 +108,7 @@ func (p *parser) parse(data []byte) *File {
 	if root == nil {
 		return f
 	}
+	p.applyOverrides(root)
 	top := &scope{p: p, lines: map[string]where{}}
 	var baseNode, expNode *yaml.Node
 	var baseLine, expLine, sweepLine int

@@ -24,9 +24,13 @@ func (f *File) Resolved() ([]byte, error) {
 	}
 	head := *f
 	head.Experiments = nil
+	comment := "Resolved logz config of " + src + ": every default filled in.\n"
+	for _, o := range f.Overrides {
+		comment += "With --set " + o + "\n"
+	}
+	comment += "Running this file reproduces the run (same seeds, same settings)."
 	var buf bytes.Buffer
-	if err := encodeDoc(&buf, &head, "Resolved logz config of "+src+": every default filled in.\n"+
-		"Running this file reproduces the run (same seeds, same settings)."); err != nil {
+	if err := encodeDoc(&buf, &head, comment); err != nil {
 		return nil, fmt.Errorf("config: encoding resolved config: %w", err)
 	}
 	if len(f.Experiments) == 0 {
