@@ -84,8 +84,8 @@ func TestOverrideSemantics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(res), "# With --set b:model.hidden=4\n") {
-		t.Errorf("the resolved config does not name the overrides:\n%s", res)
+	if got := ResolvedOverrides(res); strings.Join(got, " ") != strings.Join(f.Overrides, " ") {
+		t.Errorf("the resolved config names the overrides %q, want %q:\n%s", got, f.Overrides, res)
 	}
 	// The resolved file parses to the same experiments without --set.
 	g, err := Parse(res, "r.yaml", Options{})

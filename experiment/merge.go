@@ -124,7 +124,12 @@ func readShardedConfig(dir string) (*config.File, error) {
 	if _, err := os.Stat(filepath.Join(dir, PartsDir)); errors.Is(err, fs.ErrNotExist) {
 		return nil, notSharded(dir)
 	}
-	return config.Parse(b, path, config.Options{})
+	f, err := config.Parse(b, path, config.Options{})
+	if err == nil {
+		// The shards' --set arguments, for the report's header.
+		f.Overrides = config.ResolvedOverrides(b)
+	}
+	return f, err
 }
 
 // notSharded is the error of merge and status on a run folder made by
