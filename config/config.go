@@ -50,8 +50,9 @@ type File struct {
 	Experiments []Experiment `yaml:"experiments"`
 	// Path is the file the config came from (as passed to Load or Parse).
 	Path string `yaml:"-"`
-	// Overrides are the --set arguments (Options.Set) applied to the file,
-	// in order; their values are in the experiments.
+	// Overrides are the --set arguments that made the values: those a
+	// resolved config names in its head comment (ResolvedOverrides), then
+	// Options.Set, in order. Their values are in the experiments.
 	Overrides []string `yaml:"-"`
 	// progress is Options.Progress of the Parse that made the file.
 	progress func(stage string, done, total int)
@@ -427,6 +428,9 @@ func Parse(data []byte, filename string, opt Options) (*File, error) {
 		return nil, err
 	}
 	f.Path = filename
+	// A resolved config names the overrides that made it; running it
+	// again carries them on (into its own resolved config and report).
+	f.Overrides = ResolvedOverrides(data)
 	for _, o := range opt.Set {
 		f.Overrides = append(f.Overrides, o.Arg)
 	}

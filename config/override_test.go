@@ -87,10 +87,14 @@ func TestOverrideSemantics(t *testing.T) {
 	if got := ResolvedOverrides(res); strings.Join(got, " ") != strings.Join(f.Overrides, " ") {
 		t.Errorf("the resolved config names the overrides %q, want %q:\n%s", got, f.Overrides, res)
 	}
-	// The resolved file parses to the same experiments without --set.
+	// The resolved file parses to the same experiments without --set, and
+	// carries the overrides on.
 	g, err := Parse(res, "r.yaml", Options{})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if strings.Join(g.Overrides, " ") != strings.Join(f.Overrides, " ") {
+		t.Errorf("the resolved config parses with Overrides %q, want %q carried on", g.Overrides, f.Overrides)
 	}
 	r2, _ := g.Resolved()
 	if d, _ := DiffResolved(res, r2, "a", "b", 0); len(d) > 0 {

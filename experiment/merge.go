@@ -124,12 +124,7 @@ func readShardedConfig(dir string) (*config.File, error) {
 	if _, err := os.Stat(filepath.Join(dir, PartsDir)); errors.Is(err, fs.ErrNotExist) {
 		return nil, notSharded(dir)
 	}
-	f, err := config.Parse(b, path, config.Options{})
-	if err == nil {
-		// The shards' --set arguments, for the report's header.
-		f.Overrides = config.ResolvedOverrides(b)
-	}
-	return f, err
+	return config.Parse(b, path, config.Options{})
 }
 
 // notSharded is the error of merge and status on a run folder made by
