@@ -500,7 +500,11 @@ func (p *parser) pairsDepth(n *yaml.Node, path string, depth int) []kv {
 			continue
 		}
 		if line, dup := first[k.Value]; dup {
-			p.errorf(k.Line, join(path, k.Value), "duplicate key (first defined at line %d)", line)
+			if line < 0 {
+				p.errorf(k.Line, join(path, k.Value), "duplicate key")
+			} else {
+				p.errorf(k.Line, join(path, k.Value), "duplicate key (first defined at line %d)", line)
+			}
 			continue
 		}
 		first[k.Value] = k.Line

@@ -73,13 +73,16 @@ func ParseOverride(arg string) (Override, error) {
 	if err := yaml.Unmarshal([]byte(val), &doc); err != nil {
 		msg := strings.TrimPrefix(err.Error(), "yaml: ")
 		msg = strings.TrimPrefix(msg, "line 1: ")
-		return bad("VALUE is not a YAML value: %s (quote text that holds ': ', '#', ',', brackets or braces)", msg)
+		hint, ok := yamlHints[msg]
+		if !ok {
+			hint = " (quote text that holds ': ', ' #', or starts with [, {, *, &, !, @ or a quote)"
+		}
+		return bad("VALUE is not a YAML value: %s%s", msg, hint)
 	}
-	if len(doc.Content) == 1 {
-		o.value = doc.Content[0]
-	} else {
-		o.value = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null"}
+	if len(doc.Content) != 1 || isNull(doc.Content[0]) {
+		return bad("VALUE is empty (YAML's null), which sets nothing; write '' for empty text")
 	}
+	o.value = doc.Content[0]
 	return o, nil
 }
 
@@ -134,7 +137,7 @@ func (p *parser) applyOverrides(root *yaml.Node) {
 		if o.Experiment != "" {
 			items, create = p.named(exps, o, line), true
 		}
-		for _, leaf := range leaves(o.Path, markLines(o.value, line)) {
+		for _, leaf := range p.leaves(o.Path, markLines(o.value, line)) {
 			if o.Experiment == "" {
 				setIn(root, append([]string{"base"}, leaf.path...), leaf.val, line, true)
 			}
@@ -182,17 +185,28 @@ type leaf struct {
 // leaves splits a mapping value into the values of its keys, recursively,
 // so that --set data={train: a, test: b} is --set data.train=a --set
 // data.test=b: mappings merge key by key, as base: and an experiment do,
-// while scalars and lists replace.
-func leaves(path []string, v *yaml.Node) []leaf {
+// while scalars and lists replace. An empty mapping or value inside it
+// would set nothing (or wipe an experiment's own section): it is refused.
+func (p *parser) leaves(path []string, v *yaml.Node) []leaf {
 	n := deref(v)
-	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+	switch {
+	case n.Kind == yaml.MappingNode && len(n.Content) == 0, isNull(n):
+		p.errorf(n.Line, strings.Join(path, "."), "%s sets nothing; write '' for empty text", describe(n))
+		return nil
+	case n.Kind != yaml.MappingNode:
 		return []leaf{{path, v}}
 	}
 	var out []leaf
-	for _, e := range lookupPairs(n) {
-		out = append(out, leaves(append(append([]string(nil), path...), e.key), e.val)...)
+	for _, e := range p.pairs(n, strings.Join(path, ".")) {
+		out = append(out, p.leaves(append(append([]string(nil), path...), e.key), e.val)...)
 	}
 	return out
+}
+
+// isNull reports whether n is YAML's empty value.
+func isNull(n *yaml.Node) bool {
+	n = deref(n)
+	return n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
 }
 
 // lookupPairs lists a mapping's entries (merge keys resolved) without

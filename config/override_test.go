@@ -208,6 +208,10 @@ func TestOverrideErrors(t *testing.T) {
 		{[]string{"data={trian: x}"}, []string{`--set data={trian: x}: data.trian: unknown key`}},
 		{[]string{"zz:train.k=2"}, []string{`--set zz:train.k=2: no experiment named "zz" in the file (its experiments: a, b)`}},
 		{[]string{"model.hidden=[8]"}, []string{`--set model.hidden=[8]: expected `}},
+		{[]string{"train={}"}, []string{`--set train={}: a mapping sets nothing`}},
+		{[]string{"data={test: }"}, []string{`--set data={test: }: data.test: an empty value sets nothing`}},
+		{[]string{"data={1: x}"}, []string{`--set data={1: x}: keys must be plain words`}},
+		{[]string{"data={test: 'planted:test', test: 'planted:valid'}"}, []string{`--set data={test: 'planted:test', test: 'planted:valid'}: data.test: duplicate key`}},
 	} {
 		_, err := parseSet(t, doc, c.args...)
 		if err != nil && strings.Count(err.Error(), "\n") > 0 {
@@ -223,7 +227,7 @@ func TestOverrideErrors(t *testing.T) {
 				t.Errorf("%v: error\n  %s\nwant it to contain\n  %s", c.args, msg, w)
 			}
 		}
-		if strings.Contains(msg, "x.yaml:") {
+		if strings.Contains(msg, "x.yaml:") || strings.Contains(msg, "line -") {
 			t.Errorf("%v: error names a line of the file for a value of the command line:\n  %s", c.args, msg)
 		}
 		var el ErrorList
@@ -250,6 +254,8 @@ func TestParseOverride(t *testing.T) {
 		"name=x":                "name cannot be overridden",
 		"a b:train.k=1":         "NAME",
 		"data.train=[a":         "not a YAML value",
+		"train=":                "VALUE is empty (YAML's null), which sets nothing",
+		"train=~":               "VALUE is empty",
 	} {
 		_, err := ParseOverride(arg)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.HasPrefix(err.Error(), "--set "+arg+": ") {
@@ -260,9 +266,9 @@ func TestParseOverride(t *testing.T) {
 	if err != nil || o.Experiment != "exp-1" || strings.Join(o.Path, ".") != "data.train" || o.value.Value != "npy:a=b.npy" {
 		t.Errorf("ParseOverride = %+v, %v", o, err)
 	}
-	o, err = ParseOverride("data.data_dir=")
-	if err != nil || o.value.ShortTag() != "!!null" {
-		t.Errorf("an empty VALUE: %+v, %v; want YAML's empty value", o, err)
+	o, err = ParseOverride("data.data_dir=''")
+	if err != nil || o.value.ShortTag() != "!!str" || o.value.Value != "" {
+		t.Errorf("VALUE '': %+v, %v; want empty text", o, err)
 	}
 }
 
