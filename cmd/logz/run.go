@@ -46,13 +46,14 @@ it, e.g. another data set for a shipped config:
     --set data.test=npy:te.npy --set data.validation=0
 PATH is a dotted key of an experiment (data.train, train.epochs,
 model.hidden, evaluate.every, ...; seed is each experiment's, the same
-for all, where --seed replaces the file's); VALUE is read as YAML (a scalar,
-[a, b] or {k: v}) and checked as the file's values are. The value is set
-in base: and in every experiment that sets the key itself, so every
-experiment gets it; NAME:PATH=VALUE sets it in experiment NAME only. A
-mapping merges key by key (data={train: a, test: b} is two --set), a list
-replaces the whole list; later --set win. config.resolved.yaml holds the
-values used, so --resume needs the same --set.
+for all, where --seed replaces the file's). VALUE is read as YAML (a
+scalar, [a, b] or {k: v}; '' for empty text) and checked as the file's
+values are. The value is set in base: and in every experiment that sets
+the key itself, so every experiment gets it; NAME:PATH=VALUE sets it in
+experiment NAME only. A mapping merges key by key (data={train: a,
+test: b} is two --set), a list replaces the whole list; later --set win.
+config.resolved.yaml holds the values used, so --resume needs the same
+--set.
 
 With --shard, the run is shared among n processes (the tasks of a job
 array; see 'logz slurm'): shard i trains the experiments at positions
