@@ -50,6 +50,10 @@ type File struct {
 	Experiments []Experiment `yaml:"experiments"`
 	// Path is the file the config came from (as passed to Load or Parse).
 	Path string `yaml:"-"`
+	// Overrides are the --set arguments that made the values: those a
+	// resolved config names in its head comment (ResolvedOverrides), then
+	// Options.Set, in order. Their values are in the experiments.
+	Overrides []string `yaml:"-"`
 	// progress is Options.Progress of the Parse that made the file.
 	progress func(stage string, done, total int)
 }
@@ -284,6 +288,10 @@ type Options struct {
 	// ("reading") and Resolved has written them ("resolving"): done of total,
 	// every 1,024 experiments and at the end of each stage.
 	Progress func(stage string, done, total int)
+	// Set holds the --set overrides of the command line, applied in order
+	// to the document before it is decoded (see Override). File.Overrides
+	// records them.
+	Set []Override
 }
 
 // DefaultModelType is the model type of an experiment that names none.
@@ -420,6 +428,12 @@ func Parse(data []byte, filename string, opt Options) (*File, error) {
 		return nil, err
 	}
 	f.Path = filename
+	// A resolved config names the overrides that made it; running it
+	// again carries them on (into its own resolved config and report).
+	f.Overrides = ResolvedOverrides(data)
+	for _, o := range opt.Set {
+		f.Overrides = append(f.Overrides, o.Arg)
+	}
 	return f, nil
 }
 

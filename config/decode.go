@@ -23,7 +23,11 @@ type parser struct {
 }
 
 func (p *parser) errorf(line int, path, format string, args ...any) {
-	p.errs = append(p.errs, &Error{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)})
+	e := &Error{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if o, ok := p.overrideOf(line); ok {
+		e.Line, e.Set, e.Path = 0, o.Arg, o.shownPath(path)
+	}
+	p.errs = append(p.errs, e)
 }
 
 func (p *parser) err() error {
@@ -104,6 +108,7 @@ func (p *parser) parse(data []byte) *File {
 	if root == nil {
 		return f
 	}
+	p.applyOverrides(root)
 	top := &scope{p: p, lines: map[string]where{}}
 	var baseNode, expNode *yaml.Node
 	var baseLine, expLine, sweepLine int
@@ -495,7 +500,11 @@ func (p *parser) pairsDepth(n *yaml.Node, path string, depth int) []kv {
 			continue
 		}
 		if line, dup := first[k.Value]; dup {
-			p.errorf(k.Line, join(path, k.Value), "duplicate key (first defined at line %d)", line)
+			if line < 0 {
+				p.errorf(k.Line, join(path, k.Value), "duplicate key")
+			} else {
+				p.errorf(k.Line, join(path, k.Value), "duplicate key (first defined at line %d)", line)
+			}
 			continue
 		}
 		first[k.Value] = k.Line

@@ -19,12 +19,22 @@ type Error struct {
 	Line int    // 1-based; 0 if unknown
 	Path string // key path such as experiments[1].train.k; "" for the document
 	Msg  string
+	// Set is the --set argument (Override.Arg) whose value has the
+	// problem, "" for a problem of the file's own text. Such a problem has
+	// no line, and Path is relative to the override's (empty for PATH
+	// itself).
+	Set string
 }
 
-// Error formats the problem as "file:line: path: message".
+// Error formats the problem as "file:line: path: message", or for a value
+// given by --set as "--set PATH=VALUE: path: message".
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
+	if e.Set != "" {
+		b.WriteString("--set " + e.Set)
+	} else {
+		b.WriteString(e.File)
+	}
 	if e.Line > 0 {
 		fmt.Fprintf(&b, ":%d", e.Line)
 	}

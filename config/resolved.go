@@ -7,6 +7,10 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
+// overrideComment starts a line of the head comment of a resolved config
+// that names an override.
+const overrideComment = "# With --set "
+
 // Resolved returns the config with every default filled in, as YAML that
 // Parse turns back into an equal File (the runner saves it as
 // config.resolved.yaml). It has no base: section; each experiment is
@@ -24,9 +28,13 @@ func (f *File) Resolved() ([]byte, error) {
 	}
 	head := *f
 	head.Experiments = nil
+	comment := "Resolved logz config of " + src + ": every default filled in.\n"
+	for _, o := range f.Overrides {
+		comment += overrideComment[2:] + o + "\n"
+	}
+	comment += "Running this file reproduces the run (same seeds, same settings)."
 	var buf bytes.Buffer
-	if err := encodeDoc(&buf, &head, "Resolved logz config of "+src+": every default filled in.\n"+
-		"Running this file reproduces the run (same seeds, same settings)."); err != nil {
+	if err := encodeDoc(&buf, &head, comment); err != nil {
 		return nil, fmt.Errorf("config: encoding resolved config: %w", err)
 	}
 	if len(f.Experiments) == 0 {
@@ -80,4 +88,19 @@ func encodeDoc(buf *bytes.Buffer, v any, comment string) error {
 		return err
 	}
 	return enc.Close()
+}
+
+// ResolvedOverrides returns the --set arguments that a config.resolved.yaml
+// (the bytes b, written by Resolved) names in its head comment, in order.
+func ResolvedOverrides(b []byte) []string {
+	var out []string
+	for line := range bytes.Lines(b) {
+		if !bytes.HasPrefix(line, []byte("#")) {
+			break
+		}
+		if o, ok := bytes.CutPrefix(bytes.TrimRight(line, "\r\n"), []byte(overrideComment)); ok {
+			out = append(out, string(o))
+		}
+	}
+	return out
 }

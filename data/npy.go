@@ -55,7 +55,7 @@ func npyToSet(a *npyx.Array, name string) (*Set, error) {
 		case 1:
 			s.X[k] = 1
 		default:
-			return nil, fmt.Errorf("%s: element %v (flat index %d) is %v; expected 0/1 data", name, unravel(k, a.Shape), k, x)
+			return nil, fmt.Errorf("%s: element %v (flat index %d) is %v; expected 0/1 data (npy: data is used as it is, not binarised; give grey images as an IDX file, idx:PATH, to binarise them)", name, unravel(k, a.Shape), k, x)
 		}
 	}
 	return s, nil

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -155,10 +156,25 @@ func sameConfig(f *config.File, resolved []byte, dir, what, must string) error {
 		return err
 	}
 	if len(diff) > 0 {
-		return folderError("%s: the run in %s was made with another config or seed; %s:\n  %s",
-			what, dir, must, strings.Join(diff, "\n  "))
+		return folderError("%s: the run in %s was made with another config or seed%s; %s:\n  %s",
+			what, dir, overridesDiffer(config.ResolvedOverrides(old), f.Overrides), must, strings.Join(diff, "\n  "))
 	}
 	return nil
+}
+
+// overridesDiffer names the --set arguments of the run in a folder (was)
+// and of this command (now) when they differ, for the error of sameConfig.
+func overridesDiffer(was, now []string) string {
+	if slices.Equal(was, now) {
+		return ""
+	}
+	show := func(l []string) string {
+		if len(l) == 0 {
+			return "no --set"
+		}
+		return "--set " + strings.Join(l, " --set ")
+	}
+	return fmt.Sprintf(" (the run was made with %s, this command has %s)", show(was), show(now))
 }
 
 // planDiscard lists what --force removes: the run files at the top and

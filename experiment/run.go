@@ -130,6 +130,9 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 	if f.Path != "" {
 		meta["file"] = f.Path
 	}
+	if len(f.Overrides) > 0 {
+		meta["overrides"] = "--set " + strings.Join(f.Overrides, " --set ")
+	}
 	for k, v := range opt.Meta {
 		meta[k] = v
 	}

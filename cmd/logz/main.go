@@ -81,9 +81,11 @@ var errHelpShown = errors.New("help shown")
 const mainUsage = `logz trains binary latent-variable models and measures them in nats.
 
 Usage:
-  logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume | --force]
+  logz run [CONFIG.yaml] [--out DIR] [--seed N] [--set PATH=VALUE ...]
+           [--resume | --force]
                          train and evaluate every experiment of the file
-                         (no file: the embedded quickstart); --resume
+                         (no file: the embedded quickstart); --set
+                         overrides a value of the file; --resume
                          continues the run in DIR, --force discards it
   logz run CONFIG.yaml --out DIR --shard i/n|env/n [--phase train|eval]
            [--experiment NAMES]
@@ -92,7 +94,7 @@ Usage:
   logz status DIR [--shards N]
                          what a sharded run has done, and what to resubmit
   logz slurm [CONFIG.yaml] --shards N [--out DIR] [--sbatch-args "..."]
-             [--seed S] [--logz PATH] [--dry-run]
+             [--seed S] [--set PATH=VALUE ...] [--logz PATH] [--dry-run]
                          run the file on Slurm: training and evaluation job
                          arrays and a merge job, with their dependencies
   logz eval --model FILE.npz --data SPEC --estimator LIST [flags]

@@ -20,7 +20,7 @@ import (
 	"github.com/logz-ml/logz/internal/progress"
 )
 
-const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--resume | --force]
+const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--set [NAME:]PATH=VALUE ...] [--resume | --force]
        logz run [CONFIG.yaml] --out DIR --shard i/n|env/n [--phase train|eval] [--experiment NAMES]
 
 Runs every experiment of CONFIG.yaml in order: loads the data, trains,
@@ -39,6 +39,21 @@ finished experiments and final estimates are kept) or --force (discard it:
 each file removed is named). Interrupted (Ctrl-C, SIGTERM), logz finishes
 the file it is writing, says what is kept and exits with status 130 (143);
 --resume continues from there.
+
+--set PATH=VALUE (repeatable) replaces a value of the file without editing
+it, e.g. another data set for a shipped config:
+  logz run configs/repro-chi2-vae-ber200.yaml --set data.train=npy:tr.npy \
+    --set data.test=npy:te.npy --set data.validation=0
+PATH is a dotted key of an experiment (data.train, train.epochs,
+model.hidden, evaluate.every, ...; seed is each experiment's, the same
+for all, where --seed replaces the file's). VALUE is read as YAML (a
+scalar, [a, b] or {k: v}; '' for empty text) and checked as the file's
+values are. The value is set in base: and in every experiment that sets
+the key itself, so every experiment gets it; NAME:PATH=VALUE sets it in
+experiment NAME only. A mapping merges key by key (data={train: a,
+test: b} is two --set), a list replaces the whole list; later --set win.
+config.resolved.yaml holds the values used, so --resume needs the same
+--set.
 
 With --shard, the run is shared among n processes (the tasks of a job
 array; see 'logz slurm'): shard i trains the experiments at positions
@@ -63,6 +78,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	shardFlag := fs.String("shard", "", "run shard i of n of a sharded run: i/n, or env/n to take i from $SLURM_ARRAY_TASK_ID ($SGE_TASK_ID−1, $PBS_ARRAY_INDEX, $JOB_COMPLETION_INDEX)")
 	phase := fs.String("phase", "", "with --shard: train (this shard's experiments) or eval (its share of the final evaluation of trained experiments); default both")
 	only := fs.String("experiment", "", "with --shard: only the experiments of these comma-separated names")
+	var sets setFlags
+	fs.Var(&sets, "set", setUsage)
 	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -98,6 +115,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if opt.Seed, err = seedFlag("run", *seed); err != nil {
 		return err
 	}
+	if opt.Set, err = sets.overrides("run"); err != nil {
+		return err
+	}
 	f, err := loadConfig(pos, opt, stderr)
 	if err != nil {
 		return err
@@ -110,13 +130,13 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		return runShard(f, *shard, *phase, splitList(*only), dir, args, stderr)
 	}
 	status := &experiment.Status{}
-	stopSignals := onInterrupt(status, resumeCommand(pos, dir, *seed), stderr)
+	stopSignals := onInterrupt(status, resumeCommand(pos, dir, *seed, sets), stderr)
 	defer stopSignals()
 	start := time.Now()
 	_, err = experiment.Run(f, experiment.Options{
 		Out: dir, Resume: *resume, Force: *force, Stdout: stdout, Stderr: stderr, Status: status,
 		Banner: fmt.Sprintf("logz %s: running %d experiment(s) of %s into %s", versionString(), len(f.Experiments), f.Name, dir),
-		Meta:   reportMeta("logz "+strings.Join(append([]string{"run"}, args...), " "), start),
+		Meta:   reportMeta(commandLine("run", args), start),
 	})
 	var refused *experiment.FolderError
 	if errors.As(err, &refused) {
@@ -164,15 +184,16 @@ func reportMeta(command string, start time.Time) map[string]string {
 	}
 }
 
-// resumeCommand is the command that continues this run.
-func resumeCommand(pos []string, dir, seed string) string {
-	cmd := []string{"logz", "run"}
-	cmd = append(cmd, pos...)
+// resumeCommand is the command that continues this run: the same config,
+// seed and --set overrides.
+func resumeCommand(pos []string, dir, seed string, sets setFlags) string {
+	cmd := append([]string(nil), pos...)
 	cmd = append(cmd, "--out", dir)
 	if seed != "" {
 		cmd = append(cmd, "--seed", seed)
 	}
-	return strings.Join(append(cmd, "--resume"), " ")
+	cmd = append(cmd, sets.args()...)
+	return commandLine("run", append(cmd, "--resume"))
 }
 
 // exit ends the process; a variable for tests.

@@ -16,7 +16,7 @@ import (
 // runShard is `logz run --shard`.
 func runShard(f *config.File, shard experiment.Shard, phase string, only []string, dir string, args []string, stderr io.Writer) error {
 	status := &experiment.Status{}
-	again := "logz " + strings.Join(append([]string{"run"}, args...), " ") + " (finished parts are kept)"
+	again := commandLine("run", args) + " (finished parts are kept)"
 	stopSignals := onInterrupt(status, again, stderr)
 	defer stopSignals()
 	what := "trains and evaluates"

@@ -19,7 +19,7 @@ import (
 	"github.com/logz-ml/logz/internal/atomicfile"
 )
 
-const slurmUsage = `Usage: logz slurm [CONFIG.yaml] --shards N [--out DIR] [--sbatch-args "..."] [--seed S] [--logz PATH] [--dry-run]
+const slurmUsage = `Usage: logz slurm [CONFIG.yaml] --shards N [--out DIR] [--sbatch-args "..."] [--seed S] [--set PATH=VALUE ...] [--logz PATH] [--dry-run]
 
 Runs CONFIG.yaml (no file: the embedded quickstart) on a Slurm cluster as
 job arrays, through Slurm's own commands. It writes readable sbatch scripts
@@ -47,7 +47,8 @@ can always simply run again).
 --sbatch-args are sbatch options every job gets (e.g. "--partition=short
 --time=2:00:00 --cpus-per-task=2"), written as #SBATCH lines. The scripts
 run the logz binary at --logz (default: this program's path, which must be
-visible from the compute nodes). --dry-run prints the scripts and the
+visible from the compute nodes). --seed and --set act as in 'logz run'
+and are passed on to every job. --dry-run prints the scripts and the
 sbatch commands without writing or submitting anything.
 
 Flags:
@@ -98,6 +99,8 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	seed := fs.String("seed", "", "replace the config file's seed, as in logz run")
 	logzPath := fs.String("logz", "", "the logz binary the jobs run (default: this program)")
 	dryRun := fs.Bool("dry-run", false, "print the scripts and sbatch commands; write and submit nothing")
+	var sets setFlags
+	fs.Var(&sets, "set", setUsage+"; passed on to every job")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), slurmUsage); fs.PrintDefaults() }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -111,6 +114,9 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	}
 	opt := config.Options{}
 	if opt.Seed, err = seedFlag("slurm", *seed); err != nil {
+		return err
+	}
+	if opt.Set, err = sets.overrides("slurm"); err != nil {
 		return err
 	}
 	extra, err := sbatchLines(*sbatchArgs)
@@ -163,6 +169,7 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	if *seed != "" {
 		run = append(run, "--seed", *seed)
 	}
+	run = append(run, sets.args()...)
 	label := f.Name
 	if cfgPath != "" {
 		label += " (" + cfgPath + ")"
