@@ -101,10 +101,14 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 	Z := m.NumLatent()
 	var done atomic.Int64
 	total := int64(N) * int64(samples)
+	bm := newVAEBatchModel(m)
+	B := min(vaeISBatch, samples)
 	workgroup.ForEach(N*blocks, runtime.GOMAXPROCS(0), func() func(int) {
 		s := m.NewScratch()
-		z := make([]uint8, Z)
+		bs := bm.newScratch(B)
 		kappa := make([]float64, Z)
+		lq := make([]float64, B)
+		lj := make([]float64, B)
 		pcg := rand.NewPCG(0, 0)
 		rng := rand.New(pcg)
 		return func(item int) {
@@ -117,9 +121,20 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 			copy(kappa, m.EncoderLogits(s, xr))
 			a := newVAELogAcc()
 			k := min(vaeISBlock, samples-b*vaeISBlock)
-			for range k {
-				lq := models.SampleBernoulliLogits(z, kappa, rng)
-				a.add(m.LogLikelihood(s, xr, z) + m.LogPrior(s, z) - lq)
+			// The proposals in batches of B: the draws first, in the
+			// order of the one-at-a-time loop (the decoder draws
+			// nothing), then the decoder on the batch, then the weights
+			// in proposal order.
+			for k0 := 0; k0 < k; k0 += B {
+				n := min(B, k-k0)
+				for r := range n {
+					lq[r] = models.SampleBernoulliLogits(bs.z[r*Z:(r+1)*Z], kappa, rng)
+					bs.setLatent(r, Z)
+				}
+				bm.logJoint(bs, n, xr, lj)
+				for r := range n {
+					a.add(lj[r] - lq[r])
+				}
 			}
 			acc[item] = a
 			if progress != nil {
