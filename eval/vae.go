@@ -106,7 +106,7 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 	workgroup.ForEach(N*blocks, runtime.GOMAXPROCS(0), func() func(int) {
 		s := m.NewScratch()
 		bs := bm.newScratch(B)
-		kappa := make([]float64, Z)
+		q := newBernTable(Z)
 		lq := make([]float64, B)
 		lj := make([]float64, B)
 		pcg := rand.NewPCG(0, 0)
@@ -118,7 +118,7 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 			ex, b := item/blocks, item%blocks
 			pcg.Seed(seeds.Derive(seed, uint64(ex), uint64(b)), seeds.Derive(seed, uint64(ex), uint64(b), 1))
 			xr := x.Row(ex)
-			copy(kappa, m.EncoderLogits(s, xr))
+			q.set(m.EncoderLogits(s, xr))
 			a := newVAELogAcc()
 			k := min(vaeISBlock, samples-b*vaeISBlock)
 			// The proposals in batches of B: the draws first, in the
@@ -128,7 +128,7 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 			for k0 := 0; k0 < k; k0 += B {
 				n := min(B, k-k0)
 				for r := range n {
-					lq[r] = models.SampleBernoulliLogits(bs.z[r*Z:(r+1)*Z], kappa, rng)
+					lq[r] = q.sample(bs.z[r*Z:(r+1)*Z], rng)
 					bs.setLatent(r, Z)
 				}
 				bm.logJoint(bs, n, xr, lj)

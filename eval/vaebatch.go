@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/rand/v2"
 
 	"github.com/logz-ml/logz/internal/gemm"
 	"github.com/logz-ml/logz/internal/nmath"
@@ -28,6 +29,55 @@ type vaeBatchModel struct {
 	sizes []int       // decoder sizes Z, h_1, …, X
 	aug   [][]float64 // per decoder layer, [b; W]
 	prior []float64   // RBM prior: [c; W] ((Z+1)×H, hidden bias first); nil for a Bernoulli prior
+	// ber is the Bernoulli prior's table (when there is no RBM prior).
+	ber bernTable
+}
+
+// bernTable holds, for independent Bernoullis with logits a, the
+// probabilities σ(a_i) and softplus(−a_i), softplus(a_i), so that drawing
+// and scoring need no exp or log; each value is the one
+// models.SampleBernoulliLogits and models.BernoulliLogProb compute, and
+// they are combined in the same order, so the results are bit-identical.
+type bernTable struct{ p, sp1, sp0 []float64 }
+
+func newBernTable(n int) bernTable {
+	return bernTable{p: make([]float64, n), sp1: make([]float64, n), sp0: make([]float64, n)}
+}
+
+// set fills the table for logits a (len(a) = the table's length).
+func (t bernTable) set(a []float64) {
+	for i, ai := range a {
+		t.p[i], t.sp1[i], t.sp0[i] = nmath.Sigmoid(ai), nmath.Softplus(-ai), nmath.Softplus(ai)
+	}
+}
+
+// sample is models.SampleBernoulliLogits: x_i ~ Bernoulli(σ(a_i)), one
+// rng.Float64() per unit in order, and returns log q(x).
+func (t bernTable) sample(x []uint8, rng *rand.Rand) float64 {
+	lq := 0.0
+	for i, p := range t.p {
+		if rng.Float64() < p {
+			x[i] = 1
+			lq -= t.sp1[i]
+		} else {
+			x[i] = 0
+			lq -= t.sp0[i]
+		}
+	}
+	return lq
+}
+
+// logProb is models.BernoulliLogProb(x, a).
+func (t bernTable) logProb(x []uint8) float64 {
+	lp := 0.0
+	for i, b := range x[:len(t.sp1)] {
+		if b != 0 {
+			lp -= t.sp1[i]
+		} else {
+			lp -= t.sp0[i]
+		}
+	}
+	return lp
 }
 
 // newVAEBatchModel copies m's decoder (and prior) into the augmented
@@ -39,6 +89,9 @@ func newVAEBatchModel(m *models.VAE) *vaeBatchModel {
 	}
 	if r := m.Prior; r != nil {
 		bm.prior = withBiasRow(r.HBias, r.W)
+	} else {
+		bm.ber = newBernTable(len(m.PriorLogits))
+		bm.ber.set(m.PriorLogits)
 	}
 	return bm
 }
@@ -128,7 +181,7 @@ func (bm *vaeBatchModel) logPrior(s *vaeBatchScratch, r, Z int) float64 {
 	z := s.z[r*Z : (r+1)*Z]
 	p := bm.m.Prior
 	if p == nil {
-		return models.BernoulliLogProb(z, bm.m.PriorLogits)
+		return bm.ber.logProb(z)
 	}
 	H := p.NHid
 	t := 0.0
