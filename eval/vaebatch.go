@@ -147,6 +147,16 @@ func (s *vaeBatchScratch) setLatent(r, Z int) {
 // taken in the order of the per-proposal m.LogLikelihood and m.LogPrior.
 // It does not allocate.
 func (bm *vaeBatchModel) logJoint(s *vaeBatchScratch, n int, x []uint8, out []float64) {
+	bm.decode(s, n)
+	X, Z := bm.sizes[len(bm.sizes)-1], bm.sizes[0]
+	for r := range n {
+		out[r] = models.BernoulliLogProb(x, s.logits[r*X:(r+1)*X]) + bm.logPrior(s, r, Z)
+	}
+}
+
+// decode sets the decoder's logits (s.logits, n×X) and an RBM prior's
+// hidden pre-activations (s.pre, n×H) of the first n rows of s.
+func (bm *vaeBatchModel) decode(s *vaeBatchScratch, n int) {
 	sz := bm.sizes
 	L := len(sz) - 1
 	in, k := s.zf, sz[0]+1
@@ -166,12 +176,9 @@ func (bm *vaeBatchModel) logJoint(s *vaeBatchScratch, n int, x []uint8, out []fl
 		}
 		in, k = h, w+1
 	}
-	X, Z := sz[L], sz[0]
 	if p := bm.m.Prior; p != nil {
+		Z := sz[0]
 		gemm.Cols(gemm.Set, 1, n, 0, p.NHid, Z+1, s.zf, Z+1, bm.prior, p.NHid, s.pre, p.NHid)
-	}
-	for r := range n {
-		out[r] = models.BernoulliLogProb(x, s.logits[r*X:(r+1)*X]) + bm.logPrior(s, r, Z)
 	}
 }
 
