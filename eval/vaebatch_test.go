@@ -149,6 +149,17 @@ func randomRows(n, X int, p float64, seed uint64) cslRows {
 	return out
 }
 
+// vaeISAt is VAEIS{samples, seed}.Weights(m, x) with GOMAXPROCS p.
+func vaeISAt(t *testing.T, p int, m *models.VAE, x data.Examples, samples int, seed uint64) VAEWeights {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(p))
+	w, err := VAEIS{Samples: samples, Seed: seed}.Weights(m, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
 // TestVAEISBatchedBitIdentical: with a decoder without a hidden layer
 // (z → ℓ directly: every sum one of 0/1-selected terms in the same
 // order), the batched VAEIS.Weights is bit-identical to the one-at-a-time
@@ -163,12 +174,7 @@ func TestVAEISBatchedBitIdentical(t *testing.T) {
 		x := randomRows(5, 30, 0.3, 8)
 		want, _ := vaeISReference(t, m, x, 2345, 99)
 		for _, p := range []int{1, 3} {
-			old := runtime.GOMAXPROCS(p)
-			got, err := VAEIS{Samples: 2345, Seed: 99}.Weights(m, x)
-			runtime.GOMAXPROCS(old)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := vaeISAt(t, p, m, x, 2345, 99)
 			if !slices.Equal(got.LogMeanW, want.LogMeanW) || !slices.Equal(got.MeanLogW, want.MeanLogW) || !slices.Equal(got.ESS, want.ESS) {
 				t.Errorf("H=%d GOMAXPROCS=%d: batched %v %v %v,\nreference %v %v %v", H, p,
 					got.LogMeanW, got.MeanLogW, got.ESS, want.LogMeanW, want.MeanLogW, want.ESS)
@@ -191,12 +197,7 @@ func TestVAEISBatchedWithinRounding(t *testing.T) {
 		var first VAEWeights
 		worst := 0.0
 		for _, p := range []int{1, 3} {
-			old := runtime.GOMAXPROCS(p)
-			got, err := VAEIS{Samples: 1234, Seed: 7}.Weights(m, x)
-			runtime.GOMAXPROCS(old)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := vaeISAt(t, p, m, x, 1234, 7)
 			for n := range want.LogMeanW {
 				worst = max(worst, math.Abs(got.LogMeanW[n]-want.LogMeanW[n])/tol.LogMeanW[n])
 				if d := math.Abs(got.LogMeanW[n] - want.LogMeanW[n]); d > tol.LogMeanW[n] {
