@@ -101,10 +101,14 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 	Z := m.NumLatent()
 	var done atomic.Int64
 	total := int64(N) * int64(samples)
+	bm := newVAEBatchModel(m)
+	B := min(vaeISBatch, samples)
 	workgroup.ForEach(N*blocks, runtime.GOMAXPROCS(0), func() func(int) {
 		s := m.NewScratch()
-		z := make([]uint8, Z)
-		kappa := make([]float64, Z)
+		bs := bm.newScratch(B)
+		q := newBernTable(Z)
+		lq := make([]float64, B)
+		lj := make([]float64, B)
 		pcg := rand.NewPCG(0, 0)
 		rng := rand.New(pcg)
 		return func(item int) {
@@ -114,12 +118,23 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 			ex, b := item/blocks, item%blocks
 			pcg.Seed(seeds.Derive(seed, uint64(ex), uint64(b)), seeds.Derive(seed, uint64(ex), uint64(b), 1))
 			xr := x.Row(ex)
-			copy(kappa, m.EncoderLogits(s, xr))
+			q.set(m.EncoderLogits(s, xr))
 			a := newVAELogAcc()
 			k := min(vaeISBlock, samples-b*vaeISBlock)
-			for range k {
-				lq := models.SampleBernoulliLogits(z, kappa, rng)
-				a.add(m.LogLikelihood(s, xr, z) + m.LogPrior(s, z) - lq)
+			// The proposals in batches of B: the draws first, in the
+			// order of the one-at-a-time loop (the decoder draws
+			// nothing), then the decoder on the batch, then the weights
+			// in proposal order.
+			for k0 := 0; k0 < k; k0 += B {
+				n := min(B, k-k0)
+				for r := range n {
+					lq[r] = q.sample(bs.z[r*Z:(r+1)*Z], rng)
+					bs.setLatent(r, Z)
+				}
+				bm.logJoint(bs, n, xr, lj)
+				for r := range n {
+					a.add(lj[r] - lq[r])
+				}
 			}
 			acc[item] = a
 			if progress != nil {
@@ -160,11 +175,15 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 // computed together by VAEExactLogUnnorm.
 const vaeExactBlock = 256
 
+// vaeExactBatch is how many latent states of a block one worker decodes
+// at once.
+const vaeExactBatch = 32
+
 // VAEExactLogUnnorm returns, for every example, log p̃(x) = log Σ_z p(x|z) p̃(z)
 // = logsumexp_z[log p(x|z) + log p̃(z)] over all 2^Z latent states (the
 // logsumexp shifted by the running maximum); log p(x) is this minus log Z
 // of the prior (0 for a Bernoulli prior). Latent states are visited in
-// blocks: the decoder runs once per state, and each example accumulates
+// blocks: the decoder runs on batches of states (as in VAEIS), and each example accumulates
 // its terms in the order of z, so the result does not depend on the number
 // of goroutines. It refuses Z > maxUnits.
 func VAEExactLogUnnorm(m *models.VAE, x data.Examples, maxUnits int, progress func(done, total int64)) ([]float64, error) {
@@ -196,24 +215,36 @@ func VAEExactLogUnnorm(m *models.VAE, x data.Examples, maxUnits int, progress fu
 		}
 	}
 	workers := runtime.GOMAXPROCS(0)
+	bm := newVAEBatchModel(m)
+	E := min(vaeExactBatch, B)
 	var done int64
 	for start := 0; start < states; start += B {
 		k := min(B, states-start)
-		workgroup.ForEach(k, workers, func() func(int) {
-			s := m.NewScratch()
-			z := make([]uint8, Z)
-			return func(j int) {
-				code := start + j
-				for i := range z {
-					z[i] = uint8(code >> i & 1)
+		// The states of the block in batches of E, each decoded at once
+		// (as VAEIS does; the same sums per state).
+		workgroup.ForEach((k+E-1)/E, workers, func() func(int) {
+			bs := bm.newScratch(E)
+			return func(q int) {
+				j0 := q * E
+				n := min(E, k-j0)
+				for r := range n {
+					code := start + j0 + r
+					for i, zr := 0, bs.z[r*Z:(r+1)*Z]; i < Z; i++ {
+						zr[i] = uint8(code >> i & 1)
+					}
+					bs.setLatent(r, Z)
 				}
-				l := m.DecoderLogits(s, z)
-				copy(logits[j*X:(j+1)*X], l)
-				t := m.LogPrior(s, z)
-				for _, v := range l {
-					t -= nmath.Softplus(v)
+				bm.decode(bs, n)
+				for r := range n {
+					l := bs.logits[r*X : (r+1)*X]
+					j := j0 + r
+					copy(logits[j*X:(j+1)*X], l)
+					t := bm.logPrior(bs, r, Z)
+					for _, v := range l {
+						t -= nmath.Softplus(v)
+					}
+					c[j] = t
 				}
-				c[j] = t
 			}
 		})
 		workgroup.ForEach(N, workers, func() func(int) {
