@@ -114,7 +114,7 @@ type Layer struct {
 	// precision in use. In a dbm it applies to the pretraining RBMs (joint
 	// training is float64); chi2 is float64 only. Evaluation is float64
 	// whatever it is.
-	Precision string `yaml:"precision" want:"float32 or float64 (unset: float32 for cd and pcd, float64 for chi2; float32: sums of the Gibbs sweeps and gradient in float32, parameters float64)"`
+	Precision string `yaml:"precision" want:"float32 or float64 (unset: float32 for cd and pcd, float64 for an rbm's chi2; float32: sums of the Gibbs sweeps and gradient in float32, parameters float64)"`
 }
 
 // Chi2Train are the train: keys of method chi2, which maximises
