@@ -46,18 +46,7 @@ func TestResumeFloat64UnderFloat32Default(t *testing.T) {
 	if _, err := runTiny(t, tinyPrecision(t, "2", ", precision: float64"), experiment.Options{Out: done}); err != nil {
 		t.Fatal(err)
 	}
-	before := snapshot(t, done)
-	_, err := runTiny(t, tinyPrecision(t, "2", ""), experiment.Options{Out: done, Resume: true})
-	var fe *experiment.FolderError
-	if !errors.As(err, &fe) {
-		t.Fatalf("got %v, want a FolderError", err)
-	}
-	for _, w := range []string{`experiments[0].train.precision: "float64" in the run folder, "float32" now`, "set train.precision: float64 to continue it"} {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("error %q\nlacks %q", err, w)
-		}
-	}
-	unchanged(t, before, snapshot(t, done))
+	refusedWithoutPrecision(t, done, "2")
 
 	// A run folder of a version that wrote no precision key (it trained
 	// in float64), interrupted after epoch 2 of 3: the missing key reads
@@ -94,17 +83,7 @@ func TestResumeFloat64UnderFloat32Default(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	before = snapshot(t, old)
-	_, err = runTiny(t, tinyPrecision(t, "3", ""), experiment.Options{Out: old, Resume: true})
-	if !errors.As(err, &fe) {
-		t.Fatalf("got %v, want a FolderError", err)
-	}
-	for _, w := range []string{`experiments[0].train.precision: "float64" in the run folder, "float32" now`, "set train.precision: float64 to continue it"} {
-		if !strings.Contains(err.Error(), w) {
-			t.Errorf("resuming an old float64 run: error %q\nlacks %q", err, w)
-		}
-	}
-	unchanged(t, before, snapshot(t, old))
+	refusedWithoutPrecision(t, old, "3")
 	stderr, err := runTiny(t, tinyPrecision(t, "3", ", precision: float64"), experiment.Options{Out: old, Resume: true})
 	if err != nil {
 		t.Fatalf("resuming with precision: float64: %v", err)
@@ -112,4 +91,24 @@ func TestResumeFloat64UnderFloat32Default(t *testing.T) {
 	if !strings.Contains(stderr, "a: epoch 3/3") || strings.Contains(stderr, "a: epoch 1/3") {
 		t.Errorf("the resumed run did not continue from epoch 2:\n%s", stderr)
 	}
+}
+
+// refusedWithoutPrecision resumes the float64 run in dir with the config
+// of epochs epochs that does not set train.precision: it must be refused
+// before anything is written, naming the key and the setting that
+// continues the run.
+func refusedWithoutPrecision(t *testing.T, dir, epochs string) {
+	t.Helper()
+	before := snapshot(t, dir)
+	_, err := runTiny(t, tinyPrecision(t, epochs, ""), experiment.Options{Out: dir, Resume: true})
+	var fe *experiment.FolderError
+	if !errors.As(err, &fe) {
+		t.Fatalf("got %v, want a FolderError", err)
+	}
+	for _, w := range []string{`experiments[0].train.precision: "float64" in the run folder, "float32" now`, "set train.precision: float64 to continue it"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q\nlacks %q", err, w)
+		}
+	}
+	unchanged(t, before, snapshot(t, dir))
 }
