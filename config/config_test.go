@@ -80,6 +80,13 @@ func TestMinimalIsDefault(t *testing.T) {
 	want.Data.Train, want.Data.Test = "planted:train", "planted:test"
 	want.Seed = DeriveSeed(1, 0)
 	want.Data.BinarizeSeed = DeriveSeed(1, binarizeLabel)
+	// Check resolves the unset precision to the method's
+	// (rbm.DefaultPrecision), as it resolves PCD's chains.
+	if tr := rbmTrain(t, want); tr.Precision == "" {
+		tr.Precision = rbm.DefaultPrecision(tr.Method)
+	} else {
+		t.Errorf("Default()'s rbm train precision = %q, want unset (resolved by Check)", tr.Precision)
+	}
 	if got := f.Experiments[0]; !reflect.DeepEqual(got, want) {
 		t.Errorf("minimal experiment differs from Default():\n got %+v\nwant %+v", got, want)
 	}
@@ -209,6 +216,7 @@ experiments:
 	base.Data.Planted.Visible, base.Data.Planted.Hidden = 10, 4
 	bt := rbmTrain(t, base)
 	bt.K, bt.Epochs = 3, 7
+	bt.Precision = "float32" // unset in the file: Check resolves it for cd
 	base.Evaluate.Splits = []string{"test"}
 	base.Evaluate.Final = []Estimator{rbm.Family.Entry("exact"), rbm.Family.Entry("pll")}
 	base.Data.BinarizeSeed = DeriveSeed(9, binarizeLabel) // the file's, shared by all experiments

@@ -14,6 +14,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
+	"gopkg.in/yaml.v3"
 )
 
 // Files logz writes in an experiment's directory.
@@ -145,6 +146,9 @@ func sameConfig(f *config.File, resolved []byte, dir, what, must string) error {
 	if err != nil {
 		return folderError("%s: %v", what, err)
 	}
+	if err := setAddedKeys(old, was); err != nil {
+		return folderError("%s: %s: %v", what, path, err)
+	}
 	// The name and description are labels; everything else must match.
 	was.Name, was.Description = f.Name, f.Description
 	wasResolved, err := was.Resolved()
@@ -156,8 +160,8 @@ func sameConfig(f *config.File, resolved []byte, dir, what, must string) error {
 		return err
 	}
 	if len(diff) > 0 {
-		return folderError("%s: the run in %s was made with another config or seed%s; %s:\n  %s",
-			what, dir, overridesDiffer(config.ResolvedOverrides(old), f.Overrides), must, strings.Join(diff, "\n  "))
+		return folderError("%s: the run in %s was made with another config or seed%s; %s:\n  %s%s",
+			what, dir, overridesDiffer(config.ResolvedOverrides(old), f.Overrides), must, strings.Join(diff, "\n  "), precisionHint(diff))
 	}
 	return nil
 }
@@ -175,6 +179,57 @@ func overridesDiffer(was, now []string) string {
 		return "--set " + strings.Join(l, " --set ")
 	}
 	return fmt.Sprintf(" (the run was made with %s, this command has %s)", show(was), show(now))
+}
+
+// setAddedKeys gives the experiments of was, parsed from the resolved
+// config old, the value of each train key it lacks that was added later
+// (family.AddedKeys): what the run used before the key existed, not
+// today's default.
+func setAddedKeys(old []byte, was *config.File) error {
+	var raw struct {
+		Experiments []struct {
+			Train map[string]any `yaml:"train"`
+		} `yaml:"experiments"`
+	}
+	if err := yaml.Unmarshal(old, &raw); err != nil {
+		return err
+	}
+	if len(raw.Experiments) != len(was.Experiments) {
+		return fmt.Errorf("%d experiments read, %d parsed", len(raw.Experiments), len(was.Experiments))
+	}
+	for i, e := range was.Experiments {
+		a, ok := e.Train.(family.AddedKeys)
+		if !ok {
+			continue
+		}
+		for _, k := range a.Added() {
+			if _, set := raw.Experiments[i].Train[k]; !set {
+				a.SetBefore(k)
+			}
+		}
+	}
+	return nil
+}
+
+// precisionHint explains a train.precision that differs between a run
+// folder and the config: the default changed (the rbm, dbn and dbm
+// trainers run cd and pcd in float32 unless train.precision is set; they
+// ran float64 by default before), so the config likely lacks the key the
+// run was made with.
+func precisionHint(diff []string) string {
+	for _, d := range diff {
+		key, vals, _ := strings.Cut(d, ": ")
+		if !strings.HasSuffix(key, ".train.precision") {
+			continue
+		}
+		was, _, _ := strings.Cut(vals, " ")
+		was = strings.Trim(was, `"`)
+		if was != "float32" && was != "float64" {
+			continue
+		}
+		return fmt.Sprintf("\n(train.precision: if the config does not set it, its default may have changed since this run was made; set train.precision: %s to continue it)", was)
+	}
+	return ""
 }
 
 // planDiscard lists what --force removes: the run files at the top and

@@ -40,6 +40,20 @@ type Legacy interface {
 	Legacy() map[string]any
 }
 
+// AddedKeys is implemented by train: settings with keys added after runs
+// were made without them, whose unset value now differs from what those
+// runs used (train.precision of the Boltzmann trainers: float64 before the
+// key existed, float32 unset now). A run folder's config.resolved.yaml
+// lacking such a key was written before it existed; --resume reads it with
+// SetBefore(key) applied, so the run is compared with the config as it was
+// made.
+type AddedKeys interface {
+	// Added lists the keys.
+	Added() []string
+	// SetBefore sets key to the value runs made before it existed used.
+	SetBefore(key string)
+}
+
 // Problems collects what is wrong with a section. Package config reports
 // each problem with the file, the line where the key was set and the full
 // key path; `logz eval` with the flag that set the key.

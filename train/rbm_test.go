@@ -223,9 +223,15 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 			t.Errorf("pcd=%v: resumed run differs from the uninterrupted one", pcd)
 		}
 		other := newTrainerIn(t, !f32, pcd, 999, 1)
-		want := map[bool]string{false: "trained in float64 precision, the experiment asks for float32", true: "trained in float32 precision, the experiment asks for float64"}[f32]
-		if err := other.Resume(loaded); err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("pcd=%v: resuming in the other precision: err = %v, want %q", pcd, err, want)
+		want := map[bool][]string{
+			false: {"trained in float64 precision, the experiment asks for float32", "older runs trained in float64 by default", "set train.precision: float64 to continue it"},
+			true:  {"trained in float32 precision, the experiment asks for float64", "set train.precision: float32 to continue it"},
+		}[f32]
+		err := other.Resume(loaded)
+		for _, w := range want {
+			if err == nil || !strings.Contains(err.Error(), w) {
+				t.Errorf("pcd=%v: resuming in the other precision: err = %v, want %q", pcd, err, w)
+			}
 		}
 	}
 }

@@ -31,6 +31,20 @@ func precisionName(f32 bool) string {
 	return "float64"
 }
 
+// precisionMismatch is the error of resuming a checkpoint trained in one
+// precision in the other; it names the setting that continues it. CD and
+// PCD train in float32 unless train.precision is set, and trained in
+// float64 by default before, so a float64 checkpoint of a config without
+// the key is the likely case.
+func precisionMismatch(was, now bool) error {
+	why := ""
+	if !was && now {
+		why = "; cd and pcd train in float32 unless train.precision is set, and older runs trained in float64 by default"
+	}
+	return fmt.Errorf("checkpoint was trained in %s precision, the experiment asks for %s (a resumed run must repeat the uninterrupted one%s): set train.precision: %s to continue it",
+		precisionName(was), precisionName(now), why, precisionName(was))
+}
+
 // zeroIfOne returns 0 for 1, so that ordinary RBMs keep their meta as it was.
 func zeroIfOne(s float64) float64 {
 	if s == 1 {
@@ -125,8 +139,7 @@ func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 		return fmt.Errorf("checkpoint was trained with input scales up %v, down %v; the experiment asks for %v, %v", up, down, t.up, t.down)
 	}
 	if st.Float32 != t.Opt.Float32 {
-		return fmt.Errorf("checkpoint was trained in %s precision, the experiment asks for %s (a resumed run must repeat the uninterrupted one)",
-			precisionName(st.Float32), precisionName(t.Opt.Float32))
+		return precisionMismatch(st.Float32, t.Opt.Float32)
 	}
 	get := func(name string, n int) ([]float64, error) {
 		a, ok := c.State[name]

@@ -75,7 +75,7 @@ func Options(t *Layer, workers int) train.RBMOptions {
 		Shuffle:     t.Shuffle,
 		Schedule:    *t,
 		Workers:     workers,
-		Float32:     t.Precision == "float32",
+		Float32:     t.PrecisionInUse() == "float32",
 		Epochs:      t.Epochs,
 	}
 }

@@ -1,6 +1,7 @@
 // Command benchtrain times one logz RBM training epoch (PCD-1 and CD-1,
-// 784×500, minibatch 100, in float32 and float64) on binarised MNIST, for
-// scripts/bench-train.sh.
+// 784×500, minibatch 100) on binarised MNIST, for scripts/bench-train.sh:
+// in the precision a config without train.precision gets (the default),
+// then in float32 and in float64, interleaved per method.
 package main
 
 import (
@@ -10,7 +11,9 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -35,10 +38,22 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	for _, f32 := range []bool{true, false} {
-		for _, pcd := range []bool{true, false} {
+	for _, pcd := range []bool{true, false} {
+		name := "cd1"
+		if pcd {
+			name = "pcd1"
+		}
+		def, err := defaultFloat32(name[:len(name)-1])
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		for _, c := range []struct {
+			prec string
+			f32  bool
+		}{{"default", def}, {"f32", true}, {"f64", false}} {
 			m := models.NewRBM(set.D, 500)
-			tr, err := train.NewRBMTrainer(m, train.RBMOptions{Persistent: pcd, BatchSize: 100, Shuffle: true, Schedule: sched{*lr}, Float32: f32}, 1)
+			tr, err := train.NewRBMTrainer(m, train.RBMOptions{Persistent: pcd, BatchSize: 100, Shuffle: true, Schedule: sched{*lr}, Float32: c.f32}, 1)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
@@ -50,19 +65,30 @@ func main() {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
 			}
-			name := "cd1"
-			if pcd {
-				name = "pcd1"
-			}
-			prec := "f64"
-			if f32 {
-				prec = "f32"
-			}
 			recon := "recon"
 			if s := st.Signal; s != "" {
 				recon = s
 			}
-			fmt.Printf("logz_%s_%s %.3f %s %.2f\n", name, prec, time.Since(t0).Seconds(), recon, st.ReconError)
+			fmt.Printf("logz_%s_%s %.3f %s %.2f", name, c.prec, time.Since(t0).Seconds(), recon, st.ReconError)
+			if c.prec == "default" {
+				fmt.Printf(" (%s)", map[bool]string{true: "float32", false: "float64"}[c.f32])
+			}
+			fmt.Println()
 		}
 	}
+}
+
+// defaultFloat32 reports whether an rbm config with this method and no
+// train.precision trains in float32, as `logz run` resolves it.
+func defaultFloat32(method string) (bool, error) {
+	src := "name: bench\nexperiments:\n  - name: a\n    data: {train: planted:train, test: planted:test}\n    train: {method: " + method + "}\n"
+	f, err := config.Parse([]byte(src), "bench.yaml", config.Options{})
+	if err != nil {
+		return false, err
+	}
+	t, ok := f.Experiments[0].Train.(*rbm.Train)
+	if !ok {
+		return false, fmt.Errorf("benchtrain: train settings %T, want *rbm.Train", f.Experiments[0].Train)
+	}
+	return rbm.Options(&t.Layer, 0).Float32, nil
 }
