@@ -10,6 +10,7 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -86,9 +87,16 @@ type CSL struct {
 type CSLResult struct {
 	// LogP[n] = log((1/S) Σ_s p(x_n|h_s)), the estimate of log p(x_n).
 	LogP []float64
-	// Mean is the mean of LogP over the examples with its standard error
-	// (the spread over examples; CSL's own bias is not in it).
+	// Mean is the mean of LogP over the examples with its standard error:
+	// the spread over examples combined with the Monte Carlo error of the
+	// chains, which every example shares (ChainSE). CSL's own bias is not
+	// in it.
 	Mean MeanStat
+	// ChainSE is the Monte Carlo standard error of Mean.Mean from the
+	// chains alone (a jackknife over the chain groups, cslJackknifeVar); an
+	// estimate that extends LogP to more examples carries it too. 0 with
+	// one chain, where it cannot be estimated.
+	ChainSE float64
 	// ESS[n] = (Σ_s p(x_n|h_s))² / Σ_s p(x_n|h_s)², the number of hidden
 	// states that effectively carry the estimate for example n, in [1, S].
 	ESS []float64
@@ -325,6 +333,15 @@ func summariseCSL(acc []cslAcc, N, chains, steps, burnIn int) CSLResult {
 		s2 += l * l
 	}
 	r.Mean = meanStat(s, s2, N)
+	// The chains are shared by every example, so the spread over examples
+	// leaves out their Monte Carlo error; add it (the two are independent
+	// sources of error in the mean).
+	if len(acc) >= 2 {
+		r.ChainSE = math.Sqrt(cslJackknifeVar(acc, N, chains, steps))
+		r.Mean.SE = math.Hypot(r.Mean.SE, r.ChainSE)
+	} else if N > 1 {
+		r.Warnings = append(r.Warnings, "CSL: with one chain the standard error is the spread over examples only; it leaves out the chain's Monte Carlo error (use 2 or more chains)")
+	}
 	ess := append([]float64(nil), r.ESS...)
 	sort.Float64s(ess)
 	r.MedianESS = ess[N/2]
@@ -343,6 +360,47 @@ func summariseCSL(acc []cslAcc, N, chains, steps, burnIn int) CSLResult {
 			low, N, cslMinESS, S, r.MedianESS))
 	}
 	return r
+}
+
+// cslJackknifeVar is the jackknife estimate of the variance, over the
+// chains, of the mean over examples of log p̂(x_n). With G chain groups, L_gn
+// = log Σ_{s in group g} p(x_n|h_s) and S_g states in group g, the estimate
+// without group g is
+//
+//	θ_g = (1/N) Σ_n [ log Σ_{g'≠g} exp(L_g'n) − log(S − S_g) ],
+//
+// and the variance is (G−1)/G Σ_g (θ_g − θ̄)². The sums over g' ≠ g are
+// prefix and suffix log-sum-exps, so no group's share is ever subtracted
+// (one group often carries almost all of Σ_s p(x|h_s)). It needs G ≥ 2.
+func cslJackknifeVar(acc []cslAcc, N, chains, steps int) float64 {
+	G := len(acc)
+	theta := make([]float64, G)
+	pre := make([]float64, G+1) // pre[g] = log Σ_{g' < g} exp(L_g'n)
+	groupLog := func(g, n int) float64 { return acc[g].mx[n] + math.Log(acc[g].sum[n]) }
+	for n := range N {
+		pre[0] = math.Inf(-1)
+		for g := range G {
+			pre[g+1] = nmath.LogAddExp(pre[g], groupLog(g, n))
+		}
+		suf := math.Inf(-1) // log Σ_{g' > g} exp(L_g'n)
+		for g := G - 1; g >= 0; g-- {
+			theta[g] += nmath.LogAddExp(pre[g], suf)
+			suf = nmath.LogAddExp(suf, groupLog(g, n))
+		}
+	}
+	S := float64(chains * steps)
+	var mean float64
+	for g := range theta {
+		lo, hi := g*chains/G, (g+1)*chains/G
+		theta[g] = theta[g]/float64(N) - math.Log(S-float64((hi-lo)*steps))
+		mean += theta[g]
+	}
+	mean /= float64(G)
+	var v float64
+	for _, t := range theta {
+		v += (t - mean) * (t - mean)
+	}
+	return v * float64(G-1) / float64(G)
 }
 
 // ---------------------------------------------------------------------------

@@ -352,12 +352,14 @@ func TestCSLMatchesDirectSum(t *testing.T) {
 	terms := make([]float64, len(all))
 	sq := make([]float64, len(all))
 	var sum, sum2 float64
+	logCond := make([][]float64, len(xs)) // [n][s]: log p(x_n|h_s)
 	for n, x := range xs {
 		for s, h := range all {
 			m.VisiblePreact(y, toF64(h))
 			terms[s] = cslLogCond(x, y)
 			sq[s] = 2 * terms[s]
 		}
+		logCond[n] = slices.Clone(terms)
 		want := nmath.LogMeanExp(terms)
 		if d := math.Abs(res.LogP[n] - want); d > 1e-9*math.Max(1, math.Abs(want)) {
 			t.Errorf("example %d: LogP = %.12f, direct sum %.12f", n, res.LogP[n], want)
@@ -369,7 +371,27 @@ func TestCSLMatchesDirectSum(t *testing.T) {
 		sum += want
 		sum2 += want * want
 	}
+	// The chain error, directly: the jackknife over the 64 chain groups
+	// (group g holds chains g·70/64 … (g+1)·70/64 − 1), each θ_g the mean
+	// over examples of log p̂ from every state outside group g.
+	const G = cslMaxGroups
+	theta := make([]float64, G)
+	for g := range G {
+		lo, hi := g*chains/G, (g+1)*chains/G
+		for n := range xs {
+			kept := slices.Concat(logCond[n][:lo*steps], logCond[n][hi*steps:])
+			theta[g] += nmath.LogMeanExp(kept) / float64(len(xs))
+		}
+	}
+	// cslMeanSE's se² is Σ(θ_g − θ̄)²/(G(G−1)), so the jackknife variance
+	// (G−1)/G Σ (θ_g − θ̄)² is se²·(G−1)².
+	_, tse := cslMeanSE(theta)
+	chainSE := tse * (G - 1)
+	if math.Abs(res.ChainSE-chainSE) > 1e-9*chainSE {
+		t.Errorf("ChainSE = %.12g, direct jackknife %.12g", res.ChainSE, chainSE)
+	}
 	ms := meanStat(sum, sum2, len(xs))
+	ms.SE = math.Hypot(ms.SE, chainSE)
 	if math.Abs(res.Mean.Mean-ms.Mean) > 1e-9*math.Abs(ms.Mean) || math.Abs(res.Mean.SE-ms.SE) > 1e-9*ms.SE || res.Mean.N != len(xs) {
 		t.Errorf("Mean = %+v, want %+v", res.Mean, ms)
 	}
@@ -661,5 +683,50 @@ func BenchmarkCSLEvalBlock784(b *testing.B) {
 		for !ev.add(y, e) {
 		}
 		ev.flush(data, &a)
+	}
+}
+
+// TestCSLStandardErrorCoversChainNoise checks the Monte Carlo part of CSL's
+// standard error. With the examples fixed, the mean of log p̂ varies from
+// seed to seed only through the chains, which every example shares: its
+// spread over many seeds must equal the reported ChainSE (the jackknife over
+// chain groups), and on copies of one example, where the spread over
+// examples is zero, Mean.SE must be that same chain error. With R = 200
+// seeds the observed spread is known to about 1/√(2R) = 5%, and the RMS of
+// 200 jackknife SEs (20 groups each) to about 1%, so [0.8, 1.25] is about
+// four standard errors either side of 1.
+func TestCSLStandardErrorCoversChainNoise(t *testing.T) {
+	m := cslTestRBM(6, 4, 2, 0.5, 5)
+	xs := allStates(6)
+	same := make(cslRows, 32)
+	for i := range same {
+		same[i] = xs[37]
+	}
+	const R = 200
+	for _, c := range []struct {
+		name string
+		x    cslRows
+		se   func(CSLResult) float64
+	}{
+		{"all states, ChainSE", xs, func(r CSLResult) float64 { return r.ChainSE }},
+		{"32 copies of one example, Mean.SE", same, func(r CSLResult) float64 { return r.Mean.SE }},
+	} {
+		means := make([]float64, R)
+		var ms float64 // mean of SE²
+		for r := range R {
+			res, err := CSL{Chains: 20, Steps: 50, BurnIn: 20, Seed: uint64(500 + r)}.Estimate(m, c.x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			means[r] = res.Mean.Mean
+			ms += c.se(res) * c.se(res) / R
+		}
+		_, se := cslMeanSE(means)
+		sd := se * math.Sqrt(R)
+		ratio := math.Sqrt(ms) / sd
+		t.Logf("%s: RMS reported SE %.4g, spread over %d seeds %.4g, ratio %.3f", c.name, math.Sqrt(ms), R, sd, ratio)
+		if ratio < 0.8 || ratio > 1.25 {
+			t.Errorf("%s: the reported SE (RMS %.4g) is %.3f× the spread of the estimate over %d seeds (%.4g); want 0.8–1.25", c.name, math.Sqrt(ms), ratio, R, sd)
+		}
 	}
 }

@@ -81,15 +81,8 @@ var tiny = map[string]tinyCase{
 	"rbm": {
 		data:  plantedRBM,
 		model: `{hidden: 4, init_weight_std: 1}`,
-		// precision: float64 keeps the model the estimators were checked
-		// on before cd trained in float32 by default. Trained in float32
-		// (a model as good), csl on "same" comes out 0.0028 nats above
-		// exact: csl's Gibbs chains are shared by every example, so its
-		// loglik_se on 32 copies of one example is ~1e-8 and does not
-		// measure its Monte Carlo noise, and the check there has no
-		// tolerance for it (a gap of this check for csl).
 		train: []string{
-			`{method: cd, epochs: 3, batch_size: 20, learning_rate: 0.05, precision: float64}`,
+			`{method: cd, epochs: 3, batch_size: 20, learning_rate: 0.05}`,
 			`{method: pcd, chains: 20, epochs: 2, batch_size: 20, learning_rate: 0.05}`,
 			`{method: chi2, epochs: 2, batch_size: 20, learning_rate: 0.001, momentum: 0, final_momentum: 0, q_steps: 2, q_samples: 10, q_components: 3}`,
 		},

@@ -2,6 +2,7 @@ package rbm
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -327,6 +328,11 @@ var CSL = kit.Define(kit.Def[CSLSettings]{
 			if err != nil {
 				row.Warnings = append(row.Warnings, "control variate: "+err.Error())
 				cv.Estimate, cv.SE = res.Mean.Mean, res.Mean.SE
+			} else {
+				// Every example shares the chains: their error moves
+				// the whole estimate (ChainSE), beyond the spread the
+				// control variate sees.
+				cv.SE = math.Hypot(cv.SE, res.ChainSE)
 			}
 			row.Notes = append(row.Notes, fmt.Sprintf("CSL from %d hidden states (%d chains × %d steps, burn-in %d) on %d of %d examples, extended by the control variate log f(v) (variance reduced %.3g×)", res.Samples, s.Chains, steps, s.BurnIn, len(idx), sp.Data.Len(), cv.VarianceReduction))
 			row.MeanLoglik, row.LoglikSE = report.F(cv.Estimate), report.F(cv.SE)
