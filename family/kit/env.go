@@ -262,10 +262,15 @@ type Subset struct {
 func (s Subset) Len() int          { return len(s.Idx) }
 func (s Subset) Row(n int) []uint8 { return s.X.Row(s.Idx[n]) }
 
-// Sample draws the examples RAISE and CSL evaluate on a split: n of them,
-// uniformly without replacement, from a generator that depends only on the
-// evaluation seed and the split's position — so RAISE and CSL of one
-// evaluation see the same examples. n = 0 or n ≥ N means all, in order.
+// Sample draws the examples the subsampling estimators (RAISE, CSL, the
+// sbn and vae families' per-example estimators) evaluate on a split: n of
+// them, uniformly without replacement, from a generator that depends only
+// on the evaluation seed and the split's position — so every estimator of
+// an evaluation, and every epoch of a run, sees the same examples: a
+// learning curve then compares one set of examples from epoch to epoch
+// (its points differ by the model, not by the draw of examples), and each
+// point is still an unbiased estimate of the split's mean. n = 0 or n ≥ N
+// means all, in order.
 func (env *Env) Sample(split int, x data.Examples, n int) ([]int, error) {
 	N := x.Len()
 	if n <= 0 || n >= N {
@@ -275,7 +280,7 @@ func (env *Env) Sample(split int, x data.Examples, n int) ([]int, error) {
 		}
 		return idx, nil
 	}
-	rng := rand.New(rand.NewPCG(seeds.Derive(env.Seed, 7, uint64(env.Epoch), uint64(split)), 0))
+	rng := rand.New(rand.NewPCG(seeds.Derive(env.Seed, 7, uint64(split)), 0))
 	return eval.SampleIndices(N, n, rng)
 }
 

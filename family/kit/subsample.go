@@ -102,6 +102,16 @@ func (env *Env) ExtendSubsample(row *report.Row, lp []float64, idx []int, N int,
 		}
 	}
 	cv, err := Extend("alpha1", lp, idx, x.X)
+	if err == nil && cv.VarianceReduction < 1 && n >= 3 {
+		// X is too noisy for α = 1 (e.g. a one-chain AIS): Y − X varies
+		// more than Y. The least-squares α cannot do worse than the plain
+		// mean in-sample, so it is used instead.
+		fit, ferr := Extend("fit", lp, idx, x.X)
+		if ferr == nil {
+			row.Notes = append(row.Notes, fmt.Sprintf("control variate: with α = 1 the variance grew (reduction %.3g < 1), so α is fitted by least squares", cv.VarianceReduction))
+			cv = fit
+		}
+	}
 	if err != nil {
 		row.Warnings = append(row.Warnings, fmt.Sprintf("%v: the mean is of the %d examples evaluated, not of the split's %d", err, n, N))
 		return nil

@@ -3,6 +3,8 @@ package kit
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,3 +170,72 @@ func fmtp(p *float64) any {
 	}
 	return *p
 }
+
+// TestExtendSubsampleNoisyX: a cheap X so noisy (here exact plus noise of
+// sd 5, against a spread of log p of sd 1) that Y − X varies more than Y
+// must not widen the error: ExtendSubsample then fits α by least squares,
+// whose residual sum of squares is at most Y's in-sample, says so in a note and
+// gives no warning; the estimate stays within 4 standard errors of the
+// split's mean.
+func TestExtendSubsampleNoisyX(t *testing.T) {
+	const N, n = 2000, 100
+	rng := rand.New(rand.NewPCG(3, 4))
+	exact := make([]float64, N)
+	x := make([]float64, N)
+	for i := range exact {
+		exact[i] = -100 + rng.NormFloat64()
+		x[i] = exact[i] - 3 + 5*rng.NormFloat64()
+	}
+	idx := rng.Perm(N)[:n]
+	y := make([]float64, n)
+	for k, i := range idx {
+		y[k] = exact[i] - 0.01
+	}
+	st := MeanOf(y)
+	row := report.Row{Experiment: "e", Stage: report.StageFinal, Estimator: "ais", Split: "test",
+		MeanLoglik: report.F(st.Mean), LoglikSE: report.F(st.SE), NExamples: n}
+	env := &Env{}
+	if err := env.ExtendSubsample(&row, y, idx, N, nil, func() (ControlX, error) { return ControlX{X: x, Name: "a noisy bound"}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	if len(row.Warnings) != 0 {
+		t.Errorf("warnings %q, want none", row.Warnings)
+	}
+	if !strings.Contains(strings.Join(row.Notes, "\n"), "α is fitted by least squares") {
+		t.Errorf("notes %q do not say α was fitted", row.Notes)
+	}
+	// The fitted residuals' sum of squares is at most Y's; the fit uses
+	// one more degree of freedom (n − 2 against n − 1).
+	if lim := st.SE * math.Sqrt(float64(n-1)/float64(n-2)) * (1 + 1e-12); *row.LoglikSE > lim {
+		t.Errorf("SE %.4f above the plain mean's %.4f (at most %.4f with the fit's degree of freedom)", *row.LoglikSE, st.SE, lim)
+	}
+	want := MeanOf(exact).Mean - 0.01
+	if d := math.Abs(*row.MeanLoglik - want); d > 4**row.LoglikSE {
+		t.Errorf("mean %.4f, the split's %.4f: %.2f SE off", *row.MeanLoglik, want, d / *row.LoglikSE)
+	}
+	t.Logf("plain %.4f ± %.4f, extended %.4f ± %.4f, split %.4f", st.Mean, st.SE, *row.MeanLoglik, *row.LoglikSE, want)
+}
+
+// TestSampleSameEveryEpoch: a run's per-epoch evaluations of a split see
+// the same examples (a learning curve compares the model, not the draw),
+// and different splits different ones.
+func TestSampleSameEveryEpoch(t *testing.T) {
+	a, err := (&Env{Seed: 9, Epoch: 1}).Sample(0, seqRows(1000), 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := (&Env{Seed: 9, Epoch: 7}).Sample(0, seqRows(1000), 50)
+	c, _ := (&Env{Seed: 9, Epoch: 7}).Sample(1, seqRows(1000), 50)
+	if !slices.Equal(a, b) {
+		t.Errorf("epoch 1 and epoch 7 draw different examples: %v, %v", a[:5], b[:5])
+	}
+	if slices.Equal(b, c) {
+		t.Error("splits 0 and 1 draw the same examples")
+	}
+}
+
+// seqRows is n examples of one unit.
+type seqRows int
+
+func (s seqRows) Len() int          { return int(s) }
+func (s seqRows) Row(n int) []uint8 { return []uint8{uint8(n & 1)} }
