@@ -229,3 +229,49 @@ func TestVAEAuxSameNumbersAnyGOMAXPROCS(t *testing.T) {
 		t.Error("results depend on GOMAXPROCS")
 	}
 }
+
+// benchVAEIS times VAEIS on n MNIST-like examples of a 784-500-200 VAE
+// with a Bernoulli prior (aux auxiliary variables with nets of 32 units;
+// 0: none), K proposals each.
+func benchVAEIS(b *testing.B, aux, n, K int) {
+	m, err := models.NewVAE(784, 200, []int{500}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	m.Dec.Init(rng)
+	m.Enc.Init(rng)
+	if aux > 0 {
+		if err := m.AddAux(aux, 32); err != nil {
+			b.Fatal(err)
+		}
+		for _, net := range m.Aux.Nets() {
+			net.Init(rng)
+		}
+	}
+	data := make(cslRows, n)
+	for k := range data {
+		x := make([]uint8, 784)
+		for i := range x {
+			if rng.Float64() < 0.13 {
+				x[i] = 1
+			}
+		}
+		data[k] = x
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if _, err := (VAEIS{Samples: K, Seed: uint64(i)}).Weights(m, data); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// 10 examples × 500 proposals, plain and with 10 auxiliary variables.
+func BenchmarkVAEISBer200(b *testing.B)    { benchVAEIS(b, 0, 10, 500) }
+func BenchmarkVAEISBer200Aux(b *testing.B) { benchVAEIS(b, 10, 10, 500) }
+
+// 200 examples × 1 proposal (the ELBO's control variate's shape).
+func BenchmarkVAEISBer200OneDraw(b *testing.B)    { benchVAEIS(b, 0, 200, 1) }
+func BenchmarkVAEISBer200AuxOneDraw(b *testing.B) { benchVAEIS(b, 10, 200, 1) }
