@@ -3,7 +3,6 @@ package models
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -30,15 +29,7 @@ func randomAuxVAE(t *testing.T, priorHidden int) *VAE {
 func TestVAEAuxCheckpointRoundTrip(t *testing.T) {
 	for _, ph := range []int{0, 3} {
 		m := randomAuxVAE(t, ph)
-		p := filepath.Join(t.TempDir(), "vae.npz")
-		if err := Save(p, &Checkpoint{Model: m}, known); err != nil {
-			t.Fatal(err)
-		}
-		c, err := Load(p, known)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := c.Model.(*VAE)
+		g := vaeRoundTrip(t, m)
 		if g.Label() != m.Label() || !strings.HasSuffix(g.Label(), " aux(2,3)") || g.Aux == nil {
 			t.Fatalf("loaded %s, saved %s", g.Label(), m.Label())
 		}
@@ -53,11 +44,8 @@ func TestVAEAuxCheckpointRoundTrip(t *testing.T) {
 				t.Fatalf("a plain VAE writes %s", a.Name)
 			}
 		}
-		if err := Save(p, &Checkpoint{Model: plain}, known); err != nil {
-			t.Fatal(err)
-		}
-		if c, err = Load(p, known); err != nil || c.Model.(*VAE).Aux != nil {
-			t.Fatalf("plain VAE loaded with auxiliary nets (error %v)", err)
+		if vaeRoundTrip(t, plain).Aux != nil {
+			t.Fatal("plain VAE loaded with auxiliary nets")
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -88,17 +87,8 @@ func TestVAEAuxGradient(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt := vaeTestOptions(PriorTrainingChi2, 1)
-		opt.Samples, opt.SignalClip = 1, 0
-		tr, err := NewVAETrainer(m, opt, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(3, 4))
-		tr.Base.Init(rng)
-		for i := range tr.Base.Params() {
-			tr.Base.Params()[i] += 0.3 * rng.NormFloat64()
-		}
+		tr := gradientTrainer(t, m)
+		rng := rand.New(rand.NewPCG(5, 6))
 		x := []uint8{1, 0, 1, 1, 0, 1}
 		epss := make([][]float64, 3)
 		for k := range epss {
@@ -176,14 +166,7 @@ func newTinyAuxTrainer(t testing.TB, H int, opt VAEOptions, seed uint64, base []
 	if err := m.AddAux(2, 3); err != nil {
 		t.Fatal(err)
 	}
-	tr, err := NewVAETrainer(m, opt, seed)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := tr.InitParams(base, 0.01); err != nil {
-		t.Fatal(err)
-	}
-	return tr
+	return initTrainer(t, m, opt, seed, base)
 }
 
 // auxTrainedParams is vaeParams with the auxiliary nets.
@@ -224,39 +207,8 @@ func TestVAEAuxTraining(t *testing.T) {
 	// Resume: 3 epochs straight against 2 + save, load, resume + 1.
 	data = data[:120]
 	opt.BatchSize = 60
-	a := newTinyAuxTrainer(t, 3, opt, 8, base)
-	b := newTinyAuxTrainer(t, 3, opt, 8, base)
-	for range 3 {
-		if _, err := a.TrainEpoch(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for range 2 {
-		if _, err := b.TrainEpoch(data); err != nil {
-			t.Fatal(err)
-		}
-	}
-	ck, err := b.Checkpoint("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "model.npz")
-	if err := models.Save(path, ck, codecs); err != nil {
-		t.Fatal(err)
-	}
-	loaded, err := models.Load(path, codecs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := newTinyAuxTrainer(t, 3, opt, 8, nil)
-	if err := r.Resume(loaded); err != nil {
-		t.Fatal(err)
-	}
-	sameBits(t, "restored", auxTrainedParams(b), auxTrainedParams(r))
-	if _, err := r.TrainEpoch(data); err != nil {
-		t.Fatal(err)
-	}
-	sameBits(t, "resumed", auxTrainedParams(a), auxTrainedParams(r))
+	checkResume(t, "auxiliary", newTinyAuxTrainer(t, 3, opt, 8, base), newTinyAuxTrainer(t, 3, opt, 8, base),
+		newTinyAuxTrainer(t, 3, opt, 8, nil), data, auxTrainedParams)
 
 	// A plain VAE's checkpoint does not resume an auxiliary experiment.
 	p := newTinyTrainer(t, 3, opt, 8, base)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/family/familytest"
-	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -45,18 +44,7 @@ func TestAuxiliarySettings(t *testing.T) {
 	}
 	s := DefaultTrain()
 	s.BatchSize, s.BaselineHidden = 10, 4
-	data := make(rowsData, 30)
-	for i := range data {
-		data[i] = []uint8{uint8(i % 2), 1, 0, uint8(i % 3 / 2), 1, 0}
-	}
-	tr, err := Plugin{}.NewTrainer(kit.TrainerArgs{Model: m, ModelSettings: &ms, Train: &s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := tr.TrainEpoch(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, sum := trainOneEpoch(t, m, &ms, &s)
 	vt := tr.(*train.VAETrainer)
 	if line := vt.EpochSettings(sum); vt.Opt.Precision != train.PrecisionFloat64 || !strings.Contains(line, "precision=float64") {
 		t.Errorf("auxiliary model under precision float32: trained in %q, epoch line %q", vt.Opt.Precision, line)
