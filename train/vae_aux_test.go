@@ -80,7 +80,8 @@ func auxFiniteDiff(m *models.VAE, x []uint8, epss [][]float64, h float64) []floa
 // the signal's own units). Mutations checked: the score term's flow
 // through a dropped (q(a|x) fails), that flow normalised like the encoder
 // (q(a|x) fails), the pathwise ∂ log p(a|x,z)/∂a dropped (q(a|x) fails),
-// log σ_q's entropy term dropped (q(a|x) fails).
+// log σ_q's entropy term dropped (q(a|x) fails), ∂/∂log σ_p without its
+// −1 (p(a|x,z) fails).
 func TestVAEAuxGradient(t *testing.T) {
 	for _, H := range []int{0, 3} {
 		m, err := brute.RandomAuxVAE(H, 2, 3, 13, 0.7, 0.4)
@@ -102,7 +103,7 @@ func TestVAEAuxGradient(t *testing.T) {
 		nq, na, np := m.Aux.Q.NumParams(), m.Aux.Enc.NumParams(), m.Aux.P.NumParams()
 		w := tr.tasks[0]
 		w.src.Seed(1, 2)
-		const n = 20000
+		const n = 10000
 		mean, se2 := make([]float64, len(want)), make([]float64, len(want))
 		var v []float64
 		for _, eps := range epss {
