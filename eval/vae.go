@@ -62,6 +62,11 @@ const vaeISBlock = 1000
 //
 //	log w_k = log p(x|z_k) + log p̃(z_k) − log q(z_k|x)
 //
+// (for a model with auxiliary variables, proposals (a_k, z_k) ~ q(a|x)
+// q(z|x,a) and log w_k = log p(x|z_k) + log p̃(z_k) + log p(a_k|x,z_k) −
+// log q(a_k|x) − log q(z_k|x,a_k), whose mean weight is again unbiased for
+// p̃(x): ∫ p(a|x,z) da = 1)
+//
 // summarised as log p̃̂(x) = logmeanexp_k log w_k = log((1/K) Σ_k w_k) (the
 // MEAN weight: minus log K, docs/methods.md#is-bookkeeping; the logsumexp shifted by the
 // maximum), ELBO = (1/K) Σ_k log w_k, and the effective sample size
@@ -71,7 +76,8 @@ type VAEWeights struct {
 }
 
 // VAEIS draws Samples proposals z ~ q(z|x) from a VAE's encoder for every
-// example; the proposals of example n, block b (of vaeISBlock) come from the
+// example (with auxiliary variables: a ~ q(a|x) then z ~ q(z|x,a), ε
+// before z in each proposal's stream); the proposals of example n, block b (of vaeISBlock) come from the
 // generator keyed (Seed, n, b), so the result depends on Seed alone, not
 // on GOMAXPROCS.
 type VAEIS struct {
@@ -111,6 +117,10 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 		lj := make([]float64, B)
 		pcg := rand.NewPCG(0, 0)
 		rng := rand.New(pcg)
+		var ad *vaeAuxDraw
+		if m.Aux != nil {
+			ad = newVAEAuxDraw(m)
+		}
 		return func(item int) {
 			if !Mine(units, item) {
 				return
@@ -118,7 +128,11 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 			ex, b := item/blocks, item%blocks
 			pcg.Seed(seeds.Derive(seed, uint64(ex), uint64(b)), seeds.Derive(seed, uint64(ex), uint64(b), 1))
 			xr := x.Row(ex)
-			q.set(m.EncoderLogits(s, xr))
+			if ad != nil {
+				ad.begin(m, s, xr)
+			} else {
+				q.set(m.EncoderLogits(s, xr))
+			}
 			a := newVAELogAcc()
 			k := min(vaeISBlock, samples-b*vaeISBlock)
 			// The proposals in batches of B: the draws first, in the
@@ -128,7 +142,11 @@ func (o VAEIS) Weights(m *models.VAE, x data.Examples) (VAEWeights, error) {
 			for k0 := 0; k0 < k; k0 += B {
 				n := min(B, k-k0)
 				for r := range n {
-					lq[r] = q.sample(bs.z[r*Z:(r+1)*Z], rng)
+					if ad != nil {
+						lq[r] = ad.draw(m, s, xr, bs.z[r*Z:(r+1)*Z], rng)
+					} else {
+						lq[r] = q.sample(bs.z[r*Z:(r+1)*Z], rng)
+					}
 					bs.setLatent(r, Z)
 				}
 				bm.logJoint(bs, n, xr, lj)
@@ -270,4 +288,32 @@ func VAEExactLogUnnorm(m *models.VAE, x data.Examples, maxUnits int, progress fu
 		out[n] = a.w.LogSum()
 	}
 	return out, nil
+}
+
+// vaeAuxDraw draws the proposals of a model with auxiliary variables:
+// a = μ_q(x) + σ_q(x) ⊙ ε, z ~ q(z|x,a).
+type vaeAuxDraw struct {
+	eps, a    []float64
+	mu, logSg []float64 // q(a|x) of the current example (views into the scratch)
+	pre       []float64 // the encoder's x part (view)
+}
+
+func newVAEAuxDraw(m *models.VAE) *vaeAuxDraw {
+	return &vaeAuxDraw{eps: make([]float64, m.Aux.Dim), a: make([]float64, m.Aux.Dim)}
+}
+
+// begin computes q(a|x) and the encoder's x part of example x.
+func (d *vaeAuxDraw) begin(m *models.VAE, s *models.VAEScratch, x []uint8) {
+	d.mu, d.logSg = m.AuxQ(s, x)
+	d.pre = m.AuxEncoderPre(s, x)
+}
+
+// draw draws a proposal (ε then z from rng) into z and returns
+// log q(a|x) + log q(z|x,a) − log p(a|x,z), the part of −log w that is not
+// the decoder's and the prior's.
+func (d *vaeAuxDraw) draw(m *models.VAE, s *models.VAEScratch, x, z []uint8, rng *rand.Rand) float64 {
+	lqa := models.SampleAux(d.a, d.eps, d.mu, d.logSg, rng)
+	lqz := models.SampleBernoulliLogits(z, m.AuxEncoderLogits(s, d.pre, d.a), rng)
+	pm, pls := m.AuxP(s, x, z)
+	return lqa + lqz - models.GaussLogProb(d.a, pm, pls)
 }

@@ -26,7 +26,8 @@ import (
 //
 // Checkpoint arrays: dec_W1…dec_Wn (in×out), dec_b1…dec_bn; enc_W1…,
 // enc_b1…; prior_W (Z×H), prior_vbias (Z), prior_hbias (H) for the RBM
-// prior, or prior_logits (Z) for the Bernoulli prior.
+// prior, or prior_logits (Z) for the Bernoulli prior; with auxiliary
+// variables also aux_q_*, aux_enc_* and aux_p_* (VAEAux).
 type VAE struct {
 	// DecSizes are the decoder's sizes Z, h_1, …, X; EncSizes the
 	// encoder's X, …, Z.
@@ -36,6 +37,9 @@ type VAE struct {
 	PriorLogits []float64
 	// Prior is the RBM prior over z (nil for a Bernoulli prior).
 	Prior *RBM
+	// Aux holds the auxiliary variables a of q(a, z|x) = q(a|x) q(z|x,a)
+	// and p(a|x,z) (nil: none, the plain VAE; see VAEAux).
+	Aux *VAEAux
 }
 
 // VAE prior kinds.
@@ -118,7 +122,7 @@ func (m *VAE) Label() string {
 	if m.Prior != nil {
 		prior = fmt.Sprintf("rbm(%d,%d)", m.Prior.NVis, m.Prior.NHid)
 	}
-	return "vae " + strings.Join(s, "-") + " " + prior
+	return "vae " + strings.Join(s, "-") + " " + prior + m.auxLabel()
 }
 
 // Validate checks that every parameter is finite and within MaxAbsParam.
@@ -137,6 +141,9 @@ func (m *VAE) Validate() error {
 			}
 		}
 	}
+	if err := m.validateAux(); err != nil {
+		return err
+	}
 	if m.Prior != nil {
 		return m.Prior.validate("vae: ", "prior_W", "prior_vbias", "prior_hbias")
 	}
@@ -148,6 +155,7 @@ type VAEScratch struct {
 	dec, enc []float64
 	pre      []float64
 	idx      []int32
+	aux      *auxScratch // auxiliary variables (nil without)
 }
 
 // NewScratch allocates a scratch for m.
@@ -156,6 +164,9 @@ func (m *VAE) NewScratch() *VAEScratch {
 	if m.Prior != nil {
 		s.pre = make([]float64, m.Prior.NHid)
 		s.idx = make([]int32, 0, m.Prior.NVis)
+	}
+	if m.Aux != nil {
+		s.aux = m.newAuxScratch()
 	}
 	return s
 }
@@ -237,7 +248,7 @@ func SampleBernoulliLogits(x []uint8, a []float64, rng *rand.Rand) float64 {
 // VAEType is the codec of the VAE with binary latents.
 var VAEType = Type{
 	Name:      "vae",
-	Doc:       "VAE with binary latents: decoder dec_W1…/dec_b1… (Z→…→X), encoder enc_W1…/enc_b1… (X→…→Z), tanh between layers, Bernoulli heads; prior prior_logits (Z) or an RBM prior_W (Z×H), prior_vbias, prior_hbias",
+	Doc:       "VAE with binary latents: decoder dec_W1…/dec_b1… (Z→…→X), encoder enc_W1…/enc_b1… (X→…→Z), tanh between layers, Bernoulli heads; prior prior_logits (Z) or an RBM prior_W (Z×H), prior_vbias, prior_hbias; optional auxiliary variables aux_q_* (q(a|x)), aux_enc_* (a into the encoder), aux_p_* (p(a|x,z))",
 	Signature: []string{"dec_W1", "dec_b1", "enc_W1", "enc_b1"},
 	Owns: func(name string) bool {
 		for _, p := range []string{"dec_W", "dec_b", "enc_W", "enc_b"} {
@@ -250,7 +261,7 @@ var VAEType = Type{
 		case "prior_W", "prior_vbias", "prior_hbias", "prior_logits":
 			return true
 		}
-		return false
+		return ownsAux(name)
 	},
 	New: func(visible int, hidden []int) (Model, error) {
 		if len(hidden) < 1 {
@@ -271,10 +282,12 @@ var VAEType = Type{
 		}
 		if m.Prior != nil {
 			r := m.Prior
-			return append(out, Array{"prior_W", []int{r.NVis, r.NHid}, r.W},
+			out = append(out, Array{"prior_W", []int{r.NVis, r.NHid}, r.W},
 				Array{"prior_vbias", []int{r.NVis}, r.VBias}, Array{"prior_hbias", []int{r.NHid}, r.HBias})
+		} else {
+			out = append(out, Array{"prior_logits", []int{len(m.PriorLogits)}, m.PriorLogits})
 		}
-		return append(out, Array{"prior_logits", []int{len(m.PriorLogits)}, m.PriorLogits})
+		return append(out, m.auxArrays()...)
 	},
 	FromArrays: vaeFromArrays,
 }
@@ -365,6 +378,9 @@ func vaeFromArrays(a map[string]*npyx.Array) (Model, error) {
 			return nil, fmt.Errorf("vae: prior_logits has shape %v; expected (%d)", pl.Shape, Z)
 		}
 		copy(m.PriorLogits, pl.Data)
+	}
+	if err := m.auxFromArrays(a); err != nil {
+		return nil, err
 	}
 	return m, m.Validate()
 }

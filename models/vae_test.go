@@ -64,15 +64,7 @@ func TestVAELogProbs(t *testing.T) {
 func TestVAECheckpointRoundTrip(t *testing.T) {
 	for _, ph := range []int{0, 3} {
 		m := randomVAE(t, ph)
-		p := filepath.Join(t.TempDir(), "vae.npz")
-		if err := Save(p, &Checkpoint{Model: m}, known); err != nil {
-			t.Fatal(err)
-		}
-		c, err := Load(p, known)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := c.Model.(*VAE)
+		g := vaeRoundTrip(t, m)
 		if g.Label() != m.Label() || g.PriorKind() != m.PriorKind() {
 			t.Fatalf("loaded %s (%s), saved %s (%s)", g.Label(), g.PriorKind(), m.Label(), m.PriorKind())
 		}
@@ -87,4 +79,18 @@ func TestVAECheckpointRoundTrip(t *testing.T) {
 			}
 		}
 	}
+}
+
+// vaeRoundTrip saves m and loads it back.
+func vaeRoundTrip(t *testing.T, m *VAE) *VAE {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "vae.npz")
+	if err := Save(p, &Checkpoint{Model: m}, known); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Load(p, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Model.(*VAE)
 }

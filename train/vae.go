@@ -181,6 +181,11 @@ type VAETrainer struct {
 	wg                           workgroup.Group
 	work                         func()
 	f32                          *vae32 // Precision float32
+	// adamAux are the Adam states of the auxiliary nets (Q, Enc, P of
+	// models.VAEAux); auxFloat64 notes a float32 request trained in
+	// float64 (the float32 path has no auxiliary variables).
+	adamAux    []optim.Adam
+	auxFloat64 bool
 }
 
 // vaeTask is a fixed chunk of a step: examples (kind vaeData), the χ²
@@ -204,6 +209,7 @@ type vaeTask struct {
 	zf, pf        []float32 // float32 path: one draw as 0/1, scratch
 	gDec, gEnc    []float64
 	gBase, gLog   []float64
+	ax            *vaeAuxTask // auxiliary variables (nil without)
 	src           rand.PCG
 	rng           *rand.Rand
 	sumF, sumD    float64 // Σ f, Σ (r − μ)
@@ -228,7 +234,14 @@ func NewVAETrainer(m *models.VAE, opt VAEOptions, seed uint64) (*VAETrainer, err
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
-	t := &VAETrainer{M: m, Opt: opt, Seed: seed, epochs: epochs{total: opt.Epochs}}
+	auxFloat64 := false
+	if m.Aux != nil && opt.Precision == PrecisionFloat32 {
+		opt.Precision, auxFloat64 = PrecisionFloat64, true
+	}
+	t := &VAETrainer{M: m, Opt: opt, Seed: seed, epochs: epochs{total: opt.Epochs}, auxFloat64: auxFloat64}
+	if m.Aux != nil {
+		t.newAuxAdams()
+	}
 	t.adamDec = optim.NewAdam(opt.LearningRate, m.Dec.NumParams())
 	t.adamEnc = optim.NewAdam(opt.LearningRate, m.Enc.NumParams())
 	if opt.BaselineHidden > 0 {
@@ -282,6 +295,11 @@ func (t *VAETrainer) InitParams(base []float64, priorStd float64) error {
 	if t.Base != nil {
 		t.Base.Init(rng(3))
 	}
+	if m.Aux != nil {
+		for i, n := range m.Aux.Nets() {
+			n.Init(rng(6 + uint64(i)))
+		}
+	}
 	if r := m.Prior; r != nil {
 		initRBM(r, priorStd, nil, rng(4))
 		g := rng(5)
@@ -317,6 +335,9 @@ func (t *VAETrainer) growTasks(size int) {
 		if t.Base != nil {
 			w.sb = make([]float64, t.Base.ScratchLen())
 			w.gBase = make([]float64, t.Base.NumParams())
+		}
+		if m.Aux != nil {
+			w.ax = newVAEAuxTask(m)
 		}
 		if r := m.Prior; r != nil {
 			w.prior = task{v: make([]float64, Z), p: make([]float64, r.NHid), on: make([]int32, 0, max(Z, r.NHid)),
@@ -386,6 +407,9 @@ func (t *VAETrainer) Current() models.Model { return t.M }
 func (t *VAETrainer) EpochSettings(s EpochSummary) string {
 	o := t.Opt
 	line := fmt.Sprintf("nvil lr=%.4g samples=%d", s.LearningRate, o.Samples)
+	if t.auxFloat64 {
+		line += " precision=float64 (auxiliary variables: no float32 path)"
+	}
 	switch {
 	case t.M.Prior == nil:
 	case o.PriorTraining == PriorTrainingPCD:
@@ -435,6 +459,11 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 		t.adamEnc.Step(m.Enc.Params(), a.gEnc, -1)
 		if t.Base != nil {
 			t.adamBase.Step(t.Base.Params(), a.gBase, -1)
+		}
+		if m.Aux != nil {
+			for i, n := range m.Aux.Nets() {
+				t.adamAux[i].Step(n.Params(), a.ax.g[i], -1)
+			}
 		}
 	}
 	if r := m.Prior; r != nil {
@@ -520,6 +549,11 @@ func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (
 		axpy(a0.gEnc, 1, w.gEnc)
 		axpy(a0.gBase, 1, w.gBase)
 		axpy(a0.gLog, 1, w.gLog)
+		if a0.ax != nil {
+			for i := range a0.ax.g {
+				axpy(a0.ax.g[i], 1, w.ax.g[i])
+			}
+		}
 		sumF += w.sumF
 		sumLog += w.sumLog
 		sumD += w.sumD
@@ -582,6 +616,11 @@ func clearTask(w *vaeTask) {
 		clear(w.gDec)
 		clear(w.gEnc)
 		clear(w.gBase)
+		if w.ax != nil {
+			for _, g := range w.ax.g {
+				clear(g)
+			}
+		}
 	}
 	clear(w.gLog)
 	clear(w.prior.gW)
@@ -606,6 +645,10 @@ func (t *VAETrainer) runData(w *vaeTask) {
 // draws' f, r − μ, (r − μ)² and log p(x|z).
 func (t *VAETrainer) exampleGrad(w *vaeTask, x []uint8, c float64) {
 	m, o := t.M, t.Opt
+	if m.Aux != nil {
+		t.exampleGradAux(w, x, c)
+		return
+	}
 	Z := m.NumLatent()
 	kappa := m.EncoderLogits(w.s, x)
 	b := 0.0
@@ -621,19 +664,7 @@ func (t *VAETrainer) exampleGrad(w *vaeTask, x []uint8, c float64) {
 	for s := range o.Samples {
 		z := w.zs[s*Z : (s+1)*Z]
 		lq := models.SampleBernoulliLogits(z, kappa, w.rng)
-		ell := m.DecoderLogits(w.s, z)
-		ll := 0.0
-		for i, a := range ell {
-			// log p(x|z) term and its gradient x − σ(ℓ), in log space.
-			if x[i] != 0 {
-				ll -= nmath.Softplus(-a)
-				w.dyDec[i] = c * nmath.Sigmoid(-a)
-			} else {
-				ll -= nmath.Softplus(a)
-				w.dyDec[i] = -c * nmath.Sigmoid(a)
-			}
-		}
-		m.Dec.BackwardBinary(w.gDec, nil, w.s.DecScratch(), z, w.dyDec)
+		ll := t.decoderGrad(w, x, z, c)
 		f := ll + m.LogPrior(w.s, z) - lq
 		d := f - b - t.SignalMean
 		sig := d / norm
@@ -729,6 +760,11 @@ func (t *VAETrainer) checkFinite() error {
 	if t.Base != nil {
 		s, big = sumMaxAbs(t.Base.Params(), s, big)
 	}
+	if m.Aux != nil {
+		for _, n := range m.Aux.Nets() {
+			s, big = sumMaxAbs(n.Params(), s, big)
+		}
+	}
 	if math.IsNaN(s) || math.IsInf(s, 0) || big > models.MaxAbsParam {
 		if err := m.Validate(); err != nil {
 			return err
@@ -787,6 +823,9 @@ func (t *VAETrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	} else {
 		put("adam_prior_logits", &t.adamLog)
 	}
+	for i, name := range vaeAuxAdamNames(m) {
+		put(name, &t.adamAux[i])
+	}
 	c.State["adam_steps"] = models.Array{Shape: []int{len(steps)}, Data: steps}
 	js, err := json.Marshal(st)
 	if err != nil {
@@ -837,6 +876,9 @@ func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 		adams = append(adams, &t.adamW, &t.adamA, &t.adamC)
 	} else {
 		names, adams = append(names, "adam_prior_logits"), append(adams, &t.adamLog)
+	}
+	for i, name := range vaeAuxAdamNames(t.M) {
+		names, adams = append(names, name), append(adams, &t.adamAux[i])
 	}
 	steps := make([]float64, len(adams))
 	if err := get("adam_steps", steps); err != nil {
@@ -901,6 +943,11 @@ func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 		copy(r.HBias, m.Prior.HBias)
 	} else {
 		copy(t.M.PriorLogits, m.PriorLogits)
+	}
+	if t.M.Aux != nil {
+		for i, n := range t.M.Aux.Nets() {
+			copy(n.Params(), m.Aux.Nets()[i].Params())
+		}
 	}
 	t.SignalMean, t.SignalVar, t.SignalSteps = sig[0], sig[1], int(sig[2])
 	t.done, t.Seed, t.LogZ = st.Epoch, st.Seed, st.LogZ

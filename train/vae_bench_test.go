@@ -15,6 +15,12 @@ func benchVAEStep(b *testing.B, Z int, prior string, workers int, H ...int) {
 
 // benchVAEStepPrec is benchVAEStep in a precision; H = 0 is a Bernoulli prior.
 func benchVAEStepPrec(b *testing.B, Z int, prior string, workers int, prec string, H ...int) {
+	benchVAEStepAux(b, Z, prior, workers, prec, 0, H...)
+}
+
+// benchVAEStepAux is benchVAEStepPrec with aux auxiliary variables (nets
+// of 32 hidden units; 0: none).
+func benchVAEStepAux(b *testing.B, Z int, prior string, workers int, prec string, aux int, H ...int) {
 	var data data.Examples = mnistLike(100) // boxed once: a slice → interface conversion allocates
 	ph := 8
 	if len(H) > 0 {
@@ -23,6 +29,11 @@ func benchVAEStepPrec(b *testing.B, Z int, prior string, workers int, prec strin
 	m, err := models.NewVAE(784, Z, []int{500}, ph)
 	if err != nil {
 		b.Fatal(err)
+	}
+	if aux > 0 {
+		if err := m.AddAux(aux, 32); err != nil {
+			b.Fatal(err)
+		}
 	}
 	opt := VAEOptions{BatchSize: 100, LearningRate: 3e-4, Samples: 1, Workers: workers, PriorTraining: prior,
 		QSteps: 10, QSamples: 30, QComponents: 10, QLearningRate: 0.01, QDecay: 0.9, QInitStd: 0.1, Linearise: true,
@@ -75,16 +86,33 @@ func BenchmarkVAEStepRBM64x64Float32(b *testing.B) {
 	benchVAEStepPrec(b, 64, PriorTrainingChi2, 2, PrecisionFloat32, 64)
 }
 
+// The same with 10 auxiliary variables (ADGM; they train in float64
+// whatever the precision asked for).
+func BenchmarkVAEStepBer200Aux(b *testing.B) {
+	benchVAEStepAux(b, 200, PriorTrainingChi2, 2, PrecisionFloat64, 10, 0)
+}
+func BenchmarkVAEStepRBM64x64Aux(b *testing.B) {
+	benchVAEStepAux(b, 64, PriorTrainingChi2, 2, PrecisionFloat64, 10, 64)
+}
+
 // TestVAEStepNoAllocation requires a single-worker step to allocate
 // nothing once its tasks exist, in either precision.
 func TestVAEStepNoAllocation(t *testing.T) {
 	var data data.Examples = vaePlanted(60, 5)
-	for _, c := range []struct{ prior, prec string }{
-		{PriorTrainingChi2, ""}, {PriorTrainingPCD, ""}, {PriorTrainingChi2, PrecisionFloat32}, {PriorTrainingPCD, PrecisionFloat32}} {
+	for _, c := range []struct {
+		prior, prec string
+		aux         bool
+	}{
+		{PriorTrainingChi2, "", false}, {PriorTrainingPCD, "", false}, {PriorTrainingChi2, PrecisionFloat32, false}, {PriorTrainingPCD, PrecisionFloat32, false},
+		{PriorTrainingChi2, "", true}} {
 		prior := c.prior + " " + c.prec
 		opt := vaeTestOptions(c.prior, 1)
 		opt.Precision = c.prec
 		tr := newTinyTrainer(t, 3, opt, 2, nil)
+		if c.aux {
+			tr = newTinyAuxTrainer(t, 3, opt, 2, nil)
+			prior += " auxiliary"
+		}
 		idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}
 		if _, err := tr.Step(data, idx, 1, 0); err != nil {
 			t.Fatal(err)

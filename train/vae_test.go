@@ -227,6 +227,24 @@ func priorGradByHand(m *models.VAE, w *vaeTask, z []uint8, c float64) {
 	}
 }
 
+// gradientTrainer is a one-worker trainer of m with one draw per example,
+// no clipping and a random baseline (every parameter non-zero).
+func gradientTrainer(t *testing.T, m *models.VAE) *VAETrainer {
+	t.Helper()
+	opt := vaeTestOptions(PriorTrainingChi2, 1)
+	opt.Samples, opt.SignalClip = 1, 0
+	tr, err := NewVAETrainer(m, opt, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	tr.Base.Init(rng)
+	for i := range tr.Base.Params() {
+		tr.Base.Params()[i] += 0.3 * rng.NormFloat64()
+	}
+	return tr
+}
+
 // TestVAEGradientUnbiased checks the per-example estimates (decoder,
 // encoder by NVIL with a baseline, centring and normalisation, prior's
 // positive term) against the exact gradient of E_q[f] by enumeration over
@@ -236,17 +254,7 @@ func priorGradByHand(m *models.VAE, w *vaeTask, z []uint8, c float64) {
 func TestVAEGradientUnbiased(t *testing.T) {
 	for _, H := range []int{3, 0} {
 		m := tinyVAE(t, 7, 4, H, 11)
-		opt := vaeTestOptions(PriorTrainingChi2, 1)
-		opt.Samples, opt.SignalClip = 1, 0
-		tr, err := NewVAETrainer(m, opt, 5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		rng := rand.New(rand.NewPCG(3, 4))
-		tr.Base.Init(rng)
-		for i := range tr.Base.Params() {
-			tr.Base.Params()[i] += 0.3 * rng.NormFloat64()
-		}
+		tr := gradientTrainer(t, m)
 		x := []uint8{1, 0, 1, 1, 0, 0, 1}
 		want, ef := exactDataGrad(tr, x)
 		nd, ne := m.Dec.NumParams(), m.Enc.NumParams()
@@ -395,6 +403,12 @@ func newTinyTrainer(t testing.TB, H int, opt VAEOptions, seed uint64, base []flo
 	if err != nil {
 		t.Fatal(err)
 	}
+	return initTrainer(t, m, opt, seed, base)
+}
+
+// initTrainer is a trainer of m with its initial parameters.
+func initTrainer(t testing.TB, m *models.VAE, opt VAEOptions, seed uint64, base []float64) *VAETrainer {
+	t.Helper()
 	tr, err := NewVAETrainer(m, opt, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -479,47 +493,53 @@ func TestVAEResumeBitIdentical(t *testing.T) {
 		{3, PriorTrainingChi2, PrecisionFloat32}, {0, PriorTrainingChi2, PrecisionFloat32}} {
 		opt := vaeTestOptions(c.prior, 2)
 		opt.Precision = c.prec
-		a := newTinyTrainer(t, c.H, opt, 8, base)
-		b := newTinyTrainer(t, c.H, opt, 8, base)
-		for range 3 {
-			if _, err := a.TrainEpoch(data); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for range 2 {
-			if _, err := b.TrainEpoch(data); err != nil {
-				t.Fatal(err)
-			}
-		}
-		ck, err := b.Checkpoint("test")
-		if err != nil {
-			t.Fatal(err)
-		}
-		path := filepath.Join(t.TempDir(), "model.npz")
-		if err := models.Save(path, ck, codecs); err != nil {
-			t.Fatal(err)
-		}
-		loaded, err := models.Load(path, codecs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// A fresh trainer with other initial values: everything must come
-		// from the checkpoint.
-		r := newTinyTrainer(t, c.H, opt, 8, nil)
-		if err := r.Resume(loaded); err != nil {
-			t.Fatal(err)
-		}
-		if r.Completed() != 2 {
-			t.Fatalf("resumed at epoch %d, want 2", r.Completed())
-		}
-		// The state itself first (a chain's state can be forgotten within
-		// a step by coupled draws on so small a prior).
-		sameBits(t, c.prior+" restored", vaeParams(b), vaeParams(r))
-		if _, err := r.TrainEpoch(data); err != nil {
-			t.Fatal(err)
-		}
-		sameBits(t, c.prior+" resumed", vaeParams(a), vaeParams(r))
+		// r: a fresh trainer with other initial values: everything must
+		// come from the checkpoint.
+		checkResume(t, c.prior, newTinyTrainer(t, c.H, opt, 8, base), newTinyTrainer(t, c.H, opt, 8, base),
+			newTinyTrainer(t, c.H, opt, 8, nil), data, vaeParams)
 	}
+}
+
+// checkResume trains a 3 epochs straight and b 2 + (save, load, resume
+// in r) + 1; params of b and r must agree bit for bit after the resume,
+// and of a and r after the last epoch.
+func checkResume(t *testing.T, what string, a, b, r *VAETrainer, data rows, params func(*VAETrainer) []float64) {
+	t.Helper()
+	for range 3 {
+		if _, err := a.TrainEpoch(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		if _, err := b.TrainEpoch(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ck, err := b.Checkpoint("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "model.npz")
+	if err := models.Save(path, ck, codecs); err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := models.Load(path, codecs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Resume(loaded); err != nil {
+		t.Fatal(err)
+	}
+	if r.Completed() != 2 {
+		t.Fatalf("resumed at epoch %d, want 2", r.Completed())
+	}
+	// The state itself first (a chain's state can be forgotten within
+	// a step by coupled draws on so small a prior).
+	sameBits(t, what+" restored", params(b), params(r))
+	if _, err := r.TrainEpoch(data); err != nil {
+		t.Fatal(err)
+	}
+	sameBits(t, what+" resumed", params(a), params(r))
 }
 
 // TestVAEWorkersIndependent trains with 1 and 3 workers (minibatches of

@@ -1,7 +1,9 @@
 // Package vae registers the model family "vae": variational autoencoders
 // with binary latents z ∈ {0,1}^Z, an MLP encoder q(z|x) and decoder
 // p(x|z) with Bernoulli outputs, and a Bernoulli or RBM prior over z
-// (Kuleshov & Ermon 2017 §4.1, docs/methods.md#vae; the model is models.VAE). Its
+// (Kuleshov & Ermon 2017 §4.1, docs/methods.md#vae; the model is models.VAE),
+// optionally with continuous auxiliary variables in the approximate
+// posterior (model.auxiliary; docs/methods.md#vae-auxiliary). Its
 // estimators: exact (enumerating z), is (importance sampling with q(z|x)),
 // elbo, and chi2 (the χ² upper bound on the RBM prior's log Z); after
 // training, the runner writes ancestral samples to samples.npy (Samples).
@@ -35,12 +37,20 @@ type Model struct {
 	// the training data's smoothed log-odds) or "zero". The MLP weights
 	// start N(0, 1/fan_in) (mlp.Net.Init), their other biases at 0.
 	InitVisibleBias string `yaml:"init_visible_bias" want:"base-rate or zero"`
+	// Auxiliary is A, the continuous auxiliary variables a of the
+	// approximate posterior q(a, z|x) = q(a|x) q(z|x,a), with p(a|x,z) on
+	// the generative side (an auxiliary deep generative model, Maaløe et
+	// al. 2016; models.VAEAux); 0: none, the plain VAE.
+	Auxiliary int `yaml:"auxiliary" want:"a non-negative integer (the auxiliary variables a; 0 = none)"`
+	// AuxiliaryHidden is the tanh units of the one hidden layer of each
+	// auxiliary net (q(a|x), p(a|x,z) and a's input to q(z|x,a)).
+	AuxiliaryHidden int `yaml:"auxiliary_hidden" want:"a positive integer (hidden units of the auxiliary nets)"`
 }
 
 // DefaultModel is the paper's Ber(200) VAE: one hidden layer of 500 tanh
 // units each way, 200 latents, a Bernoulli prior.
 func DefaultModel() Model {
-	return Model{Latent: 200, Hidden: []int{500}, Prior: models.PriorBernoulli, InitPriorStd: 0.01, InitVisibleBias: "base-rate"}
+	return Model{Latent: 200, Hidden: []int{500}, Prior: models.PriorBernoulli, InitPriorStd: 0.01, InitVisibleBias: "base-rate", AuxiliaryHidden: 32}
 }
 
 // Check reports bad model settings.
@@ -60,7 +70,13 @@ func (m *Model) Check(p family.Problems) {
 	}
 	p.Check("init_prior_std", m.InitPriorStd >= 0 && !math.IsInf(m.InitPriorStd, 0), "a non-negative number", m.InitPriorStd)
 	p.Enum("init_visible_bias", m.InitVisibleBias, []string{"base-rate", "zero"})
+	p.Check("auxiliary", m.Auxiliary >= 0 && m.Auxiliary <= MaxAuxiliary, fmt.Sprintf("an integer in [0, %d] (the auxiliary variables a; 0 = none)", MaxAuxiliary), m.Auxiliary)
+	p.Check("auxiliary_hidden", m.AuxiliaryHidden >= 1 && m.AuxiliaryHidden <= MaxAuxiliary, fmt.Sprintf("an integer in [1, %d] (hidden units of the auxiliary nets)", MaxAuxiliary), m.AuxiliaryHidden)
 }
+
+// MaxAuxiliary bounds auxiliary and auxiliary_hidden (they size dense
+// layers; the paper's are 10 and 32).
+const MaxAuxiliary = 10_000
 
 // priorHidden is H of the model settings (0 for a Bernoulli prior).
 func (m *Model) priorHidden() int {
@@ -102,6 +118,11 @@ func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 	v, err := models.NewVAE(visible, m.Latent, m.Hidden, m.priorHidden())
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
+	}
+	if m.Auxiliary > 0 {
+		if err := v.AddAux(m.Auxiliary, m.AuxiliaryHidden); err != nil {
+			return nil, fmt.Errorf("model: %w", err)
+		}
 	}
 	return v, nil
 }

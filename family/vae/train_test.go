@@ -58,19 +58,8 @@ func TestNewTrainer(t *testing.T) {
 	}
 	s := DefaultTrain()
 	s.BatchSize, s.BaselineHidden = 10, 4
-	data := make(rowsData, 30)
-	for i := range data {
-		data[i] = []uint8{uint8(i % 2), 1, 0, uint8(i % 3 / 2), 1, 0}
-	}
 	ms := DefaultModel()
-	tr, err := Plugin{}.NewTrainer(kit.TrainerArgs{Model: m, ModelSettings: &ms, Train: &s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum, err := tr.TrainEpoch(data)
-	if err != nil {
-		t.Fatal(err)
-	}
+	tr, sum := trainOneEpoch(t, m, &ms, &s)
 	lz := tr.(*train.VAETrainer).LogZ
 	if sum.Signal != train.SignalELBOChi2 || sum.Epoch != 1 || tr.Completed() != 1 || lz == 0 {
 		t.Errorf("summary %+v, tracked log Z %v", sum, lz)
@@ -80,6 +69,25 @@ func TestNewTrainer(t *testing.T) {
 	if _, err := (Plugin{}).NewTrainer(kit.TrainerArgs{Model: b, Train: &s, Seed: 1}); err == nil || !strings.Contains(err.Error(), "prior_training") {
 		t.Errorf("pcd with a Bernoulli prior: %v, want an error naming prior_training", err)
 	}
+}
+
+// trainOneEpoch builds the nvil trainer of m (6 visible units) and trains
+// it for an epoch on 30 fixed examples.
+func trainOneEpoch(t *testing.T, m *models.VAE, ms *Model, s *Train) (kit.Trainer, kit.EpochSummary) {
+	t.Helper()
+	data := make(rowsData, 30)
+	for i := range data {
+		data[i] = []uint8{uint8(i % 2), 1, 0, uint8(i % 3 / 2), 1, 0}
+	}
+	tr, err := Plugin{}.NewTrainer(kit.TrainerArgs{Model: m, ModelSettings: ms, Train: s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, err := tr.TrainEpoch(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tr, sum
 }
 
 type rowsData [][]uint8

@@ -93,6 +93,25 @@ func RandomVAE(priorHidden int, seed uint64, scale float64) (*models.VAE, error)
 	return m, nil
 }
 
+// RandomAuxVAE is RandomVAE with A auxiliary variables and auxiliary nets
+// of H hidden units (models.VAEAux), their parameters drawn N(0,
+// auxScale²) from the stream (seed, 2). Its log p(x) is RandomVAE's by VAE
+// (a integrates out of p).
+func RandomAuxVAE(priorHidden, A, H int, seed uint64, scale, auxScale float64) (*models.VAE, error) {
+	m, err := RandomVAE(priorHidden, seed, scale)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.AddAux(A, H); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 2))
+	for _, n := range m.Aux.Nets() {
+		normals(rng, auxScale, n.Params())
+	}
+	return m, nil
+}
+
 // normals fills each of xs in turn with N(0, scale²) draws from rng.
 func normals(rng *rand.Rand, scale float64, xs ...[]float64) {
 	for _, x := range xs {

@@ -345,3 +345,51 @@ func dot(x, y []float64) float64 {
 	}
 	return s
 }
+
+// FirstBinary sets dst (len n_1) to the first layer's pre-activation for a
+// binary input x, b_1 + Σ_{i: x_i ≠ 0} W_1[i,·], as ForwardBinary sums it.
+// With ForwardPre it lets a caller add its own term to z_1 (an auxiliary
+// input entering the first layer) and reuse the x part across passes.
+func (n *Net) FirstBinary(dst []float64, x []uint8) {
+	out := dst[:n.sizes[1]]
+	copy(out, n.B[0])
+	w := n.W[0]
+	m := len(out)
+	for i, xi := range x[:n.sizes[0]] {
+		if xi != 0 {
+			add(out, w[i*m:(i+1)*m])
+		}
+	}
+}
+
+// ForwardPre is a forward pass whose first pre-activation z_1 is given
+// (len n_1, copied into s): the later layers as Forward, y returned as a
+// view into s. For a one-layer net y = z_1.
+func (n *Net) ForwardPre(s, pre []float64) []float64 {
+	out := s[n.actOff[0] : n.actOff[0]+n.sizes[1]]
+	copy(out, pre)
+	return n.rest(s, out)
+}
+
+// BackwardPre adds to g the gradients of layers 2 … L given dy, for the
+// forward pass whose activations s holds (ForwardPre or any Forward), and
+// returns δ_1 = ∂L/∂z_1 (a view into s, or dy itself for a one-layer net),
+// valid until the next backward pass on s. The first layer's gradient is
+// left to the caller (FirstBackwardBinary).
+func (n *Net) BackwardPre(g, s, dy []float64) []float64 {
+	return n.backHidden(g, s, dy)
+}
+
+// FirstBackwardBinary adds the first layer's gradient for δ_1 = d and a
+// binary input x to g: d to b_1's gradient and to the rows of W_1's that
+// x selects.
+func (n *Net) FirstBackwardBinary(g []float64, x []uint8, d []float64) {
+	m := n.sizes[1]
+	gw, gb := n.gradViews(g, 0)
+	add(gb, d[:m])
+	for i, xi := range x[:n.sizes[0]] {
+		if xi != 0 {
+			add(gw[i*m:(i+1)*m], d[:m])
+		}
+	}
+}

@@ -240,3 +240,35 @@ func benchNet(b *testing.B, sizes []int, binary bool) {
 func BenchmarkForwardBackwardBinary784x32x20(b *testing.B) { benchNet(b, []int{784, 32, 20}, true) }
 func BenchmarkForwardBackwardFloat784x32x20(b *testing.B)  { benchNet(b, []int{784, 32, 20}, false) }
 func BenchmarkForwardBackward10x32x784(b *testing.B)       { benchNet(b, []int{10, 32, 784}, false) }
+
+// TestFirstLayerSplit: FirstBinary + ForwardPre is ForwardBinary, and
+// BackwardPre + FirstBackwardBinary is BackwardBinary, bit for bit.
+func TestFirstLayerSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, sizes := range [][]int{{7, 3}, {7, 5, 3}, {6, 4, 5, 2}} {
+		n := newTestNet(t, sizes, rng)
+		x := []uint8{1, 0, 1, 1, 0, 0, 1}[:n.In()]
+		s1, s2 := make([]float64, n.ScratchLen()), make([]float64, n.ScratchLen())
+		want := append([]float64(nil), n.ForwardBinary(s1, x)...)
+		pre := make([]float64, sizes[1])
+		n.FirstBinary(pre, x)
+		got := n.ForwardPre(s2, pre)
+		for j := range want {
+			if got[j] != want[j] {
+				t.Fatalf("sizes %v: output %d: %v split, %v whole", sizes, j, got[j], want[j])
+			}
+		}
+		dy := make([]float64, n.Out())
+		for j := range dy {
+			dy[j] = rng.NormFloat64()
+		}
+		g1, g2 := make([]float64, n.NumParams()), make([]float64, n.NumParams())
+		n.BackwardBinary(g1, nil, s1, x, dy)
+		n.FirstBackwardBinary(g2, x, n.BackwardPre(g2, s2, dy))
+		for i := range g1 {
+			if g1[i] != g2[i] {
+				t.Fatalf("sizes %v: gradient %d: %v split, %v whole", sizes, i, g2[i], g1[i])
+			}
+		}
+	}
+}
