@@ -377,25 +377,7 @@ func (v *vae32) gradient(idx []int) {
 	}
 	v.run(jobs)
 	// Backpropagation, layer by layer from the top.
-	for depth := 0; ; depth++ {
-		jobs = jobs[:0]
-		for _, n := range nets {
-			l := len(n.w) - 1 - depth
-			switch {
-			case l >= 1:
-				jobs = blocks(jobs, j32GradDense, n, l, n.pad[l], colBlock)
-				jobs = blocks(jobs, j32Delta, n, l-1, n.pad[l-1], colBlock)
-			case l == 0:
-				jobs = blocks(jobs, j32GradFirst, n, 0, n.sizes[0], 16)
-				jobs = append(jobs, job32{kind: j32BiasFirst, n: n})
-			}
-		}
-		if len(jobs) == 0 {
-			break
-		}
-		v.run(jobs)
-	}
-	v.jobs = jobs
+	v.jobs = v.backprop(jobs, nets...)
 }
 
 func (v *vae32) baseLayers() int {
@@ -595,23 +577,37 @@ func (v *vae32) sample(w *vaeTask) {
 			v.lb[p] = float64(v.base.act[len(v.base.w)-1][p*v.base.pad[len(v.base.w)-1]])
 		}
 		for s := range S {
-			r := p*S + s
-			pq := v.pq[r*Z : (r+1)*Z]
-			logistic.Sigmoid(pq, kappa)
-			z := v.zs[r*Z : (r+1)*Z]
-			on := v.zOn[r*Z : r*Z : (r+1)*Z]
-			zf := w.zf[:Z]
-			for j, q := range pq {
-				if w.rng.Float64() < float64(q) {
-					z[j], zf[j] = 1, 1
-					on = append(on, int32(j))
-				} else {
-					z[j], zf[j] = 0, 0
-				}
-			}
-			v.finishDraw(w, r, kappa, on)
+			v.drawRow(w, p*S+s, kappa, nil)
 		}
 	}
+}
+
+// drawRow draws row r's z ~ q(z) = σ(κ), comparing σ(κ_j) with uniforms
+// from w.rng (u nil) or u[r·Z + j], records it (finishDraw) and returns its
+// on-units.
+func (v *vae32) drawRow(w *vaeTask, r int, kappa []float32, u []float64) []int32 {
+	Z := v.Z
+	pq := v.pq[r*Z : (r+1)*Z]
+	logistic.Sigmoid(pq, kappa)
+	z := v.zs[r*Z : (r+1)*Z]
+	on := v.zOn[r*Z : r*Z : (r+1)*Z]
+	zf := w.zf[:Z]
+	for j, q := range pq {
+		var x float64
+		if u != nil {
+			x = u[r*Z+j]
+		} else {
+			x = w.rng.Float64()
+		}
+		if x < float64(q) {
+			z[j], zf[j] = 1, 1
+			on = append(on, int32(j))
+		} else {
+			z[j], zf[j] = 0, 0
+		}
+	}
+	v.finishDraw(w, r, kappa, on)
+	return on
 }
 
 // finishDraw records row r's draw z (in v.zs, its on-units on, the task's
@@ -671,9 +667,9 @@ func (v *vae32) signal(w *vaeTask) {
 	t := v.t
 	c := float32(t.scale)
 	X, Z, S := v.X, v.Z, v.S
-	dec, enc := v.dec, v.enc
-	Ld, Le := len(dec.w)-1, len(enc.w)-1
-	pd, pe := dec.pad[Ld], enc.pad[Le]
+	enc := v.enc
+	Le := len(enc.w) - 1
+	pe := enc.pad[Le]
 	norm := v.norm()
 	if v.aux != nil {
 		v.signalAux(w, norm)
@@ -687,32 +683,50 @@ func (v *vae32) signal(w *vaeTask) {
 		dBase := 0.0
 		for s := range S {
 			r := p*S + s
-			ell := dec.act[Ld][r*pd : r*pd+X]
-			dd := dec.dl[Ld][r*pd : r*pd+X]
-			ll := logistic.LogLik(dd, ell, x)
-			for i, q := range dd {
-				dd[i] = c * (x[i] - q)
-			}
+			ll := v.decoderDeltas(r, x, c)
 			f := ll + v.lp[r] - v.lq[r]
 			d := f - v.lb[p] - t.SignalMean
-			sig := d / norm
-			if cl := t.Opt.SignalClip; cl > 0 {
-				sig = max(-cl, min(cl, sig))
-			}
-			cs := c * float32(sig)
+			cs := c * float32(t.clipSignal(d/norm))
 			for j, e := range v.pq[r*Z : (r+1)*Z] {
 				de[j] += cs * e
 			}
 			dBase += d
-			w.sumF += f
-			w.sumLog += ll
-			w.sumD += d
-			w.sumD2 += d * d
+			w.addDraw(f, ll, d)
 		}
 		if b := v.base; b != nil {
 			b.dl[len(b.w)-1][p*b.pad[len(b.w)-1]] = c * float32(dBase)
 		}
 	}
+}
+
+// decoderDeltas returns log p(x|z) of row r (x its example) and sets the
+// decoder's output deltas c(x − σ(ℓ)).
+func (v *vae32) decoderDeltas(r int, x []float32, c float32) float64 {
+	dec, X := v.dec, v.X
+	L := len(dec.w) - 1
+	pd := dec.pad[L]
+	dd := dec.dl[L][r*pd : r*pd+X]
+	ll := logistic.LogLik(dd, dec.act[L][r*pd:r*pd+X], x)
+	for i, q := range dd {
+		dd[i] = c * (x[i] - q)
+	}
+	return ll
+}
+
+// clipSignal clips a normalised learning signal at ±SignalClip (0: none).
+func (t *VAETrainer) clipSignal(sig float64) float64 {
+	if cl := t.Opt.SignalClip; cl > 0 {
+		return max(-cl, min(cl, sig))
+	}
+	return sig
+}
+
+// addDraw adds one draw's f, log p(x|z), d and d² to w's sums.
+func (w *vaeTask) addDraw(f, ll, d float64) {
+	w.sumF += f
+	w.sumLog += ll
+	w.sumD += d
+	w.sumD2 += d * d
 }
 
 // gradient32 is Gradient's work for Precision float32 after the tasks are

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/logz-ml/logz/internal/gemm"
-	"github.com/logz-ml/logz/internal/logistic"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/transpose"
@@ -306,21 +305,7 @@ func (v *vae32) sampleAux(w *vaeTask) {
 		e := w.pos + k
 		for s := range S {
 			r := e*S + s
-			kappa := enc.act[L-1][r*pe : r*pe+Z]
-			pq := v.pq[r*Z : (r+1)*Z]
-			logistic.Sigmoid(pq, kappa)
-			z := v.zs[r*Z : (r+1)*Z]
-			on := v.zOn[r*Z : r*Z : (r+1)*Z]
-			zf := w.zf[:Z]
-			for j, q := range pq {
-				if ax.u[r*Z+j] < float64(q) {
-					z[j], zf[j] = 1, 1
-					on = append(on, int32(j))
-				} else {
-					z[j], zf[j] = 0, 0
-				}
-			}
-			v.finishDraw(w, r, kappa, on)
+			on := v.drawRow(w, r, enc.act[L-1][r*pe:r*pe+Z], ax.u)
 			a := p.act[0][r*pp : r*pp+H]
 			copy(a, p.b[0])
 			rowsum.AddRowsStride32(a, p.w[0], pp, v.xOn[v.xOff[e]:v.xOff[e+1]])
@@ -338,21 +323,16 @@ func (v *vae32) signalAux(w *vaeTask, norm float64) {
 	t, ax := v.t, v.aux
 	c := t.scale
 	X, Z, S, A := v.X, v.Z, v.S, ax.A
-	dec, enc, p := v.dec, v.enc, ax.p
-	Ld, Le, Lp := len(dec.w)-1, len(enc.w)-1, len(p.w)-1
-	pd, pe, pp := dec.pad[Ld], enc.pad[Le], p.pad[Lp]
+	enc, p := v.enc, ax.p
+	Le, Lp := len(enc.w)-1, len(p.w)-1
+	pe, pp := enc.pad[Le], p.pad[Lp]
 	for k := range w.rows {
 		e := w.pos + k
 		x := v.xf[e*X : (e+1)*X]
 		dBase := 0.0
 		for s := range S {
 			r := e*S + s
-			ell := dec.act[Ld][r*pd : r*pd+X]
-			dd := dec.dl[Ld][r*pd : r*pd+X]
-			ll := logistic.LogLik(dd, ell, x)
-			for i, q := range dd {
-				dd[i] = float32(c) * (x[i] - q)
-			}
+			ll := v.decoderDeltas(r, x, float32(c))
 			y, dy := p.act[Lp][r*pp:r*pp+2*A], p.dl[Lp][r*pp:r*pp+2*A]
 			a, ga := ax.a[r*A:(r+1)*A], ax.ga[r*A:(r+1)*A]
 			lpa := 0.0
@@ -367,20 +347,13 @@ func (v *vae32) signalAux(w *vaeTask, norm float64) {
 			}
 			f := ll + v.lp[r] - v.lq[r] + lpa - ax.lqa[r]
 			d := f - v.lb[e] - t.SignalMean
-			sig := d / norm
-			if cl := t.Opt.SignalClip; cl > 0 {
-				sig = max(-cl, min(cl, sig))
-			}
-			cs := float32(c * sig)
+			cs := float32(c) * float32(t.clipSignal(d/norm))
 			de := enc.dl[Le][r*pe : r*pe+Z]
 			for j, q := range v.pq[r*Z : (r+1)*Z] {
 				de[j] = cs * q
 			}
 			dBase += d
-			w.sumF += f
-			w.sumLog += ll
-			w.sumD += d
-			w.sumD2 += d * d
+			w.addDraw(f, ll, d)
 		}
 		if b := v.base; b != nil {
 			b.dl[len(b.w)-1][e*b.pad[len(b.w)-1]] = float32(c * dBase)
