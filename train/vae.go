@@ -182,10 +182,8 @@ type VAETrainer struct {
 	work                         func()
 	f32                          *vae32 // Precision float32
 	// adamAux are the Adam states of the auxiliary nets (Q, Enc, P of
-	// models.VAEAux); auxFloat64 notes a float32 request trained in
-	// float64 (the float32 path has no auxiliary variables).
-	adamAux    []optim.Adam
-	auxFloat64 bool
+	// models.VAEAux).
+	adamAux []optim.Adam
 }
 
 // vaeTask is a fixed chunk of a step: examples (kind vaeData), the χ²
@@ -234,11 +232,7 @@ func NewVAETrainer(m *models.VAE, opt VAEOptions, seed uint64) (*VAETrainer, err
 	if err := opt.Check(); err != nil {
 		return nil, err
 	}
-	auxFloat64 := false
-	if m.Aux != nil && opt.Precision == PrecisionFloat32 {
-		opt.Precision, auxFloat64 = PrecisionFloat64, true
-	}
-	t := &VAETrainer{M: m, Opt: opt, Seed: seed, epochs: epochs{total: opt.Epochs}, auxFloat64: auxFloat64}
+	t := &VAETrainer{M: m, Opt: opt, Seed: seed, epochs: epochs{total: opt.Epochs}}
 	if m.Aux != nil {
 		t.newAuxAdams()
 	}
@@ -407,9 +401,6 @@ func (t *VAETrainer) Current() models.Model { return t.M }
 func (t *VAETrainer) EpochSettings(s EpochSummary) string {
 	o := t.Opt
 	line := fmt.Sprintf("nvil lr=%.4g samples=%d", s.LearningRate, o.Samples)
-	if t.auxFloat64 {
-		line += " precision=float64 (auxiliary variables: no float32 path)"
-	}
 	switch {
 	case t.M.Prior == nil:
 	case o.PriorTraining == PriorTrainingPCD:

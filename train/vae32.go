@@ -1,7 +1,6 @@
 package train
 
 import (
-	"math"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/gemm"
@@ -69,7 +68,8 @@ type vae32 struct {
 	wg          workgroup.Group
 	work        func()
 	t           *VAETrainer
-	jobs        []job32 // the phases' job lists (kept to avoid allocating)
+	jobs        []job32   // the phases' job lists (kept to avoid allocating)
+	aux         *vae32Aux // auxiliary variables (nil without)
 }
 
 // net32 holds the float32 copies and the batch buffers of one mlp.Net.
@@ -88,6 +88,12 @@ type net32 struct {
 	at    [][]float32 // l < L−1: act[l]ᵀ, n_{l+1} × rows
 	dl    [][]float32 // rows × pad[l]: δ_{l+1}
 	gw    [][]float32 // n_l × pad[l]: the float32 ∂W_l (layer 0: n_0 × n_1)
+	// A net with a real-valued input (dense; the auxiliary net Enc on a):
+	// the input in (rows × n_0), its transpose inT, ∂/∂input din (rows ×
+	// pad16(n_0)) and wt[0] = W_0ᵀ (n_1 × pad16(n_0)).
+	dense   bool
+	in, inT []float32
+	din     []float32
 }
 
 func pad16(n int) int { return (n + 15) &^ 15 }
@@ -133,6 +139,13 @@ const (
 	j32Signal           // log p(x|z), f, the signal and δ_L of a chunk (task)
 	j32Prior            // a χ² draws or chains task of the prior
 	j32Adam             // Adam on entries lo…hi of one parameter vector
+	// Auxiliary variables (vae32_aux.go).
+	j32TransposeIn // inT from in (dense-input net)
+	j32DeltaIn     // din = δ_0 W_0ᵀ, columns lo…hi (dense-input net)
+	j32Pre         // the encoder's x part W_1ᵀx + b_1, examples lo…hi
+	j32AuxFirst    // the encoder's first layer tanh(pre + Enc(a)), rows lo…hi
+	j32Noise       // ε, a, log q(a|x) and the uniforms of a chunk (task)
+	j32AuxQ        // ∂/∂ outputs of q(a|x) of a chunk (task)
 )
 
 type job32 struct {
@@ -153,8 +166,12 @@ const colBlock = 64
 func newVAE32(t *VAETrainer, B int) *vae32 {
 	m := t.M
 	rows := B * t.Opt.Samples
+	encRows := B
+	if m.Aux != nil {
+		encRows = rows // q(z|x,a): one row per draw of a
+	}
 	v := &vae32{t: t, X: m.NumVisible(), Z: m.NumLatent(), S: t.Opt.Samples, capB: B,
-		enc: newNet32(m.Enc, B), dec: newNet32(m.Dec, rows)}
+		enc: newNet32(m.Enc, encRows), dec: newNet32(m.Dec, rows)}
 	if t.Base != nil {
 		v.base = newNet32(t.Base, B)
 	}
@@ -166,10 +183,16 @@ func newVAE32(t *VAETrainer, B int) *vae32 {
 	v.pq = make([]float32, rows*v.Z)
 	v.lq, v.lp, v.lb = make([]float64, rows), make([]float64, rows), make([]float64, B)
 	v.work = v.worker
+	if m.Aux != nil {
+		v.newAux(B, rows)
+	}
 	return v
 }
 
 func (v *vae32) nets() []*net32 {
+	if v.aux != nil {
+		return v.aux.nets
+	}
 	if v.base != nil {
 		return []*net32{v.enc, v.dec, v.base}
 	}
@@ -289,6 +312,10 @@ func blocks(jobs []job32, kind int, n *net32, l, total, size int) []job32 {
 func (v *vae32) gradient(idx []int) {
 	t := v.t
 	v.prepare(idx)
+	if v.aux != nil {
+		v.gradientAux()
+		return
+	}
 	nets := v.nets()
 	// Refresh the float32 copies.
 	jobs := v.jobs[:0]
@@ -350,25 +377,7 @@ func (v *vae32) gradient(idx []int) {
 	}
 	v.run(jobs)
 	// Backpropagation, layer by layer from the top.
-	for depth := 0; ; depth++ {
-		jobs = jobs[:0]
-		for _, n := range nets {
-			l := len(n.w) - 1 - depth
-			switch {
-			case l >= 1:
-				jobs = blocks(jobs, j32GradDense, n, l, n.pad[l], colBlock)
-				jobs = blocks(jobs, j32Delta, n, l-1, n.pad[l-1], colBlock)
-			case l == 0:
-				jobs = blocks(jobs, j32GradFirst, n, 0, n.sizes[0], 16)
-				jobs = append(jobs, job32{kind: j32BiasFirst, n: n})
-			}
-		}
-		if len(jobs) == 0 {
-			break
-		}
-		v.run(jobs)
-	}
-	v.jobs = jobs
+	v.jobs = v.backprop(jobs, nets...)
 }
 
 func (v *vae32) baseLayers() int {
@@ -380,7 +389,7 @@ func (v *vae32) baseLayers() int {
 
 // rowsOf is the number of batch rows of net n: examples, or rows for the decoder.
 func (v *vae32) rowsOf(n *net32) int {
-	if n == v.dec {
+	if n == v.dec || (v.aux != nil && (n == v.enc || n == v.aux.p || n == v.aux.ea)) {
 		return v.rows
 	}
 	return v.nb
@@ -394,8 +403,10 @@ func (v *vae32) grad(n *net32) []float64 {
 		return a.gEnc
 	case v.dec:
 		return a.gDec
+	case v.base:
+		return a.gBase
 	}
-	return a.gBase
+	return v.auxGrad(n)
 }
 
 func (v *vae32) do(j *job32) {
@@ -416,12 +427,20 @@ func (v *vae32) do(j *job32) {
 			}
 		}
 	case j32RefreshWT:
+		if l == 0 {
+			transpose.Float32(n.wt[0], pad16(n.sizes[0]), n.w[0], n.pad[0], n.sizes[0], n.sizes[1])
+			return
+		}
 		transpose.Float32(n.wt[l], n.pad[l-1], n.w[l], n.pad[l], n.sizes[l], n.sizes[l+1])
 	case j32First:
 		v.first(n, j.lo, j.hi)
 	case j32Dense:
 		rows := v.rowsOf(n)
-		gemm.Cols32(gemm.Set, 1, rows, j.lo, j.hi, n.sizes[l], n.act[l-1], n.pad[l-1], n.w[l], n.pad[l], n.act[l], n.pad[l])
+		if l == 0 { // dense input
+			gemm.Cols32(gemm.Set, 1, rows, j.lo, j.hi, n.sizes[0], n.in, n.sizes[0], n.w[0], n.pad[0], n.act[0], n.pad[0])
+		} else {
+			gemm.Cols32(gemm.Set, 1, rows, j.lo, j.hi, n.sizes[l], n.act[l-1], n.pad[l-1], n.w[l], n.pad[l], n.act[l], n.pad[l])
+		}
 		hi := min(j.hi, n.sizes[l+1])
 		if j.lo >= hi {
 			return
@@ -442,7 +461,11 @@ func (v *vae32) do(j *job32) {
 	case j32GradDense:
 		rows := v.rowsOf(n)
 		in, out, p := n.sizes[l], n.sizes[l+1], n.pad[l]
-		gemm.Cols32(gemm.Set, 1, in, j.lo, j.hi, rows, n.at[l-1], rows, n.dl[l], p, n.gw[l], p)
+		at := n.inT
+		if l > 0 {
+			at = n.at[l-1]
+		}
+		gemm.Cols32(gemm.Set, 1, in, j.lo, j.hi, rows, at, rows, n.dl[l], p, n.gw[l], p)
 		hi := min(j.hi, out)
 		g := v.grad(n)
 		o := n.off[l]
@@ -466,15 +489,11 @@ func (v *vae32) do(j *job32) {
 		}
 	case j32GradFirst:
 		out, p := n.sizes[1], n.pad[0]
-		col, off := v.xCol, v.xcOff
-		if n == v.dec {
-			col, off = v.zCol, v.zcOff
-		}
 		g := v.grad(n)
 		for i := j.lo; i < j.hi; i++ {
 			acc := n.gw[0][i*out : (i+1)*out]
 			clear(acc)
-			rowsum.AddRowsStride32(acc, n.dl[0], p, col[off[i]:off[i+1]])
+			rowsum.AddRowsStride32(acc, n.dl[0], p, v.inputRows(n, i))
 			dst := g[i*out : (i+1)*out]
 			for q, x := range acc {
 				dst[q] = float64(x)
@@ -484,11 +503,17 @@ func (v *vae32) do(j *job32) {
 		in, out := n.sizes[0], n.sizes[1]
 		biasGrad(v.grad(n)[in*out:in*out+out], n.dl[0], n.pad[0], v.rowsOf(n), 0)
 	case j32Sample:
+		if v.aux != nil {
+			v.sampleAux(j.task)
+			return
+		}
 		v.sample(j.task)
 	case j32Signal:
 		v.signal(j.task)
 	case j32Adam:
 		j.adam.StepRange(j.theta, j.g, -1, j.lo, j.hi)
+	case j32TransposeIn, j32DeltaIn, j32Pre, j32AuxFirst, j32Noise, j32AuxQ:
+		v.doAux(j)
 	case j32Prior:
 		if j.task.kind == vaeDraws {
 			v.t.runDraws(j.task)
@@ -539,17 +564,9 @@ func tanh32(a []float32) {
 // the decoder's first layer on the draws.
 func (v *vae32) sample(w *vaeTask) {
 	t := v.t
-	m := t.M
-	// Not clearTask: the float32 path writes the nets' gradients whole
-	// into the first task's buffers, and the chunks only sum the prior's
-	// terms and the signal's moments.
-	clear(w.gLog)
-	clear(w.prior.gW)
-	clear(w.prior.gA)
-	clear(w.prior.gB)
-	w.sumF, w.sumD, w.sumD2, w.sumLog = 0, 0, 0, 0
+	clearChunk(w)
 	Z, S := v.Z, v.S
-	enc, dec := v.enc, v.dec
+	enc := v.enc
 	L := len(enc.w)
 	pe := enc.pad[L-1]
 	for k := range w.rows {
@@ -560,44 +577,78 @@ func (v *vae32) sample(w *vaeTask) {
 			v.lb[p] = float64(v.base.act[len(v.base.w)-1][p*v.base.pad[len(v.base.w)-1]])
 		}
 		for s := range S {
-			r := p*S + s
-			pq := v.pq[r*Z : (r+1)*Z]
-			logistic.Sigmoid(pq, kappa)
-			z := v.zs[r*Z : (r+1)*Z]
-			on := v.zOn[r*Z : r*Z : (r+1)*Z]
-			zf := w.zf[:Z]
-			for j, q := range pq {
-				if w.rng.Float64() < float64(q) {
-					z[j], zf[j] = 1, 1
-					on = append(on, int32(j))
-				} else {
-					z[j], zf[j] = 0, 0
-				}
-			}
-			v.zN[r] = int32(len(on))
-			v.lq[r] = logistic.LogLik(w.pf[:Z], kappa, zf)
-			for j, q := range pq {
-				pq[j] = zf[j] - q
-			}
-			if m.Prior != nil {
-				v.lp[r] = m.LogPrior(w.s, z)
-			} else {
-				lp := -v.sumSP
-				for _, j := range on {
-					lp += m.PriorLogits[j]
-					w.gLog[j]++
-				}
-				v.lp[r] = lp
-			}
-			t.priorGrad32(w, z)
-			a := dec.act[0][r*dec.pad[0] : r*dec.pad[0]+dec.sizes[1]]
-			copy(a, dec.b[0])
-			rowsum.AddRowsStride32(a, dec.w[0], dec.pad[0], on)
-			if len(dec.w) > 1 {
-				tanh32(a)
-			}
+			v.drawRow(w, p*S+s, kappa, nil)
 		}
 	}
+}
+
+// drawRow draws row r's z ~ q(z) = σ(κ), comparing σ(κ_j) with uniforms
+// from w.rng (u nil) or u[r·Z + j], records it (finishDraw) and returns its
+// on-units.
+func (v *vae32) drawRow(w *vaeTask, r int, kappa []float32, u []float64) []int32 {
+	Z := v.Z
+	pq := v.pq[r*Z : (r+1)*Z]
+	logistic.Sigmoid(pq, kappa)
+	z := v.zs[r*Z : (r+1)*Z]
+	on := v.zOn[r*Z : r*Z : (r+1)*Z]
+	zf := w.zf[:Z]
+	for j, q := range pq {
+		var x float64
+		if u != nil {
+			x = u[r*Z+j]
+		} else {
+			x = w.rng.Float64()
+		}
+		if x < float64(q) {
+			z[j], zf[j] = 1, 1
+			on = append(on, int32(j))
+		} else {
+			z[j], zf[j] = 0, 0
+		}
+	}
+	v.finishDraw(w, r, kappa, on)
+	return on
+}
+
+// finishDraw records row r's draw z (in v.zs, its on-units on, the task's
+// zf): log q(z|x), z − σ(κ) in place of σ(κ), log p̃(z) and the prior's
+// gradient, and runs the decoder's first layer on it.
+func (v *vae32) finishDraw(w *vaeTask, r int, kappa []float32, on []int32) {
+	t, m, dec, Z := v.t, v.t.M, v.dec, v.Z
+	z, zf, pq := v.zs[r*Z:(r+1)*Z], w.zf[:Z], v.pq[r*Z:(r+1)*Z]
+	v.zN[r] = int32(len(on))
+	v.lq[r] = logistic.LogLik(w.pf[:Z], kappa, zf)
+	for j, q := range pq {
+		pq[j] = zf[j] - q
+	}
+	if m.Prior != nil {
+		v.lp[r] = m.LogPrior(w.s, z)
+	} else {
+		lp := -v.sumSP
+		for _, j := range on {
+			lp += m.PriorLogits[j]
+			w.gLog[j]++
+		}
+		v.lp[r] = lp
+	}
+	t.priorGrad32(w, z)
+	a := dec.act[0][r*dec.pad[0] : r*dec.pad[0]+dec.sizes[1]]
+	copy(a, dec.b[0])
+	rowsum.AddRowsStride32(a, dec.w[0], dec.pad[0], on)
+	if len(dec.w) > 1 {
+		tanh32(a)
+	}
+}
+
+// clearChunk clears a data task's sums. Not clearTask: the float32 path
+// writes the nets' gradients whole into the first task's buffers, and the
+// chunks only sum the prior's terms and the signal's moments.
+func clearChunk(w *vaeTask) {
+	clear(w.gLog)
+	clear(w.prior.gW)
+	clear(w.prior.gA)
+	clear(w.prior.gB)
+	w.sumF, w.sumD, w.sumD2, w.sumLog = 0, 0, 0, 0
 }
 
 // priorGrad32 adds ∇ log p̃(z) (unscaled) to an RBM prior's gradient; the
@@ -616,12 +667,13 @@ func (v *vae32) signal(w *vaeTask) {
 	t := v.t
 	c := float32(t.scale)
 	X, Z, S := v.X, v.Z, v.S
-	dec, enc := v.dec, v.enc
-	Ld, Le := len(dec.w)-1, len(enc.w)-1
-	pd, pe := dec.pad[Ld], enc.pad[Le]
-	norm := 1.0
-	if t.SignalSteps > 0 {
-		norm = max(1, math.Sqrt(t.SignalVar))
+	enc := v.enc
+	Le := len(enc.w) - 1
+	pe := enc.pad[Le]
+	norm := v.norm()
+	if v.aux != nil {
+		v.signalAux(w, norm)
+		return
 	}
 	for k := range w.rows {
 		p := w.pos + k
@@ -631,32 +683,50 @@ func (v *vae32) signal(w *vaeTask) {
 		dBase := 0.0
 		for s := range S {
 			r := p*S + s
-			ell := dec.act[Ld][r*pd : r*pd+X]
-			dd := dec.dl[Ld][r*pd : r*pd+X]
-			ll := logistic.LogLik(dd, ell, x)
-			for i, q := range dd {
-				dd[i] = c * (x[i] - q)
-			}
+			ll := v.decoderDeltas(r, x, c)
 			f := ll + v.lp[r] - v.lq[r]
 			d := f - v.lb[p] - t.SignalMean
-			sig := d / norm
-			if cl := t.Opt.SignalClip; cl > 0 {
-				sig = max(-cl, min(cl, sig))
-			}
-			cs := c * float32(sig)
+			cs := c * float32(t.clipSignal(d/norm))
 			for j, e := range v.pq[r*Z : (r+1)*Z] {
 				de[j] += cs * e
 			}
 			dBase += d
-			w.sumF += f
-			w.sumLog += ll
-			w.sumD += d
-			w.sumD2 += d * d
+			w.addDraw(f, ll, d)
 		}
 		if b := v.base; b != nil {
 			b.dl[len(b.w)-1][p*b.pad[len(b.w)-1]] = c * float32(dBase)
 		}
 	}
+}
+
+// decoderDeltas returns log p(x|z) of row r (x its example) and sets the
+// decoder's output deltas c(x − σ(ℓ)).
+func (v *vae32) decoderDeltas(r int, x []float32, c float32) float64 {
+	dec, X := v.dec, v.X
+	L := len(dec.w) - 1
+	pd := dec.pad[L]
+	dd := dec.dl[L][r*pd : r*pd+X]
+	ll := logistic.LogLik(dd, dec.act[L][r*pd:r*pd+X], x)
+	for i, q := range dd {
+		dd[i] = c * (x[i] - q)
+	}
+	return ll
+}
+
+// clipSignal clips a normalised learning signal at ±SignalClip (0: none).
+func (t *VAETrainer) clipSignal(sig float64) float64 {
+	if cl := t.Opt.SignalClip; cl > 0 {
+		return max(-cl, min(cl, sig))
+	}
+	return sig
+}
+
+// addDraw adds one draw's f, log p(x|z), d and d² to w's sums.
+func (w *vaeTask) addDraw(f, ll, d float64) {
+	w.sumF += f
+	w.sumLog += ll
+	w.sumD += d
+	w.sumD2 += d * d
 }
 
 // gradient32 is Gradient's work for Precision float32 after the tasks are
@@ -709,6 +779,11 @@ func (v *vae32) adamSteps() {
 	add(&t.adamEnc, t.M.Enc.Params(), a0.gEnc)
 	if t.Base != nil {
 		add(&t.adamBase, t.Base.Params(), a0.gBase)
+	}
+	if m := t.M; m.Aux != nil {
+		for i, n := range m.Aux.Nets() {
+			add(&t.adamAux[i], n.Params(), a0.ax.g[i])
+		}
 	}
 	v.run(jobs)
 	v.jobs = jobs

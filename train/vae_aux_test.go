@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -179,58 +180,97 @@ func auxTrainedParams(tr *VAETrainer) []float64 {
 	return out
 }
 
-// TestVAEAuxTraining: the auxiliary VAE (precision float32 asked for:
-// trained in float64, said on the epoch line) raises the exact log p(x)
-// and ELBO of planted data by at least a nat in 10 epochs, resumes from a
-// saved checkpoint bit for bit, and gives the same numbers with 1 and 3
-// workers.
+// TestVAEAuxTraining: the auxiliary VAE, in either precision (float32
+// the default), raises the exact log p(x) and ELBO of planted data by at
+// least a nat in 10 epochs, resumes from a saved checkpoint bit for bit,
+// and gives the same numbers with 1 and 3 workers (float32: also 3
+// workers under GOMAXPROCS 1).
 func TestVAEAuxTraining(t *testing.T) {
+	for _, prec := range []string{PrecisionFloat64, PrecisionFloat32} {
+		data := vaePlanted(300, 1)
+		base := baseRateOf(data)
+		opt := vaeTestOptions(PriorTrainingChi2, 2)
+		opt.Precision = prec
+		tr := newTinyAuxTrainer(t, 3, opt, 3, base)
+		if tr.Opt.Precision != prec || strings.Contains(tr.EpochSettings(EpochSummary{}), "precision") {
+			t.Fatalf("auxiliary model: precision %q, epoch line %q; want %s, no note", tr.Opt.Precision, tr.EpochSettings(EpochSummary{}), prec)
+		}
+		lp0, _ := meanExact(tr.M, data)
+		for range 10 {
+			if _, err := tr.TrainEpoch(data); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lp1, _ := meanExact(tr.M, data)
+		t.Logf("%s: log p(x) %.3f → %.3f", prec, lp0, lp1)
+		if lp1-lp0 < 1 {
+			t.Errorf("%s: exact log p(x) rose by %.3f nats, want ≥ 1", prec, lp1-lp0)
+		}
+
+		// Resume: 3 epochs straight against 2 + save, load, resume + 1.
+		data = data[:120]
+		opt.BatchSize = 60
+		checkResume(t, "auxiliary "+prec, newTinyAuxTrainer(t, 3, opt, 8, base), newTinyAuxTrainer(t, 3, opt, 8, base),
+			newTinyAuxTrainer(t, 3, opt, 8, nil), data, auxTrainedParams)
+
+		// A plain VAE's checkpoint does not resume an auxiliary experiment.
+		p := newTinyTrainer(t, 3, opt, 8, base)
+		pc, err := p.Checkpoint("test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := newTinyAuxTrainer(t, 3, opt, 8, nil).Resume(pc); err == nil || !strings.Contains(err.Error(), "aux") {
+			t.Errorf("%s: a plain VAE's checkpoint resumed an auxiliary experiment (error %v)", prec, err)
+		}
+
+		// Workers (and GOMAXPROCS).
+		procs := runtime.GOMAXPROCS(0)
+		var got [][]float64
+		for _, run := range []struct{ workers, procs int }{{1, procs}, {3, procs}, {3, 1}} {
+			runtime.GOMAXPROCS(run.procs)
+			o := opt
+			o.Workers = run.workers
+			tr := newTinyAuxTrainer(t, 3, o, 4, nil)
+			if _, err := tr.TrainEpoch(data); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, auxTrainedParams(tr))
+			runtime.GOMAXPROCS(procs)
+		}
+		for i := 1; i < len(got); i++ {
+			sameBits(t, fmt.Sprintf("%s: run 0 vs %d", prec, i), got[0], got[i])
+		}
+	}
+}
+
+// TestVAEAuxPrecisionsPaired trains the same tiny auxiliary VAE from the
+// same parameters and seed in float64 and in float32 (the same draws, so
+// they differ only by rounding, unless a uniform falls between the two
+// precisions' σ(κ)) for 5 epochs of 15 steps, and requires the paired
+// difference of the exact mean log p(x) to be within what the steps'
+// rounding allows: each step's gradient agrees within 256·2⁻²⁴ relative
+// (TestVAE32AuxGradientMatchesFloat64), so after n steps the objective
+// within n·256·2⁻²⁴·|log p(x)|. For scale it logs the difference between
+// float64 runs with two seeds (no shared draws), which is ~10⁵ times that.
+func TestVAEAuxPrecisionsPaired(t *testing.T) {
 	data := vaePlanted(300, 1)
 	base := baseRateOf(data)
-	opt := vaeTestOptions(PriorTrainingChi2, 2)
-	opt.Precision = PrecisionFloat32
-	tr := newTinyAuxTrainer(t, 3, opt, 3, base)
-	if tr.Opt.Precision != PrecisionFloat64 || !strings.Contains(tr.EpochSettings(EpochSummary{}), "precision=float64") {
-		t.Fatalf("auxiliary model: precision %q, epoch line %q; want float64, said", tr.Opt.Precision, tr.EpochSettings(EpochSummary{}))
-	}
-	lp0, _ := meanExact(tr.M, data)
-	for range 10 {
-		if _, err := tr.TrainEpoch(data); err != nil {
-			t.Fatal(err)
+	run := func(prec string, seed uint64) float64 {
+		opt := vaeTestOptions(PriorTrainingChi2, 2)
+		opt.Precision = prec
+		tr := newTinyAuxTrainer(t, 3, opt, seed, base)
+		for range 5 {
+			if _, err := tr.TrainEpoch(data); err != nil {
+				t.Fatal(err)
+			}
 		}
+		lp, _ := meanExact(tr.M, data)
+		return lp
 	}
-	lp1, _ := meanExact(tr.M, data)
-	t.Logf("log p(x) %.3f → %.3f", lp0, lp1)
-	if lp1-lp0 < 1 {
-		t.Errorf("exact log p(x) rose by %.3f nats, want ≥ 1", lp1-lp0)
+	a, b, c := run(PrecisionFloat64, 3), run(PrecisionFloat32, 3), run(PrecisionFloat64, 4)
+	t.Logf("log p(x): float64 %.6f, float32 %.6f (paired |Δ| %.3g); float64 seed 4 %.6f (|Δ| %.3g)", a, b, math.Abs(a-b), c, math.Abs(a-c))
+	tol := 5 * 15 * 256 * math.Ldexp(1, -24) * math.Abs(a)
+	if math.Abs(a-b) > tol {
+		t.Errorf("float32 vs float64 (same draws): log p(x) %.6f vs %.6f, |Δ| %.3g > %.3g", b, a, math.Abs(a-b), tol)
 	}
-
-	// Resume: 3 epochs straight against 2 + save, load, resume + 1.
-	data = data[:120]
-	opt.BatchSize = 60
-	checkResume(t, "auxiliary", newTinyAuxTrainer(t, 3, opt, 8, base), newTinyAuxTrainer(t, 3, opt, 8, base),
-		newTinyAuxTrainer(t, 3, opt, 8, nil), data, auxTrainedParams)
-
-	// A plain VAE's checkpoint does not resume an auxiliary experiment.
-	p := newTinyTrainer(t, 3, opt, 8, base)
-	pc, err := p.Checkpoint("test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := newTinyAuxTrainer(t, 3, opt, 8, nil).Resume(pc); err == nil || !strings.Contains(err.Error(), "aux") {
-		t.Errorf("a plain VAE's checkpoint resumed an auxiliary experiment (error %v)", err)
-	}
-
-	// Workers.
-	var got [][]float64
-	for _, workers := range []int{1, 3} {
-		o := opt
-		o.Workers = workers
-		tr := newTinyAuxTrainer(t, 3, o, 4, nil)
-		if _, err := tr.TrainEpoch(data); err != nil {
-			t.Fatal(err)
-		}
-		got = append(got, auxTrainedParams(tr))
-	}
-	sameBits(t, fmt.Sprint("workers 1 vs 3"), got[0], got[1])
 }

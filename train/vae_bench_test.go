@@ -86,13 +86,18 @@ func BenchmarkVAEStepRBM64x64Float32(b *testing.B) {
 	benchVAEStepPrec(b, 64, PriorTrainingChi2, 2, PrecisionFloat32, 64)
 }
 
-// The same with 10 auxiliary variables (ADGM; they train in float64
-// whatever the precision asked for).
-func BenchmarkVAEStepBer200Aux(b *testing.B) {
+// The same with 10 auxiliary variables (ADGM), in each precision.
+func BenchmarkVAEStepBer200AuxFloat64(b *testing.B) {
 	benchVAEStepAux(b, 200, PriorTrainingChi2, 2, PrecisionFloat64, 10, 0)
 }
-func BenchmarkVAEStepRBM64x64Aux(b *testing.B) {
+func BenchmarkVAEStepBer200AuxFloat32(b *testing.B) {
+	benchVAEStepAux(b, 200, PriorTrainingChi2, 2, PrecisionFloat32, 10, 0)
+}
+func BenchmarkVAEStepRBM64x64AuxFloat64(b *testing.B) {
 	benchVAEStepAux(b, 64, PriorTrainingChi2, 2, PrecisionFloat64, 10, 64)
+}
+func BenchmarkVAEStepRBM64x64AuxFloat32(b *testing.B) {
+	benchVAEStepAux(b, 64, PriorTrainingChi2, 2, PrecisionFloat32, 10, 64)
 }
 
 // TestVAEStepNoAllocation requires a single-worker step to allocate
@@ -104,14 +109,16 @@ func TestVAEStepNoAllocation(t *testing.T) {
 		aux         bool
 	}{
 		{PriorTrainingChi2, "", false}, {PriorTrainingPCD, "", false}, {PriorTrainingChi2, PrecisionFloat32, false}, {PriorTrainingPCD, PrecisionFloat32, false},
-		{PriorTrainingChi2, "", true}} {
+		{PriorTrainingChi2, "", true}, {PriorTrainingChi2, PrecisionFloat32, true}, {PriorTrainingPCD, PrecisionFloat32, true}} {
 		prior := c.prior + " " + c.prec
 		opt := vaeTestOptions(c.prior, 1)
 		opt.Precision = c.prec
-		tr := newTinyTrainer(t, 3, opt, 2, nil)
+		var tr *VAETrainer
 		if c.aux {
 			tr = newTinyAuxTrainer(t, 3, opt, 2, nil)
 			prior += " auxiliary"
+		} else {
+			tr = newTinyTrainer(t, 3, opt, 2, nil)
 		}
 		idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29}
 		if _, err := tr.Step(data, idx, 1, 0); err != nil {
