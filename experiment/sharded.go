@@ -197,9 +197,12 @@ func prepareShardFolder(f *config.File, resolved []byte, dir string) error {
 		if err := refuseLinks(f, dir); err != nil {
 			return err
 		}
+		// The model first, then its part: a training shard writes the part
+		// before its first checkpoint (trainPart), so a model seen here
+		// has its part by the time we look for it.
 		for _, exp := range f.Experiments {
-			_, errPart := os.Stat(filepath.Join(dir, PartsDir, trainPartName(exp.Name)))
-			if _, err := os.Stat(filepath.Join(dir, exp.Name, modelFile)); err == nil && errors.Is(errPart, fs.ErrNotExist) {
+			_, errModel := os.Stat(filepath.Join(dir, exp.Name, modelFile))
+			if _, errPart := os.Stat(filepath.Join(dir, PartsDir, trainPartName(exp.Name))); errModel == nil && errors.Is(errPart, fs.ErrNotExist) {
 				return folderError("--shard: %s holds %s/%s but no %s/%s: it is a run made without --shard; use another --out", dir, exp.Name, modelFile, PartsDir, trainPartName(exp.Name))
 			}
 		}
@@ -311,6 +314,12 @@ func (r *runner) trainPart(all []report.Row, path string, fp Fingerprint) error 
 	}
 	if resumed {
 		r.sayResumed()
+	}
+	// The part exists before the first checkpoint: a shard that sets the
+	// folder up meanwhile must not find a model without its part and take
+	// the folder for a run made without --shard.
+	if err := st.write(func() error { return part(false, nil) }); err != nil {
+		return err
 	}
 	if err := r.trainEpochs(); err != nil {
 		return err
