@@ -384,8 +384,9 @@ func (s *scope) estimator(n *yaml.Node, rel string, f *family.Family) Estimator 
 		old, isLegacy := legacy[e.key]
 		switch {
 		case has:
-			s.set(join(rel, e.key), e.line)
-			s.scalar(e.val, rv.FieldByIndex(fld.index), fld, join(rel, e.key))
+			// value: a scalar, or a nested section (a sandwich's ais: and
+			// raise:), decoded as strictly as the entry.
+			s.value(e.val, rv.FieldByIndex(fld.index), fld, join(rel, e.key), e.line)
 		case isLegacy:
 			s.legacyKey(e, old, join(rel, e.key), f.Name)
 		case anyEstimatorKey(e.key):

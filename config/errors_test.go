@@ -91,9 +91,9 @@ func TestBadConfigs(t *testing.T) {
 		{"setting of estimator without settings", okExp + "    evaluate:\n      final:\n        - {name: pll, seed: 3}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0].seed: not a setting of estimator "pll" (it has no settings)`}},
 		{"unknown estimator", okExp + "    evaluate:\n      final: [exact, dbm-bound]\n", []string{
-			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbm-bound" (did you mean "dbn-bound", an estimator of model type dbn?; known for model type rbm: exact, ais, ais-ratio, raise, csl, chi2, pll, recon)`}},
+			`bad.yaml:5: experiments[0].evaluate.final[1].name: unknown estimator "dbm-bound" (did you mean "dbn-bound", an estimator of model type dbn?; known for model type rbm: exact, ais, ais-ratio, raise, sandwich, csl, chi2, pll, recon)`}},
 		{"misspelt estimator", okExp + "    evaluate:\n      every_epoch:\n        - name: aiss\n", []string{
-			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known for model type rbm: exact, ais, ais-ratio, raise, csl, chi2, pll, recon)`}},
+			`bad.yaml:6: experiments[0].evaluate.every_epoch[0].name: unknown estimator "aiss" (did you mean "ais"?; known for model type rbm: exact, ais, ais-ratio, raise, sandwich, csl, chi2, pll, recon)`}},
 		{"estimator without name", okExp + "    evaluate:\n      final:\n        - {runs: 10}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0]: missing required key "name"`}},
 		{"wrong type: word for int", okExp + "    train:\n      k: one\n", []string{
@@ -182,7 +182,7 @@ func TestBadConfigs(t *testing.T) {
 		{"dbm with one layer", okExp + "    model: {type: dbm, layers: [4]}\n    train: {method: pcd}\n", []string{
 			`bad.yaml:4: experiments[0].model.layers: a dbm needs at least two hidden layer sizes (e.g. [500, 1000]), got [4]`}},
 		{"mf-bound on an rbm", okExp + "    evaluate: {final: [mf-bound]}\n", []string{
-			`bad.yaml:4: experiments[0].evaluate.final[0].name: mf-bound is an estimator of model type dbm, not of rbm (the model type is rbm; its estimators: exact, ais, ais-ratio, raise, csl, chi2, pll, recon)`}},
+			`bad.yaml:4: experiments[0].evaluate.final[0].name: mf-bound is an estimator of model type dbm, not of rbm (the model type is rbm; its estimators: exact, ais, ais-ratio, raise, sandwich, csl, chi2, pll, recon)`}},
 		{"bad pretrain settings", okExp + "    model: {type: dbm, layers: [4, 3]}\n    train: {method: pcd, mean_field_iters: 0, pretrain: {epochs: -1, method: cdd, k: 0, learning_rate: 0}}\n", []string{
 			`experiments[0].train.mean_field_iters: expected a positive integer, got 0`,
 			`experiments[0].train.pretrain.epochs: expected a non-negative integer (0 = no pretraining), got -1`,

@@ -120,6 +120,14 @@ func (r *recorder) Ran(entry int, name string, rows []report.Row) {
 	}
 }
 
+// Partial implements kit.Sharding: a shard's estimates hold the other
+// shards' stand-ins.
+func (r *recorder) Partial() bool { return true }
+
+// Unneeded implements kit.Sharding; a shard never stops early (Partial),
+// so there is nothing to record.
+func (r *recorder) Unneeded(int, string, int) {}
+
 // shardUnits is one piece of work of a shard.
 type shardUnits struct {
 	r           *recorder
@@ -193,11 +201,21 @@ type merger struct {
 	parts []*evalPart // by shard index
 	files []string    // their paths
 	used  map[[2]int]bool
+	// unneeded holds, by entry, the first piece of work the entry did not
+	// need (it stopped early: Unneeded).
+	unneeded map[int]int
 }
 
 func newMerger(parts []*evalPart, files []string) *merger {
-	return &merger{parts: parts, files: files, used: map[[2]int]bool{}}
+	return &merger{parts: parts, files: files, used: map[[2]int]bool{}, unneeded: map[int]int{}}
 }
+
+// Partial implements kit.Sharding: the merge has every shard's values.
+func (m *merger) Partial() bool { return false }
+
+// Unneeded implements kit.Sharding: the entry's pieces of work from call
+// on are not asked for, and unused does not count them.
+func (m *merger) Unneeded(entry int, _ string, call int) { m.unneeded[entry] = call }
 
 // Units implements kit.Sharding.
 func (m *merger) Units(entry int, name string, call int) eval.Units {
@@ -210,10 +228,13 @@ func (m *merger) Ran(entry int, _ string, rows []report.Row) {
 	secs := make([]float64, len(rows))
 	for _, p := range m.parts {
 		e := p.entry(entry)
-		if e == nil || len(e.RowSeconds) != len(rows) {
+		// A shard may have more rows than the merge: a sandwich runs every
+		// round in a shard and stops early in the merge (the rows of its
+		// rounds come first, in order).
+		if e == nil || len(e.RowSeconds) < len(rows) {
 			return // keep the merge's own times
 		}
-		for k, s := range e.RowSeconds {
+		for k, s := range e.RowSeconds[:len(rows)] {
 			secs[k] = max(secs[k], s)
 		}
 	}
@@ -309,6 +330,9 @@ func (m *merger) unused() error {
 	for s, p := range m.parts {
 		for _, e := range p.Entries {
 			for _, w := range e.Work {
+				if c, ok := m.unneeded[e.Index]; ok && w.Call >= c {
+					continue
+				}
 				if !m.used[[2]int{e.Index, w.Call}] {
 					return &PartsError{fmt.Sprintf("%s holds work %d of entry %d (%s) that the merge did not use: the shards ran another evaluation than the merge (another logz?); remove the parts and run the shards again", m.files[s], w.Call, e.Index, e.Estimator)}
 				}

@@ -48,6 +48,7 @@ experiments:
         - {name: ais, runs: 9, betas: 30, schedule: linear}
         - {name: ais, runs: 5, betas: 30, schedule: linear, init: uniform}
         - {name: raise, chains: 3, betas: 30, schedule: linear, examples: 11}
+        - {name: sandwich, until_gap: 2, start_betas: 5, max_betas: 80, ais: {runs: 6}, raise: {chains: 3, examples: 11}}
         - {name: csl, chains: 10, steps: 7, examples: 13}
         - {name: chi2, components: 3, steps: 30, samples: 200, fit_samples: 20}
         - {name: ais-ratio, to: "%RATIO_TO%", runs: 7, betas: 20, schedule: linear, start: gibbs, gibbs_steps: 6}
@@ -232,6 +233,20 @@ func TestShardedRunIsExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := comparable(t, whole, f)
+	// The rbm's sandwich must close before its last round (K = 80), so
+	// that the merges below stop early too, leaving the shards' later
+	// rounds unused (kit.Sharding.Unneeded) — and stop where this run did.
+	rows, err := report.ReadResults(filepath.Join(whole, config.ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := 0
+	for _, r := range rows {
+		last = max(last, r.Round)
+	}
+	if last != 1 {
+		t.Fatalf("the rbm's sandwich ended in round %d; the test needs it to close in round 1 of 3", last)
+	}
 
 	trained := filepath.Join(root, "trained")
 	if _, err := runShard(t, f, trained, 0, 1, experiment.PhaseTrain); err != nil {
@@ -299,7 +314,7 @@ func TestShardedRunIsExact(t *testing.T) {
 func checkShared(t *testing.T, dir string) {
 	t.Helper()
 	want := map[string]string{
-		"rbm":   "ais[9] ais[5] raise[33 33] csl[10 10] ais-ratio[7]",
+		"rbm":   "ais[9] ais[5] raise[33 33] sandwich[6 33 33 6 33 33 6 33 33] csl[10 10] ais-ratio[7]",
 		"dbn":   "dbn-bound[5 60 200] ais[6 60 200] raise[27 60 27 200]",
 		"dbm":   "mf-bound[5] ais[60 200] raise[14 14]",
 		"sbn":   "is[24 24] ais[12 12] bdmc[5]",

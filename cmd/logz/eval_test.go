@@ -45,12 +45,12 @@ func TestEvalBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--estimator", ""}, `eval: --estimator: no estimator given (known: exact, ais, chi2, bp, ais-ratio, raise, csl, pll, recon, dbn-bound, mf-bound, is, bdmc, completion, elbo)`},
+		{[]string{"--estimator", ""}, `eval: --estimator: no estimator given (known: exact, ais, chi2, bp, ais-ratio, raise, sandwich, csl, pll, recon, dbn-bound, mf-bound, is, bdmc, completion, elbo)`},
 		{[]string{"--estimator", " , "}, `eval: --estimator: no estimator given (known: exact,`},
 		{[]string{"--estimator", "exact,exact"}, `eval: --estimator: exact is listed twice`},
 		{[]string{"--estimator", "exact,ais,pll,ais"}, `eval: --estimator: ais is listed twice`},
 		{[]string{"--estimator", "exact,aiss"}, `eval: --estimator: unknown estimator "aiss" (did you mean "ais"?; known: exact, ais,`},
-		{[]string{"--estimator", "dbn-bound"}, `eval: --estimator: dbn-bound is not an estimator of model type rbm (its estimators: exact, ais, ais-ratio, raise, csl, chi2, pll, recon)`},
+		{[]string{"--estimator", "dbn-bound"}, `eval: --estimator: dbn-bound is not an estimator of model type rbm (its estimators: exact, ais, ais-ratio, raise, sandwich, csl, chi2, pll, recon)`},
 		{[]string{"--estimator", "exact", "--limit", "-5"}, `eval: --limit wants an integer ≥ 0 (0 = all), got -5`},
 		{[]string{"--estimator", "exact", "--binarize", "maybe"}, `eval: --binarize wants stochastic, threshold or none, got "maybe"`},
 		{[]string{"--estimator", "exact", "--binarize", "treshold"}, `eval: --binarize wants stochastic, threshold or none, got "treshold" (did you mean "threshold"?)`},

@@ -46,9 +46,9 @@ func TestModelsCommand(t *testing.T) {
 		t.Fatalf("--json output: %v\n%s", err, out)
 	}
 	want := map[string][]string{
-		"rbm":   {"exact", "ais", "ais-ratio", "raise", "csl", "chi2", "pll", "recon"},
-		"dbn":   {"exact", "dbn-bound", "ais", "raise"},
-		"dbm":   {"exact", "mf-bound", "ais", "raise"},
+		"rbm":   {"exact", "ais", "ais-ratio", "raise", "sandwich", "csl", "chi2", "pll", "recon"},
+		"dbn":   {"exact", "dbn-bound", "ais", "raise", "sandwich"},
+		"dbm":   {"exact", "mf-bound", "ais", "raise", "sandwich"},
 		"sbn":   {"exact", "is", "ais", "bdmc", "completion"},
 		"arsbn": {"exact", "is", "ais", "bdmc", "completion"},
 		"ising": {"exact", "ais", "chi2", "bp"},
@@ -87,7 +87,7 @@ func TestEvalEstimatorsOfTheFamily(t *testing.T) {
 	model, data := "../../models/testdata/numpy_rbm.npz", "npy:../../models/testdata/numpy_data.npy"
 	_, _, err := runLogz(t, "eval", "--model", model, "--data", data, "--estimator", "exact,mf-bound")
 	var ue usageError
-	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "mf-bound is not an estimator of model type rbm (its estimators: exact, ais, ais-ratio, raise, csl, chi2, pll, recon)") {
+	if !errors.As(err, &ue) || !strings.Contains(err.Error(), "mf-bound is not an estimator of model type rbm (its estimators: exact, ais, ais-ratio, raise, sandwich, csl, chi2, pll, recon)") {
 		t.Errorf("another family's estimator: %v", err)
 	}
 	_, stderr, err := runLogz(t, "eval", "--model", model, "--data", data, "--estimator", "exact", "--samples", "7", "--json")

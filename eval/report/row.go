@@ -71,7 +71,11 @@ type Row struct {
 	// proposal family q (mixture, aux); on the trainer's own row
 	// (estimator "train") the name of its training signal when that is not
 	// the reconstruction error (e.g. is-bound).
-	Init      string   `json:"init,omitempty"`
+	Init string `json:"init,omitempty"`
+	// Round is the round (1, 2, …) of a sandwich entry's AIS and RAISE
+	// rows (run at growing K until their gap closes; the entry's last round
+	// is its final pair), 0 on every other row.
+	Round     int      `json:"round,omitempty"`
 	ESS       *float64 `json:"ess,omitempty"` // effective sample size of the weights
 	NExamples int      `json:"n_examples"`
 	Seconds   float64  `json:"seconds"` // wall time of this estimate

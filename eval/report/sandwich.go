@@ -21,7 +21,8 @@ const (
 )
 
 // AISPartner returns the index of the AIS row of rows that brackets the
-// RAISE row r (same experiment, evaluation, split and start): the one with
+// RAISE row r (same experiment, evaluation, split, start and sandwich
+// round): the one with
 // r's number of intermediate distributions, else the one with the most;
 // −1 if none. Every such pair is a valid bracket in expectation, but with
 // AIS and RAISE run at several K (Burda et al. 2015, Table 1) each RAISE is
@@ -31,7 +32,7 @@ func AISPartner(rows []Row, r *Row) int {
 	for j := range rows {
 		a := &rows[j]
 		if a.Estimator != "ais" || a.Split != r.Split || a.Init != r.Init || a.MeanLoglik == nil ||
-			a.Experiment != r.Experiment || a.Stage != r.Stage || a.Epoch != r.Epoch {
+			a.Experiment != r.Experiment || a.Stage != r.Stage || a.Epoch != r.Epoch || a.Round != r.Round {
 			continue
 		}
 		switch {

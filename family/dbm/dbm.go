@@ -115,7 +115,7 @@ var Family = &family.Family{
 	Trainers: []family.TrainerInfo{
 		{Method: "pcd", Doc: "greedy pretraining with doubled-input RBMs (train.pretrain), then joint PCD with a mean-field positive phase (mean_field_iters)"},
 	},
-	Estimators: []*family.Estimator{Exact, MFBound, AIS, RAISE},
+	Estimators: []*family.Estimator{Exact, MFBound, AIS, RAISE, Sandwich},
 	EveryEpoch: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: &AISSettings{AIS: kit.AIS{Runs: 16, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}}}
 	},
@@ -182,3 +182,8 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 
 // SampleInits are the chain starts Sample accepts.
 func (Plugin) SampleInits() []string { return SampleInits }
+
+// Sandwich runs ais and raise from one start at growing K until their
+// bracket closes (kit.SandwichDef).
+var Sandwich = kit.SandwichDef(AIS, RAISE,
+	AISSettings{AIS: kit.AIS{Runs: 100, MinESSFraction: 0.1}, Samples: 500}, kit.SandwichRAISE())

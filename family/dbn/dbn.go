@@ -120,7 +120,7 @@ var Family = &family.Family{
 		{Method: "cd", Doc: "greedy layer-wise: each layer an RBM trained by CD-k for train.epochs epochs on the layer data below"},
 		{Method: "pcd", Doc: "greedy layer-wise with PCD RBMs"},
 	},
-	Estimators: []*family.Estimator{Exact, Bound, AIS, RAISE},
+	Estimators: []*family.Estimator{Exact, Bound, AIS, RAISE, Sandwich},
 	EveryEpoch: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: CheapAIS()}}
 	},
@@ -202,3 +202,8 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 
 // SampleInits are the chain starts Sample accepts.
 func (Plugin) SampleInits() []string { return SampleInits }
+
+// Sandwich runs ais and raise from one start at growing K until their
+// bracket closes (kit.SandwichDef).
+var Sandwich = kit.SandwichDef(AIS, RAISE,
+	AISSettings{AIS: kit.AIS{Runs: 100, MinESSFraction: 0.1}, Samples: 500}, kit.SandwichRAISE())

@@ -92,6 +92,17 @@ type Sharding interface {
 	// Ran is given the rows the entry-th estimator, named estimator,
 	// produced (before the family's Finish step); it may set their Seconds.
 	Ran(entry int, estimator string, rows []report.Row)
+	// Partial reports whether this process's estimates are partial: true
+	// in a shard, whose units of other shards are stand-ins, false in the
+	// merge. An estimator that decides from its own estimates how much work
+	// to do (the sandwich) cannot decide in a shard: there it does all the
+	// work it might need, and in the merge it stops where a run without
+	// shards would.
+	Partial() bool
+	// Unneeded tells the merge that the entry-th estimator, named
+	// estimator, stopped before its call-th piece of work: the pieces from
+	// call on that the shards computed are not used, and that is no error.
+	Unneeded(entry int, estimator string, call int)
 }
 
 // Units returns what shares the units of the running estimator's next

@@ -22,7 +22,7 @@ var Family = &family.Family{
 		{Method: "pcd", Doc: "persistent contrastive divergence: chains persistent Gibbs chains, k sweeps per update"},
 		{Method: "chi2", Doc: "χ² variational learning (Kuleshov & Ermon 2017): Adam on log p̃(data) − ½ log E_q[(p̃/q)²], q_steps fitter steps on a mixture q per θ step; tracks log Z each epoch"},
 	},
-	Estimators: []*family.Estimator{Exact, AIS, AISRatio, RAISE, CSL, Chi2, PLL, Recon},
+	Estimators: []*family.Estimator{Exact, AIS, AISRatio, RAISE, Sandwich, CSL, Chi2, PLL, Recon},
 	EveryEpoch: func() []family.Configured {
 		ais := kit.AIS{Runs: 16, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}
 		return []family.Configured{entry(Exact), {Name: "ais", Settings: &AISSettings{AIS: ais}}}
@@ -117,3 +117,8 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 	tr.InitParams(init.InitWeightStd, vb)
 	return tr, nil
 }
+
+// Sandwich runs ais and raise from one start at growing K until their
+// bracket closes (kit.SandwichDef).
+var Sandwich = kit.SandwichDef(AIS, RAISE,
+	AISSettings{kit.AIS{Runs: 100, MinESSFraction: 0.1}}, kit.SandwichRAISE())
