@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,5 +183,30 @@ func TestEvalSplitName(t *testing.T) {
 		if got := defaultSplit(d); got != want {
 			t.Errorf("default split of %s = %q, want %q", spec, got, want)
 		}
+	}
+}
+
+// TestEvalSandwich: logz eval runs the sandwich from its flags, K growing
+// ×4 from --start-betas to --max-betas, and its rows carry their round.
+// With a tolerance no pair meets (--until-gap 1e-9), every round runs.
+func TestEvalSandwich(t *testing.T) {
+	out, _, err := runLogz(t, "eval", "--model", numpyModel, "--data", numpyData, "--estimator", "exact,sandwich",
+		"--start-betas", "5", "--max-betas", "40", "--until-gap", "1e-9", "--init", "uniform", "--json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := report.DecodeResults(strings.NewReader(out), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		if r.Round > 0 {
+			got = append(got, fmt.Sprintf("%d:%s:%d:%s", r.Round, r.Estimator, r.Betas, r.Init))
+		}
+	}
+	want := "1:ais:5:uniform 1:raise:5:uniform 2:ais:20:uniform 2:raise:20:uniform 3:ais:40:uniform 3:raise:40:uniform"
+	if strings.Join(got, " ") != want {
+		t.Errorf("sandwich rows %q, want %q", got, want)
 	}
 }
