@@ -84,6 +84,7 @@ type grid struct {
 type line struct {
 	experiment, model, estimator, init string
 	runs, betas                        int
+	round                              int // a sandwich's round, else 0
 	logZ, lo3, hi3, lo1, hi1, exact    *float64
 	seconds                            float64
 	splits                             map[string]*Row // split → row ("" = split-free)
@@ -92,13 +93,13 @@ type line struct {
 }
 
 // compatible reports whether r can be merged into l: same experiment,
-// model, estimator and init, equal runs and betas where both are set, and
-// l has no row yet for r's split.
+// model, estimator, init and sandwich round, equal runs and betas where
+// both are set, and l has no row yet for r's split.
 func (l *line) compatible(r *Row, signal bool) bool {
 	eqOrZero := func(a, b int) bool { return a == 0 || b == 0 || a == b }
 	_, taken := l.splits[r.Split]
 	return !taken && l.signal == signal && l.experiment == r.Experiment && l.model == r.Model &&
-		l.estimator == r.Estimator && l.init == r.Init && eqOrZero(l.runs, r.Runs) && eqOrZero(l.betas, r.Betas)
+		l.estimator == r.Estimator && l.init == r.Init && l.round == r.Round && eqOrZero(l.runs, r.Runs) && eqOrZero(l.betas, r.Betas)
 }
 
 // mergeFloat keeps the first value of a quantity that several rows of a
@@ -163,7 +164,7 @@ func finalLines(rows []Row) []*line {
 			}
 		}
 		if l == nil {
-			l = &line{experiment: r.Experiment, model: r.Model, estimator: r.Estimator, init: r.Init,
+			l = &line{experiment: r.Experiment, model: r.Model, estimator: r.Estimator, init: r.Init, round: r.Round,
 				signal: signal, splits: map[string]*Row{}}
 			lines = append(lines, l)
 		}
@@ -340,11 +341,20 @@ func orMissing(s string) string {
 	return s
 }
 
+// estimatorLabel names a line's estimator with its start and, for a
+// sandwich's rows, its round: "ais (uniform, round 2)".
 func estimatorLabel(l *line) string {
+	var what []string
 	if l.init != "" {
-		return l.estimator + " (" + l.init + ")"
+		what = append(what, l.init)
 	}
-	return l.estimator
+	if l.round > 0 {
+		what = append(what, fmt.Sprintf("round %d", l.round))
+	}
+	if len(what) == 0 {
+		return l.estimator
+	}
+	return l.estimator + " (" + strings.Join(what, ", ") + ")"
 }
 
 // splitColumns returns the splits that get a column: test and train always
