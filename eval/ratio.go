@@ -62,10 +62,10 @@ type Ratio struct {
 // EstimateRatio estimates log(Z_B/Z_A) by AIS along the joint path of
 // Salakhutdinov & Murray (2008, §3.2, eq. 14–17),
 //
-//	p_k(v) ∝ f_A(v)^{1−β_k} f_B(v)^{β_k},  r̂ = (1/M) Σ_m w_m,  E[w] = Z_B/Z_A,
+//	E_β(v, h_A, h_B) = (1−β)·E_A(v, h_A) + β·E_B(v, h_B),  r̂ = (1/M) Σ_m w_m,  E[w] = Z_B/Z_A,
 //
-// with f = e^{−F(v)} each model's visible marginal, the runs starting as
-// start says:
+// whose visible marginal f_β is inference.RBMPath's (f_0 = f_A, f_1 = f_B),
+// the runs starting as start says:
 //
 //   - RatioExact: exact draws of p_A (LogRatio; A weightless or its smaller
 //     layer at most MaxExactStartUnits units, else an error); log r̂ is a

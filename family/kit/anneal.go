@@ -27,7 +27,7 @@ type Anneal struct {
 	// Schedule is the spacing of the inverse temperatures β_k: "linear"
 	// (β_k = k/K) or "2008" (the piecewise-uniform shape of Salakhutdinov &
 	// Murray 2008 — 500 β in [0,0.5), 4,000 in [0.5,0.9), 10,000 in [0.9,1]
-	// — with each segment's count scaled by K/14,500).
+	// — with each segment's count scaled by (K+1)/14,500).
 	Schedule string `yaml:"schedule" want:"linear or 2008" cfg:"intstr" flag:"schedule"`
 	// Init is the base distribution: "base-rate" (W = 0, visible biases at
 	// the training data's smoothed log-odds) or "uniform" (all zero).
