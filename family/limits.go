@@ -1,6 +1,10 @@
 package family
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/logz-ml/logz/models"
+)
 
 // Limits of the training settings shared by the families, far above what
 // the papers use (at most a few thousand epochs, CD-25, minibatches of
@@ -20,8 +24,9 @@ const (
 	// 10–20 s, the longest the epoch's progress bar waits between two
 	// minibatches.
 	MaxUpdateSweeps = 250_000
-	// MaxLayers bounds the number of entries of a list of layer sizes.
-	MaxLayers = 100
+	// MaxLayers bounds the number of entries of a list of layer sizes (a
+	// model file's layers are bounded the same way).
+	MaxLayers = models.MaxLayers
 )
 
 // CheckMax reports at key rel a count above limit; what names the limit

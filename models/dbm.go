@@ -286,6 +286,9 @@ func dbmFromArrays(a map[string]*npyx.Array) (Model, error) {
 	var seen []string
 	for name := range a {
 		if _, l, ok := dbmArrayName(name); ok {
+			if err := CheckLayerIndex("dbm", name, l); err != nil {
+				return nil, err
+			}
 			seen = append(seen, name)
 			L = max(L, l)
 		}

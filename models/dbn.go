@@ -208,6 +208,9 @@ func dbnFromArrays(a map[string]*npyx.Array) (Model, error) {
 	var seen []string
 	for name := range a {
 		if _, l, ok := dbnArrayName(name); ok {
+			if err := CheckLayerIndex("dbn", name, l); err != nil {
+				return nil, err
+			}
 			maxL = max(maxL, l)
 			seen = append(seen, name)
 		}

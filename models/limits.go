@@ -25,7 +25,21 @@ const (
 	// print NaN or 300-digit numbers; a file with such values is corrupt or
 	// comes from a diverged run.
 	MaxAbsParam = 1e4
+	// MaxLayers bounds the layers of a layered model (the largest layer
+	// index an array of a model file may name), far above the papers' 3:
+	// a file naming layer 10^11 is corrupt, and is refused before
+	// anything is allocated for its layers.
+	MaxLayers = 100
 )
+
+// CheckLayerIndex reports layer index l of array name of a model file of
+// the given type above MaxLayers.
+func CheckLayerIndex(typ, name string, l int) error {
+	if l > MaxLayers {
+		return fmt.Errorf("%s: array %s names layer %d; a model has at most %d layers (models.MaxLayers)", typ, name, l, MaxLayers)
+	}
+	return nil
+}
 
 // CheckSizes reports layer sizes [n_0 = D, n_1, …] of a model of the given
 // type that are not positive, exceed MaxUnits, or make more than MaxParams

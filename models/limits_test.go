@@ -164,3 +164,42 @@ func TestLoadOnlyRegularFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestLayerIndexLimit: an array naming a layer beyond MaxLayers is refused
+// by name before anything is allocated for the layers (W9223372036854775807
+// once made L+1 overflow into a panic, W100000000000 an 800 GB slice).
+func TestLayerIndexLimit(t *testing.T) {
+	dbm := map[string]*npyx.Array{"W1": zeros(3, 2), "W2": zeros(2, 2), "b0": zeros(3), "b1": zeros(2), "b2": zeros(2)}
+	dbn := map[string]*npyx.Array{"W1": zeros(3, 2), "vbias1": zeros(3), "hbias1": zeros(2), "W2": zeros(2, 2), "vbias2": zeros(2), "hbias2": zeros(2)}
+	for _, c := range []struct {
+		typ    Type
+		arrays map[string]*npyx.Array
+		name   string
+	}{
+		{DBMType, dbm, "W9223372036854775807"},
+		{DBMType, dbm, "b100000000000"},
+		{DBMType, dbm, "W101"},
+		{DBNType, dbn, "hbias9223372036854775807"},
+	} {
+		a := map[string]*npyx.Array{c.name: zeros(2, 2)}
+		for k, v := range c.arrays {
+			a[k] = v
+		}
+		_, err := c.typ.FromArrays(a)
+		if err == nil || !strings.Contains(err.Error(), "array "+c.name+" names layer") || !strings.Contains(err.Error(), "models.MaxLayers") {
+			t.Errorf("%s with %s: got %v", c.typ.Name, c.name, err)
+		}
+		// Without a meta array, detection tries the partial matches too.
+		if _, err := fromArrays(a, known); err == nil || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("detect %s with %s: got %v", c.typ.Name, c.name, err)
+		}
+	}
+	// MaxLayers itself is a layer index like any other.
+	a := map[string]*npyx.Array{"W100": zeros(2, 2)}
+	for k, v := range dbm {
+		a[k] = v
+	}
+	if _, err := DBMType.FromArrays(a); err == nil || strings.Contains(err.Error(), "MaxLayers") {
+		t.Errorf("dbm with W100: want the missing-W3 error, got %v", err)
+	}
+}

@@ -99,9 +99,17 @@ func fromArrays(a map[string]*npyx.Array, ar bool) (models.Model, error) {
 	var names []string
 	for k := range a {
 		if m := arrayName.FindStringSubmatch(k); m != nil {
+			l, err := strconv.Atoi(m[2])
+			if err != nil {
+				l = models.MaxLayers + 1 // beyond int: too large
+			} else if strconv.Itoa(l) != m[2] {
+				return nil, fmt.Errorf("%s: array %s: the layer number %s has a leading zero", typ, k, m[2])
+			}
+			if l > models.MaxLayers {
+				return nil, fmt.Errorf("%s: array %s names layer %s; a model has at most %d layers (models.MaxLayers)", typ, k, m[2], models.MaxLayers)
+			}
 			names = append(names, k)
 			if m[1] == "gen_W" {
-				l, _ := strconv.Atoi(m[2])
 				L = max(L, l)
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/npyx"
 	"github.com/logz-ml/logz/models"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
@@ -213,5 +214,28 @@ func TestBadNets(t *testing.T) {
 	m.W[1][4] = math.NaN()
 	if err := m.Validate(); err == nil || err.Error() != "gen_W1[2,0] is NaN (not finite); parameters must be finite" {
 		t.Errorf("NaN: %v", err)
+	}
+}
+
+// TestCodecLayerNames: an array naming a layer beyond models.MaxLayers, or
+// a layer number with a leading zero, is refused by name before anything
+// is allocated for the layers (gen_W100000000000 once asked for an 800 GB
+// slice, a 20-digit index overflowed into a panic, gen_W01 was read as
+// gen_W1).
+func TestCodecLayerNames(t *testing.T) {
+	n := randomNet([]int{3, 2}, false, 0.5, 5)
+	for _, c := range []struct{ name, want string }{
+		{"gen_W100000000000", "sbn: array gen_W100000000000 names layer 100000000000; a model has at most 100 layers (models.MaxLayers)"},
+		{"gen_b99999999999999999999", "sbn: array gen_b99999999999999999999 names layer 99999999999999999999; a model has at most 100 layers (models.MaxLayers)"},
+		{"rec_W01", "sbn: array rec_W01: the layer number 01 has a leading zero"},
+	} {
+		a := map[string]*npyx.Array{}
+		for _, x := range arrays(n) {
+			a[x.Name] = &npyx.Array{Shape: x.Shape, Data: x.Data}
+		}
+		a[c.name] = &npyx.Array{Shape: []int{2, 3}, Data: make([]float64, 6)}
+		if _, err := SBNType.FromArrays(a); err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.name, err, c.want)
+		}
 	}
 }
