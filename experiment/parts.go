@@ -320,6 +320,11 @@ func evalParts(dir, exp string) ([]string, []Shard, error) {
 		if _, err := fmt.Sscanf(rest, "%d-of-%d.json", &s.Index, &s.Count); err != nil || evalPartName(exp, s) != e.Name() {
 			continue
 		}
+		if s.Count < 1 || s.Count > MaxShards || s.Index < 0 || s.Index >= s.Count {
+			// Checked before the caller makes room for s.Count parts.
+			return nil, nil, fmt.Errorf("%s: not a part logz writes: shard %d of %d (the count must be in [1, %d], the index in [0, count)); remove it",
+				filepath.Join(dir, e.Name()), s.Index, s.Count, MaxShards)
+		}
 		names = append(names, filepath.Join(dir, e.Name()))
 		shards = append(shards, s)
 	}
