@@ -18,6 +18,7 @@ import (
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/imagegrid"
+	"github.com/logz-ml/logz/internal/npyx"
 	"github.com/logz-ml/logz/models"
 	"github.com/sbinet/npyio"
 	"gonum.org/v1/gonum/mat"
@@ -246,6 +247,16 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	D := m.NumVisible()
+	// Refused before any sampling: what --out and --png could not hold.
+	if int64(*n)*int64(D) > npyx.MaxElements {
+		return bad("--n %d chains × %d visible units = %d values is more than a .npy logz reads back (%d, npyx.MaxElements); lower --n", *n, D, int64(*n)*int64(D), npyx.MaxElements)
+	}
+	if *pngPath != "" {
+		h, w, _ := kit.TileShape(m)
+		if err := imagegrid.CheckSize(*n, h, w, imagegrid.Options{}); err != nil {
+			return bad("--png with --n %d: %v; lower --n or leave out --png", *n, err)
+		}
+	}
 	o := kit.SampleOptions{N: *n, Steps: *steps, Mean: *mean, Seed: *seed, Workers: runtime.GOMAXPROCS(0), Checkpoint: ckpt,
 		QFit:   kit.QFit{Components: *qK, Steps: *qSteps, Fit: fitOpt},
 		Notice: func(msg string) { fmt.Fprintln(stderr, "logz sample: "+msg) }}

@@ -235,3 +235,34 @@ func TestSampleCompare(t *testing.T) {
 		}
 	}
 }
+
+// TestSampleSizeRefusedFirst: --n × visible units beyond what a .npy logz
+// reads back, and a --png grid beyond imagegrid.MaxPixels, are usage errors
+// before any chain runs (they used to allocate gigabytes, or to fail only
+// after the whole run and after --out was written); no --out is left.
+func TestSampleSizeRefusedFirst(t *testing.T) {
+	m := models.NewRBM(200, 1)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "rbm.npz")
+	if err := models.Save(p, &models.Checkpoint{Model: m}, family.Codecs()); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "s.npy")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--n", "1000000"}, "sample: --n 1000000 chains × 200 visible units = 200000000 values is more than a .npy logz reads back (134217728, npyx.MaxElements); lower --n"},
+		{[]string{"--n", "100000", "--png", filepath.Join(dir, "s.png")}, "sample: --png with --n 100000: imagegrid: a "},
+	} {
+		args := append([]string{"sample", "--model", p, "--steps", "1", "--out", out}, c.args...)
+		_, _, err := runLogz(t, args...)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("logz %s:\n err = %v\nwant %q", strings.Join(args, " "), err, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("logz %s wrote %s", strings.Join(args, " "), out)
+		}
+	}
+}

@@ -70,6 +70,36 @@ func DefaultScale(h, w int) int {
 	return max(1, (MinTilePixels+max(h, w)-1)/max(h, w))
 }
 
+// layout returns the columns of the grid and the pixels per unit.
+func layout(n, h, w int, opt Options) (cols, scale int) {
+	cols = opt.Cols
+	if cols <= 0 {
+		cols = int(math.Ceil(math.Sqrt(float64(n))))
+	}
+	scale = opt.Scale
+	if scale <= 0 {
+		scale = DefaultScale(h, w)
+	}
+	return min(cols, n), scale
+}
+
+// CheckSize reports a grid of n tiles of h×w units that Draw would refuse
+// as larger than MaxPixels, so that a caller can refuse it before it
+// computes the values.
+func CheckSize(n, h, w int, opt Options) error {
+	if n < 1 || h < 1 || w < 1 {
+		return nil
+	}
+	cols, s := layout(n, h, w, opt)
+	rows := (n + cols - 1) / cols
+	W := float64(cols)*(float64(w)*float64(s)+1) + 1
+	H := float64(rows)*(float64(h)*float64(s)+1) + 1
+	if W*H > MaxPixels {
+		return fmt.Errorf("imagegrid: a %.0f×%.0f-pixel image of %d tiles is too large (at most %d pixels)", W, H, n, MaxPixels)
+	}
+	return nil
+}
+
 // Draw composes n tiles of h×w units from values (n·h·w entries, finite).
 // Without Normalize a value outside [0,1] is an error.
 func Draw(values []float64, n, h, w int, opt Options) (*image.Gray, error) {
@@ -79,20 +109,12 @@ func Draw(values []float64, n, h, w int, opt Options) (*image.Gray, error) {
 	if len(values) != n*h*w {
 		return nil, fmt.Errorf("imagegrid: %d values for %d tiles of %d×%d units (want %d)", len(values), n, h, w, n*h*w)
 	}
-	cols := opt.Cols
-	if cols <= 0 {
-		cols = int(math.Ceil(math.Sqrt(float64(n))))
+	if err := CheckSize(n, h, w, opt); err != nil {
+		return nil, err
 	}
-	cols = min(cols, n)
+	cols, s := layout(n, h, w, opt)
 	rows := (n + cols - 1) / cols
-	s := opt.Scale
-	if s <= 0 {
-		s = DefaultScale(h, w)
-	}
 	W, H := cols*(w*s+1)+1, rows*(h*s+1)+1
-	if float64(W)*float64(H) > MaxPixels {
-		return nil, fmt.Errorf("imagegrid: a %d×%d-pixel image is too large (at most %d pixels)", W, H, MaxPixels)
-	}
 	img := image.NewGray(image.Rect(0, 0, W, H))
 	for i := range img.Pix {
 		img.Pix[i] = Separator
