@@ -448,6 +448,9 @@ func (r DBNRAISE) LogProb(d *models.DBN, x data.Examples) (DBNRAISEResult, error
 	prep := newDBNPrep(d)
 	N := x.Len()
 	nTop := prep.sizes[prep.L-1]
+	if err := CheckReverseChains(N, M, nTop); err != nil {
+		return DBNRAISEResult{}, fmt.Errorf("DBN %w", err)
+	}
 	tops := make([]uint8, N*M*nTop)
 	logw := make([]float64, N*M)
 	// Draw x_{1:L−1} ~ Q(·|v) and keep the directed part of the weight.

@@ -149,6 +149,29 @@ func raiseCool(ch inference.Chain, betas []float64, lw float64, rng *rand.Rand) 
 	return lw
 }
 
+// MaxReverseChains bounds examples × chains of one RAISE estimate, whose
+// log weights it keeps: 2^27, 1 GiB of float64 (the papers' largest,
+// 100 examples × 50 chains, is 5,000). A DBN's RAISE also keeps every
+// chain's state of the top RBM's lower layer, at most MaxReverseChainBytes.
+const (
+	MaxReverseChains     = 1 << 27
+	MaxReverseChainBytes = 1 << 30
+)
+
+// CheckReverseChains reports N examples × M chains per example beyond
+// MaxReverseChains, or, with a state of width units kept per chain (0:
+// none; a DBN keeps h_{L−1}), beyond MaxReverseChainBytes, before anything is allocated.
+func CheckReverseChains(N, M, width int) error {
+	chains := int64(N) * int64(M)
+	if chains > MaxReverseChains {
+		return fmt.Errorf("RAISE: %d examples × %d chains = %d reverse chains is more than the limit of %d (eval.MaxReverseChains, 1 GiB of log weights); lower examples or chains", N, M, chains, MaxReverseChains)
+	}
+	if width > 0 && float64(chains)*float64(width) > MaxReverseChainBytes {
+		return fmt.Errorf("RAISE: %d examples × %d chains × %d units = %.0f bytes of chain states is more than the limit of %d (eval.MaxReverseChainBytes); lower examples or chains", N, M, width, float64(chains)*float64(width), MaxReverseChainBytes)
+	}
+	return nil
+}
+
 // raiseItem returns the log weight of one reverse chain for example n,
 // drawing from rng.
 type raiseItem func(n int, rng *rand.Rand) float64
@@ -160,6 +183,9 @@ type raiseItem func(n int, rng *rand.Rand) float64
 // gets K more steps per finished item, out of N·M·K. units, if set, shares
 // the items among the shards of a sharded evaluation (see Units).
 func raiseItems(N, M, K int, seed uint64, workers int, progress func(done, total int64), units Units, newItem func() raiseItem) ([]float64, error) {
+	if err := CheckReverseChains(N, M, 0); err != nil {
+		return nil, err
+	}
 	logw := make([]float64, N*M)
 	total := int64(N) * int64(M) * int64(K)
 	workers = orMaxProcs(workers)

@@ -3,8 +3,10 @@ package eval
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
@@ -209,5 +211,30 @@ func TestRAISEDeterministicAcrossWorkers(t *testing.T) {
 				t.Fatalf("workers=%d: LogP[%d] %v != %v", w, i, r.LogP[i], ref[i])
 			}
 		}
+	}
+}
+
+// TestReverseChainLimits: examples × chains beyond MaxReverseChains, and a
+// DBN's kept top states beyond MaxReverseChainBytes, are errors naming the
+// counts before the log weights are allocated (2,000 examples × 100,000
+// chains once asked for 1.6 GB up front, a DBN whose top RBM has 500 lower
+// units at 100 × 100,000 for 5 GB).
+func TestReverseChainLimits(t *testing.T) {
+	x := &data.Set{N: 2000, D: 2, X: make([]uint8, 4000)}
+	m := models.NewRBM(2, 2)
+	_, err := RAISE{Chains: 100_000, Betas: inference.LinearSchedule(2)}.LogProb(m, x)
+	if err == nil || !strings.Contains(err.Error(), "RAISE: 2000 examples × 100000 chains = 200000000 reverse chains is more than the limit of 134217728 (eval.MaxReverseChains") {
+		t.Errorf("rbm: %v", err)
+	}
+	d, err := models.NewDBN(2, 500, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = DBNRAISE{Samples: 100_000, Betas: inference.LinearSchedule(2)}.LogProb(d, x.Limit(100))
+	if err == nil || !strings.Contains(err.Error(), "DBN RAISE: 100 examples × 100000 chains × 500 units = 5000000000 bytes of chain states is more than the limit of 1073741824 (eval.MaxReverseChainBytes)") {
+		t.Errorf("dbn: %v", err)
+	}
+	if err := CheckReverseChains(1342, 100_000, 8); err != nil {
+		t.Errorf("within the limits: %v", err)
 	}
 }

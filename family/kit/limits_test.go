@@ -40,6 +40,8 @@ func TestAnnealLimits(t *testing.T) {
 		{"raise chains", raise(func(r *RAISE) { r.Chains = 200_000 }), "chains: expected at most 100000 (family.MaxRuns), got 200000"},
 		{"raise chains × betas", raise(func(r *RAISE) { r.Chains, r.Betas = 100_000, 200_000 }),
 			"@chains: chains × betas = 100000 × 200000 = 20000000000 Gibbs sweeps is more than the limit"},
+		{"raise examples × chains", raise(func(r *RAISE) { r.Chains, r.Betas, r.Examples = 100_000, 100, 2000 }),
+			"@examples: examples × chains = 2000 × 100000 = 200000000 reverse chains is more than the limit of 134217728 (eval.MaxReverseChains)"},
 	}
 	for _, c := range cases {
 		var p problems
@@ -55,5 +57,11 @@ func TestAnnealLimits(t *testing.T) {
 	a.Check(&p)
 	if len(p) > 0 {
 		t.Errorf("runs 1000, betas %d: %v", family.MaxBetas, p)
+	}
+	r := DefaultRAISE()
+	r.Chains, r.Examples = 100_000, 1342
+	r.Check(&p)
+	if len(p) > 0 {
+		t.Errorf("raise 1342 × 100000 chains: %v", p)
 	}
 }

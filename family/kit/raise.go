@@ -53,6 +53,9 @@ func (r *RAISE) Check(p family.Problems) {
 	p.Enum("control_variate", r.ControlVariate, ControlVariates)
 	p.Check("gap_tolerance", r.GapTolerance > 0, "a positive number (nats)", r.GapTolerance)
 	p.Check("min_ess_fraction", r.MinESSFraction >= 0 && r.MinESSFraction <= 1, "a number in [0,1]", r.MinESSFraction)
+	if r.Examples > 0 && r.Chains >= 1 && r.Chains <= family.MaxRuns && int64(r.Examples)*int64(r.Chains) > eval.MaxReverseChains {
+		p.Crossf("", "examples", "examples × chains = %d × %d = %d reverse chains is more than the limit of %d (eval.MaxReverseChains); lower examples or chains", r.Examples, r.Chains, int64(r.Examples)*int64(r.Chains), eval.MaxReverseChains)
+	}
 	if r.ControlVariate == "fit" && r.Examples > 0 && r.Examples < 3 {
 		p.Crossf("", "examples", "control_variate \"fit\" needs examples ≥ 3 to fit α, got %d", r.Examples)
 	}
