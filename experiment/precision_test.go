@@ -1,7 +1,9 @@
 package experiment_test
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
 )
 
 // tinyPrecision is tinyConfig's first experiment, trained for epochs
@@ -111,4 +115,42 @@ func refusedWithoutPrecision(t *testing.T, dir, epochs string) {
 		}
 	}
 	unchanged(t, before, snapshot(t, dir))
+}
+
+// TestResumeRefusesImpossibleEpoch: a checkpoint that says more epochs are
+// done than the experiment trains (or fewer than none) is refused with the
+// counts, and the run folder is left as it was; before, the run took it as
+// trained, ran the final estimates again and labelled them epoch 1000.
+func TestResumeRefusesImpossibleEpoch(t *testing.T) {
+	for _, epoch := range []int{1000, -3} {
+		dir := t.TempDir()
+		f := tinyPrecision(t, "2", "")
+		if _, err := runTiny(t, f, experiment.Options{Out: dir}); err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "a", "model.npz")
+		c, err := models.Load(path, family.Codecs())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var st map[string]any
+		if err := json.Unmarshal(c.Meta.Train, &st); err != nil {
+			t.Fatal(err)
+		}
+		st["epoch"] = epoch
+		if c.Meta.Train, err = json.Marshal(st); err != nil {
+			t.Fatal(err)
+		}
+		c.Meta.Epoch = epoch
+		if err := models.Save(path, c, family.Codecs()); err != nil {
+			t.Fatal(err)
+		}
+		before := snapshot(t, dir)
+		stderr, err := runTiny(t, f, experiment.Options{Out: dir, Resume: true})
+		want := fmt.Sprintf("--resume from %s: the checkpoint says %d epochs are done, but the experiment trains 2", path, epoch)
+		if err == nil || !strings.Contains(stderr, want) {
+			t.Errorf("epoch %d: got %v\n%s\nwant …%s…", epoch, err, stderr, want)
+		}
+		unchanged(t, before, snapshot(t, dir))
+	}
 }

@@ -139,6 +139,9 @@ func (r *runner) restore(c *models.Checkpoint) error {
 	if err := r.b.tr.Resume(c); err != nil {
 		return err
 	}
+	if tr := r.b.tr; tr.Completed() < 0 || tr.Completed() > tr.Total() {
+		return fmt.Errorf("the checkpoint says %d epochs are done, but the experiment trains %d: the file is corrupt or from another run", tr.Completed(), tr.Total())
+	}
 	r.b.tracked.Restore(c)
 	return nil
 }
