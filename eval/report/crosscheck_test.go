@@ -205,3 +205,45 @@ func TestJudge(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckAISStarts: of two AIS estimates of one model's log Z, the one
+// below the other beyond 3 combined errors of log Ẑ is warned with the
+// other's start, β and the distance (the numbers of the zero-bias CD1-500:
+// uniform 340.70, band to 341.17, against base rates 361.64 ± 0.01); within
+// noise, in another split, epoch or round, or without a log Ẑ, nothing.
+func TestCheckAISStarts(t *testing.T) {
+	ais := func(init string, betas int, logZ, hi1 float64) Row {
+		return Row{Experiment: "e", Stage: StageFinal, Epoch: 45, Estimator: "ais", Split: "test", Init: init, Betas: betas,
+			LogZ: p(logZ), LogZHi1: p(hi1), MeanLoglik: p(-100), LoglikSE: p(0.27)}
+	}
+	rows := []Row{ais("uniform", 10000, 340.70, 341.17), ais("base-rate", 10000, 361.64, 361.65)}
+	CheckAISStarts(rows)
+	if len(rows[1].Warnings) != 0 {
+		t.Errorf("the larger log Ẑ was warned: %v", rows[1].Warnings)
+	}
+	want := "another AIS of this model (base-rate start, 10000 β) reached a log Ẑ 20.94 nats higher (44.5σ; 3σ = 1.41): every AIS log Ẑ is a stochastic lower bound on log Z, so this one is at least that far short"
+	if len(rows[0].Warnings) != 1 || !strings.Contains(rows[0].Warnings[0], want) {
+		t.Errorf("uniform row: %q\nwant …%s…", rows[0].Warnings, want)
+	}
+	// 0.9 nats apart with σ = 0.47 and 0.01: within 3σ, no warning.
+	rows = []Row{ais("uniform", 10000, 360.74, 361.21), ais("base-rate", 10000, 361.64, 361.65)}
+	CheckAISStarts(rows)
+	if len(rows[0].Warnings)+len(rows[1].Warnings) != 0 {
+		t.Errorf("within noise: %q %q", rows[0].Warnings, rows[1].Warnings)
+	}
+	// Different splits, epochs, rounds, or a row without log Ẑ: no pair.
+	for _, edit := range []func(*Row){
+		func(r *Row) { r.Split = "valid" },
+		func(r *Row) { r.Epoch = 44 },
+		func(r *Row) { r.Round = 2 },
+		func(r *Row) { r.Stage = StageEpoch },
+		func(r *Row) { r.LogZ, r.LogZHi1 = nil, nil },
+	} {
+		rows = []Row{ais("uniform", 10000, 340.70, 341.17), ais("base-rate", 10000, 361.64, 361.65)}
+		edit(&rows[1])
+		CheckAISStarts(rows)
+		if len(rows[0].Warnings) != 0 {
+			t.Errorf("unpaired rows were compared: %q", rows[0].Warnings)
+		}
+	}
+}

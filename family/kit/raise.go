@@ -133,8 +133,9 @@ func (env *Env) RAISEBySubsample(r *RAISE, base report.Row, label string, steps 
 // (1 nat if none). A family opts in by naming its rows "ais" (an estimate
 // from above, with the AIS log Z fields) and "raise" (from below).
 //
-// It then cross-checks CSL against exact, AIS and RAISE (report.CrossCheck),
-// so every family whose Finish calls it gets both checks.
+// It then cross-checks CSL against exact, AIS and RAISE (report.CrossCheck)
+// and the AIS rows' log Ẑ against each other (report.CheckAISStarts), so
+// every family whose Finish calls it gets these checks.
 func PairSandwich(rows []report.Row, ests []family.Configured) {
 	tol := 1.0
 	for _, e := range ests {
@@ -184,6 +185,7 @@ func PairSandwich(rows []report.Row, ests []family.Configured) {
 		}
 	}
 	report.CrossCheck(rows)
+	report.CheckAISStarts(rows)
 }
 
 // FinishDeep brackets AIS and RAISE rows (PairSandwich), warns on a
