@@ -27,8 +27,9 @@ Evaluates a saved model (a logz model.npz, or an .npz written by NumPy with
 W, vbias, hbias) on a data set. LIST is comma-separated, e.g.
 exact,ais,raise,csl: AIS and RAISE run on the same annealing path and are
 shown side by side with their gap.
-SPEC is mnist:train|test, fashion-mnist:train|test, planted:train|valid|test,
-idx:PATH or npy:PATH (an N×D array of 0/1). Prints a table, or with --json
+SPEC is mnist:train|test, fashion-mnist:train|test,
+digits:train|train-shifted|test, planted:train|valid|test, idx:PATH or
+npy:PATH (an N×D array of 0/1). Prints a table, or with --json
 the results.json object. With --shard i/n --parts DIR it computes only shard
 i's share of the estimators' work (AIS runs, RAISE pairs, CSL chain groups,
 IS examples) into DIR/parts; the same command with --parts DIR and without

@@ -102,9 +102,10 @@ Usage:
                          share it among processes, --parts DIR to merge)
   logz sample --model FILE.npz [--n 100] [--steps N] [--init q|data|random]
               [--data SPEC] [--out samples.npy] [--compare q,random] [flags]
-                         run Gibbs chains of an RBM from a χ² proposal, data
-                         or random states; write the samples, or compare how
-                         fast chains from each start mix
+                         draw samples of a saved model of any family (an
+                         RBM's Gibbs chains from a χ² proposal, data or
+                         random states); write them, or compare how fast an
+                         RBM's chains from each start mix
   logz plot DIR          redraw report.html and the images of a run folder
                          from its files (no training)
   logz models [--json | --markdown]
@@ -120,7 +121,9 @@ Exit status:
   1  the run or evaluation failed: a missing or invalid config, model or
      data file, a failed experiment, or an internal error of logz
   2  a usage error: no or unknown command, unknown flag, bad flag value,
-     missing required flag or argument
+     missing required flag or argument, a run folder refused
+  130, 143  interrupted by SIGINT or SIGTERM (what was written is kept;
+     the run continues with --resume)
 
 Environment:
   LOGZ_DEBUG=1           print the stack with an internal error

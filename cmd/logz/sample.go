@@ -66,9 +66,9 @@ marked * when it disagrees with the pooled one (the chains have not mixed);
 it writes no samples.
 
 --data is a data spec as for 'logz eval' (mnist:train|test,
-fashion-mnist:train|test, idx:PATH, npy:PATH, planted:...) or a path: a
-directory of MNIST IDX files (its training images), a .npy file, or an IDX
-file. Sample (chain) i's generators are keyed by --seed and i, so the output
+fashion-mnist:train|test, digits:..., idx:PATH, npy:PATH, planted:...) or a
+path: a directory of MNIST IDX files (its training images), a .npy file, or
+an IDX file. Sample (chain) i's generators are keyed by --seed and i, so the output
 does not depend on the number of CPUs.
 
 Flags:
