@@ -78,6 +78,11 @@ func TestVAEISUnbiased(t *testing.T) {
 		if math.Abs(st.Mean-1) > 4*st.SE {
 			t.Errorf("x=%v: mean of p̂/p over %d estimates is %.4f ± %.4f; want 1 (log Z %.3f)", x, R, st.Mean, st.SE, logZ)
 		}
+		// Power: SE 0.019 and 0.062 for these two images; a noisier
+		// estimator would pass the 4σ check too easily.
+		if st.SE > 0.1 {
+			t.Errorf("x=%v: SE %.4f of the mean of p̂/p is above 0.1", x, st.SE)
+		}
 	}
 }
 
