@@ -84,7 +84,8 @@ func closeRel(a, b, tol float64) bool {
 // here exactly by enumerating h. Over 10 epochs the estimate must be within
 // 4 standard errors, σ/√(examples reconstructed) with σ² the exact variance
 // of one reconstructed example's error (sampling with replacement bounds the
-// variance of sampling without). CD reconstructs every example.
+// variance of sampling without). CD reconstructs every example, so its SE is
+// that of h's draws alone.
 func TestPCDReconUnbiased(t *testing.T) {
 	const D, H, N, epochs = 12, 6, 1000, 10
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -106,14 +107,17 @@ func TestPCDReconUnbiased(t *testing.T) {
 		m.HBias[j] = rng.NormFloat64()
 	}
 	// Exact mean and variance of the error of one example drawn uniformly
-	// from the data with its h ~ p(h|v).
-	var s1, s2 float64
+	// from the data with its h ~ p(h|v), and the mean over the data of the
+	// variance given v alone (sv: CD reconstructs every example, so only
+	// h's draws vary).
+	var s1, s2, sv float64
 	v, p, h := make([]float64, D), make([]float64, H), make([]float64, H)
 	for _, x := range data {
 		for i := range v {
 			v[i] = float64(x[i])
 		}
 		hiddenProbs(p, m, v, make([]int32, D), 1)
+		var m1, m2 float64 // E_h[e | v], E_h[e² | v]
 		for s := range 1 << H {
 			ph := 1.0
 			for j := range h {
@@ -129,11 +133,19 @@ func TestPCDReconUnbiased(t *testing.T) {
 				d := v[i] - 1/(1+math.Exp(-pre))
 				e += d * d
 			}
-			s1 += ph * e / N
-			s2 += ph * e * e / N
+			m1 += ph * e
+			m2 += ph * e * e
 		}
+		s1 += m1 / N
+		s2 += m2 / N
+		sv += (m2 - m1*m1) / N
 	}
-	se := math.Sqrt((s2 - s1*s1) / (N / pcdReconEvery * epochs))
+	// PCD: N/10 examples per epoch, a random subset; CD: every example, so
+	// only the draws of h given each v vary.
+	seOf := map[bool]float64{
+		true:  math.Sqrt((s2 - s1*s1) / (N / pcdReconEvery * epochs)),
+		false: math.Sqrt(sv / (N * epochs)),
+	}
 	for _, pcd := range []bool{true, false} {
 		mc := models.NewRBM(D, H)
 		copy(mc.W, m.W)
@@ -161,7 +173,8 @@ func TestPCDReconUnbiased(t *testing.T) {
 		if !sameParams(m, mc) {
 			t.Fatal("learning rate 0 changed the model")
 		}
-		t.Logf("pcd=%v: recon %.4f, exact %.4f (SE of the PCD estimate %.4f)", pcd, est, s1, se)
+		se := seOf[pcd]
+		t.Logf("pcd=%v: recon %.4f, exact %.4f (SE %.4f)", pcd, est, s1, se)
 		if math.Abs(est-s1) > 4*se {
 			t.Errorf("pcd=%v: recon %.4f is %.1f SE from the exact %.4f", pcd, est, (est-s1)/se, s1)
 		}

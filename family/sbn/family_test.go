@@ -74,7 +74,10 @@ func TestRunsEndToEnd(t *testing.T) {
 		}
 		switch r.Estimator {
 		case "is", "ais":
-			if d := math.Abs(*r.MeanLoglik - exact[r.Experiment]); d > 0.1 {
+			// The statistical check is the per-example comparison with
+			// exact behind "nothing warns"; this one bounds the mean
+			// (differences of at most 0.0005 nats on these nets).
+			if d := math.Abs(*r.MeanLoglik - exact[r.Experiment]); d > 0.005 {
 				t.Errorf("%s %s %.3f, exact %.3f", r.Experiment, r.Estimator, *r.MeanLoglik, exact[r.Experiment])
 			}
 			if !strings.Contains(strings.Join(r.Notes, " "), "the net evaluated is the last posterior sample") {
