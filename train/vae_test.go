@@ -423,7 +423,10 @@ func initTrainer(t testing.TB, m *models.VAE, opt VAEOptions, seed uint64, base 
 // requires the exact mean log p(x) and ELBO (enumeration over z and, for
 // the RBM prior, of log Z) to rise by at least a nat in 10 epochs (the
 // data's entropy is about 2.7 nats below the base-rate start), and the
-// tracked log Z to be an upper bound within 1 nat of the exact one.
+// tracked log Z (the χ² estimate, biased low as an estimate of its upper
+// bound, and averaged over the epoch's steps while the exact value is the
+// final model's) to lie within 0.2 nats of the exact one either way (it is
+// 0.003 and 0.06 nats off here).
 func TestVAETrainingRaisesLikelihood(t *testing.T) {
 	data := vaePlanted(300, 1)
 	base := baseRateOf(data)
@@ -448,8 +451,8 @@ func TestVAETrainingRaisesLikelihood(t *testing.T) {
 		if lp1-lp0 < 1 || elbo1-elbo0 < 1 {
 			t.Errorf("%s: exact log p(x) rose by %.3f and the ELBO by %.3f nats, want ≥ 1", c.name, lp1-lp0, elbo1-elbo0)
 		}
-		if c.H > 0 && math.Abs(tr.LogZ-logZ) > 1 {
-			t.Errorf("%s: tracked log Z %.3f is more than a nat from the exact %.3f", c.name, tr.LogZ, logZ)
+		if c.H > 0 && math.Abs(tr.LogZ-logZ) > 0.2 {
+			t.Errorf("%s: tracked log Z %.3f is more than 0.2 nats from the exact %.3f", c.name, tr.LogZ, logZ)
 		}
 	}
 }
