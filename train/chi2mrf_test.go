@@ -69,13 +69,20 @@ type rowsData [][]uint8
 func (r rowsData) Len() int          { return len(r) }
 func (r rowsData) Row(n int) []uint8 { return r[n] }
 
-// plantedRows draws n exact samples of a random pairwise MRF by enumeration.
-func plantedRows(d, n int, seed uint64) rowsData {
+// plantedMRF is the random pairwise MRF plantedRows samples, and the
+// generator its samples are then drawn from.
+func plantedMRF(d int, seed uint64) (*pairMRF, *rand.Rand) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	m := newPairMRF(d)
 	for i := range m.p {
 		m.p[i] = 1.5 * rng.NormFloat64()
 	}
+	return m, rng
+}
+
+// plantedRows draws n exact samples of a random pairwise MRF by enumeration.
+func plantedRows(d, n int, seed uint64) rowsData {
+	m, rng := plantedMRF(d, seed)
 	logp := m.NewLogP()
 	lp := make([]float64, 1<<d)
 	x := make([]uint8, d)
@@ -129,10 +136,14 @@ func TestChi2LearnerRaisesLoglik(t *testing.T) {
 		}
 	}
 	after := exactLoglik(m, data)
+	planted, _ := plantedMRF(8, 3)
+	target := exactLoglik(planted, data)
 	// The planted model's own log-likelihood is the target to approach.
-	t.Logf("exact mean log-likelihood: %.4f at the start, %.4f after 30 epochs", before, after)
-	if after < before+0.5 {
-		t.Fatalf("χ² learning moved the exact log-likelihood from %.4f to %.4f", before, after)
+	t.Logf("exact mean log-likelihood: %.4f at the start, %.4f after 30 epochs, %.4f for the planted model", before, after, target)
+	// It closes 99.5% of the 4.1-nat gap here (−5.545 → −1.450 against
+	// −1.431); 0.1 nats short of the planted model fails.
+	if after < target-0.1 {
+		t.Fatalf("χ² learning moved the exact log-likelihood from %.4f to %.4f, more than 0.1 nats short of the planted model's %.4f", before, after, target)
 	}
 }
 
