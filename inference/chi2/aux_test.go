@@ -206,21 +206,27 @@ func auxMoments(q *Aux, tg *auxTestTarget, n int, rng *rand.Rand) (m1, se1, m2, 
 }
 
 // TestAuxImportanceWeights: with the draw's weight w = p̃/e^{LogQ}, the
-// mean of w is unbiased for Z and the mean of w² estimates E[w²] ≥ Z²
-// (bound (3)), on a 5-unit target with exact Z, at the initial parameters
-// and at moved ones (r kept narrower than q(a|x), see auxTestNarrowR).
+// mean of w is unbiased for Z on a 5-unit target with exact Z, at the
+// initial parameters and at moved ones (r kept narrower than q(a|x), see
+// auxTestNarrowR), with two auxiliary variables; with one, the mean of w²
+// is unbiased for E_q[w²] computed by quadrature (auxExactW2).
 func TestAuxImportanceWeights(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
 	tg := auxIsingTarget(5, 0.3, []float64{0.5, -0.2, 0.1, 0, 0.3})
-	for _, sd := range []float64{0, 0.6} {
-		q := auxTestNarrowR(5, 2, 6, sd, rng)
-		m1, se1, m2, se2 := auxMoments(q, tg, 200000, rng)
-		t.Logf("sd %v: mean w/Z = %.4f ± %.4f, mean (w/Z)² = %.4f ± %.4f (½ log = %.4f)", sd, m1, se1, m2, se2, 0.5*math.Log(m2))
-		if math.Abs(m1-1) > 4*se1 {
-			t.Errorf("sd %v: mean w/Z = %v ± %v, want 1", sd, m1, se1)
-		}
-		if m2 < 1-4*se2 {
-			t.Errorf("sd %v: mean (w/Z)² = %v ± %v, want ≥ 1", sd, m2, se2)
+	for _, A := range []int{2, 1} {
+		for _, sd := range []float64{0, 0.6} {
+			q := auxTestNarrowR(5, A, 6, sd, rng)
+			m1, se1, m2, se2 := auxMoments(q, tg, 200000, rng)
+			t.Logf("A %d, sd %v: mean w/Z = %.4f ± %.4f, mean (w/Z)² = %.4f ± %.4f (½ log = %.4f)", A, sd, m1, se1, m2, se2, 0.5*math.Log(m2))
+			if math.Abs(m1-1) > 4*se1 {
+				t.Errorf("A %d, sd %v: mean w/Z = %v ± %v, want 1", A, sd, m1, se1)
+			}
+			if A == 1 {
+				want := auxExactW2(q, tg) / math.Exp(2*tg.logZ())
+				if math.Abs(m2-want) > 4*se2 {
+					t.Errorf("A 1, sd %v: mean (w/Z)² = %v ± %v, exact E[(w/Z)²] %v (%.1f SE)", sd, m2, se2, want, (m2-want)/se2)
+				}
+			}
 		}
 	}
 }
