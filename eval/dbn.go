@@ -449,7 +449,7 @@ func (r DBNRAISE) LogProb(d *models.DBN, x data.Examples) (DBNRAISEResult, error
 	N := x.Len()
 	nTop := prep.sizes[prep.L-1]
 	if err := CheckReverseChains(N, M, nTop); err != nil {
-		return DBNRAISEResult{}, fmt.Errorf("DBN %w", err)
+		return DBNRAISEResult{}, fmt.Errorf("DBN RAISE: %w", err)
 	}
 	tops := make([]uint8, N*M*nTop)
 	logw := make([]float64, N*M)

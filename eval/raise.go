@@ -160,14 +160,15 @@ const (
 
 // CheckReverseChains reports N examples × M chains per example beyond
 // MaxReverseChains, or, with a state of width units kept per chain (0:
-// none; a DBN keeps h_{L−1}), beyond MaxReverseChainBytes, before anything is allocated.
+// none; a DBN keeps h_{L−1}), beyond MaxReverseChainBytes, before anything
+// is allocated; the caller names the estimator.
 func CheckReverseChains(N, M, width int) error {
 	chains := int64(N) * int64(M)
 	if chains > MaxReverseChains {
-		return fmt.Errorf("RAISE: %d examples × %d chains = %d reverse chains is more than the limit of %d (eval.MaxReverseChains, 1 GiB of log weights); lower examples or chains", N, M, chains, MaxReverseChains)
+		return fmt.Errorf("%d examples × %d chains = %d reverse chains is more than the limit of %d (eval.MaxReverseChains, 1 GiB of log weights); lower examples or chains", N, M, chains, MaxReverseChains)
 	}
 	if width > 0 && float64(chains)*float64(width) > MaxReverseChainBytes {
-		return fmt.Errorf("RAISE: %d examples × %d chains × %d units = %.0f bytes of chain states is more than the limit of %d (eval.MaxReverseChainBytes); lower examples or chains", N, M, width, float64(chains)*float64(width), MaxReverseChainBytes)
+		return fmt.Errorf("%d examples × %d chains × %d units = %.0f bytes of chain states is more than the limit of %d (eval.MaxReverseChainBytes); lower examples or chains", N, M, width, float64(chains)*float64(width), MaxReverseChainBytes)
 	}
 	return nil
 }

@@ -247,8 +247,9 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	D := m.NumVisible()
-	// Refused before any sampling: what --out and --png could not hold.
-	if int64(*n)*int64(D) > npyx.MaxElements {
+	// Refused before any sampling: what --out and --png could not hold
+	// (--compare writes neither).
+	if !given["compare"] && int64(*n)*int64(D) > npyx.MaxElements {
 		return bad("--n %d chains × %d visible units = %d values is more than a .npy logz reads back (%d, npyx.MaxElements); lower --n", *n, D, int64(*n)*int64(D), npyx.MaxElements)
 	}
 	if *pngPath != "" {

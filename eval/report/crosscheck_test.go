@@ -213,7 +213,7 @@ func TestJudge(t *testing.T) {
 // noise, in another split, epoch or round, or without a log Ẑ, nothing.
 func TestCheckAISStarts(t *testing.T) {
 	ais := func(init string, betas int, logZ, hi1 float64) Row {
-		return Row{Experiment: "e", Stage: StageFinal, Epoch: 45, Estimator: "ais", Split: "test", Init: init, Betas: betas,
+		return Row{Experiment: "e", Stage: StageFinal, Epoch: 45, Estimator: "ais", Split: "test", Init: init, Betas: betas, Runs: 1000,
 			LogZ: p(logZ), LogZHi1: p(hi1), MeanLoglik: p(-100), LoglikSE: p(0.27)}
 	}
 	rows := []Row{ais("uniform", 10000, 340.70, 341.17), ais("base-rate", 10000, 361.64, 361.65)}
@@ -221,9 +221,16 @@ func TestCheckAISStarts(t *testing.T) {
 	if len(rows[1].Warnings) != 0 {
 		t.Errorf("the larger log Ẑ was warned: %v", rows[1].Warnings)
 	}
-	want := "another AIS of this model (base-rate start, 10000 β) reached a log Ẑ 20.94 nats higher (44.5σ; 3σ = 1.41): every AIS log Ẑ is a stochastic lower bound on log Z, so this one is at least that far short"
+	want := "another AIS of this model (base-rate start, 10000 β, 1000 runs) reached a log Ẑ 20.94 nats higher (44.5σ; 3σ = 1.41): every AIS log Ẑ is a stochastic lower bound on log Z, so this one is at least that far short"
 	if len(rows[0].Warnings) != 1 || !strings.Contains(rows[0].Warnings[0], want) {
 		t.Errorf("uniform row: %q\nwant …%s…", rows[0].Warnings, want)
+	}
+	// Split-free rows (log Z alone) are compared among themselves.
+	rows = []Row{ais("uniform", 10000, 340.70, 341.17), ais("base-rate", 10000, 361.64, 361.65)}
+	rows[0].Split, rows[1].Split = "", ""
+	CheckAISStarts(rows)
+	if len(rows[0].Warnings) != 1 {
+		t.Errorf("split-free rows: %q", rows[0].Warnings)
 	}
 	// 0.9 nats apart with σ = 0.47 and 0.01: within 3σ, no warning.
 	rows = []Row{ais("uniform", 10000, 360.74, 361.21), ais("base-rate", 10000, 361.64, 361.65)}
@@ -231,8 +238,11 @@ func TestCheckAISStarts(t *testing.T) {
 	if len(rows[0].Warnings)+len(rows[1].Warnings) != 0 {
 		t.Errorf("within noise: %q %q", rows[0].Warnings, rows[1].Warnings)
 	}
-	// Different splits, epochs, rounds, or a row without log Ẑ: no pair.
+	// Different experiments, splits, epochs, rounds, another estimator (a
+	// χ² bound above log Z), or a row without log Ẑ: no pair.
 	for _, edit := range []func(*Row){
+		func(r *Row) { r.Experiment = "f" },
+		func(r *Row) { r.Estimator = "chi2" },
 		func(r *Row) { r.Split = "valid" },
 		func(r *Row) { r.Epoch = 44 },
 		func(r *Row) { r.Round = 2 },

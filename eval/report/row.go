@@ -12,6 +12,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/logz-ml/logz/internal/nmath"
 )
@@ -108,6 +109,15 @@ type Row struct {
 	// to distrust it (e.g. a subsample extended by a control variate, with
 	// the variance reduction achieved).
 	Notes []string `json:"notes,omitempty"`
+}
+
+// Clone returns a copy of r with its own Warnings and Notes, so that a
+// warning appended to the copy (one split's row made from a shared base)
+// cannot overwrite one appended to another copy through a shared array.
+func (r Row) Clone() Row {
+	r.Warnings = slices.Clone(r.Warnings)
+	r.Notes = slices.Clone(r.Notes)
+	return r
 }
 
 // F returns a pointer to x, or nil when x is NaN or ±Inf, so that a missing

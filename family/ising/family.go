@@ -201,7 +201,7 @@ func loglikRows(env *kit.Env, base report.Row, m *models.Ising, logZ float64) []
 			lp[n] = m.LogUnnorm(sp.Data.Row(n))
 		}
 		st := kit.MeanOf(lp)
-		row := base
+		row := base.Clone()
 		row.Split = sp.Name
 		row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean-logZ), report.F(st.SE), st.N
 		rows = append(rows, row)

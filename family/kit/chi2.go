@@ -292,9 +292,7 @@ func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
 	}
 	var rows []report.Row
 	for _, sp := range env.Splits {
-		row := base
-		row.Notes = append([]string(nil), base.Notes...)
-		row.Warnings = append([]string(nil), base.Warnings...)
+		row := base.Clone()
 		st := meanLogP(t, sp)
 		row.Split = sp.Name
 		row.MeanLoglik = report.F(st.Mean - e.LogZ)

@@ -92,7 +92,7 @@ func (env *Env) RAISEBySubsample(r *RAISE, base report.Row, label string, steps 
 		if err != nil {
 			return rows, err
 		}
-		row := base
+		row := base.Clone()
 		row.Split, row.Runs, row.Betas, row.Init = s.Name, r.Chains, r.Betas, r.Init
 		row.Warnings = append(row.Warnings, res.Warnings...)
 		if res.MinESS < r.MinESSFraction*float64(r.Chains) && len(res.Warnings) == 0 {

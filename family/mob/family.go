@@ -209,7 +209,7 @@ var Exact = kit.Define(kit.Def[family.NoSettings]{
 				return rows, err
 			}
 			st := kit.MeanOf(lp)
-			row := base
+			row := base.Clone()
 			row.Split = sp.Name
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
 			row.Seconds = time.Since(start).Seconds()

@@ -125,3 +125,26 @@ func TestCSLOvershootWarned(t *testing.T) {
 		t.Errorf("mixing chains: CSL %.3f vs exact %.3f, warnings %q", *c.MeanLoglik, *exact.MeanLoglik, c.Warnings)
 	}
 }
+
+// TestLoglikRowsOwnTheirWarnings: the rows LoglikRows makes for each split
+// from one base have their own Warnings and Notes, so a warning appended to
+// one split's row (the sandwich's, CheckAISStarts') cannot overwrite
+// another's through a shared array with spare capacity.
+func TestLoglikRowsOwnTheirWarnings(t *testing.T) {
+	x := blockData(10, 0.02, 1)
+	env := &kit.Env{Experiment: "e", Stage: report.StageFinal, Splits: []kit.Split{{Name: "train", Data: x}, {Name: "test", Data: x}}}
+	warn := make([]string, 1, 8)
+	warn[0] = "shared"
+	base := report.Row{Estimator: "ais", Notes: make([]string, 0, 8)}
+	rows := LoglikRows(env, base, models.NewRBM(len(x.Row(0)), 2), 1, warn)
+	rows[0].Warnings = append(rows[0].Warnings, "train only")
+	rows[1].Warnings = append(rows[1].Warnings, "test only")
+	rows[0].Notes = append(rows[0].Notes, "train note")
+	rows[1].Notes = append(rows[1].Notes, "test note")
+	if !slices.Equal(rows[0].Warnings, []string{"shared", "train only"}) || !slices.Equal(rows[0].Notes, []string{"train note"}) {
+		t.Errorf("train row: %q %q", rows[0].Warnings, rows[0].Notes)
+	}
+	if !slices.Equal(rows[1].Warnings, []string{"shared", "test only"}) || !slices.Equal(rows[1].Notes, []string{"test note"}) {
+		t.Errorf("test row: %q %q", rows[1].Warnings, rows[1].Notes)
+	}
+}

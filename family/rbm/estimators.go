@@ -105,7 +105,7 @@ func LoglikRows(env *kit.Env, base report.Row, m *models.RBM, logZ float64, warn
 	}
 	var rows []report.Row
 	for _, s := range env.Splits {
-		row := base
+		row := base.Clone()
 		st := eval.MeanLogUnnorm(m, s.Data)
 		row.Split = s.Name
 		row.MeanLoglik = report.F(st.Mean - logZ)
@@ -174,7 +174,7 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 })
 
 func raiseRow(base report.Row, s *kit.RAISE, sp kit.Split, idx []int, res eval.RAISEResult, m *models.RBM, start time.Time) report.Row {
-	row := base
+	row := base.Clone()
 	row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Chains, s.Betas, s.Init
 	cv, err := kit.Extend(s.ControlVariate, res.LogP, idx, LogUnnormAll(m, sp.Data))
 	warn := append([]string(nil), res.Warnings...)
