@@ -134,36 +134,59 @@ func Load(spec string, opt Options) (*Set, error) {
 	var g *Grey
 	switch sp.Scheme {
 	case "planted":
-		return Planted(opt.Planted, sp.Part)
+		s, err := Planted(opt.Planted, sp.Part)
+		if err != nil {
+			return nil, err
+		}
+		s.Source = Provenance{Spec: spec}
+		return s, nil
 	case "npy":
 		s, err := ReadNPY(sp.Path)
 		if err != nil {
 			return nil, err
 		}
 		s.Name = spec
+		s.Source = Provenance{Spec: spec, File: absPath(sp.Path)}
 		return s, nil
-	case "idx":
-		if g, err = ReadImages(sp.Path); err != nil {
+	}
+	path := sp.Path
+	if sp.Scheme != "idx" {
+		if path, err = findImages(sp, opt); err != nil {
 			return nil, err
 		}
-	case "mnist", "fashion-mnist", "digits":
-		path, err := findImages(sp, opt)
-		if err != nil {
-			return nil, err
-		}
-		if g, err = ReadImages(path); err != nil {
-			return nil, err
-		}
+	}
+	if g, err = ReadImages(path); err != nil {
+		return nil, err
 	}
 	g.Name = spec
 	b := opt.Binarize
 	var rng *rand.Rand
-	if b.Method == Stochastic {
+	src := Provenance{Spec: spec, File: absPath(path), Binarize: b.Method}
+	switch b.Method {
+	case Stochastic:
 		h := fnv.New64a()
 		h.Write([]byte(spec))
 		rng = rand.New(rand.NewPCG(b.Seed, h.Sum64()))
+		src.BinarizeSeed = b.Seed
+	case Threshold:
+		src.Threshold = b.threshold()
+	default:
+		src.Binarize = ""
 	}
-	return g.Binarize(b.Method, b.threshold(), rng)
+	s, err := g.Binarize(b.Method, b.threshold(), rng)
+	if err != nil {
+		return nil, err
+	}
+	s.Source = src
+	return s, nil
+}
+
+// absPath returns path made absolute, or path itself when that fails.
+func absPath(path string) string {
+	if a, err := filepath.Abs(path); err == nil {
+		return a
+	}
+	return path
 }
 
 // findImages returns the image file of an mnist or fashion-mnist spec.

@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/logz-ml/logz/internal/provenance"
 )
 
 // Set is a binary data matrix: N examples of D units, X[n*D+i] ∈ {0,1}.
@@ -13,6 +15,37 @@ type Set struct {
 	Name string
 	N, D int
 	X    []uint8
+	// Source says where the bits came from (Load fills it in; Limit and
+	// Split record the selection). Its N, D and SHA256 are filled in by
+	// Fingerprint, not kept here.
+	Source Provenance
+}
+
+// Provenance names a data split: its spec, file, binarisation, the
+// examples kept, its size and the hash of its bits.
+type Provenance = provenance.Data
+
+// Fingerprint returns the set's Source with its size and the SHA-256 of
+// its bits (provenance.Hash): what results and checkpoints record, so that
+// a later evaluation can tell whether it sees the same data.
+func (s *Set) Fingerprint() Provenance {
+	f := s.Source
+	if f.Spec == "" {
+		f.Spec = s.Name
+	}
+	f.N, f.D, f.SHA256 = s.N, s.D, provenance.Hash(s.N, s.D, s.X)
+	return f
+}
+
+// selected returns the source of a selection from s: what sel says was
+// kept, after what was kept before.
+func (s *Set) selected(sel string) Provenance {
+	src := s.Source
+	if src.Selection != "" {
+		sel = src.Selection + ", then " + sel
+	}
+	src.Selection = sel
+	return src
 }
 
 // Examples is a data split as trainers and estimators read it: Len()
@@ -44,7 +77,7 @@ func (s *Set) RowFloat(dst []float64, n int) {
 // Subset returns a copy holding the examples idx[0], idx[1], … in that order
 // (repeats allowed). An index outside [0, N) panics, like a slice index.
 func (s *Set) Subset(idx []int) *Set {
-	out := &Set{Name: s.Name, N: len(idx), D: s.D, X: make([]uint8, len(idx)*s.D)}
+	out := &Set{Name: s.Name, N: len(idx), D: s.D, X: make([]uint8, len(idx)*s.D), Source: s.selected(fmt.Sprintf("%d chosen of %d", len(idx), s.N))}
 	for k, n := range idx {
 		copy(out.X[k*s.D:(k+1)*s.D], s.Row(n))
 	}
@@ -58,7 +91,11 @@ func (s *Set) Limit(n int) *Set {
 	if n <= 0 || n > s.N {
 		n = s.N
 	}
-	return &Set{Name: s.Name, N: n, D: s.D, X: slices.Clone(s.X[:n*s.D])}
+	src := s.Source
+	if n < s.N {
+		src = s.selected(fmt.Sprintf("first %d of %d", n, s.N))
+	}
+	return &Set{Name: s.Name, N: n, D: s.D, X: slices.Clone(s.X[:n*s.D]), Source: src}
 }
 
 // Validate checks that len(X) = N·D and every value is 0 or 1.
@@ -93,6 +130,8 @@ func Split(s *Set, nValid int, rng *rand.Rand) (train, valid *Set, err error) {
 	slices.Sort(t)
 	train, valid = s.Subset(t), s.Subset(v)
 	train.Name, valid.Name = s.Name+"#train", s.Name+"#valid"
+	train.Source = s.selected(fmt.Sprintf("%d of %d after holding out %d for validation", len(t), s.N, nValid))
+	valid.Source = s.selected(fmt.Sprintf("the %d of %d held out for validation", nValid, s.N))
 	return train, valid, nil
 }
 

@@ -69,6 +69,9 @@ func (e *Evaluation) fingerprint() (Fingerprint, error) {
 		fmt.Fprintf(h, "split %s %d\n", s.Name, s.Data.Len())
 	}
 	fmt.Fprintf(h, "experiment %s stage %s epoch %d\n", e.Env.Experiment, e.Env.Stage, e.Env.Epoch)
+	if e.Env.Positions != nil {
+		fmt.Fprintf(h, "positions %v\n", e.Env.Positions)
+	}
 	model, err := HashFile(e.ModelFile)
 	if err != nil {
 		return Fingerprint{}, err

@@ -232,6 +232,9 @@ type built struct {
 	// (family.TrainWarnings), printed at the start and kept in the
 	// training rows.
 	warnings []string
+	// record is what every checkpoint says the experiment trains and
+	// evaluates on, and what --resume checks a checkpoint against.
+	record *models.RunRecord
 }
 
 // build loads an experiment's data, makes its model (checked against its
@@ -271,7 +274,67 @@ func (r *runner) build() (*built, error) {
 	for _, w := range warnings {
 		fmt.Fprintf(r.opt.Stderr, "%s: warning: %s\n", exp.Name, w)
 	}
-	return &built{fam: fam, tr: tr, train: train0, tracked: tracked, ev: ev, warnings: warnings}, nil
+	record, err := runRecord(exp, train0, ev.Splits)
+	if err != nil {
+		return nil, err
+	}
+	return &built{fam: fam, tr: tr, train: train0, tracked: tracked, ev: ev, warnings: warnings, record: record}, nil
+}
+
+// runRecord is what an experiment's checkpoints say it trains and
+// evaluates on: its resolved config alone, and the fingerprints of its
+// training set and evaluated splits.
+func runRecord(exp config.Experiment, train *data.Set, splits []kit.Split) (*models.RunRecord, error) {
+	one := config.File{Name: exp.Name, Seed: exp.Seed, Experiments: []config.Experiment{exp}}
+	resolved, err := one.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	rec := &models.RunRecord{Config: string(resolved), Train: train.Fingerprint(), Splits: map[string]data.Provenance{}}
+	for _, s := range splits {
+		if s.Source != nil {
+			rec.Splits[s.Name] = *s.Source
+		}
+	}
+	return rec, nil
+}
+
+// DataMismatch compares the data a checkpoint says its run used (rec)
+// with the data loaded now (now), and describes the first difference —
+// which split, the files and both hashes — or returns "" when they agree
+// (or the checkpoint records none).
+func DataMismatch(rec, now *models.RunRecord) string {
+	if rec == nil || now == nil {
+		return ""
+	}
+	differ := func(what string, was, is data.Provenance) string {
+		if was.SHA256 == "" || was.Same(is) {
+			return ""
+		}
+		return fmt.Sprintf("the %s differs from the one the checkpoint was made with: it was %s (%s), it is now %s (%s)",
+			what, was, fileOf(was), is, fileOf(is))
+	}
+	if d := differ("training set", rec.Train, now.Train); d != "" {
+		return d
+	}
+	for _, name := range []string{"train", "valid", "test"} {
+		was, ok := rec.Splits[name]
+		is, ok2 := now.Splits[name]
+		if ok && ok2 {
+			if d := differ(name+" split", was, is); d != "" {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+// fileOf names the file a split was read from, for messages.
+func fileOf(p data.Provenance) string {
+	if p.File == "" {
+		return "no file: " + p.Spec
+	}
+	return "read from " + p.File
 }
 
 // NumSamples is the number of samples of the trained model that the runner
@@ -332,7 +395,8 @@ func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []kit.Split 
 		if n := exp.Evaluate.MaxExamples; n > 0 && n < s.N {
 			s = s.Limit(n)
 		}
-		out = append(out, kit.Split{Name: name, Data: s})
+		fp := s.Fingerprint()
+		out = append(out, kit.Split{Name: name, Data: s, Source: &fp})
 	}
 	return out
 }
@@ -340,18 +404,7 @@ func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []kit.Split 
 // LoadData loads an experiment's train, validation and test sets.
 func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error) {
 	d := exp.Data
-	opt := data.Options{
-		DataDir:  d.DataDir,
-		Binarize: data.Binarization{Method: d.Binarize, Threshold: d.Threshold, Seed: d.BinarizeSeed},
-		Planted: data.PlantedSpec{
-			Visible: d.Planted.Visible, Hidden: d.Planted.Hidden, Train: d.Planted.Train,
-			Valid: d.Planted.Valid, Test: d.Planted.Test, Seed: d.Planted.Seed, WeightScale: d.Planted.WeightScale,
-			Model: d.Planted.Model, Rows: d.Planted.Rows, Cols: d.Planted.Cols,
-		},
-	}
-	if d.DataDir != "" {
-		opt.FashionDir, opt.DigitsDir = d.DataDir, d.DataDir
-	}
+	opt := DataOptions(exp)
 	if trainSet, err = data.Load(d.Train, opt); err != nil {
 		return
 	}
@@ -377,6 +430,25 @@ func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error
 		}
 	}
 	return trainSet, valid, test, nil
+}
+
+// DataOptions are the data options of an experiment: where its files
+// are, how they are binarised, its planted data.
+func DataOptions(exp config.Experiment) data.Options {
+	d := exp.Data
+	opt := data.Options{
+		DataDir:  d.DataDir,
+		Binarize: data.Binarization{Method: d.Binarize, Threshold: d.Threshold, Seed: d.BinarizeSeed},
+		Planted: data.PlantedSpec{
+			Visible: d.Planted.Visible, Hidden: d.Planted.Hidden, Train: d.Planted.Train,
+			Valid: d.Planted.Valid, Test: d.Planted.Test, Seed: d.Planted.Seed, WeightScale: d.Planted.WeightScale,
+			Model: d.Planted.Model, Rows: d.Planted.Rows, Cols: d.Planted.Cols,
+		},
+	}
+	if d.DataDir != "" {
+		opt.FashionDir, opt.DigitsDir = d.DataDir, d.DataDir
+	}
+	return opt
 }
 
 // ParsePlantedValid reports whether the experiment's validation split is the

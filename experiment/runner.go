@@ -136,6 +136,9 @@ func (r *runner) resume(earlier []report.Row) (bool, error) {
 // estimators' tracked state (a chi2 entry's fitted q) at its epoch, so
 // that the next epochs warm-start from it as they did before.
 func (r *runner) restore(c *models.Checkpoint) error {
+	if d := DataMismatch(c.Meta.Run, r.b.record); d != "" {
+		return fmt.Errorf("%s; the run cannot go on with other data (point the data options at the original files, or start a new run with --force)", d)
+	}
 	if err := r.b.tr.Resume(c); err != nil {
 		return err
 	}
@@ -325,6 +328,7 @@ func (r *runner) checkpoint() error {
 		return err
 	}
 	r.b.tracked.Put(c)
+	c.Meta.Run = r.b.record
 	if err := r.opt.Status.write(func() error { return models.Save(r.ckpt, c, family.Codecs()) }); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/npyx"
+	"github.com/logz-ml/logz/internal/provenance"
 	"github.com/sbinet/npyio/npz"
 	"gonum.org/v1/gonum/mat"
 )
@@ -30,6 +31,24 @@ type Meta struct {
 	Train json.RawMessage `json:"train,omitempty"`
 	// Version is the logz version that wrote the file.
 	Version string `json:"logz_version,omitempty"`
+	// Run, in a file written by a logz run, says what that experiment
+	// trained and evaluated on; nil in files written otherwise.
+	Run *RunRecord `json:"run,omitempty"`
+}
+
+// RunRecord is what the experiment that wrote a checkpoint trained and
+// evaluated on: logz eval reads it to evaluate the model as the run did,
+// and --resume refuses a run whose data differ from it.
+type RunRecord struct {
+	// Config is the experiment's resolved config, as a logz config file
+	// of that one experiment (YAML): its data, seeds and estimates.
+	Config string `json:"config"`
+	// Train is the training set as trained on (after any validation
+	// split was held out).
+	Train provenance.Data `json:"train"`
+	// Splits are the evaluated splits by name (train, valid, test), each
+	// as evaluated.
+	Splits map[string]provenance.Data `json:"splits,omitempty"`
 }
 
 // StatePrefix starts the names of arrays that hold training state (momentum

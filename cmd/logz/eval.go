@@ -39,6 +39,17 @@ ais-ratio estimator prints log Z_B − log Z_A of two RBMs with its bands. A fla
 --chains with exact alone, --threshold without --binarize threshold) is
 reported on stderr and ignored.
 
+A model.npz written by logz run records its run: its config and the
+fingerprints (spec, binarisation and seed, examples kept, SHA-256) of the
+data it trained and evaluated on. Such a model is evaluated as its run did
+unless the flags say otherwise: --data may be left out (the run's splits),
+--data with the run's train or test spec gives the run's bits, the seed is
+the run's, and without estimator flags the estimators are the run's final
+entries (all, or those --estimator names) with their settings and seeds —
+the run's numbers, bit for bit. --binarize, --binarize-seed or --threshold
+ask for other bits, and rows on bits other than the run's say so. Every
+table ends with the data it measured.
+
 Flags:
 `
 
@@ -56,7 +67,8 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		flagVals[i] = fs.String(f.Name, f.Default, f.Usage)
 	}
 	limit := fs.Int("limit", 0, "use only the first N examples of --data (0 = all)")
-	seed := fs.Uint64("seed", 1, "seed of every random draw")
+	seed := fs.Uint64("seed", 1, "seed of every random draw (for a model written by logz run: that run's evaluation seed)")
+	binarizeSeed := fs.Uint64("binarize-seed", 0, "seed of a stochastic --binarize (default: for a model written by logz run, the run's binarisation; else --seed)")
 	binarize := fs.String("binarize", data.Stochastic, "grey images (mnist:, fashion-mnist:, idx:): "+data.Methods)
 	threshold := fs.Float64("threshold", data.DefaultThreshold, "cut t in (0,1) for --binarize threshold: pixel/255 > t is 1")
 	dataDir := fs.String("data-dir", "", "directory of the MNIST/Fashion-MNIST IDX files")
@@ -92,8 +104,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	dataOptional := sel != nil && sel.DataOptional
-	if *modelPath == "" || (*spec == "" && !dataOptional) {
-		return usageError{"eval: --model and --data are required (see 'logz eval --help')"}
+	if *modelPath == "" {
+		return usageError{"eval: --model and --data are required (see 'logz eval --help'); --data may be left out for a model written by logz run"}
+	}
+	dataFlags := given["binarize"] || given["binarize-seed"] || given["threshold"]
+	if *spec == "" && !dataOptional && (dataFlags || !recordsRun(*modelPath)) {
+		return usageError{"eval: --data is required (see 'logz eval --help'); only a model written by logz run may leave it out, to be evaluated on the run's own splits"}
 	}
 	names, err := estimatorNames(*ests, allNames)
 	if err != nil {
@@ -116,12 +132,14 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *partsDir != "" && *spec == "" {
 		return usageError{"eval: --shard and --parts need --data"}
 	}
-	if *spec == "" {
+	if *spec == "" && dataOptional {
 		return evalWithoutData(*sel, *modelPath, names, flagValues(estFlags, flagVals, given), given, *seed, *asJSON, stdout, stderr)
 	}
-	dataSpec, err := config.ParseDataSpec(*spec)
-	if err != nil {
-		return usageError{"eval: --data: " + err.Error()}
+	var dataSpec config.DataSpec
+	if *spec != "" {
+		if dataSpec, err = config.ParseDataSpec(*spec); err != nil {
+			return usageError{"eval: --data: " + err.Error()}
+		}
 	}
 	var baseDataSpec config.DataSpec
 	if *baseSpec != "" {
@@ -136,10 +154,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	splitName := *split
-	if splitName == "" {
-		splitName = defaultSplit(dataSpec)
-	} else if !splitNameRE.MatchString(splitName) {
+	if splitName != "" && !splitNameRE.MatchString(splitName) {
 		return usageError{fmt.Sprintf("eval: --split wants a plain word (letters, digits, '_' or '-', such as test), got %q", splitName)}
+	}
+	if splitName != "" && *spec == "" {
+		return usageError{"eval: --split names the split of --data; without --data the run's own splits keep their names"}
 	}
 	values := flagValues(estFlags, flagVals, given)
 	ckpt, err := models.Load(*modelPath, family.Codecs())
@@ -161,11 +180,47 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// A model written by logz run is evaluated as its run did unless the
+	// flags say otherwise: the run's data and evaluation seed, and, with no
+	// estimator flag, the settings (and seeds) of the run's final entries.
+	rc := readRunContext(ckpt, *modelPath, stderr)
+	var positions []int
+	fromRun := false
+	if rc != nil && !slices.ContainsFunc(estFlags, func(f family.Flag) bool { return given[f.Name] }) {
+		var runNames []string
+		if given["estimator"] {
+			runNames = names
+		}
+		runList, pos, missing := rc.finalEntries(runNames)
+		if len(runList) > 0 {
+			fromRun = true
+			list, positions = runList, pos
+			for _, n := range missing {
+				extra, err := evalEstimators(fam, []string{n}, values, given, io.Discard)
+				if err != nil {
+					return err
+				}
+				list = append(list, extra...)
+				positions = append(positions, len(rc.exp.Evaluate.Final)+len(positions))
+			}
+		}
+	}
 	if err := fam.CheckFeasible(ckpt.Model, list); err != nil {
 		return err
 	}
 	// The data flags this evaluation does not use.
 	specs := []config.DataSpec{dataSpec}
+	if *spec == "" && rc == nil {
+		return usageError{"eval: --data is required: the run recorded in " + *modelPath + " cannot be read (above)"}
+	}
+	if *spec == "" {
+		specs = nil
+		for _, sp := range []string{rc.exp.Data.Train, rc.exp.Data.Test} {
+			if d, err := config.ParseDataSpec(sp); err == nil {
+				specs = append(specs, d)
+			}
+		}
+	}
 	baseUsed := usesBaseRate(list, values)
 	if *baseSpec != "" {
 		if baseUsed {
@@ -179,31 +234,85 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ignoredDataFlags(stderr, given, *binarize, specs)
-	opt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, DigitsDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
-	set, err := data.Load(*spec, opt)
-	if err != nil {
-		return err
+	bseed := *seed
+	if given["binarize-seed"] {
+		bseed = *binarizeSeed
 	}
-	if set.D != ckpt.Model.NumVisible() {
-		return fmt.Errorf("%s has %d units per example but the model in %s has %d visible units", *spec, set.D, *modelPath, ckpt.Model.NumVisible())
+	opt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, DigitsDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: bseed}}
+	if rc != nil && !given["data-dir"] && rc.exp.Data.DataDir != "" {
+		// The run's data folder stays the default when the flags ask for
+		// other bits of its data.
+		opt.DataDir, opt.FashionDir, opt.DigitsDir = rc.exp.Data.DataDir, rc.exp.Data.DataDir, rc.exp.Data.DataDir
 	}
-	if *limit > 0 && *limit < set.N {
-		set = set.Limit(*limit)
+	useRun := rc != nil && !dataFlags
+	var splits []kit.Split
+	var base *data.Set // the base rate's data (and the environment's training set)
+	if useRun {
+		train0, _, test, runSplits, err := rc.load(*dataDir)
+		if err != nil {
+			return err
+		}
+		splits, base = runSplits, train0
+		if *spec != "" {
+			s, err := rc.pick(*spec, *dataDir, train0, test, runSplits)
+			if err != nil {
+				return err
+			}
+			splits = []kit.Split{s}
+		}
+		if *baseSpec != "" && baseUsed {
+			opt = experiment.DataOptions(rc.exp)
+			if *dataDir != "" {
+				opt.DataDir, opt.FashionDir, opt.DigitsDir = *dataDir, *dataDir, *dataDir
+			}
+		}
+	} else {
+		set, err := data.Load(*spec, opt)
+		if err != nil {
+			return err
+		}
+		splits, base = []kit.Split{{Name: defaultSplit(dataSpec), Data: set}}, set
 	}
-	base := set
+	for k := range splits {
+		s := splits[k].Data.(*data.Set)
+		if s.D != ckpt.Model.NumVisible() {
+			return fmt.Errorf("%s has %d units per example but the model in %s has %d visible units", s.Source.Spec, s.D, *modelPath, ckpt.Model.NumVisible())
+		}
+		if *limit > 0 && *limit < s.N {
+			s = s.Limit(*limit)
+		}
+		if splitName != "" {
+			splits[k].Name = splitName
+		}
+		fp := s.Fingerprint()
+		splits[k].Data, splits[k].Source = s, &fp
+	}
 	if *baseSpec != "" && baseUsed {
 		if base, err = data.Load(*baseSpec, opt); err != nil {
 			return err
 		}
-		if base.D != set.D {
-			return fmt.Errorf("--base-data %s has %d units per example, --data %d", *baseSpec, base.D, set.D)
+		if base.D != ckpt.Model.NumVisible() {
+			return fmt.Errorf("--base-data %s has %d units per example, the model %d", *baseSpec, base.D, ckpt.Model.NumVisible())
 		}
 	}
 	name := strings.TrimSuffix(filepath.Base(*modelPath), filepath.Ext(*modelPath))
+	evalSeed := *seed
+	var tracked *kit.Tracked
+	if rc != nil {
+		name = rc.exp.Name
+		if !given["seed"] {
+			evalSeed = rc.evalSeed()
+		}
+		tracked = kit.NewTracked()
+		tracked.Restore(ckpt)
+		if useRun && !*asJSON {
+			fmt.Fprintln(stderr, rc.describe(*modelPath, !given["seed"], list, fromRun))
+		}
+	}
 	ev := kit.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
-		Splits:   []kit.Split{{Name: splitName, Data: set}},
-		BaseRate: data.LogOdds(base, 1), Train: base, Seed: *seed,
+		Splits:   splits,
+		BaseRate: data.LogOdds(base, 1), Train: base, Seed: evalSeed, Positions: positions, Tracked: tracked,
 		Notice: func(msg string) { fmt.Fprintln(stderr, msg) },
 	}
 	if !*asJSON {
@@ -213,8 +322,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if *partsDir == "" {
 		rows, err = ev.Run(fam, ckpt.Model, list)
 	} else {
+		sets := []*data.Set{}
+		for _, s := range splits {
+			sets = append(sets, s.Data.(*data.Set))
+		}
 		e := &experiment.Evaluation{Family: fam, Model: ckpt.Model, ModelFile: *modelPath, Estimators: list, Env: ev,
-			Data: []*data.Set{set, base}, Logz: versionString()}
+			Data: append(sets, base), Logz: versionString()}
 		if shard != nil {
 			if err := experiment.EvalShard(*partsDir, *shard, e, stderr); err != nil {
 				return err
@@ -228,6 +341,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if rc != nil {
+		rc.checkBits(rows, splits, useRun)
+	}
 	if *asJSON {
 		return report.EncodeResults(stdout, rows)
 	}
@@ -235,6 +351,14 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return report.RenderSandwich(stdout, rows, report.TableOptions{})
+}
+
+// recordsRun reports whether the model file at path was written by logz
+// run and records that run (a file that cannot be read answers false; the
+// load that follows names its problem).
+func recordsRun(path string) bool {
+	c, err := models.Load(path, family.Codecs())
+	return err == nil && c.Meta.Run != nil && c.Meta.Run.Config != ""
 }
 
 // flagValues returns the values of the estimator flags given or with a

@@ -46,7 +46,7 @@ func TestExitStatus(t *testing.T) {
 		{"bad run flag value", []string{"run", "--seed", "x"}, 2, `logz: run: --seed wants a non-negative integer, got "x"`, ""},
 		{"two config files", []string{"run", "a.yaml", "b.yaml"}, 2, "logz: run: one config file at most, got 2 (a.yaml b.yaml)", ""},
 		{"models with both formats", []string{"models", "--json", "--markdown"}, 2, "logz: models: --json and --markdown exclude each other", ""},
-		{"missing --model", []string{"eval", "--data", "planted:test"}, 2, "logz: eval: --model and --data are required (see 'logz eval --help')", ""},
+		{"missing --model", []string{"eval", "--data", "planted:test"}, 2, "logz: eval: --model and --data are required (see 'logz eval --help'); --data may be left out for a model written by logz run", ""},
 		{"eval argument", with(eval, "extra"), 2, `logz: eval: unexpected argument "extra" (flags only; see 'logz eval --help')`, ""},
 		{"unknown estimator", with(eval, "--estimator", "magic"), 2, `logz: eval: --estimator: unknown estimator "magic" (known: exact, ais, chi2, bp, ais-ratio, raise, sandwich, csl, pll, recon, dbn-bound, mf-bound, is, bdmc, completion, elbo)`, ""},
 		{"another family's estimator", with(eval, "--estimator", "dbn-bound"), 2, "logz: eval: --estimator: dbn-bound is not an estimator of model type rbm (its estimators: exact, ais, ais-ratio, raise, sandwich, csl, chi2, pll, recon)", ""},

@@ -81,6 +81,10 @@ func writeDoc(d doc, title string, meta map[string]string, rows []Row) {
 		d.para("Cheap training signals (not log-likelihoods):")
 		d.table(signals)
 	}
+	if lines := DataLines(rows); len(lines) > 0 {
+		d.para("Data (split: spec, binarisation, examples kept, size, SHA-256 of the bits):")
+		d.list(lines, false)
+	}
 	if len(fn.texts) > 0 {
 		d.para("Warnings in the tables:")
 		d.list(fn.texts, true)

@@ -15,6 +15,7 @@ import (
 	"slices"
 
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/provenance"
 )
 
 // Stages of a Row.
@@ -102,6 +103,11 @@ type Row struct {
 	// examples, when exact ran earlier in the same evaluation (set with
 	// SplitExamples).
 	ExactOnSubsample *float64 `json:"exact_on_subsample,omitempty"`
+
+	// Data names the bits of the split the row measured: spec,
+	// binarisation and its seed, the examples kept, size and SHA-256 (nil
+	// on split-free rows and rows written before it was recorded).
+	Data *provenance.Data `json:"data,omitempty"`
 
 	// Warnings say why the number may not be trusted; encoded as [] when empty.
 	Warnings []string `json:"warnings"`

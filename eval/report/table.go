@@ -697,6 +697,12 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 			return err
 		}
 	}
+	if lines := DataLines(rows); len(lines) > 0 {
+		b.WriteString("Data:\n")
+		for _, l := range lines {
+			fmt.Fprintf(&b, "  %s\n", l)
+		}
+	}
 	if len(fn.texts) > 0 {
 		b.WriteString("Warnings:\n")
 		for i, t := range fn.texts {

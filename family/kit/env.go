@@ -19,6 +19,10 @@ import (
 type Split struct {
 	Name string
 	Data data.Examples
+	// Source, if set, names the split's bits (data.Set.Fingerprint); every
+	// row of the split carries it, so that results say which data they
+	// measured.
+	Source *data.Provenance
 }
 
 // Env is everything the estimators of one evaluation need besides the model
@@ -37,6 +41,11 @@ type Env struct {
 	// Seed derives every estimator's seed (with the stage, epoch and
 	// position) unless the estimator sets its own.
 	Seed uint64
+	// Positions, if set, gives each entry's position for its seed: entry i
+	// draws as the Positions[i]-th entry of the list it was taken from
+	// (logz eval re-running some of a run's final estimates draws what the
+	// run drew). Nil: entry i is at position i.
+	Positions []int
 	// Progress, if set, is told about long estimators (label, total work)
 	// and returns a function to report work done and one to call at the end.
 	Progress func(label string, total int64) (add func(int64), done func())
@@ -164,6 +173,7 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 		env.shared = false
 		env.entry, env.name, env.calls = i, c.Name, 0
 		rs, err := spec.Impl.(Runner).Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
+		env.markData(rs)
 		if err == nil && env.Sharding != nil {
 			env.Sharding.Ran(i, c.Name, rs)
 		}
@@ -181,6 +191,17 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 		rows = fin.Finish(m, rows, ests)
 	}
 	return rows, nil
+}
+
+// markData sets the Data of every row of a split whose Source is known.
+func (env *Env) markData(rows []report.Row) {
+	for k := range rows {
+		for _, s := range env.Splits {
+			if s.Source != nil && rows[k].Split == s.Name {
+				rows[k].Data = s.Source
+			}
+		}
+	}
 }
 
 // Memo returns what an earlier estimator of this evaluation remembered
@@ -221,7 +242,11 @@ func (env *Env) start(c family.Configured, i int, model string) (uint64, report.
 		if env.Stage == report.StageFinal {
 			stage = 2
 		}
-		seed = seeds.Derive(env.Seed, stage, uint64(env.Epoch), uint64(i))
+		pos := i
+		if i < len(env.Positions) {
+			pos = env.Positions[i]
+		}
+		seed = seeds.Derive(env.Seed, stage, uint64(env.Epoch), uint64(pos))
 	}
 	return seed, report.Row{Experiment: env.Experiment, Model: model, Stage: env.Stage, Epoch: env.Epoch, Estimator: c.Name}
 }
