@@ -84,7 +84,8 @@ Usage:
   logz run [CONFIG.yaml] [--out DIR] [--seed N] [--set PATH=VALUE ...]
            [--resume | --force]
                          train and evaluate every experiment of the file
-                         (no file: the embedded quickstart); --set
+                         (no file: the embedded quickstart; a name such
+                         as quickstart-sbn: that built-in config); --set
                          overrides a value of the file; --resume
                          continues the run in DIR, --force discards it
   logz run CONFIG.yaml --out DIR --shard i/n|env/n [--phase train|eval]
@@ -111,6 +112,9 @@ Usage:
   logz models [--json | --markdown]
                          list the model families with their trainers,
                          settings and estimators
+  logz configs [show NAME]
+                         list the configs built into logz (run one with
+                         'logz run NAME'), or print one
   logz version           print the version
   logz help [COMMAND]    show help
 
@@ -160,6 +164,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdPlot(rest, stdout)
 	case "models":
 		return cmdModels(rest, stdout)
+	case "configs":
+		return cmdConfigs(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		if len(rest) > 0 {
 			return usageError{fmt.Sprintf("version: unexpected argument %q", rest[0])}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -167,6 +168,15 @@ func loadConfig(pos []string, opt config.Options, stderr io.Writer) (*config.Fil
 	if len(pos) == 0 {
 		name, b := configs.Default()
 		return config.Parse(b, name, opt)
+	}
+	// A name that is no file but a shipped config runs the one built in.
+	if _, err := os.Stat(pos[0]); errors.Is(err, fs.ErrNotExist) {
+		if file, b, ok := configs.Lookup(pos[0]); ok {
+			return config.Parse(b, file, opt)
+		}
+		if !strings.ContainsAny(pos[0], "/\\") {
+			return nil, fmt.Errorf("config: %s: no such file, and no shipped config of that name%s", pos[0], knownConfigs(pos[0]))
+		}
 	}
 	// A config of many experiments takes a while to read and resolve.
 	opt.Progress = progress.Delayed(stderr, "config "+pos[0]+": ", "experiments", 2*time.Second, progress.Options{})

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/logz-ml/logz/configs"
+)
+
+// TestConfigsCatalog: every shipped config is listed with its families,
+// data and time, and the README's table of configs gives each the time
+// its file's "# Time:" line says (the file is the one source).
+func TestConfigsCatalog(t *testing.T) {
+	cat, err := configs.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(repoRoot, "configs", "*.yaml"))
+	if len(cat) != len(files) || len(cat) == 0 {
+		t.Fatalf("catalog has %d configs, configs/ %d files", len(cat), len(files))
+	}
+	out, _, err := runLogz(t, "configs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme := readRepo(t, "README.md")
+	for _, e := range cat {
+		if e.Time == "" || e.Description == "" || len(e.Families) == 0 || len(e.Data) == 0 {
+			t.Errorf("%s: incomplete entry %+v (every config has a description, a model and data, and a %q line)", e.Name, e, configs.TimePrefix)
+		}
+		if !strings.Contains(out, e.Name+"  [") || !strings.Contains(out, e.Time) {
+			t.Errorf("logz configs does not list %s with its time %q", e.Name, e.Time)
+		}
+		m := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(e.Name) + "\\.yaml` \\| .* \\| (.*) \\|$").FindStringSubmatch(readme)
+		if m == nil {
+			t.Errorf("README.md's configs table has no row for %s", e.Name)
+			continue
+		}
+		if cell := strings.NewReplacer(`\|`, "|", `\*`, "*").Replace(m[1]); cell != e.Time {
+			t.Errorf("README.md gives %s the time %q; its file says %q", e.Name, cell, e.Time)
+		}
+	}
+}
+
+// TestRunShippedConfigByName: `logz run NAME` runs the built-in config
+// from a folder that has no configs/ (as a go install'ed logz does), `logz
+// configs show` prints it, and an unknown name is an error that suggests
+// the nearest one.
+func TestRunShippedConfigByName(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	if _, errOut, err := runLogz(t, "run", "ising-quickstart", "--out", "out"); err != nil {
+		t.Fatalf("logz run ising-quickstart: %v\n%s", err, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "results.json")); err != nil {
+		t.Fatal(err)
+	}
+	out, _, err := runLogz(t, "configs", "show", "ising-quickstart")
+	_, want, _ := configs.Lookup("ising-quickstart")
+	if err != nil || out != string(want) {
+		t.Errorf("configs show: %v, printed %d bytes of %d", err, len(out), len(want))
+	}
+	_, _, err = runLogz(t, "run", "ising-quickstrat", "--out", "x")
+	if err == nil || !strings.Contains(err.Error(), `did you mean "ising-quickstart"?`) {
+		t.Errorf("unknown name: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+		t.Error("an unknown config name left a run folder")
+	}
+}
