@@ -68,6 +68,9 @@ func (cs Codecs) Lookup(name string) (Type, error) {
 			return t, nil
 		}
 	}
+	if len(cs) == 0 {
+		return Type{}, fmt.Errorf("model type %q: no model types are known to this program; a Go program that loads logz models imports the families with _ \"github.com/logz-ml/logz/family/all\" and passes family.Codecs() (or passes the codecs it knows, e.g. models.Codecs{models.RBMType})", name)
+	}
 	return Type{}, fmt.Errorf("unknown model type %q (known: %s)", name, strings.Join(cs.names(), ", "))
 }
 

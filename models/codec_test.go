@@ -30,6 +30,10 @@ func TestCodecsAreTheOnlyTypesKnown(t *testing.T) {
 	if _, err := Load(p, few); err == nil || err.Error() != p+`: meta: unknown model type "dbm" (known: ising, rbm)` {
 		t.Errorf("Load of a dbm knowing rbm and ising: %v", err)
 	}
+	// A program that registered no family learns which import it lacks.
+	if _, err := Load(p, nil); err == nil || !strings.Contains(err.Error(), `_ "github.com/logz-ml/logz/family/all"`) {
+		t.Errorf("Load knowing no type: %v; want the import to add named", err)
+	}
 	if c, err := Load(p, Codecs{DBMType}); err != nil || c.Model.TypeName() != "dbm" {
 		t.Errorf("Load of a dbm knowing dbm: %v", err)
 	}
