@@ -835,6 +835,12 @@ func (s *scope) scalar(n *yaml.Node, rv reflect.Value, f field, rel string) bool
 	if n.Kind != yaml.ScalarNode {
 		return bad("")
 	}
+	switch rv.Kind() {
+	case reflect.Int, reflect.Uint64, reflect.Float64:
+		if hint, ok := leadingZero(n); ok {
+			return bad(hint)
+		}
+	}
 	tag := n.ShortTag()
 	switch rv.Kind() {
 	case reflect.String:
@@ -910,6 +916,37 @@ func (s *scope) scalar(n *yaml.Node, rv reflect.Value, f field, rel string) bool
 		return true
 	}
 	return bad("")
+}
+
+// leadingZero reports whether the unquoted scalar n is an integer written
+// with a leading zero (010, -07, +00, 0_10), and returns the hint that
+// says what to write. YAML 1.1, which yaml.v3 follows here, reads 010 as
+// octal (8) and 09 as the decimal 9, so such a number is refused rather
+// than read one way or the other; an explicit base (0o10, 0x8, 0b1000)
+// says what it means and is read as written.
+func leadingZero(n *yaml.Node) (string, bool) {
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return "", false
+	}
+	sign, digits := "", strings.ReplaceAll(n.Value, "_", "")
+	if digits != "" && (digits[0] == '-' || digits[0] == '+') {
+		sign, digits = digits[:1], digits[1:]
+	}
+	if len(digits) < 2 || digits[0] != '0' || strings.Trim(digits, "0123456789") != "" {
+		return "", false
+	}
+	if sign == "+" {
+		sign = ""
+	}
+	decimal := sign + strings.TrimLeft(digits, "0")
+	if decimal == sign {
+		decimal = "0"
+	}
+	if strings.Trim(digits, "01234567") != "" || decimal == "0" {
+		return fmt.Sprintf(" (leading zero: write %s)", decimal), true
+	}
+	return fmt.Sprintf(" (leading zero, which YAML reads as octal: write %s, or %s0o%s if you mean octal)",
+		decimal, sign, strings.TrimLeft(digits, "0")), true
 }
 
 // quotedHint explains a quoted scalar ("true", '3') where a bool or a

@@ -330,6 +330,54 @@ func TestQuotedScalars(t *testing.T) {
 	}
 }
 
+// TestLeadingZero: an integer written with a leading zero is refused,
+// naming the line and the key and saying what to write: YAML 1.1 (as
+// yaml.v3 reads it) takes epochs: 010 for octal 8 and 09 for 9. An
+// explicit base (0o10, 0x8) and a plain 0 are read as written; a --set
+// value is held to the same rule.
+func TestLeadingZero(t *testing.T) {
+	cases := []struct {
+		name string
+		yaml string
+		want string
+	}{
+		{"octal-looking", exp(`    train: {epochs: 010}`),
+			`bad.yaml:4: experiments[0].train.epochs: expected a positive integer, got 010 (leading zero, which YAML reads as octal: write 10, or 0o10 if you mean octal)`},
+		{"negative", exp(`    reference: {test: -07}`),
+			`bad.yaml:4: experiments[0].reference.test: expected a log-likelihood in nats (≤ 0), got -07 (leading zero, which YAML reads as octal: write -7, or -0o7 if you mean octal)`},
+		{"with + and _", exp(`    train: {batch_size: +0_20}`),
+			`bad.yaml:4: experiments[0].train.batch_size: expected a positive integer, got +0_20 (leading zero, which YAML reads as octal: write 20, or 0o20 if you mean octal)`},
+		{"not octal (YAML reads 9)", exp(`    train: {epochs: 09}`),
+			`bad.yaml:4: experiments[0].train.epochs: expected a positive integer, got 09 (leading zero: write 9)`},
+		{"zeros", "seed: 00\n" + okExp,
+			`bad.yaml:1: seed: expected a non-negative integer, got 00 (leading zero: write 0)`},
+		{"in a list", exp(`    model: {type: vae, latent: 5, hidden: [100, 0200]}`),
+			`bad.yaml:4: experiments[0].model.hidden[1]: expected an integer, got 0200 (leading zero`},
+		{"in base", "base: {train: {epochs: 010}}\n" + okExp,
+			`bad.yaml:1: base.train.epochs: expected a positive integer, got 010 (leading zero`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { checkRejected(t, c.yaml, []string{c.want}, nil) })
+	}
+	for ok, want := range map[string]int{"0o10": 8, "0x8": 8, "10": 10, "1_000": 1000, "1e2": 100} {
+		f, err := Parse([]byte(exp("    train: {epochs: "+ok+"}")), "ok.yaml", Options{})
+		if err != nil {
+			t.Errorf("epochs: %s rejected: %v", ok, err)
+		} else if got := rbmTrain(t, f.Experiments[0]).Epochs; got != want {
+			t.Errorf("epochs: %s read as %d, want %d", ok, got, want)
+		}
+	}
+	if _, err := Parse([]byte(exp(`    train: {momentum: 0.5, k_end: 0}`)), "ok.yaml", Options{}); err != nil {
+		t.Errorf("0.5 and 0 rejected: %v", err)
+	}
+	_, err := Parse([]byte(okExp), "x.yaml", Options{Set: overrides(t, "train.epochs=010")})
+	if err == nil || !strings.Contains(err.Error(), "--set train.epochs=010: expected a positive integer, got 010 (leading zero") {
+		t.Errorf("--set train.epochs=010: %v, want the leading zero refused", err)
+	}
+	// Quoted, it is text, with no hint to drop the quotes (010 would not do).
+	checkRejected(t, exp(`    train: {epochs: "010"}`), []string{`got "010"`}, []string{"without quotes"})
+}
+
 // TestErrorsWhereWritten: a range error of a value base: set names the
 // line and the path where it was written (base.train.learning_rate), as a
 // type error does, once for all the experiments that inherit it; a value an

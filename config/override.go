@@ -220,8 +220,11 @@ func lookupPairs(m *yaml.Node) []kv {
 // key) is set by an entry of m itself; a missing one, or an empty
 // intermediate value ("train:" with nothing under it), is made when create
 // is true, and otherwise nothing is set (the experiment keeps what base
-// gives it). A value that is not a mapping where the path goes on is left
-// for the decoder to report. Intermediate mappings are copied before they
+// gives it). A value that is not a mapping where the path goes on (a
+// number, a text, a list) is replaced by a mapping holding the rest of the
+// path, as writing that mapping in the file would: the decoder then refuses
+// a mapping where it expects a value, naming the override, instead of the
+// override being dropped. Intermediate mappings are copied before they
 // change, so that a node shared through an anchor changes nowhere else.
 // The key of the value set is a new node on the override's line, so that
 // problems with the value are reported as the override's.
@@ -272,7 +275,9 @@ func setIn(m *yaml.Node, path []string, v *yaml.Node, line int, create bool) boo
 	case c.Kind == yaml.MappingNode:
 		child = copyNode(c)
 	default:
-		return false
+		// The file's value is replaced, so what is under it is made.
+		child = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: line}
+		create = true
 	}
 	if !setIn(child, path[1:], v, line, create) {
 		return false

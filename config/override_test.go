@@ -291,3 +291,50 @@ func TestOverrideShipped(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrideIntoValue: a --set whose PATH goes on under a value the file
+// sets (a number, a text, a list), or whose VALUE is a mapping where the
+// file has a value, is refused as the same mapping written in the file
+// would be, naming the --set argument; it is not dropped. The file sets
+// the keys in base: and in an experiment, so that neither place lets the
+// override through.
+func TestOverrideIntoValue(t *testing.T) {
+	doc := `
+base:
+  data: {train: "planted:train", test: "planted:test"}
+  train: {epochs: 3}
+  model: {hidden: 5}
+experiments:
+  - name: a
+    train: {epochs: 2}
+    model: {hidden: 6}
+  - name: b
+`
+	for arg, want := range map[string]string{
+		"train.epochs={a: 1}":        `--set train.epochs={a: 1}: expected a positive integer, got a mapping`,
+		"train.epochs.x=3":           `--set train.epochs.x=3: train.epochs: expected a positive integer, got a mapping`,
+		"model.hidden.foo.bar=7":     `--set model.hidden.foo.bar=7: model.hidden: expected a positive integer, got a mapping`,
+		"a:train.epochs.x=3":         `--set a:train.epochs.x=3: train.epochs: expected a positive integer, got a mapping`,
+		"b:train.epochs={a: 1}":      `--set b:train.epochs={a: 1}: expected a positive integer, got a mapping`,
+		"data.train.x=3":             `--set data.train.x=3: data.train: expected a data spec`,
+		"evaluate.final.x=1":         `--set evaluate.final.x=1: evaluate.final: expected a list of estimators, got a mapping`,
+		"a:train.foo.bar=7":          `--set a:train.foo.bar=7: train.foo: unknown key`,
+		"data={train: {x: 1}}":       `--set data={train: {x: 1}}: data.train: expected a data spec`,
+		"model.hidden={foo: {b: 1}}": `--set model.hidden={foo: {b: 1}}: expected a positive integer, got a mapping`,
+	} {
+		_, err := parseSet(t, doc, arg)
+		if err == nil {
+			t.Errorf("--set %s: no error (the override was dropped)", arg)
+			continue
+		}
+		// (An empty data.train is reported after it, at the file's line.)
+		if first, _, _ := strings.Cut(err.Error(), "\n"); !strings.Contains(first, want) {
+			t.Errorf("--set %s: error\n  %s\nwant it to start with\n  %s", arg, err, want)
+		}
+	}
+	// The same mapping written in the file is refused with the same words.
+	_, err := Parse([]byte(strings.Replace(doc, "epochs: 2", "epochs: {x: 3}", 1)), "x.yaml", Options{})
+	if err == nil || !strings.Contains(err.Error(), "train.epochs: expected a positive integer, got a mapping") {
+		t.Errorf("epochs: {x: 3} in the file: %v, want the words the override gets", err)
+	}
+}

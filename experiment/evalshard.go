@@ -112,7 +112,7 @@ func EvalShard(dir string, s Shard, e *Evaluation, stderr io.Writer) error {
 		ev.Progress = shardProgress(stderr, s)
 	}
 	p, runErr := evalShare(ev, s, fp, e.Family, e.Model, e.Estimators)
-	return errors.Join(runErr, writePart(path, p))
+	return errors.Join(runErr, writePart(path, &p))
 }
 
 // EvalMerged runs the evaluation with the units' values from the parts in

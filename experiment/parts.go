@@ -36,12 +36,15 @@ import (
 //
 // Every part carries a Fingerprint of what its values depend on; a merge
 // accepts a part only when its fingerprint is the one the merge computes.
+// Every part also carries the SHA-256 of its content (see partChecksum), so
+// that a number edited by hand, or damaged, is refused instead of merged.
 
 // PartsDir is the folder of a run folder that holds the part files.
 const PartsDir = "parts"
 
-// partFormat is the version of the part files written and read.
-const partFormat = 1
+// partFormat is the version of the part files written and read: 2 since
+// parts carry a checksum.
+const partFormat = 2
 
 // Fingerprint is what the values in a part depend on: the settings, the
 // model evaluated, the seed and the program. Two parts can be merged only
@@ -63,12 +66,6 @@ type Fingerprint struct {
 // differs names the first field in which f and g differ, with both values,
 // or returns "" when they are equal.
 func (f Fingerprint) differs(g Fingerprint) string {
-	short := func(s string) string {
-		if len(s) > 12 {
-			return s[:12] + "…"
-		}
-		return s
-	}
 	switch {
 	case f.Config != g.Config:
 		return fmt.Sprintf("settings (config hash %s, now %s)", short(f.Config), short(g.Config))
@@ -82,6 +79,14 @@ func (f Fingerprint) differs(g Fingerprint) string {
 		return fmt.Sprintf("logz version (%s, now %s)", f.Logz, g.Logz)
 	}
 	return ""
+}
+
+// short is a hash cut to its first 12 digits, for messages.
+func short(s string) string {
+	if len(s) > 12 {
+		return s[:12] + "…"
+	}
+	return s
 }
 
 // experimentHash is the SHA-256 of an experiment's resolved settings.
@@ -116,6 +121,7 @@ func HashFile(path string) (string, error) {
 type trainPart struct {
 	Format      int         `json:"format"`
 	Kind        string      `json:"kind"` // "train"
+	Checksum    string      `json:"checksum,omitempty"`
 	Experiment  string      `json:"experiment"`
 	Fingerprint Fingerprint `json:"fingerprint"`
 	// Epochs is the last epoch whose rows are here and whose model is in
@@ -133,6 +139,7 @@ type trainPart struct {
 type evalPart struct {
 	Format      int         `json:"format"`
 	Kind        string      `json:"kind"` // "eval"
+	Checksum    string      `json:"checksum,omitempty"`
 	Experiment  string      `json:"experiment"`
 	Fingerprint Fingerprint `json:"fingerprint"`
 	Shard       int         `json:"shard"`
@@ -226,18 +233,60 @@ func evalPartName(exp string, s Shard) string {
 	return fmt.Sprintf("%s.eval-%d-of-%d.json", exp, s.Index, s.Count)
 }
 
-// writePart writes a part as JSON into path, atomically.
-func writePart(path string, v any) error {
+// part is a trainPart or an evalPart: checksum gives its Checksum field.
+type part interface {
+	checksum() *string
+}
+
+func (p *trainPart) checksum() *string { return &p.Checksum }
+func (p *evalPart) checksum() *string  { return &p.Checksum }
+
+// encodePart is the JSON of a part as a part file holds it.
+func encodePart(p part) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(p)
+	return buf.Bytes(), err
+}
+
+// partChecksum is the SHA-256 of the part's content: of its JSON as
+// encodePart writes it, without the checksum field. A part read back
+// encodes to the same JSON (its floats read back bit for bit), so the
+// checksum holds however the file's JSON is laid out, and changes with
+// any value in it.
+func partChecksum(p part) (string, error) {
+	sum := p.checksum()
+	kept := *sum
+	*sum = ""
+	defer func() { *sum = kept }()
+	b, err := encodePart(p)
+	if err != nil {
+		return "", err
+	}
+	return hashBytes(b), nil
+}
+
+// writePart sets the part's checksum and writes it as JSON into path,
+// atomically.
+func writePart(path string, p part) error {
+	sum, err := partChecksum(p)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	*p.checksum() = sum
 	return atomicfile.WriteFile(path, func(w io.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetEscapeHTML(false)
-		return enc.Encode(v)
+		b, err := encodePart(p)
+		if err == nil {
+			_, err = w.Write(b)
+		}
+		return err
 	})
 }
 
-// readPart reads the part at path into v (strictly: unknown fields are an
-// error), checking its format and kind.
-func readPart(path, kind string, v any) error {
+// readPart reads the part at path into p (strictly: unknown fields are an
+// error), checking its format, its kind and its checksum.
+func readPart(path, kind string, p part) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -249,13 +298,27 @@ func readPart(path, kind string, v any) error {
 	if err := json.Unmarshal(b, &head); err != nil {
 		return fmt.Errorf("%s: not a part file (%v); remove it", path, err)
 	}
-	if head.Format != partFormat || head.Kind != kind {
-		return fmt.Errorf("%s: a part of format %d and kind %q, want format %d and kind %q; remove it", path, head.Format, head.Kind, partFormat, kind)
+	if head.Format != partFormat {
+		return fmt.Errorf("%s: a part of format %d, written by another logz version (this one reads format %d); remove it to compute it again", path, head.Format, partFormat)
+	}
+	if head.Kind != kind {
+		return fmt.Errorf("%s: a part of kind %q, want kind %q; remove it", path, head.Kind, kind)
 	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
+	if err := dec.Decode(p); err != nil {
 		return fmt.Errorf("%s: corrupt part file (%v); remove it to compute it again", path, err)
+	}
+	got := *p.checksum()
+	if got == "" {
+		return fmt.Errorf("%s: a part without a checksum, not written by this logz version; remove it to compute it again", path)
+	}
+	want, err := partChecksum(p)
+	if err != nil {
+		return fmt.Errorf("%s: corrupt part file (%v); remove it to compute it again", path, err)
+	}
+	if got != want {
+		return fmt.Errorf("%s: checksum mismatch (the file says %s, its content hashes to %s): the part was edited or damaged after logz wrote it; remove it to compute it again", path, short(got), short(want))
 	}
 	return nil
 }

@@ -1,8 +1,11 @@
 package experiment
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -69,5 +72,40 @@ func TestParseShard(t *testing.T) {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("%s %v: %v; want an error with %q", c.s, c.vars, err, c.err)
 		}
+	}
+}
+
+// TestPartChecksum: a part reads back with its checksum whatever the
+// layout of its JSON (re-indented, as by jq), its NaN and ±Inf values
+// included; a number changed in the file is refused, naming the file.
+func TestPartChecksum(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.eval-0-of-2.json")
+	p := evalPart{
+		Format: partFormat, Kind: "eval", Experiment: "a", Fingerprint: Fingerprint{Config: "c", Seed: 1, Logz: "test"},
+		Shards: 2, Seconds: 1.25,
+		Entries: []partEntry{{Index: 1, Estimator: "ais", RowSeconds: []float64{0.5},
+			Work: []partWork{{N: 4, Width: 1, Units: []int{0, 2}, Values: exactFloats{-3.0625, math.Inf(-1)}}}}},
+	}
+	if err := writePart(path, &p); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readEvalPart(path); err != nil {
+		t.Fatalf("as written: %v", err)
+	}
+	b, _ := os.ReadFile(path)
+	if !bytes.Contains(b, []byte(`"checksum":"`+p.Checksum+`"`)) || len(p.Checksum) != 64 {
+		t.Errorf("checksum %q not in the file:\n%s", p.Checksum, b)
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, b, "", "  "); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(path, indented.Bytes(), 0o644)
+	if _, err := readEvalPart(path); err != nil {
+		t.Errorf("re-indented: %v", err)
+	}
+	os.WriteFile(path, bytes.Replace(b, []byte("-3.0625"), []byte("-3.0626"), 1), 0o644)
+	if _, err := readEvalPart(path); err == nil || !strings.Contains(err.Error(), path+": checksum mismatch") {
+		t.Errorf("a value edited: %v, want a checksum mismatch naming the file", err)
 	}
 }

@@ -349,8 +349,19 @@ func checkShared(t *testing.T, dir string) {
 	}
 }
 
-// editPart rewrites a part file through edit, as JSON.
+// editPart rewrites a part file through edit, as JSON, and gives it the
+// checksum of its new content, as logz would have written it.
 func editPart(t *testing.T, path string, edit func(p map[string]any)) {
+	t.Helper()
+	editByHand(t, path, edit)
+	if err := experiment.ResealPart(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// editByHand rewrites a part file through edit, as JSON, leaving its
+// checksum as it was: a hand edit.
+func editByHand(t *testing.T, path string, edit func(p map[string]any)) {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -453,8 +464,22 @@ func TestMergeRefuses(t *testing.T) {
 			}
 		}, "holds work 7 of entry 1 (ais) that the merge did not use"},
 		{"corrupt", func(dir string) {
-			os.WriteFile(part(dir, 0, 2), []byte(`{"format":1,"kind":"eval","shard":"x"}`), 0o644)
+			os.WriteFile(part(dir, 0, 2), []byte(`{"format":2,"kind":"eval","shard":"x"}`), 0o644)
 		}, "corrupt part file"},
+		{"a value edited by hand", func(dir string) {
+			editByHand(t, part(dir, 1, 2), func(p map[string]any) { work(p, 0, 0)["values"].([]any)[0] = 1.5 })
+		}, "a.eval-1-of-2.json: checksum mismatch"},
+		{"a training row edited by hand", func(dir string) {
+			editByHand(t, filepath.Join(dir, "parts", "a.train.json"), func(p map[string]any) {
+				p["rows"].([]any)[0].(map[string]any)["seconds"] = 99
+			})
+		}, "a.train.json: checksum mismatch"},
+		{"no checksum", func(dir string) {
+			editByHand(t, part(dir, 0, 2), func(p map[string]any) { delete(p, "checksum") })
+		}, "a.eval-0-of-2.json: a part without a checksum, not written by this logz version"},
+		{"a part of format 1", func(dir string) {
+			editByHand(t, part(dir, 0, 2), func(p map[string]any) { p["format"] = 1 })
+		}, "a.eval-0-of-2.json: a part of format 1, written by another logz version (this one reads format 2)"},
 	}
 	for _, c := range cases {
 		dir := filepath.Join(root, strings.ReplaceAll(c.name, " ", "-"))

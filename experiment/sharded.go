@@ -298,7 +298,7 @@ func (r *runner) trainPart(all []report.Row, path string, fp Fingerprint) error 
 		if failed != nil {
 			p.Failed = failed.Error()
 		}
-		return writePart(path, p)
+		return writePart(path, &p)
 	}
 	r.keep = func(failed error) error {
 		return st.write(func() error {
@@ -379,7 +379,7 @@ func (r *runner) evalPart(path string, fp Fingerprint, s Shard) error {
 	ev.Progress = shardProgress(r.opt.Stderr, s)
 	fmt.Fprintf(r.opt.Stderr, "%s: shard %s of the final evaluation (%d estimators)\n", r.exp.Name, s, len(r.exp.Evaluate.Final))
 	p, runErr := evalShare(ev, s, fp, r.b.fam, r.b.tr.Current(), r.exp.Evaluate.Final)
-	if err := r.opt.Status.write(func() error { return writePart(path, p) }); err != nil {
+	if err := r.opt.Status.write(func() error { return writePart(path, &p) }); err != nil {
 		return errors.Join(runErr, err)
 	}
 	if runErr == nil {

@@ -255,3 +255,42 @@ row "25/8. planted: {visible: 100000}" "$logz" run pvisible.yaml --out x
 row "25/8. planted: {weight_scale: 1e308}" "$logz" run pscale.yaml --out x
 row "25/9. shuffle: \"true\"" "$logz" run quoted.yaml --out x
 row "25/10. base.train.learning_rate: -1" "$logz" run baselr.yaml --out x
+
+# trust at the surface: overrides, octal, part checksums, slurm quoting
+cat > trust.yaml <<'YAML'
+name: trust
+seed: 1
+base:
+  data: {train: planted:train, test: planted:test, planted: {train: 200, test: 100}}
+  model: {type: rbm, hidden: 4}
+  train: {epochs: 2, batch_size: 20}
+  evaluate: {every_epoch: [], final: [exact]}
+experiments:
+  - name: a
+    train: {epochs: 3}
+YAML
+sed 's/epochs: 3}/epochs: 010}/' trust.yaml > trust-octal.yaml
+row "trust 1. --set 'train.epochs={a: 1}' (base and a set epochs)" "$logz" run trust.yaml --out x --set 'train.epochs={a: 1}'
+row "trust 1. --set train.epochs.x=3" "$logz" run trust.yaml --out x --set train.epochs.x=3
+row "trust 1. --set model.hidden.foo.bar=7" "$logz" run trust.yaml --out x --set model.hidden.foo.bar=7
+row "trust 2. epochs: 010 on line 10 (YAML 1.1: 8)" "$logz" run trust-octal.yaml --out x
+row "trust 2. --set train.epochs=-07" "$logz" run trust.yaml --out x --set train.epochs=-07
+row "trust 2. --set train.epochs=0o10 is read as 8 (resolved epochs)" sh -c '"$0" run trust.yaml --out trust-o --set train.epochs=0o10 >/dev/null 2>&1; grep -m1 -o "epochs: [0-9]*" trust-o/config.resolved.yaml >&2' "$logz"
+"$logz" run trust.yaml --out trust-run >/dev/null 2>&1
+tmodel=trust-run/a/model.npz
+for i in 0 1; do
+	"$logz" eval --model $tmodel --data planted:test --estimator ais --chains 8 --betas 50 --shard $i/2 --parts trust-parts >/dev/null 2>&1
+done
+row "trust 3. merge of untouched parts" "$logz" eval --model $tmodel --data planted:test --estimator ais --chains 8 --betas 50 --parts trust-parts
+python3 -c '
+import json, sys
+p = "trust-parts/parts/eval-1-of-2.json"
+d = json.load(open(p))
+d["entries"][0]["work"][0]["values"][0] += 1
+json.dump(d, open(p, "w"))
+'
+row "trust 3. a value edited by hand in eval-1-of-2.json" sh -c 'e=$("$0" eval --model "$1" --data planted:test --estimator ais --chains 8 --betas 50 --parts trust-parts 2>&1 >/dev/null); s=$?; printf "%s\n" "$e" | grep -m1 checksum >&2; exit $s' "$logz" $tmodel
+row "trust 4. --out 'my dir #1': the #SBATCH --output line" sh -c '"$0" slurm trust.yaml --shards 2 --out "my dir #1" --dry-run | grep -m1 "^#SBATCH --output" >&2' "$logz"
+row "trust 4. --sbatch-args '--comment=\"two words\"'" sh -c '"$0" slurm trust.yaml --shards 2 --dry-run --sbatch-args "--comment=\"two words\"" | grep -m1 "^#SBATCH --comment" >&2' "$logz"
+row "trust 4. a newline in --sbatch-args" "$logz" slurm trust.yaml --shards 2 --dry-run --sbatch-args "$(printf -- '-p short\nexport X=1')"
+row "trust 4. a newline in --out" "$logz" slurm trust.yaml --shards 2 --dry-run --out "$(printf 'a\nb')"

@@ -9,9 +9,13 @@
 # training array, an evaluation array per experiment, a merge job, chained
 # by afterok dependencies — waits for the jobs by polling squeue, and checks
 # that the merged results.json equals the unsharded one in every number
-# (the times, "seconds", aside). Prints the wall time of both. Skips, saying
-# why, where Slurm cannot be installed. About a minute for the quickstart.
-# .ci/run calls it.
+# (the times, "seconds", aside). Prints the wall time of both. Before that,
+# it checks that sbatch reads a script of `logz slurm` as written: with a run
+# directory holding a blank and --sbatch-args '--comment="two words"', the
+# training script passes `sbatch --test-only`, and submitted on hold, the
+# job has the comment "two words" and its log under the directory with the
+# blank (then it is cancelled). Skips, saying why, where Slurm cannot be
+# installed. About a minute for the quickstart. .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 config="${1:-}"
@@ -43,6 +47,33 @@ fi
 go build -o "$work/logz" ./cmd/logz
 args=()
 [ -n "$config" ] && args+=("$config")
+
+# Quoting: the #SBATCH lines of a script for a run directory with a blank
+# and a comment of two words, as sbatch reads them. The script is taken
+# from --dry-run's output (nothing is written or submitted by logz).
+qdir="$work/my dir"
+"$work/logz" slurm "${args[@]}" --shards 2 --out "$qdir" --logz "$work/logz" --dry-run \
+	--sbatch-args '--comment="two words"' > "$work/quoting.out"
+awk -v head="==> $qdir/slurm/train.sbatch <==" '$0 == head { on = 1; next } /^==> / { on = 0 } on' \
+	"$work/quoting.out" > "$work/quoting.sbatch"
+grep -q '^#SBATCH --comment=' "$work/quoting.sbatch" || { echo "slurm-e2e: FAILED: no train.sbatch in the --dry-run output:"; cat "$work/quoting.out"; exit 1; }
+if ! tested=$(sbatch --test-only "$work/quoting.sbatch" 2>&1); then
+	echo "slurm-e2e: FAILED: sbatch --test-only refused the script: $tested"
+	cat "$work/quoting.sbatch"
+	exit 1
+fi
+echo "slurm-e2e: sbatch --test-only: $tested"
+held=$(sbatch --parsable --hold "$work/quoting.sbatch")
+held=${held%%;*}
+shown=$(scontrol show job "$held")
+scancel "$held" || true
+if ! grep -qF "Comment=two words" <<< "$shown" || ! grep -qF "StdOut=$qdir/slurm/logs/train-" <<< "$shown"; then
+	echo "slurm-e2e: FAILED: sbatch read the #SBATCH lines otherwise than written:"
+	grep '^#SBATCH' "$work/quoting.sbatch"
+	grep -E 'Comment=|StdOut=' <<< "$shown" || echo "$shown"
+	exit 1
+fi
+echo "slurm-e2e: OK: sbatch reads --out with a blank and --comment=\"two words\" as written"
 
 t0=$(date +%s%N)
 "$work/logz" run "${args[@]}" --out "$work/whole" > /dev/null 2> "$work/whole.log" || { tail -20 "$work/whole.log"; exit 1; }

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/experiment"
@@ -45,7 +46,9 @@ command that resubmits failed tasks (finished parts are kept, so a task
 can always simply run again).
 
 --sbatch-args are sbatch options every job gets (e.g. "--partition=short
---time=2:00:00 --cpus-per-task=2"), written as #SBATCH lines. The scripts
+--time=2:00:00 --cpus-per-task=2"), written as #SBATCH lines, quoted as
+sbatch reads them ('--comment="two words"' stays one option); a newline or
+another control character in them, or in DIR, is refused. The scripts
 run the logz binary at --logz (default: this program's path, which must be
 visible from the compute nodes). --seed and --set act as in 'logz run'
 and are passed on to every job. --dry-run prints the scripts and the
@@ -140,6 +143,9 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	if dir, err = filepath.Abs(dir); err != nil {
 		return err
 	}
+	if err := outputDirOK(dir); err != nil {
+		return usageError{"slurm: --out: " + err.Error()}
+	}
 	bin := *logzPath
 	if bin == "" {
 		if bin, err = os.Executable(); err != nil {
@@ -161,6 +167,8 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	plan := &slurmPlan{Config: cfgPath, Shards: *shards, TrainTasks: min(*shards, len(f.Experiments))}
 	sdir := slurmDir(dir)
 	logs := filepath.Join(sdir, "logs")
+	// The log files' pattern: a % of DIR is a % (%%), not a replacement.
+	logPattern := strings.ReplaceAll(logs, "%", "%%")
 	run := []string{bin, "run"}
 	if cfgPath != "" {
 		run = append(run, cfgPath)
@@ -182,20 +190,20 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	plan.Scripts.Train = filepath.Join(sdir, "train.sbatch")
 	scripts = append(scripts, script{plan.Scripts.Train, sbatchScript(
 		fmt.Sprintf("Training of the %d experiment(s) of %s on %d array task(s): task k trains the experiments at positions k, k+%d, … of the file.", len(f.Experiments), label, T, T),
-		"logz-train-"+f.Name, fmt.Sprintf("0-%d", T-1), filepath.Join(logs, "train-%a.out"), extra,
+		"logz-train-"+f.Name, fmt.Sprintf("0-%d", T-1), filepath.Join(logPattern, "train-%a.out"), extra,
 		append(run, "--shard", fmt.Sprintf("env/%d", T), "--phase", experiment.PhaseTrain))})
 	for k, e := range f.Experiments {
 		path := filepath.Join(sdir, fmt.Sprintf("eval-%d-%s.sbatch", k, e.Name))
 		plan.Scripts.Eval = append(plan.Scripts.Eval, path)
 		scripts = append(scripts, script{path, sbatchScript(
 			fmt.Sprintf("Final evaluation of experiment %s of %s in %d shard(s): task i computes shard i (the AIS runs, RAISE pairs, CSL chain groups and IS examples whose index is i mod %d); it runs once training task %d has succeeded.", e.Name, label, *shards, *shards, k%T),
-			fmt.Sprintf("logz-eval-%s-%s", f.Name, e.Name), fmt.Sprintf("0-%d", *shards-1), filepath.Join(logs, fmt.Sprintf("eval-%d-%%a.out", k)), extra,
+			fmt.Sprintf("logz-eval-%s-%s", f.Name, e.Name), fmt.Sprintf("0-%d", *shards-1), filepath.Join(logPattern, fmt.Sprintf("eval-%d-%%a.out", k)), extra,
 			append(run, "--shard", fmt.Sprintf("env/%d", *shards), "--phase", experiment.PhaseEval, "--experiment", e.Name))})
 	}
 	plan.Scripts.Merge = filepath.Join(sdir, "merge.sbatch")
 	scripts = append(scripts, script{plan.Scripts.Merge, sbatchScript(
 		fmt.Sprintf("Merge of the shards of %s into results.json, report.md and the CSVs, once every evaluation task has succeeded.", label),
-		"logz-merge-"+f.Name, "", filepath.Join(logs, "merge.out"), extra,
+		"logz-merge-"+f.Name, "", filepath.Join(logPattern, "merge.out"), extra,
 		[]string{bin, "merge", dir})})
 
 	if *dryRun {
@@ -294,7 +302,9 @@ func sbatch(script string, opts ...string) (string, error) {
 }
 
 // sbatchScript is a batch script: a comment, #SBATCH lines and the
-// command.
+// command. output is the --output file pattern, written as one word of
+// its #SBATCH line (sbatchWord); the lines of extra are written as they
+// are (sbatchLines quotes them).
 func sbatchScript(about, name, array, output string, extra []string, command []string) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
@@ -309,7 +319,7 @@ func sbatchScript(about, name, array, output string, extra []string, command []s
 	if array != "" {
 		fmt.Fprintf(&b, "#SBATCH --array=%s\n", array)
 	}
-	fmt.Fprintf(&b, "#SBATCH --output=%s\n", output)
+	fmt.Fprintf(&b, "#SBATCH --output=%s\n", sbatchWord(output))
 	for _, l := range extra {
 		fmt.Fprintf(&b, "#SBATCH %s\n", l)
 	}
@@ -354,10 +364,66 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// sbatchWord writes s as one word of an #SBATCH line. sbatch splits such
+// a line itself, not through a shell: at blanks outside quotes; ' and "
+// group characters, also in mid-word (--comment="a b"); a backslash
+// escapes the next character, inside quotes too; an unquoted # starts a
+// comment; and a word may not begin with ':'. A word free of those
+// characters is written as it is; any other goes in double quotes, with
+// its \ and " escaped by a backslash. s holds no control character
+// (sbatchLines and outputDirOK refuse them: a line ends at a newline).
+func sbatchWord(s string) string {
+	if s != "" && !strings.HasPrefix(s, ":") && !strings.ContainsAny(s, " \t'\"\\#") {
+		return s
+	}
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// sbatchOption writes the option word w (--name=value, -x or --name) for
+// an #SBATCH line: the value after '=' quoted by sbatchWord, so that
+// --comment=two words reads --comment="two words".
+func sbatchOption(w string) string {
+	if name, value, ok := strings.Cut(w, "="); ok && sbatchWord(name) == name {
+		return name + "=" + sbatchWord(value)
+	}
+	return sbatchWord(w)
+}
+
+// controlChar returns a message naming the first control character of s
+// (a newline, a tab, ...), or "" when s has none.
+func controlChar(s string) string {
+	for i, r := range s {
+		if unicode.IsControl(r) {
+			return fmt.Sprintf("a control character (%U%s) at byte %d of %q", r, map[rune]string{'\n': ", a newline", '\t': ", a tab", '\r': ", a carriage return"}[r], i, s)
+		}
+	}
+	return ""
+}
+
+// outputDirOK checks that the run directory dir can be written on the
+// #SBATCH --output line of a script: one line (no control character), and
+// no backslash, which would make Slurm leave the %a of every task's log
+// name unexpanded, so that the tasks of an array share one log file.
+func outputDirOK(dir string) error {
+	if c := controlChar(dir); c != "" {
+		return fmt.Errorf("%s: the run directory is written on the #SBATCH --output line of every script, which is one line", c)
+	}
+	if strings.Contains(dir, `\`) {
+		return fmt.Errorf("a backslash in %q: Slurm would not expand the task number (%%a) in the log file names under it; choose a directory without one", dir)
+	}
+	return nil
+}
+
 // sbatchLines splits --sbatch-args into one option per #SBATCH line: a
 // word starting with '-' begins an option, a word that does not is its
-// value ("-p short" → "-p short"). Words may be quoted with ' or ".
+// value ("-p short" → "-p short"). Words are separated by blanks and may
+// be quoted with ' or "; each is written quoted as sbatch reads it
+// (sbatchWord). A control character (a newline would start a line of its
+// own, ending the #SBATCH lines or splicing words onto one) is refused.
 func sbatchLines(s string) ([]string, error) {
+	if c := controlChar(s); c != "" {
+		return nil, fmt.Errorf("%s; sbatch options are one line of printable text, separated by blanks", c)
+	}
 	var words []string
 	var cur strings.Builder
 	in, quote := false, rune(0)
@@ -369,7 +435,7 @@ func sbatchLines(s string) ([]string, error) {
 			cur.WriteRune(r)
 		case r == '\'' || r == '"':
 			quote, in = r, true
-		case r == ' ' || r == '\t' || r == '\n':
+		case r == ' ':
 			if in {
 				words = append(words, cur.String())
 				cur.Reset()
@@ -395,11 +461,11 @@ func sbatchLines(s string) ([]string, error) {
 					return nil, fmt.Errorf("%s is set by logz slurm itself", own)
 				}
 			}
-			lines = append(lines, w)
+			lines = append(lines, sbatchOption(w))
 		case len(lines) == 0:
 			return nil, fmt.Errorf("%q is not an sbatch option (they start with -)", w)
 		default:
-			lines[len(lines)-1] += " " + shellQuote(w)
+			lines[len(lines)-1] += " " + sbatchWord(w)
 		}
 	}
 	return lines, nil

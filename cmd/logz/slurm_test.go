@@ -174,8 +174,112 @@ func TestSlurmBadFlags(t *testing.T) {
 		}
 	}
 	lines, err := sbatchLines(`--partition=short -c 2 --comment "two words" --mem=1G`)
-	if want := []string{"--partition=short", "-c 2", "--comment 'two words'", "--mem=1G"}; err != nil || !reflect.DeepEqual(lines, want) {
+	if want := []string{"--partition=short", "-c 2", `--comment "two words"`, "--mem=1G"}; err != nil || !reflect.DeepEqual(lines, want) {
 		t.Errorf("sbatchLines: %q, %v; want %q", lines, err, want)
+	}
+}
+
+// sbatchArgs splits the text after #SBATCH on a line of a batch script
+// into arguments as sbatch does (Slurm's src/sbatch/opt.c, _get_argument),
+// not as a shell would: blanks separate arguments outside quotes; ' and "
+// group, also in mid-word; a backslash escapes the next character, inside
+// quotes too; an unquoted # ends the line; an unmatched quote and an
+// argument starting with ':' are errors.
+func sbatchArgs(line string) ([]string, error) {
+	var args []string
+	var cur strings.Builder
+	in, escaped, quote := false, false, rune(0)
+	for _, r := range line {
+		switch {
+		case escaped:
+			escaped = false
+			cur.WriteRune(r)
+		case r == '\\':
+			escaped, in = true, true
+		case quote != 0 && r == quote:
+			quote = 0
+		case quote != 0:
+			cur.WriteRune(r)
+		case r == '"' || r == '\'':
+			quote, in = r, true
+		case r == ' ' || r == '\t':
+			if in {
+				args = append(args, cur.String())
+				cur.Reset()
+				in = false
+			}
+		case r == '#':
+			return append(args, cur.String()), nil
+		case r == ':' && !in:
+			return nil, fmt.Errorf("unexpected ':' in [%s]", line)
+		default:
+			cur.WriteRune(r)
+			in = true
+		}
+	}
+	if quote != 0 {
+		return nil, fmt.Errorf("unmatched %c in [%s]", quote, line)
+	}
+	if in {
+		args = append(args, cur.String())
+	}
+	return args, nil
+}
+
+// TestSlurmQuoting: what lands on an #SBATCH line reads back, as sbatch
+// splits it, as the argument given: a run directory with a blank, a #, a
+// quote and a % (doubled: a % of Slurm's file name patterns), options of
+// --sbatch-args quoted as one word, a backslash and ':' at a word's start.
+// A newline or another control character in --sbatch-args or --out, which
+// would end the #SBATCH line, is a usage error naming the flag.
+func TestSlurmQuoting(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, tinyConfig)
+	out := filepath.Join(dir, `my dir #1 "x" 100%`)
+	stdout, _, err := runLogz(t, "slurm", cfg, "--shards", "2", "--out", out, "--logz", "/opt/logz", "--dry-run",
+		"--sbatch-args", `--comment="two words" --mail-user 'a b' --constraint=x\y --begin :now -p short`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][]string{
+		{"--job-name=logz-train-tiny"},
+		{"--array=0-1"},
+		{"--output=" + filepath.Join(dir, `my dir #1 "x" 100%%`, "slurm", "logs", "train-%a.out")},
+		{"--comment=two words"},
+		{"--mail-user", "a b"},
+		{`--constraint=x\y`},
+		{"--begin", ":now"},
+		{"-p", "short"},
+	}
+	var got [][]string
+	script, _, _ := strings.Cut(stdout, "==> "+filepath.Join(out, "slurm", "eval-0-"))
+	for _, line := range strings.Split(script, "\n") {
+		if rest, ok := strings.CutPrefix(line, "#SBATCH"); ok {
+			args, err := sbatchArgs(rest)
+			if err != nil {
+				t.Errorf("sbatch cannot read %q: %v", line, err)
+			}
+			got = append(got, args)
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the #SBATCH lines of train.sbatch read as\n%q\nwant\n%q\n%s", got, want, script)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--sbatch-args", "-p short\nexport X=1"}, "slurm: --sbatch-args: a control character (U+000A, a newline) at byte 8"},
+		{[]string{"--sbatch-args", "--comment='a\nb'"}, "slurm: --sbatch-args: a control character (U+000A, a newline)"},
+		{[]string{"--sbatch-args", "-p\tshort"}, "slurm: --sbatch-args: a control character (U+0009, a tab)"},
+		{[]string{"--sbatch-args", "--comment=a\x1bb"}, "slurm: --sbatch-args: a control character (U+001B)"},
+		{[]string{"--out", filepath.Join(dir, "a\nb")}, "slurm: --out: a control character (U+000A, a newline)"},
+		{[]string{"--out", filepath.Join(dir, `a\b`)}, "slurm: --out: a backslash"},
+	} {
+		_, _, err := runLogz(t, append([]string{"slurm", cfg, "--shards", "2", "--dry-run"}, c.args...)...)
+		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: %v, want a usage error with %q", c.args, err, c.want)
+		}
 	}
 }
 
