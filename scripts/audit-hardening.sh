@@ -294,3 +294,26 @@ row "trust 4. --out 'my dir #1': the #SBATCH --output line" sh -c '"$0" slurm tr
 row "trust 4. --sbatch-args '--comment=\"two words\"'" sh -c '"$0" slurm trust.yaml --shards 2 --dry-run --sbatch-args "--comment=\"two words\"" | grep -m1 "^#SBATCH --comment" >&2' "$logz"
 row "trust 4. a newline in --sbatch-args" "$logz" slurm trust.yaml --shards 2 --dry-run --sbatch-args "$(printf -- '-p short\nexport X=1')"
 row "trust 4. a newline in --out" "$logz" slurm trust.yaml --shards 2 --dry-run --out "$(printf 'a\nb')"
+
+# trust at the surface: re-evaluation reproduces the run, --resume refuses other data
+grey() { # grey FILE: 100 random grey images of 4×5 pixels as an IDX file
+	{ printf '\0\0\10\3\0\0\0\144\0\0\0\4\0\0\0\5'; head -c 2000 /dev/urandom; } > "$1"
+}
+grey g-train.idx; grey g-test.idx
+cat > greyrun.yaml <<'YAML'
+name: greyrun
+experiments:
+  - name: a
+    data: {train: idx:g-train.idx, test: idx:g-test.idx, binarize: stochastic}
+    model: {type: rbm, hidden: 4}
+    train: {epochs: 2, batch_size: 20, checkpoint_every: 1}
+    evaluate: {every_epoch: [], final: [exact, {name: ais, runs: 8, betas: 200}]}
+YAML
+"$logz" run greyrun.yaml --out greyrun >/dev/null 2>&1
+finaltest='import json,sys; print(" ".join("%s %r" % (r["estimator"], r["mean_loglik"]) for r in json.load(open(sys.argv[1]))["estimates"] if r["stage"] == "final" and r["split"] == "test"))'
+out "trust 1. the run's final test rows (exact, ais)" python3 -c "$finaltest" greyrun/results.json
+"$logz" eval --model greyrun/a/model.npz --data idx:g-test.idx --estimator exact,ais --json > reeval.json 2>/dev/null
+out "trust 1. logz eval --model greyrun/a/model.npz --data idx:g-test.idx --estimator exact,ais: the same numbers" python3 -c "$finaltest" reeval.json
+out "trust 1. logz eval --model greyrun/a/model.npz (no --data): the Data line" sh -c '"$0" eval --model greyrun/a/model.npz 2>/dev/null | grep -A1 "^Data:" | tail -n 1' "$logz"
+grey g-train.idx # other images of the same shape under the same name
+row "trust 2. --resume after the training images were replaced" sh -c 'e=$("$0" run greyrun.yaml --out greyrun --resume 2>&1 >/dev/null); s=$?; printf "%s\n" "$e" | grep -m1 "differs" >&2; exit $s' "$logz"
