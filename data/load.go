@@ -140,23 +140,30 @@ func Load(spec string, opt Options) (*Set, error) {
 		}
 		s.Source = Provenance{Spec: spec}
 		return s, nil
-	case "npy":
-		s, err := ReadNPY(sp.Path)
-		if err != nil {
-			return nil, err
-		}
-		s.Name = spec
-		s.Source = Provenance{Spec: spec, File: absPath(sp.Path)}
-		return s, nil
 	}
 	path := sp.Path
-	if sp.Scheme != "idx" {
+	switch sp.Scheme {
+	case "npy":
+		var s *Set
+		if s, g, err = ReadNPYAny(path); err != nil {
+			return nil, err
+		}
+		if s != nil { // 0/1 data, used as it is
+			s.Name = spec
+			s.Source = Provenance{Spec: spec, File: absPath(path)}
+			return s, nil
+		}
+	case "idx":
+		if g, err = ReadImages(path); err != nil {
+			return nil, err
+		}
+	default:
 		if path, err = findImages(sp, opt); err != nil {
 			return nil, err
 		}
-	}
-	if g, err = ReadImages(path); err != nil {
-		return nil, err
+		if g, err = ReadImages(path); err != nil {
+			return nil, err
+		}
 	}
 	g.Name = spec
 	b := opt.Binarize

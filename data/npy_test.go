@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,8 +80,10 @@ func TestDecodeNPYBad(t *testing.T) {
 		b    []byte
 		want string
 	}{
-		{"half.npy", npyBytes("<f8", false, []int{2, 2}, f64s(0, 1, 0.5, 1)), "half.npy: element [1 0] (flat index 2) is 0.5; expected 0/1 data"},
-		{"grey.npy", npyBytes("|u1", false, []int{1, 3}, []byte{0, 255, 1}), "grey.npy: element [0 1] (flat index 1) is 255"},
+		{"half.npy", npyBytes("<f8", false, []int{2, 2}, f64s(0, 1, 0.5, 1)), "half.npy: holds grey levels, not 0/1 data"},
+		{"mixed.npy", npyBytes("<f8", false, []int{1, 3}, f64s(0.5, 2, 0)), "mixed.npy: element [0 1] (flat index 1) is 2, but the array also holds fractions"},
+		{"big.npy", npyBytes("<f8", false, []int{1, 2}, f64s(1, 256)), "big.npy: element [0 1] (flat index 1) is 256; expected 0/1 data, grey levels in [0, 1] or integer grey levels 0…255"},
+		{"grey.npy", npyBytes("|u1", false, []int{1, 3}, []byte{0, 255, 1}), "grey.npy: holds grey levels, not 0/1 data"},
 		{"nan.npy", npyBytes("<f8", false, []int{1, 2}, f64s(1, math.NaN())), "element [0 1] (flat index 1) is NaN"},
 		{"neg.npy", npyBytes("<f8", false, []int{1, 2}, f64s(-1, 0)), "flat index 0) is -1"},
 		{"vector.npy", npyBytes("|u1", false, []int{3}, []byte{0, 1, 1}), "vector.npy: array has shape [3]; expected N×D"},
@@ -134,4 +138,53 @@ func FuzzReadNPY(f *testing.F) {
 			t.Fatal(err)
 		}
 	})
+}
+
+// TestLoadGreyNPY: an npy: file of grey levels, in [0, 1] or as integers
+// 0…255, is binarised by the data options exactly as the same pixels in an
+// IDX file are (the stochastic draws keyed by the seed and the spec
+// string; the threshold at pixel/255 > t), and its source names the
+// binarisation.
+func TestLoadGreyNPY(t *testing.T) {
+	dir := t.TempDir()
+	const n, d = 50, 12
+	pix := make([]byte, n*d)
+	unit := make([]float64, n*d)
+	for k := range pix {
+		pix[k] = byte((k*37 + k*k) % 256)
+		unit[k] = float64(pix[k]) / 255
+	}
+	grey := &Grey{Name: "g", N: n, D: d, Pix: pix}
+	path := filepath.Join(dir, "g.npy")
+	spec := "npy:" + path
+	for _, b := range []Binarization{{Method: Stochastic, Seed: 7}, {Method: Threshold, Threshold: 0.3}} {
+		var rng *rand.Rand
+		if b.Method == Stochastic {
+			h := fnv.New64a()
+			h.Write([]byte(spec))
+			rng = rand.New(rand.NewPCG(b.Seed, h.Sum64()))
+		}
+		want, err := grey.Binarize(b.Method, b.threshold(), rng)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, file := range [][]byte{npyBytes("|u1", false, []int{n, d}, pix), npyBytes("<f8", false, []int{n, d}, f64s(unit...))} {
+			if err := os.WriteFile(path, file, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Load(spec, Options{Binarize: b})
+			if err != nil {
+				t.Fatalf("%s: %v", b.Method, err)
+			}
+			if got.Source.Binarize != b.Method {
+				t.Errorf("source %+v does not name the binarisation %s", got.Source, b.Method)
+			}
+			if !bytes.Equal(got.X, want.X) {
+				t.Errorf("%s: the npy file's bits differ from the same pixels binarised as an IDX file's", b.Method)
+			}
+		}
+	}
+	if _, err := Load(spec, Options{Binarize: Binarization{Method: None}}); err == nil {
+		t.Error("grey npy: data with binarize none was accepted")
+	}
 }

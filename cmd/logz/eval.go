@@ -76,7 +76,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the results.json object instead of a table")
 	shardFlag := fs.String("shard", "", "compute shard i of n of the evaluation (i/n, or env/n for i from $SLURM_ARRAY_TASK_ID and the like) into --parts DIR")
 	partsDir := fs.String("parts", "", "with --shard: the folder the shards' parts go to; without: merge the parts there and print the results")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), evalUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), evalUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -295,6 +295,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--base-data %s has %d units per example, the model %d", *baseSpec, base.D, ckpt.Model.NumVisible())
 		}
 	}
+	read := append([]kit.Split(nil), splits...)
+	if *baseSpec != "" && baseUsed {
+		read = append(read, kit.Split{Source: &base.Source})
+	}
+	binaryNPYFlags(stderr, given, read)
 	name := strings.TrimSuffix(filepath.Base(*modelPath), filepath.Ext(*modelPath))
 	evalSeed := *seed
 	var tracked *kit.Tracked
@@ -489,7 +494,9 @@ func ignored(stderr io.Writer, flag, why string) {
 // ignoredDataFlags reports the data flags given explicitly that do not
 // apply to the data specs read.
 func ignoredDataFlags(stderr io.Writer, given map[string]bool, binarize string, specs []config.DataSpec) {
-	grey := slices.ContainsFunc(specs, func(d config.DataSpec) bool { return d.Scheme != "npy" && d.Scheme != "planted" })
+	// npy: files may hold 0/1 data or grey levels: known once read
+	// (binaryNPYFlags).
+	grey := slices.ContainsFunc(specs, func(d config.DataSpec) bool { return d.Scheme != "planted" })
 	switch {
 	case !grey:
 		for _, f := range []string{"binarize", "threshold"} {
@@ -504,6 +511,21 @@ func ignoredDataFlags(stderr io.Writer, given map[string]bool, binarize string, 
 		return d.Scheme == "mnist" || d.Scheme == "fashion-mnist" || d.Scheme == "digits"
 	}) {
 		ignored(stderr, "data-dir", "used only for mnist:, fashion-mnist: and digits: data")
+	}
+}
+
+// binaryNPYFlags reports the binarisation flags given explicitly when the
+// data read are npy: files of 0/1 values, which are used as they are.
+func binaryNPYFlags(stderr io.Writer, given map[string]bool, splits []kit.Split) {
+	for _, s := range splits {
+		if src := s.Source; src == nil || !strings.HasPrefix(src.Spec, "npy:") || src.Binarize != "" {
+			return
+		}
+	}
+	for _, f := range []string{"binarize", "threshold"} {
+		if given[f] {
+			ignored(stderr, f, "not used for 0/1 data (npy:)")
+		}
 	}
 }
 

@@ -31,7 +31,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 			lines[cmd] += l + "\n"
 		}
 	}
-	flagLine := regexp.MustCompile(`(?m)^  -([a-z-]+)`)
+	flagLine := regexp.MustCompile(`(?m)^  --([a-z-]+)`)
 	for _, c := range []string{"run", "merge", "status", "slurm", "plot", "models"} {
 		text, ok := lines[c]
 		if !ok {
@@ -57,5 +57,22 @@ func TestHelpListsEveryFlag(t *testing.T) {
 	}
 	if strings.Contains(help.String(), "under a minute") {
 		t.Errorf("logz run --help promises the quickstart in under a minute:\n%s", help.String())
+	}
+}
+
+// TestHelpFlagsTwoDashes: every command's --help spells its flags with two
+// dashes (--out), as the usage lines and the docs do, not as Go's flag
+// package prints them (-out).
+func TestHelpFlagsTwoDashes(t *testing.T) {
+	one := regexp.MustCompile(`(?m)^  -[a-z]`)
+	two := regexp.MustCompile(`(?m)^  --[a-z]`)
+	for _, c := range []string{"run", "eval", "sample", "merge", "status", "slurm", "models"} {
+		var help bytes.Buffer
+		if err := run([]string{c, "--help"}, &help, &help); err != nil {
+			t.Fatal(err)
+		}
+		if one.MatchString(help.String()) || !two.MatchString(help.String()) {
+			t.Errorf("logz %s --help spells a flag with one dash, or lists none:\n%s", c, help.String())
+		}
 	}
 }

@@ -241,6 +241,22 @@ func parseFlags(fs *flag.FlagSet, args []string, stdout io.Writer) ([]string, er
 	}
 }
 
+// printFlags prints the flags of fs as flag.PrintDefaults does, each
+// spelled with two dashes (--out) as the usage lines and docs write them.
+func printFlags(fs *flag.FlagSet) {
+	var b strings.Builder
+	w := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(w)
+	for _, l := range strings.SplitAfter(b.String(), "\n") {
+		if strings.HasPrefix(l, "  -") {
+			l = "  --" + l[3:]
+		}
+		fmt.Fprint(w, l)
+	}
+}
+
 func splitList(s string) []string {
 	var out []string
 	for _, f := range strings.Split(s, ",") {

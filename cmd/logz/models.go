@@ -79,7 +79,7 @@ func cmdModels(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the registry as JSON")
 	asMarkdown := fs.Bool("markdown", false, "print the registry as the README's Markdown section")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), modelsUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), modelsUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err

@@ -81,7 +81,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	only := fs.String("experiment", "", "with --shard: only the experiments of these comma-separated names")
 	var sets setFlags
 	fs.Var(&sets, "set", setUsage)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err

@@ -98,7 +98,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	qSteps := fs.Int("q-steps", qf.Steps, "fitter steps of a q fitted here")
 	qSamples := fs.Int("q-samples", qf.Fit.Samples, "draws per fitter step of a q fitted here")
 	qLR := fs.Float64("q-lr", qf.Fit.LearningRate, "Adam step size of a q fitted here")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), sampleUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), sampleUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err

@@ -155,22 +155,43 @@ func TestSetTable1OnAnotherDataset(t *testing.T) {
 	}
 }
 
-// TestSetGreyNPYRefused: npy: data is 0/1 and used as it is, whatever the
-// config's binarisation; grey values in it are refused, pointing at idx:
-// for grey images.
-func TestSetGreyNPYRefused(t *testing.T) {
+// TestSetGreyNPYBinarised: grey levels in an npy: file are binarised by
+// data.binarize as an IDX file's are (the run's rows name the
+// binarisation); with binarize none they are refused.
+func TestSetGreyNPYBinarised(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "grey.npy")
-	writeBitsNPY(t, p, 4, 20, 1)
+	writeBitsNPY(t, p, 40, 20, 1)
 	b, _ := os.ReadFile(p)
 	binary.LittleEndian.PutUint64(b[len(b)-8:], math.Float64bits(0.5))
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cfg := filepath.Join(repoRoot, "configs", "repro-chi2-vae-ber200.yaml")
-	_, stderr, err := runLogz(t, append([]string{"run", cfg, "--out", filepath.Join(dir, "out"), "--set", "data.train=npy:" + p, "--set", "data.test=npy:" + p}, tinyEvaluation...)...)
-	if err == nil || !strings.Contains(stderr, "is 0.5; expected 0/1 data (npy: data is used as it is, not binarised; give grey images as an IDX file, idx:PATH") {
-		t.Errorf("grey npy: data: got %v\n%s\nwant it refused with a pointer to idx:", err, stderr)
+	args := append([]string{"run", cfg, "--set", "data.train=npy:" + p, "--set", "data.test=npy:" + p, "--set", "data.validation=0"}, tinyEvaluation...)
+	out := filepath.Join(dir, "out")
+	if _, stderr, err := runLogz(t, append(args, "--out", out)...); err != nil {
+		t.Fatalf("grey npy: data: %v\n%s", err, stderr)
+	}
+	rows, err := report.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	named := 0
+	for _, r := range rows {
+		if r.Data != nil {
+			if r.Data.Binarize != "stochastic" {
+				t.Errorf("grey npy: a row's data %+v do not name the stochastic binarisation", r.Data)
+			}
+			named++
+		}
+	}
+	if named == 0 {
+		t.Error("grey npy: no row names its data")
+	}
+	_, stderr, err := runLogz(t, append(args, "--out", out+"-none", "--set", "data.binarize=none")...)
+	if err == nil || !strings.Contains(stderr, `binarisation "none" needs 0/1 data`) {
+		t.Errorf("grey npy: data with binarize none: got %v\n%s\nwant it refused", err, stderr)
 	}
 }
 

@@ -59,7 +59,7 @@ Flags:
 
 func cmdMerge(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.Usage = func() { fmt.Fprint(fs.Output(), mergeUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), mergeUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
@@ -104,7 +104,7 @@ Flags:
 func cmdStatus(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	shards := fs.Int("shards", 0, "the number of evaluation shards (default: the 'logz slurm' plan, else the parts', else 1)")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), statusUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), statusUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err

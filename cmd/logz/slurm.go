@@ -104,7 +104,7 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	dryRun := fs.Bool("dry-run", false, "print the scripts and sbatch commands; write and submit nothing")
 	var sets setFlags
 	fs.Var(&sets, "set", setUsage+"; passed on to every job")
-	fs.Usage = func() { fmt.Fprint(fs.Output(), slurmUsage); fs.PrintDefaults() }
+	fs.Usage = func() { fmt.Fprint(fs.Output(), slurmUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
