@@ -66,7 +66,7 @@ func TestHelpListsEveryFlag(t *testing.T) {
 func TestHelpFlagsTwoDashes(t *testing.T) {
 	one := regexp.MustCompile(`(?m)^  -[a-z]`)
 	two := regexp.MustCompile(`(?m)^  --[a-z]`)
-	for _, c := range []string{"run", "eval", "sample", "merge", "status", "slurm", "models"} {
+	for _, c := range []string{"run", "eval", "sample", "status", "slurm", "models"} { // merge has no flags
 		var help bytes.Buffer
 		if err := run([]string{c, "--help"}, &help, &help); err != nil {
 			t.Fatal(err)
