@@ -3,6 +3,7 @@ package experiment
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -79,12 +80,9 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		p.empty = true
 		return p, nil
 	}
-	has := func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name))
-		return err == nil
-	}
-	if !has(config.ResolvedFile) && !has(config.ResultsFile) {
-		return nil, notARun(dir)
+	state := readRunState(dir, entries)
+	if !state.run {
+		return nil, notARun(dir, state.foreign)
 	}
 	if err := refuseLinks(f, dir); err != nil {
 		return nil, err
@@ -99,6 +97,11 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		return p, nil
 	}
 	summary := describeRun(f, dir)
+	if len(state.foreign) > 0 {
+		// Never offer (or do) a --force that would delete them.
+		return nil, folderError("%s holds a logz run (%s) and %s that logz did not write; move %s away first, or use another --out",
+			dir, summary, strings.Join(state.foreign, ", "), map[bool]string{true: "it", false: "them"}[len(state.foreign) == 1])
+	}
 	if !opt.Force {
 		return nil, folderError("%s already holds a run (%s); pass --resume to continue it, or --force to discard it and start over", dir, summary)
 	}
@@ -242,6 +245,8 @@ func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry
 		name := e.Name()
 		path := filepath.Join(dir, name)
 		switch {
+		case !e.IsDir() && isRunFile(name) && !logzRunFile(path):
+			return folderError("--force: %s was not written by logz; move it away first", path)
 		case !e.IsDir() && (isRunFile(name) || isTempFile(name)):
 			p.discard = append(p.discard, path)
 			p.about = append(p.about, describeFile(path, false))
@@ -303,6 +308,82 @@ func (p *prepared) discardAll() error {
 		}
 	}
 	return nil
+}
+
+// logzRunFile reports whether the file at path, named like a run file
+// (config.RunFiles), is one logz wrote: config.resolved.yaml parses as a
+// logz config, results.json as logz results, report.md and report.html
+// start as logz's reports do, sweep.csv has logz's header. A file of that
+// name that logz did not write (a user's own results.json) is never taken
+// for a run, and never discarded.
+func logzRunFile(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	head := func(n int) string {
+		f, err := os.Open(path)
+		if err != nil {
+			return ""
+		}
+		defer f.Close()
+		b := make([]byte, n)
+		k, _ := io.ReadFull(f, b)
+		return string(b[:k])
+	}
+	switch filepath.Base(path) {
+	case config.ResolvedFile:
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false
+		}
+		_, err = config.Parse(b, path, config.Options{})
+		return err == nil
+	case config.ResultsFile:
+		_, err := report.ReadResults(path)
+		return err == nil
+	case config.ReportFile:
+		return strings.HasPrefix(head(64), "# logz report: ")
+	case config.HTMLFile:
+		return strings.Contains(head(512), "<title>logz report: ")
+	case config.SweepFile:
+		return strings.HasPrefix(head(64), "setting,value,experiment,stage,estimator,")
+	}
+	return false
+}
+
+// runState is what a folder's run files say: whether it holds a logz run
+// (a config.resolved.yaml or results.json that logz wrote) and the run
+// files in it that logz did not write.
+type runState struct {
+	run     bool
+	foreign []string // base names
+}
+
+// readRunState checks the run files among entries, the listing of dir.
+func readRunState(dir string, entries []os.DirEntry) runState {
+	var st runState
+	for _, e := range entries {
+		n := e.Name()
+		if !isRunFile(n) {
+			continue
+		}
+		if !logzRunFile(filepath.Join(dir, n)) {
+			st.foreign = append(st.foreign, n)
+			continue
+		}
+		if n == config.ResolvedFile || n == config.ResultsFile {
+			st.run = true
+		}
+	}
+	return st
+}
+
+// HoldsRun reports whether dir holds a logz run: a config.resolved.yaml
+// or results.json that logz wrote.
+func HoldsRun(dir string) bool {
+	entries, err := readRunDir(dir)
+	return err == nil && readRunState(dir, entries).run
 }
 
 func isRunFile(name string) bool {
@@ -371,6 +452,7 @@ func describeRun(f *config.File, dir string) string {
 		parts = append(parts, "checkpoints of "+strings.Join(ck, ", "))
 	}
 	if len(parts) == 0 {
+		// Only the config: name it, as it is there (readRunState found it).
 		parts = append(parts, config.ResolvedFile)
 	}
 	return strings.Join(parts, "; ")

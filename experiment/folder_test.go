@@ -127,6 +127,14 @@ func TestRunFolderRefusals(t *testing.T) {
 	corruptProgress := t.TempDir()
 	copyDir(t, done, corruptProgress)
 	os.WriteFile(filepath.Join(corruptProgress, "b", "final.progress.json"), []byte(`{"epoch": 3, "entries": [`), 0o644)
+	// A user's own results.json (not JSON) and report.md: not a run.
+	userFiles := t.TempDir()
+	os.WriteFile(filepath.Join(userFiles, "results.json"), []byte("my numbers, not JSON"), 0o644)
+	os.WriteFile(filepath.Join(userFiles, "report.md"), []byte("# my report\n"), 0o644)
+	// A logz run whose report.md the user replaced with their own.
+	userReport := t.TempDir()
+	copyDir(t, done, userReport)
+	os.WriteFile(filepath.Join(userReport, "report.md"), []byte("# my report\n"), 0o644)
 	noResolved := t.TempDir()
 	copyDir(t, done, noResolved)
 	os.Remove(filepath.Join(noResolved, config.ResolvedFile))
@@ -141,9 +149,19 @@ func TestRunFolderRefusals(t *testing.T) {
 		{"finished run, no flag", done, tiny(t, "1", "3"), experiment.Options{}, []string{
 			"already holds a run (results.json with ", "final estimates of a, b; checkpoints of a, b)", "pass --resume to continue it, or --force to discard it"}},
 		{"not a run folder", stranger, tiny(t, "1", "3"), experiment.Options{}, []string{
-			"is not empty and holds no logz run (no config.resolved.yaml or results.json)"}},
+			"is not empty and holds no logz run (no config.resolved.yaml or results.json written by logz)"}},
 		{"not a run folder, forced", stranger, tiny(t, "1", "3"), experiment.Options{Force: true}, []string{
 			"is not empty and holds no logz run"}},
+		{"a user's results.json and report.md", userFiles, tiny(t, "1", "3"), experiment.Options{}, []string{
+			"is not empty and holds no logz run (no config.resolved.yaml or results.json written by logz; report.md, results.json there are not logz's)"}},
+		{"a user's results.json and report.md, forced", userFiles, tiny(t, "1", "3"), experiment.Options{Force: true}, []string{
+			"is not empty and holds no logz run"}},
+		{"a user's results.json and report.md, resumed", userFiles, tiny(t, "1", "3"), experiment.Options{Resume: true}, []string{
+			"is not empty and holds no logz run"}},
+		{"a run with a user's report.md", userReport, tiny(t, "1", "3"), experiment.Options{}, []string{
+			"holds a logz run (results.json with ", "and report.md that logz did not write; move it away first"}},
+		{"a run with a user's report.md, forced", userReport, tiny(t, "1", "3"), experiment.Options{Force: true}, []string{
+			"and report.md that logz did not write; move it away first"}},
 		{"a file", aFile, tiny(t, "1", "3"), experiment.Options{}, []string{"is a file, not a folder"}},
 		{"resume and force", done, tiny(t, "1", "3"), experiment.Options{Resume: true, Force: true}, []string{
 			"--resume and --force contradict each other"}},
@@ -171,6 +189,9 @@ func TestRunFolderRefusals(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q\nlacks %q", err, w)
 				}
+			}
+			if strings.Contains(c.name, "user's") && strings.Contains(err.Error(), "--force") {
+				t.Errorf("error %q offers --force on files logz did not write", err)
 			}
 			unchanged(t, before, snapshot(t, c.dir))
 		})
