@@ -69,6 +69,9 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 	entries, err := readRunDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if opt.Resume && !opt.ResumeAuto {
+			return nil, nothingToResume(dir, "there is no such folder")
+		}
 		p.empty = true
 		return p, nil
 	case err != nil:
@@ -77,6 +80,9 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		}
 		return nil, err
 	case onlyTempFiles(entries):
+		if opt.Resume && !opt.ResumeAuto {
+			return nil, nothingToResume(dir, "it is empty")
+		}
 		p.empty = true
 		return p, nil
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -443,5 +444,41 @@ func TestRunShowsETA(t *testing.T) {
 		if want := fmt.Sprintf("(run: %d epoch(s) left, before final evaluations)", 2-i); !strings.HasPrefix(l, "b: ") || !strings.Contains(l, "  ETA ") || !strings.HasSuffix(l, want) {
 			t.Errorf("resumed epoch line %q, want b's with an ETA ending %q", l, want)
 		}
+	}
+}
+
+// TestResumeNeedsARun: --resume on a folder that holds no run (a mistyped
+// --out) is refused, saying how to start one, and makes no folder; with
+// ResumeAuto (--resume=auto) it starts the run.
+func TestResumeNeedsARun(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo")
+	empty := t.TempDir()
+	for _, c := range []struct{ dir, why string }{{missing, "there is no such folder"}, {empty, "it is empty"}} {
+		_, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: c.dir, Resume: true})
+		var fe *experiment.FolderError
+		if !errors.As(err, &fe) {
+			t.Fatalf("%s: got %v, want a FolderError", c.dir, err)
+		}
+		for _, w := range []string{c.dir + " holds no run to continue (" + c.why + ")", "drop --resume", "--resume=auto"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q\nlacks %q", err, w)
+			}
+		}
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused --resume made the folder: %v", err)
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) > 1 { // the lock file at most
+		t.Errorf("a refused --resume wrote into the empty folder: %v", entries)
+	}
+	stderr, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: missing, Resume: true, ResumeAuto: true})
+	if err != nil {
+		t.Fatalf("--resume=auto into a new folder: %v", err)
+	}
+	if !strings.Contains(stderr, "holds no run yet; starting one") {
+		t.Errorf("--resume=auto did not say it starts a run:\n%s", stderr)
+	}
+	if !experiment.HoldsRun(missing) {
+		t.Errorf("--resume=auto wrote no run into %s", missing)
 	}
 }
