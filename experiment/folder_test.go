@@ -482,3 +482,45 @@ func TestResumeNeedsARun(t *testing.T) {
 		t.Errorf("--resume=auto wrote no run into %s", missing)
 	}
 }
+
+// TestMissingDataBeforeFolder: a data file that is not there (an npy:
+// path, MNIST in a directory without it) is reported naming the
+// experiment and key before the run folder is made: no folder is left
+// behind, with or without --shard.
+func TestMissingDataBeforeFolder(t *testing.T) {
+	tmp := t.TempDir()
+	for _, c := range []struct{ name, from, to, want string }{
+		{"npy", "    test: planted:test\n", "    test: npy:" + filepath.Join(tmp, "nope.npy") + "\n",
+			"experiment a: data.test: npy:" + filepath.Join(tmp, "nope.npy") + ": no such file"},
+		{"mnist", "    train: planted:train\n", "    train: mnist:train\n    data_dir: " + tmp + "\n",
+			"experiment a: data.train: mnist:train: no train-images-idx3-ubyte or train-images-idx3-ubyte.gz in " + tmp},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := strings.NewReplacer("%SEED%", "1", "%HIDDEN%", "3").Replace(tinyConfig)
+			y = strings.Replace(y, c.from, c.to, 1)
+			if c.name == "mnist" {
+				y = strings.Replace(y, "    planted:", "    binarize: threshold\n    planted:", 1)
+			}
+			f, err := config.Parse([]byte(y), "tiny.yaml", config.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(tmp, "run-"+c.name)
+			_, err = runTiny(t, f, experiment.Options{Out: out})
+			var de *experiment.DataError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a DataError containing %q", err, c.want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the run folder was made: %v", err)
+			}
+			err = experiment.RunShard(f, experiment.ShardOptions{Out: out, Shard: experiment.Shard{Index: 0, Count: 2}, Stderr: &bytes.Buffer{}})
+			if !errors.As(err, &de) {
+				t.Fatalf("--shard: got %v, want a DataError", err)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("--shard: the run folder was made: %v", err)
+			}
+		})
+	}
+}

@@ -70,8 +70,11 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if opt.Resume && opt.Force {
 		return nil, folderError("--resume and --force contradict each other: one continues the run in %s, the other discards it", opt.Out)
 	}
+	// Before lockFolder, which would make the folder.
+	if err := CheckData(f); err != nil {
+		return nil, err
+	}
 	if opt.Resume && !opt.ResumeAuto && opt.Out != "" {
-		// Before lockFolder, which would make the folder.
 		if _, err := os.Stat(opt.Out); errors.Is(err, fs.ErrNotExist) {
 			return nil, nothingToResume(opt.Out, "there is no such folder")
 		}
@@ -418,6 +421,31 @@ func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []kit.Split 
 	}
 	return out
 }
+
+// CheckData checks that the data files of every experiment of f are there
+// (data.Find), naming the experiment and key of the first that is not: a
+// run calls it before it makes or touches its run folder.
+func CheckData(f *config.File) error {
+	for _, exp := range f.Experiments {
+		opt := DataOptions(exp)
+		for _, k := range []struct{ key, spec string }{{"data.train", exp.Data.Train}, {"data.test", exp.Data.Test}} {
+			if _, err := data.Find(k.spec, opt); err != nil {
+				where := ""
+				if f.Path != "" {
+					where = f.Path + ": "
+				}
+				return &DataError{fmt.Sprintf("%sexperiment %s: %s: %v", where, exp.Name, k.key, err)}
+			}
+		}
+	}
+	return nil
+}
+
+// DataError is a data file of the config that is missing or not a file,
+// found by CheckData before the run folder is made.
+type DataError struct{ Msg string }
+
+func (e *DataError) Error() string { return e.Msg }
 
 // LoadData loads an experiment's train, validation and test sets.
 func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error) {
