@@ -86,3 +86,38 @@ func TestSampleOutputs(t *testing.T) {
 		t.Fatalf("sample into a free run folder: %v\n%s", err, stderr)
 	}
 }
+
+// TestEvalPartsNotARunFolder: logz eval --shard --parts RUN, RUN a finished
+// run folder, is refused naming it (its parts made logz status and logz
+// merge report the run as not started), and RUN is left as it was; so is
+// the merge, logz eval --parts RUN without --shard.
+func TestEvalPartsNotARunFolder(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, strings.Replace(tinyConfig, "epochs: 4", "epochs: 1", 1))
+	run := filepath.Join(dir, "run")
+	if _, _, err := runLogz(t, "run", cfg, "--out", run); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(run, "cd", "model.npz")
+	eval := []string{"eval", "--model", model, "--data", "planted:test", "--estimator", "exact"}
+	for _, extra := range [][]string{{"--shard", "0/2", "--parts", run}, {"--parts", run}} {
+		_, _, err := runLogz(t, append(eval, extra...)...)
+		var ue usageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "eval: --parts "+run+" holds a logz run") {
+			t.Errorf("logz eval %s: got %v, want a usage error naming the run folder", strings.Join(extra, " "), err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(run, "parts")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("eval --shard wrote parts into the run folder: %v", err)
+	}
+	if stdout, _, err := runLogz(t, "status", run); err == nil || !strings.Contains(err.Error(), "its results are in") || strings.Contains(stdout, "not started") {
+		t.Errorf("logz status of the run: %v\n%s", err, stdout)
+	}
+	// A folder of its own works.
+	own := filepath.Join(dir, "own")
+	for _, extra := range [][]string{{"--shard", "0/1", "--parts", own}, {"--parts", own}} {
+		if _, stderr, err := runLogz(t, append(eval, extra...)...); err != nil {
+			t.Fatalf("logz eval %s: %v\n%s", strings.Join(extra, " "), err, stderr)
+		}
+	}
+}
