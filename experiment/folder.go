@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,6 +133,9 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) erro
 			if want := exp.Model.Type; c.Model.TypeName() != want {
 				return folderError("--resume: %s holds a %s, the config's experiment %s is a %s", ck, c.Model.TypeName(), exp.Name, want)
 			}
+			if err := damagedState(ck, c); err != nil {
+				return folderError("--resume: %v; move it away to train %s from scratch", err, exp.Name)
+			}
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return folderError("--resume: %v; move it away to train %s from scratch", err, exp.Name)
 		}
@@ -140,6 +144,30 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) erro
 		}
 	}
 	return nil
+}
+
+// damagedState refuses a checkpoint (read from path) whose training state
+// (its state_* arrays: momentum and Adam buffers, persistent chains,
+// baselines) holds NaN: logz never saves one, so the file is damaged, and
+// training from it would only be reported later as a diverged training.
+func damagedState(path string, c *models.Checkpoint) error {
+	for _, k := range sortedStateKeys(c) {
+		for i, x := range c.State[k].Data {
+			if math.IsNaN(x) {
+				return fmt.Errorf("%s is damaged: its training state array %s%s holds NaN (at index %d), which logz never saves", path, models.StatePrefix, k, i)
+			}
+		}
+	}
+	return nil
+}
+
+func sortedStateKeys(c *models.Checkpoint) []string {
+	keys := make([]string, 0, len(c.State))
+	for k := range c.State {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // sameConfig checks that the run in dir (its config.resolved.yaml) was

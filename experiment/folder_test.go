@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,7 +15,9 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all"
+	"github.com/logz-ml/logz/models"
 )
 
 // tinyConfig is two small RBM experiments on planted data whose final
@@ -523,4 +526,49 @@ func TestMissingDataBeforeFolder(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestResumeDamagedCheckpoint: a checkpoint whose training state holds NaN
+// is refused on --resume, before anything is written, as a damaged file
+// naming it and the array — not trained from, to be reported as a
+// diverged training.
+func TestResumeDamagedCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "a", "model.npz")
+	c, err := models.Load(path, family.Codecs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	for k, a := range c.State {
+		if len(a.Data) > 0 && (name == "" || k < name) {
+			name = k
+		}
+	}
+	if name == "" {
+		t.Fatalf("%s holds no state arrays", path)
+	}
+	c.State[name].Data[len(c.State[name].Data)-1] = math.NaN()
+	c.Meta.Epoch = 1 // so that --resume trains from it
+	if err := models.Save(path, c, family.Codecs()); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	_, err = runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Resume: true})
+	var fe *experiment.FolderError
+	if !errors.As(err, &fe) {
+		t.Fatalf("got %v, want a FolderError", err)
+	}
+	for _, w := range []string{path, "damaged", models.StatePrefix + name, "NaN"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q\nlacks %q", err, w)
+		}
+	}
+	if strings.Contains(err.Error(), "diverged") || strings.Contains(err.Error(), "learning rate") {
+		t.Errorf("a damaged checkpoint reported as a diverged training: %v", err)
+	}
+	unchanged(t, before, snapshot(t, dir))
 }
