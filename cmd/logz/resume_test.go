@@ -39,3 +39,20 @@ func TestResumeFlag(t *testing.T) {
 		t.Fatalf("--resume=auto --force: got %v", err)
 	}
 }
+
+// TestConfigWarningsPrinted: logz run prints the config's warnings (here
+// binarize: threshold on planted data, which is 0/1 already) when it reads
+// the file, and runs.
+func TestConfigWarningsPrinted(t *testing.T) {
+	dir := t.TempDir()
+	text := strings.Replace(tinyConfig, "epochs: 4", "epochs: 1", 1)
+	text = strings.Replace(text, "planted: {train: 400, test: 200}}", "planted: {train: 400, test: 200}, binarize: threshold}", 1)
+	cfg := writeConfig(t, dir, text)
+	_, stderr, err := runLogz(t, "run", cfg, "--out", filepath.Join(dir, "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "logz: warning: " + cfg + ":4: base.data.binarize: threshold has no effect"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	}
+}

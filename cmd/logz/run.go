@@ -209,8 +209,21 @@ func seedFlag(cmd, s string) (*uint64, error) {
 }
 
 // loadConfig reads the config file of `logz run` and `logz slurm` (pos
-// holds it, or nothing for the embedded quickstart).
+// holds it, or nothing for the embedded quickstart) and prints its
+// warnings (config.File.Warnings) on stderr.
 func loadConfig(pos []string, opt config.Options, stderr io.Writer) (*config.File, error) {
+	f, err := readConfig(pos, opt, stderr)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(stderr, "logz: warning: %s\n", w)
+	}
+	return f, nil
+}
+
+// readConfig is loadConfig without the warnings.
+func readConfig(pos []string, opt config.Options, stderr io.Writer) (*config.File, error) {
 	if len(pos) == 0 {
 		name, b := configs.Default()
 		return config.Parse(b, name, opt)
