@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -371,6 +372,9 @@ func logzRunFile(path string) bool {
 		if err != nil {
 			return false
 		}
+		if resolvedByLogz(b) {
+			return true
+		}
 		_, err = config.Parse(b, path, config.Options{})
 		return err == nil
 	case config.ResultsFile:
@@ -384,6 +388,21 @@ func logzRunFile(path string) bool {
 		return strings.HasPrefix(head(64), "setting,value,experiment,stage,estimator,")
 	}
 	return false
+}
+
+// resolvedByLogz reports whether b is a config.resolved.yaml as logz
+// writes them: its head comment, then a YAML mapping with experiments. Such
+// a file is logz's even when this logz cannot read it as a config (a
+// bottom_from model moved away, a key of another version): --resume then
+// names the actual problem rather than calling the folder no run.
+func resolvedByLogz(b []byte) bool {
+	if !bytes.HasPrefix(b, []byte(config.ResolvedHeader)) {
+		return false
+	}
+	var doc struct {
+		Experiments []map[string]any `yaml:"experiments"`
+	}
+	return yaml.Unmarshal(b, &doc) == nil && len(doc.Experiments) > 0
 }
 
 // runState is what a folder's run files say: whether it holds a logz run

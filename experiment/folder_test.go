@@ -139,6 +139,14 @@ func TestRunFolderRefusals(t *testing.T) {
 	userReport := t.TempDir()
 	copyDir(t, done, userReport)
 	os.WriteFile(filepath.Join(userReport, "report.md"), []byte("# my report\n"), 0o644)
+	// A run of another logz version: its config has a key this one lacks,
+	// and it has no results yet. Still a logz run, whose config --resume
+	// cannot read.
+	otherVersion := t.TempDir()
+	copyDir(t, done, otherVersion)
+	os.Remove(filepath.Join(otherVersion, config.ResultsFile))
+	b, _ := os.ReadFile(filepath.Join(otherVersion, config.ResolvedFile))
+	os.WriteFile(filepath.Join(otherVersion, config.ResolvedFile), bytes.Replace(b, []byte("\nseed: "), []byte("\nfuture_key: 1\nseed: "), 1), 0o644)
 	noResolved := t.TempDir()
 	copyDir(t, done, noResolved)
 	os.Remove(filepath.Join(noResolved, config.ResolvedFile))
@@ -166,6 +174,8 @@ func TestRunFolderRefusals(t *testing.T) {
 			"holds a logz run (results.json with ", "and report.md that logz did not write; move it away first"}},
 		{"a run with a user's report.md, forced", userReport, tiny(t, "1", "3"), experiment.Options{Force: true}, []string{
 			"and report.md that logz did not write; move it away first"}},
+		{"resume, config of another version", otherVersion, tiny(t, "1", "3"), experiment.Options{Resume: true}, []string{
+			"--resume: ", "future_key"}},
 		{"a file", aFile, tiny(t, "1", "3"), experiment.Options{}, []string{"is a file, not a folder"}},
 		{"resume and force", done, tiny(t, "1", "3"), experiment.Options{Resume: true, Force: true}, []string{
 			"--resume and --force contradict each other"}},
