@@ -293,7 +293,7 @@ func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry
 			var foreign, what []string
 			for _, s := range sub {
 				switch n := s.Name(); {
-				case s.IsDir() || !(isExperimentFile(n) || isTempFile(n)):
+				case s.IsDir() || !(isExperimentFile(n) || isTempFile(n)) || !logzExperimentFile(filepath.Join(path, n)):
 					foreign = append(foreign, n)
 				case !isTempFile(n):
 					what = append(what, describeFile(filepath.Join(path, n), true))
@@ -403,6 +403,28 @@ func resolvedByLogz(b []byte) bool {
 		Experiments []map[string]any `yaml:"experiments"`
 	}
 	return yaml.Unmarshal(b, &doc) == nil && len(doc.Experiments) > 0
+}
+
+// logzExperimentFile reports whether a file named like one logz writes in
+// an experiment's folder is logz's, as far as it can tell: a model.npz
+// must read as a checkpoint, an epochs.csv must have logz's header; the
+// others are taken by their names.
+func logzExperimentFile(path string) bool {
+	switch filepath.Base(path) {
+	case modelFile:
+		_, err := models.Load(path, family.Codecs())
+		return err == nil
+	case epochsFile:
+		f, err := os.Open(path)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		b := make([]byte, 32)
+		n, _ := io.ReadFull(f, b)
+		return strings.HasPrefix(string(b[:n]), "epoch,estimator,split,")
+	}
+	return true
 }
 
 // runState is what a folder's run files say: whether it holds a logz run

@@ -249,6 +249,20 @@ func TestForceDiscards(t *testing.T) {
 		t.Fatalf("foreign file in an experiment folder: got %v", err)
 	}
 	os.Remove(filepath.Join(dir, "a", "plot.png"))
+	// Files named like logz's that are not: the user's own model and curve.
+	for _, n := range []string{"model.npz", "epochs.csv"} {
+		p := filepath.Join(dir, "b", n)
+		keep, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte("the user's own"), 0o644)
+		_, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Force: true})
+		if err == nil || !strings.Contains(err.Error(), "b holds files logz did not write ("+n+"); move them away first") {
+			t.Fatalf("the user's %s in an experiment folder: got %v", n, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "the user's own" {
+			t.Fatalf("--force touched the user's %s", n)
+		}
+		os.WriteFile(p, keep, 0o644)
+	}
 	stderr, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Force: true})
 	if err != nil {
 		t.Fatal(err)
