@@ -54,6 +54,11 @@ type File struct {
 	// resolved config names in its head comment (ResolvedOverrides), then
 	// Options.Set, in order. Their values are in the experiments.
 	Overrides []string `yaml:"-"`
+	// Warnings are the values of the file that are valid but do nothing
+	// (binarize: threshold on 0/1 data, a binarize_seed that no method
+	// draws with), each "file:line: key: message"; the commands print them
+	// when they read the file.
+	Warnings []string `yaml:"-"`
 	// progress is Options.Progress of the Parse that made the file.
 	progress func(stage string, done, total int)
 }
@@ -428,6 +433,7 @@ func Parse(data []byte, filename string, opt Options) (*File, error) {
 		return nil, err
 	}
 	f.Path = filename
+	f.Warnings = p.warns
 	// A resolved config names the overrides that made it; running it
 	// again carries them on (into its own resolved config and report).
 	f.Overrides = ResolvedOverrides(data)

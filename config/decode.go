@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,9 +18,23 @@ import (
 
 // parser collects the problems of one file.
 type parser struct {
-	file string
-	opt  Options
-	errs ErrorList
+	file  string
+	opt   Options
+	errs  ErrorList
+	warns []string
+}
+
+// warnf records a warning: a value that is valid but does nothing, or not
+// what it seems; the config is still read. File.Warnings holds them.
+func (p *parser) warnf(line int, path, format string, args ...any) {
+	e := &Error{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if o, ok := p.overrideOf(line); ok {
+		e.Line, e.Set, e.Path = 0, o.Arg, o.shownPath(path)
+	}
+	// A value of base: is checked once per experiment; say it once.
+	if w := e.Error(); !slices.Contains(p.warns, w) {
+		p.warns = append(p.warns, w)
+	}
 }
 
 func (p *parser) errorf(line int, path, format string, args ...any) {
@@ -192,14 +207,17 @@ func (p *parser) parse(data []byte) *File {
 		if e.Seed == 0 {
 			e.Seed = DeriveSeed(f.Seed, uint64(i))
 		}
+		binarizeSeed := DeriveSeed(f.Seed, binarizeLabel)
+		seedSet := e.Data.BinarizeSeed != 0 && e.Data.BinarizeSeed != binarizeSeed
 		if e.Data.BinarizeSeed == 0 {
 			// From the file seed, not the experiment's: every experiment of a
 			// file sees the same binarised images, so one table compares
 			// models on one test set.
-			e.Data.BinarizeSeed = DeriveSeed(f.Seed, binarizeLabel)
+			e.Data.BinarizeSeed = binarizeSeed
 		}
 		v := &validator{scope: s}
 		v.experiment(&e)
+		v.binarizeWarnings(&e, seedSet)
 		if e.Name != "" {
 			low := strings.ToLower(e.Name)
 			if prev, dup := seen[low]; dup {
@@ -618,6 +636,11 @@ func (s *scope) errorf(line int, rel, format string, args ...any) {
 // for a value that base: set).
 func (s *scope) errorAt(rel, format string, args ...any) {
 	s.p.errorf(s.lineOf(rel), s.written(rel), format, args...)
+}
+
+// warnAt is errorAt for a warning.
+func (s *scope) warnAt(rel, format string, args ...any) {
+	s.p.warnf(s.lineOf(rel), s.written(rel), format, args...)
 }
 
 // field is the decoding metadata of one struct field.

@@ -141,9 +141,13 @@ func TestBadConfigs(t *testing.T) {
 		{"unknown reference key", okExp + "    reference: {source: x, tset: -3}\n", []string{
 			`bad.yaml:4: experiments[0].reference.tset: unknown key (did you mean "test"?`}},
 		{"experiment named like a run file", "experiments:\n  - name: results.json\n    data: {train: planted:train, test: planted:test}\n", []string{
-			`bad.yaml:2: experiments[0].name: "results.json" is the name of a file logz writes in the run folder (results.json, report.md, report.html, config.resolved.yaml, sweep.csv); choose another name`}},
+			`bad.yaml:2: experiments[0].name: "results.json" is the name of a file or folder logz writes in the run folder (results.json, report.md, report.html, config.resolved.yaml, sweep.csv, parts, .logz.lock); choose another name`}},
+		{"experiment named like the parts folder", "experiments:\n  - name: a\n    data: {train: planted:train, test: planted:test}\n  - name: parts\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:4: experiments[1].name: "parts" is the name of a file or folder logz writes in the run folder`}},
+		{"experiment named like the lock file", "experiments:\n  - name: .logz.lock\n    data: {train: planted:train, test: planted:test}\n", []string{
+			`bad.yaml:2: experiments[0].name: ".logz.lock" is the name of a file or folder logz writes in the run folder`}},
 		{"experiment named like a run file, other case", "experiments:\n  - name: Config.Resolved.YAML\n    data: {train: planted:train, test: planted:test}\n", []string{
-			`bad.yaml:2: experiments[0].name: "Config.Resolved.YAML" is the name of a file logz writes in the run folder`}},
+			`bad.yaml:2: experiments[0].name: "Config.Resolved.YAML" is the name of a file or folder logz writes in the run folder`}},
 		{"hidden experiment directory", "experiments:\n  - name: .cache\n    data: {train: planted:train, test: planted:test}\n", []string{
 			`bad.yaml:2: experiments[0].name: ".cache" would be a hidden directory`}},
 		{"duplicate experiment names", okExp + "  - name: a\n    data: {train: planted:train, test: planted:test}\n", []string{

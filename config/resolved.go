@@ -11,6 +11,11 @@ import (
 // that names an override.
 const overrideComment = "# With --set "
 
+// ResolvedHeader starts every resolved config (its first line names the
+// file it was resolved from); a run folder's config.resolved.yaml that
+// starts so was written by logz.
+const ResolvedHeader = "# Resolved logz config of "
+
 // Resolved returns the config with every default filled in, as YAML that
 // Parse turns back into an equal File (the runner saves it as
 // config.resolved.yaml). It has no base: section; each experiment is
@@ -28,7 +33,7 @@ func (f *File) Resolved() ([]byte, error) {
 	}
 	head := *f
 	head.Experiments = nil
-	comment := "Resolved logz config of " + src + ": every default filled in.\n"
+	comment := ResolvedHeader[2:] + src + ": every default filled in.\n"
 	for _, o := range f.Overrides {
 		comment += overrideComment[2:] + o + "\n"
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/logz-ml/logz/internal/runlock"
 	"gopkg.in/yaml.v3"
 )
 
@@ -25,13 +26,23 @@ const (
 // RunFiles lists the top-level files of a run folder.
 var RunFiles = []string{ResultsFile, ReportFile, HTMLFile, ResolvedFile, SweepFile}
 
+// PartsDir is the folder of a run folder that holds the part files of a
+// sharded run (and of logz eval --shard).
+const PartsDir = "parts"
+
+// ReservedNames lists every name logz uses for its own files and folders
+// at the top of a run folder: the run files, the parts folder and the
+// lock file. An experiment's directory sits beside them, so no experiment
+// may take one of these names.
+var ReservedNames = append(append([]string(nil), RunFiles...), PartsDir, runlock.File)
+
 // reservedName reports why an experiment may not be called name (it would
-// collide with a file of the run folder, on case-insensitive file systems
-// too, or be a hidden directory), or "" when it may.
+// collide with a file or folder of the run folder, on case-insensitive
+// file systems too, or be a hidden directory), or "" when it may.
 func reservedName(name string) string {
-	for _, f := range RunFiles {
+	for _, f := range ReservedNames {
 		if strings.EqualFold(name, f) {
-			return fmt.Sprintf("%q is the name of a file logz writes in the run folder (%s)", name, strings.Join(RunFiles, ", "))
+			return fmt.Sprintf("%q is the name of a file or folder logz writes in the run folder (%s)", name, strings.Join(ReservedNames, ", "))
 		}
 	}
 	if strings.HasPrefix(name, ".") {

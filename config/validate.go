@@ -183,6 +183,25 @@ func plantedSize(p Planted, part string) int {
 	return p.Test
 }
 
+// binarizeWarnings warns of binarisation settings that do nothing:
+// binarize: threshold when every data spec of the experiment is already
+// 0/1 (npy:, planted:, used as they are), and a binarize_seed (seedSet:
+// one the file sets, not the derived one) when binarize is not
+// stochastic, the only method that draws.
+func (v *validator) binarizeWarnings(e *Experiment, seedSet bool) {
+	d := e.Data
+	binary := func(s string) bool {
+		sp, err := ParseDataSpec(s)
+		return err == nil && (sp.Scheme == "npy" || sp.Scheme == "planted")
+	}
+	if d.Binarize == "threshold" && binary(d.Train) && binary(d.Test) {
+		v.warnAt("data.binarize", "threshold has no effect: %s and %s are 0/1 data already, used as they are (binarize applies to grey images: mnist:, fashion-mnist:, digits:, idx:)", d.Train, d.Test)
+	}
+	if seedSet && d.Binarize != "stochastic" {
+		v.warnAt("data.binarize_seed", "%d is not used: binarize_seed seeds the stochastic binarisation, and binarize is %s", d.BinarizeSeed, d.Binarize)
+	}
+}
+
 func (v *validator) data(e *Experiment, train DataSpec, trainOK bool) {
 	d := &e.Data
 	p := d.Planted

@@ -196,6 +196,30 @@ func absPath(path string) string {
 	return path
 }
 
+// Find checks, without reading it, that the file the data spec names is
+// there and is a regular file, and returns its path ("" for planted data,
+// which has no file). A run calls it for every data key before it makes its
+// run folder, so a missing file is reported before anything is written.
+func Find(spec string, opt Options) (string, error) {
+	sp, err := ParseSpec(spec)
+	if err != nil {
+		return "", err
+	}
+	switch sp.Scheme {
+	case "planted":
+		return "", nil
+	case "npy", "idx":
+		if _, err := regfile.Stat(sp.Path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return "", fmt.Errorf("%s: no such file %s", spec, sp.Path)
+			}
+			return "", err
+		}
+		return sp.Path, nil
+	}
+	return findImages(sp, opt)
+}
+
 // findImages returns the image file of an mnist or fashion-mnist spec.
 func findImages(sp Spec, opt Options) (string, error) {
 	dir, from := opt.DataDir, "the data directory option"

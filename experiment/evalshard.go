@@ -79,12 +79,26 @@ func (e *Evaluation) fingerprint() (Fingerprint, error) {
 	return Fingerprint{Config: hex.EncodeToString(h.Sum(nil)), Model: model, Estimators: strings.Join(names, ","), Seed: e.Env.Seed, Logz: e.Logz}, nil
 }
 
+// CheckPartsFolder refuses, as the --parts folder of logz eval, a folder
+// that holds a logz run: the evaluation's parts would go into the run's
+// parts folder, and logz status and logz merge would take the run for a
+// sharded run not started. The parts need a folder of their own.
+func CheckPartsFolder(dir string) error {
+	if HoldsRun(dir) {
+		return folderError("--parts %s holds a logz run (%s or %s); the parts of logz eval --shard need a folder of their own: choose another --parts", dir, config.ResolvedFile, config.ResultsFile)
+	}
+	return nil
+}
+
 // EvalShard computes shard s of the evaluation into dir/parts, unless a
 // finished part with the same fingerprint is there (then it says so on
 // stderr and does nothing).
 func EvalShard(dir string, s Shard, e *Evaluation, stderr io.Writer) error {
 	fp, err := e.fingerprint()
 	if err != nil {
+		return err
+	}
+	if err := CheckPartsFolder(dir); err != nil {
 		return err
 	}
 	// Shards of one evaluation share the folder; a run's writer keeps them out.
@@ -122,6 +136,9 @@ func EvalShard(dir string, s Shard, e *Evaluation, stderr io.Writer) error {
 func EvalMerged(dir string, e *Evaluation) ([]report.Row, error) {
 	fp, err := e.fingerprint()
 	if err != nil {
+		return nil, err
+	}
+	if err := CheckPartsFolder(dir); err != nil {
 		return nil, err
 	}
 	pdir := filepath.Join(dir, PartsDir)

@@ -1,9 +1,12 @@
 package experiment
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -68,6 +71,9 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 	entries, err := readRunDir(dir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if opt.Resume && !opt.ResumeAuto {
+			return nil, nothingToResume(dir, "there is no such folder")
+		}
 		p.empty = true
 		return p, nil
 	case err != nil:
@@ -76,15 +82,15 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		}
 		return nil, err
 	case onlyTempFiles(entries):
+		if opt.Resume && !opt.ResumeAuto {
+			return nil, nothingToResume(dir, "it is empty")
+		}
 		p.empty = true
 		return p, nil
 	}
-	has := func(name string) bool {
-		_, err := os.Stat(filepath.Join(dir, name))
-		return err == nil
-	}
-	if !has(config.ResolvedFile) && !has(config.ResultsFile) {
-		return nil, notARun(dir)
+	state := readRunState(dir, entries)
+	if !state.run {
+		return nil, notARun(dir, state.foreign)
 	}
 	if err := refuseLinks(f, dir); err != nil {
 		return nil, err
@@ -99,6 +105,11 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		return p, nil
 	}
 	summary := describeRun(f, dir)
+	if len(state.foreign) > 0 {
+		// Never offer (or do) a --force that would delete them.
+		return nil, folderError("%s holds a logz run (%s) and %s that logz did not write; move %s away first, or use another --out",
+			dir, summary, strings.Join(state.foreign, ", "), map[bool]string{true: "it", false: "them"}[len(state.foreign) == 1])
+	}
 	if !opt.Force {
 		return nil, folderError("%s already holds a run (%s); pass --resume to continue it, or --force to discard it and start over", dir, summary)
 	}
@@ -123,6 +134,9 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) erro
 			if want := exp.Model.Type; c.Model.TypeName() != want {
 				return folderError("--resume: %s holds a %s, the config's experiment %s is a %s", ck, c.Model.TypeName(), exp.Name, want)
 			}
+			if err := damagedState(ck, c); err != nil {
+				return folderError("--resume: %v; move it away to train %s from scratch", err, exp.Name)
+			}
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return folderError("--resume: %v; move it away to train %s from scratch", err, exp.Name)
 		}
@@ -131,6 +145,30 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) erro
 		}
 	}
 	return nil
+}
+
+// damagedState refuses a checkpoint (read from path) whose training state
+// (its state_* arrays: momentum and Adam buffers, persistent chains,
+// baselines) holds NaN: logz never saves one, so the file is damaged, and
+// training from it would only be reported later as a diverged training.
+func damagedState(path string, c *models.Checkpoint) error {
+	for _, k := range sortedStateKeys(c) {
+		for i, x := range c.State[k].Data {
+			if math.IsNaN(x) {
+				return fmt.Errorf("%s is damaged: its training state array %s%s holds NaN (at index %d), which logz never saves", path, models.StatePrefix, k, i)
+			}
+		}
+	}
+	return nil
+}
+
+func sortedStateKeys(c *models.Checkpoint) []string {
+	keys := make([]string, 0, len(c.State))
+	for k := range c.State {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // sameConfig checks that the run in dir (its config.resolved.yaml) was
@@ -242,6 +280,8 @@ func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry
 		name := e.Name()
 		path := filepath.Join(dir, name)
 		switch {
+		case !e.IsDir() && isRunFile(name) && !logzRunFile(path):
+			return folderError("--force: %s was not written by logz; move it away first", path)
 		case !e.IsDir() && (isRunFile(name) || isTempFile(name)):
 			p.discard = append(p.discard, path)
 			p.about = append(p.about, describeFile(path, false))
@@ -253,7 +293,7 @@ func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry
 			var foreign, what []string
 			for _, s := range sub {
 				switch n := s.Name(); {
-				case s.IsDir() || !(isExperimentFile(n) || isTempFile(n)):
+				case s.IsDir() || !(isExperimentFile(n) || isTempFile(n)) || !logzExperimentFile(filepath.Join(path, n)):
 					foreign = append(foreign, n)
 				case !isTempFile(n):
 					what = append(what, describeFile(filepath.Join(path, n), true))
@@ -303,6 +343,122 @@ func (p *prepared) discardAll() error {
 		}
 	}
 	return nil
+}
+
+// logzRunFile reports whether the file at path, named like a run file
+// (config.RunFiles), is one logz wrote: config.resolved.yaml parses as a
+// logz config, results.json as logz results, report.md and report.html
+// start as logz's reports do, sweep.csv has logz's header. A file of that
+// name that logz did not write (a user's own results.json) is never taken
+// for a run, and never discarded.
+func logzRunFile(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	head := func(n int) string {
+		f, err := os.Open(path)
+		if err != nil {
+			return ""
+		}
+		defer f.Close()
+		b := make([]byte, n)
+		k, _ := io.ReadFull(f, b)
+		return string(b[:k])
+	}
+	switch filepath.Base(path) {
+	case config.ResolvedFile:
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return false
+		}
+		if resolvedByLogz(b) {
+			return true
+		}
+		_, err = config.Parse(b, path, config.Options{})
+		return err == nil
+	case config.ResultsFile:
+		_, err := report.ReadResults(path)
+		return err == nil
+	case config.ReportFile:
+		return strings.HasPrefix(head(64), "# logz report: ")
+	case config.HTMLFile:
+		return strings.Contains(head(512), "<title>logz report: ")
+	case config.SweepFile:
+		return strings.HasPrefix(head(64), "setting,value,experiment,stage,estimator,")
+	}
+	return false
+}
+
+// resolvedByLogz reports whether b is a config.resolved.yaml as logz
+// writes them: its head comment, then a YAML mapping with experiments. Such
+// a file is logz's even when this logz cannot read it as a config (a
+// bottom_from model moved away, a key of another version): --resume then
+// names the actual problem rather than calling the folder no run.
+func resolvedByLogz(b []byte) bool {
+	if !bytes.HasPrefix(b, []byte(config.ResolvedHeader)) {
+		return false
+	}
+	var doc struct {
+		Experiments []map[string]any `yaml:"experiments"`
+	}
+	return yaml.Unmarshal(b, &doc) == nil && len(doc.Experiments) > 0
+}
+
+// logzExperimentFile reports whether a file named like one logz writes in
+// an experiment's folder is logz's, as far as it can tell: a model.npz
+// must read as a checkpoint, an epochs.csv must have logz's header; the
+// others are taken by their names.
+func logzExperimentFile(path string) bool {
+	switch filepath.Base(path) {
+	case modelFile:
+		_, err := models.Load(path, family.Codecs())
+		return err == nil
+	case epochsFile:
+		f, err := os.Open(path)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		b := make([]byte, 32)
+		n, _ := io.ReadFull(f, b)
+		return strings.HasPrefix(string(b[:n]), "epoch,estimator,split,")
+	}
+	return true
+}
+
+// runState is what a folder's run files say: whether it holds a logz run
+// (a config.resolved.yaml or results.json that logz wrote) and the run
+// files in it that logz did not write.
+type runState struct {
+	run     bool
+	foreign []string // base names
+}
+
+// readRunState checks the run files among entries, the listing of dir.
+func readRunState(dir string, entries []os.DirEntry) runState {
+	var st runState
+	for _, e := range entries {
+		n := e.Name()
+		if !isRunFile(n) {
+			continue
+		}
+		if !logzRunFile(filepath.Join(dir, n)) {
+			st.foreign = append(st.foreign, n)
+			continue
+		}
+		if n == config.ResolvedFile || n == config.ResultsFile {
+			st.run = true
+		}
+	}
+	return st
+}
+
+// HoldsRun reports whether dir holds a logz run: a config.resolved.yaml
+// or results.json that logz wrote.
+func HoldsRun(dir string) bool {
+	entries, err := readRunDir(dir)
+	return err == nil && readRunState(dir, entries).run
 }
 
 func isRunFile(name string) bool {
@@ -371,6 +527,7 @@ func describeRun(f *config.File, dir string) string {
 		parts = append(parts, "checkpoints of "+strings.Join(ck, ", "))
 	}
 	if len(parts) == 0 {
+		// Only the config: name it, as it is there (readRunState found it).
 		parts = append(parts, config.ResolvedFile)
 	}
 	return strings.Join(parts, "; ")

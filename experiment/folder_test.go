@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +15,9 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all"
+	"github.com/logz-ml/logz/models"
 )
 
 // tinyConfig is two small RBM experiments on planted data whose final
@@ -127,6 +131,22 @@ func TestRunFolderRefusals(t *testing.T) {
 	corruptProgress := t.TempDir()
 	copyDir(t, done, corruptProgress)
 	os.WriteFile(filepath.Join(corruptProgress, "b", "final.progress.json"), []byte(`{"epoch": 3, "entries": [`), 0o644)
+	// A user's own results.json (not JSON) and report.md: not a run.
+	userFiles := t.TempDir()
+	os.WriteFile(filepath.Join(userFiles, "results.json"), []byte("my numbers, not JSON"), 0o644)
+	os.WriteFile(filepath.Join(userFiles, "report.md"), []byte("# my report\n"), 0o644)
+	// A logz run whose report.md the user replaced with their own.
+	userReport := t.TempDir()
+	copyDir(t, done, userReport)
+	os.WriteFile(filepath.Join(userReport, "report.md"), []byte("# my report\n"), 0o644)
+	// A run of another logz version: its config has a key this one lacks,
+	// and it has no results yet. Still a logz run, whose config --resume
+	// cannot read.
+	otherVersion := t.TempDir()
+	copyDir(t, done, otherVersion)
+	os.Remove(filepath.Join(otherVersion, config.ResultsFile))
+	b, _ := os.ReadFile(filepath.Join(otherVersion, config.ResolvedFile))
+	os.WriteFile(filepath.Join(otherVersion, config.ResolvedFile), bytes.Replace(b, []byte("\nseed: "), []byte("\nfuture_key: 1\nseed: "), 1), 0o644)
 	noResolved := t.TempDir()
 	copyDir(t, done, noResolved)
 	os.Remove(filepath.Join(noResolved, config.ResolvedFile))
@@ -141,9 +161,21 @@ func TestRunFolderRefusals(t *testing.T) {
 		{"finished run, no flag", done, tiny(t, "1", "3"), experiment.Options{}, []string{
 			"already holds a run (results.json with ", "final estimates of a, b; checkpoints of a, b)", "pass --resume to continue it, or --force to discard it"}},
 		{"not a run folder", stranger, tiny(t, "1", "3"), experiment.Options{}, []string{
-			"is not empty and holds no logz run (no config.resolved.yaml or results.json)"}},
+			"is not empty and holds no logz run (no config.resolved.yaml or results.json written by logz)"}},
 		{"not a run folder, forced", stranger, tiny(t, "1", "3"), experiment.Options{Force: true}, []string{
 			"is not empty and holds no logz run"}},
+		{"a user's results.json and report.md", userFiles, tiny(t, "1", "3"), experiment.Options{}, []string{
+			"is not empty and holds no logz run (no config.resolved.yaml or results.json written by logz; report.md, results.json there are not logz's)"}},
+		{"a user's results.json and report.md, forced", userFiles, tiny(t, "1", "3"), experiment.Options{Force: true}, []string{
+			"is not empty and holds no logz run"}},
+		{"a user's results.json and report.md, resumed", userFiles, tiny(t, "1", "3"), experiment.Options{Resume: true}, []string{
+			"is not empty and holds no logz run"}},
+		{"a run with a user's report.md", userReport, tiny(t, "1", "3"), experiment.Options{}, []string{
+			"holds a logz run (results.json with ", "and report.md that logz did not write; move it away first"}},
+		{"a run with a user's report.md, forced", userReport, tiny(t, "1", "3"), experiment.Options{Force: true}, []string{
+			"and report.md that logz did not write; move it away first"}},
+		{"resume, config of another version", otherVersion, tiny(t, "1", "3"), experiment.Options{Resume: true}, []string{
+			"--resume: ", "future_key"}},
 		{"a file", aFile, tiny(t, "1", "3"), experiment.Options{}, []string{"is a file, not a folder"}},
 		{"resume and force", done, tiny(t, "1", "3"), experiment.Options{Resume: true, Force: true}, []string{
 			"--resume and --force contradict each other"}},
@@ -171,6 +203,9 @@ func TestRunFolderRefusals(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q\nlacks %q", err, w)
 				}
+			}
+			if strings.Contains(c.name, "user's") && strings.Contains(err.Error(), "--force") {
+				t.Errorf("error %q offers --force on files logz did not write", err)
 			}
 			unchanged(t, before, snapshot(t, c.dir))
 		})
@@ -214,6 +249,20 @@ func TestForceDiscards(t *testing.T) {
 		t.Fatalf("foreign file in an experiment folder: got %v", err)
 	}
 	os.Remove(filepath.Join(dir, "a", "plot.png"))
+	// Files named like logz's that are not: the user's own model and curve.
+	for _, n := range []string{"model.npz", "epochs.csv"} {
+		p := filepath.Join(dir, "b", n)
+		keep, _ := os.ReadFile(p)
+		os.WriteFile(p, []byte("the user's own"), 0o644)
+		_, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Force: true})
+		if err == nil || !strings.Contains(err.Error(), "b holds files logz did not write ("+n+"); move them away first") {
+			t.Fatalf("the user's %s in an experiment folder: got %v", n, err)
+		}
+		if b, _ := os.ReadFile(p); string(b) != "the user's own" {
+			t.Fatalf("--force touched the user's %s", n)
+		}
+		os.WriteFile(p, keep, 0o644)
+	}
 	stderr, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Force: true})
 	if err != nil {
 		t.Fatal(err)
@@ -423,4 +472,127 @@ func TestRunShowsETA(t *testing.T) {
 			t.Errorf("resumed epoch line %q, want b's with an ETA ending %q", l, want)
 		}
 	}
+}
+
+// TestResumeNeedsARun: --resume on a folder that holds no run (a mistyped
+// --out) is refused, saying how to start one, and makes no folder; with
+// ResumeAuto (--resume=auto) it starts the run.
+func TestResumeNeedsARun(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo")
+	empty := t.TempDir()
+	for _, c := range []struct{ dir, why string }{{missing, "there is no such folder"}, {empty, "it is empty"}} {
+		_, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: c.dir, Resume: true})
+		var fe *experiment.FolderError
+		if !errors.As(err, &fe) {
+			t.Fatalf("%s: got %v, want a FolderError", c.dir, err)
+		}
+		for _, w := range []string{c.dir + " holds no run to continue (" + c.why + ")", "drop --resume", "--resume=auto"} {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("error %q\nlacks %q", err, w)
+			}
+		}
+	}
+	if _, err := os.Stat(missing); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused --resume made the folder: %v", err)
+	}
+	if entries, _ := os.ReadDir(empty); len(entries) > 1 { // the lock file at most
+		t.Errorf("a refused --resume wrote into the empty folder: %v", entries)
+	}
+	stderr, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: missing, Resume: true, ResumeAuto: true})
+	if err != nil {
+		t.Fatalf("--resume=auto into a new folder: %v", err)
+	}
+	if !strings.Contains(stderr, "holds no run yet; starting one") {
+		t.Errorf("--resume=auto did not say it starts a run:\n%s", stderr)
+	}
+	if !experiment.HoldsRun(missing) {
+		t.Errorf("--resume=auto wrote no run into %s", missing)
+	}
+}
+
+// TestMissingDataBeforeFolder: a data file that is not there (an npy:
+// path, MNIST in a directory without it) is reported naming the
+// experiment and key before the run folder is made: no folder is left
+// behind, with or without --shard.
+func TestMissingDataBeforeFolder(t *testing.T) {
+	tmp := t.TempDir()
+	for _, c := range []struct{ name, from, to, want string }{
+		{"npy", "    test: planted:test\n", "    test: npy:" + filepath.Join(tmp, "nope.npy") + "\n",
+			"experiment a: data.test: npy:" + filepath.Join(tmp, "nope.npy") + ": no such file"},
+		{"mnist", "    train: planted:train\n", "    train: mnist:train\n    data_dir: " + tmp + "\n",
+			"experiment a: data.train: mnist:train: no train-images-idx3-ubyte or train-images-idx3-ubyte.gz in " + tmp},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			y := strings.NewReplacer("%SEED%", "1", "%HIDDEN%", "3").Replace(tinyConfig)
+			y = strings.Replace(y, c.from, c.to, 1)
+			if c.name == "mnist" {
+				y = strings.Replace(y, "    planted:", "    binarize: threshold\n    planted:", 1)
+			}
+			f, err := config.Parse([]byte(y), "tiny.yaml", config.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(tmp, "run-"+c.name)
+			_, err = runTiny(t, f, experiment.Options{Out: out})
+			var de *experiment.DataError
+			if !errors.As(err, &de) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want a DataError containing %q", err, c.want)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the run folder was made: %v", err)
+			}
+			err = experiment.RunShard(f, experiment.ShardOptions{Out: out, Shard: experiment.Shard{Index: 0, Count: 2}, Stderr: &bytes.Buffer{}})
+			if !errors.As(err, &de) {
+				t.Fatalf("--shard: got %v, want a DataError", err)
+			}
+			if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("--shard: the run folder was made: %v", err)
+			}
+		})
+	}
+}
+
+// TestResumeDamagedCheckpoint: a checkpoint whose training state holds NaN
+// is refused on --resume, before anything is written, as a damaged file
+// naming it and the array — not trained from, to be reported as a
+// diverged training.
+func TestResumeDamagedCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "a", "model.npz")
+	c, err := models.Load(path, family.Codecs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	for k, a := range c.State {
+		if len(a.Data) > 0 && (name == "" || k < name) {
+			name = k
+		}
+	}
+	if name == "" {
+		t.Fatalf("%s holds no state arrays", path)
+	}
+	c.State[name].Data[len(c.State[name].Data)-1] = math.NaN()
+	c.Meta.Epoch = 1 // so that --resume trains from it
+	if err := models.Save(path, c, family.Codecs()); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	_, err = runTiny(t, tiny(t, "1", "3"), experiment.Options{Out: dir, Resume: true})
+	var fe *experiment.FolderError
+	if !errors.As(err, &fe) {
+		t.Fatalf("got %v, want a FolderError", err)
+	}
+	for _, w := range []string{path, "damaged", models.StatePrefix + name, "NaN"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q\nlacks %q", err, w)
+		}
+	}
+	if strings.Contains(err.Error(), "diverged") || strings.Contains(err.Error(), "learning rate") {
+		t.Errorf("a damaged checkpoint reported as a diverged training: %v", err)
+	}
+	unchanged(t, before, snapshot(t, dir))
 }

@@ -31,8 +31,10 @@ func lockFolder(dir string, mode runlock.Mode) (*runlock.Lock, error) {
 			return nil, folderError("%s is a file, not a folder; choose another --out", dir)
 		}
 		return nil, err
-	case !holdsRun(dir, entries):
-		return nil, notARun(dir)
+	case !onlyTempFiles(entries):
+		if st := readRunState(dir, entries); !st.run {
+			return nil, notARun(dir, st.foreign)
+		}
 	}
 	l, err := runlock.Acquire(dir, mode)
 	var busy *runlock.BusyError
@@ -64,19 +66,6 @@ func readRunDir(dir string) ([]os.DirEntry, error) {
 	return out, err
 }
 
-// holdsRun reports whether a folder with these entries (lock file left
-// out) may be used as a run folder: it is empty but for temporary files of
-// a killed writer, or it holds a logz run's config or results.
-func holdsRun(dir string, entries []os.DirEntry) bool {
-	for _, e := range entries {
-		switch n := e.Name(); {
-		case n == config.ResolvedFile || n == config.ResultsFile:
-			return true
-		}
-	}
-	return onlyTempFiles(entries)
-}
-
 // onlyTempFiles reports whether a folder with these entries holds nothing
 // but temporary files of a killed writer (or nothing at all).
 func onlyTempFiles(entries []os.DirEntry) bool {
@@ -88,8 +77,14 @@ func onlyTempFiles(entries []os.DirEntry) bool {
 	return true
 }
 
-func notARun(dir string) error {
-	return folderError("%s is not empty and holds no logz run (no %s or %s); choose a new or empty folder with --out", dir, config.ResolvedFile, config.ResultsFile)
+// notARun refuses a folder that holds no logz run; foreign names the files
+// in it that are named like logz's but were not written by logz.
+func notARun(dir string, foreign []string) error {
+	why := fmt.Sprintf("no %s or %s written by logz", config.ResolvedFile, config.ResultsFile)
+	if len(foreign) > 0 {
+		why += "; " + strings.Join(foreign, ", ") + " there are not logz's"
+	}
+	return folderError("%s is not empty and holds no logz run (%s); logz never deletes files it did not write: choose a new or empty folder with --out", dir, why)
 }
 
 // refuseLinks refuses a run folder in which a name logz writes — a run

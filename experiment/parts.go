@@ -39,8 +39,9 @@ import (
 // Every part also carries the SHA-256 of its content (see partChecksum), so
 // that a number edited by hand, or damaged, is refused instead of merged.
 
-// PartsDir is the folder of a run folder that holds the part files.
-const PartsDir = "parts"
+// PartsDir is the folder of a run folder that holds the part files (one
+// name with config.ReservedNames, which keeps experiments from taking it).
+const PartsDir = config.PartsDir
 
 // partFormat is the version of the part files written and read: 2 since
 // parts carry a checksum.

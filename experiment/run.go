@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -34,6 +35,11 @@ type Options struct {
 	// each experiment from its model.npz, its final evaluation from the
 	// estimates already recorded; finished experiments are not redone.
 	Resume bool
+	// ResumeAuto, with Resume, starts a new run when Out holds none (the
+	// command line's --resume=auto, for job arrays that start and restart
+	// one command). Without it, Resume refuses a folder that holds no run:
+	// a mistyped Out must not silently start a run from zero.
+	ResumeAuto bool
 	// Force discards the run in Out (its run files and experiment
 	// directories, each named on Stderr) and starts over.
 	Force bool
@@ -64,12 +70,27 @@ func Run(f *config.File, opt Options) ([]report.Row, error) {
 	if opt.Resume && opt.Force {
 		return nil, folderError("--resume and --force contradict each other: one continues the run in %s, the other discards it", opt.Out)
 	}
+	// Before lockFolder, which would make the folder.
+	if err := CheckData(f); err != nil {
+		return nil, err
+	}
+	if opt.Resume && !opt.ResumeAuto && opt.Out != "" {
+		if _, err := os.Stat(opt.Out); errors.Is(err, fs.ErrNotExist) {
+			return nil, nothingToResume(opt.Out, "there is no such folder")
+		}
+	}
 	lock, err := lockFolder(opt.Out, runlock.Exclusive)
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
 	return runLocked(f, opt)
+}
+
+// nothingToResume refuses --resume (without =auto) on a folder that holds
+// no run; why says what is there.
+func nothingToResume(dir, why string) error {
+	return folderError("--resume: %s holds no run to continue (%s); to start a new run there, drop --resume (or pass --resume=auto, which starts a run when there is none and continues it otherwise)", dir, why)
 }
 
 // runLocked is Run once the run folder is locked (Merge locks it before it
@@ -108,7 +129,7 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 		}
 	}
 	if opt.Resume && prep.empty {
-		fmt.Fprintf(opt.Stderr, "logz: --resume: %s holds no run yet; starting one\n", opt.Out)
+		fmt.Fprintf(opt.Stderr, "logz: --resume=auto: %s holds no run yet; starting one\n", opt.Out)
 	}
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, err
@@ -400,6 +421,31 @@ func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []kit.Split 
 	}
 	return out
 }
+
+// CheckData checks that the data files of every experiment of f are there
+// (data.Find), naming the experiment and key of the first that is not: a
+// run calls it before it makes or touches its run folder.
+func CheckData(f *config.File) error {
+	for _, exp := range f.Experiments {
+		opt := DataOptions(exp)
+		for _, k := range []struct{ key, spec string }{{"data.train", exp.Data.Train}, {"data.test", exp.Data.Test}} {
+			if _, err := data.Find(k.spec, opt); err != nil {
+				where := ""
+				if f.Path != "" {
+					where = f.Path + ": "
+				}
+				return &DataError{fmt.Sprintf("%sexperiment %s: %s: %v", where, exp.Name, k.key, err)}
+			}
+		}
+	}
+	return nil
+}
+
+// DataError is a data file of the config that is missing or not a file,
+// found by CheckData before the run folder is made.
+type DataError struct{ Msg string }
+
+func (e *DataError) Error() string { return e.Msg }
 
 // LoadData loads an experiment's train, validation and test sets.
 func LoadData(exp config.Experiment) (trainSet, valid, test *data.Set, err error) {

@@ -97,6 +97,9 @@ func RunShard(f *config.File, opt ShardOptions) error {
 		inScope[name] = true
 	}
 	scoped := func(e config.Experiment) bool { return len(inScope) == 0 || inScope[e.Name] }
+	if err := CheckData(f); err != nil {
+		return err
+	}
 	resolved, err := f.Resolved()
 	if err != nil {
 		return err

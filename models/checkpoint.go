@@ -163,6 +163,9 @@ func fromArrays(arrays map[string]*npyx.Array, known Codecs) (*Checkpoint, error
 		if err := json.Unmarshal(b, &meta); err != nil {
 			return nil, fmt.Errorf("meta is not valid JSON: %w", err)
 		}
+		if meta.Epoch < 0 {
+			return nil, fmt.Errorf("meta: epoch %d: expected the number of completed training epochs (≥ 0); the file is damaged", meta.Epoch)
+		}
 		if meta.Format > FormatVersion {
 			return nil, fmt.Errorf("format %d is newer than this logz understands (%d)", meta.Format, FormatVersion)
 		}

@@ -65,3 +65,24 @@ func TestCodecsAreTheOnlyTypesKnown(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadRefusesNegativeEpoch: a checkpoint whose meta says it is after
+// epoch −5 is refused when read, naming the file, not taken on to resume
+// training at a negative epoch.
+func TestLoadRefusesNegativeEpoch(t *testing.T) {
+	r := NewRBM(3, 2)
+	p := filepath.Join(t.TempDir(), "model.npz")
+	if err := Save(p, &Checkpoint{Model: r, Meta: Meta{Epoch: -5}}, known); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Load(p, known)
+	if want := p + ": meta: epoch -5: expected the number of completed training epochs (≥ 0)"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("Load of a checkpoint after epoch -5: got %v, want %q", err, want)
+	}
+	if err := Save(p, &Checkpoint{Model: r, Meta: Meta{Epoch: 2}}, known); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := Load(p, known); err != nil || c.Meta.Epoch != 2 {
+		t.Errorf("Load after epoch 2: %v, %v", c, err)
+	}
+}

@@ -317,3 +317,60 @@ out "trust 1. logz eval --model greyrun/a/model.npz --data idx:g-test.idx --esti
 out "trust 1. logz eval --model greyrun/a/model.npz (no --data): the Data line" sh -c '"$0" eval --model greyrun/a/model.npz 2>/dev/null | grep -A1 "^Data:" | tail -n 1' "$logz"
 grey g-train.idx # other images of the same shape under the same name
 row "trust 2. --resume after the training images were replaced" sh -c 'e=$("$0" run greyrun.yaml --out greyrun --resume 2>&1 >/dev/null); s=$?; printf "%s\n" "$e" | grep -m1 "differs" >&2; exit $s' "$logz"
+
+# trust at the surface: files logz did not write, errors where they belong
+"$logz" run tiny.yaml --out kept >/dev/null 2>&1
+mkdir own && echo "my numbers, not JSON" > own/results.json && echo "# my report" > own/report.md
+row "own 1a. a folder of the user's results.json and report.md" "$logz" run tiny.yaml --out own
+row "own 1a. --force on it" "$logz" run tiny.yaml --out own --force
+printf '| own 1a. the user'"'"'s files after both | — | %s |\n' "$(cat own/results.json own/report.md | tr '\n' ' ')"
+ln -s kept/a/model.npz kept-link.npz
+row "own 1b. sample --out the model it reads" "$logz" sample --model kept/a/model.npz --out kept/a/model.npz
+row "own 1b. sample --out a symbolic link to the model" "$logz" sample --model kept/a/model.npz --out kept-link.npz
+row "own 1b. sample --png the --out file" "$logz" sample --model kept/a/model.npz --out s.npy --png s.npy
+flock kept/.logz.lock sleep 5 & held=$!
+sleep 0.5
+row "own 1b. sample --out into a run folder another process holds" "$logz" sample --model kept/a/model.npz --out kept/a/more.npy
+kill $held; wait $held 2>/dev/null
+row "own 1c. eval --shard 0/2 --parts a finished run folder" "$logz" eval --model kept/a/model.npz --data planted:test --estimator exact --shard 0/2 --parts kept
+sed 's/- name: a/- name: parts/' tiny.yaml > parts.yaml
+row "own 1d. an experiment named parts" "$logz" run parts.yaml --out partsrun
+sed 's/train: planted:train/train: npy:nope.npy/' tiny.yaml > nopedata.yaml
+row "own 2. data.train: npy:nope.npy" "$logz" run nopedata.yaml --out nopedata
+mkdir empty-mnist
+sed 's/train: planted:train, test: planted:test/train: mnist:train, test: mnist:test, data_dir: empty-mnist/' tiny.yaml > nomnist.yaml
+row "own 2. mnist: with no MNIST files in data_dir" "$logz" run nomnist.yaml --out nomnist
+left=$(ls -d nopedata nomnist 2>/dev/null | tr '\n' ' ')
+printf '| own 2. run folders left by both | — | %s |\n' "${left:-none}"
+row "own 2. --resume into a mistyped --out" "$logz" run tiny.yaml --out trsut --resume
+row "own 2. --resume=auto into a new folder" sh -c "'$logz' run tiny.yaml --out auto --resume=auto 2>&1 >/dev/null | grep 'starting one' >&2"
+row "own 2. --resume=auto of the finished run" sh -c "'$logz' run tiny.yaml --out auto --resume=auto 2>&1 >/dev/null | grep 'finished before' >&2"
+cp -r kept damaged && cp kept/a/model.npz neg.npz
+/usr/bin/python3 - <<'EOF'
+import json, struct, zipfile
+def rewrite(path, fn):
+    with zipfile.ZipFile(path) as z:
+        items = [(i.filename, z.read(i.filename)) for i in z.infolist()]
+    with zipfile.ZipFile(path, "w") as z:
+        for name, b in items:
+            z.writestr(name, fn(name, b))
+def nan_state(name, b):  # the last value of state_vel_W (float64) becomes NaN
+    return b[:-8] + struct.pack("<d", float("nan")) if name.startswith("state_vel_W") else b
+def neg_epoch(name, b):  # meta's JSON says epoch -5
+    if not name.startswith("meta"):
+        return b
+    n = struct.unpack("<H", b[8:10])[0] + 10 if b[6] == 1 else struct.unpack("<I", b[8:12])[0] + 12
+    meta = json.loads(b[n:])
+    meta["epoch"] = -5
+    data = json.dumps(meta).encode()
+    h = "{'descr': '|u1', 'fortran_order': False, 'shape': (%d,), }" % len(data)
+    h += " " * (63 - (10 + len(h)) % 64) + "\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode() + data
+rewrite("damaged/a/model.npz", nan_state)
+rewrite("neg.npz", neg_epoch)
+EOF
+row "own 2. --resume with NaN in state_vel_W of the checkpoint" "$logz" run tiny.yaml --out damaged --resume
+row "own 2. a checkpoint whose meta says epoch -5" "$logz" eval --model neg.npz --data planted:test --estimator exact
+sed 's/planted: {train: 200, test: 100}}/planted: {train: 200, test: 100}, binarize: threshold, binarize_seed: 7}/' tiny.yaml > binarize.yaml
+row "own 2. binarize: threshold on planted data (the warning)" sh -c "'$logz' run binarize.yaml --out binarize 2>&1 >/dev/null | grep 'warning: .*data.binarize:' >&2"
+row "own 2. binarize_seed with binarize: threshold (the warning)" sh -c "'$logz' run binarize.yaml --out binarize2 2>&1 >/dev/null | grep 'warning: .*data.binarize_seed:' >&2"

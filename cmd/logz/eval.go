@@ -34,7 +34,8 @@ the results.json object. With --shard i/n --parts DIR it computes only shard
 i's share of the estimators' work (AIS runs, RAISE pairs, CSL chain groups,
 IS examples) into DIR/parts; the same command with --parts DIR and without
 --shard then prints the results of the whole, the same numbers as without
-sharding. With --ratio-to B.npz (and --data optional), the
+sharding (DIR is a folder of its own: one holding a logz run is refused).
+With --ratio-to B.npz (and --data optional), the
 ais-ratio estimator prints log Z_B − log Z_A of two RBMs with its bands. A flag that has no effect on this evaluation (e.g.
 --chains with exact alone, --threshold without --binarize threshold) is
 reported on stderr and ignored.
@@ -131,6 +132,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if *partsDir != "" && *spec == "" {
 		return usageError{"eval: --shard and --parts need --data"}
+	}
+	if *partsDir != "" {
+		if err := experiment.CheckPartsFolder(*partsDir); err != nil {
+			return usageError{"eval: " + err.Error()}
+		}
 	}
 	if *spec == "" && dataOptional {
 		return evalWithoutData(*sel, *modelPath, names, flagValues(estFlags, flagVals, given), given, *seed, *asJSON, stdout, stderr)

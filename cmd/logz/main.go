@@ -87,7 +87,8 @@ Usage:
                          (no file: the embedded quickstart; a name such
                          as quickstart-sbn: that built-in config); --set
                          overrides a value of the file; --resume
-                         continues the run in DIR, --force discards it
+                         continues the run in DIR (--resume=auto: or
+                         starts it if DIR holds none), --force discards it
   logz run CONFIG.yaml --out DIR --shard i/n|env/n [--phase train|eval]
            [--experiment NAMES]
                          run shard i of n of a run (a job array task)

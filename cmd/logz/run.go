@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,7 +22,7 @@ import (
 	"github.com/logz-ml/logz/internal/progress"
 )
 
-const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--set [NAME:]PATH=VALUE ...] [--resume | --force]
+const runUsage = `Usage: logz run [CONFIG.yaml] [--out DIR] [--seed N] [--set [NAME:]PATH=VALUE ...] [--resume[=auto] | --force]
        logz run [CONFIG.yaml] --out DIR --shard i/n|env/n [--phase train|eval] [--experiment NAMES]
 
 Runs every experiment of CONFIG.yaml in order: loads the data, trains,
@@ -37,9 +38,14 @@ to 20 s on two idle cores, longer on a busy machine).
 DIR must be new or empty. A DIR holding a run is refused unless --resume
 (continue it: same config and seed, checked before anything is written;
 finished experiments and final estimates are kept) or --force (discard it:
-each file removed is named). Interrupted (Ctrl-C, SIGTERM), logz finishes
-the file it is writing, says what is kept and exits with status 130 (143);
---resume continues from there.
+each file removed is named). --resume on a DIR holding no run is refused
+(a mistyped --out must not start a run from zero); --resume=auto starts
+the run there, and continues it when it is there (the one command of a job
+that is started and restarted). A DIR holding files named like logz's that
+logz did not write is not a run: it is refused, and never discarded.
+Interrupted (Ctrl-C, SIGTERM), logz finishes the file it is writing, says
+what is kept and exits with status 130 (143); --resume continues from
+there.
 
 --set PATH=VALUE (repeatable) replaces a value of the file without editing
 it, e.g. another data set for a shipped config:
@@ -74,7 +80,8 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	out := fs.String("out", "", "run directory (default runs/<config name>)")
 	seed := fs.String("seed", "", "replace the config file's seed (experiments with their own seed keep it)")
-	resume := fs.Bool("resume", false, "continue the run in the run directory (same config and seed): unfinished experiments from their model.npz, final evaluations from the estimates recorded")
+	var resume resumeFlag
+	fs.Var(&resume, "resume", "continue the run in the run directory (same config and seed): unfinished experiments from their model.npz, final evaluations from the estimates recorded; a directory holding no run is refused, unless --resume=auto (start a run when there is none, continue it otherwise: for job arrays that start and restart one command)")
 	force := fs.Bool("force", false, "discard the run in the run directory and start over")
 	shardFlag := fs.String("shard", "", "run shard i of n of a sharded run: i/n, or env/n to take i from $SLURM_ARRAY_TASK_ID ($SGE_TASK_ID−1, $PBS_ARRAY_INDEX, $JOB_COMPLETION_INDEX)")
 	phase := fs.String("phase", "", "with --shard: train (this shard's experiments) or eval (its share of the final evaluation of trained experiments); default both")
@@ -89,7 +96,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if len(pos) > 1 {
 		return usageError{fmt.Sprintf("run: one config file at most, got %d (%s)", len(pos), strings.Join(pos, " "))}
 	}
-	if *resume && *force {
+	if resume.on() && *force {
 		return usageError{"run: --resume and --force contradict each other (one continues the run in the folder, the other discards it)"}
 	}
 	var shard *experiment.Shard
@@ -98,7 +105,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return usageError{"run: --shard: " + err.Error()}
 		}
-		if *resume || *force {
+		if resume.on() || *force {
 			return usageError{"run: --shard continues what DIR holds by itself (finished parts are kept); drop --resume and --force"}
 		}
 		if *out == "" {
@@ -135,7 +142,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	defer stopSignals()
 	start := time.Now()
 	_, err = experiment.Run(f, experiment.Options{
-		Out: dir, Resume: *resume, Force: *force, Stdout: stdout, Stderr: stderr, Status: status,
+		Out: dir, Resume: resume.on(), ResumeAuto: resume == resumeAuto, Force: *force, Stdout: stdout, Stderr: stderr, Status: status,
 		Banner: fmt.Sprintf("logz %s: running %d experiment(s) of %s into %s", versionString(), len(f.Experiments), f.Name, dir),
 		Meta:   reportMeta(commandLine("run", args), start),
 	})
@@ -150,6 +157,45 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
+// resumeFlag is run's --resume: a bool flag (--resume, --resume=false)
+// that also takes =auto.
+type resumeFlag string
+
+const (
+	resumeOff  resumeFlag = ""
+	resumeOn   resumeFlag = "true"
+	resumeAuto resumeFlag = "auto"
+)
+
+func (r *resumeFlag) String() string {
+	if r == nil || *r == resumeOff {
+		return "false"
+	}
+	return string(*r)
+}
+
+func (r *resumeFlag) Set(s string) error {
+	switch strings.ToLower(s) {
+	case "auto":
+		*r = resumeAuto
+		return nil
+	}
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("expected --resume, --resume=auto or --resume=false")
+	}
+	*r = resumeOff
+	if b {
+		*r = resumeOn
+	}
+	return nil
+}
+
+// IsBoolFlag lets --resume stand alone, as a bool flag.
+func (r *resumeFlag) IsBoolFlag() bool { return true }
+
+func (r resumeFlag) on() bool { return r != resumeOff }
+
 // seedFlag reads the --seed of command cmd: nil when not given.
 func seedFlag(cmd, s string) (*uint64, error) {
 	if s == "" {
@@ -163,8 +209,21 @@ func seedFlag(cmd, s string) (*uint64, error) {
 }
 
 // loadConfig reads the config file of `logz run` and `logz slurm` (pos
-// holds it, or nothing for the embedded quickstart).
+// holds it, or nothing for the embedded quickstart) and prints its
+// warnings (config.File.Warnings) on stderr.
 func loadConfig(pos []string, opt config.Options, stderr io.Writer) (*config.File, error) {
+	f, err := readConfig(pos, opt, stderr)
+	if err != nil {
+		return nil, err
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(stderr, "logz: warning: %s\n", w)
+	}
+	return f, nil
+}
+
+// readConfig is loadConfig without the warnings.
+func readConfig(pos []string, opt config.Options, stderr io.Writer) (*config.File, error) {
 	if len(pos) == 0 {
 		name, b := configs.Default()
 		return config.Parse(b, name, opt)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
+	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/inference/chi2"
@@ -70,6 +72,11 @@ fashion-mnist:train|test, digits:..., idx:PATH, npy:PATH, planted:...) or a
 path: a directory of MNIST IDX files (its training images), a .npy file, or
 an IDX file. Sample (chain) i's generators are keyed by --seed and i, so the output
 does not depend on the number of CPUs.
+
+--out and --png may not name the model, the --data file or each other
+(also through a symbolic or hard link). Inside a logz run folder they are
+written under the folder's lock, so never while a run, a merge or a
+redraw writes there.
 
 Flags:
 `
@@ -193,6 +200,12 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 
+	if !given["compare"] {
+		if err := checkOutputs(*modelPath, *spec, *out, *pngPath); err != nil {
+			return err
+		}
+	}
+
 	ckpt, err := models.Load(*modelPath, family.Codecs())
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
@@ -307,6 +320,11 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
+	release, err := lockRunFolders(*out, *pngPath)
+	if err != nil {
+		return err
+	}
+	defer release()
 	if err := atomicfile.WriteFile(*out, func(w io.Writer) error {
 		return npyio.Write(w, mat.NewDense(d.N, d.D, d.X))
 	}); err != nil {
@@ -387,4 +405,100 @@ func sampleDataSpec(s string, opt *data.Options) (string, error) {
 		return "", usageError{"sample: --data: " + err.Error()}
 	}
 	return "", usageError{fmt.Sprintf("sample: --data: %q is neither a data spec (%s) nor an existing file or directory", s, data.SpecForms)}
+}
+
+// samePath reports whether the paths a and b name one file: equal once
+// made absolute and cleaned, or, where both exist, the same file
+// (os.SameFile: a symbolic or hard link to it).
+func samePath(a, b string) bool {
+	aa, errA := filepath.Abs(a)
+	bb, errB := filepath.Abs(b)
+	if errA == nil && errB == nil && aa == bb {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}
+
+// checkOutputs refuses a --out or --png of logz sample that would
+// overwrite the model it reads, the --data file or each other.
+func checkOutputs(model, dataArg, out, png string) error {
+	inputs := []struct{ flag, path string }{{"--model", model}}
+	if dataArg != "" {
+		path := dataArg
+		if sp, err := data.ParseSpec(dataArg); err == nil {
+			path = sp.Path // "" for a spec without a file
+		}
+		if path != "" {
+			inputs = append(inputs, struct{ flag, path string }{"--data", path})
+		}
+	}
+	outputs := []struct{ flag, path string }{{"--out", out}}
+	if png != "" {
+		outputs = append(outputs, struct{ flag, path string }{"--png", png})
+	}
+	for i, o := range outputs {
+		for _, in := range inputs {
+			if samePath(o.path, in.path) {
+				return usageError{fmt.Sprintf("sample: %s %s is the file %s reads (%s); writing the samples there would replace it: choose another %s", o.flag, o.path, in.flag, in.path, o.flag)}
+			}
+		}
+		for _, p := range outputs[:i] {
+			if samePath(o.path, p.path) {
+				return usageError{fmt.Sprintf("sample: %s %s and %s %s are one file; one would replace the other: give them different names", p.flag, p.path, o.flag, o.path)}
+			}
+		}
+	}
+	return nil
+}
+
+// lockRunFolders takes the lock of every logz run folder that holds one
+// of paths (the nearest folder above it that holds a run), so that the
+// samples are not written into a run folder while a run, a merge or a
+// redraw writes it; release drops them.
+func lockRunFolders(paths ...string) (release func(), err error) {
+	var held []func() error
+	release = func() {
+		for _, r := range held {
+			r()
+		}
+	}
+	seen := map[string]bool{}
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		dir := runFolderOf(p)
+		if dir == "" || seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		r, err := experiment.LockFolder(dir)
+		if err != nil {
+			release()
+			return nil, fmt.Errorf("sample: %s lies in the logz run folder %s: %w", p, dir, err)
+		}
+		held = append(held, r)
+	}
+	return release, nil
+}
+
+// runFolderOf returns the nearest folder above path that holds a logz run,
+// or "".
+func runFolderOf(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return ""
+	}
+	for dir := filepath.Dir(abs); ; {
+		if experiment.HoldsRun(dir) {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
 }
