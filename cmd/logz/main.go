@@ -111,6 +111,10 @@ Usage:
   logz models [--json | --markdown]
                          list the model families with their trainers,
                          settings and estimators
+  logz data get NAME [--dir DIR] [--shifts] [--csv FILE [--any-checksum]]
+                         fetch and verify a data set (mnist, fashion-mnist,
+                         digits) into where logz reads it, or into DIR;
+                         --shifts, --csv and --any-checksum are for digits
   logz version           print the version
   logz help [COMMAND]    show help
 
@@ -160,6 +164,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdPlot(rest, stdout)
 	case "models":
 		return cmdModels(rest, stdout)
+	case "data":
+		return cmdData(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		if len(rest) > 0 {
 			return usageError{fmt.Sprintf("version: unexpected argument %q", rest[0])}

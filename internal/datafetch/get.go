@@ -326,7 +326,7 @@ func (g *getter) install(f File, r io.Reader, from string) (string, error) {
 		other += ".gz"
 	}
 	os.Remove(filepath.Join(g.dir, other))
-	fmt.Fprintf(g.log, "  %s  ok\n", path)
+	fmt.Fprintf(g.log, "  %s  ok (from %s)\n", path, from)
 	return path, nil
 }
 
@@ -415,7 +415,11 @@ func FindHint(set Set, dir string) string {
 		}
 		return fmt.Sprintf("logz finds them there when run from %s (its default is ./%s, relative to where it runs); from elsewhere:\n  export %s=%s", mustWd(), set.DefaultDir, set.Env, abs)
 	}
-	return fmt.Sprintf("logz looks in %s by default; to read these:\n  export %s=%s", set.DefaultDir, set.Env, abs)
+	def := set.DefaultDir
+	if !filepath.IsAbs(def) {
+		def = "./" + def
+	}
+	return fmt.Sprintf("logz looks in %s by default; to read these:\n  export %s=%s", def, set.Env, abs)
 }
 
 func mustWd() string {

@@ -5,9 +5,11 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,22 +44,26 @@ func (g *getter) fromHTTP(ctx context.Context, src Source, missing []File) ([]Fi
 	return nil, nil
 }
 
-func (g *getter) download(ctx context.Context, url string, f File) error {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+func (g *getter) download(ctx context.Context, addr string, f File) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr, nil)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("User-Agent", "logz-data-get")
-	fmt.Fprintf(g.log, "fetching %s ...\n", url)
+	fmt.Fprintf(g.log, "fetching %s ...\n", addr)
 	resp, err := g.client.Do(req)
 	if err != nil {
+		var ue *url.Error // "Get URL: …": the URL is named already
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		return fmt.Errorf("unreachable: %w", err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("%s: HTTP %s", url, resp.Status)
+		return fmt.Errorf("%s: HTTP %s", addr, resp.Status)
 	}
-	_, err = g.install(f, resp.Body, url)
+	_, err = g.install(f, resp.Body, addr)
 	return err
 }
 
