@@ -160,7 +160,7 @@ func TestDataGet(t *testing.T) {
 	if err == nil || errors.As(err, &ue) {
 		t.Fatalf("nothing reachable: %v (%T), want a failure that is not a usage error", err, err)
 	}
-	for _, want := range []string{"could not get toy-labels into " + empty, "Download toy-labels.gz from https://toy.example/, and put them in " + empty, "$LOGZ_TOY_FOR_TESTS"} {
+	for _, want := range []string{"could not get toy-labels into " + empty, "By hand: download toy-labels.gz from https://toy.example/ into " + empty, "export LOGZ_TOY_FOR_TESTS=" + empty} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("error does not say %q:\n%v", want, err)
 		}

@@ -86,11 +86,12 @@ func (e *UnavailableError) Error() string {
 	for _, t := range e.Tried {
 		fmt.Fprintf(&b, "  %s\n", t)
 	}
-	fmt.Fprintf(&b, "Download %s, and put them in %s", e.Set.Manual, e.Dir)
-	if e.Set.Digits == nil {
-		fmt.Fprintf(&b, " (raw or .gz), then run this again to check them")
+	if e.Set.Digits != nil {
+		fmt.Fprintf(&b, "By hand: download %s, then run this again with --csv FILE; it writes the IDX files into %s.\n", e.Set.Manual, e.Dir)
+	} else {
+		fmt.Fprintf(&b, "By hand: download %s into %s (raw or .gz), then run this again to check them.\n", e.Set.Manual, e.Dir)
 	}
-	fmt.Fprintf(&b, "; logz reads %s from $%s, else from %s", e.Set.Title, e.Set.Env, e.Set.DefaultDir)
+	b.WriteString(FindHint(e.Set, e.Dir))
 	return b.String()
 }
 
@@ -334,11 +335,17 @@ func (g *getter) install(f File, r io.Reader, from string) (string, error) {
 // fails for a file is left for the next one for that file and the ones
 // after it; files it already gave are kept (they are verified).
 func (g *getter) fetch(ctx context.Context, missing []File) error {
+	_, statErr := os.Stat(g.dir)
 	if err := os.MkdirAll(g.dir, 0o755); err != nil {
 		return g.unwritable(missing, err)
 	}
 	if err := checkWritable(g.dir); err != nil {
 		return g.unwritable(missing, err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		// Made here: removed again if it stays empty (os.Remove keeps a
+		// directory that holds anything).
+		defer os.Remove(g.dir)
 	}
 	var tried []string
 	for _, src := range g.set.Sources {
@@ -419,7 +426,7 @@ func FindHint(set Set, dir string) string {
 	if !filepath.IsAbs(def) {
 		def = "./" + def
 	}
-	return fmt.Sprintf("logz looks in %s by default; to read these:\n  export %s=%s", def, set.Env, abs)
+	return fmt.Sprintf("logz looks in %s by default (%s unset); to read these:\n  export %s=%s", def, set.Env, set.Env, abs)
 }
 
 func mustWd() string {

