@@ -30,6 +30,10 @@ const MaxFileBytes = 1 << 30
 // the package tools.
 const DefaultTimeout = 15 * time.Minute
 
+// DefaultStallTimeout bounds the wait for the next bytes of a download
+// (or for its response) before the source is given up as stalled.
+const DefaultStallTimeout = time.Minute
+
 // Options says where Get writes and how it talks.
 type Options struct {
 	// Dir is the directory to fill; "" means $Env of the set, else its
@@ -48,6 +52,9 @@ type Options struct {
 	Client *http.Client
 	// Timeout bounds the whole Get (0: DefaultTimeout).
 	Timeout time.Duration
+	// StallTimeout bounds the wait for the next bytes of a download
+	// (0: DefaultStallTimeout).
+	StallTimeout time.Duration
 	// IsRoot reports whether apt-get install may run (nil: effective user
 	// id 0).
 	IsRoot func() bool

@@ -335,6 +335,41 @@ func TestGetTimeout(t *testing.T) {
 	}
 }
 
+// TestGetStalled: a server that sends part of a file and then nothing is
+// given up after the stall timeout, long before the overall one, and the
+// next source gives the files. Mutation: the stall timer not cancelling
+// the request makes Get wait for the overall timeout and fail.
+func TestGetStalled(t *testing.T) {
+	noPATH(t)
+	fx := newFixture()
+	good, _ := fx.server(t, nil)
+	block := make(chan struct{})
+	defer close(block)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write(gz(t, fx.raw["a-images"])[:10])
+		w.(http.Flusher).Flush()
+		select {
+		case <-block:
+		case <-r.Context().Done():
+		}
+	}))
+	defer slow.Close()
+	dir := t.TempDir()
+	set := fx.set(dir, Source{Kind: HTTP, URL: slow.URL + "/", Suffix: ".gz"}, Source{Kind: HTTP, URL: good.URL + "/", Suffix: ".gz"})
+	var log bytes.Buffer
+	start := time.Now()
+	if _, err := Get(context.Background(), set, Options{Log: &log, Timeout: 5 * time.Second, StallTimeout: 300 * time.Millisecond}); err != nil {
+		t.Fatalf("Get: %v\n%s", err, log.String())
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	if !strings.Contains(log.String(), slow.URL+"/a-images.gz: stalled: no data for 300ms") {
+		t.Errorf("log does not say the first source stalled:\n%s", log.String())
+	}
+	fx.checkFiles(t, dir)
+}
+
 // fakeTool writes an executable shell script name into bin.
 func fakeTool(t *testing.T, bin, name, body string) {
 	t.Helper()

@@ -14,6 +14,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"time"
 )
 
 // fromSource takes what it can of missing from src and returns what is
@@ -45,6 +47,24 @@ func (g *getter) fromHTTP(ctx context.Context, src Source, missing []File) ([]Fi
 }
 
 func (g *getter) download(ctx context.Context, addr string, f File) error {
+	stall := g.opt.StallTimeout
+	if stall <= 0 {
+		stall = DefaultStallTimeout
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var stalled atomic.Bool
+	timer := time.AfterFunc(stall, func() { stalled.Store(true); cancel() })
+	defer timer.Stop()
+	err := g.get(ctx, addr, f, func() { timer.Reset(stall) })
+	if err != nil && stalled.Load() {
+		return fmt.Errorf("%s: stalled: no data for %v", addr, stall)
+	}
+	return err
+}
+
+// get downloads addr into f, calling progress after every read.
+func (g *getter) get(ctx context.Context, addr string, f File, progress func()) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, addr, nil)
 	if err != nil {
 		return err
@@ -63,8 +83,22 @@ func (g *getter) download(ctx context.Context, addr string, f File) error {
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: HTTP %s", addr, resp.Status)
 	}
-	_, err = g.install(f, resp.Body, addr)
+	_, err = g.install(f, &progressReader{r: resp.Body, progress: progress}, addr)
 	return err
+}
+
+// progressReader calls progress after every read.
+type progressReader struct {
+	r        io.Reader
+	progress func()
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	if n > 0 {
+		p.progress()
+	}
+	return n, err
 }
 
 // run runs a command in dir, returning its stderr (trimmed) in the error.
