@@ -122,7 +122,7 @@ func cmdDataGet(args []string, stdout, stderr io.Writer) error {
 	given := map[string]bool{}
 	flags.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	if given["dir"] && strings.TrimSpace(*dir) == "" {
-		return usageError{"data get: --dir \"\" names no folder; give a path, or leave --dir out for the default"}
+		return usageError{fmt.Sprintf("data get: --dir %q names no file or folder; give a path, or leave --dir out for the default, where logz reads the data set", *dir)}
 	}
 	if set.Digits == nil {
 		for _, f := range []string{"shifts", "csv", "any-checksum"} {
@@ -132,7 +132,7 @@ func cmdDataGet(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if given["csv"] && strings.TrimSpace(*csv) == "" {
-		return usageError{fmt.Sprintf("data get: --csv %q names no file", *csv)}
+		return usageError{fmt.Sprintf("data get: --csv %q names no file; give the path of a digits.csv or digits.csv.gz", *csv)}
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())

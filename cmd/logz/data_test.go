@@ -78,7 +78,9 @@ func TestDataUsageErrors(t *testing.T) {
 		{[]string{"data", "get", "cifar"}, `data get: unknown data set "cifar"; known: digits, fashion-mnist, mnist`},
 		{[]string{"data", "get", "mnist", "--shifts"}, "data get: --shifts is a flag of digits only, not of mnist"},
 		{[]string{"data", "get", "fashion-mnist", "--csv", "x.csv"}, "--csv is a flag of digits only"},
-		{[]string{"data", "get", "mnist", "--dir", ""}, `data get: --dir "" names no folder`},
+		{[]string{"data", "get", "mnist", "--dir", ""}, `data get: --dir "" names no file or folder; give a path, or leave --dir out for the default`},
+		{[]string{"data", "get", "mnist", "--dir", "  "}, `data get: --dir "  " names no file or folder`},
+		{[]string{"data", "get", " "}, `data get: argument 1 is empty (" ")`},
 		{[]string{"data", "get", "digits", "--csv", " "}, `data get: --csv " " names no file`},
 		{[]string{"data", "get", "mnist", "--bogus"}, "data get: flag provided but not defined: -bogus (see 'logz data get --help')"},
 	} {
