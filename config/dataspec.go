@@ -36,7 +36,7 @@ type dataScheme struct {
 var dataSchemes = []dataScheme{
 	{"mnist", []string{"train", "test"}, "MNIST IDX files from data_dir, $LOGZ_DATA_DIR or ./data/mnist"},
 	{"fashion-mnist", []string{"train", "test"}, "Fashion-MNIST IDX files from data_dir or /usr/share/datasets/fashion-mnist"},
-	{"digits", []string{"train", "train-shifted", "test"}, "UCI digits (8×8) IDX files of scripts/get-data.sh digits from data_dir, $LOGZ_DIGITS_DIR or ./data/digits"},
+	{"digits", []string{"train", "train-shifted", "test"}, "UCI digits (8×8) IDX files of logz data get digits from data_dir, $LOGZ_DIGITS_DIR or ./data/digits"},
 	{"idx", nil, "an IDX image file (gzip or not)"},
 	{"npy", nil, "an N×D .npy array of 0/1 (bool, integer, float32 or float64 dtype)"},
 	{"planted", []string{"train", "valid", "test"}, "samples of the planted synthetic RBM (data.planted)"},

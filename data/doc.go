@@ -6,7 +6,7 @@
 //	mnist:train|test           MNIST IDX files from Options.DataDir, $LOGZ_DATA_DIR or ./data/mnist
 //	fashion-mnist:train|test   the same file names from Options.FashionDir, $LOGZ_FASHION_DIR or
 //	                           /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist)
-//	digits:train|train-shifted|test  the UCI digits (8×8) that scripts/get-data.sh digits writes,
+//	digits:train|train-shifted|test  the UCI digits (8×8) that logz data get digits writes,
 //	                           from Options.DigitsDir, $LOGZ_DIGITS_DIR or ./data/digits
 //	idx:PATH                   an IDX file of unsigned-byte images (N×rows×cols or N×D), raw or gzip
 //	npy:PATH                   an N×D .npy array of 0/1 values (bool, integer, float32 or float64)

@@ -45,7 +45,7 @@ func (s Spec) String() string {
 //
 //	mnist:train | mnist:test                  MNIST IDX files (see Load for the directory)
 //	fashion-mnist:train | fashion-mnist:test  Fashion-MNIST IDX files
-//	digits:train | digits:train-shifted | digits:test  UCI digits IDX files (scripts/get-data.sh digits)
+//	digits:train | digits:train-shifted | digits:test  UCI digits IDX files (logz data get digits)
 //	idx:PATH                                  an IDX file of images, raw or gzip
 //	npy:PATH                                  an N×D .npy array of 0/1 values
 //	planted:train | planted:valid | planted:test  synthetic data from a planted RBM
@@ -103,7 +103,7 @@ type Options struct {
 	// dataset-fashion-mnist).
 	FashionDir string
 	// DigitsDir is the directory of the UCI digits IDX files that
-	// scripts/get-data.sh digits writes; "" means $LOGZ_DIGITS_DIR, else
+	// logz data get digits writes; "" means $LOGZ_DIGITS_DIR, else
 	// ./data/digits.
 	DigitsDir string
 	// Binarize is required for grey images (mnist, fashion-mnist, idx);
@@ -224,7 +224,7 @@ func Find(spec string, opt Options) (string, error) {
 func findImages(sp Spec, opt Options) (string, error) {
 	dir, from := opt.DataDir, "the data directory option"
 	env, def := EnvDataDir, DefaultMNISTDir
-	hint := "run scripts/get-data.sh mnist " + DefaultMNISTDir + ", or point " + EnvDataDir + " or the data directory option at a directory holding the IDX files"
+	hint := "run logz data get mnist (it fetches and verifies them into " + DefaultMNISTDir + "), or point " + EnvDataDir + " or the data directory option at a directory holding the IDX files"
 	base := "train-images-idx3-ubyte"
 	if sp.Part == "test" {
 		base = "t10k-images-idx3-ubyte"
@@ -233,7 +233,7 @@ func findImages(sp Spec, opt Options) (string, error) {
 	case "fashion-mnist":
 		dir, from = opt.FashionDir, "the Fashion-MNIST directory option"
 		env, def = EnvFashionDir, DefaultFashionDir
-		hint = "install the Debian package dataset-fashion-mnist (apt-get install dataset-fashion-mnist, or scripts/get-data.sh fashion-mnist), or point " + EnvFashionDir + " at a directory holding the IDX files"
+		hint = "run logz data get fashion-mnist (as root it installs the Debian package dataset-fashion-mnist if no download works; with --dir DIR it writes DIR), or point " + EnvFashionDir + " at a directory holding the IDX files"
 	case "digits":
 		dir, from = opt.DigitsDir, "the digits directory option"
 		env, def = EnvDigitsDir, DefaultDigitsDir
@@ -242,7 +242,7 @@ func findImages(sp Spec, opt Options) (string, error) {
 		if sp.Part == "train-shifted" {
 			flag = " --shifts"
 		}
-		hint = "run scripts/get-data.sh digits " + DefaultDigitsDir + flag + ", or point " + EnvDigitsDir + " at the directory it wrote"
+		hint = "run logz data get digits" + flag + " (it writes " + DefaultDigitsDir + "), or point " + EnvDigitsDir + " at the directory it wrote"
 	}
 	if dir == "" {
 		dir, from = os.Getenv(env), "$"+env

@@ -125,7 +125,7 @@ func TestLoadMNISTDirectories(t *testing.T) {
 	// Missing files: say where we looked, where the directory came from, and what to do.
 	empty := filepath.Join(root, "empty")
 	_, err = Load("mnist:test", Options{DataDir: empty, Binarize: thr})
-	for _, want := range []string{"mnist:test: no t10k-images-idx3-ubyte or t10k-images-idx3-ubyte.gz in " + empty, "the data directory option", "scripts/get-data.sh mnist"} {
+	for _, want := range []string{"mnist:test: no t10k-images-idx3-ubyte or t10k-images-idx3-ubyte.gz in " + empty, "the data directory option", "logz data get mnist (it fetches and verifies them into data/mnist)"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("missing MNIST: got %v, want it to contain %q", err, want)
 		}
@@ -288,7 +288,7 @@ func TestLoadDigits(t *testing.T) {
 	}
 	empty := t.TempDir()
 	_, err := Load("digits:train-shifted", Options{DigitsDir: empty, Binarize: thr})
-	for _, want := range []string{"digits:train-shifted: no digits-train-shifted-images-idx3-ubyte or digits-train-shifted-images-idx3-ubyte.gz in " + empty, "the digits directory option", "scripts/get-data.sh digits data/digits --shifts"} {
+	for _, want := range []string{"digits:train-shifted: no digits-train-shifted-images-idx3-ubyte or digits-train-shifted-images-idx3-ubyte.gz in " + empty, "the digits directory option", "logz data get digits --shifts (it writes data/digits)"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("missing digits: got %v, want it to contain %q", err, want)
 		}
@@ -296,7 +296,7 @@ func TestLoadDigits(t *testing.T) {
 	t.Setenv(EnvDigitsDir, "")
 	t.Chdir(t.TempDir())
 	_, err = Load("digits:test", Options{Binarize: thr})
-	for _, want := range []string{"in data/digits (directory from the default)", "scripts/get-data.sh digits data/digits,"} {
+	for _, want := range []string{"in data/digits (directory from the default)", "logz data get digits (it writes data/digits),"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("missing digits in the default directory: got %v, want it to contain %q", err, want)
 		}

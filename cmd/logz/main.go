@@ -116,6 +116,10 @@ Usage:
   logz configs [show NAME]
                          list the configs built into logz (run one with
                          'logz run NAME'), or print one
+  logz data get NAME [--dir DIR] [--shifts] [--csv FILE [--any-checksum]]
+                         fetch and verify a data set (mnist, fashion-mnist,
+                         digits) into where logz reads it, or into DIR;
+                         --shifts, --csv and --any-checksum are for digits
   logz version           print the version
   logz help [COMMAND]    show help
 
@@ -167,6 +171,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdModels(rest, stdout)
 	case "configs":
 		return cmdConfigs(rest, stdout, stderr)
+	case "data":
+		return cmdData(rest, stdout, stderr)
 	case "version", "--version", "-version":
 		if len(rest) > 0 {
 			return usageError{fmt.Sprintf("version: unexpected argument %q", rest[0])}

@@ -324,7 +324,7 @@ func TestBadInvocations(t *testing.T) {
 		{[]string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "planted:test"}, "20 units per example but the model"},
 		{[]string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "npy:../../models/testdata/numpy_data.npy", "--chains", "1"}, "--chains wants"},
 		{[]string{"eval", "--model", "../../models/testdata/numpy_expected.json", "--data", "planted:test"}, "numpy_expected.json"},
-		{[]string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "mnist:test", "--data-dir", dir}, "get-data.sh"},
+		{[]string{"eval", "--model", "../../models/testdata/numpy_rbm.npz", "--data", "mnist:test", "--data-dir", dir}, "logz data get mnist"},
 	}
 	for _, c := range cases {
 		_, _, err := runLogz(t, c.args...)
