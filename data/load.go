@@ -15,7 +15,7 @@ import (
 
 // Default directories and the environment variables that override them.
 const (
-	DefaultMNISTDir   = "data/mnist" // relative to the working directory
+	DefaultMNISTDir   = "data/mnist" // relative to the working directory; see DefaultDir
 	DefaultFashionDir = "/usr/share/datasets/fashion-mnist"
 	DefaultDigitsDir  = "data/digits"      // relative to the working directory
 	EnvDataDir        = "LOGZ_DATA_DIR"    // MNIST directory
@@ -220,11 +220,38 @@ func Find(spec string, opt Options) (string, error) {
 	return findImages(sp, opt)
 }
 
+// DefaultDir returns the folder a data set is read from (and `logz data
+// get` fills) when neither its option nor its environment variable names
+// one: local, relative to the working directory, when that folder exists
+// there (a clone whose scripts filled ./data/mnist), else the per-user
+// folder UserDir(name), so that a shipped config finds its data from any
+// folder.
+func DefaultDir(local, name string) string {
+	if st, err := os.Stat(local); err == nil && st.IsDir() {
+		return local
+	}
+	if u := UserDir(name); u != "" {
+		return u
+	}
+	return local
+}
+
+// UserDir is the per-user folder of data set name,
+// <user cache folder>/logz/<name> (e.g. ~/.cache/logz/mnist on Linux), or
+// "" when the system names no user cache folder.
+func UserDir(name string) string {
+	c, err := os.UserCacheDir()
+	if err != nil || c == "" {
+		return ""
+	}
+	return filepath.Join(c, "logz", name)
+}
+
 // findImages returns the image file of an mnist or fashion-mnist spec.
 func findImages(sp Spec, opt Options) (string, error) {
 	dir, from := opt.DataDir, "the data directory option"
-	env, def := EnvDataDir, DefaultMNISTDir
-	hint := "run logz data get mnist (it fetches and verifies them into " + DefaultMNISTDir + "), or point " + EnvDataDir + " or the data directory option at a directory holding the IDX files"
+	env, def := EnvDataDir, DefaultDir(DefaultMNISTDir, "mnist")
+	hint := "run logz data get mnist (it fetches and verifies them into " + def + "), or point " + EnvDataDir + " or the data directory option at a directory holding the IDX files"
 	base := "train-images-idx3-ubyte"
 	if sp.Part == "test" {
 		base = "t10k-images-idx3-ubyte"
@@ -236,13 +263,13 @@ func findImages(sp Spec, opt Options) (string, error) {
 		hint = "run logz data get fashion-mnist (as root it installs the Debian package dataset-fashion-mnist if no download works; with --dir DIR it writes DIR), or point " + EnvFashionDir + " at a directory holding the IDX files"
 	case "digits":
 		dir, from = opt.DigitsDir, "the digits directory option"
-		env, def = EnvDigitsDir, DefaultDigitsDir
+		env, def = EnvDigitsDir, DefaultDir(DefaultDigitsDir, "digits")
 		base = "digits-" + sp.Part + "-images-idx3-ubyte"
 		flag := ""
 		if sp.Part == "train-shifted" {
 			flag = " --shifts"
 		}
-		hint = "run logz data get digits" + flag + " (it writes " + DefaultDigitsDir + "), or point " + EnvDigitsDir + " at the directory it wrote"
+		hint = "run logz data get digits" + flag + " (it writes " + def + "), or point " + EnvDigitsDir + " at the directory it wrote"
 	}
 	if dir == "" {
 		dir, from = os.Getenv(env), "$"+env

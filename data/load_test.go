@@ -124,8 +124,10 @@ func TestLoadMNISTDirectories(t *testing.T) {
 
 	// Missing files: say where we looked, where the directory came from, and what to do.
 	empty := filepath.Join(root, "empty")
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
 	_, err = Load("mnist:test", Options{DataDir: empty, Binarize: thr})
-	for _, want := range []string{"mnist:test: no t10k-images-idx3-ubyte or t10k-images-idx3-ubyte.gz in " + empty, "the data directory option", "logz data get mnist (it fetches and verifies them into data/mnist)"} {
+	for _, want := range []string{"mnist:test: no t10k-images-idx3-ubyte or t10k-images-idx3-ubyte.gz in " + empty, "the data directory option", "logz data get mnist (it fetches and verifies them into " + filepath.Join(cache, "logz", "mnist") + ")"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("missing MNIST: got %v, want it to contain %q", err, want)
 		}
@@ -151,17 +153,28 @@ func TestLoadMNISTDirectories(t *testing.T) {
 	}
 }
 
+// TestLoadDefaultMNISTDir: without an option or $LOGZ_DATA_DIR, MNIST is
+// read from the per-user folder (<user cache>/logz/mnist), so a shipped
+// config finds it from any folder — or from ./data/mnist when that folder
+// exists, as in a clone whose scripts filled it.
 func TestLoadDefaultMNISTDir(t *testing.T) {
 	t.Setenv(EnvDataDir, "")
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	user := filepath.Join(cache, "logz", "mnist")
 	wd := t.TempDir()
 	t.Chdir(wd)
 	_, err := Load("mnist:train", Options{Binarize: Binarization{Method: Threshold}})
-	if err == nil || !strings.Contains(err.Error(), "in data/mnist (directory from the default)") {
+	if err == nil || !strings.Contains(err.Error(), "in "+user+" (directory from the default)") {
 		t.Errorf("got %v", err)
 	}
-	fakeMNIST(t, filepath.Join(wd, "data", "mnist"), []byte{255, 0, 0, 0}, []byte{0, 0, 0, 0})
-	if s, err := Load("mnist:train", Options{Binarize: Binarization{Method: Threshold}}); err != nil || s.N != 1 {
-		t.Errorf("default dir: %v %v", s, err)
+	fakeMNIST(t, user, []byte{255, 0, 0, 0}, []byte{0, 0, 0, 0})
+	if s, err := Load("mnist:train", Options{Binarize: Binarization{Method: Threshold}}); err != nil || s.N != 1 || s.Source.File != filepath.Join(user, "train-images-idx3-ubyte") {
+		t.Errorf("per-user dir: %+v %v", s, err)
+	}
+	fakeMNIST(t, filepath.Join(wd, "data", "mnist"), []byte{255, 0, 0, 255}, []byte{0, 0, 0, 0})
+	if s, err := Load("mnist:train", Options{Binarize: Binarization{Method: Threshold}}); err != nil || s.N != 1 || s.Source.File != filepath.Join(wd, "data", "mnist", "train-images-idx3-ubyte") {
+		t.Errorf("./data/mnist: %+v %v", s, err)
 	}
 }
 
@@ -287,8 +300,11 @@ func TestLoadDigits(t *testing.T) {
 		t.Errorf("digits:train from $%s: %+v %v", EnvDigitsDir, s, err)
 	}
 	empty := t.TempDir()
+	cache := t.TempDir()
+	t.Setenv("XDG_CACHE_HOME", cache)
+	user := filepath.Join(cache, "logz", "digits")
 	_, err := Load("digits:train-shifted", Options{DigitsDir: empty, Binarize: thr})
-	for _, want := range []string{"digits:train-shifted: no digits-train-shifted-images-idx3-ubyte or digits-train-shifted-images-idx3-ubyte.gz in " + empty, "the digits directory option", "logz data get digits --shifts (it writes data/digits)"} {
+	for _, want := range []string{"digits:train-shifted: no digits-train-shifted-images-idx3-ubyte or digits-train-shifted-images-idx3-ubyte.gz in " + empty, "the digits directory option", "logz data get digits --shifts (it writes " + user + ")"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("missing digits: got %v, want it to contain %q", err, want)
 		}
@@ -296,7 +312,7 @@ func TestLoadDigits(t *testing.T) {
 	t.Setenv(EnvDigitsDir, "")
 	t.Chdir(t.TempDir())
 	_, err = Load("digits:test", Options{Binarize: thr})
-	for _, want := range []string{"in data/digits (directory from the default)", "logz data get digits (it writes data/digits),"} {
+	for _, want := range []string{"in " + user + " (directory from the default)", "logz data get digits (it writes " + user + "),"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("missing digits in the default directory: got %v, want it to contain %q", err, want)
 		}

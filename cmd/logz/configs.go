@@ -18,7 +18,8 @@ Every config of the clone's configs/ folder is built into the binary:
 quickstart-sbn, logz run repro-raise-table1), from any folder. The list
 gives each one's name, model families, the data it reads and how long it
 takes; 'data: mnist' needs MNIST where logz looks for it (LOGZ_DATA_DIR,
-else ./data/mnist).
+else ./data/mnist when that folder exists, else ~/.cache/logz/mnist,
+where 'logz data get mnist' puts it).
 `
 
 func cmdConfigs(args []string, stdout, stderr io.Writer) error {

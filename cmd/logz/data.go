@@ -30,10 +30,13 @@ what to download, from where, and where to put it. At the end it says
 where the files are and how logz finds them.
 
 DIR defaults to where logz reads the data set: its environment variable
-when set, else ./data/mnist (mnist), /usr/share/datasets/fashion-mnist
-(fashion-mnist; writing there needs root, as installing the Debian package
-does), ./data/digits (digits). With --dir elsewhere, set the variable it
-names (LOGZ_DATA_DIR, LOGZ_FASHION_DIR, LOGZ_DIGITS_DIR).
+when set, else for mnist and digits ./data/mnist or ./data/digits when
+that folder exists (a clone), else the per-user folder
+~/.cache/logz/mnist or ~/.cache/logz/digits (the user cache folder,
+$XDG_CACHE_HOME when set), where logz finds them from any folder; for
+fashion-mnist /usr/share/datasets/fashion-mnist (writing there needs root,
+as installing the Debian package does). With --dir elsewhere, set the
+variable it names (LOGZ_DATA_DIR, LOGZ_FASHION_DIR, LOGZ_DIGITS_DIR).
 
 digits is scikit-learn's copy of the UCI optical digits (digits.csv.gz,
 1,797 images of 8×8 grey levels 0–16), checked row by row and written as

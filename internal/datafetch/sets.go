@@ -180,7 +180,7 @@ func Sets() []Set {
 		{
 			Name: "mnist", Title: "MNIST",
 			Files:      idxSet(MNISTSums),
-			DefaultDir: data.DefaultMNISTDir, Env: data.EnvDataDir,
+			DefaultDir: data.DefaultDir(data.DefaultMNISTDir, "mnist"), Env: data.EnvDataDir,
 			Sources: []Source{
 				{Kind: HTTP, URL: "https://yann.lecun.com/exdb/mnist/", Suffix: ".gz"},
 				{Kind: HTTP, URL: "https://ossci-datasets.s3.amazonaws.com/mnist/", Suffix: ".gz"},
@@ -204,7 +204,7 @@ func Sets() []Set {
 		{
 			Name: "digits", Title: "digits",
 			Files:      []File{{Name: DigitsCSV, SHA256: DigitsCSVSum}},
-			DefaultDir: data.DefaultDigitsDir, Env: data.EnvDigitsDir,
+			DefaultDir: data.DefaultDir(data.DefaultDigitsDir, "digits"), Env: data.EnvDigitsDir,
 			Sources: []Source{
 				{Kind: HTTP, URL: "https://raw.githubusercontent.com/scikit-learn/scikit-learn/1.2.1/sklearn/datasets/data/", Suffix: ".gz"},
 				{Kind: HTTP, URL: "https://raw.githubusercontent.com/scikit-learn/scikit-learn/main/sklearn/datasets/data/", Suffix: ".gz"},
