@@ -51,6 +51,9 @@ type runner struct {
 	// done are the final estimates an interrupted run recorded for the
 	// trained model (readRecorded), which the final evaluation reuses.
 	done map[int]kit.Entry
+	// pieces are the finished pieces of final entries an interrupted run
+	// recorded but did not finish (a sandwich's rounds).
+	pieces map[int][][]report.Row
 	// keep writes the experiment's rows so far where its mode keeps them
 	// (keepResults, or a training shard's part) and its epochs.csv; failed
 	// is the error its training stopped with, or nil.
@@ -193,6 +196,7 @@ func (r *runner) readRecorded() error {
 		for _, e := range p.Entries {
 			r.done[e.Index] = e
 		}
+		r.pieces = p.Pieces
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return fmt.Errorf("--resume: %w", err)
 	}
@@ -379,9 +383,22 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 		if e, ok := r.done[i]; ok {
 			prog.Entries = append(prog.Entries, e)
 		}
+		for k, piece := range r.pieces[i] {
+			if _, finished := r.done[i]; !finished {
+				prog.setPiece(i, k, piece)
+			}
+		}
 	}
 	ev := r.finalEnv()
-	ev.Done, ev.Progress, ev.Sharding = r.done, progress, sharding
+	ev.Done, ev.Progress, ev.Sharding, ev.Pieces = r.done, progress, sharding, r.pieces
+	ev.OnPiece = func(i int, name string, k int, rows []report.Row) error {
+		prog.setPiece(i, k, rows)
+		if err := st.write(func() error { return writeProgress(progressPath, prog) }); err != nil {
+			return err
+		}
+		st.set(exp.Name, fmt.Sprintf("%s trained (%d epochs), %d of %d final estimators recorded, and %d piece(s) of %s", exp.Name, tr.Completed(), len(prog.Entries), len(exp.Evaluate.Final), k+1, name))
+		return nil
+	}
 	ev.Artifact = func(a kit.Artifact) error {
 		return st.write(func() error { return writeArtifact(r.dir, a) })
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/internal/atomicfile"
 )
@@ -65,9 +66,26 @@ func (s *Status) Stop() (out string, kept []string) {
 type finalProgress struct {
 	Epoch   int         `json:"epoch"`
 	Entries []kit.Entry `json:"entries"`
+	// Pieces are the finished pieces (a sandwich's rounds) of entries not
+	// finished yet, by entry index; an entry's are dropped when it is.
+	Pieces map[int][][]report.Row `json:"pieces,omitempty"`
+}
+
+// setPiece records piece k of entry i (the pieces before it are there).
+func (p *finalProgress) setPiece(i, k int, rows []report.Row) {
+	if p.Pieces == nil {
+		p.Pieces = map[int][][]report.Row{}
+	}
+	ps := p.Pieces[i]
+	for len(ps) <= k {
+		ps = append(ps, nil)
+	}
+	ps[k] = rows
+	p.Pieces[i] = ps
 }
 
 func (p *finalProgress) set(e kit.Entry) {
+	delete(p.Pieces, e.Index)
 	for i := range p.Entries {
 		if p.Entries[i].Index == e.Index {
 			p.Entries[i] = e
@@ -100,6 +118,15 @@ func readProgress(path string) (finalProgress, error) {
 		for j := range e.Rows {
 			if err := e.Rows[j].Validate(); err != nil {
 				return p, fmt.Errorf("%s: entries[%d].rows[%d]: %w", path, i, j, err)
+			}
+		}
+	}
+	for i, ps := range p.Pieces {
+		for k, rows := range ps {
+			for j := range rows {
+				if err := rows[j].Validate(); err != nil {
+					return p, fmt.Errorf("%s: pieces[%d][%d].rows[%d]: %w", path, i, k, j, err)
+				}
 			}
 		}
 	}

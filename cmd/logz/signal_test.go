@@ -2,15 +2,19 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/internal/testenv"
 )
 
@@ -164,4 +168,84 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(filepath.Dir(builtPath))
 	}
 	os.Exit(code)
+}
+
+// sandwichConfig runs a sandwich that never closes (until_gap tiny) over
+// three rounds, the last one long.
+const sandwichConfig = `name: sw
+seed: 5
+experiments:
+  - name: a
+    data: {train: planted:train, test: planted:test, planted: {train: 200, test: 40}}
+    model: {type: rbm, hidden: 6}
+    train: {epochs: 1, batch_size: 20}
+    evaluate:
+      splits: [test]
+      every_epoch: []
+      final:
+        - {name: sandwich, until_gap: 1e-9, start_betas: 1000, growth: 10, max_betas: 100000, schedule: linear, init: uniform, ais: {runs: 100}, raise: {chains: 2, examples: 4}}
+`
+
+// TestSandwichResumesAtItsRound kills a run (SIGKILL) in its sandwich's
+// third round, once final.progress.json records the first two, and
+// resumes it: the two recorded rounds are taken as they were (their rows
+// keep the recorded seconds), not computed again.
+func TestSandwichResumesAtItsRound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	bin := logzBinary(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "sw.yaml")
+	if err := os.WriteFile(cfg, []byte(sandwichConfig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "run")
+	cmd := exec.Command(bin, "run", cfg, "--out", out)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	progress := filepath.Join(out, "a", "final.progress.json")
+	var p struct {
+		Pieces map[string][][]report.Row `json:"pieces"`
+	}
+	deadline := time.Now().Add(60 * time.Second)
+	for len(p.Pieces["0"]) < 2 {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatal("no two rounds recorded within a minute")
+		}
+		time.Sleep(5 * time.Millisecond)
+		if b, err := os.ReadFile(progress); err == nil {
+			json.Unmarshal(b, &p)
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if len(p.Pieces["0"]) != 2 {
+		t.Skipf("the run got past round 3 before it was killed (%d rounds recorded)", len(p.Pieces["0"]))
+	}
+	if _, errOut, err := runLogz(t, "run", cfg, "--out", out, "--resume"); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	rows, err := report.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rounds [4]int
+	for _, r := range rows {
+		if r.Stage != report.StageFinal || r.Round == 0 {
+			continue
+		}
+		rounds[r.Round]++
+		if r.Round <= 2 {
+			rec := p.Pieces["0"][r.Round-1]
+			if !slices.ContainsFunc(rec, func(x report.Row) bool { return x.Estimator == r.Estimator && x.Seconds == r.Seconds }) {
+				t.Errorf("round %d %s took %v s: computed again, not the recorded row", r.Round, r.Estimator, r.Seconds)
+			}
+		}
+	}
+	if rounds[1] == 0 || rounds[2] == 0 || rounds[3] == 0 {
+		t.Errorf("rows per round %v; want rounds 1 to 3", rounds[1:])
+	}
 }

@@ -59,6 +59,16 @@ type Env struct {
 	// OnEntry, if set, is called when an entry has run, with its rows
 	// before the family's Finish step; an error stops the evaluation.
 	OnEntry func(Entry) error
+	// Pieces holds, by entry index, the pieces of work an interrupted run of
+	// this same evaluation finished for an entry that works in pieces (a
+	// sandwich's rounds) and did not finish: the entry takes them instead
+	// of computing them again (same seeds, so the same rows).
+	Pieces map[int][][]report.Row
+	// OnPiece, if set, is called when an entry that works in pieces has
+	// finished its piece-th piece (0, 1, …), with its rows; an error stops
+	// the evaluation. A run records them so that --resume continues at the
+	// piece it reached.
+	OnPiece func(entry int, estimator string, piece int, rows []report.Row) error
 	// Tracked, if set, holds estimator state kept across the evaluations
 	// of one experiment (the fitted q of a chi2 entry with track: true);
 	// the runner keeps it for the whole experiment, saves it in each
@@ -191,6 +201,36 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 		rows = fin.Finish(m, rows, ests)
 	}
 	return rows, nil
+}
+
+// recordedPiece returns the rows of piece k of the running entry that an
+// interrupted run recorded (Pieces), or false. A sharded evaluation
+// computes every piece itself.
+func (env *Env) recordedPiece(k int) ([]report.Row, bool) {
+	if env.Sharding != nil {
+		return nil, false
+	}
+	ps := env.Pieces[env.entry]
+	if k >= len(ps) || len(ps[k]) == 0 {
+		return nil, false
+	}
+	rows := make([]report.Row, len(ps[k]))
+	for i, r := range ps[k] {
+		rows[i] = r.Clone()
+	}
+	return rows, true
+}
+
+// finishedPiece tells OnPiece that the running entry finished piece k.
+func (env *Env) finishedPiece(k int, rows []report.Row) error {
+	if env.OnPiece == nil || env.Sharding != nil {
+		return nil
+	}
+	saved := make([]report.Row, len(rows))
+	for i, r := range rows {
+		saved[i] = r.Clone()
+	}
+	return env.OnPiece(env.entry, env.name, k, saved)
 }
 
 // markData sets the Data of every row of a split whose Source is known.

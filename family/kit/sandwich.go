@@ -173,12 +173,18 @@ func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (
 	}
 	for r, k := range ks {
 		a, ra := at(k)
-		var round []report.Row
+		// A round an interrupted run finished is taken as it was recorded
+		// (its seeds are the entry's and r, so computing it again would
+		// give the same rows).
+		round, recorded := env.recordedPiece(r)
 		for n, e := range []struct {
 			name string
 			run  Runner
 			set  Annealed
 		}{{"ais", ais, a}, {"raise", raise, ra}} {
+			if recorded {
+				break
+			}
 			sub := j
 			sub.Seed = seeds.Derive(j.Seed, uint64(n+1), uint64(r))
 			sub.Base.Estimator = e.name
@@ -188,8 +194,13 @@ func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (
 			}
 			round = append(round, rs...)
 		}
-		for i := range round {
-			round[i].Round = r + 1
+		if !recorded {
+			for i := range round {
+				round[i].Round = r + 1
+			}
+			if err := env.finishedPiece(r, round); err != nil {
+				return rows, err
+			}
 		}
 		last := r == len(ks)-1
 		closed, verdicts := judgeRound(round, tol)

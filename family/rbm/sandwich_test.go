@@ -1,7 +1,9 @@
 package rbm
 
 import (
+	"encoding/json"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -163,4 +165,77 @@ func TestSandwichSettings(t *testing.T) {
 	if len(p) != 0 {
 		t.Errorf("defaults: %q", p)
 	}
+}
+
+// TestSandwichResumesAtItsRound: an evaluation interrupted in a sandwich's
+// third round, resumed with the two rounds it recorded (Env.Pieces, as
+// final.progress.json keeps them), runs only the third round and gives the
+// rows of the uninterrupted evaluation, bit for bit. (Mutation check:
+// ignoring the recorded pieces runs rounds 1 and 2 again, which the
+// progress labels show.)
+func TestSandwichResumesAtItsRound(t *testing.T) {
+	x := examples(blockData(6, 0, 0))
+	s := sandwichOf(func(s *kit.Sandwich[AISSettings, kit.RAISE]) {
+		s.UntilGap, s.StartBetas, s.MaxBetas, s.Init = 1e-9, 10, 160, "uniform" // never closes: all three rounds
+		s.AIS.Runs, s.RAISE.Chains, s.RAISE.Examples = 50, 5, 0
+	})
+	list := []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "sandwich", Settings: s}}
+	var labels []string
+	env := kit.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 11,
+		Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x),
+		Progress: func(label string, total int64) (func(int64), func()) {
+			labels = append(labels, label)
+			return func(int64) {}, func() {}
+		}}
+	pieces := map[int][][]report.Row{}
+	env.OnPiece = func(entry int, name string, k int, rows []report.Row) error {
+		if name != "sandwich" || k != len(pieces[entry]) {
+			t.Errorf("piece %d of entry %d (%s) out of order", k, entry, name)
+		}
+		pieces[entry] = append(pieces[entry], rows)
+		return nil
+	}
+	want, err := env.Run(Family, blockRBM(8), list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pieces[1]) != 3 {
+		t.Fatalf("%d rounds recorded, want 3 (K %v)", len(pieces[1]), s.Rounds())
+	}
+	full := slices.Clone(labels)
+
+	labels = nil
+	env.OnPiece = nil
+	env.Pieces = map[int][][]report.Row{1: pieces[1][:2]}
+	got, err := env.Run(Family, blockRBM(8), list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	early := regexp.MustCompile(`× ?(10|40)( |$)`) // AIS 50×10, RAISE … × 40 β
+	if len(labels) != 2 {
+		t.Errorf("resumed at round 3: %d progress bars %q, want round 3's AIS and RAISE", len(labels), labels)
+	}
+	for _, l := range labels {
+		if early.MatchString(l) {
+			t.Errorf("resumed at round 3, the evaluation ran %q again (all labels %q; uninterrupted %q)", l, labels, full)
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("resumed: %d rows, uninterrupted %d", len(got), len(want))
+	}
+	for i := range want {
+		a, b := want[i], got[i]
+		a.Seconds, b.Seconds = 0, 0
+		if !reflectEqualRows(a, b) {
+			t.Errorf("row %d differs:\n uninterrupted %+v\n resumed       %+v", i, a, b)
+		}
+	}
+}
+
+// reflectEqualRows compares two rows field by field (their pointers'
+// values, every bit).
+func reflectEqualRows(a, b report.Row) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
 }
