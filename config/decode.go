@@ -22,12 +22,26 @@ type parser struct {
 	opt   Options
 	errs  ErrorList
 	warns []string
+	// origin is, after expandGrids, the index in the file as written of
+	// each experiment (a grid's points share their experiment's); nil
+	// when the file has no grid.
+	origin []int
+	// gridLines are the lines of the grids' values (expandGrids).
+	gridLines map[int][]gridValueLine
+}
+
+// written returns the index in the file as written of experiment i.
+func (p *parser) written(i int) int {
+	if i < len(p.origin) {
+		return p.origin[i]
+	}
+	return i
 }
 
 // warnf records a warning: a value that is valid but does nothing, or not
 // what it seems; the config is still read. File.Warnings holds them.
 func (p *parser) warnf(line int, path, format string, args ...any) {
-	e := &Error{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{File: p.file, Line: line, Path: p.gridPath(line, path), Msg: fmt.Sprintf(format, args...)}
 	if o, ok := p.overrideOf(line); ok {
 		e.Line, e.Set, e.Path = 0, o.Arg, o.shownPath(path)
 	}
@@ -38,7 +52,7 @@ func (p *parser) warnf(line int, path, format string, args ...any) {
 }
 
 func (p *parser) errorf(line int, path, format string, args ...any) {
-	e := &Error{File: p.file, Line: line, Path: path, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{File: p.file, Line: line, Path: p.gridPath(line, path), Msg: fmt.Sprintf(format, args...)}
 	if o, ok := p.overrideOf(line); ok {
 		e.Line, e.Set, e.Path = 0, o.Arg, o.shownPath(path)
 	}
@@ -123,6 +137,8 @@ func (p *parser) parse(data []byte) *File {
 	if root == nil {
 		return f
 	}
+	p.gridLines = map[int][]gridValueLine{}
+	p.expandGrids(root)
 	p.applyOverrides(root)
 	top := &scope{p: p, lines: map[string]where{}}
 	var baseNode, expNode *yaml.Node
@@ -189,7 +205,7 @@ func (p *parser) parse(data []byte) *File {
 			f.progress("reading", i, len(seq.Content))
 		}
 		item = deref(item)
-		prefix := fmt.Sprintf("experiments[%d]", i)
+		prefix := fmt.Sprintf("experiments[%d]", p.written(i))
 		if item.Kind != yaml.MappingNode {
 			p.errorf(item.Line, prefix, "expected a mapping (an experiment with name, data, model, train, evaluate), got %s", describe(item))
 			continue
@@ -221,13 +237,17 @@ func (p *parser) parse(data []byte) *File {
 		if e.Name != "" {
 			low := strings.ToLower(e.Name)
 			if prev, dup := seen[low]; dup {
+				what := ""
+				if !e.Grid.IsZero() {
+					what = " (a point of the grid of " + e.Grid.Of + ")"
+				}
 				if prev.name == e.Name {
-					s.errorAt("name", "duplicate experiment name %q (also experiments[%d]); names must be unique", e.Name, prev.index)
+					s.errorAt("name", "duplicate experiment name %q%s (also experiments[%d]); names must be unique", e.Name, what, prev.index)
 				} else {
-					s.errorAt("name", "experiment name %q differs from experiments[%d] %q only in case; names become directory names and must differ ignoring case", e.Name, prev.index, prev.name)
+					s.errorAt("name", "experiment name %q%s differs from experiments[%d] %q only in case; names become directory names and must differ ignoring case", e.Name, what, prev.index, prev.name)
 				}
 			} else {
-				seen[low] = named{i, e.Name}
+				seen[low] = named{p.written(i), e.Name}
 			}
 		}
 		f.Experiments = append(f.Experiments, e)

@@ -129,9 +129,11 @@ func (p *parser) applyOverrides(root *yaml.Node) {
 				exps = deref(e.val)
 			}
 		}
-		var items []*yaml.Node // the experiments the override changes
+		var items []int // the experiments the override changes
 		if exps != nil && exps.Kind == yaml.SequenceNode {
-			items = exps.Content
+			for i := range exps.Content {
+				items = append(items, i)
+			}
 		}
 		create := false // set in an experiment only where it sets the key itself
 		if o.Experiment != "" {
@@ -141,11 +143,11 @@ func (p *parser) applyOverrides(root *yaml.Node) {
 			if o.Experiment == "" {
 				setIn(root, append([]string{"base"}, leaf.path...), leaf.val, line, true)
 			}
-			for i, item := range items {
-				if m := deref(item); m.Kind == yaml.MappingNode {
+			for _, i := range items {
+				if m := deref(exps.Content[i]); m.Kind == yaml.MappingNode {
 					c := copyNode(m)
 					if setIn(c, leaf.path, leaf.val, line, create) {
-						items[i] = c
+						exps.Content[i] = c
 					}
 				}
 			}
@@ -153,24 +155,35 @@ func (p *parser) applyOverrides(root *yaml.Node) {
 	}
 }
 
-// named returns the part of the experiments list exps that holds the
-// experiment o names (a slice of exps.Content, so that it can be
-// replaced), reporting a name that is not there.
-func (p *parser) named(exps *yaml.Node, o Override, line int) []*yaml.Node {
+// named returns the indices in the experiments list exps of the
+// experiment o names, or of every point of the grid of that name (the
+// experiments a grid: key made, which record it in grid_point.of),
+// reporting a name that is not there.
+func (p *parser) named(exps *yaml.Node, o Override, line int) []int {
 	var names []string
+	var points []int
 	if exps != nil && exps.Kind == yaml.SequenceNode {
 		for i, item := range exps.Content {
 			if m := deref(item); m.Kind == yaml.MappingNode {
 				for _, e := range lookupPairs(m) {
-					if n := deref(e.val); e.key == "name" && n.Kind == yaml.ScalarNode {
+					n := deref(e.val)
+					switch {
+					case e.key == "name" && n.Kind == yaml.ScalarNode:
 						if n.Value == o.Experiment {
-							return exps.Content[i : i+1]
+							return []int{i}
 						}
 						names = append(names, n.Value)
+					case e.key == gridPointKey && n.Kind == yaml.MappingNode:
+						if of := child(n, "of"); of != nil && of.Value == o.Experiment {
+							points = append(points, i)
+						}
 					}
 				}
 			}
 		}
+	}
+	if len(points) > 0 {
+		return points
 	}
 	p.errorf(line, "", "no experiment named %q in the file (its experiments: %s)", o.Experiment, strings.Join(names, ", "))
 	return nil

@@ -141,6 +141,14 @@ func (v *validator) experiment(e *Experiment) {
 	case reservedName(e.Name) != "":
 		v.errorAt("name", "%s; choose another name", reservedName(e.Name))
 	}
+	if g := e.Grid; !g.IsZero() {
+		switch {
+		case !validName(g.Of):
+			v.errorAt("grid_point.of", "expected the name of the experiment whose grid made this one, got %q", g.Of)
+		case len(g.Axes) == 0 || len(g.Axes) != len(g.At):
+			v.errorAt("grid_point", "expected as many labels (at: %d) as axes (axes: %d), at least one", len(g.At), len(g.Axes))
+		}
+	}
 	for _, rv := range e.Reference.Values() {
 		v.check("reference."+rv.Split, rv.Value < 0 && finite(rv.Value), "a log-likelihood in nats (< 0)", rv.Value)
 	}
