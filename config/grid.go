@@ -62,9 +62,19 @@ func (g GridPoint) Seed() (string, bool) {
 }
 
 // Group names the point without its seed: the grid's experiment name and
-// its other coordinates, e.g. "rbm (train.learning_rate=0.05)"; the
-// points of one group differ only in their seed.
+// its other coordinates, e.g. "rbm (train.learning_rate=0.05)", or for a
+// name template the template with every axis but the seed filled in
+// ("cd1-s{seed}-32"); the points of one group differ only in their seed.
 func (g GridPoint) Group() string {
+	if strings.Contains(g.Of, "{") {
+		s := g.Of
+		for i, a := range g.Axes {
+			if a != SeedAxis && i < len(g.At) {
+				s = strings.ReplaceAll(s, "{"+a+"}", g.At[i])
+			}
+		}
+		return s
+	}
 	var parts []string
 	for i, a := range g.Axes {
 		if a != SeedAxis && i < len(g.At) {
@@ -352,7 +362,8 @@ func (p *parser) gridAxis(e kv, gpath, prefix string) (*gridAxis, bool) {
 // axis's label replaces its placeholder (every axis must appear);
 // otherwise the point's name is the experiment's followed by
 // ".KEY-LABEL" per axis, KEY the last key of the axis's path (its whole
-// path where two axes share the last key), e.g.
+// path where two axes share the last key, or where it is a seed other than
+// the experiment's), e.g.
 // rbm.learning_rate-0.05.seed-1: '=' cannot appear in a name, which
 // becomes a directory name.
 func (p *parser) gridNamer(name string, line int, prefix string, axes []*gridAxis) (func([]string) string, bool) {
@@ -418,7 +429,8 @@ func (p *parser) gridNamer(name string, line int, prefix string, axes []*gridAxi
 	}
 	for i, a := range axes {
 		keys[i] = a.keys[len(a.keys)-1]
-		if count[keys[i]] > 1 {
+		// data.planted.seed-0 must not read as the experiment's seed.
+		if count[keys[i]] > 1 || (keys[i] == SeedAxis && a.path != SeedAxis) {
 			keys[i] = a.path
 		}
 	}

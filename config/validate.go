@@ -143,8 +143,8 @@ func (v *validator) experiment(e *Experiment) {
 	}
 	if g := e.Grid; !g.IsZero() {
 		switch {
-		case !validName(g.Of):
-			v.errorAt("grid_point.of", "expected the name of the experiment whose grid made this one, got %q", g.Of)
+		case g.Of == "":
+			v.errorAt("grid_point.of", "expected the name of the experiment whose grid made this one, got nothing")
 		case len(g.Axes) == 0 || len(g.Axes) != len(g.At):
 			v.errorAt("grid_point", "expected as many labels (at: %d) as axes (axes: %d), at least one", len(g.At), len(g.Axes))
 		}
