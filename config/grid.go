@@ -200,13 +200,10 @@ func (p *parser) gridPoints(m *yaml.Node, g kv, index int) []*yaml.Node {
 			continue
 		}
 		for _, b := range axes {
-			short, long := b, a
-			if len(short.keys) > len(long.keys) {
-				short, long = long, short
-			}
-			if strings.Join(long.keys[:len(short.keys)], ".") == short.path {
-				p.errorf(e.line, join(gpath, e.key), "overlaps axis %s (line %d): one grid axis cannot set a key that another sets", b.path, b.line)
+			if k, clash := sharedKey(a, b); clash {
+				p.errorf(e.line, join(gpath, e.key), "overlaps axis %s (line %d): both set %s, and a point can hold one value there", b.path, b.line, k)
 				good = false
+				break
 			}
 		}
 		if good {
@@ -275,6 +272,28 @@ func (p *parser) gridPoints(m *yaml.Node, g kv, index int) []*yaml.Node {
 		}
 	}
 	return out
+}
+
+// sharedKey returns a key path that axes a and b both set (one leaf the
+// same as, or under, another), if any: train: {cd: {method: cd}} and
+// train.precision do not share one, train: {a: {k: 1}} and train.k do.
+func sharedKey(a, b *gridAxis) (string, bool) {
+	for _, av := range a.values {
+		for _, al := range av {
+			for _, bv := range b.values {
+				for _, bl := range bv {
+					x, y := strings.Join(al.path, "."), strings.Join(bl.path, ".")
+					if len(x) > len(y) {
+						x, y = y, x
+					}
+					if x == y || strings.HasPrefix(y, x+".") {
+						return x, true
+					}
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 // gridAxis reads one entry of a grid: a setting path and its values, a

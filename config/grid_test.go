@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -134,6 +136,7 @@ func TestGridNames(t *testing.T) {
   - name: m
     grid:
       train: {cd: {method: cd}, pcd: {method: pcd, learning_rate: 0.01}}
+      train.precision: {"64": float64}
       data.planted.seed: [0, 1]
       model.hidden: [3]
 `)
@@ -145,8 +148,8 @@ func TestGridNames(t *testing.T) {
 		names = append(names, e.Name)
 	}
 	want := "J0.1 J0.45 cd1-s1-32 cd1-s1-64 cd1-s2-32 cd1-s2-64 " +
-		"m.train-cd.data.planted.seed-0.hidden-3 m.train-cd.data.planted.seed-1.hidden-3 " +
-		"m.train-pcd.data.planted.seed-0.hidden-3 m.train-pcd.data.planted.seed-1.hidden-3"
+		"m.train-cd.precision-64.data.planted.seed-0.hidden-3 m.train-cd.precision-64.data.planted.seed-1.hidden-3 " +
+		"m.train-pcd.precision-64.data.planted.seed-0.hidden-3 m.train-pcd.precision-64.data.planted.seed-1.hidden-3"
 	if strings.Join(names, " ") != want {
 		t.Errorf("names\n %s\nwant\n %s", strings.Join(names, " "), want)
 	}
@@ -224,7 +227,7 @@ func TestGridErrors(t *testing.T) {
 		{"name", "  - name: a\n    grid: {name: [x, y]}\n",
 			[]string{`g.yaml:8: experiments[0].grid.name: a grid cannot set name`}},
 		{"overlapping axes", "  - name: a\n    grid: {train: {x: {epochs: 1}}, train.epochs: [2]}\n",
-			[]string{`g.yaml:8: experiments[0].grid.train.epochs: overlaps axis train`}},
+			[]string{`g.yaml:8: experiments[0].grid.train.epochs: overlaps axis train (line 8): both set train.epochs`}},
 		{"collision with another experiment", "  - name: a.seed-2\n  - name: a\n    grid: {seed: [1, 2]}\n",
 			[]string{`g.yaml:8: experiments[1].name: duplicate experiment name "a.seed-2" (a point of the grid of a) (also experiments[0])`}},
 		{"collision by a template", "  - name: \"a{seed}\"\n    grid: {seed: [1, 2]}\n  - name: a2\n",
@@ -263,4 +266,75 @@ func TestGridErrors(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "b.yaml:2: base.grid: a grid belongs to an experiment") {
 		t.Errorf("grid in base: %v", err)
 	}
+}
+
+// TestGridConfigsUnchanged: the shipped configs converted to grids
+// resolve to the experiments they listed by hand before (kept in
+// testdata/grid-before), with the same names, order, seeds and settings,
+// so that their committed runs in docs/runs stay theirs.
+func TestGridConfigsUnchanged(t *testing.T) {
+	before, err := filepath.Glob("testdata/grid-before/*.yaml")
+	if err != nil || len(before) != 5 {
+		t.Fatalf("fixtures: %v %v", before, err)
+	}
+	olds := map[string][]byte{}
+	for _, path := range before {
+		if olds[path], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	shipped := shippedConfigs(t) // moves to a temporary directory
+	for _, path := range before {
+		name := filepath.Base(path)
+		t.Run(name, func(t *testing.T) {
+			old := olds[path]
+			fo, err := Parse(old, name, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn, err := Parse([]byte(shipped[name]), name, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(shipped[name], "grid:") {
+				t.Fatalf("configs/%s has no grid", name)
+			}
+			if len(fo.Experiments) != len(fn.Experiments) {
+				t.Fatalf("%d experiments, before %d", len(fn.Experiments), len(fo.Experiments))
+			}
+			for i, eo := range fo.Experiments {
+				en := fn.Experiments[i]
+				if en.Grid.IsZero() {
+					t.Errorf("%s is not a grid point", en.Name)
+				}
+				en.Grid = GridPoint{}
+				a, b := describeSettings(eo), describeSettings(en)
+				if a != b {
+					t.Errorf("experiment %d differs from before:\n%s", i, lineDiff(a, b))
+				}
+			}
+			if fo.Sweep != fn.Sweep || fo.Seed != fn.Seed || fo.Name != fn.Name {
+				t.Errorf("file keys differ: %q %d %q, before %q %d %q", fn.Name, fn.Seed, fn.Sweep, fo.Name, fo.Seed, fo.Sweep)
+			}
+		})
+	}
+}
+
+// lineDiff lists the lines of a and b that differ.
+func lineDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	var out []string
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			out = append(out, "- "+x, "+ "+y)
+		}
+	}
+	return strings.Join(out, "\n")
 }
