@@ -42,6 +42,9 @@ type htmlReport struct {
 	meta       map[string]string
 	// sweep, if set, is the run's swept setting (report.SweepFigures).
 	sweep report.Sweep
+	// grid places the experiments that are points of a grid with seeds
+	// (reportGrid).
+	grid  report.Grid
 	mu    sync.Mutex
 	cache map[string]cachedFigures
 	// lastEnd and lastCost are the end and duration of the last write.
@@ -86,7 +89,12 @@ func (h *htmlReport) write(rows []report.Row) error {
 	if err != nil {
 		return err
 	}
-	if err := report.WriteHTMLAcross(&b, h.title, h.meta, rows, h.figures, across); err != nil {
+	seeds, err := report.GridFigures(rows, h.grid)
+	if err != nil {
+		return err
+	}
+	across = append(across, seeds...)
+	if err := report.WriteHTMLGrid(&b, h.title, h.meta, rows, h.figures, across, h.grid); err != nil {
 		return err
 	}
 	if len(across) > 0 {
@@ -201,17 +209,37 @@ func WriteHTMLReport(dir string, meta map[string]string) error {
 	}
 	name := filepath.Base(dir)
 	var sweep report.Sweep
+	var grid report.Grid
 	if data, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil && yaml.Unmarshal(data, &head) == nil && head.Name != "" {
 		name = head.Name
 		meta["seed"] = fmt.Sprint(head.Seed)
 		if sweep.Setting, sweep.X, err = config.SweepOf(data); err != nil {
 			return fmt.Errorf("%s: %w", config.ResolvedFile, err)
 		}
+		if grid, err = reportGrid(data); err != nil {
+			return fmt.Errorf("%s: %w", config.ResolvedFile, err)
+		}
 	}
 	meta["config"] = name
 	h := newHTMLReport(dir, "logz report: "+name, meta)
-	h.sweep = sweep
+	h.sweep, h.grid = sweep, grid
 	return h.write(rows)
+}
+
+// reportGrid returns the grid points with a seed axis of the experiments
+// of a resolved config, for the reports' means over seeds.
+func reportGrid(resolved []byte) (report.Grid, error) {
+	pts, err := config.GridOf(resolved)
+	if err != nil {
+		return nil, err
+	}
+	g := report.Grid{}
+	for name, p := range pts {
+		if seed, ok := p.Seed(); ok {
+			g[name] = report.GridPoint{Group: p.Group(), Seed: seed}
+		}
+	}
+	return g, nil
 }
 
 // ExperimentImages is what RedrawImages did in one experiment's folder.

@@ -161,13 +161,16 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 	if html.sweep.Setting, html.sweep.X, err = config.SweepOf(resolved); err != nil {
 		return nil, err
 	}
+	if html.grid, err = reportGrid(resolved); err != nil {
+		return nil, err
+	}
 	writeReport := func() error {
 		return opt.Status.write(func() error {
 			if err := report.WriteResults(resultsPath, rows); err != nil {
 				return err
 			}
 			if err := atomicfile.WriteFile(filepath.Join(opt.Out, config.ReportFile), func(w io.Writer) error {
-				return report.WriteMarkdown(w, "logz report: "+f.Name, meta, rows)
+				return report.WriteMarkdownGrid(w, "logz report: "+f.Name, meta, rows, html.grid)
 			}); err != nil {
 				return err
 			}
@@ -203,7 +206,7 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 		}
 	}
 	final := finalRows(rows)
-	if err := report.RenderTable(opt.Stdout, final, report.TableOptions{}); err != nil {
+	if err := report.RenderTable(opt.Stdout, final, report.TableOptions{Grid: html.grid}); err != nil {
 		return rows, err
 	}
 	if err := report.RenderSandwich(opt.Stdout, final, report.TableOptions{}); err != nil {

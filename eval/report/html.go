@@ -23,6 +23,13 @@ func WriteHTML(w io.Writer, title string, meta map[string]string, rows []Row, fi
 // WriteHTMLAcross is WriteHTML with figures that span the experiments
 // (SweepFigures), shown under their own heading before the experiments'.
 func WriteHTMLAcross(w io.Writer, title string, meta map[string]string, rows []Row, figures Figures, across []Figure) error {
+	return WriteHTMLGrid(w, title, meta, rows, figures, across, nil)
+}
+
+// WriteHTMLGrid is WriteHTMLAcross for a run whose experiments g places
+// in grid points: the final tables add the mean ± SE over each point's
+// seeds (as report.md's do).
+func WriteHTMLGrid(w io.Writer, title string, meta map[string]string, rows []Row, figures Figures, across []Figure, g Grid) error {
 	if err := validateRows(rows); err != nil {
 		return fmt.Errorf("report: report.html: %w", err)
 	}
@@ -35,7 +42,7 @@ func WriteHTMLAcross(w io.Writer, title string, meta map[string]string, rows []R
 	}
 	d.b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	fmt.Fprintf(&d.b, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", html.EscapeString(title), htmlStyle)
-	writeDoc(d, title, meta, rows)
+	writeDoc(d, title, meta, rows, g)
 	if d.err != nil {
 		return d.err
 	}

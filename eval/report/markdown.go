@@ -12,11 +12,18 @@ import (
 // WriteMarkdown writes report.md, laid out by writeDoc, as
 // GitHub-flavoured Markdown.
 func WriteMarkdown(w io.Writer, title string, meta map[string]string, rows []Row) error {
+	return WriteMarkdownGrid(w, title, meta, rows, nil)
+}
+
+// WriteMarkdownGrid is WriteMarkdown for a run whose experiments g places
+// in grid points: the final tables add the mean ± SE over each point's
+// seeds.
+func WriteMarkdownGrid(w io.Writer, title string, meta map[string]string, rows []Row, g Grid) error {
 	if err := validateRows(rows); err != nil {
 		return fmt.Errorf("report: report.md: %w", err)
 	}
 	d := &markdownDoc{}
-	writeDoc(d, title, meta, rows)
+	writeDoc(d, title, meta, rows, g)
 	_, err := io.WriteString(w, strings.TrimRight(d.b.String(), "\n")+"\n")
 	return err
 }
@@ -43,7 +50,7 @@ type doc interface {
 // value for pll/recon, per split; "†" marks a number with warnings); and
 // finally every warning, grouped by experiment and text with where it
 // occurred.
-func writeDoc(d doc, title string, meta map[string]string, rows []Row) {
+func writeDoc(d doc, title string, meta map[string]string, rows []Row, g Grid) {
 	if title == "" {
 		title = "logz report"
 	}
@@ -59,7 +66,7 @@ func writeDoc(d doc, title string, meta map[string]string, rows []Row) {
 
 	d.heading(2, "Final estimates")
 	var fn footnotes
-	main, signals, legend, notes := finalTables(rows, DefaultWarningWidth, &fn)
+	main, signals, legend, notes := finalTables(rows, DefaultWarningWidth, &fn, g)
 	if main == nil && signals == nil {
 		d.para("No final estimates.")
 	}

@@ -31,6 +31,10 @@ type TableOptions struct {
 	WarningWidth int
 	// ASCII draws the borders with + - | instead of box-drawing characters.
 	ASCII bool
+	// Grid places the experiments that are points of a config's grid
+	// with a seed axis: each grid point's lines are followed by the mean
+	// ± SE over its seeds.
+	Grid Grid
 }
 
 // boundNotes explain, per estimator, on which side of the truth its numbers
@@ -426,7 +430,10 @@ const (
 // cheap-signals table from the final rows, numbering warnings in fn, and
 // returns the legend of the main table's cells and the notes that apply.
 // Columns that are empty in every line are left out.
-func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid, legend, notes []string) {
+//
+// Where g places experiments in grid points with seeds, each group's
+// lines are followed by the mean ± SE over its seeds (seedLines).
+func finalTables(rows []Row, warnWidth int, fn *footnotes, g Grid) (main, signals *grid, legend, notes []string) {
 	if warnWidth == 0 {
 		warnWidth = DefaultWarningWidth
 	}
@@ -473,7 +480,8 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		main.header = append(main.header, "True log Z", "Warnings")
 		main.align = append(main.align, alignRight, alignLeft)
 		hasSE, hasBracket, hasBDMC, hasCV, hasSub := false, false, false, false, false
-		for _, l := range mainLines {
+		means := seedLines(mainLines, g)
+		for i, l := range mainLines {
 			note(l)
 			if (l.lo1 == nil && l.hi1 != nil) || (l.lo3 == nil && l.hi3 != nil) {
 				undefinedLo = true
@@ -505,10 +513,35 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 			}
 			cells = append(cells, opt2(exact), fn.cell(l.warnings, warnWidth))
 			main.rows = append(main.rows, cells)
+			for _, m := range means[i] {
+				f := m.first
+				cells := []string{
+					m.label(), orMissing(f.model), estimatorLabel(f), chainsCell(f), intCell(f.betas),
+					m.cell(func(l *line) *float64 { return l.logZ }), Missing, Missing, m.minutes(),
+				}
+				for _, s := range cols {
+					cells = append(cells, m.cell(func(l *line) *float64 {
+						if r := l.splits[s]; r != nil {
+							return r.MeanLoglik
+						}
+						return nil
+					}))
+				}
+				cells = append(cells, m.cell(func(l *line) *float64 {
+					if l.exact == nil && l.estimator == "exact" {
+						return l.logZ
+					}
+					return l.exact
+				}), "")
+				main.rows = append(main.rows, cells)
+			}
 		}
 		main.dropEmptyColumns()
 		if hasSE {
 			legend = append(legend, legendSE)
+		}
+		if len(means) > 0 {
+			legend = append(legend, legendSeeds)
 		}
 		if hasBracket {
 			legend = append(legend, legendBracket)
@@ -544,7 +577,8 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		}
 		signals.header = append(signals.header, "Minutes", "Warnings")
 		signals.align = append(signals.align, alignRight, alignLeft)
-		for _, l := range sigLines {
+		means := seedLines(sigLines, g)
+		for i, l := range sigLines {
 			note(l)
 			cells := []string{l.experiment, orMissing(l.model), estimatorLabel(l)}
 			for _, s := range cols {
@@ -552,6 +586,13 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 			}
 			cells = append(cells, num2(l.seconds/60), fn.cell(l.warnings, warnWidth))
 			signals.rows = append(signals.rows, cells)
+			for _, m := range means[i] {
+				cells := []string{m.label(), orMissing(m.first.model), estimatorLabel(m.first)}
+				for _, s := range cols {
+					cells = append(cells, m.signal(s))
+				}
+				signals.rows = append(signals.rows, append(cells, m.minutes(), ""))
+			}
 		}
 		signals.dropEmptyColumns()
 	}
@@ -675,7 +716,7 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 		return fmt.Errorf("report: table: %w", err)
 	}
 	var fn footnotes
-	main, signals, legend, notes := finalTables(rows, opt.WarningWidth, &fn)
+	main, signals, legend, notes := finalTables(rows, opt.WarningWidth, &fn, opt.Grid)
 	var b strings.Builder
 	if main == nil && signals == nil {
 		b.WriteString("No final estimates.\n")
