@@ -189,6 +189,16 @@ func sameConfig(f *config.File, resolved []byte, dir, what, must string) error {
 	}
 	// The name and description are labels; everything else must match.
 	was.Name, was.Description = f.Name, f.Description
+	// So is an experiment's grid_point, which says which grid made it: a
+	// run of experiments written out by hand goes on under a config that
+	// makes the same experiments with a grid (and the other way round).
+	points := map[string]config.GridPoint{}
+	for _, e := range f.Experiments {
+		points[e.Name] = e.Grid
+	}
+	for i, e := range was.Experiments {
+		was.Experiments[i].Grid = points[e.Name]
+	}
 	wasResolved, err := was.Resolved()
 	if err != nil {
 		return err

@@ -91,3 +91,33 @@ func TestGridSharded(t *testing.T) {
 		}
 	}
 }
+
+// TestGridResumesHandWrittenRun: a run of experiments written out by hand
+// goes on (--resume) under the config that makes the same experiments
+// with a grid: grid_point labels an experiment, as its name does, and is
+// not a setting the run differs in.
+func TestGridResumesHandWrittenRun(t *testing.T) {
+	head, _, _ := strings.Cut(gridConfig, "experiments:\n")
+	byHand := head + `experiments:
+  - {name: rbm.learning_rate-0.05.seed-1, seed: 1, train: {learning_rate: 0.05}}
+  - {name: rbm.learning_rate-0.05.seed-2, seed: 2, train: {learning_rate: 0.05}}
+`
+	grid := head + `experiments:
+  - name: rbm
+    grid: {train.learning_rate: [0.05], seed: [1, 2]}
+`
+	dir := t.TempDir()
+	for i, y := range []string{byHand, grid} {
+		f, err := config.Parse([]byte(y), "grid-test.yaml", config.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var stderr, stdout strings.Builder
+		if _, err := experiment.Run(f, experiment.Options{Out: dir, Resume: i == 1, Stderr: &stderr, Stdout: &stdout}); err != nil {
+			t.Fatalf("run %d: %v\n%s", i, err, stderr.String())
+		}
+		if i == 1 && strings.Count(stderr.String(), "; kept") != 2 {
+			t.Errorf("the grid's resume did not keep the hand-written run's experiments:\n%s", stderr.String())
+		}
+	}
+}
