@@ -12,6 +12,10 @@
 // All problems of a file are collected and returned together as an
 // [ErrorList].
 //
+// An experiment's grid: key expands it, before anything else, into one
+// experiment per point of a product of settings and seeds (see grid.go and
+// docs/grid.md); the points are experiments like any other from then on.
+//
 // Defaults are values: [Default] returns a fully populated [Experiment]. A
 // file's optional `base:` mapping is decoded on top of Default(), and each
 // experiment on top of (a copy of) the result: mappings merge key by key,

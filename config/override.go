@@ -13,7 +13,9 @@ import (
 // Without NAME the value is set in the file's base: mapping (made if the
 // file has none) and replaces the key in every experiment that sets it
 // itself, so that every experiment of the file gets it. With NAME it is set
-// in that experiment alone. The change is made on the YAML node tree before
+// in that experiment alone, or, when no experiment has that name, in every
+// point of the grid written under it (grids are expanded first, so the
+// points set their grid's keys themselves). The change is made on the YAML node tree before
 // decoding, so the value is checked exactly as if the file held it, and
 // every problem with it is reported as the override's (Error.Set), not at a
 // line of the file.

@@ -57,7 +57,8 @@ for all, where --seed replaces the file's). VALUE is read as YAML (a
 scalar, [a, b] or {k: v}; '' for empty text) and checked as the file's
 values are. The value is set in base: and in every experiment that sets
 the key itself, so every experiment gets it; NAME:PATH=VALUE sets it in
-experiment NAME only. A mapping merges key by key (data={train: a,
+experiment NAME only (NAME may be a grid's experiment name: then in each
+of its points; docs/grid.md). A mapping merges key by key (data={train: a,
 test: b} is two --set), a list replaces the whole list; later --set win.
 config.resolved.yaml holds the values used, so --resume needs the same
 --set.
