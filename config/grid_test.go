@@ -182,6 +182,22 @@ func TestGridOverrides(t *testing.T) {
 	if got[0] != 5 || got[1] != 5 || got[2] != 2 || lr(f.Experiments[0]) != 0.05 || lr(f.Experiments[1]) != 0.2 {
 		t.Errorf("epochs %v, lr %g %g", got, lr(f.Experiments[0]), lr(f.Experiments[1]))
 	}
+	// Without NAME, a --set replaces the grid's values too: the points
+	// set the key themselves, as experiments written out would.
+	f, err = parseGrid(t, `  - name: rbm
+    grid: {train.learning_rate: [0.01, 0.02]}
+`, "train.learning_rate=0.3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range f.Experiments {
+		if lr(e) != 0.3 {
+			t.Errorf("%s: lr %g, want the --set's 0.3", e.Name, lr(e))
+		}
+	}
+	if _, err := parseGrid(t, exps, "nothere:train.epochs=5"); err == nil || !strings.Contains(err.Error(), `no experiment named "nothere" in the file`) {
+		t.Errorf("--set of an unknown name: %v", err)
+	}
 }
 
 func epochsOf(t *testing.T, e Experiment) int {
