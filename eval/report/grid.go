@@ -240,6 +240,16 @@ func gridFigure(split string, groups, labels []string, vals map[[2]string][]floa
 	if !drawn {
 		return nil, nil
 	}
+	// Room around the outer groups and the outer seeds' dots.
+	p.X.Min, p.X.Max = -0.5, float64(len(groups))-0.5
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, xs := range vals {
+		for _, x := range xs {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	pad := 0.08 * max(hi-lo, 1e-3)
+	p.Y.Min, p.Y.Max = min(p.Y.Min, lo-pad), max(p.Y.Max, hi+pad)
 	caption := "Each grid point's final " + split + " mean log-likelihood per estimator: the mean over its seeds (large mark) with bars ± SE = sd/√n " +
 		"(sd the standard deviation over the n seeds), and each seed's value (small dots beside it): the spread between seeds, " +
 		"which the tables give as \"mean of n seeds\"."
