@@ -764,6 +764,11 @@ func (s *scope) section(n *yaml.Node, rv reflect.Value, rel string, o sectionOpt
 			if o.skip != "" {
 				known = append([]string{o.skip}, known...)
 			}
+			if rv.Type() == experimentType && !s.isBase {
+				// An experiment's grid: is expanded before decoding; a
+				// misspelt one reaches here.
+				known = append(slices.Clip(known), gridKey)
+			}
 			s.p.unknownKey(e, s.full(rel), known)
 			continue
 		}

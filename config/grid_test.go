@@ -252,6 +252,8 @@ func TestGridErrors(t *testing.T) {
 			[]string{`g.yaml:7: experiments[0].name: the name template "a{seed}" has no {train.epochs}`}},
 		{"template with an unknown axis", "  - name: \"a{sed}\"\n    grid: {seed: [1]}\n",
 			[]string{`g.yaml:7: experiments[0].name: {sed} in the name is not an axis of the grid (its axes: seed)`}},
+		{"misspelt grid", "  - name: a\n    gird: {seed: [1]}\n",
+			[]string{`g.yaml:8: experiments[0].gird: unknown key (did you mean "grid"?`}},
 		{"no name", "  - grid: {seed: [1]}\n",
 			[]string{`g.yaml:7: experiments[0]: an experiment with a grid needs a name`}},
 		{"grid in base", "  - name: a\n", nil}, // see below
