@@ -11,7 +11,7 @@ import (
 )
 
 // TestConfigsCatalog: every shipped config is listed with its families,
-// data and time, and the README's table of configs gives each the time
+// data and time, and the reference's table of configs gives each the time
 // its file's "# Time:" line says (the file is the one source).
 func TestConfigsCatalog(t *testing.T) {
 	cat, err := configs.Catalog()
@@ -26,7 +26,7 @@ func TestConfigsCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := readRepo(t, "README.md")
+	readme := readRepo(t, "docs/reference.md")
 	for _, e := range cat {
 		if e.Time == "" || e.Description == "" || len(e.Families) == 0 || len(e.Data) == 0 {
 			t.Errorf("%s: incomplete entry %+v (every config has a description, a model and data, and a %q line)", e.Name, e, configs.TimePrefix)
@@ -36,11 +36,11 @@ func TestConfigsCatalog(t *testing.T) {
 		}
 		m := regexp.MustCompile("(?m)^\\| `" + regexp.QuoteMeta(e.Name) + "\\.yaml` \\| .* \\| (.*) \\|$").FindStringSubmatch(readme)
 		if m == nil {
-			t.Errorf("README.md's configs table has no row for %s", e.Name)
+			t.Errorf("docs/reference.md's configs table has no row for %s", e.Name)
 			continue
 		}
 		if cell := strings.NewReplacer(`\|`, "|", `\*`, "*").Replace(m[1]); cell != e.Time {
-			t.Errorf("README.md gives %s the time %q; its file says %q", e.Name, cell, e.Time)
+			t.Errorf("docs/reference.md gives %s the time %q; its file says %q", e.Name, cell, e.Time)
 		}
 	}
 }
