@@ -160,3 +160,27 @@ func TestDocLinks(t *testing.T) {
 		t.Errorf("only %d relative links in README.md and docs/*.md", n)
 	}
 }
+
+// TestDocsCiteNoHistory: the user documentation describes logz as it is:
+// no issue numbers, commit hashes, sessions or fixes. docs/reproductions.md
+// is left out: it records which build produced each committed run.
+func TestDocsCiteNoHistory(t *testing.T) {
+	history := regexp.MustCompile(`(?i)\bissues? #?[0-9]+|\bcommit [0-9a-f]{7,}|\bwas fixed\b|\bsessions?\b|\bPR #?[0-9]+`)
+	hash := regexp.MustCompile(`\b[0-9a-f]{7,40}\b`)
+	for _, doc := range docFiles(t) {
+		if doc == "docs/reproductions.md" {
+			continue
+		}
+		for i, l := range strings.Split(readRepo(t, doc), "\n") {
+			if m := history.FindString(l); m != "" {
+				t.Errorf("%s:%d cites history (%q): %.100s", doc, i+1, m, strings.TrimSpace(l))
+			}
+			for _, loc := range hash.FindAllStringIndex(l, -1) {
+				h := l[loc[0]:loc[1]]
+				if strings.ContainsAny(h, "abcdef") && strings.ContainsAny(h, "0123456789") && !strings.HasSuffix(l[:loc[0]], "sha256 ") {
+					t.Errorf("%s:%d names what looks like a commit, %s: %.100s", doc, i+1, h, strings.TrimSpace(l))
+				}
+			}
+		}
+	}
+}
