@@ -71,3 +71,53 @@ func TestRunShippedConfigByName(t *testing.T) {
 		t.Error("an unknown config name left a run folder")
 	}
 }
+
+// TestDocsConfigTimes: wherever the README or docs/ say "`NAME` takes T"
+// of a shipped config, T is the time its file's "# Time:" line gives.
+func TestDocsConfigTimes(t *testing.T) {
+	cat, err := configs.Catalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	times := map[string]string{}
+	for _, e := range cat {
+		times[e.Name] = e.Time
+	}
+	re := regexp.MustCompile("`([a-z0-9-]+)` takes ([0-9.]+ CPU-(?:s|min))")
+	n := 0
+	for _, doc := range docFiles(t) {
+		for _, m := range re.FindAllStringSubmatch(readRepo(t, doc), -1) {
+			n++
+			if want, ok := times[m[1]]; !ok {
+				t.Errorf("%s: %s is not a shipped config", doc, m[1])
+			} else if m[2] != want {
+				t.Errorf("%s says %s takes %s; configs/%s.yaml says %q", doc, m[1], m[2], m[1], want)
+			}
+		}
+	}
+	if n < 3 {
+		t.Errorf("only %d config times found in the docs", n)
+	}
+}
+
+// TestDocsConfigErrors: the reference's example of a config with errors
+// gives the messages it shows.
+func TestDocsConfigErrors(t *testing.T) {
+	ref := readRepo(t, "docs/reference.md")
+	file := markedBlock(t, "docs/reference.md", ref, "<!-- config errors example:")
+	want := markedBlock(t, "docs/reference.md", ref, "<!-- config errors output")
+	t.Chdir(t.TempDir())
+	if err := os.WriteFile("x.yaml", []byte(strings.Join(file, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := runLogz(t, "run", "x.yaml", "--out", "out")
+	if err == nil {
+		t.Fatal("logz run accepted the reference's bad config")
+	}
+	if got := "logz: " + err.Error(); got != strings.Join(want, "\n") {
+		t.Errorf("logz run x.yaml:\n%s\ndocs/reference.md shows:\n%s", got, strings.Join(want, "\n"))
+	}
+	if _, err := os.Stat("out"); err == nil {
+		t.Error("a config with errors left a run folder")
+	}
+}

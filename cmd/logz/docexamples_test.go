@@ -24,48 +24,6 @@ import (
 // within a factor of 20 and the quickstart's CPU time within a factor of 3
 // of the time its config file states.
 
-// markedBlock returns the lines that follow the line holding marker in
-// text, up to the first blank line after the block starts; a fenced block
-// is returned without its fences.
-func markedBlock(t *testing.T, doc, text, marker string) []string {
-	t.Helper()
-	i := strings.Index(text, marker)
-	if i < 0 {
-		t.Fatalf("%s has no %q marker", doc, marker)
-	}
-	lines := strings.Split(text[i:], "\n")[1:]
-	var out []string
-	fenced := false
-	for _, l := range lines {
-		if strings.HasPrefix(l, "```") {
-			if fenced {
-				break
-			}
-			fenced = true
-			continue
-		}
-		if !fenced && strings.TrimSpace(l) == "" {
-			break
-		}
-		out = append(out, strings.TrimRight(l, " "))
-	}
-	if len(out) == 0 {
-		t.Fatalf("%s: nothing after the %q marker", doc, marker)
-	}
-	return out
-}
-
-// cells splits a table row (Markdown | or the terminal's │) into trimmed cells.
-func cells(row, sep string) []string {
-	row = strings.TrimSpace(row)
-	row = strings.TrimPrefix(strings.TrimSuffix(row, sep), sep)
-	parts := strings.Split(row, sep)
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-	}
-	return parts
-}
-
 // firstBoxTable returns the header and rows of the first box-drawn table
 // logz printed.
 func firstBoxTable(out string) (header []string, rows [][]string) {
@@ -229,6 +187,27 @@ func TestREADMEQuickstartExamples(t *testing.T) {
 		compareJSON(t, "results.json example", want, got)
 	})
 
+	t.Run("samples.json", func(t *testing.T) {
+		ref := readRepo(t, "docs/reference.md")
+		block := markedBlock(t, "docs/reference.md", ref, "<!-- samples.json example:")
+		var want, got any
+		dec := json.NewDecoder(strings.NewReader(strings.Join(block, "\n")))
+		dec.UseNumber()
+		if err := dec.Decode(&want); err != nil {
+			t.Fatalf("docs/reference.md's samples.json example: %v", err)
+		}
+		b, err := os.ReadFile(filepath.Join(out, "cd1-h12", "samples.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dec = json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		if err := dec.Decode(&got); err != nil {
+			t.Fatal(err)
+		}
+		compareJSON(t, "samples.json example", want, got)
+	})
+
 	t.Run("sample --compare", func(t *testing.T) {
 		guide := readRepo(t, "docs/guide.md")
 		model := filepath.Join(out, "pcd1-h12", "model.npz")
@@ -336,10 +315,14 @@ func compareJSON(t *testing.T, path string, want, got any) {
 			}
 			return
 		}
-		d := 0
-		if _, frac, ok := strings.Cut(w.String(), "."); ok {
-			d = len(frac)
+		_, frac, ok := strings.Cut(w.String(), ".")
+		if !ok { // an integer: exactly
+			if w.String() != g.String() {
+				t.Errorf("%s: documented %s, logz writes %s", path, w, g)
+			}
+			return
 		}
+		d := len(frac)
 		if math.Abs(gf-wf) > 0.5*math.Pow(10, -float64(d))*(1+1e-9) {
 			t.Errorf("%s: documented %s, logz writes %s (%.*f)", path, w, g, d, gf)
 		}

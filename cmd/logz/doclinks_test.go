@@ -184,3 +184,45 @@ func TestDocsCiteNoHistory(t *testing.T) {
 		}
 	}
 }
+
+// markedBlock returns the lines that follow the line holding marker in
+// text, up to the first blank line after the block starts; a fenced block
+// is returned without its fences.
+func markedBlock(t *testing.T, doc, text, marker string) []string {
+	t.Helper()
+	i := strings.Index(text, marker)
+	if i < 0 {
+		t.Fatalf("%s has no %q marker", doc, marker)
+	}
+	lines := strings.Split(text[i:], "\n")[1:]
+	var out []string
+	fenced := false
+	for _, l := range lines {
+		if strings.HasPrefix(l, "```") {
+			if fenced {
+				break
+			}
+			fenced = true
+			continue
+		}
+		if !fenced && strings.TrimSpace(l) == "" {
+			break
+		}
+		out = append(out, strings.TrimRight(l, " "))
+	}
+	if len(out) == 0 {
+		t.Fatalf("%s: nothing after the %q marker", doc, marker)
+	}
+	return out
+}
+
+// cells splits a table row (Markdown | or the terminal's │) into trimmed cells.
+func cells(row, sep string) []string {
+	row = strings.TrimSpace(row)
+	row = strings.TrimPrefix(strings.TrimSuffix(row, sep), sep)
+	parts := strings.Split(row, sep)
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}

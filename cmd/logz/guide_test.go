@@ -253,3 +253,36 @@ func TestGuideGoExample(t *testing.T) {
 		t.Errorf("the guide's Go program printed\n%s\nthe guide shows\n%s", got, strings.Join(want, "\n"))
 	}
 }
+
+// TestGuideStatusExample runs the guide's `logz status` example — the first
+// of two shards of the Ising quickstart, then status — and compares what
+// status prints with the guide.
+func TestGuideStatusExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a shard of a config")
+	}
+	guide := readRepo(t, "docs/guide.md")
+	lines := markedBlock(t, "docs/guide.md", guide, "<!-- status example:")
+	t.Chdir(t.TempDir())
+	var quoted []string
+	var got string
+	for i, l := range lines {
+		cmd, ok := strings.CutPrefix(l, "$ ./logz ")
+		if !ok {
+			quoted = append(quoted, l)
+			continue
+		}
+		stdout, stderr, err := runLogz(t, strings.Fields(cmd)...)
+		if i == 0 {
+			if err == nil {
+				t.Errorf("%s: no error; the guide says it exits with status 1", l)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", l, err, stderr)
+		}
+		got = stdout
+	}
+	compareOutput(t, "docs/guide.md logz status example", quoted, got)
+}
