@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/configs"
+	"github.com/logz-ml/logz/eval/report"
 )
 
 // TestConfigsCatalog: every shipped config is listed with its families,
@@ -119,5 +120,21 @@ func TestDocsConfigErrors(t *testing.T) {
 	}
 	if _, err := os.Stat("out"); err == nil {
 		t.Error("a config with errors left a run folder")
+	}
+}
+
+// TestDocsEpochsCSVColumns: the reference lists the columns of epochs.csv
+// in the order logz writes them.
+func TestDocsEpochsCSVColumns(t *testing.T) {
+	ref := readRepo(t, "docs/reference.md")
+	block := markedBlock(t, "docs/reference.md", ref, "<!-- epochs.csv columns:")
+	var got []string
+	for _, l := range block[2:] {
+		for _, m := range regexp.MustCompile("`([a-z_0-9]+)`").FindAllStringSubmatch(cells(l, "|")[0], -1) {
+			got = append(got, m[1])
+		}
+	}
+	if strings.Join(got, ",") != strings.Join(report.EpochsCSVHeader, ",") {
+		t.Errorf("docs/reference.md's epochs.csv columns\n %s\nlogz writes\n %s", strings.Join(got, ","), strings.Join(report.EpochsCSVHeader, ","))
 	}
 }
