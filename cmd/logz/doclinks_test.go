@@ -142,9 +142,13 @@ func TestDocLinks(t *testing.T) {
 						t.Errorf("%s:%d: %s points outside the repository", doc, i+1, target)
 						continue
 					}
-					if _, err := os.Stat(filepath.Join(repoRoot, path)); err != nil {
+					fi, err := os.Stat(filepath.Join(repoRoot, path))
+					if err != nil {
 						t.Errorf("%s:%d: %s: no file %s", doc, i+1, target, path)
 						continue
+					}
+					if strings.HasPrefix(path, "docs/img/") && fi.Size() > 100<<10 {
+						t.Errorf("%s:%d: %s is %d kB; keep the docs' pictures under 100 kB", doc, i+1, path, fi.Size()>>10)
 					}
 				}
 				if anchor == "" || !strings.HasSuffix(path, ".md") {

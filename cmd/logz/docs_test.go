@@ -274,3 +274,26 @@ func TestDocTables(t *testing.T) {
 		}
 	}
 }
+
+// TestREADMETestCommandInCI: the test command the README gives is the one
+// .ci/run runs, so CI checks what a newcomer is told to type.
+func TestREADMETestCommandInCI(t *testing.T) {
+	var cmds []string
+	for _, b := range shellBlocks(readRepo(t, "README.md")) {
+		for _, l := range b {
+			if strings.HasPrefix(l, "go test") {
+				cmd, _, _ := strings.Cut(l, "#")
+				cmds = append(cmds, strings.TrimSpace(cmd))
+			}
+		}
+	}
+	if len(cmds) == 0 {
+		t.Fatal("README.md gives no go test command")
+	}
+	ci := strings.Split(readRepo(t, ".ci/run"), "\n")
+	for _, c := range cmds {
+		if !slices.Contains(ci, c) {
+			t.Errorf("README.md tells users to run %q; .ci/run does not run it", c)
+		}
+	}
+}
