@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,6 +109,17 @@ func TestDocsFlagReference(t *testing.T) {
 			return
 		}
 		t.Errorf("docs/reference.md's flag reference differs from the commands' flags; regenerate it with\n  go test ./cmd/logz -run TestDocsFlagReference -update-docs\nit should read:\n%s", want)
+	}
+	// Every command of `logz help` is in flagCommands (or has no flags of
+	// its own), so a new command gets its table.
+	var help bytes.Buffer
+	if err := run([]string{"help"}, &help, &help); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range regexp.MustCompile(`(?m)^  logz ([a-z-]+)`).FindAllStringSubmatch(help.String(), -1) {
+		if c := m[1]; c != "version" && c != "help" && !slices.Contains(flagCommands, c) {
+			t.Errorf("logz help lists the command %s, which flagCommands (docflags_test.go) lacks: add it so that docs/reference.md lists its flags", c)
+		}
 	}
 	// Every flag of a command is named in the command's usage line at the
 	// top of the reference, and the reference names no flag of a command
