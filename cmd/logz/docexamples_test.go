@@ -187,6 +187,27 @@ func TestREADMEQuickstartExamples(t *testing.T) {
 		compareJSON(t, "results.json example", want, got)
 	})
 
+	t.Run("run files", func(t *testing.T) {
+		tree := strings.Join(markedBlock(t, "docs/reference.md", readRepo(t, "docs/reference.md"), "<!-- run files:"), "\n")
+		err := filepath.WalkDir(out, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Name() == ".logz.lock" {
+				return err
+			}
+			rel, _ := filepath.Rel(out, p)
+			name := rel
+			if dir, file, ok := strings.Cut(rel, string(filepath.Separator)); ok && dir != "" {
+				name = "<experiment>/" + file
+			}
+			if !strings.Contains(tree, name) {
+				t.Errorf("the quickstart wrote %s, which docs/reference.md's list of run files lacks (%s)", rel, name)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+
 	t.Run("samples.json", func(t *testing.T) {
 		ref := readRepo(t, "docs/reference.md")
 		block := markedBlock(t, "docs/reference.md", ref, "<!-- samples.json example:")
