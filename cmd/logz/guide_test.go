@@ -247,6 +247,9 @@ func TestGuideGoExample(t *testing.T) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
+		if strings.Contains(stderr.String(), "GOPROXY=off") {
+			t.Skipf("a dependency is not in the module cache (go mod download fetches them):\n%s", stderr.String())
+		}
 		t.Fatalf("go run of the guide's program: %v\n%s", err, stderr.String())
 	}
 	if got := strings.TrimRight(string(out), "\n"); got != strings.Join(want, "\n") {
