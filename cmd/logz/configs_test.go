@@ -3,10 +3,13 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/configs"
 	"github.com/logz-ml/logz/eval/report"
 )
@@ -136,5 +139,59 @@ func TestDocsEpochsCSVColumns(t *testing.T) {
 	}
 	if strings.Join(got, ",") != strings.Join(report.EpochsCSVHeader, ",") {
 		t.Errorf("docs/reference.md's epochs.csv columns\n %s\nlogz writes\n %s", strings.Join(got, ","), strings.Join(report.EpochsCSVHeader, ","))
+	}
+}
+
+// TestDocsConfigKeys: the config reference's tables for the top level, an
+// experiment, data, data.planted and evaluate have a row for every key
+// the config reader accepts there (the model and train keys of every
+// family are the generated Model families section), and no row for a key
+// it does not accept.
+func TestDocsConfigKeys(t *testing.T) {
+	ref := readRepo(t, "docs/reference.md")
+	section := func(from, to string) string {
+		i := strings.Index(ref, from)
+		j := strings.Index(ref[i+1:], to)
+		if i < 0 || j < 0 {
+			t.Fatalf("docs/reference.md has no section from %q to %q", from, to)
+		}
+		return ref[i : i+1+j]
+	}
+	keys := func(v any, extra ...string) []string {
+		var out []string
+		rt := reflect.TypeOf(v)
+		for i := 0; i < rt.NumField(); i++ {
+			tag, _, _ := strings.Cut(rt.Field(i).Tag.Get("yaml"), ",")
+			if tag != "" && tag != "-" {
+				out = append(out, tag)
+			}
+		}
+		return append(out, extra...)
+	}
+	rowKey := regexp.MustCompile("^\\| ((?:`[a-z_]+`(?:, )?)+) \\|")
+	for _, c := range []struct {
+		what, from, to string
+		keys           []string
+	}{
+		{"top level", "\n### Top level\n", "\n### ", keys(config.File{}, "base")},
+		{"experiment", "\n### Experiment\n", "\n### ", keys(config.Experiment{})},
+		{"data", "\n### data\n", "**Data specs**", keys(config.Data{})},
+		{"data.planted", "**data.planted**", "\n### ", keys(config.Planted{})},
+		{"evaluate", "\n### evaluate\n", "**Estimators.**", keys(config.Evaluate{})},
+	} {
+		var got []string
+		for _, l := range strings.Split(section(c.from, c.to), "\n") {
+			if m := rowKey.FindStringSubmatch(l); m != nil {
+				for _, k := range strings.Split(m[1], ", ") {
+					got = append(got, strings.Trim(k, "`"))
+				}
+			}
+		}
+		slices.Sort(got)
+		want := slices.Clone(c.keys)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("docs/reference.md's %s table has the keys\n %v\nthe config reader accepts\n %v", c.what, got, want)
+		}
 	}
 }
