@@ -80,7 +80,7 @@ type Configured struct {
 // Estimator is one estimator of a family.
 type Estimator struct {
 	Name string
-	// Doc is one line for `logz models` and the README.
+	// Doc is one line for `logz models` and docs/reference.md.
 	Doc string
 	// New returns the estimator's settings at their defaults.
 	New func() Settings

@@ -1,5 +1,5 @@
 // Command logz trains binary latent-variable models from a YAML experiment
-// file and measures them in nats. See `logz help` and the README.
+// file and measures them in nats. See `logz help`, the README and docs/.
 package main
 
 import (

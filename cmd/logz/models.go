@@ -17,7 +17,8 @@ Lists the registered model families: for each, what it is, its trainers
 (the values of train.method), its model: and train: settings with their
 defaults, its estimators with their settings and defaults (and the
 'logz eval' flags that set them), and its default evaluate lists. The
-README's "Model families" section is this command's --markdown output.
+"Model families" section of docs/reference.md is this command's
+--markdown output.
 
 Flags:
 `
@@ -78,7 +79,7 @@ func entryNames(l []family.Configured) []string {
 func cmdModels(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the registry as JSON")
-	asMarkdown := fs.Bool("markdown", false, "print the registry as the README's Markdown section")
+	asMarkdown := fs.Bool("markdown", false, "print the registry as the Markdown of docs/reference.md's Model families section")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), modelsUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {

@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestREADMEModelFamilies keeps the README's "Model families" section equal
-// to `logz models --markdown`: regenerate it with that command when a family,
-// a setting or a default changes.
-func TestREADMEModelFamilies(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// TestDocsModelFamilies keeps the "Model families" section of
+// docs/reference.md equal to `logz models --markdown`: regenerate it with
+// that command when a family, a setting or a default changes.
+func TestDocsModelFamilies(t *testing.T) {
+	b, err := os.ReadFile("../../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestREADMEModelFamilies(t *testing.T) {
 	s := string(b)
 	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the %q … %q section", begin, end)
+		t.Fatalf("docs/reference.md lacks the %q … %q section", begin, end)
 	}
 	got := s[i+len(begin) : j]
 	out, _, err := runLogz(t, "models", "--markdown")
@@ -28,7 +28,7 @@ func TestREADMEModelFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != out {
-		t.Errorf("README.md's model families section differs from `logz models --markdown`; regenerate it.\nREADME:\n%s\ncommand:\n%s", got, out)
+		t.Errorf("docs/reference.md's model families section differs from `logz models --markdown`; regenerate it.\ndocs/reference.md:\n%s\ncommand:\n%s", got, out)
 	}
 }
 
