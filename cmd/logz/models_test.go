@@ -103,3 +103,33 @@ func TestEvalEstimatorsOfTheFamily(t *testing.T) {
 		t.Errorf("bad flag value: %v", err)
 	}
 }
+
+// TestHelpConfigMeanings: `logz help config` and `logz models FAMILY`
+// give each key with its default and its meaning, and a section or
+// family that does not exist is a usage error naming the known ones.
+func TestHelpConfigMeanings(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"help", "config"}, []string{"data — the data an experiment trains and evaluates on", "binarize_seed: 0", "seeds the stochastic binarisation", "'logz help config FAMILY'"}},
+		{[]string{"help", "config", "evaluate"}, []string{"every: 1", "runs the every_epoch estimators after epochs e with e mod every = 0"}},
+		{[]string{"help", "config", "rbm"}, []string{"hidden: 25", "the number of hidden units", "train (rbm)", "evaluate entry {name: ais} (rbm)"}},
+		{[]string{"models", "dbm"}, []string{"model (dbm)", "train (dbm)"}},
+	} {
+		out, _, err := runLogz(t, c.args...)
+		if err != nil {
+			t.Fatalf("logz %s: %v", strings.Join(c.args, " "), err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("logz %s lacks %q:\n%.2000s", strings.Join(c.args, " "), w, out)
+			}
+		}
+	}
+	for _, args := range [][]string{{"help", "config", "dta"}, {"models", "rmb"}} {
+		if _, _, err := runLogz(t, args...); err == nil || !strings.Contains(err.Error(), "rbm") && !strings.Contains(err.Error(), "data") {
+			t.Errorf("logz %s: %v; want a usage error naming the known ones", strings.Join(args, " "), err)
+		}
+	}
+}

@@ -65,6 +65,7 @@ type Chi2 struct {
 	// Samples is the number of fresh draws of q the bound is estimated on,
 	// split into Batches independent batches for its standard error.
 	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
+	// Batches is the number of independent batches the draws are split into for the standard error.
 	Batches int `yaml:"batches" want:"an integer ≥ 2"`
 	// MinESS: warn when the effective sample size of the weights w² is
 	// below this many draws.
