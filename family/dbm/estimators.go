@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"time"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
@@ -88,7 +87,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 	},
 	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
 		d := m.(*models.DBM)
-		start := time.Now()
+		laps := kit.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
 			res, err := eval.DBMExact{MaxUnits: s.MaxUnits}.LogProb(d, sp.Data)
@@ -101,7 +100,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 			row.Split, row.LogZ = sp.Name, report.F(res.LogZ)
 			st := kit.MeanOf(res.LogP)
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		if len(env.Splits) == 0 {
@@ -148,7 +147,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 // log f(v) — the mean-field bound or the IS estimate — minus the AIS log Z
 // of these settings (one AIS per setting within an evaluation).
 func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([]report.Row, error) {
-	start := time.Now()
+	laps := kit.StartLaps()
 	z, err := logZFor(env, d, s, j.Seed)
 	if err != nil {
 		return nil, err
@@ -183,7 +182,7 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 				row.Warnings = append(row.Warnings, fmt.Sprintf("the mean-field bound %.3f lies above the exact log-likelihood %.3f by more than 3σ of log Ẑ: the AIS log Z is too low", *row.MeanLoglik, x.(float64)))
 			}
 		}
-		row.Seconds = time.Since(start).Seconds()
+		row.Seconds = laps.Lap()
 		rows = append(rows, row)
 	}
 	return rows, nil

@@ -2,7 +2,6 @@ package dbn
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
@@ -44,7 +43,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 			return kit.RunnerOf(rbm.Exact).Run(env, m, s, j)
 		}
 		d := m.(*models.DBN)
-		start := time.Now()
+		laps := kit.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
 			res, err := eval.DBNExact{MaxUnits: s.MaxUnits, Top: eval.Exact{MaxUnits: 30}}.LogProb(d, sp.Data)
@@ -55,7 +54,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 			row.Split, row.LogZ = sp.Name, report.F(res.LogZ)
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
 			row.Notes = append(row.Notes, fmt.Sprintf("exact variational bound (Q of the greedy layers): %.3f", res.MeanELBO.Mean))
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil
@@ -99,7 +98,7 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 		if !ok {
 			return nil, nil // a one-layer stack: its bound is its log-likelihood
 		}
-		start := time.Now()
+		laps := kit.StartLaps()
 		ais := kit.AIS{Runs: s.Runs, Anneal: s.Anneal}
 		z, zres, err := topFor(env, d, &ais, j.Seed, s.MaxUnits)
 		if err != nil {
@@ -120,7 +119,7 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Error), res.Mean.N
 			row.Warnings = append(row.Warnings, res.Warnings...)
 			row.Notes = append(row.Notes, fmt.Sprintf("lower bound with %d samples from Q per example; error of eq. 24 √(Var r̂_B + Var ln Ẑ) = %.3f", res.Samples, res.Error))
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil
@@ -148,7 +147,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 			return kit.RunnerOf(rbm.AIS).Run(env, m, &rbm.AISSettings{AIS: s.AIS}, j)
 		}
 		d := m.(*models.DBN)
-		start := time.Now()
+		laps := kit.StartLaps()
 		z, zres, err := topFor(env, d, &s.AIS, j.Seed, 0)
 		if err != nil {
 			return nil, err
@@ -165,7 +164,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
 			row.Warnings = append(row.Warnings, res.Warnings...)
 			row.Notes = append(row.Notes, fmt.Sprintf("log f(v) by importance sampling with Q (%d proposals per example, smallest ESS %.1f) minus the top RBM's AIS log Z", res.Samples, res.MinESS))
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil

@@ -97,16 +97,23 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 
 // LoglikRows turns a log Z into one row per split with the mean
 // log-likelihood mean_n(log f(v_n)) − log Z and its standard error over
-// examples; with no splits, one split-free row holds the log Z.
+// examples; with no splits, one split-free row holds the log Z. The time
+// of the log Z (base.Seconds) is counted on the first row only; each row
+// adds the time of its own mean.
 func LoglikRows(env *kit.Env, base report.Row, m *models.RBM, logZ float64, warn []string) []report.Row {
 	base.Warnings = warn
 	if len(env.Splits) == 0 {
 		return []report.Row{base}
 	}
 	var rows []report.Row
-	for _, s := range env.Splits {
+	for k, s := range env.Splits {
+		t0 := time.Now()
 		row := base.Clone()
+		if k > 0 {
+			row.Seconds = 0
+		}
 		st := eval.MeanLogUnnorm(m, s.Data)
+		row.Seconds += time.Since(t0).Seconds()
 		row.Split = s.Name
 		row.MeanLoglik = report.F(st.Mean - logZ)
 		row.LoglikSE = report.F(st.SE)
@@ -364,13 +371,17 @@ var PLL = kit.Define(kit.Def[family.NoSettings]{
 	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
 	Run: func(env *kit.Env, m models.Model, _ *family.NoSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
-		start := time.Now()
+		laps := kit.StartLaps()
 		var rows []report.Row
 		for _, s := range env.Splits {
 			row := j.Base
-			st := eval.PseudoLogLik(r, s.Data)
+			p := eval.PLL{}
+			var done func()
+			p.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d PLL %s %d ex × %d×%d", env.Experiment, env.Epoch, s.Name, s.Data.Len(), r.NVis, r.NHid), int64(s.Data.Len()))
+			st := p.Mean(r, s.Data)
+			done()
 			row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil
@@ -393,14 +404,14 @@ var Recon = kit.Define(kit.Def[ReconSettings]{
 	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
 	Run: func(env *kit.Env, m models.Model, _ *ReconSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
-		start := time.Now()
+		laps := kit.StartLaps()
 		rng := rand.New(rand.NewPCG(j.Seed, 0))
 		var rows []report.Row
 		for _, s := range env.Splits {
 			row := j.Base
 			st := eval.ReconError(r, s.Data, rng)
 			row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil
