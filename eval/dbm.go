@@ -396,6 +396,9 @@ type DBMIS struct {
 	// Floor, if > 0, clips the proposal means to [Floor, 1−Floor] so that q
 	// is never much narrower than p (heavier tails, bounded weights).
 	Floor float64
+	// Progress, if set, is called by LogUnnormAll from its workers with
+	// the cumulative number of examples done (of x.Len()).
+	Progress func(done, total int64)
 }
 
 // DBMISResult is one IS estimate of log f(v).
@@ -554,9 +557,13 @@ func (m DBMMeanField) Bounds(d *models.DBM, x data.Examples) ([]float64, MeanSta
 // rand.New(rand.NewPCG(seed, n)) so that results are reproducible.
 func (s DBMIS) LogUnnormAll(d *models.DBM, x data.Examples, seed uint64, units Units) ([]DBMISResult, error) {
 	out := make([]DBMISResult, x.Len())
+	var done atomic.Int64
 	err := forDBMExamples(d, x, units, func(n int, v []float64) error {
 		r, err := s.LogUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))))
 		out[n] = r
+		if s.Progress != nil {
+			s.Progress(done.Add(1), int64(x.Len()))
+		}
 		return err
 	})
 	return out, err

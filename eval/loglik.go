@@ -46,6 +46,17 @@ func MeanLogUnnorm(m *models.RBM, x data.Examples) MeanStat {
 // ReconError returns the mean over examples of Σ_i (v_i − p(v_i = 1 | h))²
 // with h ~ p(h|v): one Gibbs step from the data. A cheap signal only.
 func ReconError(m *models.RBM, x data.Examples, rng *rand.Rand) MeanStat {
+	return ReconErrorProgress(m, x, rng, nil)
+}
+
+// reconProgressEvery is the number of examples between two calls of
+// ReconErrorProgress's progress.
+const reconProgressEvery = 1024
+
+// ReconErrorProgress is ReconError telling progress, if set, the number of
+// examples done (of x.Len()) every reconProgressEvery examples and at the
+// end. It runs on one goroutine: the draws come from rng in example order.
+func ReconErrorProgress(m *models.RBM, x data.Examples, rng *rand.Rand, progress func(done, total int64)) MeanStat {
 	D, H := m.NVis, m.NHid
 	v := make([]float64, D)
 	h := make([]float64, H)
@@ -65,6 +76,9 @@ func ReconError(m *models.RBM, x data.Examples, rng *rand.Rand) MeanStat {
 		}
 		s += e
 		s2 += e * e
+		if progress != nil && ((n+1)%reconProgressEvery == 0 || n+1 == x.Len()) {
+			progress(int64(n+1), int64(x.Len()))
+		}
 	}
 	return meanStat(s, s2, x.Len())
 }

@@ -167,7 +167,9 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 			st = kit.MeanOf(b)
 			row.Notes = append(row.Notes, "mean-field lower bound on log f(v) (fixed-point iterations to convergence) minus the AIS log Z")
 		} else {
-			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)), env.Units())
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), samples), int64(sp.Data.Len()))
+			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)), env.Units(), progress)
+			done()
 			if err != nil {
 				return rows, err
 			}
@@ -242,7 +244,9 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 				if x, ok := env.Memo(isLogFKey{sp.Name}); ok {
 					return x.([]float64), "the ais estimator's", nil
 				}
-				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+uint64(si)), env.Units())
+				progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × 100", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
+				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+uint64(si)), env.Units(), progress)
+				done()
 				return x, "100", err
 			})
 	},
@@ -251,9 +255,10 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 // isLogF returns the importance-sampling estimate of log f(v) of every
 // example (example n drawing from rand.NewPCG(seed, n), as
 // eval.DBMIS.LogUnnormAll) and the smallest ESS of their weights; units,
-// if set, shares the examples among the shards of a sharded evaluation.
-func isLogF(d *models.DBM, x data.Examples, samples int, seed uint64, units eval.Units) ([]float64, float64, error) {
-	rs, err := eval.DBMIS{Samples: samples}.LogUnnormAll(d, x, seed, units)
+// if set, shares the examples among the shards of a sharded evaluation;
+// progress, if set, is told the examples done.
+func isLogF(d *models.DBM, x data.Examples, samples int, seed uint64, units eval.Units, progress func(done, total int64)) ([]float64, float64, error) {
+	rs, err := eval.DBMIS{Samples: samples, Progress: progress}.LogUnnormAll(d, x, seed, units)
 	out := make([]float64, len(rs))
 	ess := make([]float64, len(rs))
 	for n, r := range rs {

@@ -106,7 +106,9 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 		}
 		var rows []report.Row
 		for si, sp := range env.Splits {
-			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Units: env.Units()}.LogProb(d, z, sp.Data)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d dbn-bound %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), s.Samples), int64(sp.Data.Len()))
+			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, z, sp.Data)
+			done()
 			if err != nil {
 				return rows, err
 			}
@@ -154,7 +156,9 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 		}
 		var rows []report.Row
 		for si, sp := range env.Splits {
-			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+uint64(si)), Units: env.Units()}.LogProb(d, z, sp.Data)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), s.Samples), int64(sp.Data.Len()))
+			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, z, sp.Data)
+			done()
 			if err != nil {
 				return rows, err
 			}
@@ -200,7 +204,9 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 				return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err
 			},
 			func(si int, sp kit.Split) ([]float64, string, error) {
-				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si)), Units: env.Units()}.LogProb(d, eval.TopLogZ{}, sp.Data)
+				progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × 50", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
+				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, eval.TopLogZ{}, sp.Data)
+				done()
 				return is.LogF, "50", err
 			})
 	},

@@ -409,7 +409,9 @@ var Recon = kit.Define(kit.Def[ReconSettings]{
 		var rows []report.Row
 		for _, s := range env.Splits {
 			row := j.Base
-			st := eval.ReconError(r, s.Data, rng)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d recon %s %d ex", env.Experiment, env.Epoch, s.Name, s.Data.Len()), int64(s.Data.Len()))
+			st := eval.ReconErrorProgress(r, s.Data, rng, progress)
+			done()
 			row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
 			row.Seconds = laps.Lap()
 			rows = append(rows, row)
