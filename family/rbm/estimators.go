@@ -23,6 +23,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 	Unshared: true,
 	Doc:      "exact log Z by enumerating the smaller layer (2^min(D,H) terms)",
 	Defaults: kit.Exact{MaxUnits: 25},
+	Work:     exactWork,
 	Feasible: func(m models.Model, s *kit.Exact) error {
 		r := m.(*models.RBM)
 		if n := min(r.NVis, r.NHid); n > s.MaxUnits {
@@ -73,6 +74,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 	Leans:    family.Leans{LogZ: family.Low, LogLik: family.High, Why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
 	Doc:      "annealed importance sampling estimate of log Z (Salakhutdinov & Murray 2008)",
 	Defaults: AISSettings{kit.DefaultAIS()},
+	Work:     aisWork,
 	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()
@@ -146,6 +148,7 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v) (enough β that p_ann ≈ p)"},
 	Doc:      "reverse AIS estimator: a stochastic lower bound on each example's log-probability under the annealing model (Burda et al. 2015)",
 	Defaults: kit.DefaultRAISE(),
+	Work:     raiseWork,
 	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		betas, err := s.BetaSchedule()
@@ -303,6 +306,7 @@ var CSL = kit.Define(kit.Def[CSLSettings]{
 	Leans:    family.Leans{LogLik: family.Low, Why: "a stochastic lower bound when its chains mix"},
 	Doc:      "conservative sampling-based log-likelihood: log of the mean of p(v|h_s) over hidden states of Gibbs chains (Bengio et al. 2013)",
 	Defaults: CSLSettings{Chains: 100, Init: "base-rate", Examples: 100},
+	Work:     cslWork,
 	Run: func(env *kit.Env, m models.Model, s *CSLSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		steps := s.Steps
@@ -369,6 +373,7 @@ var PLL = kit.Define(kit.Def[family.NoSettings]{
 	Leans:    family.Leans{Why: "a sum of log conditional probabilities, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
+	Work:     func(m models.Model, _ *family.NoSettings, x []int) float64 { return pllWork(m, nil, x) },
 	Run: func(env *kit.Env, m models.Model, _ *family.NoSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		laps := kit.StartLaps()
@@ -402,6 +407,7 @@ var Recon = kit.Define(kit.Def[ReconSettings]{
 	Leans:    family.Leans{Why: "a squared error of visible bits, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
+	Work:     reconWork,
 	Run: func(env *kit.Env, m models.Model, _ *ReconSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		laps := kit.StartLaps()
