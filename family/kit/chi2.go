@@ -260,7 +260,9 @@ func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
 		env.Tracked.Set(prefix, f)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), s.Batches))
-	e, err := chi2est.Bound(t, f.Q, s.Samples, s.Batches, seeds.Derive(j.Seed, 2), workers)
+	progress, done = env.Bar(fmt.Sprintf("%s epoch %d χ² bound %d draws", env.Experiment, env.Epoch, s.Samples), int64(s.Samples))
+	e, err := chi2est.BoundProgress(t, f.Q, s.Samples, s.Batches, seeds.Derive(j.Seed, 2), workers, progress)
+	done()
 	if err != nil {
 		return nil, err
 	}
