@@ -552,6 +552,9 @@ type DBNExact struct {
 	// Top computes log Z of the top RBM (its zero value enumerates up to 30 units).
 	Top     Exact
 	Workers int // 0 means GOMAXPROCS; results do not depend on it
+	// Progress, if set, is called from the workers with the cumulative
+	// number of examples done (of x.Len()).
+	Progress func(done, total int64)
 }
 
 // DBNExactResult holds exact per-example values.
@@ -597,6 +600,7 @@ func (e DBNExact) LogProb(d *models.DBN, x data.Examples) (DBNExactResult, error
 	N := x.Len()
 	res := DBNExactResult{LogP: make([]float64, N), LogF: make([]float64, N), ELBO: make([]float64, N), LogZ: lz}
 	workers := e.Workers
+	var done atomic.Int64
 	workgroup.ForEach(N, orMaxProcs(workers), func() func(int) {
 		w := newDBNWalker(prep)
 		acc := newLSEAcc()
@@ -624,6 +628,9 @@ func (e DBNExact) LogProb(d *models.DBN, x data.Examples) (DBNExactResult, error
 			res.LogF[n] = lf
 			res.LogP[n] = lf - lz
 			res.ELBO[n] = elbo - lz
+			if e.Progress != nil {
+				e.Progress(done.Add(1), int64(N))
+			}
 		}
 	})
 	var s, s2, b, b2 float64

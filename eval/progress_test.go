@@ -28,7 +28,7 @@ func (p *progressCounter) check(t *testing.T, what string, n int) {
 }
 
 // TestPerExampleEstimatorsReportProgress: the per-example estimators that
-// used to run silently (the DBN's bound and IS, the DBM's IS, the
+// used to run silently (the DBN's exact, bound and IS, the DBM's IS, the
 // reconstruction error) count every example once; the counts do not
 // change the estimates. (Mutation: dropping any Progress call, or
 // counting examples of other shards, fails.)
@@ -50,6 +50,11 @@ func TestPerExampleEstimatorsReportProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	pi.check(t, "DBN IS", len(xs))
+	var pe progressCounter
+	if _, err := (DBNExact{Progress: pe.f}).LogProb(d, xs); err != nil {
+		t.Fatal(err)
+	}
+	pe.check(t, "DBN exact", len(xs))
 
 	dm := randomDBM(t, 15, 1.0, 0.5, 6, 4, 3)
 	x := rowsForTest{{1, 0, 1, 1, 0, 0}, {0, 0, 0, 0, 0, 1}, {1, 1, 1, 1, 1, 1}}

@@ -46,7 +46,9 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 		laps := kit.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
-			res, err := eval.DBNExact{MaxUnits: s.MaxUnits, Top: eval.Exact{MaxUnits: 30}}.LogProb(d, sp.Data)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d exact %s %d ex", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
+			res, err := eval.DBNExact{MaxUnits: s.MaxUnits, Top: eval.Exact{MaxUnits: 30}, Progress: progress}.LogProb(d, sp.Data)
+			done()
 			if err != nil {
 				return rows, err
 			}
