@@ -232,7 +232,12 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 	})
 	title := "Mean log-likelihood per epoch (" + splitName(split) + ")"
 	caption := "One colour and mark per estimator; bars: an estimate through log Ẑ (AIS, the bounds) from log(Ẑ ± 3σ̂), RAISE and CSL ± 3 standard errors; exact enumeration as a plain black line."
-	refs := finalReferences(rows, split, ss)
+	refs := finalReferences(rows, ss, func(r *Row) (float64, bool) {
+		if r.Split != split || r.MeanLoglik == nil {
+			return 0, false
+		}
+		return *r.MeanLoglik, true
+	})
 	if len(refs) > 0 {
 		caption += " Dashed: the final trusted value, for reference — exact enumeration's if the final evaluation has one, else the final estimate of the same estimator with the most work (runs × β)."
 	}
@@ -246,12 +251,12 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 }
 
 // finalReferences returns the dashed horizontal lines of the final trusted
-// values on a split, across the epochs of the per-epoch series ss: exact
-// enumeration's final mean log-likelihood when the final evaluation has
-// one; else, for each estimator of ss, its final estimate with the most
-// work (runs × β; the first of equals). None without per-epoch estimates
-// other than exact.
-func finalReferences(rows []Row, split string, ss []*series) []*series {
+// values of a quantity (value: a row's, and whether it has one), across
+// the epochs of the per-epoch series ss: exact enumeration's final value
+// when the final evaluation has one; else, for each estimator of ss, its
+// final estimate with the most work (runs × β; the first of equals). None
+// without per-epoch estimates other than exact.
+func finalReferences(rows []Row, ss []*series, value func(*Row) (float64, bool)) []*series {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range ss {
 		for _, p := range s.xy {
@@ -265,10 +270,14 @@ func finalReferences(rows []Row, split string, ss []*series) []*series {
 		return &series{label: label, xy: plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}}, lo: []float64{math.NaN(), math.NaN()},
 			hi: []float64{math.NaN(), math.NaN()}, style: style, ref: true}
 	}
-	final := func(r *Row) bool { return r.Stage == StageFinal && r.Split == split && r.MeanLoglik != nil }
+	final := func(r *Row) bool {
+		_, ok := value(r)
+		return r.Stage == StageFinal && ok
+	}
 	for i := range rows {
 		if r := &rows[i]; final(r) && r.Estimator == "exact" {
-			return []*series{line(fmt.Sprintf("final exact %.2f", *r.MeanLoglik), *r.MeanLoglik, 0)}
+			v, _ := value(r)
+			return []*series{line(fmt.Sprintf("final exact %.2f", v), v, 0)}
 		}
 	}
 	var out []*series
@@ -279,22 +288,23 @@ func finalReferences(rows []Row, split string, ss []*series) []*series {
 		var best *Row
 		for i := range rows {
 			r := &rows[i]
-			if final(r) && rowLabel(r) == s.label && (best == nil || r.Runs*r.Betas > best.Runs*best.Betas) {
+			if final(r) && trainingLabel(rowLabel(r)) == s.label && (best == nil || r.Runs*r.Betas > best.Runs*best.Betas) {
 				best = r
 			}
 		}
 		if best == nil {
 			continue
 		}
-		label := fmt.Sprintf("final %s %.2f", s.label, *best.MeanLoglik)
+		v, _ := value(best)
+		label := fmt.Sprintf("final %s %.2f", s.label, v)
 		if best.Runs > 0 && best.Betas > 0 {
-			label = fmt.Sprintf("final %s %d×%d β %.2f", s.label, best.Runs, best.Betas, *best.MeanLoglik)
+			label = fmt.Sprintf("final %s %d×%d β %.2f", s.label, best.Runs, best.Betas, v)
 		}
 		style := s.style
 		if style == 0 {
 			style = k + 1
 		}
-		out = append(out, line(label, *best.MeanLoglik, style))
+		out = append(out, line(label, v, style))
 	}
 	return out
 }
@@ -314,8 +324,19 @@ func epochLogZFigure(rows []Row) (*Figure, error) {
 	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
 		return nil, nil
 	}
-	return lineFigure("logz", "log Ẑ per epoch", "epoch", "log Z (nats)", ss,
-		"Every estimate of the log partition function, with bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂); a χ² bound or the χ² log Z tracked by training lies above the truth, AIS's log Ẑ below it in expectation; exact enumeration as a plain black line.")
+	caption := "Every estimate of the log partition function, with bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂); a χ² bound or the χ² log Z tracked by training lies above the truth, AIS's log Ẑ below it in expectation; exact enumeration as a plain black line."
+	// One log Z per model: the split-free value of a final row (exact's
+	// log Z, or an estimator's log Ẑ).
+	refs := finalReferences(rows, ss, func(r *Row) (float64, bool) {
+		if r.Estimator == "exact" && r.LogZ == nil && r.ExactLogZ != nil {
+			return *r.ExactLogZ, true
+		}
+		return logZOf(r)
+	})
+	if len(refs) > 0 {
+		caption += " Dashed: the final trusted log Z, for reference — exact enumeration's if the final evaluation has one, else the final estimate of the same estimator with the most work (runs × β)."
+	}
+	return lineFigure("logz", "log Ẑ per epoch", "epoch", "log Z (nats)", append(ss, refs...), caption)
 }
 
 // exactLogZSeries returns an "exact" series from the rows' exact_log_z

@@ -122,3 +122,34 @@ func TestJumpyCurveInReport(t *testing.T) {
 		t.Errorf("a smooth curve without final rows: caption %q", c)
 	}
 }
+
+// TestLogZFigureFinalReference: the per-epoch log Ẑ plot draws the final
+// trusted log Z as a labelled dashed line too — the final ais of the most
+// work without exact, exact's with it. (Mutation: no reference on the
+// log Ẑ plot fails.)
+func TestLogZFigureFinalReference(t *testing.T) {
+	rows := aisCurve("a", []float64{-95, -92, -91, -90.5}, 0.5)
+	fin := Row{Experiment: "a", Model: "rbm 784-25", Stage: StageFinal, Epoch: 4, Estimator: "ais", Init: "base-rate", Split: "test",
+		Runs: 100, Betas: 14500, MeanLoglik: F(-90), LogZ: F(391.25)}
+	svgOf := func(rows []Row) (string, string) {
+		figs, err := ExperimentFigures(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range figs {
+			if f.Name == "logz" {
+				return string(f.Data), f.Caption
+			}
+		}
+		t.Fatal("no logz figure")
+		return "", ""
+	}
+	svg, caption := svgOf(append(rows, fin))
+	if !strings.Contains(svg, "final ais (base-rate) 100×14500 β 391.25") || !strings.Contains(caption, "Dashed: the final trusted log Z") {
+		t.Errorf("no final ais reference on the log Ẑ plot; caption %q", caption)
+	}
+	ex := Row{Experiment: "a", Model: "rbm 784-25", Stage: StageFinal, Epoch: 4, Estimator: "exact", Split: "test", MeanLoglik: F(-89.9), LogZ: F(391.5)}
+	if svg, _ := svgOf(append(rows, fin, ex)); !strings.Contains(svg, "final exact 391.50") || strings.Contains(svg, "final ais") {
+		t.Errorf("with exact, the reference is exact's alone")
+	}
+}
