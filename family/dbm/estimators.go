@@ -148,7 +148,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 // of these settings (one AIS per setting within an evaluation).
 func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([]report.Row, error) {
 	laps := kit.StartLaps()
-	z, err := logZFor(env, d, s, j.Seed)
+	z, reused, err := logZFor(env, d, s, j.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -158,6 +158,9 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 		row := j.Base
 		row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
 		kit.SetAISLogZ(&row, z, env.ExactLogZ(), s)
+		if reused {
+			row.Notes = append(row.Notes, kit.ReusedNote("the AIS log Z"))
+		}
 		var st eval.MeanStat
 		if bound {
 			b, _, err := eval.DBMMeanField{}.Bounds(d, sp.Data)
@@ -191,26 +194,26 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 }
 
 // logZFor returns the AIS estimate of log Z with these settings, running it
-// once per evaluation.
-func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISResult, error) {
+// once per evaluation (reused: an earlier entry ran it).
+func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISResult, bool, error) {
 	k := logZKey{s.Key()}
 	if r, ok := env.Memo(k); ok {
-		return r.(*eval.AISResult), nil
+		return r.(*eval.AISResult), true, nil
 	}
 	base, err := annealBase(env, d, s.Init)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	path, err := inference.NewDBMPathBase(d, base)
 	if err != nil {
-		return nil, fmt.Errorf("AIS: %w", err)
+		return nil, false, fmt.Errorf("AIS: %w", err)
 	}
 	r, err := env.AnnealLogZ(path, s, seed, fmt.Sprintf("%s epoch %d DBM AIS %d×%d %s", env.Experiment, env.Epoch, s.Runs, s.Betas, s.Init))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	env.Remember(k, &r)
-	return &r, nil
+	return &r, false, nil
 }
 
 // RAISE is RAISE for DBMs (Alg. 3) on a subsample of each split, extended

@@ -102,7 +102,7 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 		}
 		laps := kit.StartLaps()
 		ais := kit.AIS{Runs: s.Runs, Anneal: s.Anneal}
-		z, zres, err := topFor(env, d, &ais, j.Seed, s.MaxUnits)
+		z, zres, reused, err := topFor(env, d, &ais, j.Seed, s.MaxUnits)
 		if err != nil {
 			return nil, err
 		}
@@ -120,6 +120,9 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 				row.Runs, row.Betas, row.Init = 0, 0, ""
 			}
 			setTopLogZ(&row, z, zres)
+			if reused {
+				row.Notes = append(row.Notes, kit.ReusedNote("the top RBM's log Z"))
+			}
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Error), res.Mean.N
 			row.Warnings = append(row.Warnings, res.Warnings...)
 			row.Notes = append(row.Notes, fmt.Sprintf("lower bound with %d samples from Q per example; error of eq. 24 √(Var r̂_B + Var ln Ẑ) = %.3f", res.Samples, res.Error))
@@ -152,7 +155,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 		}
 		d := m.(*models.DBN)
 		laps := kit.StartLaps()
-		z, zres, err := topFor(env, d, &s.AIS, j.Seed, 0)
+		z, zres, reused, err := topFor(env, d, &s.AIS, j.Seed, 0)
 		if err != nil {
 			return nil, err
 		}
@@ -167,6 +170,9 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 			row := j.Base
 			row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
 			setTopLogZ(&row, z, zres)
+			if reused {
+				row.Notes = append(row.Notes, kit.ReusedNote("the top RBM's log Z"))
+			}
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
 			row.Warnings = append(row.Warnings, res.Warnings...)
 			row.Notes = append(row.Notes, fmt.Sprintf("log f(v) by importance sampling with Q (%d proposals per example, smallest ESS %.1f) minus the top RBM's AIS log Z", res.Samples, res.MinESS))
@@ -229,21 +235,21 @@ type topVal struct {
 
 // topFor returns log Z of the DBN's top RBM: exact when its smaller layer
 // has at most maxUnits units, else by AIS with a's settings; one per
-// setting within an evaluation.
-func topFor(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+// setting within an evaluation (reused: an earlier entry computed it).
+func topFor(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, bool, error) {
 	top := d.Top()
 	k := topKey{exact: min(top.NVis, top.NHid) <= maxUnits}
 	if !k.exact {
 		k.runs, k.betas, k.schedule, k.init = a.Runs, a.Betas, a.Schedule, a.Init
 	}
 	if v, ok := env.Memo(k); ok {
-		return v.(topVal).z, v.(topVal).res, nil
+		return v.(topVal).z, v.(topVal).res, true, nil
 	}
 	z, res, err := topLogZ(env, d, a, seed, maxUnits)
 	if err == nil {
 		env.Remember(k, topVal{z, res})
 	}
-	return z, res, err
+	return z, res, false, err
 }
 
 func topLogZ(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {

@@ -364,6 +364,13 @@ func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) flo
 // entry that did it: the reuse takes no time.
 type Laps struct{ last time.Time }
 
+// ReusedNote is the note of a row whose entry reused what (e.g. "the AIS
+// log Z") from an earlier entry of the evaluation (Memo): the time of that
+// work is on the earlier entry's rows, not on this one.
+func ReusedNote(what string) string {
+	return what + " is an earlier entry's of the same settings, reused: its time is counted on that entry's rows"
+}
+
 // StartLaps starts timing an entry.
 func StartLaps() *Laps { return &Laps{last: time.Now()} }
 
