@@ -38,6 +38,9 @@ type DBMExact struct {
 	// MaxUnits bounds the number of enumerated units (the cost is
 	// 2^MaxUnits terms); 0 means 20, and more than 40 is refused.
 	MaxUnits int
+	// Progress, if set, is told by LogProb the number of examples done (of
+	// x.Len()) every 64 examples and at the end.
+	Progress func(done, total int64)
 }
 
 func (e DBMExact) check(d *models.DBM) error {
@@ -108,6 +111,9 @@ func (e DBMExact) LogProb(d *models.DBM, x data.Examples) (DBMExactResult, error
 		r.LogF = append(r.LogF, lf)
 		r.LogP = append(r.LogP, lf-logZ)
 		r.Mean += (lf - logZ - r.Mean) / float64(n+1)
+		if e.Progress != nil && ((n+1)%64 == 0 || n+1 == x.Len()) {
+			e.Progress(int64(n+1), int64(x.Len()))
+		}
 	}
 	return r, nil
 }

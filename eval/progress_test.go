@@ -28,10 +28,9 @@ func (p *progressCounter) check(t *testing.T, what string, n int) {
 }
 
 // TestPerExampleEstimatorsReportProgress: the per-example estimators that
-// used to run silently (the DBN's exact, bound and IS, the DBM's IS, the
-// reconstruction error) count every example once; the counts do not
-// change the estimates. (Mutation: dropping any Progress call, or
-// counting examples of other shards, fails.)
+// used to run silently (the DBN's exact, bound and IS, the DBM's exact and
+// IS, the reconstruction error) count every example once; the counts do
+// not change the estimates. (Mutation: dropping any Progress call fails.)
 func TestPerExampleEstimatorsReportProgress(t *testing.T) {
 	d := tinyDBNs[1].d
 	xs := allVisible(4)
@@ -63,6 +62,11 @@ func TestPerExampleEstimatorsReportProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	pd.check(t, "DBM IS", len(x))
+	var px progressCounter
+	if _, err := (DBMExact{Progress: px.f}).LogProb(dm, x); err != nil {
+		t.Fatal(err)
+	}
+	px.check(t, "DBM exact", len(x))
 
 	m := smallRBM(20, 5, 1, 3)
 	rx := pllRows(reconProgressEvery+100, 20, 0.3, 4)

@@ -90,7 +90,9 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 		laps := kit.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
-			res, err := eval.DBMExact{MaxUnits: s.MaxUnits}.LogProb(d, sp.Data)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d exact %s %d ex", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
+			res, err := eval.DBMExact{MaxUnits: s.MaxUnits, Progress: progress}.LogProb(d, sp.Data)
+			done()
 			if err != nil {
 				return rows, err
 			}
