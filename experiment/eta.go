@@ -43,8 +43,10 @@ type runETA struct {
 	// and these models.
 	refSecs, refTook float64
 	// final[i] is experiment i's final evaluation still to run, once its
-	// runner has built the model (nil before, and after it ran).
+	// runner has built the model (nil before, and after it ran); ran[i]
+	// says it ran (or never will).
 	final []*finalWork
+	ran   []bool
 }
 
 // finalWork is what an experiment's final evaluation will cost: the
@@ -67,7 +69,7 @@ type epochCoster interface {
 // where they implement epochCoster, their epochs' relative costs.
 func newRunETA(totals []int, trains ...any) *runETA {
 	e := &runETA{total: totals, done: make([]int, len(totals)), cost: make([]func(int, int) float64, len(totals)), due: make([]func(int) bool, len(totals)),
-		final: make([]*finalWork, len(totals))}
+		final: make([]*finalWork, len(totals)), ran: make([]bool, len(totals))}
 	for i, t := range trains {
 		if c, ok := t.(epochCoster); ok && i < len(totals) {
 			e.cost[i] = c.EpochCost
@@ -138,7 +140,7 @@ func (e *runETA) finalRan(i int) {
 	if e == nil || i >= len(e.final) {
 		return
 	}
-	e.final[i] = nil
+	e.final[i], e.ran[i] = nil, true
 }
 
 // String is e.g. "ETA ~12 min (run: 6 epoch(s) left, before final
@@ -146,7 +148,8 @@ func (e *runETA) finalRan(i int) {
 // experiment's final evaluation is known (finalDue), the ETA includes it,
 // scaled from the reference machine to this one by the per-epoch
 // evaluations timed so far ("ETA ~25 min (run: 2 epoch(s) left, final
-// evaluations ~20 min)"); the estimators it cannot foresee — all of them
+// evaluations ~20 min)"), and says how many later experiments' final
+// evaluations it does not count yet; the estimators it cannot foresee — all of them
 // when no per-epoch evaluation could be compared — are named instead:
 // "ETA <1 s (run: 0 epoch(s) left, before final evaluations (4
 // estimators))".
@@ -175,9 +178,12 @@ func (e *runETA) String() string {
 	if e.evals > 0 {
 		secs += float64(evals) * e.evalSecs / float64(e.evals)
 	}
-	known, final, notForeseen := false, 0.0, 0
-	for _, f := range e.final {
+	known, final, notForeseen, later := false, 0.0, 0, 0
+	for i, f := range e.final {
 		if f == nil {
+			if !e.ran[i] {
+				later++
+			}
 			continue
 		}
 		known = true
@@ -202,6 +208,9 @@ func (e *runETA) String() string {
 		s += fmt.Sprintf("final evaluations %s", approxDuration(final))
 	default:
 		s += fmt.Sprintf("before final evaluations (%d estimator(s))", notForeseen)
+	}
+	if known && later > 0 {
+		s += fmt.Sprintf("; the final evaluations of %d later experiment(s) not yet counted", later)
 	}
 	if unknown > 0 {
 		s += fmt.Sprintf("; %d experiment(s) not counted", unknown)

@@ -159,6 +159,15 @@ func TestRunETAForeseesFinalEvaluations(t *testing.T) {
 		t.Errorf("after the final evaluation: got %q, want %q", got, want)
 	}
 
+	two := newRunETA([]int{1, 1}) // the second experiment's final is not known yet
+	two.start(0, 1, 0, func(int) bool { return true })
+	two.finalDue(0, 6, 0, 4)
+	two.epoch(0, time.Minute, 10*time.Second, true)
+	two.evalWork(1, 10*time.Second)
+	if got, want := two.String(), "ETA ~2 min (run: 1 epoch(s) left, final evaluations ~1 min; the final evaluations of 1 later experiment(s) not yet counted)"; got != want {
+		t.Errorf("two experiments: got %q, want %q", got, want)
+	}
+
 	n := newRunETA([]int{1}) // no per-epoch evaluation: nothing to scale by
 	n.start(0, 1, 0, nil)
 	n.finalDue(0, 6, 0, 4)
