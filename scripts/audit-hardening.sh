@@ -374,3 +374,37 @@ row "own 2. a checkpoint whose meta says epoch -5" "$logz" eval --model neg.npz 
 sed 's/planted: {train: 200, test: 100}}/planted: {train: 200, test: 100}, binarize: threshold, binarize_seed: 7}/' tiny.yaml > binarize.yaml
 row "own 2. binarize: threshold on planted data (the warning)" sh -c "'$logz' run binarize.yaml --out binarize 2>&1 >/dev/null | grep 'warning: .*data.binarize:' >&2"
 row "own 2. binarize_seed with binarize: threshold (the warning)" sh -c "'$logz' run binarize.yaml --out binarize2 2>&1 >/dev/null | grep 'warning: .*data.binarize_seed:' >&2"
+
+# trust at the surface: honest curves and time
+ht_tiny() { # ht_tiny FILE EVERY_EPOCH FINAL EPOCHS: a tiny rbm run on planted data
+	printf 'name: ht\nseed: 1\nbase:\n  data: {train: planted:train, test: planted:test, planted: {train: 300, test: 200}}\n  model: {type: rbm, hidden: 6}\n  train: {epochs: %s, batch_size: 20}\n  evaluate: {every_epoch: %s, final: %s}\nexperiments:\n  - name: a\n' "$4" "$2" "$3" > "$1"
+}
+ht_tiny ht-eta.yaml '[exact, {name: ais, runs: 4, betas: 100}]' '[exact, {name: ais, runs: 16, betas: 2000}, pll, recon]' 4
+ht_tiny ht-noeval.yaml '[]' '[exact, {name: ais, runs: 16, betas: 2000}, pll, recon]' 2
+ht_tiny ht-unknown.yaml '[exact]' '[exact, {name: ais, runs: 16, betas: 2000}, {name: sandwich, start_betas: 10, max_betas: 40}]' 2
+"$logz" run ht-eta.yaml --out ht >ht.txt 2>ht.err
+row "41/4. ETA at the end of training includes the final evaluations" sh -c 'grep "epoch 4/4" ht.err | grep -o "ETA.*" >&2'
+row "41/4. no per-epoch evaluation to compare: the final estimators are named" sh -c "'$logz' run ht-noeval.yaml --out ht-noeval 2>&1 >/dev/null | grep 'epoch 2/2' | grep -o 'ETA.*' >&2"
+row "41/4. an estimator that cannot foresee its work (sandwich) is named" sh -c "'$logz' run ht-unknown.yaml --out ht-unknown 2>&1 >/dev/null | grep 'epoch 2/2' | grep -o 'ETA.*' >&2"
+row "41/2. pll on every core: the value (eval)" sh -c "'$logz' eval --model ht/a/model.npz --data planted:test --estimator pll | grep -m1 '│ pll' | tr -s ' ' >&2"
+row "41/2-3. pll and recon draw a progress line on a terminal" sh -c "script -qec \"'$logz' eval --model ht/a/model.npz --data planted:test --estimator pll,recon\" /dev/null | tr '\r' '\n' | grep -o '[A-Za-z]* test [0-9]* ex[^/]*/[0-9]* (100%)' | sort -u | tr '\n' ';' >&2"
+row "41/5. Minutes: the note says which row carries shared work" sh -c 'grep -m1 -o "Minutes count each piece of work once: [^;]*" ht.txt >&2'
+row "41/5. ais's log Z counted once: seconds of its train and test rows" sh -c "python3 -c 'import json; r=[x for x in json.load(open(\"ht/results.json\"))[\"estimates\"] if x[\"stage\"]==\"final\" and x[\"estimator\"]==\"ais\"]; print(\" \".join(\"%s %.4f s\" % (x[\"split\"], x[\"seconds\"]) for x in r))' >&2"
+# A per-epoch AIS curve made jumpy (±4 nats between epochs, ±0.5-nat bars) in a copy of the run, redrawn by logz plot.
+cp -r ht ht-jumpy
+python3 - <<'EOF'
+import json
+p = "ht-jumpy/results.json"
+doc = json.load(open(p))
+for r in doc["estimates"]:
+    if r["stage"] == "epoch" and r["estimator"] == "ais" and r.get("mean_loglik") is not None:
+        r["mean_loglik"] += 4 if r["epoch"] % 2 else -4
+        r["log_z_lo"], r["log_z_hi"] = r["log_z"] - 0.5, r["log_z"] + 0.5
+        r["loglik_lo"] = r["loglik_hi"] = None
+json.dump(doc, open(p, "w"))
+EOF
+"$logz" plot ht-jumpy >/dev/null 2>&1
+row "41/1b. jumpy per-epoch AIS: a warning in the report's Warnings (report.html)" sh -c 'grep -m1 -o "ais (base-rate): consecutive per-epoch estimates differ by far more than their bars — [^:]*" ht-jumpy/report.html >&2'
+row "41/1b. …and in its plot's caption" sh -c 'grep -m1 -o "Warning: the ais (base-rate) estimates change [^(]*" ht-jumpy/report.html >&2'
+row "41/1b. the original run's curve: no such warning (report.md)" sh -c 'n=$(grep -c "differ by far more than their bars" ht/report.md); echo "$n warnings" >&2'
+row "41/1a. per-epoch plot: the final exact value as a labelled dashed line" sh -c "python3 -c 'import base64,re,sys; h=open(\"ht/report.html\").read(); f=re.search(r\"id=\\\"a-loglik-test\\\">\\n<img alt=\\\"[^\\\"]*\\\" src=\\\"data:image/svg\\+xml;base64,([^\\\"]*)\", h); s=base64.b64decode(f.group(1)).decode(); print(re.search(r\"final exact -?[0-9.]+\", s).group(0), \"| dashed:\", \"stroke-dasharray\" in s)' >&2"

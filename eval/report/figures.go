@@ -111,6 +111,9 @@ type series struct {
 	// style, if > 0, is 1 + the index of the series' colour and mark
 	// (so that an estimator keeps them across figures); 0: its position.
 	style int
+	// ref marks a reference line (a final trusted value), drawn dashed,
+	// black for exact, else in its estimator's colour (style).
+	ref bool
 }
 
 func (s *series) add(x, y float64, lo, hi *float64) {
@@ -228,9 +231,82 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 		return float64(r.Epoch), *r.MeanLoglik, lo, hi
 	})
 	title := "Mean log-likelihood per epoch (" + splitName(split) + ")"
+	caption := "One colour and mark per estimator; bars: an estimate through log Ẑ (AIS, the bounds) from log(Ẑ ± 3σ̂), RAISE and CSL ± 3 standard errors; exact enumeration as a plain black line."
+	refs := finalReferences(rows, ss, func(r *Row) (float64, bool) {
+		if r.Split != split || r.MeanLoglik == nil {
+			return 0, false
+		}
+		return *r.MeanLoglik, true
+	})
+	if len(refs) > 0 {
+		caption += " Dashed: the final trusted value, for reference — exact enumeration's if the final evaluation has one, else the final estimate of the same estimator with the most work (runs × β)."
+	}
+	for _, j := range JumpyCurves(rows) {
+		if j.Split == split {
+			caption += fmt.Sprintf(" Warning: the %s estimates change by a median %.2f nats between epochs, %.1f× the median ±3σ̂ half-width (%.2f): σ̂ of a small AIS underestimates its error, so the bars are too short and the jumps may be noise (see Warnings).", j.Label, j.MedianChange, j.MedianChange/j.MedianHalfWidth, j.MedianHalfWidth)
+		}
+	}
 	// The curves rise: the legend goes to the bottom.
-	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", ss,
-		"One colour and mark per estimator; bars: an estimate through log Ẑ (AIS, the bounds) from log(Ẑ ± 3σ̂), RAISE and CSL ± 3 standard errors; exact enumeration as a plain black line.")
+	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", append(ss, refs...), caption)
+}
+
+// finalReferences returns the dashed horizontal lines of the final trusted
+// values of a quantity (value: a row's, and whether it has one), across
+// the epochs of the per-epoch series ss: exact enumeration's final value
+// when the final evaluation has one; else, for each estimator of ss, its
+// final estimate with the most work (runs × β; the first of equals). None
+// without per-epoch estimates other than exact.
+func finalReferences(rows []Row, ss []*series, value func(*Row) (float64, bool)) []*series {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, p := range s.xy {
+			lo, hi = math.Min(lo, p.X), math.Max(hi, p.X)
+		}
+	}
+	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) || lo > hi {
+		return nil
+	}
+	line := func(label string, y float64, style int) *series {
+		return &series{label: label, xy: plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}}, lo: []float64{math.NaN(), math.NaN()},
+			hi: []float64{math.NaN(), math.NaN()}, style: style, ref: true}
+	}
+	final := func(r *Row) bool {
+		_, ok := value(r)
+		return r.Stage == StageFinal && ok
+	}
+	for i := range rows {
+		if r := &rows[i]; final(r) && r.Estimator == "exact" {
+			v, _ := value(r)
+			return []*series{line(fmt.Sprintf("final exact %.2f", v), v, 0)}
+		}
+	}
+	var out []*series
+	for k, s := range ss {
+		if isExact(s.label) {
+			continue
+		}
+		var best *Row
+		for i := range rows {
+			r := &rows[i]
+			if final(r) && trainingLabel(rowLabel(r)) == s.label && (best == nil || r.Runs*r.Betas > best.Runs*best.Betas) {
+				best = r
+			}
+		}
+		if best == nil {
+			continue
+		}
+		v, _ := value(best)
+		label := fmt.Sprintf("final %s %.2f", s.label, v)
+		if best.Runs > 0 && best.Betas > 0 {
+			label = fmt.Sprintf("final %s %d×%d β %.2f", s.label, best.Runs, best.Betas, v)
+		}
+		style := s.style
+		if style == 0 {
+			style = k + 1
+		}
+		out = append(out, line(label, v, style))
+	}
+	return out
 }
 
 func epochLogZFigure(rows []Row) (*Figure, error) {
@@ -248,8 +324,19 @@ func epochLogZFigure(rows []Row) (*Figure, error) {
 	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
 		return nil, nil
 	}
-	return lineFigure("logz", "log Ẑ per epoch", "epoch", "log Z (nats)", ss,
-		"Every estimate of the log partition function, with bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂); a χ² bound or the χ² log Z tracked by training lies above the truth, AIS's log Ẑ below it in expectation; exact enumeration as a plain black line.")
+	caption := "Every estimate of the log partition function, with bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂); a χ² bound or the χ² log Z tracked by training lies above the truth, AIS's log Ẑ below it in expectation; exact enumeration as a plain black line."
+	// One log Z per model: the split-free value of a final row (exact's
+	// log Z, or an estimator's log Ẑ).
+	refs := finalReferences(rows, ss, func(r *Row) (float64, bool) {
+		if r.Estimator == "exact" && r.LogZ == nil && r.ExactLogZ != nil {
+			return *r.ExactLogZ, true
+		}
+		return logZOf(r)
+	})
+	if len(refs) > 0 {
+		caption += " Dashed: the final trusted log Z, for reference — exact enumeration's if the final evaluation has one, else the final estimate of the same estimator with the most work (runs × β)."
+	}
+	return lineFigure("logz", "log Ẑ per epoch", "epoch", "log Z (nats)", append(ss, refs...), caption)
 }
 
 // exactLogZSeries returns an "exact" series from the rows' exact_log_z
@@ -340,6 +427,19 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	for i, s := range ss {
+		if s.ref {
+			l, err := plotter.NewLine(s.xy)
+			if err != nil {
+				return nil, fmt.Errorf("report: figure %s: %w", name, err)
+			}
+			l.Color, l.Width, l.Dashes = color.Black, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
+			if s.style > 0 {
+				l.Color = plotutil.Color(s.style - 1)
+			}
+			p.Add(l)
+			p.Legend.Add(s.label, l)
+			continue
+		}
 		if isExact(s.label) {
 			l, err := plotter.NewLine(s.xy)
 			if err != nil {

@@ -60,6 +60,10 @@ var boundNotes = map[string]string{
 // line without AIS runs: the top RBM's log Z was exact, not from AIS.
 const noteDBNBoundExact = "dbn-bound/exact-top"
 
+// noteMinutes says how Minutes count work that rows share; printed when
+// some line has a time.
+const noteMinutes = "Minutes count each piece of work once: a log Z (or fit) that an estimator's splits share is on its first split's row, and a result a later estimator of the list reuses (an AIS or exact log Z of the same settings, per-example importance-sampling estimates) is on the row of the estimator that computed it; the reusing line shows only its own work."
+
 // noteUndefinedLo is printed when some log(Ẑ−kσ̂) is undefined.
 const noteUndefinedLo = Missing + " before the comma in log(Ẑ±σ̂) or log(Ẑ±3σ̂): Ẑ−kσ̂ ≤ 0, so its log is undefined (the error bar reaches zero)."
 
@@ -557,6 +561,12 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 	}
 	if undefinedLo {
 		notes = append(notes, noteUndefinedLo)
+	}
+	for _, l := range append(slices.Clip(mainLines), sigLines...) {
+		if l.seconds > 0 {
+			notes = append(notes, noteMinutes)
+			break
+		}
 	}
 	return main, signals, legend, notes
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
@@ -417,4 +418,32 @@ func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) flo
 		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %s nats above exact on the same examples, %s: a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, by, why))
 	}
 	return ex.Mean
+}
+
+// Laps times the rows of one estimator entry so that the final table's
+// Minutes count every second once: an entry's rows (one per split) get
+// consecutive laps, so work the rows share (a log Z, a fitted proposal,
+// the model's tables) lands on the first row that waited for it, and each
+// later row carries only its own work. Work a later entry reuses through
+// Memo (an AIS or exact log Z, per-example IS estimates) is counted on the
+// entry that did it: the reuse takes no time.
+type Laps struct{ last time.Time }
+
+// ReusedNote is the note of a row whose entry reused what (e.g. "the AIS
+// log Z") from an earlier entry of the evaluation (Memo): the time of that
+// work is on the earlier entry's rows, not on this one.
+func ReusedNote(what string) string {
+	return what + " is an earlier entry's of the same settings, reused: its time is counted on that entry's rows"
+}
+
+// StartLaps starts timing an entry.
+func StartLaps() *Laps { return &Laps{last: time.Now()} }
+
+// Lap returns the seconds since the previous Lap (or the start) and starts
+// the next lap.
+func (l *Laps) Lap() float64 {
+	now := time.Now()
+	s := now.Sub(l.last).Seconds()
+	l.last = now
+	return s
 }
