@@ -281,6 +281,8 @@ func loglikCell(r *Row) string {
 	}
 	if t := r.SubsampleTag(); t != "" && r.MeanLoglik != nil {
 		parts = append(parts, "("+t+")")
+	} else if r.NExamples == 1 && r.MeanLoglik != nil {
+		parts = append(parts, "(n = 1)") // one example: no standard error
 	}
 	return strings.Join(parts, " ")
 }
