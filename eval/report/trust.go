@@ -101,6 +101,10 @@ func ViolatesExact(r *Row) bool {
 	})
 }
 
+// reversedBeyondNoise is in the warning kit.PairSandwich gives on a pair
+// whose RAISE lies above its AIS beyond noise.
+const reversedBeyondNoise = "the bracket is reversed beyond noise"
+
 // sandwichClosed begins the note of a sandwich round whose bracket closed
 // (kit's runSandwich).
 const sandwichClosed = "sandwich: the bracket closed at K"
@@ -120,7 +124,9 @@ const sandwichClosed = "sandwich: the bracket closed at K"
 //     estimate or its error bar is wrong, and its log-probabilities are
 //     that much too low.
 //
-// The warning names the culprit and its distance from exact. A sandwich
+// The warning names the culprit and its distance from exact, and a pair
+// whose bracket is reversed beyond noise gets a note saying which of the
+// two exact shows to be wrong. A sandwich
 // round that reported its bracket closed while a member violates exact
 // loses that note for a warning (exact listed after the sandwich). Rows
 // already warned (ViolatesExact, or compared example by example: a note
@@ -212,6 +218,36 @@ func CheckAgainstExact(rows []Row) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("AIS's log Ẑ %.3f is %s nats above the exact log Z %.3f (%s): log Ẑ is a stochastic lower bound on log Z, so this AIS (%s) came out too high and its log-probabilities are that much too low — its weights' heavy tail is not in its error bar; use more runs or β",
 				*r.LogZ, x.Nats(), z, x.Why(), aisName(r)))
 			violated[round{skey{k, r.Split}, r.Round}] = "AIS"
+		}
+	}
+	// A bracket reversed beyond noise says only that one of the pair is
+	// wrong; exact says which.
+	for i := range rows {
+		r := &rows[i]
+		if r.Estimator != "raise" || r.MeanLoglik == nil {
+			continue
+		}
+		j := AISPartner(rows, r)
+		if j < 0 {
+			continue
+		}
+		a := &rows[j]
+		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, reversedBeyondNoise) }) {
+			continue
+		}
+		var n string
+		switch rv, av := ViolatesExact(r), ViolatesExact(a); {
+		case rv && !av:
+			n = fmt.Sprintf("exact settles the reversed bracket (%s start): RAISE is the one above the truth (its warning says by how much); AIS is not above exact beyond noise", r.Init)
+		case av && !rv:
+			n = fmt.Sprintf("exact settles the reversed bracket (%s start): AIS's log Ẑ is the one above the exact log Z (its warning says by how much), so its log-probabilities are too low; RAISE is not above exact beyond noise", r.Init)
+		default:
+			continue
+		}
+		for _, x := range []*Row{r, a} {
+			if !slices.Contains(x.Notes, n) {
+				x.Notes = append(x.Notes, n)
+			}
 		}
 	}
 	// A sandwich round cannot have closed on a member that violates exact.
