@@ -1,10 +1,13 @@
 package kit
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/models"
@@ -59,5 +62,46 @@ func TestSandwichNotClosedAboveExact(t *testing.T) {
 		case r.Round == 3 && (!strings.Contains(notes, "the bracket closed at K = 640") || above):
 			t.Errorf("round 3 %s: notes %q warnings %q", r.Estimator, r.Notes, r.Warnings)
 		}
+	}
+}
+
+// rowsOf is a data.Examples of fixed rows.
+type rowsOf [][]uint8
+
+func (r rowsOf) Len() int          { return len(r) }
+func (r rowsOf) Row(n int) []uint8 { return r[n] }
+
+// TestRAISEBySubsampleOneExample: RAISE on 1 of 3 examples (the path of
+// DBN and DBM) keeps that example's estimate as the subsample's mean
+// (split_examples 3, so the tables say n = 1 of 3), never computes the
+// control variate nor claims it extended the mean, and has no standard
+// error. Mutation checked: the old condition (any subsample with a control
+// variate) calls logF and notes an extension.
+func TestRAISEBySubsampleOneExample(t *testing.T) {
+	x := rowsOf{{1, 0}, {0, 1}, {1, 1}}
+	env := &Env{Experiment: "e", Stage: report.StageFinal, Seed: 1, Splits: []Split{{Name: "test", Data: x}}}
+	r := DefaultRAISE()
+	r.Examples = 1
+	run := func(sub data.Examples, _ func(done, total int64)) (eval.RAISEResult, error) {
+		lp := make([]float64, sub.Len())
+		for i := range lp {
+			lp[i] = -1.5
+		}
+		return eval.RAISEResult{LogP: lp, Mean: eval.MeanStat{Mean: -1.5, SE: math.NaN(), N: len(lp)}, MinESS: float64(r.Chains)}, nil
+	}
+	logF := func(int, Split) ([]float64, string, error) {
+		t.Error("the control variate was computed for one example")
+		return []float64{-1, -1, -1}, "50", nil
+	}
+	rows, err := env.RAISEBySubsample(&r, report.Row{Experiment: "e", Stage: report.StageFinal, Estimator: "raise"}, "RAISE", 10, run, logF)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra := rows[0]
+	if ra.NExamples != 1 || ra.SplitExamples != 3 || ra.LoglikSE != nil || *ra.MeanLoglik != -1.5 {
+		t.Errorf("row: n %d of %d, se %v, mean %v", ra.NExamples, ra.SplitExamples, ra.LoglikSE, *ra.MeanLoglik)
+	}
+	if n := strings.Join(ra.Notes, "\n"); strings.Contains(n, "extended") || !strings.Contains(n, "RAISE on 1 of 3 examples: too few for a control variate") {
+		t.Errorf("notes %q", ra.Notes)
 	}
 }

@@ -185,8 +185,15 @@ func raiseRow(base report.Row, s *kit.RAISE, sp kit.Split, idx []int, res eval.R
 	warn = append(warn, cv.Warnings...)
 	if len(idx) < sp.Data.Len() {
 		note := fmt.Sprintf("RAISE on %d of %d examples", len(idx), sp.Data.Len())
-		if s.ControlVariate != "none" {
+		switch {
+		case s.ControlVariate != "none" && len(idx) >= 2 && err == nil:
 			note += fmt.Sprintf(", extended by the control variate log f(v) (α = %.3g; variance reduced %.3g×)", cv.Alpha, cv.VarianceReduction)
+		default:
+			// The mean is the subsample's own (n = k of N in the tables).
+			row.SplitExamples = sp.Data.Len()
+			if len(idx) < 2 && s.ControlVariate != "none" {
+				note += ": too few for a control variate to extend the mean to the split, so it is the mean of that subsample alone"
+			}
 		}
 		row.Notes = append(row.Notes, note)
 	}

@@ -2,6 +2,7 @@ package rbm
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -60,5 +61,61 @@ func TestRAISEAboveExactNamed(t *testing.T) {
 		if c.above && !(has(ai.Notes, "RAISE is the one above the truth") && has(ra.Notes, "RAISE is the one above the truth")) {
 			t.Errorf("%s: the pair's notes do not name RAISE: AIS %q, RAISE %q", c.init, ai.Notes, ra.Notes)
 		}
+	}
+}
+
+// TestRAISEOnOneExample: RAISE (examples: 1) on one of 40 examples gives
+// that example's estimate: its row says n = 1 of 40, has no standard error
+// (null, not 0), no note claiming a control-variate extension, and a
+// warning saying so — in results.json, the terminal table (no ±) and
+// report.md. Mutations checked: the old note (", extended by the control
+// variate" whenever control_variate is not none) fails the note check;
+// dropping report.CheckRows from kit.Env.Run loses the warning.
+func TestRAISEOnOneExample(t *testing.T) {
+	x := blockData(40, 0.1, 2)
+	r := kit.DefaultRAISE()
+	r.Betas, r.Schedule, r.Init, r.Chains, r.Examples = 50, "linear", "uniform", 10, 1
+	env := kit.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+	rows, err := env.Run(Family, blockRBM(4), []family.Configured{{Name: "raise", Settings: &r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("rows %+v", rows)
+	}
+	ra := rows[0]
+	if ra.NExamples != 1 || ra.SplitExamples != 40 || ra.MeanLoglik == nil || ra.LoglikSE != nil {
+		t.Errorf("row: n %d of %d, mean %v, se %v; want 1 of 40, a mean, no se", ra.NExamples, ra.SplitExamples, ra.MeanLoglik, ra.LoglikSE)
+	}
+	if notes := strings.Join(ra.Notes, "\n"); strings.Contains(notes, "extended") || !strings.Contains(notes, "too few for a control variate") {
+		t.Errorf("notes %q", ra.Notes)
+	}
+	if w := strings.Join(ra.Warnings, "\n"); !strings.Contains(w, "raise ran on 1 example (n = 1) of the split's 40") || !strings.Contains(w, "no standard error") {
+		t.Errorf("warnings %q", ra.Warnings)
+	}
+	dir := t.TempDir()
+	path := dir + "/results.json"
+	if err := report.WriteResults(path, rows); err != nil {
+		t.Fatal(err)
+	}
+	js, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table, md strings.Builder
+	if err := report.RenderTable(&table, rows, report.TableOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := report.WriteMarkdown(&md, "t", nil, rows); err != nil {
+		t.Fatal(err)
+	}
+	cell := fmt.Sprintf("%.2f (n = 1 of 40)", *ra.MeanLoglik)
+	for what, out := range map[string]string{"table": table.String(), "report.md": md.String()} {
+		if !strings.Contains(out, cell) || strings.Contains(out, cell[:strings.Index(cell, " ")]+" ±") || !strings.Contains(out, "n = 1") || !strings.Contains(out, "no standard error") {
+			t.Errorf("%s lacks %q or the warning, or shows a ±:\n%s", what, cell, out)
+		}
+	}
+	if s := string(js); strings.Contains(s, "loglik_se") || !strings.Contains(s, `"split_examples": 40`) || !strings.Contains(s, "no standard error") {
+		t.Errorf("results.json:\n%s", s)
 	}
 }
