@@ -68,21 +68,30 @@ func TestRAISEAboveExactNamed(t *testing.T) {
 // that example's estimate: its row says n = 1 of 40, has no standard error
 // (null, not 0), no note claiming a control-variate extension, and a
 // warning saying so — in results.json, the terminal table (no ±) and
-// report.md. Mutations checked: the old note (", extended by the control
+// report.md; CSL on one example likewise says n = 1 of 40 and claims no
+// extension. Mutations checked: the old note (", extended by the control
 // variate" whenever control_variate is not none) fails the note check;
-// dropping report.CheckRows from kit.Env.Run loses the warning.
+// dropping report.CheckRows from kit.Env.Run loses the warning; CSL's
+// old note (extended on any subsample) fails the csl check.
 func TestRAISEOnOneExample(t *testing.T) {
 	x := blockData(40, 0.1, 2)
 	r := kit.DefaultRAISE()
 	r.Betas, r.Schedule, r.Init, r.Chains, r.Examples = 50, "linear", "uniform", 10, 1
 	env := kit.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
-	rows, err := env.Run(Family, blockRBM(4), []family.Configured{{Name: "raise", Settings: &r}})
+	csl := CSL.New().(*CSLSettings)
+	csl.Chains, csl.Steps, csl.Examples = 10, 20, 1
+	rows, err := env.Run(Family, blockRBM(4), []family.Configured{{Name: "raise", Settings: &r}, {Name: "csl", Settings: csl}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 1 {
+	if len(rows) != 2 {
 		t.Fatalf("rows %+v", rows)
 	}
+	if c := rows[1]; c.NExamples != 1 || c.SplitExamples != 40 || c.LoglikSE != nil || strings.Contains(strings.Join(c.Notes, "\n"), "extended") ||
+		!strings.Contains(strings.Join(c.Warnings, "\n"), "csl ran on 1 example (n = 1) of the split's 40") {
+		t.Errorf("csl row: n %d of %d, se %v, notes %q, warnings %q", c.NExamples, c.SplitExamples, c.LoglikSE, c.Notes, c.Warnings)
+	}
+	rows = rows[:1]
 	ra := rows[0]
 	if ra.NExamples != 1 || ra.SplitExamples != 40 || ra.MeanLoglik == nil || ra.LoglikSE != nil {
 		t.Errorf("row: n %d of %d, mean %v, se %v; want 1 of 40, a mean, no se", ra.NExamples, ra.SplitExamples, ra.MeanLoglik, ra.LoglikSE)
