@@ -30,8 +30,9 @@ const overflowCause = "the model's log-densities overflow or its importance weig
 // not built with F) is named with its value and set to null, so the row can
 // still be written; an estimate that F turned into null where the row
 // should have one — the mean log-likelihood of a split's row without a
-// value (pll, recon), the log Z of a split-free row — is named as NaN or
-// ±Inf. The warning names the estimator and the likeliest cause.
+// value (pll, recon), the log Z of a split-free row, the standard error of
+// a mean over two or more examples — is named as NaN or ±Inf. The warning
+// names the estimator and the likeliest cause.
 func CheckFinite(rows []Row) {
 	for i := range rows {
 		r := &rows[i]
@@ -55,6 +56,8 @@ func CheckFinite(rows []Row) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s %s (now null): %s", r.Estimator, strings.Join(bad, ", "), notFinite, overflowCause))
 		case r.Split != "" && r.Estimator != "train" && r.MeanLoglik == nil && r.Value == nil:
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: the mean log-likelihood %s (NaN or ±Inf; shown as —): %s", r.Estimator, notFinite, overflowCause))
+		case r.Split != "" && r.MeanLoglik != nil && r.LoglikSE == nil && r.NExamples >= 2 && r.Estimator != "reference":
+			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: the standard error of the mean log-likelihood %s (NaN or ±Inf), so the mean %.4g has no error bar and cannot be trusted: %s", r.Estimator, notFinite, *r.MeanLoglik, overflowCause))
 		case r.Split == "" && r.LogZ == nil && r.MeanLoglik == nil && r.Value == nil:
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: log Z %s (NaN or ±Inf; shown as —): %s", r.Estimator, notFinite, overflowCause))
 		}

@@ -124,7 +124,9 @@ func TestCheckAgainstExactSandwich(t *testing.T) {
 
 // TestCheckFinite: an estimate F turned into null where the row should
 // have one, or a field holding NaN or ±Inf, is a warning naming the
-// estimator, the quantity and the likely cause (never a silent "—"), once;
+// estimator, the quantity and the likely cause (never a silent "—"), once
+// — so is a mean over 64 examples without a standard error (its per-example
+// values overflowed), but not one over a single example;
 // a NaN field becomes null so the row can be written; rows without an
 // estimate by design (train, pll's value, a split-free log Z) are left
 // alone. Mutation checked: dropping the "mean log-likelihood" case leaves
@@ -138,6 +140,8 @@ func TestCheckFinite(t *testing.T) {
 		{Experiment: "e", Stage: StageFinal, Estimator: "pll", Split: "test", Value: p(-3)},
 		{Experiment: "e", Stage: StageEpoch, Epoch: 1, Estimator: "train", Split: "train"},
 		{Experiment: "e", Stage: StageFinal, Estimator: "exact", LogZ: p(3)},
+		{Experiment: "e", Stage: StageFinal, Estimator: "elbo", Split: "test", MeanLoglik: p(-8e200), NExamples: 64},
+		{Experiment: "e", Stage: StageFinal, Estimator: "raise", Split: "test", MeanLoglik: p(-8), NExamples: 1},
 	}
 	CheckFinite(rows)
 	CheckFinite(rows)
@@ -146,6 +150,8 @@ func TestCheckFinite(t *testing.T) {
 		{"ais: log_z is NaN is not a finite number (now null)"},
 		{"chi2: log Z is not a finite number"},
 		nil, nil, nil,
+		{"elbo: the standard error of the mean log-likelihood is not a finite number (NaN or ±Inf), so the mean -8e+200 has no error bar"},
+		nil,
 	}
 	for i, w := range want {
 		got := rows[i].Warnings
