@@ -16,7 +16,7 @@ const (
 	sandwichLegendGap = "gap ± σ: σ = √(σ_AIS² + σ_RAISE²), their combined standard error (σ_AIS the error of log Ẑ, " +
 		"σ_RAISE RAISE's standard error). A negative gap (RAISE above AIS, a reversed bracket) within 3σ (at least 0.01 nats) is noise; beyond it, a warning."
 	sandwichLegendK    = "K: the number of intermediate distributions of the RAISE of the line, paired with the AIS of the same K (else the AIS with the most)."
-	sandwichLegendWarn = "⚠: a warning on the pair (a gap above gap_tolerance, a reversed bracket beyond 3σ) " +
+	sandwichLegendWarn = "⚠: a warning on the pair (a gap above gap_tolerance, a reversed bracket beyond 3σ, a member beyond 3σ on the wrong side of exact: no bracket) " +
 		"or on CSL (above exact, AIS or RAISE beyond 3σ: its chains did not mix); the texts are under the main table."
 )
 
@@ -110,7 +110,7 @@ func sandwichGrid(rows []Row) *sandwich {
 		if r == nil {
 			return false
 		}
-		return slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return BracketBroken(r) != "" || slices.ContainsFunc(r.Warnings, func(w string) bool {
 			return strings.Contains(w, "gap") || strings.Contains(w, "RAISE is above AIS")
 		})
 	}

@@ -108,6 +108,26 @@ func ViolatesExact(r *Row) bool {
 // whose RAISE lies above its AIS beyond noise.
 const reversedBeyondNoise = "the bracket is reversed beyond noise"
 
+// NoBracketNote begins the note on both rows of a RAISE/AIS pair one of
+// which lies beyond noise on the wrong side of exact: the tables and
+// figures do not show the pair as a bracket.
+const NoBracketNote = "no bracket "
+
+// BracketBroken says why the RAISE/AIS pair row r belongs to brackets
+// nothing, or "" if it is a bracket (or r belongs to no pair): "reversed"
+// (RAISE above AIS beyond noise, kit.PairSandwich's warning) or "no
+// bracket" (a member beyond noise on the wrong side of exact).
+func BracketBroken(r *Row) string {
+	switch {
+	case slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, reversedBeyondNoise) }):
+		return "reversed"
+	case (r.Estimator == "raise" || r.Estimator == "ais") && r.LoglikLo != nil && ViolatesExact(r),
+		slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, NoBracketNote) || strings.HasPrefix(n, "exact settles the reversed bracket") }):
+		return "no bracket"
+	}
+	return ""
+}
+
 // sandwichClosed begins the note of a sandwich round whose bracket closed
 // (kit's runSandwich).
 const sandwichClosed = "sandwich: the bracket closed at K"
@@ -127,9 +147,10 @@ const sandwichClosed = "sandwich: the bracket closed at K"
 //     estimate or its error bar is wrong, and its log-probabilities are
 //     that much too low.
 //
-// The warning names the culprit and its distance from exact, and a pair
-// whose bracket is reversed beyond noise gets a note saying which of the
-// two exact shows to be wrong. A sandwich
+// The warning names the culprit and its distance from exact, and both rows
+// of its RAISE/AIS pair get a note: which of the two exact shows to be
+// wrong when the pair is reversed beyond noise, else that the pair is no
+// bracket (NoBracketNote). A sandwich
 // round that reported its bracket closed while a member violates exact
 // loses that note for a warning (exact listed after the sandwich). Rows
 // already warned (ViolatesExact, or compared example by example: a note
@@ -224,7 +245,8 @@ func CheckAgainstExact(rows []Row) {
 		}
 	}
 	// A bracket reversed beyond noise says only that one of the pair is
-	// wrong; exact says which.
+	// wrong; exact says which. A pair with a member beyond noise on the
+	// wrong side of exact is no bracket either.
 	for i := range rows {
 		r := &rows[i]
 		if r.Estimator != "raise" || r.MeanLoglik == nil {
@@ -235,15 +257,19 @@ func CheckAgainstExact(rows []Row) {
 			continue
 		}
 		a := &rows[j]
-		if !slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, reversedBeyondNoise) }) {
-			continue
-		}
 		var n string
+		reversed := slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, reversedBeyondNoise) })
 		switch rv, av := ViolatesExact(r), ViolatesExact(a); {
-		case rv && !av:
+		case reversed && rv && !av:
 			n = fmt.Sprintf("exact settles the reversed bracket (%s start): RAISE is the one above the truth (its warning says by how much); AIS is not above exact beyond noise", r.Init)
-		case av && !rv:
+		case reversed && av && !rv:
 			n = fmt.Sprintf("exact settles the reversed bracket (%s start): AIS's log Ẑ is the one above the exact log Z (its warning says by how much), so its log-probabilities are too low; RAISE is not above exact beyond noise", r.Init)
+		case rv || av:
+			who := "RAISE"
+			if !rv {
+				who = "AIS's log Ẑ"
+			}
+			n = fmt.Sprintf("%s(%s start): %s lies beyond noise on the wrong side of exact, so RAISE and AIS need not hold the truth between them (see its warning)", NoBracketNote, r.Init, who)
 		default:
 			continue
 		}

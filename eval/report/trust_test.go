@@ -2,6 +2,8 @@ package report
 
 import (
 	"math"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -208,6 +210,87 @@ func TestCheckOneExample(t *testing.T) {
 	for _, r := range rows[2:] {
 		if len(r.Warnings) > 0 {
 			t.Errorf("%s: warned %q", r.Estimator, r.Warnings)
+		}
+	}
+}
+
+// TestBrokenBracketsNotDrawnAsBrackets: a RAISE/AIS pair reversed beyond
+// noise, or one whose RAISE lies above exact beyond noise, is drawn in the
+// final figure as a red hatched band labelled "no bracket" (never the
+// shaded "RAISE–AIS bracket"), its caption and the K figure's do not call
+// it a bracket of the truth, and its table cell is marked with the legend
+// explaining it; a sound pair keeps the shaded band and the usual words.
+// Mutations checked: pairBroken returning "" draws the broken pairs as
+// brackets (the label and caption checks fail); dropping the marker in
+// loglikCell fails the table check.
+func TestBrokenBracketsNotDrawnAsBrackets(t *testing.T) {
+	pair := func(raise, ais, se float64, k int) []Row {
+		r := Row{Experiment: "e", Stage: StageFinal, Estimator: "raise", Init: "base-rate", Split: "test", Betas: k, MeanLoglik: p(raise), LoglikSE: p(se), NExamples: 100,
+			LoglikLo: p(raise), LoglikHi: p(ais)}
+		a := Row{Experiment: "e", Stage: StageFinal, Estimator: "ais", Init: "base-rate", Split: "test", Betas: k, MeanLoglik: p(ais), NExamples: 100,
+			LogZ: p(5), LogZHi1: p(5.01), LogZLo: p(4.97), LogZHi: p(5.03), LoglikLo: p(raise), LoglikHi: p(ais)}
+		if raise > ais+3*se {
+			w := "RAISE is above AIS by 1.33 nats (base-rate start): the bracket is reversed beyond noise, so one of the two is wrong or not converged"
+			r.Warnings, a.Warnings = []string{w}, []string{w}
+		}
+		return []Row{r, a}
+	}
+	exact := Row{Experiment: "e", Stage: StageFinal, Estimator: "exact", Split: "test", MeanLoglik: p(-10), NExamples: 100}
+	for _, c := range []struct {
+		name  string
+		rows  []Row
+		label string // of the band; "" = the shaded bracket
+	}{
+		{"sound", append(pair(-10.2, -9.9, 0.05, 100), exact), ""},
+		{"reversed", append(pair(-8.5, -9.8, 0.05, 100), exact), "RAISE–AIS reversed, no bracket (base-rate)"},
+		{"RAISE above exact", append(pair(-9.5, -9.4, 0.05, 100), exact), "RAISE–AIS RAISE above exact, no bracket (base-rate)"},
+	} {
+		rows := slices.Clone(c.rows)
+		CheckRows(rows)
+		figure := func(rows []Row, name string) *Figure {
+			figs, err := ExperimentFigures(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range figs {
+				if figs[i].Name == name {
+					return &figs[i]
+				}
+			}
+			return nil
+		}
+		final := figure(rows, "final-test")
+		// A second, sound pair at another K so that the K figure is drawn.
+		byK := figure(append(slices.Clone(rows), pair(-10.05, -9.95, 0.02, 1000)...), "bracket-k-test")
+		if final == nil || byK == nil {
+			t.Fatalf("%s: final figure %v, K figure %v", c.name, final != nil, byK != nil)
+		}
+		svg := string(final.Data)
+		if c.label == "" {
+			if !strings.Contains(svg, "RAISE–AIS bracket (base-rate)") || strings.Contains(final.Caption, "no bracket") || strings.Contains(byK.Caption, "Not every pair") {
+				t.Errorf("%s: caption %q, K caption %q", c.name, final.Caption, byK.Caption)
+			}
+			continue
+		}
+		if !strings.Contains(svg, c.label) || strings.Contains(svg, "RAISE–AIS bracket (base-rate)") {
+			t.Errorf("%s: the final figure lacks the band %q or draws a bracket", c.name, c.label)
+		}
+		if strings.Contains(final.Caption, "The shaded band is the bracket") || !strings.Contains(final.Caption, "red hatched band marks a RAISE–AIS pair that is no bracket") {
+			t.Errorf("%s: caption %q", c.name, final.Caption)
+		}
+		if !strings.Contains(byK.Caption, "Not every pair here is a bracket: at K = 100 (base-rate start)") {
+			t.Errorf("%s: K caption %q", c.name, byK.Caption)
+		}
+		var b strings.Builder
+		if err := RenderTable(&b, rows, TableOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		mark := "reversed"
+		if c.name != "reversed" {
+			mark = "no bracket"
+		}
+		if out := b.String(); !regexp.MustCompile(`[0-9]\] `+mark).MatchString(out) || !strings.Contains(out, "the pair brackets nothing") {
+			t.Errorf("%s: table lacks the mark %q or its legend:\n%s", c.name, mark, out)
 		}
 	}
 }
