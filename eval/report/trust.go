@@ -122,7 +122,9 @@ func BracketBroken(r *Row) string {
 	case slices.ContainsFunc(r.Warnings, func(w string) bool { return strings.Contains(w, reversedBeyondNoise) }):
 		return "reversed"
 	case (r.Estimator == "raise" || r.Estimator == "ais") && r.LoglikLo != nil && ViolatesExact(r),
-		slices.ContainsFunc(r.Notes, func(n string) bool { return strings.HasPrefix(n, NoBracketNote) || strings.HasPrefix(n, "exact settles the reversed bracket") }):
+		slices.ContainsFunc(r.Notes, func(n string) bool {
+			return strings.HasPrefix(n, NoBracketNote) || strings.HasPrefix(n, "exact settles the reversed bracket")
+		}):
 		return "no bracket"
 	}
 	return ""
