@@ -594,6 +594,9 @@ func reversedWithinNoise(rows []Row) string {
 			continue
 		}
 		a := &rows[j]
+		if BracketBroken(r) != "" || BracketBroken(a) != "" {
+			continue // exact shows one of them wrong: not noise
+		}
 		gap := *a.MeanLoglik - *r.MeanLoglik
 		if e := Judge(-gap, CombinedError(r, a), *a.MeanLoglik); gap < 0 && !e.Beyond {
 			var what []string
