@@ -61,7 +61,7 @@ func TestHTMLReportBrokenBracket(t *testing.T) {
 			page += string(data)
 		}
 	}
-	for _, want := range []string{"RAISE–AIS RAISE above exact, no bracket (base-rate)", "RAISE–AIS reversed, no bracket (uniform)", "A red hatched band marks a RAISE–AIS pair that is no bracket"} {
+	for _, want := range []string{"RAISE above exact: no bracket (base-rate)", "RAISE–AIS reversed: no bracket (uniform)", "A red hatched band marks a RAISE–AIS pair that is no bracket"} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report.html lacks %q", want)
 		}

@@ -408,7 +408,7 @@ func finalLoglikFigure(rows []Row, split string) (*Figure, error) {
 			if why := pairBroken(rows, r); why != "" {
 				// Not a bracket: drawn red and hatched, never as a
 				// shaded band around the truth.
-				bands = appendBand(bands, "RAISE–AIS "+why+", no bracket", r.Init, *r.LoglikLo, *r.LoglikHi, true)
+				bands = appendBand(bands, why+": no bracket", r.Init, *r.LoglikLo, *r.LoglikHi, true)
 				broken = true
 				continue
 			}
@@ -432,16 +432,16 @@ func finalLoglikFigure(rows []Row, split string) (*Figure, error) {
 const brokenCaption = "A red hatched band marks a RAISE–AIS pair that is no bracket — reversed (RAISE above AIS beyond 3 combined standard errors) or with a member beyond noise on the wrong side of exact — so the truth need not lie in it; the warnings name the one that is wrong."
 
 // pairBroken says why the RAISE row r and its AIS partner bracket nothing
-// ("reversed": RAISE above AIS beyond Tolerance; "RAISE above exact" or
-// "AIS above exact": a member beyond noise on the wrong side of exact), or
-// "" for a bracket.
+// ("RAISE–AIS reversed": RAISE above AIS beyond Tolerance; "RAISE above exact"
+// or "AIS above exact": a member beyond noise on the wrong side of exact — for
+// AIS, its log Ẑ above the exact log Z), or "" for a bracket.
 func pairBroken(rows []Row, r *Row) string {
 	j := AISPartner(rows, r)
 	if j >= 0 && r.MeanLoglik != nil {
 		a := &rows[j]
 		gap := *a.MeanLoglik - *r.MeanLoglik
 		if e := Judge(-gap, CombinedError(r, a), *a.MeanLoglik); gap < 0 && e.Beyond {
-			return "reversed"
+			return "RAISE–AIS reversed"
 		}
 		if ViolatesExact(a) {
 			return "AIS above exact"
@@ -449,12 +449,12 @@ func pairBroken(rows []Row, r *Row) string {
 	}
 	switch BracketBroken(r) {
 	case "reversed":
-		return "reversed"
+		return "RAISE–AIS reversed"
 	case "no bracket":
 		if ViolatesExact(r) {
 			return "RAISE above exact"
 		}
-		return "beyond exact"
+		return "RAISE–AIS beyond exact"
 	}
 	return ""
 }

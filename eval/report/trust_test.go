@@ -244,10 +244,10 @@ func TestBrokenBracketsNotDrawnAsBrackets(t *testing.T) {
 		rows  []Row
 		label string // of the band; "" = the shaded bracket
 	}{
-		{"reversed within noise, RAISE above exact", append(pair(-9.6, -9.65, 0.05, 100), exact), "RAISE–AIS RAISE above exact, no bracket (base-rate)"},
+		{"reversed within noise, RAISE above exact", append(pair(-9.6, -9.65, 0.05, 100), exact), "RAISE above exact: no bracket (base-rate)"},
 		{"sound", append(pair(-10.2, -9.9, 0.05, 100), exact), ""},
-		{"reversed", append(pair(-8.5, -9.8, 0.05, 100), exact), "RAISE–AIS reversed, no bracket (base-rate)"},
-		{"RAISE above exact", append(pair(-9.5, -9.4, 0.05, 100), exact), "RAISE–AIS RAISE above exact, no bracket (base-rate)"},
+		{"reversed", append(pair(-8.5, -9.8, 0.05, 100), exact), "RAISE–AIS reversed: no bracket (base-rate)"},
+		{"RAISE above exact", append(pair(-9.5, -9.4, 0.05, 100), exact), "RAISE above exact: no bracket (base-rate)"},
 	} {
 		rows := slices.Clone(c.rows)
 		CheckRows(rows)
@@ -282,7 +282,7 @@ func TestBrokenBracketsNotDrawnAsBrackets(t *testing.T) {
 		if strings.Contains(final.Caption, "The shaded band is the bracket") || !strings.Contains(final.Caption, "red hatched band marks a RAISE–AIS pair that is no bracket") {
 			t.Errorf("%s: caption %q", c.name, final.Caption)
 		}
-		if !strings.Contains(byK.Caption, "Not every pair here is a bracket: at K = 100 (base-rate start)") {
+		if !strings.Contains(byK.Caption, "Not every pair here is a bracket: at K = 100 (base-rate start): ") {
 			t.Errorf("%s: K caption %q", c.name, byK.Caption)
 		}
 		var b strings.Builder
