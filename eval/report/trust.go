@@ -31,8 +31,9 @@ const overflowCause = "the model's log-densities overflow or its importance weig
 // still be written; an estimate that F turned into null where the row
 // should have one — the mean log-likelihood of a split's row without a
 // value (pll, recon), the log Z of a split-free row, the standard error of
-// a mean over two or more examples — is named as NaN or ±Inf. The warning
-// names the estimator and the likeliest cause.
+// a mean over two or more examples (unless the row already says why it has
+// none) — is named as NaN or ±Inf. The warning names the estimator and the
+// likeliest cause.
 func CheckFinite(rows []Row) {
 	for i := range rows {
 		r := &rows[i]
@@ -56,12 +57,21 @@ func CheckFinite(rows []Row) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: %s %s (now null): %s", r.Estimator, strings.Join(bad, ", "), notFinite, overflowCause))
 		case r.Split != "" && r.Estimator != "train" && r.MeanLoglik == nil && r.Value == nil:
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: the mean log-likelihood %s (NaN or ±Inf; shown as —): %s", r.Estimator, notFinite, overflowCause))
-		case r.Split != "" && r.MeanLoglik != nil && r.LoglikSE == nil && r.NExamples >= 2 && r.Estimator != "reference":
+		case r.Split != "" && r.MeanLoglik != nil && r.LoglikSE == nil && r.NExamples >= 2 && r.Estimator != "reference" && !saysNoError(r):
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: the standard error of the mean log-likelihood %s (NaN or ±Inf), so the mean %.4g has no error bar and cannot be trusted: %s", r.Estimator, notFinite, *r.MeanLoglik, overflowCause))
 		case r.Split == "" && r.LogZ == nil && r.MeanLoglik == nil && r.Value == nil:
 			r.Warnings = append(r.Warnings, fmt.Sprintf("%s: log Z %s (NaN or ±Inf; shown as —): %s", r.Estimator, notFinite, overflowCause))
 		}
 	}
+}
+
+// saysNoError reports whether r already warns why it has no standard error
+// (a single AIS run, one draw from Q per example), another cause than
+// overflow.
+func saysNoError(r *Row) bool {
+	return slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return strings.Contains(w, "no standard error") || strings.Contains(w, "no error bar") || strings.Contains(w, "Monte Carlo error")
+	})
 }
 
 // oneExample is in the warning CheckOneExample gives.

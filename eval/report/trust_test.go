@@ -128,7 +128,8 @@ func TestCheckAgainstExactSandwich(t *testing.T) {
 // have one, or a field holding NaN or ±Inf, is a warning naming the
 // estimator, the quantity and the likely cause (never a silent "—"), once
 // — so is a mean over 64 examples without a standard error (its per-example
-// values overflowed), but not one over a single example;
+// values overflowed), but not one over a single example nor one that says
+// why it has none;
 // a NaN field becomes null so the row can be written; rows without an
 // estimate by design (train, pll's value, a split-free log Z) are left
 // alone. Mutation checked: dropping the "mean log-likelihood" case leaves
@@ -144,6 +145,8 @@ func TestCheckFinite(t *testing.T) {
 		{Experiment: "e", Stage: StageFinal, Estimator: "exact", LogZ: p(3)},
 		{Experiment: "e", Stage: StageFinal, Estimator: "elbo", Split: "test", MeanLoglik: p(-8e200), NExamples: 64},
 		{Experiment: "e", Stage: StageFinal, Estimator: "raise", Split: "test", MeanLoglik: p(-8), NExamples: 1},
+		{Experiment: "e", Stage: StageFinal, Estimator: "dbn-bound", Split: "test", MeanLoglik: p(-80), NExamples: 64,
+			Warnings: []string{"DBN bound: log Z of the top RBM has no standard error (a single AIS run?): the error of the estimate is incomplete"}},
 	}
 	CheckFinite(rows)
 	CheckFinite(rows)
@@ -154,6 +157,7 @@ func TestCheckFinite(t *testing.T) {
 		nil, nil, nil,
 		{"elbo: the standard error of the mean log-likelihood is not a finite number (NaN or ±Inf), so the mean -8e+200 has no error bar"},
 		nil,
+		{"DBN bound: log Z of the top RBM has no standard error"}, // its own warning, no other
 	}
 	for i, w := range want {
 		got := rows[i].Warnings
