@@ -24,10 +24,15 @@ const (
 // RAISE row r (same experiment, evaluation, split, start and sandwich
 // round): the one with
 // r's number of intermediate distributions, else the one with the most;
-// −1 if none. Every such pair is a valid bracket in expectation, but with
+// −1 if none, or if r's mean is a subsample's own (SplitExamples set, no
+// control variate: other examples than AIS's). Every such pair is a valid
+// bracket in expectation, but with
 // AIS and RAISE run at several K (Burda et al. 2015, Table 1) each RAISE is
 // paired with the AIS of its own K.
 func AISPartner(rows []Row, r *Row) int {
+	if r.Subsampled() && r.ControlVariate == "" {
+		return -1 // a subsample's own mean: not comparable with AIS's split mean
+	}
 	best := -1
 	for j := range rows {
 		a := &rows[j]

@@ -155,6 +155,10 @@ func PairSandwich(rows []report.Row, ests []family.Configured) {
 		if r.Estimator != "raise" || r.MeanLoglik == nil {
 			continue
 		}
+		if r.Subsampled() && r.ControlVariate == "" {
+			r.Notes = append(r.Notes, fmt.Sprintf("not paired with AIS: RAISE's mean is over %d of the split's %d examples, AIS's over all of them", r.NExamples, r.SplitExamples))
+			continue
+		}
 		if j := report.AISPartner(rows, r); j >= 0 {
 			a := &rows[j]
 			lo, hi := *r.MeanLoglik, *a.MeanLoglik

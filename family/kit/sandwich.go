@@ -253,6 +253,11 @@ func judgeRound(rows []report.Row, tol float64) (bool, map[string]string) {
 			continue
 		}
 		j := report.AISPartner(rows, r)
+		if r.Subsampled() && r.ControlVariate == "" {
+			closed = false
+			verdicts[r.Split] = fmt.Sprintf("RAISE's mean is over %d of the split's %d examples, not comparable with AIS's (raise.examples)", r.NExamples, r.SplitExamples)
+			continue
+		}
 		if j < 0 || r.MeanLoglik == nil {
 			closed = false
 			verdicts[r.Split] = "no AIS estimate to pair RAISE with"

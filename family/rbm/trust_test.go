@@ -128,3 +128,28 @@ func TestRAISEOnOneExample(t *testing.T) {
 		t.Errorf("results.json:\n%s", s)
 	}
 }
+
+// TestRAISEOneExampleNotPaired: RAISE on 1 of 40 examples beside AIS on
+// all 40 is no bracket: the pair gets no [lo, hi] and no gap verdict, and
+// the RAISE row says why. Mutation checked: dropping the subsample test
+// from report.AISPartner and kit.PairSandwich pairs them.
+func TestRAISEOneExampleNotPaired(t *testing.T) {
+	x := blockData(40, 0.1, 2)
+	r := kit.DefaultRAISE()
+	r.Betas, r.Schedule, r.Init, r.Chains, r.Examples = 50, "linear", "uniform", 10, 1
+	a := AISSettings{AIS: kit.DefaultAIS()}
+	a.Betas, a.Schedule, a.Init, a.Runs = 50, "linear", "uniform", 20
+	env := kit.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+	rows, err := env.Run(Family, blockRBM(4), []family.Configured{{Name: "ais", Settings: &a}, {Name: "raise", Settings: &r}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range rows {
+		if row.LoglikLo != nil || row.LoglikHi != nil {
+			t.Errorf("%s: bracket [%v, %v] from RAISE on one example", row.Estimator, *row.LoglikLo, *row.LoglikHi)
+		}
+		if row.Estimator == "raise" && !strings.Contains(strings.Join(row.Notes, "\n"), "not paired with AIS: RAISE's mean is over 1 of the split's 40 examples") {
+			t.Errorf("raise notes %q", row.Notes)
+		}
+	}
+}
