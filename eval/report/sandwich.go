@@ -161,8 +161,10 @@ func sandwichGrid(rows []Row) *sandwich {
 						break
 					}
 				}
-				if r == nil && ki == 0 {
-					// An AIS of a start without RAISE: on the first line.
+				paired := r != nil && a != nil
+				if a == nil && ki == 0 {
+					// An AIS of a start without RAISE, or whose RAISE is a
+					// subsample's own mean (no pair): on the first line.
 					for _, i := range c.ais {
 						if rows[i].Init == init && (a == nil || rows[i].Betas > a.Betas) {
 							a = &rows[i]
@@ -171,7 +173,7 @@ func sandwichGrid(rows []Row) *sandwich {
 				}
 				warn = warn || pairWarn(r) || pairWarn(a)
 				gap := Missing
-				if r != nil && a != nil {
+				if paired {
 					gap = num2(*a.MeanLoglik-*r.MeanLoglik) + " ± " + num2(CombinedError(r, a))
 				}
 				row = append(row, opt2(mean(r)), opt2(mean(a)), gap)

@@ -130,9 +130,11 @@ func TestRAISEOnOneExample(t *testing.T) {
 }
 
 // TestRAISEOneExampleNotPaired: RAISE on 1 of 40 examples beside AIS on
-// all 40 is no bracket: the pair gets no [lo, hi] and no gap verdict, and
-// the RAISE row says why. Mutation checked: dropping the subsample test
-// from report.AISPartner and kit.PairSandwich pairs them.
+// all 40 is no bracket: the pair gets no [lo, hi] and no gap, the RAISE
+// row says why, and the side-by-side table still shows AIS's number.
+// Mutations checked: dropping the subsample test from report.AISPartner
+// and kit.PairSandwich pairs them; the side-by-side table's old fallback
+// (r == nil) shows AIS as —.
 func TestRAISEOneExampleNotPaired(t *testing.T) {
 	x := blockData(40, 0.1, 2)
 	r := kit.DefaultRAISE()
@@ -143,6 +145,21 @@ func TestRAISEOneExampleNotPaired(t *testing.T) {
 	rows, err := env.Run(Family, blockRBM(4), []family.Configured{{Name: "ais", Settings: &a}, {Name: "raise", Settings: &r}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The side-by-side table shows AIS's number and no gap.
+	var b strings.Builder
+	if err := report.WriteMarkdown(&b, "t", nil, rows); err != nil {
+		t.Fatal(err)
+	}
+	var aisMean float64
+	for _, row := range rows {
+		if row.Estimator == "ais" {
+			aisMean = *row.MeanLoglik
+		}
+	}
+	side := b.String()[strings.Index(b.String(), "AIS and RAISE side by side"):]
+	if line := side[strings.Index(side, "| b "):]; !strings.Contains(line[:strings.Index(line, "\n")], fmt.Sprintf("%.2f", aisMean)) || strings.Contains(line[:strings.Index(line, "\n")], "±") {
+		t.Errorf("side-by-side line %q: want AIS %.2f and no gap", line[:strings.Index(line, "\n")], aisMean)
 	}
 	for _, row := range rows {
 		if row.LoglikLo != nil || row.LoglikHi != nil {
