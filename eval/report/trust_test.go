@@ -302,3 +302,23 @@ func TestBrokenBracketsNotDrawnAsBrackets(t *testing.T) {
 		}
 	}
 }
+
+// TestCrossCheckSkipsSubsampleMeans: CSL on 1 of 40 examples (a subsample's
+// own mean, not extended) is not compared with exact's mean over all 40,
+// nor is RAISE's such mean used against a whole-split CSL: they cover other
+// examples. Mutation checked: dropping the subsample test in CrossCheck's
+// grouping warns on the csl row.
+func TestCrossCheckSkipsSubsampleMeans(t *testing.T) {
+	rows := []Row{
+		{Experiment: "e", Stage: StageFinal, Estimator: "exact", Split: "test", MeanLoglik: p(-10), NExamples: 40},
+		{Experiment: "e", Stage: StageFinal, Estimator: "csl", Split: "test", MeanLoglik: p(-6), NExamples: 1, SplitExamples: 40},
+		{Experiment: "e", Stage: StageFinal, Estimator: "raise", Split: "test", MeanLoglik: p(-20), NExamples: 1, SplitExamples: 40},
+		{Experiment: "e", Stage: StageFinal, Estimator: "csl", Split: "test", MeanLoglik: p(-10.5), LoglikSE: p(0.1), NExamples: 40},
+	}
+	CrossCheck(rows)
+	for _, r := range rows {
+		if len(r.Warnings)+len(r.Notes) > 0 {
+			t.Errorf("%s n %d: warnings %q notes %q", r.Estimator, r.NExamples, r.Warnings, r.Notes)
+		}
+	}
+}

@@ -163,9 +163,10 @@ func SandwichDef[A, R any](ais, raise *family.Estimator, aisDefaults A, raiseDef
 // entry's and r (fresh draws every round), their rows marked with the
 // round; it stops after the first round whose brackets close on every
 // split. A bracket does not close while a member lies beyond noise on the
-// wrong side of an exact row earlier in the evaluation (againstExact). A shard cannot judge (its estimates hold the other shards'
-// stand-ins), so it runs every round, and the merge stops where a run
-// without shards does and tells the shards' extra work is not needed.
+// wrong side of an exact row earlier in the evaluation (againstExact). A
+// shard cannot judge (its estimates hold the other shards' stand-ins), so
+// it runs every round, and the merge stops where a run without shards does
+// and tells the shards' extra work is not needed.
 func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (Annealed, Annealed), ais, raise Runner, j Job) ([]report.Row, error) {
 	var rows []report.Row
 	partial := env.Sharding != nil && env.Sharding.Partial()
