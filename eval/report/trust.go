@@ -9,8 +9,8 @@ import (
 
 // CheckRows runs the checks every evaluation's rows pass through after the
 // family has finished them (kit.Env.Run), whatever the family: a number
-// that is not finite (CheckFinite), a mean over one example (CheckOne
-// Example), and a bound on the wrong side of an exact value of the same
+// that is not finite (CheckFinite), a mean over one example
+// (CheckOneExample), and a bound on the wrong side of an exact value of the same
 // evaluation (CheckAgainstExact). It is idempotent: a row already warned is
 // not warned again.
 func CheckRows(rows []Row) {
@@ -123,7 +123,7 @@ const reversedBeyondNoise = "the bracket is reversed beyond noise"
 // figures do not show the pair as a bracket.
 const NoBracketNote = "no bracket "
 
-// BracketBroken says why the RAISE/AIS pair row r belongs to brackets
+// BracketBroken says why the RAISE/AIS pair that row r belongs to brackets
 // nothing, or "" if it is a bracket (or r belongs to no pair): "reversed"
 // (RAISE above AIS beyond noise, kit.PairSandwich's warning) or "no
 // bracket" (a member beyond noise on the wrong side of exact).
@@ -162,9 +162,9 @@ const sandwichClosed = "sandwich: the bracket closed at K"
 // The warning names the culprit and its distance from exact, and both rows
 // of its RAISE/AIS pair get a note: which of the two exact shows to be
 // wrong when the pair is reversed beyond noise, else that the pair is no
-// bracket (NoBracketNote). A sandwich
-// round that reported its bracket closed while a member violates exact
-// loses that note for a warning (exact listed after the sandwich). Rows
+// bracket (NoBracketNote). A sandwich round that reported its bracket
+// closed while a member violates exact loses that note for a warning
+// (exact listed after the sandwich). Rows
 // already warned (ViolatesExact, or compared example by example: a note
 // beginning with ExactSameNote) are left alone.
 func CheckAgainstExact(rows []Row) {
