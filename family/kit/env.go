@@ -96,6 +96,9 @@ type Env struct {
 	memo map[any]any
 	// shared is set when the running entry calls Remember.
 	shared bool
+	// earlier holds the rows of the evaluation's entries before the
+	// running one (a sandwich judges its rounds against an exact row).
+	earlier []report.Row
 	// entry and name are the running entry's index and estimator, calls
 	// the number of times it has called Units.
 	entry, calls int
@@ -183,6 +186,7 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 		seed, base := env.start(c, i, label)
 		env.shared = false
 		env.entry, env.name, env.calls = i, c.Name, 0
+		env.earlier = rows
 		rs, err := spec.Impl.(Runner).Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
 		env.markData(rs)
 		if err == nil && env.Sharding != nil {
@@ -201,6 +205,9 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 	if fin, ok := f.Plugin.(Finisher); ok {
 		rows = fin.Finish(m, rows, ests)
 	}
+	// Every family's rows: numbers that are not finite, means over one
+	// example, bounds on the wrong side of exact.
+	report.CheckRows(rows)
 	return rows, nil
 }
 

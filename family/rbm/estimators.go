@@ -195,8 +195,15 @@ func raiseRow(base report.Row, s *kit.RAISE, sp kit.Split, idx []int, res eval.R
 	warn = append(warn, cv.Warnings...)
 	if len(idx) < sp.Data.Len() {
 		note := fmt.Sprintf("RAISE on %d of %d examples", len(idx), sp.Data.Len())
-		if s.ControlVariate != "none" {
+		switch {
+		case s.ControlVariate != "none" && len(idx) >= 2 && err == nil:
 			note += fmt.Sprintf(", extended by the control variate log f(v) (α = %.3g; variance reduced %.3g×)", cv.Alpha, cv.VarianceReduction)
+		default:
+			// The mean is the subsample's own (n = k of N in the tables).
+			row.SplitExamples = sp.Data.Len()
+			if len(idx) < 2 && s.ControlVariate != "none" {
+				note += ": too few for a control variate to extend the mean to the split, so it is the mean of that subsample alone"
+			}
 		}
 		row.Notes = append(row.Notes, note)
 	}
@@ -345,7 +352,16 @@ var CSL = kit.Define(kit.Def[CSLSettings]{
 				// control variate sees.
 				cv.SE = math.Hypot(cv.SE, res.ChainSE)
 			}
-			row.Notes = append(row.Notes, fmt.Sprintf("CSL from %d hidden states (%d chains × %d steps, burn-in %d) on %d of %d examples, extended by the control variate log f(v) (variance reduced %.3g×)", res.Samples, s.Chains, steps, s.BurnIn, len(idx), sp.Data.Len(), cv.VarianceReduction))
+			note := fmt.Sprintf("CSL from %d hidden states (%d chains × %d steps, burn-in %d) on %d of %d examples", res.Samples, s.Chains, steps, s.BurnIn, len(idx), sp.Data.Len())
+			switch {
+			case len(idx) < sp.Data.Len() && len(idx) < 2:
+				// The mean is the subsample's own (n = 1 of N in the tables).
+				row.SplitExamples = sp.Data.Len()
+				note += ": too few for a control variate to extend the mean to the split, so it is the mean of that subsample alone"
+			case err == nil:
+				note += fmt.Sprintf(", extended by the control variate log f(v) (variance reduced %.3g×)", cv.VarianceReduction)
+			}
+			row.Notes = append(row.Notes, note)
 			row.MeanLoglik, row.LoglikSE = report.F(cv.Estimate), report.F(cv.SE)
 			row.NExamples = len(idx)
 			row.Seconds = time.Since(start).Seconds()
