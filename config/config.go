@@ -89,10 +89,10 @@ type Experiment struct {
 	// (e.g. the paper's test log-likelihood); they are labelled as such
 	// and never computed.
 	Reference Reference `yaml:"reference,omitempty"`
-	// Grid is set on the experiments that a grid: key made: the
-	// experiment the grid was written in, its axes and this point's
-	// labels on them (see docs/grid.md). The resolved config keeps it, so
-	// that the reports can average over the seed axis.
+	// Grid records which grid point this experiment is, when a grid: key
+	// made it (see docs/grid.md): the experiment the grid was written in,
+	// its axes and this point's labels on them. The resolved config keeps
+	// it, so that the reports can average over the seed axis.
 	Grid GridPoint `yaml:"grid_point,omitempty"`
 }
 

@@ -42,9 +42,13 @@ const MaxGridPoints = 10000
 // in the grid's order) and this point's label on each. Zero for an
 // experiment written out by hand.
 type GridPoint struct {
-	Of   string   `yaml:"of" want:"the name of the experiment whose grid made this one"`
+	// Of names the experiment whose grid made this one, as the file wrote
+	// it (a name template keeps its {PATH} placeholders).
+	Of string `yaml:"of" want:"the name of the experiment whose grid made this one"`
+	// Axes are the setting paths of the grid, in its order.
 	Axes []string `yaml:"axes" want:"a list of setting paths"`
-	At   []string `yaml:"at" want:"a list of labels, one per axis"`
+	// At are this point's labels on the axes, one per axis.
+	At []string `yaml:"at" want:"a list of labels, one per axis"`
 }
 
 // IsZero reports whether the experiment is not a grid point.

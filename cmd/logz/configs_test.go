@@ -174,7 +174,8 @@ func TestDocsConfigKeys(t *testing.T) {
 		keys           []string
 	}{
 		{"top level", "\n### Top level\n", "\n### ", keys(config.File{}, "base")},
-		{"experiment", "\n### Experiment\n", "\n### ", keys(config.Experiment{})},
+		// grid: is read before the experiment is decoded (config/grid.go).
+		{"experiment", "\n### Experiment\n", "\n### ", keys(config.Experiment{}, "grid")},
 		{"data", "\n### data\n", "**Data specs**", keys(config.Data{})},
 		{"data.planted", "**data.planted**", "\n### ", keys(config.Planted{})},
 		{"evaluate", "\n### evaluate\n", "**Estimators.**", keys(config.Evaluate{})},
