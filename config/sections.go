@@ -29,7 +29,9 @@ func Sections() []Section {
 	top = append(DescribeValue(&File{Seed: 1}), top...)
 	return []Section{
 		{Path: "", Doc: "the top level of a config file", Settings: top},
-		{Path: "experiments[]", Doc: "one experiment: a model trained and evaluated end to end", Settings: DescribeValue(&def)},
+		{Path: "experiments[]", Doc: "one experiment: a model trained and evaluated end to end", Settings: append(DescribeValue(&def), Setting{
+			Key: gridKey, Default: "{}", Want: "a mapping from setting paths to lists of values, e.g. {train.learning_rate: [0.05, 0.01], seed: [1, 2, 3]}",
+			Doc: "makes the experiment one experiment per point of the product of the values, each named after it and its values (see docs/grid.md)"})},
 		{Path: "data", Doc: "the data an experiment trains and evaluates on", Settings: DescribeValue(&def.Data)},
 		{Path: "data.planted", Doc: "the synthetic data of planted: specs, drawn from a known model", Settings: DescribeValue(&def.Data.Planted)},
 		{Path: "evaluate", Doc: "what is estimated after epochs and at the end", Settings: DescribeValue(&def.Evaluate)},
