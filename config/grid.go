@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -118,8 +119,11 @@ func (p *parser) expandGrids(root *yaml.Node) {
 		case "base":
 			if b := deref(e.val); b.Kind == yaml.MappingNode {
 				for _, be := range lookupPairs(b) {
-					if be.key == gridKey || be.key == gridPointKey {
+					switch be.key {
+					case gridKey:
 						p.errorf(be.line, "base."+be.key, "a grid belongs to an experiment (write grid: under the experiment whose settings it varies), not to base")
+					case gridPointKey:
+						p.errorf(be.line, "base."+be.key, "grid_point records which grid point an experiment is; base cannot set it")
 					}
 				}
 			}
@@ -198,7 +202,7 @@ func (p *parser) gridPoints(m *yaml.Node, g kv, index int) []*yaml.Node {
 	var axes []*gridAxis
 	ok := true
 	for _, e := range p.pairs(gv, gpath) {
-		a, good := p.gridAxis(e, gpath, prefix)
+		a, good := p.gridAxis(e, gpath)
 		if !good {
 			ok = false
 			continue
@@ -217,17 +221,18 @@ func (p *parser) gridPoints(m *yaml.Node, g kv, index int) []*yaml.Node {
 	if !ok || len(axes) == 0 {
 		return nil
 	}
-	total := 1
+	total, size := 1, 1.0
 	var sizes []string
 	for _, a := range axes {
 		sizes = append(sizes, fmt.Sprint(len(a.labels)))
+		size *= float64(len(a.labels))
 		if total <= MaxGridPoints {
 			total *= len(a.labels)
 		}
 	}
 	if total > MaxGridPoints {
-		p.errorf(g.line, gpath, "the grid has %s points, more than the %d a grid may have; split it into several experiments or drop values",
-			strings.Join(sizes, " × "), MaxGridPoints)
+		p.errorf(g.line, gpath, "the grid has %s = %s points, more than the %s a grid may have; split it into several experiments or drop values",
+			strings.Join(sizes, " × "), thousands(size), thousands(MaxGridPoints))
 		return nil
 	}
 	namer, good := p.gridNamer(name, nameLine, prefix, axes)
@@ -300,9 +305,23 @@ func sharedKey(a, b *gridAxis) (string, bool) {
 	return "", false
 }
 
+// thousands writes a whole number with commas between groups of three
+// digits (11,000).
+func thousands(x float64) string {
+	d := strconv.FormatFloat(x, 'f', 0, 64)
+	var b strings.Builder
+	for i, c := range d {
+		if i > 0 && (len(d)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
 // gridAxis reads one entry of a grid: a setting path and its values, a
 // list of scalars or a mapping from labels to values.
-func (p *parser) gridAxis(e kv, gpath, prefix string) (*gridAxis, bool) {
+func (p *parser) gridAxis(e kv, gpath string) (*gridAxis, bool) {
 	at := join(gpath, e.key)
 	a := &gridAxis{path: e.key, line: e.line}
 	for _, k := range strings.Split(e.key, ".") {

@@ -258,7 +258,7 @@ func TestGridErrors(t *testing.T) {
 			[]string{`g.yaml:7: experiments[0]: an experiment with a grid needs a name`}},
 		{"grid in base", "  - name: a\n", nil}, // see below
 		{"too many points", "  - name: a\n    grid:\n      seed: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n      train.epochs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n      train.k: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n      train.batch_size: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n",
-			[]string{`g.yaml:8: experiments[0].grid: the grid has 10 × 10 × 10 × 11 points, more than the 10000 a grid may have`}},
+			[]string{`g.yaml:8: experiments[0].grid: the grid has 10 × 10 × 10 × 11 = 11,000 points, more than the 10,000 a grid may have`}},
 		{"grid_point beside a grid", "  - name: a\n    grid: {seed: [1]}\n    grid_point: {of: b, axes: [seed], at: ['1']}\n",
 			[]string{`g.yaml:9: experiments[0].grid_point: an experiment with a grid cannot set grid_point`}},
 		{"bad grid_point", "  - name: a\n    grid_point: {of: b, axes: [seed], at: []}\n",
@@ -280,7 +280,13 @@ func TestGridErrors(t *testing.T) {
 			}
 		})
 	}
-	_, err := Parse([]byte("base:\n  grid: {seed: [1]}\n"+okExp), "b.yaml", Options{})
+	// 10,000 points is the most a grid may have, and it may have them.
+	f, err := parseGrid(t, "  - name: a\n    grid:\n      seed: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n      train.epochs: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"+
+		"      train.k: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n      train.batch_size: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n")
+	if err != nil || len(f.Experiments) != MaxGridPoints {
+		t.Errorf("a grid of %d points: %v", MaxGridPoints, err)
+	}
+	_, err = Parse([]byte("base:\n  grid: {seed: [1]}\n"+okExp), "b.yaml", Options{})
 	if err == nil || !strings.Contains(err.Error(), "b.yaml:2: base.grid: a grid belongs to an experiment") {
 		t.Errorf("grid in base: %v", err)
 	}
