@@ -365,11 +365,12 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 }
 
 // recordsRun reports whether the model file at path was written by logz
-// run and records that run (a file that cannot be read answers false; the
-// load that follows names its problem).
+// run and records that run, or lies in the run folder that made it (a file
+// that cannot be read answers false; the load that follows names its
+// problem).
 func recordsRun(path string) bool {
 	c, err := models.Load(path, family.Codecs())
-	return err == nil && c.Meta.Run != nil && c.Meta.Run.Config != ""
+	return err == nil && readRunContext(c, path, io.Discard) != nil
 }
 
 // flagValues returns the values of the estimator flags given or with a

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -29,7 +31,7 @@ type runContext struct {
 func readRunContext(ckpt *models.Checkpoint, path string, stderr io.Writer) *runContext {
 	rec := ckpt.Meta.Run
 	if rec == nil || rec.Config == "" {
-		return nil
+		return folderRunContext(ckpt, path, stderr)
 	}
 	f, err := config.Parse([]byte(rec.Config), path+" (the config its run recorded)", config.Options{})
 	if err == nil && len(f.Experiments) != 1 {
@@ -40,6 +42,34 @@ func readRunContext(ckpt *models.Checkpoint, path string, stderr io.Writer) *run
 		return nil
 	}
 	return &runContext{rec: rec, exp: f.Experiments[0]}
+}
+
+// folderRunContext is the run context of a model file that records no
+// run (written before checkpoints did): the config.resolved.yaml of the
+// run folder it lies in, RUN/EXPERIMENT/model.npz, when that config has the
+// checkpoint's experiment. There are no fingerprints to check the data
+// against; nil when the file lies in no such folder.
+func folderRunContext(ckpt *models.Checkpoint, path string, stderr io.Writer) *runContext {
+	exp := ckpt.Meta.Experiment
+	if exp == "" || filepath.Base(filepath.Dir(path)) != exp {
+		return nil
+	}
+	resolved := filepath.Join(filepath.Dir(filepath.Dir(path)), config.ResolvedFile)
+	b, err := os.ReadFile(resolved)
+	if err != nil {
+		return nil
+	}
+	f, err := config.Parse(b, resolved, config.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "logz eval: %s lies in a run folder whose %s cannot be read (%v); the flags decide the data, seed and estimates\n", path, resolved, err)
+		return nil
+	}
+	e, ok := f.Experiment(exp)
+	if !ok {
+		return nil
+	}
+	fmt.Fprintf(stderr, "logz eval: %s records no run (an older logz wrote it); using experiment %s of %s, the run folder it lies in\n", path, exp, resolved)
+	return &runContext{rec: &models.RunRecord{}, exp: e}
 }
 
 // evalSeed is the seed of the run's evaluations (as experiment.build

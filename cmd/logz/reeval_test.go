@@ -8,7 +8,9 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/testenv"
+	"github.com/logz-ml/logz/models"
 )
 
 // finalOf returns the final rows of a run's results.json for experiment exp.
@@ -230,4 +232,39 @@ func mustRead(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestReevaluateOlderCheckpoint: a model file that records no run (an
+// older logz wrote it) but lies in its run folder is evaluated as that
+// folder's config.resolved.yaml says, and gives the run's numbers.
+func TestReevaluateOlderCheckpoint(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, errOut, err := runLogz(t, "run", "--out", dir); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	model := filepath.Join(dir, "pcd1-h12", "model.npz")
+	c, err := models.Load(model, family.Codecs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Meta.Run = nil
+	if err := models.Save(model, c, family.Codecs()); err != nil {
+		t.Fatal(err)
+	}
+	want := finalOf(t, dir, "pcd1-h12")
+	var sub []report.Row
+	for _, r := range want {
+		if r.Estimator == "exact" || r.Estimator == "ais" {
+			sub = append(sub, r)
+		}
+	}
+	got := evalList(t, "--model", model, "--estimator", "exact,ais")
+	if len(got) != len(sub) {
+		t.Fatalf("re-evaluation gave %d rows, the run %d", len(got), len(sub))
+	}
+	for i := range sub {
+		if d := sameBits(sub[i], got[i], false); d != "" {
+			t.Errorf("row %d: %s", i, d)
+		}
+	}
 }
