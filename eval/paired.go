@@ -114,12 +114,12 @@ func RatioSigma(r Ratio) float64 {
 
 // Verdict says in words what Δ = mean log p_B − mean log p_A ± σ
 // establishes, the models named a and b: "b is better by 1.30 ± 0.40 nats
-// (3.2σ)" when |Δ| > VerdictZ·σ (the 95% interval Δ ± VerdictZ·σ excludes
+// (3.2σ)" (σ with two significant digits, 2 to 4 decimals) when |Δ| > VerdictZ·σ (the 95% interval Δ ± VerdictZ·σ excludes
 // 0), else "no difference established: 0.20 ± 0.40 nats (0.5σ)". A σ of 0
 // (both log Z exact, per-example differences all alike) establishes any
 // non-zero difference.
 func Verdict(a, b string, delta, sigma float64) string {
-	z := "σ = 0"
+	z, d := "σ = 0", verdictDecimals(delta, sigma)
 	if sigma > 0 {
 		z = fmt.Sprintf("%.1fσ", math.Abs(delta)/sigma)
 	}
@@ -128,9 +128,22 @@ func Verdict(a, b string, delta, sigma float64) string {
 		if delta < 0 {
 			better = a
 		}
-		return fmt.Sprintf("%s is better by %.2f ± %.2f nats (%s)", better, math.Abs(delta), sigma, z)
+		return fmt.Sprintf("%s is better by %.*f ± %.*f nats (%s)", better, d, math.Abs(delta), d, sigma, z)
 	}
-	return fmt.Sprintf("no difference established: %.2f ± %.2f nats (%s)", delta, sigma, z)
+	return fmt.Sprintf("no difference established: %.*f ± %.*f nats (%s)", d, delta, d, sigma, z)
+}
+
+// verdictDecimals shows σ with two significant digits: 2 decimals for
+// σ ≥ 0.1, up to 4 for smaller σ; for σ = 0, enough to show Δ (up to 4).
+func verdictDecimals(delta, sigma float64) int {
+	x := sigma
+	if !(x > 0) {
+		x = math.Abs(delta)
+	}
+	if !(x > 0) {
+		return 2
+	}
+	return min(4, max(2, 1+int(math.Ceil(-math.Log10(x)))))
 }
 
 // Verdict is the package Verdict of p with what the ratio rests on: "; the

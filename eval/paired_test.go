@@ -150,6 +150,7 @@ func TestVerdictWords(t *testing.T) {
 		{0.78, 0.4, "no difference established: 0.78 ± 0.40 nats (1.9σ)"},
 		{0.79, 0.4, "B is better by 0.79 ± 0.40 nats (2.0σ)"},
 		{0.5, 0, "B is better by 0.50 ± 0.00 nats (σ = 0)"},
+		{-0.018, 0.0136, "no difference established: -0.018 ± 0.014 nats (1.3σ)"},
 	} {
 		if got := Verdict("A", "B", c.d, c.s); got != c.want {
 			t.Errorf("Verdict(%v, %v) = %q, want %q", c.d, c.s, got, c.want)
