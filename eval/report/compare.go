@@ -382,7 +382,20 @@ func configDiffs(runs []CompareRun) []string {
 	return out
 }
 
-// runNames lists the runs' names, those with a config first.
+// dataLines names the data each run measured (DataLines), each line
+// prefixed by the run's name.
+func (c *Comparison) dataLines() []string {
+	var data []string
+	for _, r := range c.Runs {
+		for _, l := range DataLines(r.Rows) {
+			data = append(data, r.Name+": "+l)
+		}
+	}
+	return data
+}
+
+// configNames lists the names of the runs that have a config, joined by
+// " | " as the config differences' values are.
 func (c *Comparison) configNames() string {
 	var names []string
 	for _, r := range c.Runs {
@@ -414,12 +427,7 @@ func writeCompareDoc(d doc, title string, c *Comparison) {
 	if n := c.NotComparable(); n > 0 {
 		d.para(fmt.Sprintf("%d of %d lines hold rows that are not comparable (their protocols differ; see the Δ cells); their differences are not ranked.", n, len(c.Lines)))
 	}
-	var data []string
-	for _, r := range c.Runs {
-		for _, l := range DataLines(r.Rows) {
-			data = append(data, r.Name+": "+l)
-		}
-	}
+	data := c.dataLines()
 	if len(data) > 0 {
 		d.para("Data (run: split: spec, binarisation, examples kept, size, SHA-256 of the bits):")
 		d.list(data, false)
@@ -453,12 +461,7 @@ func RenderCompare(w io.Writer, c *Comparison, opt TableOptions) error {
 	if n := c.NotComparable(); n > 0 {
 		fmt.Fprintf(&b, "%d of %d lines hold rows that are not comparable (their protocols differ); their differences are not ranked.\n", n, len(c.Lines))
 	}
-	var data []string
-	for _, r := range c.Runs {
-		for _, l := range DataLines(r.Rows) {
-			data = append(data, r.Name+": "+l)
-		}
-	}
+	data := c.dataLines()
 	if len(data) > 0 {
 		b.WriteString("Data:\n")
 		for _, l := range data {
