@@ -240,7 +240,8 @@ func comparePaired(pathA, pathB string, set *data.Set, p pairFlags, stdout io.Wr
 	if err != nil {
 		return err
 	}
-	if set == nil {
+	dataGiven := set != nil
+	if !dataGiven {
 		if set, err = runSplit(a, p.split, p.dataDir); err != nil {
 			return err
 		}
@@ -257,8 +258,11 @@ func comparePaired(pathA, pathB string, set *data.Set, p pairFlags, stdout io.Wr
 	mA, okA := a.ckpt.Model.(*models.RBM)
 	mB, okB := b.ckpt.Model.(*models.RBM)
 	if !okA || !okB {
-		return fmt.Errorf("compare: --model pairs two RBMs (per-example free energies and the AIS ratio of their log Z); %s is a %s and %s a %s: compare the runs that trained them with 'logz compare RUN --experiments A,B' (their own final estimates), or 'logz compare RUN RUN'",
-			pathA, a.ckpt.Model.TypeName(), pathB, b.ckpt.Model.TypeName())
+		if dataGiven {
+			return fmt.Errorf("compare: --model with --data pairs two RBMs (per-example free energies and the AIS ratio of their log Z); %s is a %s and %s a %s: leave out --data to compare them by their runs' own final estimates on --split, or compare the runs with 'logz compare RUN RUN'",
+				pathA, a.ckpt.Model.TypeName(), pathB, b.ckpt.Model.TypeName())
+		}
+		return compareRunModels(stdout, a, b, p.split)
 	}
 	if p.limit > 0 && p.limit < set.N {
 		set = set.Limit(p.limit)
@@ -333,14 +337,40 @@ func compareExperiments(dir, nameA, nameB string, p pairFlags, stdout io.Writer)
 			}
 		}
 	}
-	return compareFromRows(stdout, rows, nameA, nameB, p.split)
+	return compareFromRows(stdout, rows, nameA, nameB, "experiment "+nameA, "experiment "+nameB, p.split)
+}
+
+// compareRunModels gives the verdict on two model files written by logz
+// run from the final rows of their experiments in their run folders (the
+// folder above the experiment's).
+func compareRunModels(w io.Writer, a, b pairedModel, split string) error {
+	var rows []report.Row
+	for _, m := range []struct {
+		pairedModel
+		as string
+	}{{a, "A"}, {b, "B"}} {
+		rc := readRunContext(m.ckpt, m.path, io.Discard)
+		dir := filepath.Dir(filepath.Dir(m.path))
+		if rc == nil || !experiment.HoldsRun(dir) {
+			return fmt.Errorf("compare: %s is a %s, not an RBM, and is not in the folder of the logz run that trained it: its run's own estimates are what a verdict on it would rest on", m.path, m.ckpt.Model.TypeName())
+		}
+		all, err := report.ReadResults(filepath.Join(dir, config.ResultsFile))
+		if err != nil {
+			return fmt.Errorf("compare: %w", err)
+		}
+		for _, r := range report.Select(all, rc.exp.Name) {
+			r.Experiment = m.as
+			rows = append(rows, r)
+		}
+	}
+	return compareFromRows(w, rows, "A", "B", a.path+" ("+a.ckpt.Model.TypeName()+")", b.path+" ("+b.ckpt.Model.TypeName()+")", split)
 }
 
 // compareFromRows gives the verdict from the final rows of experiments a
-// and b on split: for each estimator configuration both ran with the same
+// and b (described as descA, descB) on split: for each estimator configuration both ran with the same
 // protocol, Δ = mean_B − mean_A ± √(σ_A² + σ_B²), σ each row's own error
 // (report.LoglikError).
-func compareFromRows(w io.Writer, rows []report.Row, a, b, split string) error {
+func compareFromRows(w io.Writer, rows []report.Row, a, b, descA, descB, split string) error {
 	var ra, rb []*report.Row
 	for i := range rows {
 		r := &rows[i]
@@ -354,8 +384,8 @@ func compareFromRows(w io.Writer, rows []report.Row, a, b, split string) error {
 			rb = append(rb, r)
 		}
 	}
-	fmt.Fprintf(w, "A: experiment %s\nB: experiment %s\n", a, b)
-	fmt.Fprintf(w, "From the run's final estimates on the %s split; each σ is the row's own estimator error together with the spread of its examples (se over the split), and the ± is √(σ_A² + σ_B²): results.json keeps no per-example values, so the pair is not paired over examples and the ± overstates the error of the difference (the examples are shared).\n", split)
+	fmt.Fprintf(w, "A: %s\nB: %s\n", descA, descB)
+	fmt.Fprintf(w, "From the final estimates in results.json on the %s split; each σ is the row's own estimator error together with the spread of its examples (se over the split), and the ± is √(σ_A² + σ_B²): results.json keeps no per-example values, so the pair is not paired over examples and the ± overstates the error of the difference (the examples are shared).\n", split)
 	n := 0
 	for _, x := range ra {
 		for _, y := range rb {
@@ -379,7 +409,7 @@ func compareFromRows(w io.Writer, rows []report.Row, a, b, split string) error {
 				continue
 			}
 			delta, sigma := *y.MeanLoglik-*x.MeanLoglik, math.Hypot(sa, sb)
-			fmt.Fprintf(w, "  %s: Δ = %.4f ± %.4f. %s.\n", lab, delta, sigma, eval.Verdict("A", "B", delta, sigma))
+			fmt.Fprintf(w, "  %s: Δ = %.4f ± %.4f; %s.\n", lab, delta, sigma, eval.Verdict("A", "B", delta, sigma))
 			n++
 		}
 	}

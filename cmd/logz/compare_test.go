@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -293,12 +294,80 @@ func TestCompareFromRows(t *testing.T) {
 	}
 	rows := []report.Row{mk("a", "raise", -90, 0.3, 1), mk("b", "raise", -89, 0.4, 1), mk("a", "csl", -95, 1, 1), mk("b", "csl", -94, 1, 2)}
 	var b strings.Builder
-	if err := compareFromRows(&b, rows, "a", "b", "test"); err != nil {
+	if err := compareFromRows(&b, rows, "a", "b", "experiment a", "experiment b", "test"); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"raise: Δ = 1.0000 ± 0.5000. B is better by 1.00 ± 0.50 nats (2.0σ).", "csl: not comparable: data.binarize_seed 1 vs 2"} {
+	for _, want := range []string{"raise: Δ = 1.0000 ± 0.5000; B is better by 1.00 ± 0.50 nats (2.0σ).", "csl: not comparable: data.binarize_seed 1 vs 2"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("want %q in\n%s", want, b.String())
 		}
+	}
+}
+
+// sbnCompareConfig trains two small sigmoid belief nets (2 and 4 epochs)
+// with exact and importance-sampling final estimates.
+const sbnCompareConfig = `name: s
+seed: 1
+base:
+  data:
+    train: planted:train
+    test: planted:test
+    planted: {model: sbn, visible: 20, hidden: 6, train: 400, test: 200}
+  model: {type: sbn, layers: [6], init_weight_std: 0.1}
+  train: {method: sghmc, sampler: adaptive-is, epochs: 2, batch_size: 100, steps: 5, samples: 5, learning_rate: 0.01, rec_learning_rate: 0.01}
+  evaluate:
+    splits: [test]
+    final: [exact, {name: is, samples: 200, examples: 0}]
+experiments:
+  - name: a
+  - name: b
+    train: {epochs: 4}
+`
+
+// TestCompareNonRBM: two model files of another family are compared by
+// their runs' final rows: Δ of exact is the difference of the rows' means,
+// its ± √(se_A² + se_B²) (exact's only error is the examples' spread),
+// the same as --experiments on the run; --data is refused for them.
+func TestCompareNonRBM(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, sbnCompareConfig)
+	run := filepath.Join(dir, "rs")
+	if _, stderr, err := runLogz(t, "run", cfg, "--out", run); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	ma, mb := filepath.Join(run, "a", "model.npz"), filepath.Join(run, "b", "model.npz")
+	out, _, err := runLogz(t, "compare", "--model", ma, "--model", mb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exps, _, err := runLogz(t, "compare", run, "--experiments", "a,b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, o1, _ := strings.Cut(out, "From ")
+	_, o2, _ := strings.Cut(exps, "From ")
+	if o1 != o2 || o1 == "" {
+		t.Errorf("--model and --experiments disagree:\n%s\n%s", out, exps)
+	}
+	var a, b report.Row
+	for _, r := range finalOf(t, run, "a") {
+		if r.Estimator == "exact" && r.Split == "test" {
+			a = r
+		}
+	}
+	for _, r := range finalOf(t, run, "b") {
+		if r.Estimator == "exact" && r.Split == "test" {
+			b = r
+		}
+	}
+	if a.MeanLoglik == nil || b.MeanLoglik == nil || a.LoglikSE == nil || b.LoglikSE == nil {
+		t.Fatal("no exact rows with their se")
+	}
+	want := fmt.Sprintf("exact: Δ = %.4f ± %.4f;", *b.MeanLoglik-*a.MeanLoglik, math.Hypot(*a.LoglikSE, *b.LoglikSE))
+	if !strings.Contains(out, want) {
+		t.Errorf("want %q in\n%s", want, out)
+	}
+	if _, _, err := runLogz(t, "compare", "--model", ma, "--model", mb, "--data", "planted:test"); err == nil || !strings.Contains(err.Error(), "pairs two RBMs") {
+		t.Errorf("--data with two SBNs: want a refusal, got %v", err)
 	}
 }
