@@ -42,8 +42,10 @@ mean log p_A on the same examples with one error bar, and whether it
 establishes a difference (|Δ| > 1.96σ). For two RBMs over the same visible
 units, Δ = mean[−F_B(v) + F_A(v)] − (log Z_B − log Z_A), the ratio from AIS
 along the joint path of the two models (exact when both log Z can be
-enumerated, --max-units), σ = √(SE_paired² + σ_ratio²). For other models,
-Δ and σ come from the run's own final estimates of both experiments.
+enumerated, --max-units), σ = √(SE_paired² + σ_ratio²). Other models whose
+log p(v) can be enumerated within --max-units (sbn, mob, or an RBM beside
+one of them) are paired over the examples exactly; for the rest Δ and σ
+come from the final estimates of the runs that trained them.
 --data may be left out for models written by logz run (their run's split).
 See docs/compare.md.
 
@@ -255,20 +257,26 @@ func comparePaired(pathA, pathB string, set *data.Set, p pairFlags, stdout io.Wr
 				pathA, pathB, p.split, fa, fb)
 		}
 	}
-	mA, okA := a.ckpt.Model.(*models.RBM)
-	mB, okB := b.ckpt.Model.(*models.RBM)
-	if !okA || !okB {
-		if dataGiven {
-			return fmt.Errorf("compare: --model with --data pairs two RBMs (per-example free energies and the AIS ratio of their log Z); %s is a %s and %s a %s: leave out --data to compare them by their runs' own final estimates on --split, or compare the runs with 'logz compare RUN RUN'",
-				pathA, a.ckpt.Model.TypeName(), pathB, b.ckpt.Model.TypeName())
-		}
-		return compareRunModels(stdout, a, b, p.split)
-	}
 	if p.limit > 0 && p.limit < set.N {
 		set = set.Limit(p.limit)
 	}
-	if set.D != mA.NVis {
-		return fmt.Errorf("compare: the data has %d units per example, the models %d visible units", set.D, mA.NVis)
+	if set.D != a.ckpt.Model.NumVisible() || set.D != b.ckpt.Model.NumVisible() {
+		return fmt.Errorf("compare: the data has %d units per example, the models %d and %d visible units", set.D, a.ckpt.Model.NumVisible(), b.ckpt.Model.NumVisible())
+	}
+	mA, okA := a.ckpt.Model.(*models.RBM)
+	mB, okB := b.ckpt.Model.(*models.RBM)
+	if !okA || !okB {
+		if ok, err := pairedExact(stdout, a, b, set, p.maxUnits); err != nil || ok {
+			if err != nil {
+				return fmt.Errorf("compare: %w", err)
+			}
+			return nil
+		}
+		if dataGiven {
+			return fmt.Errorf("compare: --model with --data needs per-example values of both models: two RBMs (free energies and the AIS ratio of their log Z), or models whose log p(v) can be enumerated within --max-units %d (rbm, sbn, mob); %s is a %s and %s a %s: leave out --data to compare them by their runs' own final estimates on --split, or compare the runs with 'logz compare RUN RUN'",
+				p.maxUnits, pathA, kit.Label(a.ckpt.Model), pathB, kit.Label(b.ckpt.Model))
+		}
+		return compareRunModels(stdout, a, b, p.split)
 	}
 	res, err := pairRBMs(mA, mB, set, p)
 	if err != nil {
@@ -328,14 +336,10 @@ func compareExperiments(dir, nameA, nameB string, p pairFlags, stdout io.Writer)
 		}
 	}
 	pa, pb := filepath.Join(dir, nameA, "model.npz"), filepath.Join(dir, nameB, "model.npz")
-	a, errA := loadPaired(pa)
-	b, errB := loadPaired(pb)
+	_, errA := loadPaired(pa)
+	_, errB := loadPaired(pb)
 	if errA == nil && errB == nil {
-		if _, ok := a.ckpt.Model.(*models.RBM); ok {
-			if _, ok := b.ckpt.Model.(*models.RBM); ok {
-				return comparePaired(pa, pb, nil, p, stdout)
-			}
-		}
+		return comparePaired(pa, pb, nil, p, stdout)
 	}
 	return compareFromRows(stdout, rows, nameA, nameB, "experiment "+nameA, "experiment "+nameB, p.split)
 }

@@ -342,30 +342,19 @@ experiments:
     train: {epochs: 4}
 `
 
-// TestCompareNonRBM: two model files of another family are compared by
-// their runs' final rows: Δ of exact is the difference of the rows' means,
-// its ± √(se_A² + se_B²) (exact's only error is the examples' spread),
-// the same as --experiments on the run; --data is refused for them.
+// TestCompareNonRBM: two sigmoid belief nets whose log p(v) is enumerable
+// are paired over the examples: Δ is the difference of the run's exact
+// rows, its σ the paired standard error (below the unpaired √(se_A² +
+// se_B²)), the same from --model files and from --experiments. Without
+// enumeration (--max-units 0) the verdict comes from the runs' final rows:
+// Δ of exact with ± √(se_A² + se_B²) (exact's only error is its examples'
+// spread); --data is then refused.
 func TestCompareNonRBM(t *testing.T) {
 	dir := t.TempDir()
 	cfg := writeConfig(t, dir, sbnCompareConfig)
 	run := filepath.Join(dir, "rs")
 	if _, stderr, err := runLogz(t, "run", cfg, "--out", run); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
-	}
-	ma, mb := filepath.Join(run, "a", "model.npz"), filepath.Join(run, "b", "model.npz")
-	out, _, err := runLogz(t, "compare", "--model", ma, "--model", mb)
-	if err != nil {
-		t.Fatal(err)
-	}
-	exps, _, err := runLogz(t, "compare", run, "--experiments", "a,b")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, o1, _ := strings.Cut(out, "From ")
-	_, o2, _ := strings.Cut(exps, "From ")
-	if o1 != o2 || o1 == "" {
-		t.Errorf("--model and --experiments disagree:\n%s\n%s", out, exps)
 	}
 	var a, b report.Row
 	for _, r := range finalOf(t, run, "a") {
@@ -381,12 +370,38 @@ func TestCompareNonRBM(t *testing.T) {
 	if a.MeanLoglik == nil || b.MeanLoglik == nil || a.LoglikSE == nil || b.LoglikSE == nil {
 		t.Fatal("no exact rows with their se")
 	}
-	want := fmt.Sprintf("exact: Δ = %.4f ± %.4f;", *b.MeanLoglik-*a.MeanLoglik, math.Hypot(*a.LoglikSE, *b.LoglikSE))
-	if !strings.Contains(out, want) {
-		t.Errorf("want %q in\n%s", want, out)
+	unpaired := math.Hypot(*a.LoglikSE, *b.LoglikSE)
+
+	ma, mb := filepath.Join(run, "a", "model.npz"), filepath.Join(run, "b", "model.npz")
+	out, _, err := runLogz(t, "compare", "--model", ma, "--model", mb)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, _, err := runLogz(t, "compare", "--model", ma, "--model", mb, "--data", "planted:test"); err == nil || !strings.Contains(err.Error(), "pairs two RBMs") {
-		t.Errorf("--data with two SBNs: want a refusal, got %v", err)
+	exps, _, err := runLogz(t, "compare", run, "--experiments", "a,b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out != exps {
+		t.Errorf("--model and --experiments disagree:\n%s\n%s", out, exps)
+	}
+	d, sigma := pairedDelta(t, out)
+	if math.Abs(d-(*b.MeanLoglik-*a.MeanLoglik)) > 0.5e-4+1e-9 || !strings.Contains(out, "both log p exact") {
+		t.Errorf("paired Δ %.4f, the exact rows' difference %.6f:\n%s", d, *b.MeanLoglik-*a.MeanLoglik, out)
+	}
+	if !(sigma < unpaired) {
+		t.Errorf("paired σ %.4f is not below the unpaired %.4f", sigma, unpaired)
+	}
+
+	rowsOut, _, err := runLogz(t, "compare", "--model", ma, "--model", mb, "--max-units", "0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("exact: Δ = %.4f ± %.4f;", *b.MeanLoglik-*a.MeanLoglik, unpaired)
+	if !strings.Contains(rowsOut, want) {
+		t.Errorf("want %q in\n%s", want, rowsOut)
+	}
+	if _, _, err := runLogz(t, "compare", "--model", ma, "--model", mb, "--data", "planted:test", "--max-units", "0"); err == nil || !strings.Contains(err.Error(), "needs per-example values") {
+		t.Errorf("--data with two SBNs and no enumeration: want a refusal, got %v", err)
 	}
 }
 
