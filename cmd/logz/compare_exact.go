@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
@@ -66,15 +65,12 @@ func pairedExact(w io.Writer, a, b pairedModel, set *data.Set, maxUnits int) (ok
 	if err != nil || !okB {
 		return false, err
 	}
-	var s, s2 float64
+	d := make([]float64, len(la))
 	for n := range la {
-		d := lb[n] - la[n]
-		s += d
-		s2 += d * d
+		d[n] = lb[n] - la[n]
 	}
-	N := float64(len(la))
-	mean := s / N
-	se := math.Sqrt(math.Max(s2-N*mean*mean, 0) / (N - 1) / N)
+	st := kit.MeanOf(d)
+	mean, se := st.Mean, st.SE
 	fp := set.Fingerprint()
 	fmt.Fprintf(w, "A: %s (%s)\nB: %s (%s)\n", a.path, kit.Label(a.ckpt.Model), b.path, kit.Label(b.ckpt.Model))
 	fmt.Fprintf(w, "Examples: %s\n", fp)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/internal/provenance"
-	"github.com/logz-ml/logz/internal/testenv"
 )
 
 // compareDoc is the user documentation of logz compare; its example is
@@ -265,31 +264,29 @@ func TestCompare(t *testing.T) {
 // verdict.
 func pairedDelta(t *testing.T, out string) (delta, sigma float64) {
 	t.Helper()
-	m := regexp.MustCompile(`mean log p_A = (\S+) ± (\S+)`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no Δ line:\n%s", out)
-	}
-	delta, err1 := strconv.ParseFloat(m[1], 64)
-	sigma, err2 := strconv.ParseFloat(m[2], 64)
-	if err1 != nil || err2 != nil {
-		t.Fatalf("Δ line %q", m[0])
-	}
-	return delta, sigma
+	return pairedLine(t, out, `mean log p_A = (\S+) ± (\S+)`)
 }
 
 // pairedRatio reads log Z_B − log Z_A and its σ from a paired verdict.
 func pairedRatio(t *testing.T, out string) (ratio, sigma float64) {
 	t.Helper()
-	m := regexp.MustCompile(`log Z_B − log Z_A += +(\S+) ± (\S+)`).FindStringSubmatch(out)
+	return pairedLine(t, out, `log Z_B − log Z_A += +(\S+) ± (\S+)`)
+}
+
+// pairedLine reads the two numbers the two groups of the expression re
+// match in out.
+func pairedLine(t *testing.T, out, re string) (x, sigma float64) {
+	t.Helper()
+	m := regexp.MustCompile(re).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("no ratio line:\n%s", out)
+		t.Fatalf("no line %s:\n%s", re, out)
 	}
-	ratio, err1 := strconv.ParseFloat(m[1], 64)
+	x, err1 := strconv.ParseFloat(m[1], 64)
 	sigma, err2 := strconv.ParseFloat(m[2], 64)
 	if err1 != nil || err2 != nil {
-		t.Fatalf("ratio line %q", m[0])
+		t.Fatalf("line %q", m[0])
 	}
-	return ratio, sigma
+	return x, sigma
 }
 
 // signedD formats x with d decimals and its sign, as the table does.
@@ -431,17 +428,8 @@ func TestCompareMNISTSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("784-20 models, exact log Z and an AIS ratio")
 	}
-	dataDir, err := testenv.MNISTDir()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if dataDir == "" {
-		dataDir = t.TempDir()
-		writeGreyIDX(t, filepath.Join(dataDir, "train-images-idx3-ubyte"), 400, 28, 28, 1)
-		writeGreyIDX(t, filepath.Join(dataDir, "t10k-images-idx3-ubyte"), 250, 28, 28, 2)
-	}
 	dir := t.TempDir()
-	cfg := writeConfig(t, dir, fmt.Sprintf(mnistCompareConfig, dataDir))
+	cfg := writeConfig(t, dir, fmt.Sprintf(mnistCompareConfig, mnistLikeDir(t)))
 	ra, rb := filepath.Join(dir, "ra"), filepath.Join(dir, "rb")
 	if _, stderr, err := runLogz(t, "run", cfg, "--out", ra); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
