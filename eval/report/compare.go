@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -33,6 +34,10 @@ type CompareLine struct {
 	// differs is not comparable: its difference is not ranked. nil entries
 	// are comparable.
 	Differs [][]string
+	// ByConfig marks, per run, a row whose data neither it nor the
+	// reference row recorded, judged comparable because the two runs'
+	// configs give the experiment the same data settings (dataConfigDiffers).
+	ByConfig []bool
 }
 
 // Comparison is the side-by-side view of several runs' final estimates and
@@ -92,12 +97,22 @@ func Compare(runs []CompareRun) *Comparison {
 		}
 	}
 	for _, l := range c.Lines {
-		l.Differs = make([][]string, len(runs))
+		l.Differs, l.ByConfig = make([][]string, len(runs)), make([]bool, len(runs))
 		ref := l.reference()
+		k := slices.Index(l.Rows, ref)
 		for i, r := range l.Rows {
-			if r != nil && r != ref {
-				l.Differs[i] = ProtocolDiffers(ref, r)
+			if r == nil || r == ref {
+				continue
 			}
+			d := ProtocolDiffers(ref, r)
+			if j := slices.Index(d, noDataRecorded); j >= 0 {
+				if cd, ok := dataConfigDiffers(runs[k].Config, runs[i].Config, l.Experiment); ok {
+					d = slices.Delete(d, j, j+1)
+					d = slices.Insert(d, j, cd...)
+					l.ByConfig[i] = len(cd) == 0
+				}
+			}
+			l.Differs[i] = d
 		}
 	}
 	c.ConfigDiffs = configDiffs(runs)
@@ -129,7 +144,7 @@ func ProtocolDiffers(a, b *Row) []string {
 	add := func(field string, x, y any) { out = append(out, fmt.Sprintf("%s %v vs %v", field, x, y)) }
 	switch da, db := a.Data, b.Data; {
 	case da == nil && db == nil && a.Split != "":
-		out = append(out, "data not recorded on either row")
+		out = append(out, noDataRecorded)
 	case (da == nil) != (db == nil):
 		out = append(out, "data recorded on one row only")
 	case da != nil:
@@ -156,6 +171,59 @@ func ProtocolDiffers(a, b *Row) []string {
 		add("start", orMissing(a.Init), orMissing(b.Init))
 	}
 	return out
+}
+
+// noDataRecorded is ProtocolDiffers' entry for two rows of a split that
+// record no data (rows written before results.json named the bits).
+const noDataRecorded = "data not recorded on either row"
+
+// dataConfigKeys are the settings of an experiment's config (below
+// experiments[NAME].) that decide the bits of its splits: what is read,
+// how it is binarised, which examples are kept. data.data_dir, where the
+// files are, is not among them.
+var dataConfigKeys = []string{"data.", "evaluate.max_examples"}
+
+// dataConfigDiffers compares the data settings of experiment exp in two
+// flattened configs (config.Flatten), for rows that record no data: the
+// keys that differ, each with both values ("config data.binarize_seed 1
+// vs 2"); ok is false when a config is missing or has no data settings for
+// exp.
+func dataConfigDiffers(a, b map[string]string, exp string) (diffs []string, ok bool) {
+	if a == nil || b == nil {
+		return nil, false
+	}
+	prefix := "experiments[" + exp + "]."
+	keys := map[string]bool{}
+	for _, m := range []map[string]string{a, b} {
+		for k := range m {
+			rest, found := strings.CutPrefix(k, prefix)
+			if !found || rest == "data.data_dir" {
+				continue
+			}
+			for _, d := range dataConfigKeys {
+				if strings.HasPrefix(rest, d) {
+					keys[rest] = true
+				}
+			}
+		}
+	}
+	if len(keys) == 0 {
+		return nil, false
+	}
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		va, okA := a[prefix+k]
+		vb, okB := b[prefix+k]
+		if !okA {
+			va = "(absent)"
+		}
+		if !okB {
+			vb = "(absent)"
+		}
+		if va != vb {
+			diffs = append(diffs, fmt.Sprintf("config %s %s vs %s", k, va, vb))
+		}
+	}
+	return diffs, true
 }
 
 // compareValue is the number a row contributes to the comparison and its
@@ -249,17 +317,46 @@ func (l *CompareLine) diffCell(i int) string {
 	if !ok0 || !ok1 {
 		return Missing
 	}
+	mark := ""
+	if l.ByConfig[i] {
+		mark = " ‡"
+	}
 	d := v1 - v0
 	if !h0 || !h1 {
-		return signedD(d, 2)
+		return signedD(d, 2) + mark
 	}
 	sig := math.Hypot(s0, s1)
 	k := errDecimals(sig)
 	s := signedD(d, k) + " ± " + numD(sig, k)
 	if sig > 0 {
-		return s + " (" + Sigmas(math.Abs(d), sig) + ")"
+		return s + " (" + Sigmas(math.Abs(d), sig) + ")" + mark
 	}
-	return signedD(d, k) + " ± 0 (exact: no estimator error)"
+	return signedD(d, k) + " ± 0 (exact: no estimator error)" + mark
+}
+
+// byConfig reports whether a line of c was judged comparable by the
+// configs' data settings.
+func (c *Comparison) byConfig() bool {
+	for _, l := range c.Lines {
+		if slices.Contains(l.ByConfig, true) {
+			return true
+		}
+	}
+	return false
+}
+
+// legendByConfig explains ‡.
+const legendByConfig = "‡: neither row records its data (runs written before results.json named the bits), so the two runs' " +
+	"configs decided: the experiment's data settings (experiments[NAME].data.* but data_dir, and evaluate.max_examples) are " +
+	"the same; a setting that differs is named in the cell as not comparable (config KEY a vs b). The bits themselves " +
+	"were not checked (a data file changed between the runs would go unnoticed)."
+
+// legend returns the legend lines of the table.
+func (c *Comparison) legend() []string {
+	if c.byConfig() {
+		return append(slices.Clone(compareLegend), legendByConfig)
+	}
+	return compareLegend
 }
 
 // signedD formats x with d decimals and its sign.
@@ -352,14 +449,53 @@ func configDiffs(runs []CompareRun) []string {
 	if n < 2 {
 		return nil
 	}
-	var out []string
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range keys {
-			if !yield(k) {
-				return
+	// An experiment that some runs lack is one line, not one per key.
+	has := func(r CompareRun, exp string) bool {
+		for k := range r.Config {
+			if strings.HasPrefix(k, exp) {
+				return true
 			}
 		}
-	}) {
+		return false
+	}
+	partial := map[string]string{} // "experiments[X]" → its line
+	for k := range keys {
+		exp, _, ok := strings.Cut(k, "].")
+		if !ok || !strings.HasPrefix(exp, "experiments[") {
+			continue
+		}
+		exp += "]"
+		if _, done := partial[exp]; done {
+			continue
+		}
+		var vals []string
+		all := true
+		for _, r := range runs {
+			if r.Config == nil {
+				continue
+			}
+			if has(r, exp+".") {
+				vals = append(vals, "(present)")
+			} else {
+				vals, all = append(vals, "(absent)"), false
+			}
+		}
+		if all {
+			partial[exp] = ""
+		} else {
+			partial[exp] = exp + ": " + strings.Join(vals, " | ")
+		}
+	}
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		if exp, _, ok := strings.Cut(k, "]."); ok {
+			if line := partial[exp+"]"]; line != "" {
+				if !slices.Contains(out, line) {
+					out = append(out, line)
+				}
+				continue
+			}
+		}
 		var vals []string
 		same := true
 		for _, r := range runs {
@@ -422,7 +558,7 @@ func writeCompareDoc(d doc, title string, c *Comparison) {
 		d.para("No final estimates.")
 	} else {
 		d.table(c.grid())
-		d.list(compareLegend, false)
+		d.list(c.legend(), false)
 	}
 	if n := c.NotComparable(); n > 0 {
 		d.para(fmt.Sprintf("%d of %d lines hold rows that are not comparable (their protocols differ; see the Δ cells); their differences are not ranked.", n, len(c.Lines)))
@@ -454,7 +590,7 @@ func RenderCompare(w io.Writer, c *Comparison, opt TableOptions) error {
 		if err := renderTerminal(&b, c.grid(), opt.ASCII); err != nil {
 			return err
 		}
-		for _, l := range compareLegend {
+		for _, l := range c.legend() {
 			fmt.Fprintf(&b, "  %s\n", l)
 		}
 	}

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -97,15 +98,47 @@ func TestCompareExactError(t *testing.T) {
 }
 
 // TestConfigDiffs lists the keys whose values differ, with "(absent)"
-// where a run lacks one.
+// where a run lacks one, and an experiment that a run lacks in one line.
 func TestConfigDiffs(t *testing.T) {
 	runs := []CompareRun{
 		{Name: "a", Config: map[string]string{"seed": "1", "experiments[x].train.epochs": "10", "k": "v"}},
 		{Name: "b", Config: map[string]string{"seed": "2", "experiments[x].train.epochs": "10"}},
 	}
+	runs[0].Config["experiments[only-a].train.epochs"] = "5"
+	runs[0].Config["experiments[only-a].seed"] = "5"
 	got := configDiffs(runs)
-	want := []string{"k: v | (absent)", "seed: 1 | 2"}
+	want := []string{"experiments[only-a]: (present) | (absent)", "k: v | (absent)", "seed: 1 | 2"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+// TestCompareByConfig: rows that record no data are compared by the runs'
+// configs: the same data settings of the experiment make them comparable
+// (marked ‡, explained in the legend; data_dir does not count), another
+// binarisation seed makes them not comparable, named; without configs they
+// are not comparable.
+func TestCompareByConfig(t *testing.T) {
+	row := func(m float64) Row {
+		return Row{Experiment: "x", Stage: StageFinal, Estimator: "exact", Split: "test", MeanLoglik: F(m), Warnings: []string{}}
+	}
+	cfg := func(seed, dir string) map[string]string {
+		return map[string]string{"experiments[x].data.test": "mnist:test", "experiments[x].data.binarize_seed": seed,
+			"experiments[x].data.data_dir": dir, "experiments[x].evaluate.max_examples": "0", "experiments[x].train.epochs": "5"}
+	}
+	same := Compare([]CompareRun{{Name: "a", Rows: []Row{row(-80)}, Config: cfg("1", "/a")}, {Name: "b", Rows: []Row{row(-79)}, Config: cfg("1", "/b")}})
+	if got := same.Lines[0].diffCell(1); got != "+1.0000 ± 0 (exact: no estimator error) ‡" {
+		t.Errorf("same data settings: Δ = %q", got)
+	}
+	if !slices.Contains(same.legend(), legendByConfig) {
+		t.Error("the legend does not explain ‡")
+	}
+	other := Compare([]CompareRun{{Name: "a", Rows: []Row{row(-80)}, Config: cfg("1", "/a")}, {Name: "b", Rows: []Row{row(-79)}, Config: cfg("2", "/a")}})
+	if got := other.Lines[0].diffCell(1); got != "not comparable: config data.binarize_seed 1 vs 2" {
+		t.Errorf("other binarisation seed: Δ = %q", got)
+	}
+	none := Compare([]CompareRun{{Name: "a", Rows: []Row{row(-80)}}, {Name: "b", Rows: []Row{row(-79)}}})
+	if got := none.Lines[0].diffCell(1); got != "not comparable: "+noDataRecorded {
+		t.Errorf("no configs: Δ = %q", got)
 	}
 }
