@@ -34,6 +34,8 @@ type Paired struct {
 	Exact bool
 	// Ratio is the AIS estimate of log Z_B − log Z_A (nil when Exact).
 	Ratio *Ratio
+	// MinESSFraction is PairedRBM's: Notes warns below it.
+	MinESSFraction float64
 }
 
 // PairedRBM compares two RBMs over the same visible units on the same
@@ -49,6 +51,10 @@ type PairedRBM struct {
 	// many units, both log Z are enumerated (Exact) and no AIS runs; 0
 	// never enumerates.
 	MaxExactUnits int
+	// MinESSFraction: Paired.Notes warns when the ESS of the AIS ratio's
+	// weights is below this fraction of its runs (as ais-ratio's setting
+	// min_ess_fraction does).
+	MinESSFraction float64
 }
 
 // Compare returns Δ = mean_n[−F_B(v_n) + F_A(v_n)] − (log Z_B − log Z_A)
@@ -78,7 +84,7 @@ func (p PairedRBM) Compare(mA, mB *models.RBM, x data.Examples) (Paired, error) 
 		s2 += d * d
 	}
 	ms := meanStat(s, s2, n)
-	out := Paired{N: n, FreeDiff: ms.Mean, SEPaired: ms.SE}
+	out := Paired{N: n, FreeDiff: ms.Mean, SEPaired: ms.SE, MinESSFraction: p.MinESSFraction}
 	small := func(m *models.RBM) bool { return min(m.NVis, m.NHid) <= p.MaxExactUnits }
 	if p.MaxExactUnits > 0 && small(mA) && small(mB) {
 		ex := Exact{MaxUnits: p.MaxExactUnits}
@@ -157,4 +163,28 @@ func (p Paired) Verdict(a, b string) string {
 		s += fmt.Sprintf("; the AIS ratio's ESS is %.0f of %d", p.Ratio.AIS.ESS, p.Ratio.AIS.Runs)
 	}
 	return s
+}
+
+// Notes say when the verdict's error bar should not be trusted: an AIS
+// ratio whose ESS is below MinESSFraction of its runs (σ̂ is then estimated
+// from a few dominant weights and is typically far too small), one whose
+// runs started from Gibbs chains rather than exact draws, and the AIS
+// warnings.
+func (p Paired) Notes() []string {
+	if p.Ratio == nil {
+		return nil
+	}
+	a := p.Ratio.AIS
+	var out []string
+	if a.ESS < p.MinESSFraction*float64(a.Runs) {
+		out = append(out, fmt.Sprintf("warning: the AIS ratio's ESS %.1f is below %.0f%% of its %d runs: σ_ratio rests on a few weights and may be far too small; run more β (--betas) or runs (--chains)",
+			a.ESS, 100*p.MinESSFraction, a.Runs))
+	}
+	if p.Ratio.Start == RatioGibbs {
+		out = append(out, fmt.Sprintf("the AIS ratio's runs started where Gibbs chains of A were after %d sweeps (A has no exact sampler): σ_ratio holds only to the extent those chains reached A's distribution", a.GibbsSweeps))
+	}
+	for _, w := range a.Warnings {
+		out = append(out, "warning: "+w)
+	}
+	return out
 }

@@ -157,3 +157,23 @@ func TestVerdictWords(t *testing.T) {
 		}
 	}
 }
+
+// TestPairedNotes: a ratio with an ESS below 10% of its runs (the
+// fraction given) or Gibbs starts says so; an exact one has nothing to say.
+func TestPairedNotes(t *testing.T) {
+	low := Paired{MinESSFraction: 0.1, Ratio: &Ratio{Start: RatioExact, AIS: AISResult{ESS: 9.9, Runs: 100}}}
+	if n := low.Notes(); len(n) != 1 || !strings.Contains(n[0], "ESS 9.9 is below 10% of its 100 runs") {
+		t.Errorf("ESS 9.9 of 100: %q", n)
+	}
+	ok := Paired{MinESSFraction: 0.1, Ratio: &Ratio{Start: RatioExact, AIS: AISResult{ESS: 10, Runs: 100}}}
+	if n := ok.Notes(); len(n) != 0 {
+		t.Errorf("ESS 10 of 100: %q", n)
+	}
+	gibbs := Paired{Ratio: &Ratio{Start: RatioGibbs, AIS: AISResult{ESS: 50, Runs: 100, GibbsSweeps: 10000}}}
+	if n := gibbs.Notes(); len(n) != 1 || !strings.Contains(n[0], "Gibbs chains of A were after 10000 sweeps") {
+		t.Errorf("gibbs start: %q", n)
+	}
+	if n := (Paired{Exact: true}).Notes(); n != nil {
+		t.Errorf("exact: %q", n)
+	}
+}

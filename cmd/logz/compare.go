@@ -299,7 +299,8 @@ func pairRBMs(mA, mB *models.RBM, set *data.Set, p pairFlags) (eval.Paired, erro
 	if err != nil {
 		return eval.Paired{}, usageError{"compare: " + err.Error()}
 	}
-	pr := eval.PairedRBM{AIS: eval.AIS{Runs: p.chains, Betas: sched, Seed: p.seed}, Start: p.start, GibbsSteps: p.gibbs, MaxExactUnits: p.maxUnits}
+	pr := eval.PairedRBM{AIS: eval.AIS{Runs: p.chains, Betas: sched, Seed: p.seed}, Start: p.start, GibbsSteps: p.gibbs, MaxExactUnits: p.maxUnits,
+		MinESSFraction: rbm.DefaultRatio().MinESSFraction}
 	return pr.Compare(mA, mB, set)
 }
 
@@ -319,6 +320,9 @@ func writePaired(w io.Writer, pathA, pathB string, mA, mB *models.RBM, fp data.P
 	fmt.Fprintf(w, "  Δ = mean log p_B − mean log p_A = %.4f ± %.4f  (σ = √(SE_paired² + σ_ratio²); 95%%: [%.4f, %.4f])\n",
 		r.Delta, r.Sigma, r.Delta-eval.VerdictZ*r.Sigma, r.Delta+eval.VerdictZ*r.Sigma)
 	fmt.Fprintf(w, "Verdict: %s.\n", r.Verdict("A", "B"))
+	for _, n := range r.Notes() {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
 }
 
 // compareExperiments gives the paired verdict on two experiments of one
