@@ -71,13 +71,16 @@ type Experiment struct {
 	// Seed seeds everything random in the experiment. 0 in the file means
 	// "derive it from the file seed and the experiment's index"; after
 	// Parse it always holds the seed in use.
-	Seed  uint64 `yaml:"seed" want:"a non-negative integer (0 = derived)"`
-	Data  Data   `yaml:"data"`
-	Model Model  `yaml:"model"`
+	Seed uint64 `yaml:"seed" want:"a non-negative integer (0 = derived)"`
+	// Data is the data the experiment trains and evaluates on.
+	Data Data `yaml:"data"`
+	// Model is the model: its type (a family) and the family's model settings.
+	Model Model `yaml:"model"`
 	// Train is the family's train: section (e.g. *rbm.Train), decoded
 	// strictly onto the family's defaults.
-	Train    family.Settings `yaml:"train"`
-	Evaluate Evaluate        `yaml:"evaluate"`
+	Train family.Settings `yaml:"train"`
+	// Evaluate is what is estimated after epochs and at the end.
+	Evaluate Evaluate `yaml:"evaluate"`
 	// Reference holds published numbers to show beside this experiment's
 	// (e.g. the paper's test log-likelihood); they are labelled as such
 	// and never computed.
@@ -87,10 +90,14 @@ type Experiment struct {
 // Reference is a published mean log-likelihood per split, with its source.
 // 0 = none for a split.
 type Reference struct {
-	Source string  `yaml:"source,omitempty" want:"a short citation, e.g. \"Du et al. 2015, Table 2\""`
-	Test   float64 `yaml:"test,omitempty" want:"a log-likelihood in nats (≤ 0)"`
-	Valid  float64 `yaml:"valid,omitempty" want:"a log-likelihood in nats (≤ 0)"`
-	Train  float64 `yaml:"train,omitempty" want:"a log-likelihood in nats (≤ 0)"`
+	// Source cites where the numbers are published.
+	Source string `yaml:"source,omitempty" want:"a short citation, e.g. \"Du et al. 2015, Table 2\""`
+	// Test is the published mean test log-likelihood in nats (0 = none).
+	Test float64 `yaml:"test,omitempty" want:"a log-likelihood in nats (≤ 0)"`
+	// Valid is the published mean validation log-likelihood in nats (0 = none).
+	Valid float64 `yaml:"valid,omitempty" want:"a log-likelihood in nats (≤ 0)"`
+	// Train is the published mean training log-likelihood in nats (0 = none).
+	Train float64 `yaml:"train,omitempty" want:"a log-likelihood in nats (≤ 0)"`
 }
 
 // Values returns the split → value pairs that are set, in split order.
@@ -226,7 +233,8 @@ type Evaluate struct {
 	// EveryEpoch are the (cheap) estimators run after epochs; Final are
 	// run once after training.
 	EveryEpoch []Estimator `yaml:"every_epoch" want:"a list of estimators"`
-	Final      []Estimator `yaml:"final" want:"a list of estimators"`
+	// Final are the estimators run once after training (the thorough ones).
+	Final []Estimator `yaml:"final" want:"a list of estimators"`
 }
 
 // Estimator is one entry of evaluate.every_epoch or evaluate.final: the name

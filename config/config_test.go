@@ -359,7 +359,7 @@ func TestShippedConfigs(t *testing.T) {
 		if !has(e.Evaluate.EveryEpoch, "exact", "ais") || !has(e.Evaluate.Final, "exact", "ais", "pll", "recon") {
 			t.Errorf("quickstart %s: estimators %+v / %+v", e.Name, e.Evaluate.EveryEpoch, e.Evaluate.Final)
 		}
-		// AIS cost ≈ runs × betas × (D + 2H) × 3 ns (measured on the development machine; README.md#performance).
+		// AIS cost ≈ runs × betas × (D + 2H) × 3 ns (measured on the development machine; docs/performance.md).
 		units := float64(e.Data.Planted.Visible + 2*rbmModel(t, e).Hidden)
 		aisCost := func(est Estimator) float64 {
 			if a, ok := est.Settings.(*rbm.AISSettings); ok {

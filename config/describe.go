@@ -18,6 +18,9 @@ type Setting struct {
 	Want string `json:"want,omitempty"`
 	// Flag is the `logz eval` flag that sets it, if any.
 	Flag string `json:"flag,omitempty"`
+	// Doc is what the key means, from the doc comment of the field that
+	// declares it ("" when it has none).
+	Doc string `json:"doc,omitempty"`
 }
 
 // Describe lists the keys of settings s in file order with their current
@@ -26,14 +29,33 @@ func Describe(s family.Settings) []Setting {
 	if s == nil {
 		return nil
 	}
-	rv := reflect.ValueOf(s).Elem()
+	return DescribeValue(s)
+}
+
+// DescribeValue is Describe for any struct or pointer to struct whose
+// fields are config keys (a config section: Data, Evaluate, …).
+func DescribeValue(v any) []Setting {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		rv = rv.Elem()
+	}
 	t := rv.Type()
 	var out []Setting
 	for _, f := range fieldsOf(t).list {
 		sf := t.FieldByIndex(f.index)
-		out = append(out, Setting{Key: f.key, Default: flowYAML(rv.FieldByIndex(f.index).Interface()), Want: f.want, Flag: sf.Tag.Get("flag")})
+		out = append(out, Setting{Key: f.key, Default: flowYAML(rv.FieldByIndex(f.index).Interface()), Want: f.want, Flag: sf.Tag.Get("flag"), Doc: keyDoc(t, f.index)})
 	}
 	return out
+}
+
+// keyDoc is the meaning of the key at index in struct type t, by the
+// struct type that declares the field (through inline embeds).
+func keyDoc(t reflect.Type, index []int) string {
+	for _, i := range index[:len(index)-1] {
+		t = t.Field(i).Type
+	}
+	name, _, _ := strings.Cut(t.Name(), "[") // a generic type's name without its arguments
+	return keyDocs[t.PkgPath()+"."+name+"."+t.Field(index[len(index)-1]).Name]
 }
 
 // flowYAML renders a value as one line of YAML.

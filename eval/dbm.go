@@ -38,6 +38,9 @@ type DBMExact struct {
 	// MaxUnits bounds the number of enumerated units (the cost is
 	// 2^MaxUnits terms); 0 means 20, and more than 40 is refused.
 	MaxUnits int
+	// Progress, if set, is told by LogProb the number of examples done (of
+	// x.Len()) every 64 examples and at the end.
+	Progress func(done, total int64)
 }
 
 func (e DBMExact) check(d *models.DBM) error {
@@ -108,6 +111,9 @@ func (e DBMExact) LogProb(d *models.DBM, x data.Examples) (DBMExactResult, error
 		r.LogF = append(r.LogF, lf)
 		r.LogP = append(r.LogP, lf-logZ)
 		r.Mean += (lf - logZ - r.Mean) / float64(n+1)
+		if e.Progress != nil && ((n+1)%64 == 0 || n+1 == x.Len()) {
+			e.Progress(int64(n+1), int64(x.Len()))
+		}
 	}
 	return r, nil
 }
@@ -396,6 +402,9 @@ type DBMIS struct {
 	// Floor, if > 0, clips the proposal means to [Floor, 1−Floor] so that q
 	// is never much narrower than p (heavier tails, bounded weights).
 	Floor float64
+	// Progress, if set, is called by LogUnnormAll from its workers with
+	// the cumulative number of examples done (of x.Len()).
+	Progress func(done, total int64)
 }
 
 // DBMISResult is one IS estimate of log f(v).
@@ -554,9 +563,13 @@ func (m DBMMeanField) Bounds(d *models.DBM, x data.Examples) ([]float64, MeanSta
 // rand.New(rand.NewPCG(seed, n)) so that results are reproducible.
 func (s DBMIS) LogUnnormAll(d *models.DBM, x data.Examples, seed uint64, units Units) ([]DBMISResult, error) {
 	out := make([]DBMISResult, x.Len())
+	var done atomic.Int64
 	err := forDBMExamples(d, x, units, func(n int, v []float64) error {
 		r, err := s.LogUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))))
 		out[n] = r
+		if s.Progress != nil {
+			s.Progress(done.Add(1), int64(x.Len()))
+		}
 		return err
 	})
 	return out, err

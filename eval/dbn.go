@@ -19,6 +19,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
@@ -143,6 +144,9 @@ type DBNBound struct {
 	// Units, if set, shares the examples among the shards of a sharded
 	// evaluation (see Units).
 	Units Units
+	// Progress, if set, is called from the workers with the cumulative
+	// number of examples done (of x.Len()).
+	Progress func(done, total int64)
 }
 
 // DBNBoundResult holds the per-example bounds and their summary.
@@ -182,6 +186,7 @@ func (b DBNBound) LogProb(d *models.DBN, z TopLogZ, x data.Examples) (DBNBoundRe
 	prep := newDBNPrep(d)
 	N := x.Len()
 	res := DBNBoundResult{Bound: make([]float64, N), MCSE: make([]float64, N), LogZ: z, Samples: M, Warnings: append([]string(nil), z.Warnings...)}
+	var done atomic.Int64
 	workgroup.ForEach(N, orMaxProcs(b.Workers), func() func(int) {
 		w := newDBNWalker(prep)
 		src := &rand.PCG{}
@@ -204,6 +209,9 @@ func (b DBNBound) LogProb(d *models.DBN, z TopLogZ, x data.Examples) (DBNBoundRe
 			res.MCSE[n] = math.NaN()
 			if M > 1 {
 				res.MCSE[n] = math.Sqrt(m2 / float64(M-1) / float64(M))
+			}
+			if b.Progress != nil {
+				b.Progress(done.Add(1), int64(N))
 			}
 		}
 	})
@@ -249,6 +257,9 @@ type DBNIS struct {
 	// Units, if set, shares the examples among the shards of a sharded
 	// evaluation (see Units).
 	Units Units
+	// Progress, if set, is called from the workers with the cumulative
+	// number of examples done (of x.Len()).
+	Progress func(done, total int64)
 }
 
 // DBNISResult holds per-example IS estimates and their summary.
@@ -288,6 +299,7 @@ func (s DBNIS) LogProb(d *models.DBN, z TopLogZ, x data.Examples) (DBNISResult, 
 	res := DBNISResult{LogF: make([]float64, N), LogFSE: make([]float64, N), LogP: make([]float64, N),
 		LogZ: z, Samples: S, MinESS: math.Inf(1), Warnings: append([]string(nil), z.Warnings...)}
 	ess := make([]float64, N)
+	var done atomic.Int64
 	workgroup.ForEach(N, orMaxProcs(s.Workers), func() func(int) {
 		w := newDBNWalker(prep)
 		src := &rand.PCG{}
@@ -310,6 +322,9 @@ func (s DBNIS) LogProb(d *models.DBN, z TopLogZ, x data.Examples) (DBNISResult, 
 				res.LogFSE[n] = math.Exp(st.LogStdErr - st.LogMean)
 			}
 			ess[n] = st.ESS
+			if s.Progress != nil {
+				s.Progress(done.Add(1), int64(N))
+			}
 		}
 	})
 	// The units' values do not depend on z, which a shard may not know.
@@ -537,6 +552,9 @@ type DBNExact struct {
 	// Top computes log Z of the top RBM (its zero value enumerates up to 30 units).
 	Top     Exact
 	Workers int // 0 means GOMAXPROCS; results do not depend on it
+	// Progress, if set, is called from the workers with the cumulative
+	// number of examples done (of x.Len()).
+	Progress func(done, total int64)
 }
 
 // DBNExactResult holds exact per-example values.
@@ -582,6 +600,7 @@ func (e DBNExact) LogProb(d *models.DBN, x data.Examples) (DBNExactResult, error
 	N := x.Len()
 	res := DBNExactResult{LogP: make([]float64, N), LogF: make([]float64, N), ELBO: make([]float64, N), LogZ: lz}
 	workers := e.Workers
+	var done atomic.Int64
 	workgroup.ForEach(N, orMaxProcs(workers), func() func(int) {
 		w := newDBNWalker(prep)
 		acc := newLSEAcc()
@@ -609,6 +628,9 @@ func (e DBNExact) LogProb(d *models.DBN, x data.Examples) (DBNExactResult, error
 			res.LogF[n] = lf
 			res.LogP[n] = lf - lz
 			res.ELBO[n] = elbo - lz
+			if e.Progress != nil {
+				e.Progress(done.Add(1), int64(N))
+			}
 		}
 	})
 	var s, s2, b, b2 float64

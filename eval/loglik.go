@@ -43,46 +43,20 @@ func MeanLogUnnorm(m *models.RBM, x data.Examples) MeanStat {
 	return meanStat(s, s2, x.Len())
 }
 
-// PseudoLogLik returns the mean over examples of the pseudo-log-likelihood
-// Σ_i log p(v_i | v_{−i}), where with Δ_i = log f(v|v_i=1) − log f(v|v_i=0)
-// = a_i + Σ_j [softplus(x_j + (1−v_i)W_ij) − softplus(x_j − v_i W_ij)],
-// x = b + Wᵀv, the term is log σ(Δ_i) if v_i = 1 and log σ(−Δ_i) otherwise.
-// It costs O(D·H) per example: a cheap training signal, not a likelihood.
-func PseudoLogLik(m *models.RBM, x data.Examples) MeanStat {
-	D, H := m.NVis, m.NHid
-	v := make([]float64, D)
-	pre := make([]float64, H)
-	var s, s2 float64
-	for n := range x.Len() {
-		for i, b := range x.Row(n) {
-			v[i] = float64(b)
-		}
-		m.HiddenPreact(pre, v)
-		pll := 0.0
-		for i := range D {
-			row := m.W[i*H : (i+1)*H]
-			d := m.VBias[i]
-			if v[i] == 1 {
-				for j, w := range row {
-					d += nmath.Softplus(pre[j]) - nmath.Softplus(pre[j]-w)
-				}
-				pll += nmath.LogSigmoid(d)
-			} else {
-				for j, w := range row {
-					d += nmath.Softplus(pre[j]+w) - nmath.Softplus(pre[j])
-				}
-				pll += nmath.LogSigmoid(-d)
-			}
-		}
-		s += pll
-		s2 += pll * pll
-	}
-	return meanStat(s, s2, x.Len())
-}
-
 // ReconError returns the mean over examples of Σ_i (v_i − p(v_i = 1 | h))²
 // with h ~ p(h|v): one Gibbs step from the data. A cheap signal only.
 func ReconError(m *models.RBM, x data.Examples, rng *rand.Rand) MeanStat {
+	return ReconErrorProgress(m, x, rng, nil)
+}
+
+// reconProgressEvery is the number of examples between two calls of
+// ReconErrorProgress's progress.
+const reconProgressEvery = 1024
+
+// ReconErrorProgress is ReconError telling progress, if set, the number of
+// examples done (of x.Len()) every reconProgressEvery examples and at the
+// end. It runs on one goroutine: the draws come from rng in example order.
+func ReconErrorProgress(m *models.RBM, x data.Examples, rng *rand.Rand, progress func(done, total int64)) MeanStat {
 	D, H := m.NVis, m.NHid
 	v := make([]float64, D)
 	h := make([]float64, H)
@@ -102,6 +76,9 @@ func ReconError(m *models.RBM, x data.Examples, rng *rand.Rand) MeanStat {
 		}
 		s += e
 		s2 += e * e
+		if progress != nil && ((n+1)%reconProgressEvery == 0 || n+1 == x.Len()) {
+			progress(int64(n+1), int64(x.Len()))
+		}
 	}
 	return meanStat(s, s2, x.Len())
 }

@@ -17,9 +17,14 @@ import (
 // apart: their cost does not grow with the epoch's, and counted into the
 // epochs they made a DBM's joint epochs, 21 times the cost of a
 // pretraining epoch, look six times slower than they are.) It knows
-// nothing before the first epoch ends, does not count epochs a --resume
-// skips as done quickly, and leaves out the final evaluations (whose cost
-// has no history to go by).
+// nothing before the first epoch ends and does not count epochs a --resume
+// skips as done quickly. The final evaluations, which have no history to go
+// by, are foreseen from their estimators' work (family.Estimator.Work:
+// seconds on a reference machine, e.g. 2^H·D terms for exact, runs × β
+// sweeps for AIS, N·D·H for pll) scaled by how long the per-epoch
+// evaluations took against their own foreseen work; an estimator that
+// cannot foresee its work, or a run without a per-epoch evaluation to
+// compare, is said to be left out.
 type runETA struct {
 	total, done []int // per experiment; total −1 = not known yet
 	cost        []func(epoch, total int) float64
@@ -31,6 +36,25 @@ type runETA struct {
 	// evalSecs and evals are the time and number of per-epoch evaluations.
 	evalSecs float64
 	evals    int
+	// refSecs and refTook are the foreseen (reference machine, see
+	// family.Estimator.Work) and the measured seconds of the per-epoch
+	// evaluations whose every estimator could foresee its work: their
+	// ratio scales the final evaluations' foreseen time to this machine
+	// and these models.
+	refSecs, refTook float64
+	// final[i] is experiment i's final evaluation still to run, once its
+	// runner has built the model (nil before, and after it ran); ran[i]
+	// says it ran (or never will).
+	final []*finalWork
+	ran   []bool
+}
+
+// finalWork is what an experiment's final evaluation will cost: the
+// foreseen seconds on the reference machine of the estimators that can
+// say, and how many estimators cannot.
+type finalWork struct {
+	refSecs    float64
+	unknown, n int
 }
 
 // epochCoster is implemented by train settings whose epochs differ in cost:
@@ -44,7 +68,8 @@ type epochCoster interface {
 // their epoch counts (−1 where unknown until the trainer is built) and,
 // where they implement epochCoster, their epochs' relative costs.
 func newRunETA(totals []int, trains ...any) *runETA {
-	e := &runETA{total: totals, done: make([]int, len(totals)), cost: make([]func(int, int) float64, len(totals)), due: make([]func(int) bool, len(totals))}
+	e := &runETA{total: totals, done: make([]int, len(totals)), cost: make([]func(int, int) float64, len(totals)), due: make([]func(int) bool, len(totals)),
+		final: make([]*finalWork, len(totals)), ran: make([]bool, len(totals))}
 	for i, t := range trains {
 		if c, ok := t.(epochCoster); ok && i < len(totals) {
 			e.cost[i] = c.EpochCost
@@ -88,9 +113,46 @@ func (e *runETA) epoch(i int, train, eval time.Duration, evaluated bool) {
 	}
 }
 
+// evalWork records that a per-epoch evaluation foreseen to take ref
+// seconds on the reference machine took took (ref ≤ 0: some estimator
+// could not foresee its work; not used).
+func (e *runETA) evalWork(ref float64, took time.Duration) {
+	if e == nil || !(ref > 0) || math.IsInf(ref, 0) {
+		return
+	}
+	e.refSecs += ref
+	e.refTook += took.Seconds()
+}
+
+// finalDue records that experiment i's final evaluation of n estimators
+// is still to run: ref foreseen seconds on the reference machine for the
+// estimators that can say, unknown estimators that cannot.
+func (e *runETA) finalDue(i int, ref float64, unknown, n int) {
+	if e == nil || i >= len(e.final) || n == 0 {
+		return
+	}
+	e.final[i] = &finalWork{refSecs: ref, unknown: unknown, n: n}
+}
+
+// finalRan records that experiment i's final evaluation has run (or will
+// not).
+func (e *runETA) finalRan(i int) {
+	if e == nil || i >= len(e.final) {
+		return
+	}
+	e.final[i], e.ran[i] = nil, true
+}
+
 // String is e.g. "ETA ~12 min (run: 6 epoch(s) left, before final
-// evaluations)", "" before the
-// first epoch has been timed.
+// evaluations)", "" before the first epoch has been timed. Once an
+// experiment's final evaluation is known (finalDue), the ETA includes it,
+// scaled from the reference machine to this one by the per-epoch
+// evaluations timed so far ("ETA ~25 min (run: 2 epoch(s) left, final
+// evaluations ~20 min)"), and says how many later experiments' final
+// evaluations it does not count yet; the estimators it cannot foresee — all of them
+// when no per-epoch evaluation could be compared — are named instead:
+// "ETA <1 s (run: 0 epoch(s) left, before final evaluations (4
+// estimators))".
 func (e *runETA) String() string {
 	if e == nil || e.epochs == 0 {
 		return ""
@@ -116,11 +178,40 @@ func (e *runETA) String() string {
 	if e.evals > 0 {
 		secs += float64(evals) * e.evalSecs / float64(e.evals)
 	}
+	known, final, notForeseen, later := false, 0.0, 0, 0
+	for i, f := range e.final {
+		if f == nil {
+			if !e.ran[i] {
+				later++
+			}
+			continue
+		}
+		known = true
+		if e.refSecs > 0 && e.refTook > 0 {
+			final += f.refSecs * e.refTook / e.refSecs
+			notForeseen += f.unknown
+		} else {
+			notForeseen += f.n // nothing to scale the foreseen times by
+		}
+	}
 	s := "ETA "
-	if unknown > 0 {
+	if unknown > 0 || notForeseen > 0 {
 		s += "≥ "
 	}
-	s += fmt.Sprintf("%s (run: %d epoch(s) left, before final evaluations", approxDuration(secs), left)
+	s += fmt.Sprintf("%s (run: %d epoch(s) left, ", approxDuration(secs+final), left)
+	switch {
+	case !known:
+		s += "before final evaluations"
+	case final > 0 && notForeseen > 0:
+		s += fmt.Sprintf("final evaluations %s and %d final estimator(s) not foreseen", approxDuration(final), notForeseen)
+	case final > 0:
+		s += fmt.Sprintf("final evaluations %s", approxDuration(final))
+	default:
+		s += fmt.Sprintf("before final evaluations (%d estimator(s))", notForeseen)
+	}
+	if known && later > 0 {
+		s += fmt.Sprintf("; the final evaluations of %d later experiment(s) not yet counted", later)
+	}
 	if unknown > 0 {
 		s += fmt.Sprintf("; %d experiment(s) not counted", unknown)
 	}

@@ -125,3 +125,58 @@ func TestEpochsOf(t *testing.T) {
 		t.Errorf("none: %d, want -1", n)
 	}
 }
+
+// TestRunETAForeseesFinalEvaluations: once an experiment's final
+// evaluation is due, the ETA includes it, its foreseen reference seconds
+// scaled by the per-epoch evaluations' measured/foreseen ratio — so the
+// ETA at the end of training is the final phase, not "<1 s"; without a
+// per-epoch evaluation to compare it names the estimators it leaves out,
+// as a lower bound; estimators that cannot foresee their work are named
+// beside the foreseen time; a final evaluation that ran drops out.
+// (Mutations: leaving the final work out of the sum, or not scaling it by
+// the ratio, fail the first case.)
+func TestRunETAForeseesFinalEvaluations(t *testing.T) {
+	e := newRunETA([]int{2})
+	e.start(0, 2, 0, func(int) bool { return true })
+	e.finalDue(0, 6, 0, 4) // 6 s on the reference machine
+	e.epoch(0, time.Minute, 10*time.Second, true)
+	e.evalWork(1, 10*time.Second) // this machine and model: 10× the reference
+	// 1 epoch (1 min) + its evaluation (10 s) + final 6 s × 10.
+	if got, want := e.String(), "ETA ~3 min (run: 1 epoch(s) left, final evaluations ~1 min)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	e.epoch(0, time.Minute, 10*time.Second, true)
+	e.evalWork(1, 10*time.Second)
+	if got, want := e.String(), "ETA ~1 min (run: 0 epoch(s) left, final evaluations ~1 min)"; got != want {
+		t.Errorf("at the end of training: got %q, want %q", got, want)
+	}
+	e.finalDue(0, 6, 2, 4) // two of the four cannot say
+	if got, want := e.String(), "ETA ≥ ~1 min (run: 0 epoch(s) left, final evaluations ~1 min and 2 final estimator(s) not foreseen)"; got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	e.finalRan(0)
+	if got, want := e.String(), "ETA <1 s (run: 0 epoch(s) left, before final evaluations)"; got != want {
+		t.Errorf("after the final evaluation: got %q, want %q", got, want)
+	}
+
+	two := newRunETA([]int{1, 1}) // the second experiment's final is not known yet
+	two.start(0, 1, 0, func(int) bool { return true })
+	two.finalDue(0, 6, 0, 4)
+	two.epoch(0, time.Minute, 10*time.Second, true)
+	two.evalWork(1, 10*time.Second)
+	if got, want := two.String(), "ETA ~2 min (run: 1 epoch(s) left, final evaluations ~1 min; the final evaluations of 1 later experiment(s) not yet counted)"; got != want {
+		t.Errorf("two experiments: got %q, want %q", got, want)
+	}
+
+	n := newRunETA([]int{1}) // no per-epoch evaluation: nothing to scale by
+	n.start(0, 1, 0, nil)
+	n.finalDue(0, 6, 0, 4)
+	n.epoch(0, time.Second/2, 0, false)
+	if got, want := n.String(), "ETA ≥ <1 s (run: 0 epoch(s) left, before final evaluations (4 estimator(s)))"; got != want {
+		t.Errorf("uncalibrated: got %q, want %q", got, want)
+	}
+	n.evalWork(0, time.Second) // an evaluation whose work is unknown is not used
+	if got := n.String(); got != "ETA ≥ <1 s (run: 0 epoch(s) left, before final evaluations (4 estimator(s)))" {
+		t.Errorf("after an unforeseen evaluation: %q", got)
+	}
+}

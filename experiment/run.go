@@ -196,6 +196,7 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 			fmt.Fprintf(opt.Stderr, "logz: experiment %s failed: %v\n", exp.Name, err)
 			failed = append(failed, exp.Name)
 			eta.start(i, 0, 0, nil) // nothing more to train here
+			eta.finalRan(i)
 			opt.Status.set(exp.Name, "failed")
 		}
 		if err := writeReport(); err != nil {

@@ -92,7 +92,26 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 		return r.rows(), err
 	}
 	err = r.finish(StderrProgress(r.opt.Stderr), nil)
+	r.eta.finalRan(r.index)
 	return r.rows(), err
+}
+
+// foresee returns the foreseen seconds on the reference machine of the
+// estimators of list that skip does not skip (nil: none) on the current
+// model and the evaluation's splits (kit.ListWork), how many of them
+// cannot foresee theirs, and how many there are.
+func (r *runner) foresee(list []family.Configured, skip func(int) bool) (ref float64, unknown, n int) {
+	sizes := make([]int, len(r.b.ev.Splits))
+	for k, sp := range r.b.ev.Splits {
+		sizes[k] = sp.Data.Len()
+	}
+	for i := range list {
+		if skip == nil || !skip(i) {
+			n++
+		}
+	}
+	ref, unknown = kit.ListWork(r.b.fam, r.b.tr.Current(), list, sizes, skip)
+	return ref, unknown, n
 }
 
 // start builds the experiment and sets its rows apart from all: the other
@@ -226,6 +245,8 @@ func (r *runner) trainEpochs() error {
 		due = r.exp.Evaluate.Due
 	}
 	r.eta.start(r.index, r.b.tr.Total(), r.b.tr.Completed(), due)
+	ref, unknown, n := r.foresee(r.exp.Evaluate.Final, func(i int) bool { _, ok := r.done[i]; return ok })
+	r.eta.finalDue(r.index, ref, unknown, n)
 	live := progress.IsTerminal(r.opt.Stderr)
 	for r.b.tr.Completed() < r.b.tr.Total() {
 		if err := r.trainEpoch(live); err != nil {
@@ -263,6 +284,11 @@ func (r *runner) trainEpoch(live bool) error {
 		line += estimates
 	}
 	r.eta.epoch(r.index, trained.Sub(start), time.Since(trained), evaluated)
+	if evaluated {
+		if ref, unknown, _ := r.foresee(exp.Evaluate.EveryEpoch, nil); unknown == 0 {
+			r.eta.evalWork(ref, time.Since(trained))
+		}
+	}
 	if eta := r.eta.String(); eta != "" {
 		line += "  " + eta
 	}

@@ -33,7 +33,7 @@ import (
 type Family struct {
 	// Name is the value of model.type and the checkpoint's meta type.
 	Name string
-	// Doc is one line for `logz models` and the README.
+	// Doc is one line for `logz models` and docs/reference.md.
 	Doc string
 	// Codec stores and loads the family's models in model.npz (a value the
 	// model's package exports, e.g. models.RBMType); Register records it,

@@ -80,7 +80,7 @@ type Configured struct {
 // Estimator is one estimator of a family.
 type Estimator struct {
 	Name string
-	// Doc is one line for `logz models` and the README.
+	// Doc is one line for `logz models` and docs/reference.md.
 	Doc string
 	// New returns the estimator's settings at their defaults.
 	New func() Settings
@@ -106,6 +106,11 @@ type Estimator struct {
 	// the rows of later entries, never their work: shards skip it and the
 	// merge runs it (see Env.SkipUnshared).
 	Unshared bool
+	// Work, if set, foresees the estimator's wall time on the reference
+	// machine for a model m and splits of the given numbers of examples, in
+	// seconds (0: it cannot say). The run's ETA scales it by how the
+	// per-epoch evaluations' measured times compare with their own Work.
+	Work func(m models.Model, s Settings, examples []int) float64
 }
 
 // Entry returns an estimator of f by name with its default settings; it

@@ -31,7 +31,7 @@ type Array struct {
 // program's set of them is the family registry's (family.Codecs).
 type Type struct {
 	Name string
-	// Doc is one line for `logz --help` and the README.
+	// Doc is one line for `logz --help` and docs/reference.md.
 	Doc string
 	// New builds a freshly initialised model with the given visible size and
 	// hidden layer sizes (the trainer initialises parameters further).

@@ -20,7 +20,7 @@ const (
 	SpinsPM1 Spins = 1
 )
 
-// String returns "01" or "pm1", the names used in configs and the README.
+// String returns "01" or "pm1", the names used in configs and the docs.
 func (s Spins) String() string {
 	if s == SpinsPM1 {
 		return "pm1"

@@ -374,3 +374,78 @@ row "own 2. a checkpoint whose meta says epoch -5" "$logz" eval --model neg.npz 
 sed 's/planted: {train: 200, test: 100}}/planted: {train: 200, test: 100}, binarize: threshold, binarize_seed: 7}/' tiny.yaml > binarize.yaml
 row "own 2. binarize: threshold on planted data (the warning)" sh -c "'$logz' run binarize.yaml --out binarize 2>&1 >/dev/null | grep 'warning: .*data.binarize:' >&2"
 row "own 2. binarize_seed with binarize: threshold (the warning)" sh -c "'$logz' run binarize.yaml --out binarize2 2>&1 >/dev/null | grep 'warning: .*data.binarize_seed:' >&2"
+
+# trust at the surface: honest curves and time
+ht_tiny() { # ht_tiny FILE EVERY_EPOCH FINAL EPOCHS: a tiny rbm run on planted data
+	printf 'name: ht\nseed: 1\nbase:\n  data: {train: planted:train, test: planted:test, planted: {train: 300, test: 200}}\n  model: {type: rbm, hidden: 6}\n  train: {epochs: %s, batch_size: 20}\n  evaluate: {every_epoch: %s, final: %s}\nexperiments:\n  - name: a\n' "$4" "$2" "$3" > "$1"
+}
+ht_tiny ht-eta.yaml '[exact, {name: ais, runs: 4, betas: 100}]' '[exact, {name: ais, runs: 16, betas: 2000}, pll, recon]' 4
+ht_tiny ht-noeval.yaml '[]' '[exact, {name: ais, runs: 16, betas: 2000}, pll, recon]' 2
+ht_tiny ht-unknown.yaml '[exact]' '[exact, {name: ais, runs: 16, betas: 2000}, {name: sandwich, start_betas: 10, max_betas: 40}]' 2
+"$logz" run ht-eta.yaml --out ht >ht.txt 2>ht.err
+row "41/4. ETA at the end of training includes the final evaluations" sh -c 'grep "epoch 4/4" ht.err | grep -o "ETA.*" >&2'
+row "41/4. no per-epoch evaluation to compare: the final estimators are named" sh -c "'$logz' run ht-noeval.yaml --out ht-noeval 2>&1 >/dev/null | grep 'epoch 2/2' | grep -o 'ETA.*' >&2"
+row "41/4. an estimator that cannot foresee its work (sandwich) is named" sh -c "'$logz' run ht-unknown.yaml --out ht-unknown 2>&1 >/dev/null | grep 'epoch 2/2' | grep -o 'ETA.*' >&2"
+row "41/2. pll on every core: the value (eval)" sh -c "'$logz' eval --model ht/a/model.npz --data planted:test --estimator pll | grep -m1 '│ pll' | tr -s ' ' >&2"
+row "41/2-3. pll and recon draw a progress line on a terminal" sh -c "script -qec \"'$logz' eval --model ht/a/model.npz --data planted:test --estimator pll,recon\" /dev/null | tr '\r' '\n' | grep -o '[A-Za-z]* test [0-9]* ex[^/]*/[0-9]* (100%)' | sort -u | tr '\n' ';' >&2"
+row "41/5. Minutes: the note says which row carries shared work" sh -c 'grep -m1 -o "Minutes count each piece of work once: [^;]*" ht.txt >&2'
+row "41/5. ais's log Z counted once: seconds of its train and test rows" sh -c "python3 -c 'import json; r=[x for x in json.load(open(\"ht/results.json\"))[\"estimates\"] if x[\"stage\"]==\"final\" and x[\"estimator\"]==\"ais\"]; print(\" \".join(\"%s %.4f s\" % (x[\"split\"], x[\"seconds\"]) for x in r))' >&2"
+# A per-epoch AIS curve made jumpy (±4 nats between epochs, ±0.5-nat bars) in a copy of the run, redrawn by logz plot.
+cp -r ht ht-jumpy
+python3 - <<'EOF'
+import json
+p = "ht-jumpy/results.json"
+doc = json.load(open(p))
+for r in doc["estimates"]:
+    if r["stage"] == "epoch" and r["estimator"] == "ais" and r.get("mean_loglik") is not None:
+        r["mean_loglik"] += 4 if r["epoch"] % 2 else -4
+        r["log_z_lo"], r["log_z_hi"] = r["log_z"] - 0.5, r["log_z"] + 0.5
+        r["loglik_lo"] = r["loglik_hi"] = None
+json.dump(doc, open(p, "w"))
+EOF
+"$logz" plot ht-jumpy >/dev/null 2>&1
+row "41/1b. jumpy per-epoch AIS: a warning in the report's Warnings (report.html)" sh -c 'grep -m1 -o "ais (base-rate): consecutive per-epoch estimates differ by far more than their bars — [^:]*" ht-jumpy/report.html >&2'
+row "41/1b. …and in its plot's caption" sh -c 'grep -m1 -o "Warning: the ais (base-rate) estimates change [^(]*" ht-jumpy/report.html >&2'
+row "41/1b. the original run's curve: no such warning (report.md)" sh -c 'n=$(grep -c "differ by far more than their bars" ht/report.md); echo "$n warnings" >&2'
+row "41/1a. per-epoch plot: the final exact value as a labelled dashed line" sh -c "python3 -c 'import base64,re,sys; h=open(\"ht/report.html\").read(); f=re.search(r\"id=\\\"a-loglik-test\\\">\\n<img alt=\\\"[^\\\"]*\\\" src=\\\"data:image/svg\\+xml;base64,([^\\\"]*)\", h); s=base64.b64decode(f.group(1)).decode(); print(re.search(r\"final exact -?[0-9.]+\", s).group(0), \"| dashed:\", \"stroke-dasharray\" in s)' >&2"
+
+# trust at the surface: bounds against exact, reversed brackets, one example, NaN
+row "trust 3. raise on 1 example: a warning" sh -c '"$0" eval --model "$1" --data planted:test --estimator exact,raise --examples 1 --chains 5 --betas 50 2>/dev/null | grep -m1 -o "raise ran on 1 example (n = 1) of the split.s [0-9]*" >&2' "$logz" "$model"
+row "trust 3. raise on 1 example: its cell (no ±)" sh -c '"$0" eval --model "$1" --data planted:test --estimator exact,raise --examples 1 --chains 5 --betas 50 2>/dev/null | grep -m1 -o -- "-[0-9.]* (n = 1 of [0-9]*)" >&2' "$logz" "$model"
+row "trust 3. raise on 1 example: results.json has no loglik_se" sh -c 'n=$("$0" eval --model "$1" --data planted:test --estimator raise --examples 1 --chains 5 --betas 50 --json 2>/dev/null | grep -c loglik_se); echo "$n loglik_se fields" >&2' "$logz" "$model"
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+	# The 4-block RBM (16 equally probable modes) and 40 copies of one
+	# mode: RAISE from that base rate overshoots exact at small K.
+	/usr/bin/python3 - <<'EOF'
+import numpy as np
+w = 4.0
+W = np.zeros((16, 4))
+for i in range(16):
+    W[i, i // 4] = w
+np.savez("trust-block.npz", W=W, vbias=np.full(16, -w / 2), hbias=np.full(4, -2 * w))
+x = np.zeros((40, 16), dtype=np.uint8)
+x[:, :4] = 1
+np.save("trust-block.npy", x)
+EOF
+	tb="--model trust-block.npz --data npy:trust-block.npy --chains 20 --examples 0"
+	row "trust 1. RAISE above exact (block RBM, base-rate, K = 100)" sh -c '"$0" eval $1 --estimator exact,ais,raise --betas 100 2>/dev/null | grep -m1 -o "RAISE is [0-9.]* nats above exact ([^)]*)" >&2' "$logz" "$tb"
+	row "trust 1. sandwich at K = 40: gap closed, RAISE above exact, not closed" sh -c '"$0" eval $1 --estimator exact,sandwich --start-betas 10 --max-betas 2560 --json 2>/dev/null | grep -m1 -o "sandwich round 2 of at most 5 (K = 40): [^\"]*" >&2' "$logz" "$tb"
+	row "trust 2. that pair in the table: no bracket" sh -c '"$0" eval $1 --estimator exact,ais,raise --betas 100 2>/dev/null | grep -m1 -o -- "\[-[0-9.]*, -[0-9.]*\] no bracket" >&2' "$logz" "$tb"
+	row "trust 2. the table does not call that pair's reversal noise" sh -c 'n=$("$0" eval $1 --estimator exact,ais,raise --betas 100 2>/dev/null | grep -c "not a sign that either estimate is wrong"); echo "$n lines call it noise" >&2' "$logz" "$tb"
+	# A VAE with auxiliary variables whose nets' parameters are 1e4 (within
+	# the loader's bounds): IS and the ELBO overflow.
+	sed -e 's/type: rbm, hidden: 4/type: vae, latent: 4, hidden: [5], auxiliary: 2, auxiliary_hidden: 3/' \
+		-e 's/final: \[exact, {name: ais, runs: 8, betas: 200}\]/final: [exact]/' -e 's/every_epoch: \[exact\]/every_epoch: []/' tiny.yaml > trust-vae.yaml
+	"$logz" run trust-vae.yaml --out trust-vae >/dev/null 2>&1
+	/usr/bin/python3 -c '
+import numpy as np
+d = dict(np.load("trust-vae/a/model.npz"))
+for k in d:
+    if k.startswith("aux_"):
+        d[k] = np.full(d[k].shape, 1e4)
+np.savez("trust-vae-huge.npz", **d)'
+	row "trust 4. VAE, auxiliary nets at 1e4: is" sh -c '"$0" eval --model trust-vae-huge.npz --data planted:test --estimator exact,is,elbo --samples 20 2>/dev/null | grep -m1 -o "is: the mean log-likelihood is not a finite number[^:]*" >&2' "$logz"
+	row "trust 4. the same table: no 'Warnings: none'" sh -c 'n=$("$0" eval --model trust-vae-huge.npz --data planted:test --estimator exact,is,elbo --samples 20 2>/dev/null | grep -c "Warnings: none"); echo "$n lines say Warnings: none" >&2' "$logz"
+else
+	printf '| trust 1, 2, 4 (numpy models) | — | skipped: needs python3 with numpy |\n'
+fi

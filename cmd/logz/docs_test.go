@@ -116,13 +116,13 @@ func TestMethodsAnchors(t *testing.T) {
 	}
 }
 
-// readmeShellBlocks returns the lines of the README's ```sh blocks, one
+// shellBlocks returns the lines of a Markdown text's ```sh blocks, one
 // slice per block (indented blocks included).
-func readmeShellBlocks(readme string) [][]string {
+func shellBlocks(text string) [][]string {
 	var blocks [][]string
 	var cur []string
 	in := false
-	for _, l := range strings.Split(readme, "\n") {
+	for _, l := range strings.Split(text, "\n") {
 		tl := strings.TrimSpace(l)
 		switch {
 		case !in && tl == "```sh":
@@ -137,54 +137,65 @@ func readmeShellBlocks(readme string) [][]string {
 	return blocks
 }
 
-// TestREADMECommands: the README's shell examples run as written from a
-// clone after the quick start — they call the binary it builds (./logz,
-// not a `logz` that need not be on the PATH), write nothing outside the
-// git-ignored runs/ (or /tmp), and read only .npy files an earlier line of
-// the same example wrote.
-func TestREADMECommands(t *testing.T) {
-	readme := readRepo(t, "README.md")
-	blocks := readmeShellBlocks(readme)
-	if len(blocks) < 10 {
-		t.Fatalf("found %d sh blocks in README.md", len(blocks))
-	}
+// userDocs are the files whose shell examples a user copies: the README,
+// the guide, the reference, performance and development notes (methods.md
+// and reproductions.md quote commands of record, not examples to paste).
+var userDocs = []string{"README.md", "docs/guide.md", "docs/reference.md", "docs/performance.md", "docs/development.md"}
+
+// TestDocCommands: the shell examples of the README and the manual run as
+// written from a clone after the README's install step — they call the
+// binary it builds (./logz, not a `logz` that need not be on the PATH,
+// unless the same example installs it with go install), write nothing
+// outside the git-ignored runs/ (or /tmp), and read only .npy files an
+// earlier line of the same example wrote.
+func TestDocCommands(t *testing.T) {
 	out := regexp.MustCompile(`(?:--out |np\.savez?\(f?")([^ "']+)`)
 	npy := regexp.MustCompile(`npy:([^ ]+)`)
-	for _, b := range blocks {
-		written := map[string]bool{}
-		for _, l := range b {
-			if strings.HasPrefix(l, "logz ") || strings.HasPrefix(l, "$ logz ") {
-				t.Errorf("README.md: %q calls logz, not the ./logz the quick start builds", l)
-			}
-			for _, m := range out.FindAllStringSubmatch(l, -1) {
-				if p := m[1]; !strings.HasPrefix(p, "runs/") && !strings.HasPrefix(p, "/tmp/") {
-					t.Errorf("README.md: %q writes %s into the clone, outside the git-ignored runs/", l, p)
+	total := 0
+	for _, doc := range userDocs {
+		blocks := shellBlocks(readRepo(t, doc))
+		total += len(blocks)
+		for _, b := range blocks {
+			installed := false
+			for _, l := range b {
+				if strings.HasPrefix(l, "go install ") {
+					installed = true
 				}
-				written[m[1]] = true
 			}
-			for _, m := range npy.FindAllStringSubmatch(l, -1) {
-				if !written[m[1]] {
-					t.Errorf("README.md: %q reads %s, which no earlier line of the example writes", l, m[1])
+			written := map[string]bool{}
+			for _, l := range b {
+				if !installed && (strings.HasPrefix(l, "logz ") || strings.HasPrefix(l, "$ logz ")) {
+					t.Errorf("%s: %q calls logz, not the ./logz the README's install step builds", doc, l)
+				}
+				for _, m := range out.FindAllStringSubmatch(l, -1) {
+					if p := m[1]; !strings.HasPrefix(p, "runs/") && !strings.HasPrefix(p, "/tmp/") {
+						t.Errorf("%s: %q writes %s into the clone, outside the git-ignored runs/", doc, l, p)
+					}
+					written[m[1]] = true
+				}
+				for _, m := range npy.FindAllStringSubmatch(l, -1) {
+					if !written[m[1]] {
+						t.Errorf("%s: %q reads %s, which no earlier line of the example writes", doc, l, m[1])
+					}
+				}
+				// The sample command's default output, samples.npy in the
+				// working directory, would be left untracked in the clone.
+				if (strings.HasPrefix(l, "./logz sample ") || strings.HasPrefix(l, "logz sample ")) && !strings.Contains(l, "--out ") && !strings.Contains(l, "--compare") {
+					t.Errorf("%s: %q writes samples.npy into the clone; pass --out runs/…", doc, l)
 				}
 			}
 		}
 	}
-	// The sample command's default output, samples.npy in the working
-	// directory, would be left untracked in the clone.
-	for _, b := range blocks {
-		for _, l := range b {
-			if strings.HasPrefix(l, "./logz sample ") && !strings.Contains(l, "--out ") && !strings.Contains(l, "--compare") {
-				t.Errorf("README.md: %q writes samples.npy into the clone; pass --out runs/…", l)
-			}
-		}
+	if total < 10 {
+		t.Fatalf("found %d sh blocks in %v", total, userDocs)
 	}
 }
 
-// TestREADMEListsEveryConfig: the README's table of shipped configs has
+// TestDocsListEveryConfig: the reference's table of shipped configs has
 // one line for every file of configs/ and no line for a file that is not
-// there.
-func TestREADMEListsEveryConfig(t *testing.T) {
-	readme := readRepo(t, "README.md")
+// there, and every configs/… file the README or docs/ name exists.
+func TestDocsListEveryConfig(t *testing.T) {
+	readme := readRepo(t, "docs/reference.md")
 	files, err := filepath.Glob(filepath.Join(repoRoot, "configs", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("configs/*.yaml: %v (%d files)", err, len(files))
@@ -199,26 +210,28 @@ func TestREADMEListsEveryConfig(t *testing.T) {
 	}
 	for _, w := range want {
 		if !slices.Contains(got, w) {
-			t.Errorf("README.md's shipped configs table has no line for configs/%s", w)
+			t.Errorf("docs/reference.md's shipped configs table has no line for configs/%s", w)
 		}
 	}
 	for _, g := range got {
 		if !slices.Contains(want, g) {
-			t.Errorf("README.md's shipped configs table lists %s, which is not in configs/", g)
+			t.Errorf("docs/reference.md's shipped configs table lists %s, which is not in configs/", g)
 		}
 	}
-	// Every configs/… path the README names exists.
-	for _, m := range regexp.MustCompile(`configs/([a-z0-9<>-]+\.yaml)`).FindAllStringSubmatch(readme, -1) {
-		if !strings.Contains(m[1], "<") && !slices.Contains(want, m[1]) {
-			t.Errorf("README.md names configs/%s, which does not exist", m[1])
+	// Every configs/… path the README and docs/ name exists.
+	for _, doc := range docFiles(t) {
+		for _, m := range regexp.MustCompile(`configs/([a-z0-9<>-]+\.yaml)`).FindAllStringSubmatch(readRepo(t, doc), -1) {
+			if !strings.Contains(m[1], "<") && !slices.Contains(want, m[1]) {
+				t.Errorf("%s names configs/%s, which does not exist", doc, m[1])
+			}
 		}
 	}
 }
 
-// TestREADMEModelTypes: the config reference's model.type row names every
+// TestDocsModelTypes: the config reference's model.type row names every
 // registered model family.
-func TestREADMEModelTypes(t *testing.T) {
-	readme := readRepo(t, "README.md")
+func TestDocsModelTypes(t *testing.T) {
+	readme := readRepo(t, "docs/reference.md")
 	row := ""
 	for _, l := range strings.Split(readme, "\n") {
 		if strings.HasPrefix(l, "| `type` | string |") {
@@ -226,36 +239,61 @@ func TestREADMEModelTypes(t *testing.T) {
 		}
 	}
 	if row == "" {
-		t.Fatal("README.md has no model `type` row")
+		t.Fatal("docs/reference.md has no model `type` row")
 	}
 	for _, name := range family.Names() {
 		if !strings.Contains(row, "`"+name+"`") {
-			t.Errorf("README.md's model.type row does not list %s:\n%s", name, row)
+			t.Errorf("docs/reference.md's model.type row does not list %s:\n%s", name, row)
 		}
 	}
 }
 
-// TestREADMETables: every Markdown table of the README is whole — a row
-// that follows a paragraph or a blank line (outside code blocks) must be a
-// table's header, with the |---| line under it; a stray row (as the
-// Estimators table's recon row was, placed after the paragraphs below the
-// table) would render as text.
-func TestREADMETables(t *testing.T) {
-	lines := strings.Split(readRepo(t, "README.md"), "\n")
-	in := false
-	for i, l := range lines {
-		if strings.HasPrefix(strings.TrimSpace(l), "```") {
-			in = !in
-			continue
+// TestDocTables: every Markdown table of the README and of docs/*.md is
+// whole — a row that follows a paragraph or a blank line (outside code
+// blocks) must be a table's header, with the |---| line under it; a stray
+// row (a row placed after the paragraphs below its table) would render as
+// text.
+func TestDocTables(t *testing.T) {
+	for _, doc := range docFiles(t) {
+		lines := strings.Split(readRepo(t, doc), "\n")
+		in := false
+		for i, l := range lines {
+			if strings.HasPrefix(strings.TrimSpace(l), "```") {
+				in = !in
+				continue
+			}
+			if in || !strings.HasPrefix(l, "|") || !strings.HasSuffix(strings.TrimSpace(l), "|") {
+				continue // not a row (a line of prose may start with |a|)
+			}
+			if i > 0 && strings.HasPrefix(lines[i-1], "|") {
+				continue
+			}
+			if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "|---") {
+				t.Errorf("%s:%d: a table row without a table (no header and |---| line above it): %.80s", doc, i+1, l)
+			}
 		}
-		if in || !strings.HasPrefix(l, "|") {
-			continue
+	}
+}
+
+// TestREADMETestCommandInCI: the test command the README gives is the one
+// .ci/run runs, so CI checks what a newcomer is told to type.
+func TestREADMETestCommandInCI(t *testing.T) {
+	var cmds []string
+	for _, b := range shellBlocks(readRepo(t, "README.md")) {
+		for _, l := range b {
+			if strings.HasPrefix(l, "go test") {
+				cmd, _, _ := strings.Cut(l, "#")
+				cmds = append(cmds, strings.TrimSpace(cmd))
+			}
 		}
-		if i > 0 && strings.HasPrefix(lines[i-1], "|") {
-			continue
-		}
-		if i+1 >= len(lines) || !strings.HasPrefix(lines[i+1], "|---") {
-			t.Errorf("README.md:%d: a table row without a table (no header and |---| line above it): %.80s", i+1, l)
+	}
+	if len(cmds) == 0 {
+		t.Fatal("README.md gives no go test command")
+	}
+	ci := strings.Split(readRepo(t, ".ci/run"), "\n")
+	for _, c := range cmds {
+		if !slices.Contains(ci, c) {
+			t.Errorf("README.md tells users to run %q; .ci/run does not run it", c)
 		}
 	}
 }

@@ -1,5 +1,5 @@
 // Command logz trains binary latent-variable models from a YAML experiment
-// file and measures them in nats. See `logz help` and the README.
+// file and measures them in nats. See `logz help`, the README and docs/.
 package main
 
 import (
@@ -131,6 +131,9 @@ Usage:
                          --shifts, --csv and --any-checksum are for digits
   logz version           print the version
   logz help [COMMAND]    show help
+  logz help config [SECTION]
+                         every config key with its default and meaning
+                         (SECTION: data, evaluate, … or a family such as rbm)
 
 Run 'logz COMMAND --help' for a command's flags.
 
@@ -191,6 +194,9 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintln(stdout, "logz", versionString())
 		return nil
 	case "help", "-h", "--help", "-help":
+		if len(rest) > 0 && rest[0] == "config" {
+			return helpConfig(rest[1:], stdout)
+		}
 		if len(rest) > 1 {
 			return usageError{fmt.Sprintf("help: one command at most, got %q", strings.Join(rest, " "))}
 		}

@@ -12,12 +12,16 @@ import (
 )
 
 const modelsUsage = `Usage: logz models [--json | --markdown]
+       logz models FAMILY
 
 Lists the registered model families: for each, what it is, its trainers
 (the values of train.method), its model: and train: settings with their
 defaults, its estimators with their settings and defaults (and the
 'logz eval' flags that set them), and its default evaluate lists. The
-README's "Model families" section is this command's --markdown output.
+"Model families" section of docs/reference.md is this command's
+--markdown output. With a FAMILY (rbm, dbn, …), every key of its model:,
+train: and estimator settings, one a line, with its default, its meaning
+and what a value must be (as 'logz help config FAMILY').
 
 Flags:
 `
@@ -78,11 +82,17 @@ func entryNames(l []family.Configured) []string {
 func cmdModels(args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("models", flag.ContinueOnError)
 	asJSON := fs.Bool("json", false, "print the registry as JSON")
-	asMarkdown := fs.Bool("markdown", false, "print the registry as the README's Markdown section")
+	asMarkdown := fs.Bool("markdown", false, "print the registry as the Markdown of docs/reference.md's Model families section")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), modelsUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
 		return err
+	}
+	if len(pos) == 1 && !*asJSON && !*asMarkdown {
+		if _, err := family.Lookup(pos[0]); err != nil {
+			return usageError{fmt.Sprintf("models: %v", err)}
+		}
+		return helpConfig(pos, stdout)
 	}
 	if len(pos) > 0 {
 		return usageError{fmt.Sprintf("models: unexpected argument %q (see 'logz models --help')", pos[0])}
@@ -152,7 +162,7 @@ func settingsTable(b *strings.Builder, section string, ss []config.Setting) {
 		if s.Flag != "" {
 			flag = " (`--" + s.Flag + "`)"
 		}
-		fmt.Fprintf(b, "| %s | `%s` | `%s` | %s%s |\n", section, s.Key, mdCell(s.Default), mdCell(s.Want), flag)
+		fmt.Fprintf(b, "| %s | `%s` | `%s` | %s | %s%s |\n", section, s.Key, mdCell(s.Default), mdCell(s.Doc), mdCell(s.Want), flag)
 	}
 }
 
@@ -176,7 +186,7 @@ func modelsMarkdown(fams []familyInfo) string {
 		for _, t := range f.Trainers {
 			fmt.Fprintf(&b, "- `train.method: %s` — %s\n", t.Method, t.Doc)
 		}
-		b.WriteString("\n| section | key | default | expected |\n|---|---|---|---|\n")
+		b.WriteString("\n| section | key | default | meaning | expected |\n|---|---|---|---|---|\n")
 		settingsTable(&b, "model", f.Model)
 		settingsTable(&b, "train", f.Train)
 		b.WriteString("\n| estimator | what it is | leans | settings and defaults |\n|---|---|---|---|\n")

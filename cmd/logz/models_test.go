@@ -8,11 +8,11 @@ import (
 	"testing"
 )
 
-// TestREADMEModelFamilies keeps the README's "Model families" section equal
-// to `logz models --markdown`: regenerate it with that command when a family,
-// a setting or a default changes.
-func TestREADMEModelFamilies(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// TestDocsModelFamilies keeps the "Model families" section of
+// docs/reference.md equal to `logz models --markdown`: regenerate it with
+// that command when a family, a setting or a default changes.
+func TestDocsModelFamilies(t *testing.T) {
+	b, err := os.ReadFile("../../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestREADMEModelFamilies(t *testing.T) {
 	s := string(b)
 	i, j := strings.Index(s, begin), strings.Index(s, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md lacks the %q … %q section", begin, end)
+		t.Fatalf("docs/reference.md lacks the %q … %q section", begin, end)
 	}
 	got := s[i+len(begin) : j]
 	out, _, err := runLogz(t, "models", "--markdown")
@@ -28,7 +28,7 @@ func TestREADMEModelFamilies(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got != out {
-		t.Errorf("README.md's model families section differs from `logz models --markdown`; regenerate it.\nREADME:\n%s\ncommand:\n%s", got, out)
+		t.Errorf("docs/reference.md's model families section differs from `logz models --markdown`; regenerate it.\ndocs/reference.md:\n%s\ncommand:\n%s", got, out)
 	}
 }
 
@@ -101,5 +101,35 @@ func TestEvalEstimatorsOfTheFamily(t *testing.T) {
 	_, _, err = runLogz(t, "eval", "--model", model, "--data", data, "--estimator", "raise", "--control-variate", "fitt")
 	if !errors.As(err, &ue) || !strings.Contains(err.Error(), `--control-variate wants alpha1, fit or none, got "fitt"`) {
 		t.Errorf("bad flag value: %v", err)
+	}
+}
+
+// TestHelpConfigMeanings: `logz help config` and `logz models FAMILY`
+// give each key with its default and its meaning, and a section or
+// family that does not exist is a usage error naming the known ones.
+func TestHelpConfigMeanings(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"help", "config"}, []string{"data — the data an experiment trains and evaluates on", "binarize_seed: 0", "seeds the stochastic binarisation", "'logz help config FAMILY'"}},
+		{[]string{"help", "config", "evaluate"}, []string{"every: 1", "runs the every_epoch estimators after epochs e with e mod every = 0"}},
+		{[]string{"help", "config", "rbm"}, []string{"hidden: 25", "the number of hidden units", "train (rbm)", "evaluate entry {name: ais} (rbm)"}},
+		{[]string{"models", "dbm"}, []string{"model (dbm)", "train (dbm)"}},
+	} {
+		out, _, err := runLogz(t, c.args...)
+		if err != nil {
+			t.Fatalf("logz %s: %v", strings.Join(c.args, " "), err)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("logz %s lacks %q:\n%.2000s", strings.Join(c.args, " "), w, out)
+			}
+		}
+	}
+	for _, args := range [][]string{{"help", "config", "dta"}, {"models", "rmb"}} {
+		if _, _, err := runLogz(t, args...); err == nil || !strings.Contains(err.Error(), "rbm") && !strings.Contains(err.Error(), "data") {
+			t.Errorf("logz %s: %v; want a usage error naming the known ones", strings.Join(args, " "), err)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 
 	ichi2 "github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/nmath"
@@ -42,6 +43,12 @@ type Estimate struct {
 // into batches independent batches; batch b draws from
 // rand.New(rand.NewPCG(seed, b)), so the result does not depend on workers.
 func Bound(t ichi2.Target, q ichi2.Proposal, samples, batches int, seed uint64, workers int) (Estimate, error) {
+	return BoundProgress(t, q, samples, batches, seed, workers, nil)
+}
+
+// BoundProgress is Bound telling progress, if set, from the workers the
+// cumulative number of draws done (of samples) after each batch.
+func BoundProgress(t ichi2.Target, q ichi2.Proposal, samples, batches int, seed uint64, workers int, progress func(done, total int64)) (Estimate, error) {
 	if t.Dim() != q.Dim() {
 		return Estimate{}, fmt.Errorf("chi2: the proposal has %d units, the model %d", q.Dim(), t.Dim())
 	}
@@ -53,6 +60,7 @@ func Bound(t ichi2.Target, q ichi2.Proposal, samples, batches int, seed uint64, 
 	errs := make([]error, batches)
 	start := func(b int) int { return b * samples / batches }
 	var g workgroup.Group
+	var done atomic.Int64
 	next := make(chan int, batches)
 	for b := range batches {
 		next <- b
@@ -72,6 +80,9 @@ func Bound(t ichi2.Target, q ichi2.Proposal, samples, batches int, seed uint64, 
 						break
 					}
 					logw[i] = lw
+				}
+				if progress != nil {
+					progress(done.Add(int64(start(b+1)-start(b))), int64(samples))
 				}
 			}
 		})

@@ -2,6 +2,7 @@ package chi2
 
 import (
 	"math"
+	"sync"
 	"testing"
 
 	ichi2 "github.com/logz-ml/logz/inference/chi2"
@@ -35,5 +36,29 @@ func TestBoundEstimateMatchesEnumeration(t *testing.T) {
 	}
 	if one.LogZ != e.LogZ || one.SE != e.SE || one.LogZIS != e.LogZIS {
 		t.Fatalf("bound depends on workers: %+v vs %+v", one, e)
+	}
+}
+
+// TestBoundProgress: BoundProgress counts every draw once (batches of
+// unequal size included) and gives Bound's estimate. (Mutation: counting a
+// fixed samples/batches per batch misses the remainder.)
+func TestBoundProgress(t *testing.T) {
+	target := ichi2.RBMTarget{M: chi2test.RandomRBM(8, 4, 1, 12)}
+	q := chi2test.Fit(t, target, 4, 100, 13)
+	var mu sync.Mutex
+	var last, total int64
+	e, err := BoundProgress(target, q, 1003, 7, 5, 3, func(d, n int64) {
+		mu.Lock()
+		last, total = max(last, d), n
+		mu.Unlock()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last != 1003 || total != 1003 {
+		t.Errorf("progress reached %d of %d, want 1003 of 1003", last, total)
+	}
+	if want, _ := Bound(target, q, 1003, 7, 5, 3); want.LogZ != e.LogZ || want.SE != e.SE {
+		t.Errorf("with progress %+v, without %+v", e, want)
 	}
 }

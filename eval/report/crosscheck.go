@@ -191,7 +191,9 @@ func Sigmas(d, sigma float64) string {
 // NoiseFloor) gets a warning that says so; a CSL above one of them within
 // that tolerance gets a note ("within noise (1.8σ)", or "within the
 // 0.01-nat floor; σ = 0: no spread …" when σ cannot measure the noise). Against RAISE — itself conservative only on average — the
-// warning says that RAISE may be the one that is too low.
+// warning says that RAISE may be the one that is too low. A subsample's
+// own mean (SplitExamples set, no control variate) covers other examples
+// than the rest and is compared with nothing.
 func CrossCheck(rows []Row) {
 	type key struct {
 		exp, stage string
@@ -201,15 +203,15 @@ func CrossCheck(rows []Row) {
 	groups := map[key][]int{}
 	for i := range rows {
 		r := &rows[i]
-		if r.MeanLoglik == nil || r.Split == "" {
-			continue
+		if r.MeanLoglik == nil || r.Split == "" || r.Subsampled() && r.ControlVariate == "" {
+			continue // a subsample's own mean is over other examples
 		}
 		k := key{r.Experiment, r.Stage, r.Epoch, r.Split}
 		groups[k] = append(groups[k], i)
 	}
 	for i := range rows {
 		c := &rows[i]
-		if c.Estimator != "csl" || c.MeanLoglik == nil || c.Split == "" {
+		if c.Estimator != "csl" || c.MeanLoglik == nil || c.Split == "" || c.Subsampled() && c.ControlVariate == "" {
 			continue
 		}
 		var over, within []string

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
 
 // Figure is one picture of report.html: an SVG drawn here from the rows,
@@ -111,6 +112,9 @@ type series struct {
 	// style, if > 0, is 1 + the index of the series' colour and mark
 	// (so that an estimator keeps them across figures); 0: its position.
 	style int
+	// ref marks a reference line (a final trusted value), drawn dashed,
+	// black for exact, else in its estimator's colour (style).
+	ref bool
 }
 
 func (s *series) add(x, y float64, lo, hi *float64) {
@@ -228,9 +232,82 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 		return float64(r.Epoch), *r.MeanLoglik, lo, hi
 	})
 	title := "Mean log-likelihood per epoch (" + splitName(split) + ")"
+	caption := "One colour and mark per estimator; bars: an estimate through log Ẑ (AIS, the bounds) from log(Ẑ ± 3σ̂), RAISE and CSL ± 3 standard errors; exact enumeration as a plain black line."
+	refs := finalReferences(rows, ss, func(r *Row) (float64, bool) {
+		if r.Split != split || r.MeanLoglik == nil {
+			return 0, false
+		}
+		return *r.MeanLoglik, true
+	})
+	if len(refs) > 0 {
+		caption += " Dashed: the final trusted value, for reference — exact enumeration's if the final evaluation has one, else the final estimate of the same estimator with the most work (runs × β)."
+	}
+	for _, j := range JumpyCurves(rows) {
+		if j.Split == split {
+			caption += fmt.Sprintf(" Warning: the %s estimates change by a median %.2f nats between epochs, %.1f× the median ±3σ̂ half-width (%.2f): σ̂ of a small AIS underestimates its error, so the bars are too short and the jumps may be noise (see Warnings).", j.Label, j.MedianChange, j.MedianChange/j.MedianHalfWidth, j.MedianHalfWidth)
+		}
+	}
 	// The curves rise: the legend goes to the bottom.
-	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", ss,
-		"One colour and mark per estimator; bars: an estimate through log Ẑ (AIS, the bounds) from log(Ẑ ± 3σ̂), RAISE and CSL ± 3 standard errors; exact enumeration as a plain black line.")
+	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", append(ss, refs...), caption)
+}
+
+// finalReferences returns the dashed horizontal lines of the final trusted
+// values of a quantity (value: a row's, and whether it has one), across
+// the epochs of the per-epoch series ss: exact enumeration's final value
+// when the final evaluation has one; else, for each estimator of ss, its
+// final estimate with the most work (runs × β; the first of equals). None
+// without per-epoch estimates other than exact.
+func finalReferences(rows []Row, ss []*series, value func(*Row) (float64, bool)) []*series {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, s := range ss {
+		for _, p := range s.xy {
+			lo, hi = math.Min(lo, p.X), math.Max(hi, p.X)
+		}
+	}
+	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) || lo > hi {
+		return nil
+	}
+	line := func(label string, y float64, style int) *series {
+		return &series{label: label, xy: plotter.XYs{{X: lo, Y: y}, {X: hi, Y: y}}, lo: []float64{math.NaN(), math.NaN()},
+			hi: []float64{math.NaN(), math.NaN()}, style: style, ref: true}
+	}
+	final := func(r *Row) bool {
+		_, ok := value(r)
+		return r.Stage == StageFinal && ok
+	}
+	for i := range rows {
+		if r := &rows[i]; final(r) && r.Estimator == "exact" {
+			v, _ := value(r)
+			return []*series{line(fmt.Sprintf("final exact %.2f", v), v, 0)}
+		}
+	}
+	var out []*series
+	for k, s := range ss {
+		if isExact(s.label) {
+			continue
+		}
+		var best *Row
+		for i := range rows {
+			r := &rows[i]
+			if final(r) && trainingLabel(rowLabel(r)) == s.label && (best == nil || r.Runs*r.Betas > best.Runs*best.Betas) {
+				best = r
+			}
+		}
+		if best == nil {
+			continue
+		}
+		v, _ := value(best)
+		label := fmt.Sprintf("final %s %.2f", s.label, v)
+		if best.Runs > 0 && best.Betas > 0 {
+			label = fmt.Sprintf("final %s %d×%d β %.2f", s.label, best.Runs, best.Betas, v)
+		}
+		style := s.style
+		if style == 0 {
+			style = k + 1
+		}
+		out = append(out, line(label, v, style))
+	}
+	return out
 }
 
 func epochLogZFigure(rows []Row) (*Figure, error) {
@@ -248,8 +325,19 @@ func epochLogZFigure(rows []Row) (*Figure, error) {
 	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
 		return nil, nil
 	}
-	return lineFigure("logz", "log Ẑ per epoch", "epoch", "log Z (nats)", ss,
-		"Every estimate of the log partition function, with bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂); a χ² bound or the χ² log Z tracked by training lies above the truth, AIS's log Ẑ below it in expectation; exact enumeration as a plain black line.")
+	caption := "Every estimate of the log partition function, with bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂); a χ² bound or the χ² log Z tracked by training lies above the truth, AIS's log Ẑ below it in expectation; exact enumeration as a plain black line."
+	// One log Z per model: the split-free value of a final row (exact's
+	// log Z, or an estimator's log Ẑ).
+	refs := finalReferences(rows, ss, func(r *Row) (float64, bool) {
+		if r.Estimator == "exact" && r.LogZ == nil && r.ExactLogZ != nil {
+			return *r.ExactLogZ, true
+		}
+		return logZOf(r)
+	})
+	if len(refs) > 0 {
+		caption += " Dashed: the final trusted log Z, for reference — exact enumeration's if the final evaluation has one, else the final estimate of the same estimator with the most work (runs × β)."
+	}
+	return lineFigure("logz", "log Ẑ per epoch", "epoch", "log Z (nats)", append(ss, refs...), caption)
 }
 
 // exactLogZSeries returns an "exact" series from the rows' exact_log_z
@@ -340,6 +428,19 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	for i, s := range ss {
+		if s.ref {
+			l, err := plotter.NewLine(s.xy)
+			if err != nil {
+				return nil, fmt.Errorf("report: figure %s: %w", name, err)
+			}
+			l.Color, l.Width, l.Dashes = color.Black, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
+			if s.style > 0 {
+				l.Color = plotutil.Color(s.style - 1)
+			}
+			p.Add(l)
+			p.Legend.Add(s.label, l)
+			continue
+		}
 		if isExact(s.label) {
 			l, err := plotter.NewLine(s.xy)
 			if err != nil {
@@ -399,16 +500,63 @@ func finalLoglikFigure(rows []Row, split string) (*Figure, error) {
 		return 0, *r.MeanLoglik, lo, hi
 	})
 	var bands []band
+	good, broken := false, false
 	for i := range rows {
 		r := &rows[i]
 		// The pair's bracket, as the RAISE row carries it.
 		if r.Stage == StageFinal && r.Split == split && r.Estimator == "raise" && r.LoglikLo != nil && r.LoglikHi != nil {
-			bands = appendBand(bands, "RAISE–AIS bracket", r.Init, *r.LoglikLo, *r.LoglikHi)
+			if why := pairBroken(rows, r); why != "" {
+				// Not a bracket: drawn red and hatched, never as a
+				// shaded band around the truth.
+				bands = appendBand(bands, why+": no bracket", r.Init, *r.LoglikLo, *r.LoglikHi, true)
+				broken = true
+				continue
+			}
+			bands = appendBand(bands, "RAISE–AIS bracket", r.Init, *r.LoglikLo, *r.LoglikHi, false)
+			good = true
 		}
 	}
 	title := "Final estimates and brackets (" + splitName(split) + ")"
+	caption := "The final evaluation's estimates of the mean log-likelihood with their own bars (through log Ẑ: from log(Ẑ ± 3σ̂); RAISE, CSL: ± 3 standard errors)."
+	if good || !broken {
+		caption += " The shaded band is the bracket from RAISE (a stochastic lower bound) to AIS (a stochastic upper bound) of the same start, which sandwiches the truth in expectation."
+	}
+	if broken {
+		caption += " " + brokenCaption
+	}
 	return nominalFigure("final-"+fileSafe(split), title, "mean log-likelihood (nats)", ss, bands,
-		"The final evaluation's estimates of the mean log-likelihood with their own bars (through log Ẑ: from log(Ẑ ± 3σ̂); RAISE, CSL: ± 3 standard errors). The shaded band is the bracket from RAISE (a stochastic lower bound) to AIS (a stochastic upper bound) of the same start, which sandwiches the truth; exact enumeration as a horizontal line.")
+		caption+" Exact enumeration as a horizontal line.")
+}
+
+// brokenCaption explains the red hatched bands of pairs that bracket nothing.
+const brokenCaption = "A red hatched band marks a RAISE–AIS pair that is no bracket — reversed (RAISE above AIS beyond 3 combined standard errors) or with a member beyond noise on the wrong side of exact — so the truth need not lie in it; the warnings name the one that is wrong."
+
+// pairBroken says why the RAISE row r and its AIS partner bracket nothing
+// ("RAISE–AIS reversed": RAISE above AIS beyond Tolerance; "RAISE above exact"
+// or "AIS above exact": a member beyond noise on the wrong side of exact — for
+// AIS, its log Ẑ above the exact log Z), or "" for a bracket.
+func pairBroken(rows []Row, r *Row) string {
+	j := AISPartner(rows, r)
+	if j >= 0 && r.MeanLoglik != nil {
+		a := &rows[j]
+		gap := *a.MeanLoglik - *r.MeanLoglik
+		if e := Judge(-gap, CombinedError(r, a), *a.MeanLoglik); gap < 0 && e.Beyond {
+			return "RAISE–AIS reversed"
+		}
+		if ViolatesExact(a) {
+			return "AIS above exact"
+		}
+	}
+	switch BracketBroken(r) {
+	case "reversed":
+		return "RAISE–AIS reversed"
+	case "no bracket":
+		if ViolatesExact(r) {
+			return "RAISE above exact"
+		}
+		return "RAISE–AIS beyond exact"
+	}
+	return ""
 }
 
 func bracketByKFigure(rows []Row, split string) (*Figure, error) {
@@ -438,8 +586,20 @@ func bracketByKFigure(rows []Row, split string) (*Figure, error) {
 		}
 	}
 	title := "Final estimates against K (" + splitName(split) + ")"
-	f, err := lineFigureScaled(true, true, "bracket-k-"+fileSafe(split), title, "K, intermediate distributions (log scale)", "mean log-likelihood (nats)", ss,
-		"The annealing estimators of the final evaluation at each number K of intermediate distributions, with their own bars: AIS (a stochastic upper bound on the mean log-probability) comes down and RAISE (a stochastic lower bound) comes up as K grows, and the bracket between them narrows onto the truth; exact enumeration as a line.")
+	caption := "The annealing estimators of the final evaluation at each number K of intermediate distributions, with their own bars: AIS (a stochastic upper bound on the mean log-probability) comes down and RAISE (a stochastic lower bound) comes up as K grows, and the bracket between them narrows onto the truth; exact enumeration as a line."
+	var broken []string
+	for i := range rows {
+		r := &rows[i]
+		if r.Stage == StageFinal && r.Split == split && r.Estimator == "raise" {
+			if why := pairBroken(rows, r); why != "" {
+				broken = append(broken, fmt.Sprintf("K = %d (%s start): %s", r.Betas, r.Init, why))
+			}
+		}
+	}
+	if len(broken) > 0 {
+		caption += " Not every pair here is a bracket: at " + strings.Join(broken, "; ") + " — the truth need not lie between them (see the warnings)."
+	}
+	f, err := lineFigureScaled(true, true, "bracket-k-"+fileSafe(split), title, "K, intermediate distributions (log scale)", "mean log-likelihood (nats)", ss, caption)
 	return f, err
 }
 
@@ -489,7 +649,25 @@ func nominalFigure(name, title, ylab string, ss []*series, bands []band, caption
 		}
 		poly.Color = bandColors[i%len(bandColors)]
 		poly.LineStyle.Width = 0
+		if b.broken {
+			poly.Color = brokenFill
+			poly.LineStyle = draw.LineStyle{Color: brokenLine, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(3), vg.Points(2)}}
+		}
 		p.Add(poly)
+		if b.broken {
+			// Hatching: parallel diagonals, one per 1/12 of the width.
+			lo, hi := math.Min(b.lo, b.hi), math.Max(b.lo, b.hi)
+			const n = 12
+			w := (x1 - x0) / n
+			for k := range n {
+				l, err := plotter.NewLine(plotter.XYs{{X: x0 + float64(k)*w, Y: lo}, {X: x0 + float64(k+1)*w, Y: hi}})
+				if err != nil {
+					return nil, fmt.Errorf("report: figure %s: %w", name, err)
+				}
+				l.Color, l.Width = brokenLine, vg.Points(0.8)
+				p.Add(l)
+			}
+		}
 		p.Legend.Add(b.label, poly)
 	}
 	for i, s := range shown {
@@ -526,26 +704,34 @@ func logZBands(rows []Row) []band {
 	for i := range rows {
 		r := &rows[i]
 		if r.Stage == StageFinal && r.Estimator == "chi2" && r.LogZBracketLo != nil && r.LogZBracketHi != nil {
-			bands = appendBand(bands, "[AIS, χ²] bracket", r.Init, *r.LogZBracketLo, *r.LogZBracketHi)
+			bands = appendBand(bands, "[AIS, χ²] bracket", r.Init, *r.LogZBracketLo, *r.LogZBracketHi, false)
 		}
 	}
 	return bands
 }
 
-// band is a bracket drawn as a shaded band across a nominal figure.
+// band is a bracket drawn as a shaded band across a nominal figure; a
+// broken one (a pair that brackets nothing) is drawn red and hatched.
 type band struct {
 	label  string
 	lo, hi float64
+	broken bool
 }
+
+// brokenFill and brokenLine draw a band that is no bracket.
+var (
+	brokenFill = color.NRGBA{R: 220, G: 30, B: 30, A: 40}
+	brokenLine = color.NRGBA{R: 200, G: 0, B: 0, A: 255}
+)
 
 // appendBand adds a bracket unless the same one is there (the rows of
 // both estimators of a pair carry it).
-func appendBand(bands []band, what, init string, lo, hi float64) []band {
+func appendBand(bands []band, what, init string, lo, hi float64, broken bool) []band {
 	label := what
 	if init != "" {
 		label += " (" + init + ")"
 	}
-	b := band{label, lo, hi}
+	b := band{label, lo, hi, broken}
 	if slices.Contains(bands, b) {
 		return bands
 	}

@@ -210,7 +210,7 @@ func TestLogZBands(t *testing.T) {
 		{Stage: StageEpoch, Estimator: "chi2", Init: "aux", LogZ: p(17.6), LogZBracketLo: p(1), LogZBracketHi: p(2)},
 	}
 	got := logZBands(rows)
-	want := []band{{"[AIS, χ²] bracket (mixture)", 17.08, 17.09}, {"[AIS, χ²] bracket (aux)", 17.08, 17.6}}
+	want := []band{{"[AIS, χ²] bracket (mixture)", 17.08, 17.09, false}, {"[AIS, χ²] bracket (aux)", 17.08, 17.6, false}}
 	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] {
 		t.Errorf("bands %v, want %v", got, want)
 	}

@@ -411,6 +411,15 @@ func warningGroups(rows []Row) []*warningGroup {
 			g.epochs[place] = append(g.epochs[place], ep)
 		}
 	}
+	// Curves whose points jump by more than their bars (JumpyCurves): a
+	// warning of the curve, not of any one row.
+	for _, j := range JumpyCurves(rows) {
+		place := j.Label
+		if j.Split != "" {
+			place += " " + j.Split
+		}
+		groups = append(groups, &warningGroup{text: j.Warning(), places: []string{place}, epochs: map[string][]int{place: j.Epochs}})
+	}
 	return groups
 }
 

@@ -1,5 +1,5 @@
 // Package report turns estimates into the files and tables logz writes:
-// results.json (the machine-readable contract documented in README.md#resultsjson), per-experiment
+// results.json (the machine-readable contract documented in docs/reference.md#resultsjson), per-experiment
 // epochs.csv, the terminal table laid out like Table 1 of Salakhutdinov &
 // Murray (2008), and report.md.
 //

@@ -16,7 +16,7 @@ const (
 	sandwichLegendGap = "gap ± σ: σ = √(σ_AIS² + σ_RAISE²), their combined standard error (σ_AIS the error of log Ẑ, " +
 		"σ_RAISE RAISE's standard error). A negative gap (RAISE above AIS, a reversed bracket) within 3σ (at least 0.01 nats) is noise; beyond it, a warning."
 	sandwichLegendK    = "K: the number of intermediate distributions of the RAISE of the line, paired with the AIS of the same K (else the AIS with the most)."
-	sandwichLegendWarn = "⚠: a warning on the pair (a gap above gap_tolerance, a reversed bracket beyond 3σ) " +
+	sandwichLegendWarn = "⚠: a warning on the pair (a gap above gap_tolerance, a reversed bracket beyond 3σ, a member beyond 3σ on the wrong side of exact: no bracket) " +
 		"or on CSL (above exact, AIS or RAISE beyond 3σ: its chains did not mix); the texts are under the main table."
 )
 
@@ -24,10 +24,15 @@ const (
 // RAISE row r (same experiment, evaluation, split, start and sandwich
 // round): the one with
 // r's number of intermediate distributions, else the one with the most;
-// −1 if none. Every such pair is a valid bracket in expectation, but with
+// −1 if none, or if r's mean is a subsample's own (SplitExamples set, no
+// control variate: other examples than AIS's). Every such pair is a valid
+// bracket in expectation, but with
 // AIS and RAISE run at several K (Burda et al. 2015, Table 1) each RAISE is
 // paired with the AIS of its own K.
 func AISPartner(rows []Row, r *Row) int {
+	if r.Subsampled() && r.ControlVariate == "" {
+		return -1 // a subsample's own mean: not comparable with AIS's split mean
+	}
 	best := -1
 	for j := range rows {
 		a := &rows[j]
@@ -110,7 +115,7 @@ func sandwichGrid(rows []Row) *sandwich {
 		if r == nil {
 			return false
 		}
-		return slices.ContainsFunc(r.Warnings, func(w string) bool {
+		return BracketBroken(r) != "" || slices.ContainsFunc(r.Warnings, func(w string) bool {
 			return strings.Contains(w, "gap") || strings.Contains(w, "RAISE is above AIS")
 		})
 	}
@@ -156,8 +161,10 @@ func sandwichGrid(rows []Row) *sandwich {
 						break
 					}
 				}
-				if r == nil && ki == 0 {
-					// An AIS of a start without RAISE: on the first line.
+				paired := r != nil && a != nil
+				if a == nil && ki == 0 {
+					// An AIS of a start without RAISE, or whose RAISE is a
+					// subsample's own mean (no pair): on the first line.
 					for _, i := range c.ais {
 						if rows[i].Init == init && (a == nil || rows[i].Betas > a.Betas) {
 							a = &rows[i]
@@ -166,7 +173,7 @@ func sandwichGrid(rows []Row) *sandwich {
 				}
 				warn = warn || pairWarn(r) || pairWarn(a)
 				gap := Missing
-				if r != nil && a != nil {
+				if paired {
 					gap = num2(*a.MeanLoglik-*r.MeanLoglik) + " ± " + num2(CombinedError(r, a))
 				}
 				row = append(row, opt2(mean(r)), opt2(mean(a)), gap)

@@ -39,7 +39,7 @@ type TableOptions struct {
 var boundNotes = map[string]string{
 	"ais":       "ais: log Ẑ is a stochastic lower bound on log Z (E[log Ẑ] ≤ log Z), so its log-probabilities tend to be overestimates.",
 	"ais-ratio": "ais-ratio: log Ẑ is the estimate of log Z_B − log Z_A (A the model, B the file of to: / --ratio-to) and True log Z the exact difference; from exact draws of A a stochastic lower bound on it, from exact draws of B (start: reversed) an upper one, from Gibbs chains of A (start: gibbs) neither, and only as good as the chains' mixing (see the row's notes).",
-	"raise":     "raise: a stochastic lower bound on the log-probability (of the annealed model), so it tends to underestimate; AIS above and RAISE below bracket the truth.",
+	"raise":     "raise: a stochastic lower bound on the log-probability (of the annealed model), so it tends to underestimate; AIS above and RAISE below bracket the truth in expectation, once both have converged (a pair reversed beyond noise, or with a member beyond noise on the wrong side of exact, brackets nothing: its warning says which is wrong).",
 	"csl":       "csl: conservative on average (a lower estimate of the log-probability), often by tens of nats.",
 	"is":        "is: log of an unbiased importance-sampling estimate of p(v), a stochastic lower bound on log p(v).",
 	"dbn-bound": "dbn-bound (a line with AIS runs): a variational lower bound on log p(v) minus the top RBM's log Z from AIS, whose log Ẑ is a stochastic lower bound on log Z, so the bound is itself only a stochastic bound and can come out high by AIS's error.",
@@ -59,6 +59,10 @@ var boundNotes = map[string]string{
 // noteDBNBoundExact is the key in boundNotes of the note on a dbn-bound
 // line without AIS runs: the top RBM's log Z was exact, not from AIS.
 const noteDBNBoundExact = "dbn-bound/exact-top"
+
+// noteMinutes says how Minutes count work that rows share; printed when
+// some line has a time.
+const noteMinutes = "Minutes count each piece of work once: a log Z (or fit) that an estimator's splits share is on its first split's row, and a result a later estimator of the list reuses (an AIS or exact log Z of the same settings, per-example importance-sampling estimates) is on the row of the estimator that computed it; the reusing line shows only its own work."
 
 // noteUndefinedLo is printed when some log(Ẑ−kσ̂) is undefined.
 const noteUndefinedLo = Missing + " before the comma in log(Ẑ±σ̂) or log(Ẑ±3σ̂): Ẑ−kσ̂ ≤ 0, so its log is undefined (the error bar reaches zero)."
@@ -277,10 +281,16 @@ func loglikCell(r *Row) string {
 		parts = append(parts, s)
 	}
 	if r.LoglikLo != nil || r.LoglikHi != nil {
-		parts = append(parts, "["+pair(r.LoglikLo, r.LoglikHi)+"]")
+		b := "[" + pair(r.LoglikLo, r.LoglikHi) + "]"
+		if why := BracketBroken(r); why != "" {
+			b += " " + why // the pair brackets nothing (legendNoBracket)
+		}
+		parts = append(parts, b)
 	}
 	if t := r.SubsampleTag(); t != "" && r.MeanLoglik != nil {
 		parts = append(parts, "("+t+")")
+	} else if r.NExamples == 1 && r.MeanLoglik != nil {
+		parts = append(parts, "(n = 1)") // one example: no standard error
 	}
 	return strings.Join(parts, " ")
 }
@@ -410,8 +420,10 @@ const (
 	legendSE = "mean ± se: for exact, ais and the bounds, se is the standard error over the split's examples (their spread, " +
 		"not an error of the estimator; AIS's error is in log(Ẑ±σ̂)); for raise and csl, the standard error of their estimate " +
 		"of the split's mean (on a subsample: of the control-variate estimate)."
-	legendBracket = "[lo, hi]: RAISE (lo) and AIS (hi) of the same start bracket the true value; lo > hi (reversed) is noise " +
+	legendBracket = "[lo, hi]: RAISE (lo) and AIS (hi) of the same start bracket the true value in expectation; lo > hi (reversed) is noise " +
 		"within 3 combined standard errors (at least 0.01 nats), a warning beyond."
+	legendNoBracket = "[lo, hi] reversed, [lo, hi] no bracket: the pair brackets nothing — RAISE lies above AIS beyond noise (reversed), " +
+		"or one of them lies beyond noise on the wrong side of exact (no bracket); the warnings name the one that is wrong."
 	legendCV = "(k of N + cv): the estimator ran on k randomly chosen examples of the split's N, and a control variate " +
 		"extended its mean to all N: Ŷ = ȳ − α(x̄ − X̄), X a cheap estimate of log p(x) known for every example (exact where it " +
 		"ran; results.json's control_variate names it); ± is the standard error of that estimate, so the number is comparable " +
@@ -472,7 +484,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 		}
 		main.header = append(main.header, "True log Z", "Warnings")
 		main.align = append(main.align, alignRight, alignLeft)
-		hasSE, hasBracket, hasBDMC, hasCV, hasSub := false, false, false, false, false
+		hasSE, hasBracket, hasBDMC, hasCV, hasSub, hasBroken := false, false, false, false, false, false
 		for _, l := range mainLines {
 			note(l)
 			if (l.lo1 == nil && l.hi1 != nil) || (l.lo3 == nil && l.hi3 != nil) {
@@ -500,6 +512,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 						hasBDMC = hasBDMC || br
 					} else {
 						hasBracket = hasBracket || br
+						hasBroken = hasBroken || br && BracketBroken(r) != ""
 					}
 				}
 			}
@@ -514,6 +527,9 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 			legend = append(legend, legendBracket)
 			if r := reversedWithinNoise(rows); r != "" {
 				legend = append(legend, r)
+			}
+			if hasBroken {
+				legend = append(legend, legendNoBracket)
 			}
 		}
 		if hasBDMC {
@@ -558,6 +574,12 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes) (main, signals *grid,
 	if undefinedLo {
 		notes = append(notes, noteUndefinedLo)
 	}
+	for _, l := range append(slices.Clip(mainLines), sigLines...) {
+		if l.seconds > 0 {
+			notes = append(notes, noteMinutes)
+			break
+		}
+	}
 	return main, signals, legend, notes
 }
 
@@ -582,6 +604,9 @@ func reversedWithinNoise(rows []Row) string {
 			continue
 		}
 		a := &rows[j]
+		if BracketBroken(r) != "" || BracketBroken(a) != "" {
+			continue // exact shows one of them wrong: not noise
+		}
 		gap := *a.MeanLoglik - *r.MeanLoglik
 		if e := Judge(-gap, CombinedError(r, a), *a.MeanLoglik); gap < 0 && !e.Beyond {
 			var what []string

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"time"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
@@ -88,10 +87,12 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 	},
 	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
 		d := m.(*models.DBM)
-		start := time.Now()
+		laps := kit.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
-			res, err := eval.DBMExact{MaxUnits: s.MaxUnits}.LogProb(d, sp.Data)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d exact %s %d ex", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
+			res, err := eval.DBMExact{MaxUnits: s.MaxUnits, Progress: progress}.LogProb(d, sp.Data)
+			done()
 			if err != nil {
 				return rows, err
 			}
@@ -101,7 +102,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 			row.Split, row.LogZ = sp.Name, report.F(res.LogZ)
 			st := kit.MeanOf(res.LogP)
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		if len(env.Splits) == 0 {
@@ -148,8 +149,8 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 // log f(v) — the mean-field bound or the IS estimate — minus the AIS log Z
 // of these settings (one AIS per setting within an evaluation).
 func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([]report.Row, error) {
-	start := time.Now()
-	z, err := logZFor(env, d, s, j.Seed)
+	laps := kit.StartLaps()
+	z, reused, err := logZFor(env, d, s, j.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +160,9 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 		row := j.Base
 		row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
 		kit.SetAISLogZ(&row, z, env.ExactLogZ(), s)
+		if reused {
+			row.Notes = append(row.Notes, kit.ReusedNote("the AIS log Z"))
+		}
 		var st eval.MeanStat
 		if bound {
 			b, _, err := eval.DBMMeanField{}.Bounds(d, sp.Data)
@@ -168,7 +172,9 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 			st = kit.MeanOf(b)
 			row.Notes = append(row.Notes, "mean-field lower bound on log f(v) (fixed-point iterations to convergence) minus the AIS log Z")
 		} else {
-			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)), env.Units())
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), samples), int64(sp.Data.Len()))
+			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)), env.Units(), progress)
+			done()
 			if err != nil {
 				return rows, err
 			}
@@ -183,33 +189,33 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 				row.Warnings = append(row.Warnings, fmt.Sprintf("the mean-field bound %.3f lies above the exact log-likelihood %.3f by more than 3σ of log Ẑ: the AIS log Z is too low", *row.MeanLoglik, x.(float64)))
 			}
 		}
-		row.Seconds = time.Since(start).Seconds()
+		row.Seconds = laps.Lap()
 		rows = append(rows, row)
 	}
 	return rows, nil
 }
 
 // logZFor returns the AIS estimate of log Z with these settings, running it
-// once per evaluation.
-func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISResult, error) {
+// once per evaluation (reused: an earlier entry ran it).
+func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISResult, bool, error) {
 	k := logZKey{s.Key()}
 	if r, ok := env.Memo(k); ok {
-		return r.(*eval.AISResult), nil
+		return r.(*eval.AISResult), true, nil
 	}
 	base, err := annealBase(env, d, s.Init)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	path, err := inference.NewDBMPathBase(d, base)
 	if err != nil {
-		return nil, fmt.Errorf("AIS: %w", err)
+		return nil, false, fmt.Errorf("AIS: %w", err)
 	}
 	r, err := env.AnnealLogZ(path, s, seed, fmt.Sprintf("%s epoch %d DBM AIS %d×%d %s", env.Experiment, env.Epoch, s.Runs, s.Betas, s.Init))
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	env.Remember(k, &r)
-	return &r, nil
+	return &r, false, nil
 }
 
 // RAISE is RAISE for DBMs (Alg. 3) on a subsample of each split, extended
@@ -243,7 +249,9 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 				if x, ok := env.Memo(isLogFKey{sp.Name}); ok {
 					return x.([]float64), "the ais estimator's", nil
 				}
-				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+uint64(si)), env.Units())
+				progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × 100", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
+				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+uint64(si)), env.Units(), progress)
+				done()
 				return x, "100", err
 			})
 	},
@@ -252,9 +260,10 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 // isLogF returns the importance-sampling estimate of log f(v) of every
 // example (example n drawing from rand.NewPCG(seed, n), as
 // eval.DBMIS.LogUnnormAll) and the smallest ESS of their weights; units,
-// if set, shares the examples among the shards of a sharded evaluation.
-func isLogF(d *models.DBM, x data.Examples, samples int, seed uint64, units eval.Units) ([]float64, float64, error) {
-	rs, err := eval.DBMIS{Samples: samples}.LogUnnormAll(d, x, seed, units)
+// if set, shares the examples among the shards of a sharded evaluation;
+// progress, if set, is told the examples done.
+func isLogF(d *models.DBM, x data.Examples, samples int, seed uint64, units eval.Units, progress func(done, total int64)) ([]float64, float64, error) {
+	rs, err := eval.DBMIS{Samples: samples, Progress: progress}.LogUnnormAll(d, x, seed, units)
 	out := make([]float64, len(rs))
 	ess := make([]float64, len(rs))
 	for n, r := range rs {

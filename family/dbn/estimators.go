@@ -2,7 +2,6 @@ package dbn
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
@@ -44,10 +43,12 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 			return kit.RunnerOf(rbm.Exact).Run(env, m, s, j)
 		}
 		d := m.(*models.DBN)
-		start := time.Now()
+		laps := kit.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
-			res, err := eval.DBNExact{MaxUnits: s.MaxUnits, Top: eval.Exact{MaxUnits: 30}}.LogProb(d, sp.Data)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d exact %s %d ex", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
+			res, err := eval.DBNExact{MaxUnits: s.MaxUnits, Top: eval.Exact{MaxUnits: 30}, Progress: progress}.LogProb(d, sp.Data)
+			done()
 			if err != nil {
 				return rows, err
 			}
@@ -55,7 +56,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 			row.Split, row.LogZ = sp.Name, report.F(res.LogZ)
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
 			row.Notes = append(row.Notes, fmt.Sprintf("exact variational bound (Q of the greedy layers): %.3f", res.MeanELBO.Mean))
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil
@@ -99,15 +100,17 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 		if !ok {
 			return nil, nil // a one-layer stack: its bound is its log-likelihood
 		}
-		start := time.Now()
+		laps := kit.StartLaps()
 		ais := kit.AIS{Runs: s.Runs, Anneal: s.Anneal}
-		z, zres, err := topFor(env, d, &ais, j.Seed, s.MaxUnits)
+		z, zres, reused, err := topFor(env, d, &ais, j.Seed, s.MaxUnits)
 		if err != nil {
 			return nil, err
 		}
 		var rows []report.Row
 		for si, sp := range env.Splits {
-			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Units: env.Units()}.LogProb(d, z, sp.Data)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d dbn-bound %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), s.Samples), int64(sp.Data.Len()))
+			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, z, sp.Data)
+			done()
 			if err != nil {
 				return rows, err
 			}
@@ -117,10 +120,13 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 				row.Runs, row.Betas, row.Init = 0, 0, ""
 			}
 			setTopLogZ(&row, z, zres)
+			if reused {
+				row.Notes = append(row.Notes, kit.ReusedNote("the top RBM's log Z"))
+			}
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Error), res.Mean.N
 			row.Warnings = append(row.Warnings, res.Warnings...)
 			row.Notes = append(row.Notes, fmt.Sprintf("lower bound with %d samples from Q per example; error of eq. 24 √(Var r̂_B + Var ln Ẑ) = %.3f", res.Samples, res.Error))
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil
@@ -148,24 +154,29 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 			return kit.RunnerOf(rbm.AIS).Run(env, m, &rbm.AISSettings{AIS: s.AIS}, j)
 		}
 		d := m.(*models.DBN)
-		start := time.Now()
-		z, zres, err := topFor(env, d, &s.AIS, j.Seed, 0)
+		laps := kit.StartLaps()
+		z, zres, reused, err := topFor(env, d, &s.AIS, j.Seed, 0)
 		if err != nil {
 			return nil, err
 		}
 		var rows []report.Row
 		for si, sp := range env.Splits {
-			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+uint64(si)), Units: env.Units()}.LogProb(d, z, sp.Data)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), s.Samples), int64(sp.Data.Len()))
+			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, z, sp.Data)
+			done()
 			if err != nil {
 				return rows, err
 			}
 			row := j.Base
 			row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
 			setTopLogZ(&row, z, zres)
+			if reused {
+				row.Notes = append(row.Notes, kit.ReusedNote("the top RBM's log Z"))
+			}
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
 			row.Warnings = append(row.Warnings, res.Warnings...)
 			row.Notes = append(row.Notes, fmt.Sprintf("log f(v) by importance sampling with Q (%d proposals per example, smallest ESS %.1f) minus the top RBM's AIS log Z", res.Samples, res.MinESS))
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil
@@ -201,7 +212,9 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 				return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err
 			},
 			func(si int, sp kit.Split) ([]float64, string, error) {
-				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si)), Units: env.Units()}.LogProb(d, eval.TopLogZ{}, sp.Data)
+				progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × 50", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
+				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, eval.TopLogZ{}, sp.Data)
+				done()
 				return is.LogF, "50", err
 			})
 	},
@@ -222,21 +235,21 @@ type topVal struct {
 
 // topFor returns log Z of the DBN's top RBM: exact when its smaller layer
 // has at most maxUnits units, else by AIS with a's settings; one per
-// setting within an evaluation.
-func topFor(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+// setting within an evaluation (reused: an earlier entry computed it).
+func topFor(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, bool, error) {
 	top := d.Top()
 	k := topKey{exact: min(top.NVis, top.NHid) <= maxUnits}
 	if !k.exact {
 		k.runs, k.betas, k.schedule, k.init = a.Runs, a.Betas, a.Schedule, a.Init
 	}
 	if v, ok := env.Memo(k); ok {
-		return v.(topVal).z, v.(topVal).res, nil
+		return v.(topVal).z, v.(topVal).res, true, nil
 	}
 	z, res, err := topLogZ(env, d, a, seed, maxUnits)
 	if err == nil {
 		env.Remember(k, topVal{z, res})
 	}
-	return z, res, err
+	return z, res, false, err
 }
 
 func topLogZ(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {

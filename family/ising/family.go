@@ -195,7 +195,8 @@ func loglikRows(env *kit.Env, base report.Row, m *models.Ising, logZ float64) []
 		return []report.Row{base}
 	}
 	var rows []report.Row
-	for _, sp := range env.Splits {
+	for k, sp := range env.Splits {
+		t0 := time.Now()
 		lp := make([]float64, sp.Data.Len())
 		for n := range lp {
 			lp[n] = m.LogUnnorm(sp.Data.Row(n))
@@ -204,6 +205,11 @@ func loglikRows(env *kit.Env, base report.Row, m *models.Ising, logZ float64) []
 		row := base.Clone()
 		row.Split = sp.Name
 		row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean-logZ), report.F(st.SE), st.N
+		// The log Z's time (base.Seconds) on the first row only.
+		if k > 0 {
+			row.Seconds = 0
+		}
+		row.Seconds += time.Since(t0).Seconds()
 		rows = append(rows, row)
 	}
 	return rows

@@ -85,11 +85,13 @@ type Train struct {
 	// BatchSize is the number of examples per gradient step.
 	BatchSize int `yaml:"batch_size" want:"a positive integer"`
 	// Optimizer is "adam" or "sgd" (θ ← θ + learning_rate · gradient).
-	Optimizer    string  `yaml:"optimizer" want:"adam or sgd"`
+	Optimizer string `yaml:"optimizer" want:"adam or sgd"`
+	// LearningRate is the optimizer's step size.
 	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
 	// Chains and Sweeps: pcd's persistent Gibbs chains and the single-site
 	// sweeps each makes per gradient step.
 	Chains int `yaml:"chains" want:"a positive integer"`
+	// Sweeps are the single-site Gibbs sweeps each pcd chain makes per gradient step.
 	Sweeps int `yaml:"sweeps" want:"a positive integer"`
 	// QSteps, QSamples, QComponents and QLearningRate configure chi2's
 	// proposal: fitter steps on q per step on θ, draws from q per step
@@ -100,7 +102,8 @@ type Train struct {
 	QSamples      int     `yaml:"q_samples" want:"an integer ≥ 2"`
 	QComponents   int     `yaml:"q_components" want:"a positive integer"`
 	QLearningRate float64 `yaml:"q_learning_rate" want:"a positive number"`
-	Linearise     bool    `yaml:"linearise"`
+	// Linearise weighs chi2's θ step by w²/(nγ) (eq. 6) instead of w²/Σw².
+	Linearise bool `yaml:"linearise"`
 	// CheckpointEvery writes model.npz after every N-th epoch and after
 	// the last; 0 = only after the last.
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`

@@ -65,6 +65,7 @@ type Chi2 struct {
 	// Samples is the number of fresh draws of q the bound is estimated on,
 	// split into Batches independent batches for its standard error.
 	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
+	// Batches is the number of independent batches the draws are split into for the standard error.
 	Batches int `yaml:"batches" want:"an integer ≥ 2"`
 	// MinESS: warn when the effective sample size of the weights w² is
 	// below this many draws.
@@ -260,7 +261,9 @@ func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
 		env.Tracked.Set(prefix, f)
 	}
 	workers := max(1, min(runtime.GOMAXPROCS(0), s.Batches))
-	e, err := chi2est.Bound(t, f.Q, s.Samples, s.Batches, seeds.Derive(j.Seed, 2), workers)
+	progress, done = env.Bar(fmt.Sprintf("%s epoch %d χ² bound %d draws", env.Experiment, env.Epoch, s.Samples), int64(s.Samples))
+	e, err := chi2est.BoundProgress(t, f.Q, s.Samples, s.Batches, seeds.Derive(j.Seed, 2), workers, progress)
+	done()
 	if err != nil {
 		return nil, err
 	}
@@ -291,13 +294,18 @@ func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
 		return []report.Row{base}, nil
 	}
 	var rows []report.Row
-	for _, sp := range env.Splits {
+	for k, sp := range env.Splits {
+		t0 := time.Now()
 		row := base.Clone()
+		if k > 0 {
+			row.Seconds = 0 // the fit and the bound are counted on the first row
+		}
 		st := meanLogP(t, sp)
 		row.Split = sp.Name
 		row.MeanLoglik = report.F(st.Mean - e.LogZ)
 		row.LoglikSE = report.F(st.SE)
 		row.NExamples = st.N
+		row.Seconds += time.Since(t0).Seconds()
 		rows = append(rows, row)
 	}
 	return rows, nil

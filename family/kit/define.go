@@ -2,6 +2,7 @@ package kit
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
@@ -170,6 +171,8 @@ type Def[S any] struct {
 	Run        func(env *Env, m models.Model, s *S, j Job) ([]report.Row, error)
 	// Unshared: see Estimator.
 	Unshared bool
+	// Work: see Estimator.
+	Work func(m models.Model, s *S, examples []int) float64
 }
 
 // Define turns a typed definition into an Estimator. *S must implement
@@ -203,5 +206,31 @@ func Define[S any](d Def[S]) *family.Estimator {
 			d.CheckModel(p, typed(s), model, visible)
 		}
 	}
+	if d.Work != nil {
+		e.Work = func(m models.Model, s family.Settings, examples []int) float64 { return d.Work(m, typed(s), examples) }
+	}
 	return e
+}
+
+// ListWork foresees the wall time, on the reference machine, of the
+// entries of list that skip does not skip (nil: none) for model m and
+// splits of the given sizes (see family.Estimator.Work): the sum of the
+// entries that can say, and how many cannot (unknown estimators included).
+func ListWork(f *family.Family, m models.Model, list []family.Configured, examples []int, skip func(i int) bool) (secs float64, unknown int) {
+	for i, c := range list {
+		if skip != nil && skip(i) {
+			continue
+		}
+		e, ok := f.Estimator(c.Name)
+		w := 0.0
+		if ok && e.Work != nil {
+			w = e.Work(m, c.Settings, examples)
+		}
+		if !(w > 0) || math.IsInf(w, 0) {
+			unknown++
+			continue
+		}
+		secs += w
+	}
+	return secs, unknown
 }

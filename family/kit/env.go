@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
@@ -95,6 +96,9 @@ type Env struct {
 	memo map[any]any
 	// shared is set when the running entry calls Remember.
 	shared bool
+	// earlier holds the rows of the evaluation's entries before the
+	// running one (a sandwich judges its rounds against an exact row).
+	earlier []report.Row
 	// entry and name are the running entry's index and estimator, calls
 	// the number of times it has called Units.
 	entry, calls int
@@ -182,6 +186,7 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 		seed, base := env.start(c, i, label)
 		env.shared = false
 		env.entry, env.name, env.calls = i, c.Name, 0
+		env.earlier = rows
 		rs, err := spec.Impl.(Runner).Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
 		env.markData(rs)
 		if err == nil && env.Sharding != nil {
@@ -200,6 +205,9 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 	if fin, ok := f.Plugin.(Finisher); ok {
 		rows = fin.Finish(m, rows, ests)
 	}
+	// Every family's rows: numbers that are not finite, means over one
+	// example, bounds on the wrong side of exact.
+	report.CheckRows(rows)
 	return rows, nil
 }
 
@@ -417,4 +425,32 @@ func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) flo
 		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %s nats above exact on the same examples, %s: a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, by, why))
 	}
 	return ex.Mean
+}
+
+// Laps times the rows of one estimator entry so that the final table's
+// Minutes count every second once: an entry's rows (one per split) get
+// consecutive laps, so work the rows share (a log Z, a fitted proposal,
+// the model's tables) lands on the first row that waited for it, and each
+// later row carries only its own work. Work a later entry reuses through
+// Memo (an AIS or exact log Z, per-example IS estimates) is counted on the
+// entry that did it: the reuse takes no time.
+type Laps struct{ last time.Time }
+
+// ReusedNote is the note of a row whose entry reused what (e.g. "the AIS
+// log Z") from an earlier entry of the evaluation (Memo): the time of that
+// work is on the earlier entry's rows, not on this one.
+func ReusedNote(what string) string {
+	return what + " is an earlier entry's of the same settings, reused: its time is counted on that entry's rows"
+}
+
+// StartLaps starts timing an entry.
+func StartLaps() *Laps { return &Laps{last: time.Now()} }
+
+// Lap returns the seconds since the previous Lap (or the start) and starts
+// the next lap.
+func (l *Laps) Lap() float64 {
+	now := time.Now()
+	s := now.Sub(l.last).Seconds()
+	l.last = now
+	return s
 }

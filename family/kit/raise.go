@@ -99,7 +99,14 @@ func (env *Env) RAISEBySubsample(r *RAISE, base report.Row, label string, steps 
 			row.Warnings = append(row.Warnings, fmt.Sprintf("RAISE: smallest per-example ESS %.1f of %d chains", res.MinESS, r.Chains))
 		}
 		cv := eval.CVResult{Estimate: res.Mean.Mean, SE: res.Mean.SE}
-		if len(idx) < s.Data.Len() && r.ControlVariate != "none" {
+		switch {
+		case len(idx) < s.Data.Len() && (r.ControlVariate == "none" || len(idx) < 2):
+			// The mean is the subsample's own (n = k of N in the tables).
+			row.SplitExamples = s.Data.Len()
+			if r.ControlVariate != "none" {
+				row.Notes = append(row.Notes, fmt.Sprintf("RAISE on %d of %d examples: too few for a control variate to extend the mean to the split, so it is the mean of that subsample alone", len(idx), s.Data.Len()))
+			}
+		case len(idx) < s.Data.Len():
 			x, proposals, err := logF(si, s)
 			if err != nil {
 				return rows, err
@@ -146,6 +153,10 @@ func PairSandwich(rows []report.Row, ests []family.Configured) {
 	for i := range rows {
 		r := &rows[i]
 		if r.Estimator != "raise" || r.MeanLoglik == nil {
+			continue
+		}
+		if r.Subsampled() && r.ControlVariate == "" {
+			r.Notes = append(r.Notes, fmt.Sprintf("not paired with AIS: RAISE's mean is over %d of the split's %d examples, AIS's over all of them", r.NExamples, r.SplitExamples))
 			continue
 		}
 		if j := report.AISPartner(rows, r); j >= 0 {

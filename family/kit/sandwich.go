@@ -162,9 +162,11 @@ func SandwichDef[A, R any](ais, raise *family.Estimator, aisDefaults A, raiseDef
 // raise runner at K = ks[r], each with its own seed derived from the
 // entry's and r (fresh draws every round), their rows marked with the
 // round; it stops after the first round whose brackets close on every
-// split. A shard cannot judge (its estimates hold the other shards'
-// stand-ins), so it runs every round, and the merge stops where a run
-// without shards does and tells the shards' extra work is not needed.
+// split. A bracket does not close while a member lies beyond noise on the
+// wrong side of an exact row earlier in the evaluation (againstExact). A
+// shard cannot judge (its estimates hold the other shards' stand-ins), so
+// it runs every round, and the merge stops where a run without shards does
+// and tells the shards' extra work is not needed.
 func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (Annealed, Annealed), ais, raise Runner, j Job) ([]report.Row, error) {
 	var rows []report.Row
 	partial := env.Sharding != nil && env.Sharding.Partial()
@@ -203,6 +205,9 @@ func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (
 			}
 		}
 		last := r == len(ks)-1
+		if !partial {
+			againstExact(env.earlier, round)
+		}
 		closed, verdicts := judgeRound(round, tol)
 		if !partial && (closed || last) {
 			for i := range round {
@@ -227,10 +232,30 @@ func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (
 	return rows, nil
 }
 
+// againstExact warns on the rows of a round that lie beyond noise on the
+// wrong side of an exact row among earlier (report.CheckAgainstExact), so
+// that judgeRound does not call their bracket closed.
+func againstExact(earlier, round []report.Row) {
+	var all []report.Row
+	for _, e := range earlier {
+		if e.Estimator == "exact" {
+			all = append(all, e)
+		}
+	}
+	n := len(all)
+	if n == 0 {
+		return
+	}
+	all = append(all, round...)
+	report.CheckAgainstExact(all)
+	copy(round, all[n:])
+}
+
 // judgeRound says whether the AIS and RAISE rows of one round close their
 // brackets on every split — |gap| + σ ≤ tol (a reversed gap within noise
-// counts by its size), and RAISE not above AIS beyond noise (report.Judge)
-// — and describes each split's pair.
+// counts by its size), RAISE not above AIS beyond noise (report.Judge), and
+// neither beyond noise on the wrong side of exact (report.ViolatesExact) —
+// and describes each split's pair.
 func judgeRound(rows []report.Row, tol float64) (bool, map[string]string) {
 	verdicts := map[string]string{}
 	closed := true
@@ -240,6 +265,11 @@ func judgeRound(rows []report.Row, tol float64) (bool, map[string]string) {
 			continue
 		}
 		j := report.AISPartner(rows, r)
+		if r.Subsampled() && r.ControlVariate == "" {
+			closed = false
+			verdicts[r.Split] = fmt.Sprintf("RAISE's mean is over %d of the split's %d examples, not comparable with AIS's (raise.examples)", r.NExamples, r.SplitExamples)
+			continue
+		}
 		if j < 0 || r.MeanLoglik == nil {
 			closed = false
 			verdicts[r.Split] = "no AIS estimate to pair RAISE with"
@@ -249,6 +279,13 @@ func judgeRound(rows []report.Row, tol float64) (bool, map[string]string) {
 		sigma := report.CombinedError(r, &rows[j])
 		v := fmt.Sprintf("gap %.2f ± %.2f nats", gap, sigma)
 		switch e := report.Judge(-gap, sigma, *rows[j].MeanLoglik); {
+		case report.ViolatesExact(r) || report.ViolatesExact(&rows[j]):
+			closed = false
+			who := "RAISE"
+			if !report.ViolatesExact(r) {
+				who = "AIS"
+			}
+			v += fmt.Sprintf(" (%s lies beyond noise on the wrong side of exact: no bracket)", who)
 		case gap < 0 && e.Beyond:
 			closed = false
 			v += " (RAISE above AIS beyond noise: not converged, or the annealed model beats the model)"

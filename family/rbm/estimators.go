@@ -23,6 +23,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 	Unshared: true,
 	Doc:      "exact log Z by enumerating the smaller layer (2^min(D,H) terms)",
 	Defaults: kit.Exact{MaxUnits: 25},
+	Work:     exactWork,
 	Feasible: func(m models.Model, s *kit.Exact) error {
 		r := m.(*models.RBM)
 		if n := min(r.NVis, r.NHid); n > s.MaxUnits {
@@ -73,6 +74,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 	Leans:    family.Leans{LogZ: family.Low, LogLik: family.High, Why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
 	Doc:      "annealed importance sampling estimate of log Z (Salakhutdinov & Murray 2008)",
 	Defaults: AISSettings{kit.DefaultAIS()},
+	Work:     aisWork,
 	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		start := time.Now()
@@ -97,16 +99,23 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 
 // LoglikRows turns a log Z into one row per split with the mean
 // log-likelihood mean_n(log f(v_n)) − log Z and its standard error over
-// examples; with no splits, one split-free row holds the log Z.
+// examples; with no splits, one split-free row holds the log Z. The time
+// of the log Z (base.Seconds) is counted on the first row only; each row
+// adds the time of its own mean.
 func LoglikRows(env *kit.Env, base report.Row, m *models.RBM, logZ float64, warn []string) []report.Row {
 	base.Warnings = warn
 	if len(env.Splits) == 0 {
 		return []report.Row{base}
 	}
 	var rows []report.Row
-	for _, s := range env.Splits {
+	for k, s := range env.Splits {
+		t0 := time.Now()
 		row := base.Clone()
+		if k > 0 {
+			row.Seconds = 0
+		}
 		st := eval.MeanLogUnnorm(m, s.Data)
+		row.Seconds += time.Since(t0).Seconds()
 		row.Split = s.Name
 		row.MeanLoglik = report.F(st.Mean - logZ)
 		row.LoglikSE = report.F(st.SE)
@@ -139,6 +148,7 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v) (enough β that p_ann ≈ p)"},
 	Doc:      "reverse AIS estimator: a stochastic lower bound on each example's log-probability under the annealing model (Burda et al. 2015)",
 	Defaults: kit.DefaultRAISE(),
+	Work:     raiseWork,
 	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		betas, err := s.BetaSchedule()
@@ -185,8 +195,15 @@ func raiseRow(base report.Row, s *kit.RAISE, sp kit.Split, idx []int, res eval.R
 	warn = append(warn, cv.Warnings...)
 	if len(idx) < sp.Data.Len() {
 		note := fmt.Sprintf("RAISE on %d of %d examples", len(idx), sp.Data.Len())
-		if s.ControlVariate != "none" {
+		switch {
+		case s.ControlVariate != "none" && len(idx) >= 2 && err == nil:
 			note += fmt.Sprintf(", extended by the control variate log f(v) (α = %.3g; variance reduced %.3g×)", cv.Alpha, cv.VarianceReduction)
+		default:
+			// The mean is the subsample's own (n = k of N in the tables).
+			row.SplitExamples = sp.Data.Len()
+			if len(idx) < 2 && s.ControlVariate != "none" {
+				note += ": too few for a control variate to extend the mean to the split, so it is the mean of that subsample alone"
+			}
 		}
 		row.Notes = append(row.Notes, note)
 	}
@@ -296,6 +313,7 @@ var CSL = kit.Define(kit.Def[CSLSettings]{
 	Leans:    family.Leans{LogLik: family.Low, Why: "a stochastic lower bound when its chains mix"},
 	Doc:      "conservative sampling-based log-likelihood: log of the mean of p(v|h_s) over hidden states of Gibbs chains (Bengio et al. 2013)",
 	Defaults: CSLSettings{Chains: 100, Init: "base-rate", Examples: 100},
+	Work:     cslWork,
 	Run: func(env *kit.Env, m models.Model, s *CSLSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
 		steps := s.Steps
@@ -334,7 +352,16 @@ var CSL = kit.Define(kit.Def[CSLSettings]{
 				// control variate sees.
 				cv.SE = math.Hypot(cv.SE, res.ChainSE)
 			}
-			row.Notes = append(row.Notes, fmt.Sprintf("CSL from %d hidden states (%d chains × %d steps, burn-in %d) on %d of %d examples, extended by the control variate log f(v) (variance reduced %.3g×)", res.Samples, s.Chains, steps, s.BurnIn, len(idx), sp.Data.Len(), cv.VarianceReduction))
+			note := fmt.Sprintf("CSL from %d hidden states (%d chains × %d steps, burn-in %d) on %d of %d examples", res.Samples, s.Chains, steps, s.BurnIn, len(idx), sp.Data.Len())
+			switch {
+			case len(idx) < sp.Data.Len() && len(idx) < 2:
+				// The mean is the subsample's own (n = 1 of N in the tables).
+				row.SplitExamples = sp.Data.Len()
+				note += ": too few for a control variate to extend the mean to the split, so it is the mean of that subsample alone"
+			case err == nil:
+				note += fmt.Sprintf(", extended by the control variate log f(v) (variance reduced %.3g×)", cv.VarianceReduction)
+			}
+			row.Notes = append(row.Notes, note)
 			row.MeanLoglik, row.LoglikSE = report.F(cv.Estimate), report.F(cv.SE)
 			row.NExamples = len(idx)
 			row.Seconds = time.Since(start).Seconds()
@@ -362,15 +389,20 @@ var PLL = kit.Define(kit.Def[family.NoSettings]{
 	Leans:    family.Leans{Why: "a sum of log conditional probabilities, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
+	Work:     func(m models.Model, _ *family.NoSettings, x []int) float64 { return pllWork(m, nil, x) },
 	Run: func(env *kit.Env, m models.Model, _ *family.NoSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
-		start := time.Now()
+		laps := kit.StartLaps()
 		var rows []report.Row
 		for _, s := range env.Splits {
 			row := j.Base
-			st := eval.PseudoLogLik(r, s.Data)
+			p := eval.PLL{}
+			var done func()
+			p.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d PLL %s %d ex × %d×%d", env.Experiment, env.Epoch, s.Name, s.Data.Len(), r.NVis, r.NHid), int64(s.Data.Len()))
+			st := p.Mean(r, s.Data)
+			done()
 			row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil
@@ -391,16 +423,19 @@ var Recon = kit.Define(kit.Def[ReconSettings]{
 	Leans:    family.Leans{Why: "a squared error of visible bits, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
+	Work:     reconWork,
 	Run: func(env *kit.Env, m models.Model, _ *ReconSettings, j kit.Job) ([]report.Row, error) {
 		r := m.(*models.RBM)
-		start := time.Now()
+		laps := kit.StartLaps()
 		rng := rand.New(rand.NewPCG(j.Seed, 0))
 		var rows []report.Row
 		for _, s := range env.Splits {
 			row := j.Base
-			st := eval.ReconError(r, s.Data, rng)
+			progress, done := env.Bar(fmt.Sprintf("%s epoch %d recon %s %d ex", env.Experiment, env.Epoch, s.Name, s.Data.Len()), int64(s.Data.Len()))
+			st := eval.ReconErrorProgress(r, s.Data, rng, progress)
+			done()
 			row.Split, row.Value, row.NExamples = s.Name, report.F(st.Mean), st.N
-			row.Seconds = time.Since(start).Seconds()
+			row.Seconds = laps.Lap()
 			rows = append(rows, row)
 		}
 		return rows, nil

@@ -89,13 +89,17 @@ type Layer struct {
 	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
 	// LRSchedule is "constant", "linear" (to LREnd at the last epoch) or
 	// "exponential" (× LRDecay per epoch).
-	LRSchedule string  `yaml:"lr_schedule" want:"constant, linear or exponential"`
-	LREnd      float64 `yaml:"lr_end" want:"a non-negative number"`
-	LRDecay    float64 `yaml:"lr_decay" want:"a number in (0,1]"`
+	LRSchedule string `yaml:"lr_schedule" want:"constant, linear or exponential"`
+	// LREnd is the learning rate at the last epoch of the linear schedule.
+	LREnd float64 `yaml:"lr_end" want:"a non-negative number"`
+	// LRDecay is the factor per epoch of the exponential schedule.
+	LRDecay float64 `yaml:"lr_decay" want:"a number in (0,1]"`
 	// Momentum applies before MomentumSwitchEpoch, FinalMomentum from it on.
-	Momentum            float64 `yaml:"momentum" want:"a number in [0,1)"`
-	FinalMomentum       float64 `yaml:"final_momentum" want:"a number in [0,1)"`
-	MomentumSwitchEpoch int     `yaml:"momentum_switch_epoch" want:"a positive integer (1-based epoch)"`
+	Momentum float64 `yaml:"momentum" want:"a number in [0,1)"`
+	// FinalMomentum is the momentum from momentum_switch_epoch on.
+	FinalMomentum float64 `yaml:"final_momentum" want:"a number in [0,1)"`
+	// MomentumSwitchEpoch is the (1-based) epoch from which final_momentum applies.
+	MomentumSwitchEpoch int `yaml:"momentum_switch_epoch" want:"a positive integer (1-based epoch)"`
 	// WeightDecay is the L2 penalty λ on W (biases are not decayed).
 	WeightDecay float64 `yaml:"weight_decay" want:"a non-negative number"`
 	// CheckpointEvery writes model.npz after every N-th epoch and always

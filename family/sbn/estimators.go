@@ -328,8 +328,10 @@ type CompletionSettings struct {
 	Cols int `yaml:"cols" want:"a positive integer"`
 	// Samples reconstructions of the lower half vote per pixel; Sweeps of
 	// Gibbs separate them (and burn in).
-	Samples       int `yaml:"samples" want:"a positive integer" flag:"samples"`
-	Sweeps        int `yaml:"sweeps" want:"a positive integer"`
+	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
+	// Sweeps are the Gibbs sweeps between two kept reconstructions (and before the first).
+	Sweeps int `yaml:"sweeps" want:"a positive integer"`
+	// Examples is how many test images are completed (the first ones; 0 = all).
 	Examples      int `yaml:"examples" want:"a non-negative integer (0 = all)" flag:"examples"`
 	family.Seeded `yaml:",inline"`
 }

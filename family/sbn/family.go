@@ -33,21 +33,26 @@ type Train struct {
 	// step for adam).
 	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
 	// Friction is SGHMC's momentum decay α; GradNoise its β̂ ∈ [0, α].
-	Friction  float64 `yaml:"friction" want:"a number in (0,1]"`
+	Friction float64 `yaml:"friction" want:"a number in (0,1]"`
+	// GradNoise is β̂ ∈ [0, friction], the estimated noise of the stochastic gradient.
 	GradNoise float64 `yaml:"grad_noise" want:"a number in [0, friction]"`
 	// NoiseA is SGNHT's A.
 	NoiseA float64 `yaml:"noise_a" want:"a positive number"`
 	// Prior on every generative parameter: student-t (σ, ν), gaussian (σ)
 	// or none.
-	Prior      string  `yaml:"prior" want:"student-t, gaussian or none"`
+	Prior string `yaml:"prior" want:"student-t, gaussian or none"`
+	// PriorSigma is the prior's scale σ.
 	PriorSigma float64 `yaml:"prior_sigma" want:"a positive number"`
-	PriorNu    float64 `yaml:"prior_nu" want:"a positive number"`
+	// PriorNu is the Student-t prior's degrees of freedom ν.
+	PriorNu float64 `yaml:"prior_nu" want:"a positive number"`
 	// BurnIn Gibbs sweeps when an example's chain resumes; GibbsSweeps
 	// between kept states; Persistent keeps each example's state across
 	// epochs.
-	BurnIn      int  `yaml:"burn_in" want:"a non-negative integer"`
-	GibbsSweeps int  `yaml:"gibbs_sweeps" want:"a positive integer"`
-	Persistent  bool `yaml:"persistent" want:"true or false"`
+	BurnIn int `yaml:"burn_in" want:"a non-negative integer"`
+	// GibbsSweeps are the Gibbs sweeps between two kept states.
+	GibbsSweeps int `yaml:"gibbs_sweeps" want:"a positive integer"`
+	// Persistent keeps each example's Gibbs state across epochs.
+	Persistent bool `yaml:"persistent" want:"true or false"`
 	// RecLearningRate is the recognition network's Adam step (adaptive-is).
 	RecLearningRate float64 `yaml:"rec_learning_rate" want:"a positive number"`
 	// Average: the evaluated net is the mean of the last Average posterior
