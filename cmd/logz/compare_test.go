@@ -175,7 +175,7 @@ func TestCompare(t *testing.T) {
 			t.Errorf("%s ais: want Δ %q in\n%s", exp, want, l)
 		}
 		for _, est := range []string{"exact", "ais"} {
-			if l := lineOf(exp, est); !strings.Contains(l, "not comparable: data.sha256") {
+			if l := lineOf(exp, est); !strings.Contains(l, "not comparable: data sha256") {
 				t.Errorf("%s %s: rc (other planted data) is not refused:\n%s", exp, est, l)
 			}
 		}
@@ -189,7 +189,7 @@ func TestCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), "not comparable: data.sha256") || !strings.Contains(string(md), "## Config differences") {
+	if !strings.Contains(string(md), "not comparable: data sha256") || !strings.Contains(string(md), "## Config differences") {
 		t.Errorf("report.md lacks the table or the config differences:\n%s", md)
 	}
 	html, err := os.ReadFile(filepath.Join("cmp", "report.html"))
@@ -442,7 +442,7 @@ func TestCompareMNISTSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, exp := range []string{"cd", "pcd"} {
-		re := regexp.MustCompile(`(?m)^│ ` + exp + ` .*not comparable: data\.sha256 \w+ vs \w+; data\.binarize_seed \d+ vs 7`)
+		re := regexp.MustCompile(`(?m)^│ ` + exp + ` .*not comparable: data sha256 \w+ vs sha256 \w+; data\.binarize_seed \d+ vs 7`)
 		if !re.MatchString(out) {
 			t.Errorf("%s: the other binarisation seed is not refused by name:\n%s", exp, out)
 		}

@@ -134,8 +134,8 @@ func (l *CompareLine) reference() *Row {
 }
 
 // ProtocolDiffers names the fields of the measuring protocol in which b
-// differs from a, each with both values: the data (data.sha256 — the bits
-// —, data.binarize and data.binarize_seed, or data not recorded on one of
+// differs from a, each with both values: the data (its bits, "data
+// sha256 62c1020db681 vs sha256 07cd6795d22b" —, data.binarize and data.binarize_seed, or data not recorded on one of
 // them), the split, the estimator, K (betas) and the start (init). Two rows
 // that differ in any measure different things, so their difference says
 // nothing about the models; none: comparable.
@@ -149,7 +149,7 @@ func ProtocolDiffers(a, b *Row) []string {
 		out = append(out, "data recorded on one row only")
 	case da != nil:
 		if da.SHA256 != db.SHA256 {
-			add("data.sha256", da.Short(), db.Short())
+			add("data", "sha256 "+da.Short(), "sha256 "+db.Short())
 		}
 		if da.Binarize != db.Binarize {
 			add("data.binarize", orMissing(da.Binarize), orMissing(db.Binarize))

@@ -29,7 +29,7 @@ func TestProtocolDiffers(t *testing.T) {
 		want   string
 	}{
 		{func(r *Row) { d := *r.Data; d.BinarizeSeed = 2; r.Data = &d }, "data.binarize_seed 1 vs 2"},
-		{func(r *Row) { d := *r.Data; d.SHA256 = "cccc3333dddd4444"; r.Data = &d }, "data.sha256 aaaa1111bbbb vs cccc3333dddd"},
+		{func(r *Row) { d := *r.Data; d.SHA256 = "cccc3333dddd4444"; r.Data = &d }, "data sha256 aaaa1111bbbb vs sha256 cccc3333dddd"},
 		{func(r *Row) { d := *r.Data; d.Binarize = "threshold"; r.Data = &d }, "data.binarize stochastic vs threshold"},
 		{func(r *Row) { r.Data = nil }, "data recorded on one row only"},
 		{func(r *Row) { r.Betas = 2000 }, "K 1000 vs 2000"},
