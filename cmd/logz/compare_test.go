@@ -19,24 +19,10 @@ import (
 const compareDoc = "docs/compare.md"
 
 // docBlock returns the fenced code block that follows the marker
-// <!-- compare-example:NAME --> in text.
+// <!-- compare-example:NAME --> in text (markedBlock), as text.
 func docBlock(t *testing.T, text, name string) string {
 	t.Helper()
-	marker := "<!-- compare-example:" + name + " -->"
-	_, rest, ok := strings.Cut(text, marker)
-	if !ok {
-		t.Fatalf("%s has no %s", compareDoc, marker)
-	}
-	_, rest, ok = strings.Cut(rest, "```")
-	if !ok {
-		t.Fatalf("%s: no code block after %s", compareDoc, marker)
-	}
-	_, rest, _ = strings.Cut(rest, "\n") // the info string
-	block, _, ok := strings.Cut(rest, "```")
-	if !ok {
-		t.Fatalf("%s: unterminated code block after %s", compareDoc, marker)
-	}
-	return block
+	return strings.Join(markedBlock(t, compareDoc, text, "<!-- compare-example:"+name+" -->"), "\n") + "\n"
 }
 
 // The commands of the example, as the doc shows them (run in a folder of
