@@ -109,7 +109,7 @@ func Compare(runs []CompareRun) *Comparison {
 				if cd, ok := dataConfigDiffers(runs[k].Config, runs[i].Config, l.Experiment); ok {
 					d = slices.Delete(d, j, j+1)
 					d = slices.Insert(d, j, cd...)
-					l.ByConfig[i] = len(cd) == 0
+					l.ByConfig[i] = len(d) == 0
 				}
 			}
 			l.Differs[i] = d
@@ -158,6 +158,9 @@ func ProtocolDiffers(a, b *Row) []string {
 			add("data.binarize_seed", da.BinarizeSeed, db.BinarizeSeed)
 		}
 	}
+	if ea, eb := examplesCovered(a), examplesCovered(b); ea != eb {
+		add("examples", ea, eb)
+	}
 	if a.Split != b.Split {
 		add("split", splitName(a.Split), splitName(b.Split))
 	}
@@ -171,6 +174,16 @@ func ProtocolDiffers(a, b *Row) []string {
 		add("start", orMissing(a.Init), orMissing(b.Init))
 	}
 	return out
+}
+
+// examplesCovered says which examples a row's mean covers: "all" (the
+// whole split, also when a control variate extended a subsample to it), or
+// "100 of 1000" (a random subsample's own mean).
+func examplesCovered(r *Row) string {
+	if !r.Subsampled() || r.ControlVariate != "" {
+		return "all"
+	}
+	return fmt.Sprintf("%d of %d", r.NExamples, r.SplitExamples)
 }
 
 // noDataRecorded is ProtocolDiffers' entry for two rows of a split that
@@ -378,7 +391,7 @@ var compareLegend = []string{
 		"the same examples (same data.sha256), so that spread is shared; for a difference of two models with an error " +
 		"that includes it, use logz compare --model A --model B or --experiments A,B (a paired verdict).",
 	"not comparable: the two rows measured with different protocols (the data's bits data.sha256, its binarisation " +
-		"data.binarize and data.binarize_seed, the split, the estimator, K or the start); they are listed side by side but " +
+		"data.binarize and data.binarize_seed, the examples covered, the split, the estimator, K or the start); they are listed side by side but " +
 		"their difference is not ranked.",
 }
 

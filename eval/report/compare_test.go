@@ -24,6 +24,11 @@ func TestProtocolDiffers(t *testing.T) {
 	if d := ProtocolDiffers(&a, &a); len(d) != 0 {
 		t.Errorf("same row: %v", d)
 	}
+	cv := a.Clone()
+	cv.NExamples, cv.SplitExamples, cv.ControlVariate = 100, 1000, "exact log p(x)"
+	if d := ProtocolDiffers(&a, &cv); len(d) != 0 {
+		t.Errorf("a subsample extended to the whole split by a control variate covers it all: %v", d)
+	}
 	for _, c := range []struct {
 		change func(r *Row)
 		want   string
@@ -36,6 +41,7 @@ func TestProtocolDiffers(t *testing.T) {
 		{func(r *Row) { r.Init = "uniform" }, "start base-rate vs uniform"},
 		{func(r *Row) { r.Split = "train" }, "split test vs train"},
 		{func(r *Row) { r.Estimator = "raise" }, "estimator ais vs raise"},
+		{func(r *Row) { r.NExamples, r.SplitExamples = 100, 1000 }, "examples all vs 100 of 1000"},
 	} {
 		b := a.Clone()
 		c.change(&b)
