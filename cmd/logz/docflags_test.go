@@ -16,7 +16,7 @@ var updateDocs = flag.Bool("update-docs", false, "rewrite the generated flag ref
 
 // flagCommands are the commands whose flags docs/reference.md lists, in
 // its order.
-var flagCommands = []string{"run", "eval", "sample", "models", "status", "slurm", "merge", "plot", "configs", "data"}
+var flagCommands = []string{"run", "eval", "sample", "models", "status", "slurm", "merge", "plot", "configs", "data", "compare"}
 
 type flagDoc struct{ name, value, def, usage string }
 

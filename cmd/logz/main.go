@@ -110,6 +110,15 @@ Usage:
                          RBM's chains from each start mix
   logz plot DIR          redraw report.html and the images of a run folder
                          from its files (no training)
+  logz compare RUN RUN... [--out DIR] [--ascii]
+                         the final estimates of run folders side by side,
+                         each difference with its combined error, rows of
+                         other protocols marked not comparable, and the
+                         configs' differences (docs/compare.md)
+  logz compare --model A.npz --model B.npz [--data SPEC] [flags]
+  logz compare RUN --experiments A,B [flags]
+                         paired verdict: Δ = mean log p_B − mean log p_A on
+                         the same examples with one error bar
   logz models [--json | --markdown]
                          list the model families with their trainers,
                          settings and estimators
@@ -170,6 +179,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdSample(rest, stdout, stderr)
 	case "plot":
 		return cmdPlot(rest, stdout)
+	case "compare":
+		return cmdCompare(rest, stdout, stderr)
 	case "models":
 		return cmdModels(rest, stdout)
 	case "configs":

@@ -135,6 +135,19 @@ experiments:
 // as MNIST's (or, with LOGZ_MNIST_DIR set, uses the real files there).
 func mnistLike(t *testing.T) (cfg, dataDir string) {
 	t.Helper()
+	dataDir = mnistLikeDir(t)
+	cfg = filepath.Join(t.TempDir(), "reeval.yaml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(reevalConfig, dataDir)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg, dataDir
+}
+
+// mnistLikeDir returns LOGZ_MNIST_DIR, or a new folder of grey IDX files
+// named as MNIST's (400 training and 250 test images of 28×28) when it is
+// unset.
+func mnistLikeDir(t *testing.T) string {
+	t.Helper()
 	dataDir, err := testenv.MNISTDir()
 	if err != nil {
 		t.Fatal(err)
@@ -144,11 +157,7 @@ func mnistLike(t *testing.T) (cfg, dataDir string) {
 		writeGreyIDX(t, filepath.Join(dataDir, "train-images-idx3-ubyte"), 400, 28, 28, 1)
 		writeGreyIDX(t, filepath.Join(dataDir, "t10k-images-idx3-ubyte"), 250, 28, 28, 2)
 	}
-	cfg = filepath.Join(t.TempDir(), "reeval.yaml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf(reevalConfig, dataDir)), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return cfg, dataDir
+	return dataDir
 }
 
 // TestReevaluateMNISTRun: on grey images binarised stochastically with the

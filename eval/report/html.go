@@ -40,8 +40,7 @@ func WriteHTMLGrid(w io.Writer, title string, meta map[string]string, rows []Row
 	if title == "" {
 		title = "logz report"
 	}
-	d.b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
-	fmt.Fprintf(&d.b, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", html.EscapeString(title), htmlStyle)
+	d.open(title)
 	writeDoc(d, title, meta, rows, g)
 	if d.err != nil {
 		return d.err
@@ -49,6 +48,12 @@ func WriteHTMLGrid(w io.Writer, title string, meta map[string]string, rows []Row
 	d.b.WriteString("</body>\n</html>\n")
 	_, err := io.WriteString(w, d.b.String())
 	return err
+}
+
+// open starts an HTML document with the report style.
+func (d *htmlDoc) open(title string) {
+	d.b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+	fmt.Fprintf(&d.b, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", html.EscapeString(title), htmlStyle)
 }
 
 const htmlStyle = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:96rem;margin:1.5rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.45}
