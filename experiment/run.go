@@ -373,8 +373,8 @@ func referenceRows(exp config.Experiment, model string, epoch int) []report.Row 
 	for _, rv := range exp.Reference.Values() {
 		out = append(out, report.Row{
 			Experiment: exp.Name, Model: model, Stage: report.StageFinal, Epoch: epoch,
-			Estimator: "reference", Split: rv.Split, MeanLoglik: report.F(rv.Value),
-			Notes: []string{"published: " + exp.Reference.Source + " (not computed by logz)"},
+			Estimator: report.ReferenceEstimator, Split: rv.Split, MeanLoglik: report.F(rv.Value),
+			Notes: []string{report.ReferenceNote(exp.Reference.Source)},
 		})
 	}
 	return out

@@ -115,6 +115,8 @@ type series struct {
 	// ref marks a reference line (a final trusted value), drawn dashed,
 	// black for exact, else in its estimator's colour (style).
 	ref bool
+	// paper marks a published number's line (paperLines).
+	paper bool
 }
 
 func (s *series) add(x, y float64, lo, hi *float64) {
@@ -246,6 +248,10 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 		if j.Split == split {
 			caption += fmt.Sprintf(" Warning: the %s estimates change by a median %.2f nats between epochs, %.1f× the median ±3σ̂ half-width (%.2f): σ̂ of a small AIS underestimates its error, so the bars are too short and the jumps may be noise (see Warnings).", j.Label, j.MedianChange, j.MedianChange/j.MedianHalfWidth, j.MedianHalfWidth)
 		}
+	}
+	if papers := paperLines(rows, split, ss); len(papers) > 0 {
+		refs = append(refs, papers...)
+		caption += paperCaption
 	}
 	// The curves rise: the legend goes to the bottom.
 	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", append(ss, refs...), caption)
@@ -428,6 +434,12 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	for i, s := range ss {
+		if s.paper {
+			if err := addPaperLine(p, s); err != nil {
+				return nil, fmt.Errorf("report: figure %s: %w", name, err)
+			}
+			continue
+		}
 		if s.ref {
 			l, err := plotter.NewLine(s.xy)
 			if err != nil {

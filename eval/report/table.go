@@ -458,6 +458,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes, g Grid) (main, signal
 			mainLines = append(mainLines, l)
 		}
 	}
+	mainLines, paper := foldPapers(mainLines)
 	seenNote := map[string]bool{}
 	note := func(l *line) {
 		est := l.estimator
@@ -486,8 +487,8 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes, g Grid) (main, signal
 			align:  []align{alignLeft, alignLeft, alignLeft, alignRight, alignRight, alignRight, alignRight, alignRight, alignRight},
 		}
 		for _, s := range cols {
-			main.header = append(main.header, titleSplit(s)+" log-prob")
-			main.align = append(main.align, alignRight)
+			main.header = append(main.header, titleSplit(s)+" log-prob", paperHeader(s))
+			main.align = append(main.align, alignRight, alignRight)
 		}
 		main.header = append(main.header, "True log Z", "Warnings")
 		main.align = append(main.align, alignRight, alignLeft)
@@ -508,7 +509,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes, g Grid) (main, signal
 			}
 			for _, s := range cols {
 				r := l.splits[s]
-				cells = append(cells, loglikCell(r))
+				cells = append(cells, loglikCell(r), paper.cell(l, s))
 				if r != nil {
 					hasSE = hasSE || (r.MeanLoglik != nil && r.LoglikSE != nil)
 					if r.MeanLoglik != nil && r.Subsampled() {
@@ -538,7 +539,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes, g Grid) (main, signal
 							return r.MeanLoglik
 						}
 						return nil
-					}))
+					}), "")
 				}
 				cells = append(cells, m.cell(func(l *line) *float64 {
 					if l.exact == nil && l.estimator == "exact" {
@@ -550,6 +551,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes, g Grid) (main, signal
 			}
 		}
 		main.dropEmptyColumns()
+		legend = append(legend, paper.legend()...)
 		if hasSE {
 			legend = append(legend, legendSE)
 		}
