@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -94,7 +95,12 @@ func (h *htmlReport) write(rows []report.Row) error {
 		return err
 	}
 	across = append(across, seeds...)
-	if err := report.WriteHTMLGrid(&b, h.title, h.meta, rows, h.figures, across, h.grid); err != nil {
+	// Every experiment's curves on one axes; no reason for sweep.csv.
+	overlays, err := report.OverlayFigures(rows)
+	if err != nil {
+		return err
+	}
+	if err := report.WriteHTMLGrid(&b, h.title, h.meta, rows, h.figures, append(slices.Clip(across), overlays...), h.grid); err != nil {
 		return err
 	}
 	if len(across) > 0 {

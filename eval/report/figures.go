@@ -51,7 +51,9 @@ const (
 //     and the final log Ẑ estimates with theirs, exact as a line;
 //   - per split, when the final evaluation ran an annealing estimator
 //     (AIS, RAISE) at several numbers K of intermediate distributions,
-//     its estimates against K: the bracket narrowing as K grows.
+//     its estimates against K: the bracket narrowing as K grows;
+//   - per estimator measured on several splits after epochs, its curves
+//     of every split on one axes (SplitOverlayFigures).
 func ExperimentFigures(rows []Row) ([]Figure, error) {
 	var figs []Figure
 	add := func(f *Figure, err error) error {
@@ -87,7 +89,12 @@ func ExperimentFigures(rows []Row) ([]Figure, error) {
 			return nil, err
 		}
 	}
-	return figs, nil
+	// Each estimator's splits on one axes (overlay.go).
+	splits, err := SplitOverlayFigures(rows)
+	if err != nil {
+		return nil, err
+	}
+	return append(figs, splits...), nil
 }
 
 // splitsOf lists, in report order, the splits of the rows of a stage that
