@@ -79,8 +79,11 @@ func TestOverlayFigures(t *testing.T) {
 				t.Errorf("%s: experiment %s is %d legend entries, want 1", id, e, n)
 			}
 		}
-		if !strings.Contains(svg, "small-h "+label) {
-			t.Errorf("%s: no line labelled %q", id, "small-h "+label)
+		if !legendHas(svg, "small-h paper −5.25") {
+			t.Errorf("%s: no line labelled %q", id, "small-h paper −5.25")
+		}
+		if !strings.Contains(page, "small-h −5.25 (Some &amp; Body 2026, Table 9)") {
+			t.Errorf("%s: the caption does not cite the source", id)
 		}
 		if strings.Contains(svg, "big-h paper") {
 			t.Errorf("%s: a paper line for big-h, which has no reference", id)

@@ -302,7 +302,8 @@ func overlayFigure(name, title, xlab string, cs []overlayCurve, x func(label str
 			}
 		}
 	}
-	entries, papers := 0, false
+	entries := 0
+	var papers []string
 	for i, c := range cs {
 		if len(xys[i]) == 0 {
 			continue
@@ -323,13 +324,18 @@ func overlayFigure(name, title, xlab string, cs []overlayCurve, x func(label str
 			}
 			pl.Color, pl.Width, pl.Dashes = col, vg.Points(1.4), []vg.Length{vg.Points(1.5), vg.Points(2)}
 			p.Add(pl)
-			p.Legend.Add(c.label+" "+c.paper.label(), pl)
+			// The legend names the number; the caption its source.
+			p.Legend.Add(c.label+" paper "+minusSign(num2(c.paper.value)), pl)
 			entries++
-			papers = true
+			src := c.paper.source
+			if src == "" {
+				src = "no source given"
+			}
+			papers = append(papers, fmt.Sprintf("%s %s (%s)", c.label, minusSign(num2(c.paper.value)), src))
 		}
 	}
-	if papers {
-		caption += " Dotted, in a curve's colour: the published number of its experiment and split (the config's reference:); not computed by logz."
+	if len(papers) > 0 {
+		caption += " Dotted, in a curve's colour: the published number of its experiment and split (the config's reference:), not computed by logz — " + strings.Join(papers, "; ") + "."
 	}
 	// Room for the legend: the plot grows with its entries beyond six.
 	h := figureHeight + vg.Length(max(0, entries-6))*0.5*vg.Centimeter

@@ -145,8 +145,9 @@ func (p papers) cell(l *line, split string) string {
 	return num2(ref.value)
 }
 
-// legend says what the paper columns hold and cites each number's source.
-func (p papers) legend() []string {
+// legend says what the paper columns hold and cites each number's
+// source, in the order of the experiments (exps).
+func (p papers) legend(exps []string) []string {
 	if len(p) == 0 {
 		return nil
 	}
@@ -155,7 +156,7 @@ func (p papers) legend() []string {
 		keys = append(keys, k)
 	}
 	slices.SortFunc(keys, func(a, b [2]string) int {
-		if c := strings.Compare(a[0], b[0]); c != 0 {
+		if c := slices.Index(exps, a[0]) - slices.Index(exps, b[0]); c != 0 {
 			return c
 		}
 		return splitOrder(a[1], b[1])

@@ -551,7 +551,6 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes, g Grid) (main, signal
 			}
 		}
 		main.dropEmptyColumns()
-		legend = append(legend, paper.legend()...)
 		if hasSE {
 			legend = append(legend, legendSE)
 		}
@@ -576,6 +575,7 @@ func finalTables(rows []Row, warnWidth int, fn *footnotes, g Grid) (main, signal
 		if hasSub {
 			legend = append(legend, legendSubsample)
 		}
+		legend = append(legend, paper.legend(Experiments(rows))...)
 	}
 
 	if len(sigLines) > 0 {
