@@ -256,9 +256,9 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 			caption += fmt.Sprintf(" Warning: the %s estimates change by a median %.2f nats between epochs, %.1f× the median ±3σ̂ half-width (%.2f): σ̂ of a small AIS underestimates its error, so the bars are too short and the jumps may be noise (see Warnings).", j.Label, j.MedianChange, j.MedianChange/j.MedianHalfWidth, j.MedianHalfWidth)
 		}
 	}
-	if papers := paperLines(rows, split, ss); len(papers) > 0 {
+	if papers, note := paperLines(rows, split, ss); len(papers) > 0 {
 		refs = append(refs, papers...)
-		caption += paperCaption
+		caption += note
 	}
 	// The curves rise: the legend goes to the bottom.
 	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", append(ss, refs...), caption)

@@ -327,11 +327,7 @@ func overlayFigure(name, title, xlab string, cs []overlayCurve, x func(label str
 			// The legend names the number; the caption its source.
 			p.Legend.Add(c.label+" paper "+minusSign(num2(c.paper.value)), pl)
 			entries++
-			src := c.paper.source
-			if src == "" {
-				src = "no source given"
-			}
-			papers = append(papers, fmt.Sprintf("%s %s (%s)", c.label, minusSign(num2(c.paper.value)), src))
+			papers = append(papers, c.label+" "+c.paper.cite())
 		}
 	}
 	if len(papers) > 0 {

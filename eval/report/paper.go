@@ -49,14 +49,32 @@ type paperRef struct {
 	value                     float64
 }
 
-// label names a published number on a plot and in the tables' legend:
-// "paper: Salakhutdinov & Murray 2008, Table 1: −86.34".
+// label names a published number on a plot: "paper: Salakhutdinov &
+// Murray 2008, Table 1: −86.34", the source cut before its first
+// parenthesis and to at most paperLabelWidth characters so that the
+// label fits the plot (the caption gives it whole).
 func (p paperRef) label() string {
 	src := p.source
+	if i := strings.Index(src, " ("); i > 0 {
+		src = src[:i]
+	}
+	src = abbreviate(strings.TrimRight(src, " ,;:"), paperLabelWidth)
 	if src == "" {
 		src = "published"
 	}
 	return "paper: " + src + ": " + minusSign(num2(p.value))
+}
+
+// paperLabelWidth is the most characters of a source a plot's label shows.
+const paperLabelWidth = 48
+
+// cite is a published number with its whole source, for captions.
+func (p paperRef) cite() string {
+	src := p.source
+	if src == "" {
+		src = "no source given"
+	}
+	return minusSign(num2(p.value)) + " (" + src + ")"
 }
 
 // minusSign writes a leading hyphen-minus as the minus sign U+2212.
@@ -176,8 +194,9 @@ func (p papers) legend(exps []string) []string {
 
 // paperLines returns the horizontal lines of the published numbers of
 // split across the epochs of the per-epoch series ss (none without
-// points), labelled with their source and value.
-func paperLines(rows []Row, split string, ss []*series) []*series {
+// points), labelled with their source and value, and the sentence of the
+// caption that explains them.
+func paperLines(rows []Row, split string, ss []*series) ([]*series, string) {
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, s := range ss {
 		for _, p := range s.xy {
@@ -185,21 +204,23 @@ func paperLines(rows []Row, split string, ss []*series) []*series {
 		}
 	}
 	if lo > hi {
-		return nil
+		return nil, ""
 	}
 	var out []*series
+	var cites []string
 	for _, ref := range paperRefs(rows) {
 		if ref.split != split {
 			continue
 		}
 		out = append(out, &series{label: ref.label(), xy: plotter.XYs{{X: lo, Y: ref.value}, {X: hi, Y: ref.value}},
 			lo: []float64{math.NaN(), math.NaN()}, hi: []float64{math.NaN(), math.NaN()}, ref: true, paper: true})
+		cites = append(cites, ref.cite())
 	}
-	return out
+	if len(out) == 0 {
+		return nil, ""
+	}
+	return out, " Dotted grey: the published number of the experiment and split (the config's reference:), not computed by logz: " + strings.Join(cites, "; ") + "."
 }
-
-// paperCaption is added to the caption of a plot with a paper line.
-const paperCaption = " Dotted grey: the published number of the experiment and split (the config's reference:), with its source; not computed by logz."
 
 // paperColor draws the published numbers.
 var paperColor = color.Gray{Y: 90}

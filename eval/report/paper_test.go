@@ -144,3 +144,21 @@ func TestPaperLine(t *testing.T) {
 		}
 	}
 }
+
+// TestPaperLabel: a plot's label keeps the source up to its first
+// parenthesis (the caption cites it whole) and writes the minus sign.
+func TestPaperLabel(t *testing.T) {
+	for _, c := range []struct{ source, want string }{
+		{"Salakhutdinov & Murray 2008, Table 1 (AIS, ln Z 451.28)", "paper: Salakhutdinov & Murray 2008, Table 1: −86.34"},
+		{"Du, Zhu & Zhang 2015, Table 2", "paper: Du, Zhu & Zhang 2015, Table 2: −86.34"},
+		{"", "paper: published: −86.34"},
+	} {
+		ref := paperRef{source: c.source, value: -86.34}
+		if got := ref.label(); got != c.want {
+			t.Errorf("source %q: label %q, want %q", c.source, got, c.want)
+		}
+		if c.source != "" && !strings.Contains(ref.cite(), c.source) {
+			t.Errorf("source %q: cite %q does not give it whole", c.source, ref.cite())
+		}
+	}
+}
