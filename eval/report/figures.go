@@ -434,6 +434,7 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 	if clampBars(ss) {
 		caption += clippedNote
 	}
+	ss, papers := withoutPapers(ss)
 	p := newPlot(title, xlab, ylab)
 	p.Legend.Top = top
 	if logX {
@@ -441,12 +442,6 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	for i, s := range ss {
-		if s.paper {
-			if err := addPaperLine(p, s); err != nil {
-				return nil, fmt.Errorf("report: figure %s: %w", name, err)
-			}
-			continue
-		}
 		if s.ref {
 			l, err := plotter.NewLine(s.xy)
 			if err != nil {
@@ -490,6 +485,9 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		if err := addBars(p, s, c); err != nil {
 			return nil, fmt.Errorf("report: figure %s: %w", name, err)
 		}
+	}
+	if err := addPaperLines(p, papers); err != nil {
+		return nil, fmt.Errorf("report: figure %s: %w", name, err)
 	}
 	return render(p, name, title, caption)
 }

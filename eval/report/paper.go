@@ -225,15 +225,30 @@ func paperLines(rows []Row, split string, ss []*series) ([]*series, string) {
 // paperColor draws the published numbers.
 var paperColor = color.Gray{Y: 90}
 
-// addPaperLine draws a published number's line, dotted grey, and its
-// legend entry.
-func addPaperLine(p *plot.Plot, s *series) error {
-	l, err := plotter.NewLine(s.xy)
-	if err != nil {
-		return err
+// withoutPapers splits the published numbers' lines (paperLines) from
+// the other series, to be drawn after them by addPaperLines.
+func withoutPapers(ss []*series) (rest, papers []*series) {
+	for _, s := range ss {
+		if s.paper {
+			papers = append(papers, s)
+		} else {
+			rest = append(rest, s)
+		}
 	}
-	l.Color, l.Width, l.Dashes = paperColor, vg.Points(1.4), []vg.Length{vg.Points(1.5), vg.Points(2)}
-	p.Add(l)
-	p.Legend.Add(s.label, l)
+	return rest, papers
+}
+
+// addPaperLines draws the published numbers' lines, dotted grey, with
+// their legend entries.
+func addPaperLines(p *plot.Plot, papers []*series) error {
+	for _, s := range papers {
+		l, err := plotter.NewLine(s.xy)
+		if err != nil {
+			return err
+		}
+		l.Color, l.Width, l.Dashes = paperColor, vg.Points(1.4), []vg.Length{vg.Points(1.5), vg.Points(2)}
+		p.Add(l)
+		p.Legend.Add(s.label, l)
+	}
 	return nil
 }
