@@ -345,7 +345,15 @@ func compareExperiments(dir, nameA, nameB string, p pairFlags, stdout io.Writer)
 	if errA == nil && errB == nil {
 		return comparePaired(pa, pb, nil, p, stdout)
 	}
-	return compareFromRows(stdout, rows, nameA, nameB, "experiment "+nameA, "experiment "+nameB, p.split)
+	// Rows written before results.json named their bits are judged by the
+	// two experiments' data settings in the run's config.
+	var sameData func() (diffs []string, ok bool)
+	if b, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil {
+		if flat, err := config.Flatten(b); err == nil {
+			sameData = func() ([]string, bool) { return report.ExperimentsDataDiffer(flat, nameA, nameB) }
+		}
+	}
+	return compareFromRows(stdout, rows, nameA, nameB, "experiment "+nameA, "experiment "+nameB, p.split, sameData)
 }
 
 // compareRunModels gives the verdict on two model files written by logz
@@ -371,14 +379,17 @@ func compareRunModels(w io.Writer, a, b pairedModel, split string) error {
 			rows = append(rows, r)
 		}
 	}
-	return compareFromRows(w, rows, "A", "B", a.path+" ("+a.ckpt.Model.TypeName()+")", b.path+" ("+b.ckpt.Model.TypeName()+")", split)
+	return compareFromRows(w, rows, "A", "B", a.path+" ("+a.ckpt.Model.TypeName()+")", b.path+" ("+b.ckpt.Model.TypeName()+")", split, nil)
 }
 
 // compareFromRows gives the verdict from the final rows of experiments a
 // and b (described as descA, descB) on split: for each estimator configuration both ran with the same
 // protocol, Δ = mean_B − mean_A ± √(σ_A² + σ_B²), σ each row's own error
 // (report.LoglikError).
-func compareFromRows(w io.Writer, rows []report.Row, a, b, descA, descB, split string) error {
+//
+// sameData, if set, judges rows that record no data by the experiments'
+// data settings (the run's config); such lines are marked ‡.
+func compareFromRows(w io.Writer, rows []report.Row, a, b, descA, descB, split string, sameData func() ([]string, bool)) error {
 	var ra, rb []*report.Row
 	for i := range rows {
 		r := &rows[i]
@@ -394,7 +405,7 @@ func compareFromRows(w io.Writer, rows []report.Row, a, b, descA, descB, split s
 	}
 	fmt.Fprintf(w, "A: %s\nB: %s\n", descA, descB)
 	fmt.Fprintf(w, "From the final estimates in results.json on the %s split; each σ is the row's own estimator error together with the spread of its examples (se over the split), and the ± is √(σ_A² + σ_B²): results.json keeps no per-example values, so the pair is not paired over examples and the ± overstates the error of the difference (the examples are shared).\n", split)
-	n := 0
+	n, marked := 0, false
 	for _, x := range ra {
 		for _, y := range rb {
 			if x.Estimator != y.Estimator || x.Init != y.Init || x.Betas != y.Betas || x.Round != y.Round {
@@ -407,9 +418,20 @@ func compareFromRows(w io.Writer, rows []report.Row, a, b, descA, descB, split s
 			if x.Betas > 0 {
 				lab += fmt.Sprintf(" K=%d", x.Betas)
 			}
-			if d := report.ProtocolDiffers(x, y); len(d) > 0 {
+			d := report.ProtocolDiffers(x, y)
+			byConfig := false
+			if k := slices.Index(d, report.NoDataRecorded); k >= 0 && sameData != nil {
+				if diffs, ok := sameData(); ok {
+					d, byConfig = append(slices.Delete(d, k, k+1), diffs...), true
+				}
+			}
+			if len(d) > 0 {
 				fmt.Fprintf(w, "  %s: not comparable: %s\n", lab, strings.Join(d, "; "))
 				continue
+			}
+			if byConfig {
+				lab += " ‡"
+				marked = true
 			}
 			sa, okA := verdictError(x)
 			sb, okB := verdictError(y)
@@ -423,6 +445,9 @@ func compareFromRows(w io.Writer, rows []report.Row, a, b, descA, descB, split s
 	}
 	if n == 0 {
 		return fmt.Errorf("compare: experiments %s and %s share no final estimate of the %s split with the same protocol", a, b, split)
+	}
+	if marked {
+		fmt.Fprintln(w, "‡: the rows record no data (written before results.json named the bits); the two experiments' data settings in the run's config.resolved.yaml are the same, so they measured the same bits.")
 	}
 	return nil
 }

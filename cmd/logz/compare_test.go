@@ -295,7 +295,7 @@ func TestCompareFromRows(t *testing.T) {
 	}
 	rows := []report.Row{mk("a", "raise", -90, 0.3, 1), mk("b", "raise", -89, 0.4, 1), mk("a", "csl", -95, 1, 1), mk("b", "csl", -94, 1, 2)}
 	var b strings.Builder
-	if err := compareFromRows(&b, rows, "a", "b", "experiment a", "experiment b", "test"); err != nil {
+	if err := compareFromRows(&b, rows, "a", "b", "experiment a", "experiment b", "test", nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"raise: Δ = 1.0000 ± 0.5000; B is better by 1.00 ± 0.50 nats (2.0σ).", "csl: not comparable: data.binarize_seed 1 vs 2"} {
@@ -463,5 +463,44 @@ func TestCompareMNISTSize(t *testing.T) {
 	// the printed numbers are rounded to 4 decimals.
 	if math.Abs(za-ze) > 3*sr+1e-4 || math.Abs(da-de-(ze-za)) > 2e-4 || !strings.Contains(ais, "ESS") {
 		t.Errorf("AIS ratio %.4f ± %.4f is more than 3σ from the exact %.4f, or Δ moved by other than the ratio:\n%s", za, sr, ze, ais)
+	}
+}
+
+// TestCompareExperimentsOlderRun: two experiments of a run whose rows
+// record no data (an older logz wrote it) are compared when the run's
+// config gives both the same data settings, marked ‡, and refused when it
+// does not.
+func TestCompareExperimentsOlderRun(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "run")
+	if _, errOut, err := runLogz(t, "run", "--out", dir); err != nil {
+		t.Fatalf("%v\n%s", err, errOut)
+	}
+	rows, err := report.ReadResults(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		rows[i].Data = nil
+	}
+	if err := report.WriteResults(filepath.Join(dir, "results.json"), rows); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"cd1-h12", "pcd1-h12"} { // judged from the rows, not the models
+		os.Remove(filepath.Join(dir, m, "model.npz"))
+	}
+	out, _, err := runLogz(t, "compare", dir, "--experiments", "cd1-h12,pcd1-h12")
+	if err != nil || !strings.Contains(out, "exact ‡: Δ =") || !strings.Contains(out, "‡: the rows record no data") {
+		t.Fatalf("older run: %v\n%s", err, out)
+	}
+	cfg := filepath.Join(dir, "config.resolved.yaml")
+	b, _ := os.ReadFile(cfg)
+	i := strings.LastIndex(string(b), "limit_test: 0")
+	if i < 0 {
+		t.Fatal("no limit_test in the resolved config")
+	}
+	os.WriteFile(cfg, []byte(string(b[:i])+"limit_test: 500"+string(b[i+len("limit_test: 0"):])), 0o644)
+	out, _, err = runLogz(t, "compare", dir, "--experiments", "cd1-h12,pcd1-h12")
+	if err == nil || !strings.Contains(out, "config data.limit_test") {
+		t.Errorf("older run, other data settings: %v\n%s", err, out)
 	}
 }

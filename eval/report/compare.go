@@ -188,7 +188,33 @@ func examplesCovered(r *Row) string {
 
 // noDataRecorded is ProtocolDiffers' entry for two rows of a split that
 // record no data (rows written before results.json named the bits).
-const noDataRecorded = "data not recorded on either row"
+const noDataRecorded = NoDataRecorded
+
+// NoDataRecorded is the entry of ProtocolDiffers for two rows of a split
+// that record no data (rows written before results.json named the bits).
+const NoDataRecorded = "data not recorded on either row"
+
+// ExperimentsDataDiffer compares the data settings of experiments a and b
+// of one flattened config (config.Flatten), for rows that record no data:
+// the keys that differ, each with both values; ok is false when either
+// has no data settings there.
+func ExperimentsDataDiffer(flat map[string]string, a, b string) (diffs []string, ok bool) {
+	pick := func(exp string) map[string]string {
+		out := map[string]string{}
+		prefix := "experiments[" + exp + "]."
+		for k, v := range flat {
+			if rest, found := strings.CutPrefix(k, prefix); found && rest != "data.data_dir" {
+				for _, d := range dataConfigKeys {
+					if strings.HasPrefix(rest, d) {
+						out["experiments[X]."+rest] = v
+					}
+				}
+			}
+		}
+		return out
+	}
+	return dataConfigDiffers(pick(a), pick(b), "X")
+}
 
 // dataConfigKeys are the settings of an experiment's config (below
 // experiments[NAME].) that decide the bits of its splits: what is read,
