@@ -40,8 +40,8 @@ var estimatorMarks = map[string][2]draw.GlyphDrawer{
 	"exact":     {draw.CircleGlyph{}, draw.RingGlyph{}},
 	"ais":       {draw.CircleGlyph{}, draw.RingGlyph{}},
 	"raise":     {draw.PyramidGlyph{}, draw.TriangleGlyph{}},
-	"csl":       {draw.BoxGlyph{}, draw.SquareGlyph{}},
-	"chi2":      {draw.CrossGlyph{}, draw.PlusGlyph{}},
+	"csl":       {draw.CrossGlyph{}, draw.PlusGlyph{}},
+	"chi2":      {draw.BoxGlyph{}, draw.SquareGlyph{}},
 	"is":        {draw.PlusGlyph{}, draw.CrossGlyph{}},
 	"elbo":      {draw.BoxGlyph{}, draw.SquareGlyph{}},
 	"iwae":      {draw.PyramidGlyph{}, draw.TriangleGlyph{}},
@@ -68,8 +68,9 @@ var fallbackMarks = [][2]draw.GlyphDrawer{
 // and startHollow draws the start's mark hollow; the first start of an
 // estimator ("" or base-rate) is the plain hue, filled.
 var (
-	startShade  = map[string]float64{"": 0, "base-rate": 0, "uniform": -0.35, "data": 0.35, "reversed": -0.55, "gibbs": 0.55, "training": 0.2}
-	startHollow = map[string]bool{"uniform": true, "reversed": true, "training": true}
+	startShade = map[string]float64{"": 0, "base-rate": 0, "uniform": -0.4, "data": 0.3, "reversed": -0.55, "gibbs": 0.3,
+		"training": 0, "mixture": 0, "aux": -0.45}
+	startHollow = map[string]bool{"uniform": true, "reversed": true, "training": true, "aux": true, "gibbs": true}
 )
 
 // StyleOf returns the colour and mark of an estimator and its start (init:
@@ -96,7 +97,7 @@ func StyleOf(estimator, init string) SeriesStyle {
 		h := fnv.New32a()
 		h.Write([]byte(init))
 		n := h.Sum32()
-		shade = []float64{-0.25, 0.25, -0.45, 0.45}[n%4]
+		shade = []float64{-0.2, -0.35, -0.5, 0.2}[n%4]
 		hollow = n&4 != 0
 	}
 	if estimator == "exact" {
