@@ -221,7 +221,7 @@ func renderSection(w io.Writer, title string, s *sandwich, opt TableOptions) err
 	if _, err := fmt.Fprintln(w, "\n"+title+":"); err != nil {
 		return err
 	}
-	if err := renderTerminal(w, s.grid, opt.ASCII); err != nil {
+	if err := renderFitted(w, s.grid, opt.ASCII, opt.tableWidth()); err != nil {
 		return err
 	}
 	for _, l := range s.legend {

@@ -31,6 +31,12 @@ type TableOptions struct {
 	WarningWidth int
 	// ASCII draws the borders with + - | instead of box-drawing characters.
 	ASCII bool
+	// Width is the widest, in characters, that the terminal tables may
+	// be: a wider table shows its warnings as footnote numbers, names the
+	// columns equal in every line above it, breaks cells onto two lines
+	// and at last leaves out log(Ẑ±σ̂) and Minutes, saying so (report.md
+	// has the full table). 0 means DefaultTableWidth; negative, no limit.
+	Width int
 	// Grid places the experiments that are points of a config's grid
 	// with a seed axis: each grid point's lines are followed by the mean
 	// ± SE over its seeds.
@@ -747,7 +753,7 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 		b.WriteString("No final estimates.\n")
 	}
 	if main != nil {
-		if err := renderTerminal(&b, main, opt.ASCII); err != nil {
+		if err := renderFitted(&b, main, opt.ASCII, opt.tableWidth()); err != nil {
 			return err
 		}
 		for _, l := range legend {
@@ -759,7 +765,7 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("Cheap training signals (not log-likelihoods):\n")
-		if err := renderTerminal(&b, signals, opt.ASCII); err != nil {
+		if err := renderFitted(&b, signals, opt.ASCII, opt.tableWidth()); err != nil {
 			return err
 		}
 	}
