@@ -40,7 +40,8 @@ const (
 // SVG), each only when it has something to show:
 //
 //   - per split, the mean log-likelihood of every estimator against the
-//     epoch (one colour and mark per estimator; bars: the estimator's own
+//     epoch (one colour and mark per estimator and start, StyleOf's, the
+//     same in every figure; bars: the estimator's own
 //     bracket [lo, hi] where it has one — AIS's from log(Ẑ ± 3σ̂) — or
 //     ± one standard error of a RAISE or CSL estimate; exact as a plain
 //     line);
@@ -53,6 +54,10 @@ const (
 //   - per split, when the final evaluation ran an annealing estimator
 //     (AIS, RAISE) at several numbers K of intermediate distributions,
 //     its estimates against K: the bracket narrowing as K grows.
+//
+// Every figure has its legend beside the data (render), a padded y range
+// and tick labels that read as their values; its caption names only what
+// it draws.
 func ExperimentFigures(rows []Row) ([]Figure, error) {
 	var figs []Figure
 	add := func(f *Figure, err error) error {
