@@ -62,7 +62,7 @@ p,li,figcaption{overflow-wrap:anywhere}
 .tw{max-width:100%;overflow-x:auto;margin:.5rem 0 1rem}
 table{border-collapse:collapse;font-size:.85rem}
 th,td{border:1px solid #ccc;padding:.2rem .45rem;white-space:nowrap}th{background:#f3f3f3}td.r{text-align:right;font-variant-numeric:tabular-nums}
-td.w{white-space:normal;min-width:16rem;max-width:36rem;overflow-wrap:anywhere}
+.mk{font-size:1.1em;line-height:1}td.w{white-space:normal;min-width:16rem;max-width:36rem;overflow-wrap:anywhere}
 .figs{display:grid;grid-template-columns:minmax(0,1fr);gap:.5rem 2rem;align-items:start}
 @media (min-width:1200px){.figs{grid-template-columns:repeat(2,minmax(0,1fr))}}
 figure{margin:1rem 0 1.5rem;min-width:0}figure img{max-width:100%;height:auto;border:1px solid #eee}
@@ -117,7 +117,11 @@ func (d *htmlDoc) table(g *grid) {
 	for _, r := range g.rows {
 		d.b.WriteString("<tr>")
 		for j, c := range r {
-			if g.header[j] == "Warnings" {
+			if g.header[j] == "Estimator" && c != "" && c != Missing {
+				// The estimator's colour and mark, as in the figures.
+				st := StyleOfLabel(c)
+				fmt.Fprintf(&d.b, "<td><span class=\"mk\" style=\"color:%s\">%s</span> %s</td>", st.CSSColor(), st.Symbol(), html.EscapeString(c))
+			} else if g.header[j] == "Warnings" {
 				// Long text: wrapped in its cell, not widening the table.
 				fmt.Fprintf(&d.b, "<td class=\"w\">%s</td>", html.EscapeString(c))
 			} else if g.align[j] == alignRight {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"hash/fnv"
 	"image/color"
 	"strings"
@@ -137,6 +138,36 @@ func splitLabel(label string) (estimator, init string) {
 		init = ""
 	}
 	return est, init
+}
+
+// Symbol returns a character that looks like the style's mark (● ○ ▲ △ ■
+// □ × +), for tables that name a series beside its colour.
+func (s SeriesStyle) Symbol() string {
+	switch s.Shape.(type) {
+	case draw.CircleGlyph:
+		return "●"
+	case draw.RingGlyph:
+		return "○"
+	case draw.PyramidGlyph:
+		return "▲"
+	case draw.TriangleGlyph:
+		return "△"
+	case draw.BoxGlyph:
+		return "■"
+	case draw.SquareGlyph:
+		return "□"
+	case draw.CrossGlyph:
+		return "×"
+	case draw.PlusGlyph:
+		return "+"
+	}
+	return "●"
+}
+
+// CSSColor returns the style's colour as #rrggbb.
+func (s SeriesStyle) CSSColor() string {
+	r, g, b, _ := s.Color.RGBA()
+	return fmt.Sprintf("#%02x%02x%02x", r>>8, g>>8, b>>8)
 }
 
 // shadeColor mixes c with black (f < 0) or white (f > 0) by |f|.

@@ -277,3 +277,23 @@ func TestCaptionsDescribeWhatIsDrawn(t *testing.T) {
 		t.Errorf("barsSentence without bars = %q", got)
 	}
 }
+
+// TestHTMLTablesShowStyles: report.html's tables put each estimator's
+// colour and mark, the figures', beside its name.
+func TestHTMLTablesShowStyles(t *testing.T) {
+	var b strings.Builder
+	if err := WriteHTML(&b, "t", nil, fixtureRows(), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range [][2]string{{"ais", "base-rate"}, {"ais", "uniform"}, {"raise", "base-rate"}, {"exact", ""}} {
+		st := StyleOf(c[0], c[1])
+		label := c[0]
+		if c[1] != "" {
+			label += " (" + c[1] + ")"
+		}
+		want := `<span class="mk" style="color:` + st.CSSColor() + `">` + st.Symbol() + `</span> ` + label + `</td>`
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report.html has no %s", want)
+		}
+	}
+}
