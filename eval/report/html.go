@@ -61,8 +61,8 @@ h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:1px solid #ddd;padding-bot
 p,li,figcaption{overflow-wrap:anywhere}
 .tw{max-width:100%;overflow-x:auto;margin:.5rem 0 1rem}
 table{border-collapse:collapse;font-size:.85rem}
-th,td{border:1px solid #ccc;padding:.2rem .45rem;white-space:nowrap}th{background:#f3f3f3}td.r{text-align:right;font-variant-numeric:tabular-nums}
-.mk{font-size:1.1em;line-height:1}td.w{white-space:normal;min-width:16rem;max-width:36rem;overflow-wrap:anywhere}
+th,td{border:1px solid #ccc;padding:.2rem .45rem}td{white-space:nowrap}th{background:#f3f3f3}td.r{text-align:right;font-variant-numeric:tabular-nums}
+.mk{font-size:1.1em;line-height:1}td.w{white-space:normal;min-width:10rem;max-width:36rem;overflow-wrap:anywhere}
 .figs{display:grid;grid-template-columns:minmax(0,1fr);gap:.5rem 2rem;align-items:start}
 @media (min-width:1200px){.figs{grid-template-columns:repeat(2,minmax(0,1fr))}}
 figure{margin:1rem 0 1.5rem;min-width:0}figure img{max-width:100%;height:auto;border:1px solid #eee}
