@@ -64,7 +64,7 @@ table{border-collapse:collapse;font-size:.85rem}
 th,td{border:1px solid #ccc;padding:.2rem .45rem}td{white-space:nowrap}th{background:#f3f3f3}td.r{text-align:right;font-variant-numeric:tabular-nums}
 .mk{font-size:1.1em;line-height:1}td.w{white-space:normal;min-width:10rem;max-width:36rem;overflow-wrap:anywhere}
 .figs{display:grid;grid-template-columns:minmax(0,1fr);gap:.5rem 2rem;align-items:start}
-@media (min-width:1200px){.figs{grid-template-columns:repeat(2,minmax(0,1fr))}}
+@media (min-width:1350px){.figs{grid-template-columns:repeat(2,minmax(0,1fr))}}
 figure{margin:1rem 0 1.5rem;min-width:0}figure img{max-width:100%;height:auto;border:1px solid #eee}
 figure img.plot{width:100%;max-width:60rem}figure img.pixels{image-rendering:pixelated;min-width:16rem}
 figcaption{font-size:.85rem;color:#444;max-width:60rem}ul,ol{font-size:.9rem}details{margin:.5rem 0 1rem}summary{cursor:pointer}`
