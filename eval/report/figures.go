@@ -262,7 +262,6 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 			caption += fmt.Sprintf(" Warning: the %s estimates change by a median %.2f nats between epochs, %.1f× the median ±3σ̂ half-width (%.2f): σ̂ of a small AIS underestimates its error, so the bars are too short and the jumps may be noise (see Warnings).", j.Label, j.MedianChange, j.MedianChange/j.MedianHalfWidth, j.MedianHalfWidth)
 		}
 	}
-	// The curves rise: the legend goes to the bottom.
 	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", append(ss, refs...), caption)
 }
 
@@ -436,7 +435,9 @@ func lineFigure(name, title, xlab, ylab string, ss []*series, caption string) (*
 	return lineFigureAt(true, name, title, xlab, ylab, ss, caption)
 }
 
-// lineFigureAt is lineFigure with the legend at the top or the bottom.
+// lineFigureAt is lineFigure as callers that placed the legend at the top or
+// the bottom call it; top no longer matters: the legend stands beside the
+// data, out of the way of every point (render).
 func lineFigureAt(top bool, name, title, xlab, ylab string, ss []*series, caption string) (*Figure, error) {
 	return lineFigureScaled(top, false, name, title, xlab, ylab, ss, caption)
 }
