@@ -747,6 +747,7 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 		return fmt.Errorf("report: table: %w", err)
 	}
 	var fn footnotes
+	width := opt.tableWidth()
 	main, signals, legend, notes := finalTables(rows, opt.WarningWidth, &fn, opt.Grid)
 	var b strings.Builder
 	if main == nil && signals == nil {
@@ -757,7 +758,7 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 			return err
 		}
 		for _, l := range legend {
-			fmt.Fprintf(&b, "  %s\n", l)
+			b.WriteString(wrapText(l, width, "  ", "    "))
 		}
 	}
 	if signals != nil {
@@ -772,13 +773,13 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 	if lines := DataLines(rows); len(lines) > 0 {
 		b.WriteString("Data:\n")
 		for _, l := range lines {
-			fmt.Fprintf(&b, "  %s\n", l)
+			b.WriteString(wrapText(l, width, "  ", "    "))
 		}
 	}
 	if len(fn.texts) > 0 {
 		b.WriteString("Warnings:\n")
 		for i, t := range fn.texts {
-			fmt.Fprintf(&b, "  [%d] %s\n", i+1, strings.Join(strings.Fields(t), " "))
+			b.WriteString(wrapText(fmt.Sprintf("[%d] %s", i+1, strings.Join(strings.Fields(t), " ")), width, "  ", "      "))
 		}
 	} else if main != nil || signals != nil {
 		b.WriteString("Warnings: none.\n")
@@ -786,7 +787,7 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 	if len(notes) > 0 {
 		b.WriteString("Notes:\n")
 		for _, n := range notes {
-			fmt.Fprintf(&b, "  %s\n", n)
+			b.WriteString(wrapText(n, width, "  ", "    "))
 		}
 	}
 	_, err := io.WriteString(w, b.String())

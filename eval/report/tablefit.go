@@ -197,3 +197,31 @@ func renderFitted(w io.Writer, g *grid, ascii bool, width int) error {
 	_, err := io.WriteString(w, out)
 	return err
 }
+
+// wrapText writes a paragraph of prose under a table as lines of at most
+// width characters (0: one line), the first indented by first, the rest
+// by rest, breaking between words (a longer word keeps a line of its own).
+func wrapText(text string, width int, first, rest string) string {
+	if width <= 0 || utf8.RuneCountInString(first+text) <= width {
+		return first + text + "\n"
+	}
+	var b strings.Builder
+	line, n := first, utf8.RuneCountInString(first)
+	empty := true
+	for _, w := range strings.Fields(text) {
+		wn := utf8.RuneCountInString(w)
+		if !empty && n+1+wn > width {
+			b.WriteString(line + "\n")
+			line, n, empty = rest, utf8.RuneCountInString(rest), true
+		}
+		if !empty {
+			line += " "
+			n++
+		}
+		line += w
+		n += wn
+		empty = false
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
