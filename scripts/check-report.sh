@@ -10,15 +10,20 @@
 # if the page is missing or blank (no body text, or a single-colour
 # screenshot), an <img>, <object> or inline-SVG <image> did not load, a local
 # file the page refers to is missing, the page asks for anything over the
-# network, or the console shows an error or a warning or a page error occurs.
+# network, or the console shows an error or a warning or a page error occurs,
+# the page is wider than a 1400 px window, or a figure (inline SVG or an SVG
+# data: URI) has tick labels of an axis that repeat, are not monotone or do
+# not match their positions (the rounded "4, 2, 2" of ticks at 3.5, 2.5,
+# 1.5), or a legend that names a series twice.
 # On success it prints the page title, the number of images and inline SVG
 # figures, and the screenshot's path and size. scripts/check-report.mjs does
 # the browser work.
 #
 # --self-test builds run folders in a temporary folder, one good (a data-URI
 # PNG, a PNG file, inline SVG with an embedded PNG, links to files that exist)
-# and one for each failure above, runs the check on each, and fails unless the
-# good one passes and each bad one fails with its own message. About 35 s. .ci/run runs it, then the check on the quick start.
+# and a figure with good ticks and legend) and one for each failure above, runs
+# the check on each, and fails unless the good one passes and each bad one
+# fails with its own message. About 45 s. .ci/run runs it, then the check on the quick start.
 #
 # Needs node/npm and Chromium (Debian package chromium): run as root, the
 # script installs Chromium with apt-get; otherwise it prints the command.
@@ -89,11 +94,24 @@ self_test() {
 	trap "rm -rf -- '$dir'" EXIT
 	local head='<!doctype html><html><head><meta charset="utf-8"><title>fixture</title></head><body><h1>Run</h1><p>log-likelihood -84.2</p>'
 	local svg='<svg xmlns="http://www.w3.org/2000/svg" width="120" height="60"><polyline points="0,50 40,30 80,20 120,10" fill="none" stroke="black"/>'
+	# svgimg TEXTS: an <img> of an SVG data: URI holding the <text> elements TEXTS.
+	svgimg() {
+		printf '<img alt="fig" src="data:image/svg+xml;base64,%s">' \
+			"$(printf '<svg xmlns="http://www.w3.org/2000/svg" width="300" height="150">%s</svg>' "$1" | base64 -w0)"
+	}
+	t() { # t X Y SIZE TEXT: one <text>
+		printf '<text x="%s" y="%s" style="font-size:%spx">%s</text>' "$1" "$2" "$3" "$4"
+	}
+	local goodfig badticks uneven dup
+	goodfig=$(svgimg "$(t 140 14 12 Title)$(t 40 140 10 4)$(t 140 140 10 16)$(t 240 140 10 28)$(t 2 100 10 1.5)$(t 2 70 10 2.5)$(t 2 40 10 3.5)$(t 200 30 11 ais)$(t 200 45 11 raise)")
+	badticks=$(svgimg "$(t 140 14 12 Title)$(t 2 100 10 2)$(t 2 70 10 2)$(t 2 40 10 4)")
+	uneven=$(svgimg "$(t 140 14 12 Title)$(t 2 100 10 -8.2)$(t 2 70 10 -7.8)$(t 2 40 10 -7.2)")
+	dup=$(svgimg "$(t 140 14 12 Title)$(t 2 100 10 1)$(t 2 40 10 2)$(t 200 30 11 'ais (base-rate)')$(t 200 45 11 'ais (base-rate)')")
 	mk() { # mk NAME BODY: a run folder whose report.html is the head, BODY and the tail
 		mkdir -p "$dir/$1"
 		printf '%s%s</body></html>\n' "$head" "$2" >"$dir/$1/report.html"
 	}
-	mk good "<img src=\"data:image/png;base64,$PNG16\" width=\"64\">$svg<image href=\"data:image/png;base64,$PNG16\" width=\"16\" height=\"16\"/></svg><img src=\"grid.png\"><a href=\"results.json\">results</a><a href=\"#top\">top</a>"
+	mk good "$goodfig<img src=\"data:image/png;base64,$PNG16\" width=\"64\">$svg<image href=\"data:image/png;base64,$PNG16\" width=\"16\" height=\"16\"/></svg><img src=\"grid.png\"><a href=\"results.json\">results</a><a href=\"#top\">top</a>"
 	base64 -d <<<"$PNG16" >"$dir/good/grid.png"
 	echo '{}' >"$dir/good/results.json"
 	mkdir -p "$dir/blank" && printf '<!doctype html><html><head><title>blank</title></head><body></body></html>\n' >"$dir/blank/report.html"
@@ -107,6 +125,10 @@ self_test() {
 	mk console-error '<script>console.error("x")</script>'
 	mk console-warning '<script>console.warn("w")</script>'
 	mk page-error '<script>throw new Error("boom")</script>'
+	mk overflow '<div style="width:2000px">a wide block</div>'
+	mk repeated-ticks "$badticks"
+	mk uneven-ticks "$uneven"
+	mk duplicate-legend "$dup"
 	mkdir -p "$dir/no-report"
 
 	# name, then a phrase the failure must contain ("" = must pass).
@@ -123,6 +145,10 @@ self_test() {
 		console-error "console error: x"
 		console-warning "console warning: w"
 		page-error "page error: boom"
+		overflow "horizontal overflow at 1400 px"
+		repeated-ticks "tick labels 2, 2, 4 repeat"
+		uneven-ticks "tick labels -8.2, -7.8, -7.2 do not match their positions"
+		duplicate-legend 'legend label "ais (base-rate)" appears 2 times'
 		no-report "report.html: no such file"
 	)
 	local bad=0 i name want out rc

@@ -24,21 +24,28 @@ import (
 // within a factor of 20 and the quickstart's CPU time within a factor of 3
 // of the time its config file states.
 
-// firstBoxTable returns the header and rows of the first box-drawn table
-// logz printed.
-func firstBoxTable(out string) (header []string, rows [][]string) {
-	for _, l := range strings.Split(out, "\n") {
-		if strings.HasPrefix(l, "└") && header != nil {
+// finalTable returns the header and rows of the final table of a run
+// folder's report.md: the full table (the terminal's may leave columns out
+// or break cells to fit its width).
+func finalTable(t *testing.T, dir string) (header []string, rows [][]string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if header != nil && !strings.HasPrefix(l, "|") {
 			break
 		}
-		if !strings.HasPrefix(l, "│") {
-			continue
+		switch {
+		case header == nil && strings.HasPrefix(l, "| Experiment |"):
+			header = cells(l, "|")
+		case header != nil && !strings.HasPrefix(l, "| ---"):
+			rows = append(rows, cells(l, "|"))
 		}
-		if header == nil {
-			header = cells(l, "│")
-		} else {
-			rows = append(rows, cells(l, "│"))
-		}
+	}
+	if header == nil {
+		t.Fatalf("%s/report.md has no final table", dir)
 	}
 	return header, rows
 }
@@ -68,7 +75,7 @@ func TestREADMEQuickstartExamples(t *testing.T) {
 	t.Run("table excerpt", func(t *testing.T) {
 		block := markedBlock(t, "README.md", readme, "<!-- quickstart excerpt:")
 		header := cells(block[0], "|")
-		realHeader, realRows := firstBoxTable(stdout)
+		realHeader, realRows := finalTable(t, out)
 		col := map[string]int{}
 		for i, h := range realHeader {
 			col[h] = i
@@ -242,7 +249,7 @@ func TestREADMEQuickstartExamples(t *testing.T) {
 		matchLines(t, "docs/guide.md sample --compare output", markedBlock(t, "docs/guide.md", guide, "<!-- sample --compare output:"), sout)
 		matchLines(t, "docs/guide.md sample stderr", markedBlock(t, "docs/guide.md", guide, "<!-- sample stderr:"), serr)
 		m := regexp.MustCompile(`exact log Z of this model is ([0-9.]+)`).FindStringSubmatch(guide)
-		_, rows := firstBoxTable(stdout)
+		_, rows := finalTable(t, out)
 		var exact string
 		for _, r := range rows {
 			if r[0] == "pcd1-h12" && r[2] == "exact" {

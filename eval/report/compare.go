@@ -690,9 +690,11 @@ func WriteCompareHTML(w io.Writer, title string, c *Comparison) error {
 			continue
 		}
 		d.heading(3, e)
+		d.b.WriteString("<div class=\"figs\">\n")
 		for _, f := range figs {
 			d.figure(e, f)
 		}
+		d.b.WriteString("</div>\n")
 	}
 	d.b.WriteString("</body>\n</html>\n")
 	_, err := io.WriteString(w, d.b.String())

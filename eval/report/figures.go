@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Figure is one picture of report.html: an SVG drawn here from the rows,
@@ -31,15 +32,16 @@ type Figure struct {
 
 // figureSize is the size of every plot.
 const (
-	figureWidth  = 16 * vg.Centimeter
-	figureHeight = 9 * vg.Centimeter
+	figureWidth  = 21 * vg.Centimeter
+	figureHeight = 11 * vg.Centimeter
 )
 
 // ExperimentFigures draws the plots of one experiment's rows (gonum/plot,
 // SVG), each only when it has something to show:
 //
 //   - per split, the mean log-likelihood of every estimator against the
-//     epoch (one colour and mark per estimator; bars: the estimator's own
+//     epoch (one colour and mark per estimator and start, StyleOf's, the
+//     same in every figure; bars: the estimator's own
 //     bracket [lo, hi] where it has one — AIS's from log(Ẑ ± 3σ̂) — or
 //     ± one standard error of a RAISE or CSL estimate; exact as a plain
 //     line);
@@ -54,6 +56,10 @@ const (
 //     its estimates against K: the bracket narrowing as K grows;
 //   - per estimator measured on several splits after epochs, its curves
 //     of every split on one axes (SplitOverlayFigures).
+//
+// Every figure has its legend beside the data (render), a padded y range
+// and tick labels that read as their values; its caption names only what
+// it draws.
 func ExperimentFigures(rows []Row) ([]Figure, error) {
 	var figs []Figure
 	add := func(f *Figure, err error) error {
@@ -116,11 +122,12 @@ type series struct {
 	label  string
 	xy     plotter.XYs
 	lo, hi []float64
-	// style, if > 0, is 1 + the index of the series' colour and mark
-	// (so that an estimator keeps them across figures); 0: its position.
+	// style, if > 0, is 1 + the index of the series' colour and mark in
+	// gonum's palette, for overlays whose series differ by more than the
+	// estimator (one per run); 0: the estimator's own (StyleOfLabel).
 	style int
-	// ref marks a reference line (a final trusted value), drawn dashed,
-	// black for exact, else in its estimator's colour (style).
+	// ref marks a reference line (a final trusted value), drawn dashed
+	// in its estimator's colour (black for exact).
 	ref bool
 	// paper marks a published number's line (paperLines).
 	paper bool
@@ -160,6 +167,11 @@ func (s *series) barXYs() plotter.XYs {
 // appearance; point returns a row's (x, y, lo, hi) and whether it has one.
 // Of several rows of one label at the same x the first is kept.
 func collect(rows []Row, keep func(*Row) bool, point func(*Row) (x, y float64, lo, hi *float64)) []*series {
+	return collectBy(rows, keep, rowLabel, point)
+}
+
+// collectBy is collect with the series named by label.
+func collectBy(rows []Row, keep func(*Row) bool, label func(*Row) string, point func(*Row) (x, y float64, lo, hi *float64)) []*series {
 	var out []*series
 	byLabel := map[string]*series{}
 	for i := range rows {
@@ -167,7 +179,7 @@ func collect(rows []Row, keep func(*Row) bool, point func(*Row) (x, y float64, l
 		if !keep(r) {
 			continue
 		}
-		lab := rowLabel(r)
+		lab := label(r)
 		s := byLabel[lab]
 		if s == nil {
 			s = &series{label: lab}
@@ -241,7 +253,10 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 		return float64(r.Epoch), *r.MeanLoglik, lo, hi
 	})
 	title := "Mean log-likelihood per epoch (" + splitName(split) + ")"
-	caption := "One colour and mark per estimator; bars: an estimate through log Ẑ (AIS, the bounds) from log(Ẑ ± 3σ̂), RAISE and CSL ± 3 standard errors; exact enumeration as a plain black line."
+	caption := joinSentences("One colour and mark per estimator and start.", barsSentence(ss))
+	if hasExact(ss) {
+		caption += " Exact enumeration as a plain black line."
+	}
 	refs := finalReferences(rows, ss, func(r *Row) (float64, bool) {
 		if r.Split != split || r.MeanLoglik == nil {
 			return 0, false
@@ -260,7 +275,6 @@ func epochLoglikFigure(rows []Row, split string) (*Figure, error) {
 		refs = append(refs, papers...)
 		caption += note
 	}
-	// The curves rise: the legend goes to the bottom.
 	return lineFigureAt(false, "loglik-"+fileSafe(split), title, "epoch", "nats per example", append(ss, refs...), caption)
 }
 
@@ -295,7 +309,7 @@ func finalReferences(rows []Row, ss []*series, value func(*Row) (float64, bool))
 		}
 	}
 	var out []*series
-	for k, s := range ss {
+	for _, s := range ss {
 		if isExact(s.label) {
 			continue
 		}
@@ -314,11 +328,7 @@ func finalReferences(rows []Row, ss []*series, value func(*Row) (float64, bool))
 		if best.Runs > 0 && best.Betas > 0 {
 			label = fmt.Sprintf("final %s %d×%d β %.2f", s.label, best.Runs, best.Betas, v)
 		}
-		style := s.style
-		if style == 0 {
-			style = k + 1
-		}
-		out = append(out, line(label, v, style))
+		out = append(out, line(label, v, s.style))
 	}
 	return out
 }
@@ -338,7 +348,16 @@ func epochLogZFigure(rows []Row) (*Figure, error) {
 	if !slices.ContainsFunc(ss, func(s *series) bool { return !isExact(s.label) }) {
 		return nil, nil
 	}
-	caption := "Every estimate of the log partition function, with bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂); a χ² bound or the χ² log Z tracked by training lies above the truth, AIS's log Ẑ below it in expectation; exact enumeration as a plain black line."
+	caption := joinSentences("Every estimate of the log partition function per epoch, one colour and mark per estimator and start.", barsSentence(ss))
+	if drawsEstimator(ss, "chi2") {
+		caption += " A χ² bound, or the χ² log Z tracked by training, lies above the truth (within its error)."
+	}
+	if drawsEstimator(ss, "ais") {
+		caption += " AIS's log Ẑ lies below the truth in expectation."
+	}
+	if hasExact(ss) {
+		caption += " Exact enumeration as a plain black line."
+	}
 	// One log Z per model: the split-free value of a final row (exact's
 	// log Z, or an estimator's log Ẑ).
 	refs := finalReferences(rows, ss, func(r *Row) (float64, bool) {
@@ -382,8 +401,16 @@ func signalsFigure(rows []Row) (*Figure, error) {
 		}
 		s.label = trainingLabel(s.label)
 	}
-	return lineFigure("signals", "Training signals per epoch (not log-likelihoods)", "epoch", "value per example", ss,
-		"Cheap signals: "+trainingReconHeader+" is the mean squared reconstruction error of the epoch's training minibatches.")
+	caption := "Cheap training signals per epoch, which are not log-likelihoods."
+	for _, s := range ss {
+		switch est, _ := splitLabel(s.label); est {
+		case "recon":
+			caption += " " + s.label + ": the mean squared reconstruction error of the epoch's training minibatches (lower is better)."
+		case "pll":
+			caption += " " + s.label + ": the pseudo-log-likelihood per example."
+		}
+	}
+	return lineFigure("signals", "Training signals per epoch (not log-likelihoods)", "epoch", "value per example", ss, caption)
 }
 
 // clampBars cuts the bars at twice the range of the estimates (at least
@@ -421,7 +448,9 @@ func lineFigure(name, title, xlab, ylab string, ss []*series, caption string) (*
 	return lineFigureAt(true, name, title, xlab, ylab, ss, caption)
 }
 
-// lineFigureAt is lineFigure with the legend at the top or the bottom.
+// lineFigureAt is lineFigure as callers that placed the legend at the top or
+// the bottom call it; top no longer matters: the legend stands beside the
+// data, out of the way of every point (render).
 func lineFigureAt(top bool, name, title, xlab, ylab string, ss []*series, caption string) (*Figure, error) {
 	return lineFigureScaled(top, false, name, title, xlab, ylab, ss, caption)
 }
@@ -442,15 +471,13 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	}
 	for i, s := range ss {
+		st := seriesStyle(s, i)
 		if s.ref {
 			l, err := plotter.NewLine(s.xy)
 			if err != nil {
 				return nil, fmt.Errorf("report: figure %s: %w", name, err)
 			}
-			l.Color, l.Width, l.Dashes = color.Black, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
-			if s.style > 0 {
-				l.Color = plotutil.Color(s.style - 1)
-			}
+			l.Color, l.Width, l.Dashes = st.Color, vg.Points(1), []vg.Length{vg.Points(5), vg.Points(3)}
 			p.Add(l)
 			p.Legend.Add(s.label, l)
 			continue
@@ -469,12 +496,8 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		if err != nil {
 			return nil, fmt.Errorf("report: figure %s: %w", name, err)
 		}
-		k := i
-		if s.style > 0 {
-			k = s.style - 1
-		}
-		c := plotutil.Color(k)
-		l.Color, pts.Color, pts.Shape, pts.Radius = c, c, plotutil.Shape(k), vg.Points(2.5)
+		c := st.Color
+		l.Color, pts.Color, pts.Shape, pts.Radius = c, c, st.Shape, vg.Points(2.5)
 		if len(s.xy) == 1 {
 			p.Add(pts)
 			p.Legend.Add(s.label, pts)
@@ -490,6 +513,15 @@ func lineFigureScaled(top, logX bool, name, title, xlab, ylab string, ss []*seri
 		return nil, fmt.Errorf("report: figure %s: %w", name, err)
 	}
 	return render(p, name, title, caption)
+}
+
+// seriesStyle is the colour and mark of the i-th series of a figure: its
+// estimator's (StyleOfLabel), or for an overlay (style > 0) gonum's.
+func seriesStyle(s *series, i int) SeriesStyle {
+	if s.style > 0 {
+		return SeriesStyle{Color: plotutil.Color(s.style - 1), Shape: plotutil.Shape(s.style - 1)}
+	}
+	return StyleOfLabel(s.label)
 }
 
 func addBars(p *plot.Plot, s *series, c color.Color) error {
@@ -510,9 +542,11 @@ func addBars(p *plot.Plot, s *series, c color.Color) error {
 }
 
 func finalLoglikFigure(rows []Row, split string) (*Figure, error) {
-	ss := collect(rows, func(r *Row) bool {
+	keep := func(r *Row) bool {
 		return r.Stage == StageFinal && r.Split == split && r.MeanLoglik != nil
-	}, func(r *Row) (float64, float64, *float64, *float64) {
+	}
+	label := labelWithK(rows, keep)
+	ss := collectBy(rows, keep, label, func(r *Row) (float64, float64, *float64, *float64) {
 		lo, hi := loglikBar(r)
 		return 0, *r.MeanLoglik, lo, hi
 	})
@@ -521,28 +555,58 @@ func finalLoglikFigure(rows []Row, split string) (*Figure, error) {
 	for i := range rows {
 		r := &rows[i]
 		// The pair's bracket, as the RAISE row carries it.
-		if r.Stage == StageFinal && r.Split == split && r.Estimator == "raise" && r.LoglikLo != nil && r.LoglikHi != nil {
+		if keep(r) && r.Estimator == "raise" && r.LoglikLo != nil && r.LoglikHi != nil {
+			start := strings.TrimPrefix(label(r), "raise")
 			if why := pairBroken(rows, r); why != "" {
 				// Not a bracket: drawn red and hatched, never as a
 				// shaded band around the truth.
-				bands = appendBand(bands, why+": no bracket", r.Init, *r.LoglikLo, *r.LoglikHi, true)
+				bands = appendBand(bands, why+": no bracket"+start, "", *r.LoglikLo, *r.LoglikHi, true)
 				broken = true
 				continue
 			}
-			bands = appendBand(bands, "RAISE–AIS bracket", r.Init, *r.LoglikLo, *r.LoglikHi, false)
+			bands = appendBand(bands, "RAISE–AIS bracket"+start, "", *r.LoglikLo, *r.LoglikHi, false)
 			good = true
 		}
 	}
 	title := "Final estimates and brackets (" + splitName(split) + ")"
-	caption := "The final evaluation's estimates of the mean log-likelihood with their own bars (through log Ẑ: from log(Ẑ ± 3σ̂); RAISE, CSL: ± 3 standard errors)."
-	if good || !broken {
-		caption += " The shaded band is the bracket from RAISE (a stochastic lower bound) to AIS (a stochastic upper bound) of the same start, which sandwiches the truth in expectation."
+	caption := "The final evaluation's estimates of the mean log-likelihood, one colour and mark per estimator and start."
+	caption = joinSentences(caption, barsSentence(ss))
+	if good {
+		caption = joinSentences(caption, "The shaded band is the bracket from RAISE (a stochastic lower bound) to AIS (a stochastic upper bound) of the same start and K, which sandwiches the truth in expectation.")
 	}
 	if broken {
-		caption += " " + brokenCaption
+		caption = joinSentences(caption, brokenCaption)
 	}
-	return nominalFigure("final-"+fileSafe(split), title, "mean log-likelihood (nats)", ss, bands,
-		caption+" Exact enumeration as a horizontal line.")
+	if hasExact(ss) {
+		caption = joinSentences(caption, "Exact enumeration as a horizontal black line.")
+	}
+	return nominalFigure("final-"+fileSafe(split), title, "mean log-likelihood (nats)", ss, bands, caption)
+}
+
+// labelWithK names the rows that keep holds for by rowLabel, with ", K = n"
+// (n intermediate distributions) added inside the parentheses when rows
+// of one label have several K — so that each K is its own series.
+func labelWithK(rows []Row, keep func(*Row) bool) func(*Row) string {
+	ks := map[string]map[int]bool{}
+	for i := range rows {
+		r := &rows[i]
+		if keep(r) {
+			lab := rowLabel(r)
+			if ks[lab] == nil {
+				ks[lab] = map[int]bool{}
+			}
+			ks[lab][r.Betas] = true
+		}
+	}
+	return func(r *Row) string {
+		if len(ks[rowLabel(r)]) < 2 {
+			return rowLabel(r)
+		}
+		if r.Init != "" {
+			return fmt.Sprintf("%s (%s, K = %d)", r.Estimator, r.Init, r.Betas)
+		}
+		return fmt.Sprintf("%s (K = %d)", r.Estimator, r.Betas)
+	}
 }
 
 // brokenCaption explains the red hatched bands of pairs that bracket nothing.
@@ -603,7 +667,19 @@ func bracketByKFigure(rows []Row, split string) (*Figure, error) {
 		}
 	}
 	title := "Final estimates against K (" + splitName(split) + ")"
-	caption := "The annealing estimators of the final evaluation at each number K of intermediate distributions, with their own bars: AIS (a stochastic upper bound on the mean log-probability) comes down and RAISE (a stochastic lower bound) comes up as K grows, and the bracket between them narrows onto the truth; exact enumeration as a line."
+	caption := joinSentences("The final evaluation's estimates at each number K of intermediate distributions.", barsSentence(ss))
+	ais, raise := drawsEstimator(ss, "ais"), drawsEstimator(ss, "raise")
+	switch {
+	case ais && raise:
+		caption += " As K grows, AIS (a stochastic upper bound on the mean log-probability) comes down and RAISE (a stochastic lower bound) comes up, and the bracket between them narrows onto the truth."
+	case ais:
+		caption += " As K grows, AIS (a stochastic upper bound on the mean log-probability) comes down onto the truth."
+	case raise:
+		caption += " As K grows, RAISE (a stochastic lower bound on the mean log-probability) comes up onto the truth."
+	}
+	if hasExact(ss) {
+		caption += " Exact enumeration as a black line."
+	}
 	var broken []string
 	for i := range rows {
 		r := &rows[i]
@@ -631,8 +707,40 @@ func finalLogZFigure(rows []Row) (*Figure, error) {
 		return nil, nil
 	}
 	bands := logZBands(rows)
-	return nominalFigure("final-logz", "Final estimates of log Z", "log Z (nats)", ss, bands,
-		"Bars log(Ẑ − 3σ̂) to log(Ẑ + 3σ̂). AIS's log Ẑ is a stochastic lower bound on log Z; a χ² bound's estimate lies above it where the proposal fits (the [AIS, χ²] bracket); exact enumeration as a horizontal line.")
+	caption := joinSentences("The final evaluation's estimates of log Z, one colour and mark per estimator and start.", barsSentence(ss))
+	if drawsEstimator(ss, "ais") {
+		caption += " AIS's log Ẑ is a stochastic lower bound on log Z."
+	}
+	if drawsEstimator(ss, "chi2") {
+		caption += " A χ² bound's estimate lies above log Z where the proposal fits."
+	}
+	if len(bands) > 0 {
+		caption += " The shaded band is the [AIS, χ²] bracket of a proposal."
+	}
+	if hasExact(ss) {
+		caption += " Exact enumeration as a horizontal black line."
+	}
+	return nominalFigure("final-logz", "Final estimates of log Z", "log Z (nats)", ss, bands, caption)
+}
+
+// tickName is a series' name under its mark on a nominal axis, on up to
+// three short lines ("ais\n(base-rate)\nK = 100"), so that names of
+// neighbouring marks do not run into each other.
+func tickName(label string) string {
+	est, rest, ok := strings.Cut(label, " (")
+	if !ok {
+		return label
+	}
+	rest = strings.TrimSuffix(rest, ")")
+	var lines []string
+	for _, part := range strings.Split(rest, ", ") {
+		if strings.HasPrefix(part, "K = ") {
+			lines = append(lines, part)
+		} else {
+			lines = append(lines, "("+part+")")
+		}
+	}
+	return est + "\n" + strings.Join(lines, "\n")
 }
 
 // nominalFigure draws one value per series, side by side, with its bar;
@@ -647,7 +755,7 @@ func nominalFigure(name, title, ylab string, ss []*series, bands []band, caption
 			exact = &y
 			continue
 		}
-		names = append(names, s.label)
+		names = append(names, tickName(s.label))
 		shown = append(shown, s)
 	}
 	if len(shown) == 0 {
@@ -693,8 +801,9 @@ func nominalFigure(name, title, ylab string, ss []*series, bands []band, caption
 		if err != nil {
 			return nil, fmt.Errorf("report: figure %s: %w", name, err)
 		}
-		c := plotutil.Color(i)
-		pts.Color, pts.Shape, pts.Radius = c, plotutil.Shape(i), vg.Points(3.5)
+		st := seriesStyle(s, i)
+		c := st.Color
+		pts.Color, pts.Shape, pts.Radius = c, st.Shape, vg.Points(3.5)
 		p.Add(pts)
 		one := &series{label: s.label, xy: s.xy[:1], lo: s.lo[:1], hi: s.hi[:1]}
 		if err := addBars(p, one, c); err != nil {
@@ -768,52 +877,159 @@ func newPlot(title, xlab, ylab string) *plot.Plot {
 	p.Y.Label.Text = ylab
 	p.Legend.Top = true
 	p.Legend.Left = false
+	p.X.Tick.Marker = preciseTicks{}
 	p.Y.Tick.Marker = preciseTicks{}
 	p.Add(plotter.NewGrid())
 	return p
 }
 
-// preciseTicks are gonum's default ticks labelled with as many decimals as
-// it takes to tell neighbouring labels apart (the default can print
-// −7.71 twice on a narrow range).
+// preciseTicks are gonum's default ticks labelled with as many decimals
+// as it takes for every label to read as its tick's value (the default
+// rounds 3.5, 2.5, 1.5 to "4", "2", "2", and can print −7.71 twice on a
+// narrow range).
 type preciseTicks struct{}
 
 func (preciseTicks) Ticks(lo, hi float64) []plot.Tick {
 	ticks := plot.DefaultTicks{}.Ticks(lo, hi)
-	step := math.Inf(1)
-	prev := math.NaN()
+	var vals []float64
 	for _, t := range ticks {
-		if t.Label == "" {
-			continue
+		if t.Label != "" {
+			vals = append(vals, t.Value)
 		}
-		if !math.IsNaN(prev) {
-			step = math.Min(step, math.Abs(t.Value-prev))
-		}
-		prev = t.Value
 	}
-	if math.IsInf(step, 1) || step <= 0 {
-		return ticks
-	}
-	prec := max(0, int(math.Ceil(-math.Log10(step)-1e-9)))
+	prec := tickPrecision(vals)
 	for i := range ticks {
 		if ticks[i].Label != "" {
-			ticks[i].Label = strconv.FormatFloat(ticks[i].Value, 'f', prec, 64)
+			ticks[i].Label = formatTick(ticks[i].Value, prec)
 		}
 	}
 	return ticks
 }
 
+// maxTickPrecision caps the decimals of a tick label.
+const maxTickPrecision = 10
+
+// tickPrecision returns the fewest decimals (0 to maxTickPrecision) with
+// which every value's label reads back as the value (to a relative 1e-9
+// of the range) and neighbouring labels differ.
+func tickPrecision(vals []float64) int {
+	if len(vals) == 0 {
+		return 0
+	}
+	scale := 0.0
+	for _, v := range vals {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	for i := 1; i < len(vals); i++ {
+		scale = math.Max(scale, math.Abs(vals[i]-vals[i-1]))
+	}
+	tol := 1e-9 * math.Max(scale, 1e-300)
+	for prec := 0; prec < maxTickPrecision; prec++ {
+		ok := true
+		seen := map[string]bool{}
+		for _, v := range vals {
+			l := formatTick(v, prec)
+			back, err := strconv.ParseFloat(l, 64)
+			if err != nil || math.Abs(back-v) > tol || seen[l] {
+				ok = false
+				break
+			}
+			seen[l] = true
+		}
+		if ok {
+			return prec
+		}
+	}
+	return maxTickPrecision
+}
+
+// formatTick writes a tick value with prec decimals ("-0" as "0").
+func formatTick(v float64, prec int) string {
+	l := strconv.FormatFloat(v, 'f', prec, 64)
+	if strings.TrimLeft(l, "-0.") == "" {
+		l = strings.TrimPrefix(l, "-")
+	}
+	return l
+}
+
+// render draws a plot as SVG: the y range padded so that no line lies on
+// the frame (padY), the legend outside the data (legendOutside).
 func render(p *plot.Plot, name, title, caption string) (*Figure, error) {
-	wt, err := p.WriterTo(figureWidth, figureHeight, "svg")
+	padY(p)
+	c, err := legendOutside(p, figureWidth, figureHeight)
 	if err != nil {
 		return nil, fmt.Errorf("report: figure %s: %w", name, err)
 	}
 	var b bytes.Buffer
-	if _, err := wt.WriteTo(&b); err != nil {
+	if _, err := c.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("report: figure %s: %w", name, err)
 	}
 	return &Figure{Name: name, Title: title, Caption: caption, MIME: "image/svg+xml", Data: b.Bytes()}, nil
 }
+
+// yPadding is the share of the y range added above and below the data.
+const yPadding = 0.08
+
+// padY widens a linear y axis by yPadding of its range on either side (a
+// flat range by 1% of its value, at least 0.05), so that a reference line
+// at the extreme of the data is drawn inside the frame, not on it.
+func padY(p *plot.Plot) {
+	if _, lin := p.Y.Scale.(plot.LinearScale); !lin {
+		return
+	}
+	lo, hi := p.Y.Min, p.Y.Max
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.IsNaN(lo) || math.IsNaN(hi) || lo > hi {
+		return
+	}
+	pad := yPadding * (hi - lo)
+	if pad == 0 {
+		pad = math.Max(0.01*math.Abs(hi), 0.05)
+	}
+	p.Y.Min, p.Y.Max = lo-pad, hi+pad
+}
+
+// legendGap is the space between the data and a legend outside it.
+const legendGap = 8 * vg.Millimeter
+
+// legendOutside draws p on a w × h SVG canvas with its legend beside the
+// data, in a column on the right, or, when that would take more than
+// legendMaxShare of the width, in rows under the plot (the canvas grows by
+// the legend's height), so that the legend never hides a point.
+func legendOutside(p *plot.Plot, w, h vg.Length) (*vgsvg.Canvas, error) {
+	leg := p.Legend
+	p.Legend = plot.NewLegend()
+	leg.TextStyle.Font.Size = legendFontSize
+	leg.Left, leg.Top = true, true
+	probe := draw.New(vgsvg.New(w, h))
+	r := leg.Rectangle(probe)
+	lw, lh := r.Max.X-r.Min.X, r.Max.Y-r.Min.Y
+	if lw <= 0 {
+		c := vgsvg.New(w, h)
+		p.Draw(draw.New(c))
+		return c, nil
+	}
+	if lw <= legendMaxShare*w {
+		c := vgsvg.New(w, h)
+		dc := draw.New(c)
+		p.Draw(draw.Crop(dc, 0, -(lw + legendGap), 0, 0))
+		// Level with the top of the data: under the title.
+		top := p.Title.TextStyle.Rectangle(p.Title.Text).Size().Y + p.Title.Padding
+		leg.Draw(draw.Crop(dc, w-lw-legendGap/2, -legendGap/2, 0, -top))
+		return c, nil
+	}
+	h2 := h + lh + legendGap
+	c := vgsvg.New(w, h2)
+	dc := draw.New(c)
+	p.Draw(draw.Crop(dc, 0, 0, lh+legendGap, 0))
+	leg.Draw(draw.Crop(dc, legendGap, 0, legendGap/4, -(h2 - lh - legendGap/4)))
+	return c, nil
+}
+
+// legendFontSize is the size of a legend's labels (tick labels are 10).
+const legendFontSize = vg.Length(11)
+
+// legendMaxShare is the widest a legend column beside the data may be.
+const legendMaxShare = 0.36
 
 // fileSafe keeps letters, digits, - and _ of s.
 func fileSafe(s string) string {

@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -219,12 +218,13 @@ func gridFigure(split string, groups, labels []string, vals map[[2]string][]floa
 			continue
 		}
 		drawn = true
-		c := plotutil.Color(j)
+		st := StyleOfLabel(lab)
+		c := st.Color
 		pts, err := plotter.NewScatter(s.xy)
 		if err != nil {
 			return nil, fmt.Errorf("report: figure %s: %w", name, err)
 		}
-		pts.Color, pts.Shape, pts.Radius = c, plotutil.Shape(j), vg.Points(3.5)
+		pts.Color, pts.Shape, pts.Radius = c, st.Shape, vg.Points(3.5)
 		p.Add(pts)
 		p.Legend.Add(lab+": mean ± SE", pts)
 		if err := addBars(p, s, c); err != nil {

@@ -56,12 +56,18 @@ func (d *htmlDoc) open(title string) {
 	fmt.Fprintf(&d.b, "<title>%s</title>\n<style>%s</style>\n</head>\n<body>\n", html.EscapeString(title), htmlStyle)
 }
 
-const htmlStyle = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:96rem;margin:1.5rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.45}
+const htmlStyle = `body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;max-width:110rem;margin:1.5rem auto;padding:0 1rem;color:#1b1b1b;line-height:1.45}
 h1{font-size:1.6rem}h2{font-size:1.3rem;border-bottom:1px solid #ddd;padding-bottom:.2rem;margin-top:2rem}h3{font-size:1.1rem;margin-top:1.6rem}
-table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0 1rem;display:block;overflow-x:auto}
-th,td{border:1px solid #ccc;padding:.2rem .45rem;white-space:nowrap}th{background:#f3f3f3}td.r{text-align:right;font-variant-numeric:tabular-nums}
-figure{margin:1rem 0 1.5rem}figure img{max-width:100%;height:auto;border:1px solid #eee}figure img.pixels{image-rendering:pixelated;min-width:16rem}
-figcaption{font-size:.85rem;color:#444;max-width:48rem}ul,ol{font-size:.9rem}details{margin:.5rem 0 1rem}summary{cursor:pointer}`
+p,li,figcaption{overflow-wrap:anywhere}
+.tw{max-width:100%;overflow-x:auto;margin:.5rem 0 1rem}
+table{border-collapse:collapse;font-size:.85rem}
+th,td{border:1px solid #ccc;padding:.2rem .45rem}td{white-space:nowrap}th{background:#f3f3f3}td.r{text-align:right;font-variant-numeric:tabular-nums}
+.mk{font-size:1.1em;line-height:1}td.w{white-space:normal;min-width:10rem;max-width:36rem;overflow-wrap:anywhere}
+.figs{display:grid;grid-template-columns:minmax(0,1fr);gap:.5rem 2rem;align-items:start}
+@media (min-width:1350px){.figs{grid-template-columns:repeat(2,minmax(0,1fr))}}
+figure{margin:1rem 0 1.5rem;min-width:0}figure img{max-width:100%;height:auto;border:1px solid #eee}
+figure img.plot{width:100%;max-width:60rem}figure img.pixels{image-rendering:pixelated;min-width:16rem}
+figcaption{font-size:.85rem;color:#444;max-width:60rem}ul,ol{font-size:.9rem}details{margin:.5rem 0 1rem}summary{cursor:pointer}`
 
 // htmlDoc writes the blocks of writeDoc as HTML, and the figures of each
 // experiment in its per-experiment part.
@@ -103,7 +109,7 @@ func (d *htmlDoc) list(items []string, numbered bool) {
 }
 
 func (d *htmlDoc) table(g *grid) {
-	d.b.WriteString("<table>\n<thead><tr>")
+	d.b.WriteString("<div class=\"tw\"><table>\n<thead><tr>")
 	for _, h := range g.header {
 		fmt.Fprintf(&d.b, "<th>%s</th>", html.EscapeString(h))
 	}
@@ -111,7 +117,14 @@ func (d *htmlDoc) table(g *grid) {
 	for _, r := range g.rows {
 		d.b.WriteString("<tr>")
 		for j, c := range r {
-			if g.align[j] == alignRight {
+			if g.header[j] == "Estimator" && c != "" && c != Missing {
+				// The estimator's colour and mark, as in the figures.
+				st := StyleOfLabel(c)
+				fmt.Fprintf(&d.b, "<td><span class=\"mk\" style=\"color:%s\">%s</span> %s</td>", st.CSSColor(), st.Symbol(), html.EscapeString(c))
+			} else if g.header[j] == "Warnings" {
+				// Long text: wrapped in its cell, not widening the table.
+				fmt.Fprintf(&d.b, "<td class=\"w\">%s</td>", html.EscapeString(c))
+			} else if g.align[j] == alignRight {
 				fmt.Fprintf(&d.b, "<td class=\"r\">%s</td>", html.EscapeString(c))
 			} else {
 				fmt.Fprintf(&d.b, "<td>%s</td>", html.EscapeString(c))
@@ -119,7 +132,7 @@ func (d *htmlDoc) table(g *grid) {
 		}
 		d.b.WriteString("</tr>\n")
 	}
-	d.b.WriteString("</tbody>\n</table>\n")
+	d.b.WriteString("</tbody>\n</table></div>\n")
 }
 
 // experiments writes, per experiment, its plots, its images and its
@@ -130,9 +143,11 @@ func (d *htmlDoc) experiments(names []string, grids []*grid) {
 	}
 	if len(d.across) > 0 {
 		d.heading(2, "Across experiments")
+		d.b.WriteString("<div class=\"figs\">\n")
 		for _, f := range d.across {
 			d.figure("across", f)
 		}
+		d.b.WriteString("</div>\n")
 	}
 	d.heading(2, "Experiments")
 	for i, e := range names {
@@ -141,9 +156,11 @@ func (d *htmlDoc) experiments(names []string, grids []*grid) {
 		if err != nil && d.err == nil {
 			d.err = fmt.Errorf("report: report.html: experiment %s: %w", e, err)
 		}
+		d.b.WriteString("<div class=\"figs\">\n")
 		for _, f := range figs {
 			d.figure(e, f)
 		}
+		d.b.WriteString("</div>\n")
 		if grids[i] != nil {
 			d.b.WriteString("<details>\n<summary>Per-epoch estimates</summary>\n")
 			d.table(grids[i])
@@ -154,7 +171,7 @@ func (d *htmlDoc) experiments(names []string, grids []*grid) {
 }
 
 func (d *htmlDoc) figure(exp string, f Figure) {
-	class := ""
+	class := ` class="plot"`
 	if f.MIME != "image/svg+xml" {
 		class = ` class="pixels"`
 	}

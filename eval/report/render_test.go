@@ -112,7 +112,7 @@ func TestRenderTableGolden(t *testing.T) {
 // -update cannot silently bless a wrong table.
 func TestRenderTableContent(t *testing.T) {
 	var buf bytes.Buffer
-	if err := RenderTable(&buf, fixtureRows(), TableOptions{ASCII: true}); err != nil {
+	if err := RenderTable(&buf, fixtureRows(), TableOptions{ASCII: true, Width: -1}); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -429,7 +429,7 @@ func quickstartRows() []Row {
 func TestRenderLegendAndColumns(t *testing.T) {
 	var buf bytes.Buffer
 	rows := quickstartRows()
-	if err := RenderTable(&buf, rows, TableOptions{ASCII: true}); err != nil {
+	if err := RenderTable(&buf, rows, TableOptions{ASCII: true, Width: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := RenderSandwich(&buf, rows, TableOptions{ASCII: true}); err != nil {

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -218,14 +217,14 @@ func renderSection(w io.Writer, title string, s *sandwich, opt TableOptions) err
 	if s == nil {
 		return nil
 	}
-	if _, err := fmt.Fprintln(w, "\n"+title+":"); err != nil {
+	if _, err := io.WriteString(w, "\n"+wrapText(title+":", opt.tableWidth(), "", "  ")); err != nil {
 		return err
 	}
-	if err := renderTerminal(w, s.grid, opt.ASCII); err != nil {
+	if err := renderFitted(w, s.grid, opt.ASCII, opt.tableWidth()); err != nil {
 		return err
 	}
 	for _, l := range s.legend {
-		if _, err := fmt.Fprintf(w, "  %s\n", l); err != nil {
+		if _, err := io.WriteString(w, wrapText(l, opt.tableWidth(), "  ", "    ")); err != nil {
 			return err
 		}
 	}

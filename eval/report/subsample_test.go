@@ -30,7 +30,7 @@ func subsampleRows() []Row {
 func TestSubsampleInTables(t *testing.T) {
 	rows := subsampleRows()
 	var term, md, page bytes.Buffer
-	if err := RenderTable(&term, rows, TableOptions{ASCII: true}); err != nil {
+	if err := RenderTable(&term, rows, TableOptions{ASCII: true, Width: -1}); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteMarkdown(&md, "t", nil, rows); err != nil {

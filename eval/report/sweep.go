@@ -39,21 +39,10 @@ func SweepFigures(rows []Row, sw Sweep) ([]Figure, error) {
 	if sw.Setting == "" || len(sw.X) == 0 {
 		return nil, nil
 	}
-	// One colour and mark per estimator in both figures.
-	styles := map[string]int{}
-	for _, stage := range []string{StageEpoch, StageFinal} {
-		for _, e := range Experiments(rows) {
-			labels, _, _, _ := sweepSummary(Select(rows, e), stage)
-			for _, l := range labels {
-				if _, ok := styles[l]; !ok {
-					styles[l] = len(styles) + 1
-				}
-			}
-		}
-	}
+	// One colour and mark per estimator in both figures: StyleOfLabel.
 	var figs []Figure
 	for _, stage := range []string{StageEpoch, StageFinal} {
-		f, err := sweepFigure(rows, sw, stage, styles)
+		f, err := sweepFigure(rows, sw, stage)
 		if err != nil {
 			return nil, err
 		}
@@ -202,7 +191,7 @@ func trainingLabel(lab string) string {
 	return lab
 }
 
-func sweepFigure(rows []Row, sw Sweep, stage string, styles map[string]int) (*Figure, error) {
+func sweepFigure(rows []Row, sw Sweep, stage string) (*Figure, error) {
 	exps := Experiments(rows)
 	byLabel := map[string]*series{}
 	var ss []*series
@@ -235,7 +224,7 @@ func sweepFigure(rows []Row, sw Sweep, stage string, styles map[string]int) (*Fi
 		for _, lab := range s.labels {
 			sr := byLabel[lab]
 			if sr == nil {
-				sr = &series{label: lab, style: styles[lab]}
+				sr = &series{label: lab}
 				byLabel[lab] = sr
 				ss = append(ss, sr)
 			}

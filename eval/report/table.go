@@ -31,6 +31,12 @@ type TableOptions struct {
 	WarningWidth int
 	// ASCII draws the borders with + - | instead of box-drawing characters.
 	ASCII bool
+	// Width is the widest, in characters, that the terminal tables may
+	// be: a wider table shows its warnings as footnote numbers, names the
+	// columns equal in every line above it, breaks cells onto two lines
+	// and at last leaves out log(Ẑ±σ̂) and Minutes, saying so (report.md
+	// has the full table). 0 means DefaultTableWidth; negative, no limit.
+	Width int
 	// Grid places the experiments that are points of a config's grid
 	// with a seed axis: each grid point's lines are followed by the mean
 	// ± SE over its seeds.
@@ -743,17 +749,18 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 		return fmt.Errorf("report: table: %w", err)
 	}
 	var fn footnotes
+	width := opt.tableWidth()
 	main, signals, legend, notes := finalTables(rows, opt.WarningWidth, &fn, opt.Grid)
 	var b strings.Builder
 	if main == nil && signals == nil {
 		b.WriteString("No final estimates.\n")
 	}
 	if main != nil {
-		if err := renderTerminal(&b, main, opt.ASCII); err != nil {
+		if err := renderFitted(&b, main, opt.ASCII, opt.tableWidth()); err != nil {
 			return err
 		}
 		for _, l := range legend {
-			fmt.Fprintf(&b, "  %s\n", l)
+			b.WriteString(wrapText(l, width, "  ", "    "))
 		}
 	}
 	if signals != nil {
@@ -761,20 +768,20 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 			b.WriteString("\n")
 		}
 		b.WriteString("Cheap training signals (not log-likelihoods):\n")
-		if err := renderTerminal(&b, signals, opt.ASCII); err != nil {
+		if err := renderFitted(&b, signals, opt.ASCII, opt.tableWidth()); err != nil {
 			return err
 		}
 	}
 	if lines := DataLines(rows); len(lines) > 0 {
 		b.WriteString("Data:\n")
 		for _, l := range lines {
-			fmt.Fprintf(&b, "  %s\n", l)
+			b.WriteString(wrapText(l, width, "  ", "    "))
 		}
 	}
 	if len(fn.texts) > 0 {
 		b.WriteString("Warnings:\n")
 		for i, t := range fn.texts {
-			fmt.Fprintf(&b, "  [%d] %s\n", i+1, strings.Join(strings.Fields(t), " "))
+			b.WriteString(wrapText(fmt.Sprintf("[%d] %s", i+1, strings.Join(strings.Fields(t), " ")), width, "  ", "      "))
 		}
 	} else if main != nil || signals != nil {
 		b.WriteString("Warnings: none.\n")
@@ -782,7 +789,7 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 	if len(notes) > 0 {
 		b.WriteString("Notes:\n")
 		for _, n := range notes {
-			fmt.Fprintf(&b, "  %s\n", n)
+			b.WriteString(wrapText(n, width, "  ", "    "))
 		}
 	}
 	_, err := io.WriteString(w, b.String())
