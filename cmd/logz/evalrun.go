@@ -85,7 +85,7 @@ func (rc *runContext) load(dataDir string) (train, valid, test *data.Set, splits
 		exp.Data.DataDir = dataDir
 	}
 	if train, valid, test, err = experiment.LoadData(exp); err != nil {
-		return nil, nil, nil, nil, fmt.Errorf("the data of the run that trained the model: %w", err)
+		return nil, nil, nil, nil, fmt.Errorf("the data of the run that trained the model (read to evaluate it as the run did; --binarize, --binarize-seed or --threshold evaluate other data without it): %w", err)
 	}
 	return train, valid, test, experiment.Splits(exp, train, valid, test), nil
 }
