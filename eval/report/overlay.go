@@ -35,17 +35,11 @@ func curveKeyOf(r *Row) curveKey { return curveKey{r.Estimator, r.Init, r.Betas}
 
 // label names a configuration: "ais (base-rate, K = 1000)".
 func (k curveKey) label() string {
-	var what []string
-	if k.init != "" {
-		what = append(what, k.init)
-	}
+	K := ""
 	if k.betas > 0 {
-		what = append(what, fmt.Sprintf("K = %d", k.betas))
+		K = fmt.Sprintf("K = %d", k.betas)
 	}
-	if len(what) == 0 {
-		return k.estimator
-	}
-	return k.estimator + " (" + strings.Join(what, ", ") + ")"
+	return qualified(k.estimator, k.init, K)
 }
 
 // slug is a file-safe id of a configuration.

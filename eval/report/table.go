@@ -364,17 +364,26 @@ func orMissing(s string) string {
 // estimatorLabel names a line's estimator with its start and, for a
 // sandwich's rows, its round: "ais (uniform, round 2)".
 func estimatorLabel(l *line) string {
-	var what []string
-	if l.init != "" {
-		what = append(what, l.init)
-	}
+	round := ""
 	if l.round > 0 {
-		what = append(what, fmt.Sprintf("round %d", l.round))
+		round = fmt.Sprintf("round %d", l.round)
+	}
+	return qualified(l.estimator, l.init, round)
+}
+
+// qualified is name followed by its non-empty qualifiers in parentheses:
+// "ais (uniform, round 2)", or name alone.
+func qualified(name string, qualifiers ...string) string {
+	var what []string
+	for _, q := range qualifiers {
+		if q != "" {
+			what = append(what, q)
+		}
 	}
 	if len(what) == 0 {
-		return l.estimator
+		return name
 	}
-	return l.estimator + " (" + strings.Join(what, ", ") + ")"
+	return name + " (" + strings.Join(what, ", ") + ")"
 }
 
 // splitColumns returns the splits that get a column: test and train always
