@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -261,5 +262,24 @@ func TestMATHeaderErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "x.mat: ") {
 			t.Errorf("%v; want %q", err, c.want)
 		}
+	}
+}
+
+// TestMATChecksum: a compressed variable whose zlib checksum is wrong is
+// refused, though its values decompress.
+func TestMATChecksum(t *testing.T) {
+	full := mustRead(t, fixture("caltech-v7.mat"))
+	// test_data is the third element; its stream's last byte is the
+	// checksum's.
+	var ends []int
+	for off := 128; off+8 <= len(full); {
+		off += 8 + int(binary.LittleEndian.Uint32(full[off+4:]))
+		ends = append(ends, off)
+	}
+	b := bytes.Clone(full)
+	b[ends[2]-1] ^= 0x55
+	_, err := DecodeMAT(bytes.NewReader(b), "c.mat", int64(len(b)), "test_data")
+	if want := fmt.Sprintf("c.mat: corrupt zlib stream in the compressed element at byte %d: zlib: invalid checksum", ends[1]); err == nil || err.Error() != want {
+		t.Errorf("%v; want %s", err, want)
 	}
 }
