@@ -309,6 +309,12 @@ func findImages(sp Spec, opt Options) (string, error) {
 	if dir == "" {
 		dir, from = def, "the default"
 	}
+	return findIn(sp, dir, from, base, hint)
+}
+
+// findIn returns the file base, raw or .gz, of dir (which came from
+// from), or an error that ends with hint when it is not there.
+func findIn(sp Spec, dir, from, base, hint string) (string, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		what, who := fmt.Sprintf("%s (%s)", dir, from), "it"
 		if env, ok := strings.CutPrefix(from, "$"); ok {

@@ -1,16 +1,11 @@
 package data
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
-
-	"github.com/logz-ml/logz/internal/regfile"
 )
 
 // Published is a data set read from the files its authors publish (which
@@ -127,23 +122,7 @@ func findPublished(p Published, sp Spec, opt Options) (string, error) {
 	}
 	base := p.Files[sp.Part]
 	hint := "run logz data get " + p.Scheme + " (it fetches the file into " + p.DefaultDir() + "), or point " + p.Env + " or the data directory option at a directory holding it"
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return "", fmt.Errorf("%s: %s (%s) is not a directory (it is %s); it must be a directory holding %s", sp, dir, from, regfile.Kind(st.Mode()), base)
-	}
-	for _, name := range []string{base, base + ".gz"} {
-		path := filepath.Join(dir, name)
-		st, err := os.Stat(path)
-		if err == nil {
-			if !st.Mode().IsRegular() {
-				return "", fmt.Errorf("%s: %s is not a regular file (it is %s)", sp, path, regfile.Kind(st.Mode()))
-			}
-			return path, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%s: %w", sp, err)
-		}
-	}
-	return "", fmt.Errorf("%s: no %s or %s.gz in %s (directory from %s); %s", sp, base, base, dir, from, hint)
+	return findIn(sp, dir, from, base, hint)
 }
 
 // ReadPublished reads split part of the published set from path: 0/1
