@@ -83,7 +83,11 @@ func DecodeMAT(r io.Reader, file string, size int64, names ...string) (map[strin
 	for _, n := range names {
 		want[n] = true
 	}
-	out, seen, err := decodeMAT(bufio.NewReaderSize(r, 1<<16), size, want)
+	buf := int64(1 << 16)
+	if size >= 0 {
+		buf = max(min(buf, size), 16)
+	}
+	out, seen, err := decodeMAT(bufio.NewReaderSize(r, int(buf)), size, want)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", file, err)
 	}
