@@ -135,8 +135,10 @@ func (r Reference) Values() []struct {
 // Data says where the examples come from and how grey values become bits.
 type Data struct {
 	// Train and Test are data specs (see ParseDataSpec): mnist:train|test,
-	// fashion-mnist:train|test, digits:train|train-shifted|test, idx:PATH,
-	// npy:PATH, planted:train|valid|test. Both are required. Relative paths are relative to the working directory.
+	// fashion-mnist:train|test, digits:train|train-shifted|test,
+	// omniglot:train|test, caltech-silhouettes:train|valid|test,
+	// ocr-letters:train|valid|test, binarized-mnist:train|valid|test,
+	// idx:PATH, npy:PATH, planted:train|valid|test. Both are required. Relative paths are relative to the working directory.
 	Train string `yaml:"train" want:"a data spec such as mnist:train"`
 	Test  string `yaml:"test" want:"a data spec such as mnist:test"`
 	// Validation is the number of training examples (after LimitTrain)
@@ -159,9 +161,12 @@ type Data struct {
 	// Threshold is the cut for Binarize "threshold", in (0,1).
 	Threshold float64 `yaml:"threshold" want:"a number in (0,1)"`
 	// DataDir is the directory of the IDX files for mnist:, fashion-mnist:
-	// and digits: specs; "" = $LOGZ_DATA_DIR, else ./data/mnist for mnist,
-	// $LOGZ_FASHION_DIR, else /usr/share/datasets/fashion-mnist for
-	// fashion-mnist, and $LOGZ_DIGITS_DIR, else ./data/digits for digits.
+	// and digits: specs, and of the published sets' files (omniglot:,
+	// caltech-silhouettes:, ocr-letters:, binarized-mnist:); "" =
+	// $LOGZ_DATA_DIR, else ./data/mnist for mnist, $LOGZ_FASHION_DIR, else
+	// /usr/share/datasets/fashion-mnist for fashion-mnist, $LOGZ_DIGITS_DIR,
+	// else ./data/digits for digits, and for a published set NAME its own
+	// variable ($LOGZ_OMNIGLOT_DIR, …), else ./data/NAME.
 	DataDir string `yaml:"data_dir" want:"a directory path"`
 	// Planted configures the synthetic data of planted: specs.
 	Planted Planted `yaml:"planted"`

@@ -2,12 +2,17 @@ package config
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"github.com/logz-ml/logz/data"
 )
 
 // DataSpec is a parsed data spec such as "mnist:train" or "npy:data/x.npy".
 type DataSpec struct {
-	// Scheme is one of mnist, fashion-mnist, digits, idx, npy, planted.
+	// Scheme is one of mnist, fashion-mnist, digits, the published sets
+	// (omniglot, caltech-silhouettes, ocr-letters, binarized-mnist), idx,
+	// npy, planted.
 	Scheme string
 	// Part is the split for mnist/fashion-mnist (train, test), digits
 	// (train, train-shifted, test) and planted
@@ -32,14 +37,26 @@ type dataScheme struct {
 	doc   string
 }
 
-// dataSchemes is the one list of data schemes the config accepts.
-var dataSchemes = []dataScheme{
+// dataSchemes is the one list of data schemes the config accepts: the
+// published sets come from the data package's table.
+var dataSchemes = slices.Concat([]dataScheme{
 	{"mnist", []string{"train", "test"}, "MNIST IDX files from data_dir, $LOGZ_DATA_DIR or ./data/mnist"},
 	{"fashion-mnist", []string{"train", "test"}, "Fashion-MNIST IDX files from data_dir or /usr/share/datasets/fashion-mnist"},
 	{"digits", []string{"train", "train-shifted", "test"}, "UCI digits (8×8) IDX files of logz data get digits from data_dir, $LOGZ_DIGITS_DIR or ./data/digits"},
+}, publishedSchemes(), []dataScheme{
 	{"idx", nil, "an IDX image file (gzip or not)"},
 	{"npy", nil, "an N×D .npy array of 0/1 (bool, integer, float32 or float64 dtype)"},
 	{"planted", []string{"train", "valid", "test"}, "samples of the planted synthetic RBM (data.planted)"},
+})
+
+// publishedSchemes are the data sets read from their authors' files (logz
+// data get NAME).
+func publishedSchemes() []dataScheme {
+	var out []dataScheme
+	for _, p := range data.PublishedSets() {
+		out = append(out, dataScheme{p.Scheme, p.Parts, p.Title + " from data_dir, $" + p.Env + " or ./data/" + p.DefaultName + " (logz data get " + p.Scheme + ")"})
+	}
+	return out
 }
 
 func dataSpecForms() string {

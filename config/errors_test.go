@@ -160,7 +160,7 @@ func TestBadConfigs(t *testing.T) {
 		{"missing data", "experiments:\n  - name: a\n", []string{
 			`bad.yaml:2: experiments[0].data.train: missing required key`, `bad.yaml:2: experiments[0].data.test: missing required key`}},
 		{"unknown data scheme", "experiments:\n  - name: a\n    data: {train: mnst:train, test: planted:test}\n", []string{
-			`bad.yaml:3: experiments[0].data.train: data spec "mnst:train": unknown scheme "mnst" (did you mean "mnist"?; known: mnist:train|test, fashion-mnist:train|test, digits:train|train-shifted|test, idx:PATH, npy:PATH, planted:train|valid|test)`}},
+			`bad.yaml:3: experiments[0].data.train: data spec "mnst:train": unknown scheme "mnst" (did you mean "mnist"?; known: mnist:train|test, fashion-mnist:train|test, digits:train|train-shifted|test, omniglot:train|test, caltech-silhouettes:train|valid|test, ocr-letters:train|valid|test, binarized-mnist:train|valid|test, idx:PATH, npy:PATH, planted:train|valid|test)`}},
 		{"bad data part", "experiments:\n  - name: a\n    data:\n      train: mnist:valid\n      test: mnist:test\n", []string{
 			`bad.yaml:4: experiments[0].data.train: data spec "mnist:valid": unknown part "valid" (known: mnist:train|test)`}},
 		{"spec without scheme", "experiments:\n  - name: a\n    data: {train: train, test: planted:test}\n", []string{

@@ -25,6 +25,12 @@ var knownSize = map[string]map[string]int{
 	"digits":        {"train": 1500, "train-shifted": 7500, "test": 297},
 }
 
+func init() {
+	for _, p := range data.PublishedSets() {
+		knownSize[p.Scheme] = p.Sizes
+	}
+}
+
 // validator checks one decoded experiment, field by field and across fields.
 type validator struct {
 	*scope
@@ -200,10 +206,13 @@ func (v *validator) binarizeWarnings(e *Experiment, seedSet bool) {
 	d := e.Data
 	binary := func(s string) bool {
 		sp, err := ParseDataSpec(s)
+		if p, ok := data.LookupPublished(sp.Scheme); ok && err == nil {
+			return !p.Grey
+		}
 		return err == nil && (sp.Scheme == "npy" || sp.Scheme == "planted")
 	}
 	if d.Binarize == "threshold" && binary(d.Train) && binary(d.Test) {
-		v.warnAt("data.binarize", "threshold has no effect: %s and %s are 0/1 data already, used as they are (binarize applies to grey images: mnist:, fashion-mnist:, digits:, idx:)", d.Train, d.Test)
+		v.warnAt("data.binarize", "threshold has no effect: %s and %s are 0/1 data already, used as they are (binarize applies to grey images: mnist:, fashion-mnist:, digits:, omniglot:, idx:)", d.Train, d.Test)
 	}
 	if seedSet && d.Binarize != "stochastic" {
 		v.warnAt("data.binarize_seed", "%d is not used: binarize_seed seeds the stochastic binarisation, and binarize is %s", d.BinarizeSeed, d.Binarize)
@@ -318,6 +327,10 @@ func (v *validator) evaluate(e *Experiment, f *family.Family, train DataSpec, tr
 			visible = 784
 		case "digits":
 			visible = 64
+		default:
+			if p, ok := data.LookupPublished(train.Scheme); ok {
+				visible = p.D
+			}
 		}
 	}
 	for _, list := range []struct {

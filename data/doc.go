@@ -8,6 +8,11 @@
 //	                           /usr/share/datasets/fashion-mnist (Debian package dataset-fashion-mnist)
 //	digits:train|train-shifted|test  the UCI digits (8×8) that logz data get digits writes,
 //	                           from Options.DigitsDir, $LOGZ_DIGITS_DIR or ./data/digits
+//	omniglot:train|test        Burda et al.'s Omniglot (chardata.mat, MATLAB; grey, 28×28)
+//	caltech-silhouettes:train|valid|test  Caltech 101 Silhouettes 28×28, split 1 (MATLAB; 0/1)
+//	ocr-letters:train|valid|test  Taskar's OCR letters (letter.data; 0/1, 16×8), split 32,152/10,000/10,000
+//	binarized-mnist:train|valid|test  Larochelle's fixed binarisation of MNIST (.amat; 0/1)
+//	                           (the published sets: logz data get NAME fetches them; see Published)
 //	idx:PATH                   an IDX file of unsigned-byte images (N×rows×cols or N×D), raw or gzip
 //	npy:PATH                   an N×D .npy array of 0/1 values (bool, integer, float32 or float64)
 //	planted:train|valid|test   synthetic data drawn exactly from a small planted model (no files)

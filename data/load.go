@@ -24,12 +24,12 @@ const (
 )
 
 // SpecForms lists the accepted data spec forms, for messages and help.
-const SpecForms = "mnist:train|test, fashion-mnist:train|test, digits:train|train-shifted|test, idx:PATH, npy:PATH, planted:train|valid|test"
+const SpecForms = "mnist:train|test, fashion-mnist:train|test, digits:train|train-shifted|test, omniglot:train|test, caltech-silhouettes:train|valid|test, ocr-letters:train|valid|test, binarized-mnist:train|valid|test, idx:PATH, npy:PATH, planted:train|valid|test"
 
 // Spec is a parsed data spec string.
 type Spec struct {
-	Scheme string // "mnist", "fashion-mnist", "digits", "idx", "npy" or "planted"
-	Part   string // the split for mnist, fashion-mnist, digits and planted
+	Scheme string // "mnist", "fashion-mnist", "digits", a published set (omniglot, …), "idx", "npy" or "planted"
+	Part   string // the split for mnist, fashion-mnist, digits, the published sets and planted
 	Path   string // the file for idx and npy
 }
 
@@ -49,10 +49,17 @@ func (s Spec) String() string {
 //	idx:PATH                                  an IDX file of images, raw or gzip
 //	npy:PATH                                  an N×D .npy array of 0/1 values
 //	planted:train | planted:valid | planted:test  synthetic data from a planted RBM
+//	omniglot:train | omniglot:test            Burda et al.'s Omniglot, chardata.mat (grey)
+//	caltech-silhouettes:train|valid|test      Caltech 101 Silhouettes 28×28, split 1 (0/1)
+//	ocr-letters:train|valid|test              OCR letters, letter.data (0/1, 16×8)
+//	binarized-mnist:train|valid|test          Larochelle's fixed binarisation of MNIST (0/1)
 //
 // It checks the form only, not that files exist.
 func ParseSpec(spec string) (Spec, error) {
 	scheme, rest, ok := strings.Cut(spec, ":")
+	if p, known := LookupPublished(scheme); known && (!ok || rest == "") {
+		return Spec{}, fmt.Errorf("data spec %q lacks the split: which split? %s:%s", spec, scheme, strings.Join(p.Parts, "|"))
+	}
 	if !ok {
 		switch spec {
 		case "mnist", "fashion-mnist":
@@ -90,13 +97,19 @@ func ParseSpec(spec string) (Spec, error) {
 		}
 		return Spec{Scheme: scheme, Path: rest}, nil
 	}
+	if p, known := LookupPublished(scheme); known {
+		return split(p.Parts...)
+	}
 	return Spec{}, fmt.Errorf("data spec %q: unknown scheme %q; accepted forms: %s", spec, scheme, SpecForms)
 }
 
 // Options says where Load finds files and how it binarises them.
 type Options struct {
 	// DataDir is the MNIST directory; "" means $LOGZ_DATA_DIR, else
-	// ./data/mnist.
+	// ./data/mnist. When set, it is also the directory of the published
+	// sets (omniglot, caltech-silhouettes, ocr-letters, binarized-mnist),
+	// which otherwise come from their own variables (LOGZ_OMNIGLOT_DIR, …)
+	// or ./data/NAME or the per-user folder (see Published.DefaultDir).
 	DataDir string
 	// FashionDir is the Fashion-MNIST directory; "" means $LOGZ_FASHION_DIR,
 	// else /usr/share/datasets/fashion-mnist (Debian package
@@ -142,7 +155,23 @@ func Load(spec string, opt Options) (*Set, error) {
 		return s, nil
 	}
 	path := sp.Path
+	if p, ok := LookupPublished(sp.Scheme); ok {
+		if path, err = findPublished(p, sp, opt); err != nil {
+			return nil, err
+		}
+		var s *Set
+		if s, g, err = ReadPublished(p, sp.Part, path); err != nil {
+			return nil, err
+		}
+		if s != nil { // 0/1 data, used as it is
+			s.Name = spec
+			s.Source = Provenance{Spec: spec, File: absPath(path)}
+			return s, nil
+		}
+		sp.Scheme = "published" // binarised below
+	}
 	switch sp.Scheme {
+	case "published":
 	case "npy":
 		var s *Set
 		if s, g, err = ReadNPYAny(path); err != nil {
@@ -204,6 +233,9 @@ func Find(spec string, opt Options) (string, error) {
 	sp, err := ParseSpec(spec)
 	if err != nil {
 		return "", err
+	}
+	if p, ok := LookupPublished(sp.Scheme); ok {
+		return findPublished(p, sp, opt)
 	}
 	switch sp.Scheme {
 	case "planted":
@@ -277,6 +309,12 @@ func findImages(sp Spec, opt Options) (string, error) {
 	if dir == "" {
 		dir, from = def, "the default"
 	}
+	return findIn(sp, dir, from, base, hint)
+}
+
+// findIn returns the file base, raw or .gz, of dir (which came from
+// from), or an error that ends with hint when it is not there.
+func findIn(sp Spec, dir, from, base, hint string) (string, error) {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		what, who := fmt.Sprintf("%s (%s)", dir, from), "it"
 		if env, ok := strings.CutPrefix(from, "$"); ok {

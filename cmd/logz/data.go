@@ -17,8 +17,13 @@ import (
 const dataUsageHead = `Usage: logz data get NAME [--dir DIR]
        logz data get digits [--dir DIR] [--shifts] [--csv FILE [--any-checksum]]
 
-Fetches the data set NAME (mnist, fashion-mnist or digits) into DIR and
-checks every file against the SHA-256 of its uncompressed content. Files
+Fetches the data set NAME (mnist, fashion-mnist, digits, or one of the
+published sets omniglot, caltech-silhouettes, ocr-letters and
+binarized-mnist) into DIR and checks every file against the SHA-256 of its
+uncompressed content. Omniglot's chardata.mat, the Caltech silhouettes and
+OCR letters have no published SHA-256: the sum of the first copy fetched
+(or found in DIR) is printed and recorded beside it in FILE.sha256, and
+later runs check the file against that record (trust on first use). Files
 already there and verified are kept, so running it again does nothing (and
 says so); a file there with a wrong sum is removed; a fetched file is
 written under a temporary name and renamed only once its sum checks, so a
@@ -35,8 +40,11 @@ that folder exists (a clone), else the per-user folder
 ~/.cache/logz/mnist or ~/.cache/logz/digits (the user cache folder,
 $XDG_CACHE_HOME when set), where logz finds them from any folder; for
 fashion-mnist /usr/share/datasets/fashion-mnist (writing there needs root,
-as installing the Debian package does). With --dir elsewhere, set the
-variable it names (LOGZ_DATA_DIR, LOGZ_FASHION_DIR, LOGZ_DIGITS_DIR).
+as installing the Debian package does); for a published set NAME
+./data/NAME or ~/.cache/logz/NAME likewise. With --dir elsewhere, set the
+variable it names (LOGZ_DATA_DIR, LOGZ_FASHION_DIR, LOGZ_DIGITS_DIR,
+LOGZ_OMNIGLOT_DIR, LOGZ_CALTECH_DIR, LOGZ_OCR_DIR,
+LOGZ_BINARIZED_MNIST_DIR).
 
 digits is scikit-learn's copy of the UCI optical digits (digits.csv.gz,
 1,797 images of 8×8 grey levels 0–16), checked row by row and written as

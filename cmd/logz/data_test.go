@@ -73,9 +73,9 @@ func TestDataUsageErrors(t *testing.T) {
 	}{
 		{[]string{"data"}, "data: which action? logz data get NAME"},
 		{[]string{"data", "fetch", "mnist"}, `data: unknown action "fetch"`},
-		{[]string{"data", "get"}, "data get: want one data set (digits, fashion-mnist, mnist), got 0 arguments"},
+		{[]string{"data", "get"}, "data get: want one data set (binarized-mnist, caltech-silhouettes, digits, fashion-mnist, mnist, ocr-letters, omniglot), got 0 arguments"},
 		{[]string{"data", "get", "mnist", "digits"}, "got 2 arguments"},
-		{[]string{"data", "get", "cifar"}, `data get: unknown data set "cifar"; known: digits, fashion-mnist, mnist`},
+		{[]string{"data", "get", "cifar"}, `data get: unknown data set "cifar"; known: binarized-mnist, caltech-silhouettes, digits, fashion-mnist, mnist, ocr-letters, omniglot`},
 		{[]string{"data", "get", "mnist", "--shifts"}, "data get: --shifts is a flag of digits only, not of mnist"},
 		{[]string{"data", "get", "fashion-mnist", "--csv", "x.csv"}, "--csv is a flag of digits only"},
 		{[]string{"data", "get", "mnist", "--dir", ""}, `data get: --dir "" names no file or folder; give a path, or leave --dir out for the default`},

@@ -515,9 +515,10 @@ func ignoredDataFlags(stderr io.Writer, given map[string]bool, binarize string, 
 		ignored(stderr, "threshold", "used only with --binarize threshold")
 	}
 	if given["data-dir"] && !slices.ContainsFunc(specs, func(d config.DataSpec) bool {
-		return d.Scheme == "mnist" || d.Scheme == "fashion-mnist" || d.Scheme == "digits"
+		_, published := data.LookupPublished(d.Scheme)
+		return d.Scheme == "mnist" || d.Scheme == "fashion-mnist" || d.Scheme == "digits" || published
 	}) {
-		ignored(stderr, "data-dir", "used only for mnist:, fashion-mnist: and digits: data")
+		ignored(stderr, "data-dir", "used only for mnist:, fashion-mnist:, digits: and the published sets (omniglot:, …)")
 	}
 }
 

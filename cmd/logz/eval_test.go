@@ -64,7 +64,7 @@ func TestEvalBadFlags(t *testing.T) {
 		{[]string{"--estimator", "exact", "--split", "a b"}, `eval: --split wants a plain word (letters, digits, '_' or '-', such as test), got "a b"`},
 		{[]string{"--estimator", "exact", "--split", "../test"}, `eval: --split wants a plain word`},
 		{[]string{"--estimator", "exact", "--split", "-test"}, `eval: --split wants a plain word`},
-		{[]string{"--estimator", "exact", "--data", "mnst:test"}, `eval: --data: data spec "mnst:test": unknown scheme "mnst" (did you mean "mnist"?; known: mnist:train|test, fashion-mnist:train|test, digits:train|train-shifted|test, idx:PATH, npy:PATH, planted:train|valid|test)`},
+		{[]string{"--estimator", "exact", "--data", "mnst:test"}, `eval: --data: data spec "mnst:test": unknown scheme "mnst" (did you mean "mnist"?; known: mnist:train|test, fashion-mnist:train|test, digits:train|train-shifted|test, omniglot:train|test, caltech-silhouettes:train|valid|test, ocr-letters:train|valid|test, binarized-mnist:train|valid|test, idx:PATH, npy:PATH, planted:train|valid|test)`},
 		{[]string{"--estimator", "exact", "--data", "npy:"}, `eval: --data: data spec "npy:" needs a file path after "npy:"`},
 		{[]string{"--estimator", "ais", "--base-data", "planted:tain"}, `eval: --base-data: data spec "planted:tain": unknown part "tain" (did you mean "train"?; known: planted:train|valid|test)`},
 		{[]string{"--estimator", "exact,ais", "--chains", "1"}, `eval: --chains wants an integer ≥ 2, got 1 (ais: runs)`},
@@ -123,7 +123,7 @@ func TestEvalIgnoredFlags(t *testing.T) {
 		{"--binarize used for the base data", append([]string{"--estimator", "ais", "--base-data", grey, "--binarize", "threshold", "--threshold", "0.3"}, ais...),
 			nil, []string{"ignored"}},
 		{"--data-dir with npy data", []string{"--estimator", "exact", "--data-dir", t.TempDir()},
-			[]string{"logz eval: --data-dir is used only for mnist:, fashion-mnist: and digits: data; ignored"}, nil},
+			[]string{"logz eval: --data-dir is used only for mnist:, fashion-mnist:, digits: and the published sets (omniglot:, …); ignored"}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -71,7 +71,7 @@ func TestExitStatus(t *testing.T) {
 		{"run -h", []string{"run", "-h"}, 0, "", "Usage: logz run"},
 		{"version", []string{"version"}, 0, "", "logz "},
 		{"data without action", []string{"data"}, 2, "logz: data: which action? logz data get NAME (see 'logz data --help')", ""},
-		{"data get of an unknown set", []string{"data", "get", "cifar"}, 2, `logz: data get: unknown data set "cifar"; known: digits, fashion-mnist, mnist`, ""},
+		{"data get of an unknown set", []string{"data", "get", "cifar"}, 2, `logz: data get: unknown data set "cifar"; known: binarized-mnist, caltech-silhouettes, digits, fashion-mnist, mnist, ocr-letters, omniglot`, ""},
 		{"data get with another set's flag", []string{"data", "get", "mnist", "--shifts"}, 2, "logz: data get: --shifts is a flag of digits only, not of mnist", ""},
 		{"help data", []string{"help", "data"}, 0, "", "Usage: logz data get NAME"},
 	}

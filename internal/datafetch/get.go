@@ -72,9 +72,15 @@ type Result struct {
 type ChecksumError struct {
 	File, From string
 	Got, Want  string
+	// Recorded: Want is the sum recorded when the file was first fetched
+	// (the file has no published sum).
+	Recorded bool
 }
 
 func (e *ChecksumError) Error() string {
+	if e.Recorded {
+		return fmt.Sprintf("%s from %s has SHA-256 %s (of its uncompressed content), expected %s, the sum recorded in %s%s when it was first fetched; not kept (delete that record to accept this copy)", e.File, e.From, e.Got, e.Want, e.File, RecordSuffix)
+	}
 	return fmt.Sprintf("%s from %s has SHA-256 %s (of its uncompressed content), expected %s; not kept", e.File, e.From, e.Got, e.Want)
 }
 
@@ -209,8 +215,14 @@ func (g *getter) present(files []File) ([]File, error) {
 }
 
 // verifyStored reports whether the directory holds f (raw or .gz) with the
-// right sum, removing copies with a wrong one.
+// right sum, removing copies with a wrong one. For a file without a
+// published sum the right sum is the one recorded beside it on first use
+// (see RecordSuffix); a copy found with no record is trusted and recorded.
 func (g *getter) verifyStored(f File) (bool, error) {
+	want, recorded, err := g.wantSum(f)
+	if err != nil {
+		return false, err
+	}
 	ok := false
 	for _, n := range []string{f.Name, f.Name + ".gz"} {
 		p := filepath.Join(g.dir, n)
@@ -225,11 +237,20 @@ func (g *getter) verifyStored(f File) (bool, error) {
 			return false, fmt.Errorf("%s is not a regular file", p)
 		}
 		sum, err := sumFile(p)
-		if err == nil && sum == f.SHA256 {
+		if err == nil && want == "" && !ok {
+			if err := g.record(f, sum, p); err != nil {
+				return false, err
+			}
+			want = sum
+		}
+		if err == nil && sum == want {
 			ok = true
 			continue
 		}
-		why := "has SHA-256 " + sum + ", expected " + f.SHA256
+		why := "has SHA-256 " + sum + ", expected " + want
+		if recorded {
+			why += " (recorded in " + f.Name + RecordSuffix + " when it was first fetched; delete that record to accept another copy)"
+		}
 		if err != nil {
 			why = "cannot be read: " + err.Error()
 		}
@@ -239,6 +260,47 @@ func (g *getter) verifyStored(f File) (bool, error) {
 		}
 	}
 	return ok, nil
+}
+
+// RecordSuffix names the file, beside a data file that has no published
+// SHA-256, where Get records the sum of the copy it fetched first (trust on
+// first use): NAME.sha256 holds "HEX  NAME", the sum of the uncompressed
+// content, and later runs check the file against it.
+const RecordSuffix = ".sha256"
+
+// wantSum returns the sum f must have: its published sum, else the one
+// recorded beside it (recorded true), else "" (none yet).
+func (g *getter) wantSum(f File) (sum string, recorded bool, err error) {
+	if f.SHA256 != "" {
+		return f.SHA256, false, nil
+	}
+	p := filepath.Join(g.dir, f.Name+RecordSuffix)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, err
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) != 2 || fields[1] != f.Name || len(fields[0]) != 64 || strings.Trim(fields[0], "0123456789abcdef") != "" {
+		return "", false, fmt.Errorf("%s is not a record of %s's SHA-256 (expected one line \"HEX  %s\"); delete it to record the sum again", p, f.Name, f.Name)
+	}
+	return fields[0], true, nil
+}
+
+// record writes the sum of f, found in path, beside it and says so.
+func (g *getter) record(f File, sum, path string) error {
+	rec := filepath.Join(g.dir, f.Name+RecordSuffix)
+	err := atomicfile.WriteFile(rec, func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%s  %s\n", sum, f.Name)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("recording the SHA-256 of %s: %w", path, err)
+	}
+	fmt.Fprintf(g.log, "  %s has no published SHA-256; its SHA-256 (of the uncompressed content) is\n    %s\n  recorded in %s: later runs check the file against it (trust on first use)\n", f.Name, sum, rec)
+	return nil
 }
 
 // sumFile returns the hex SHA-256 of a file's content, uncompressed when it
@@ -304,6 +366,10 @@ func (c *countWriter) Write(p []byte) (int, error) {
 // only when the sum checks. A copy of the other form (raw or .gz) that was
 // there is removed, so that logz reads the verified one.
 func (g *getter) install(f File, r io.Reader, from string) (string, error) {
+	want, recorded, err := g.wantSum(f)
+	if err != nil {
+		return "", err
+	}
 	br := bufio.NewReader(r)
 	head, _ := br.Peek(2)
 	name := f.Name
@@ -312,13 +378,15 @@ func (g *getter) install(f File, r io.Reader, from string) (string, error) {
 	}
 	path := filepath.Join(g.dir, name)
 	var sumErr error
-	err := atomicfile.WriteFile(path, func(w io.Writer) error {
+	var got string
+	err = atomicfile.WriteFile(path, func(w io.Writer) error {
 		sum, err := sumReader(br, w)
 		if err != nil {
 			return err
 		}
-		if sum != f.SHA256 {
-			sumErr = &ChecksumError{File: f.Name, From: from, Got: sum, Want: f.SHA256}
+		got = sum
+		if want != "" && sum != want {
+			sumErr = &ChecksumError{File: f.Name, From: from, Got: sum, Want: want, Recorded: recorded}
 			return sumErr
 		}
 		return nil
@@ -328,6 +396,12 @@ func (g *getter) install(f File, r io.Reader, from string) (string, error) {
 	}
 	if err != nil {
 		return "", fmt.Errorf("%s from %s: %w", f.Name, from, err)
+	}
+	if want == "" {
+		if err := g.record(f, got, path); err != nil {
+			os.Remove(path)
+			return "", err
+		}
 	}
 	other := f.Name
 	if name == f.Name {

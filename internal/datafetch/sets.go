@@ -1,7 +1,11 @@
-// Package datafetch fetches the data sets logz reads (MNIST, Fashion-MNIST
-// and scikit-learn's copy of the UCI digits) into the directories where the
-// data package looks for them, checking every file against the SHA-256 of
-// its uncompressed content. It is what `logz data get` runs.
+// Package datafetch fetches the data sets logz reads (MNIST, Fashion-MNIST,
+// scikit-learn's copy of the UCI digits, and the published sets Omniglot,
+// Caltech 101 Silhouettes, OCR letters and Larochelle's binarised MNIST)
+// into the directories where the data package looks for them, checking
+// every file against the SHA-256 of its uncompressed content — a published
+// sum, or for a file that has none the sum recorded when it was first
+// fetched (trust on first use, see RecordSuffix). It is what `logz data
+// get` runs.
 //
 // A data set is a Set: its files with their sums, and an ordered list of
 // Sources — the public web sites first, then the package-registry routes
@@ -29,6 +33,8 @@ type File struct {
 	Name string
 	// SHA256 is the hex SHA-256 of the uncompressed content, so that a file
 	// compressed by another gzip (the Debian packages recompress) checks.
+	// "" means no sum is published: Get records the sum of the first copy
+	// it fetches (or finds) beside it and checks later copies against that.
 	SHA256 string
 }
 
@@ -174,9 +180,10 @@ func idxSet(sums map[string]string) []File {
 // torchvision uses, Fashion-MNIST's S3 bucket and its GitHub repository
 // (both named in its README), and scikit-learn's GitHub repository at the
 // tag of the release whose digits.csv the sum is of (then at main, where the
-// file has not changed: the sum decides).
+// file has not changed: the sum decides); for the published sets, their
+// authors' pages (and a mirror the sums decide on).
 func Sets() []Set {
-	return []Set{
+	return append([]Set{
 		{
 			Name: "mnist", Title: "MNIST",
 			Files:      idxSet(MNISTSums),
@@ -213,7 +220,60 @@ func Sets() []Set {
 			Manual: "scikit-learn's digits.csv.gz from https://github.com/scikit-learn/scikit-learn/blob/1.2.1/sklearn/datasets/data/digits.csv.gz (or take sklearn/datasets/data/digits.csv.gz from any scikit-learn installation)",
 			Digits: &DigitsLayout{Rows: 1797, Train: 1500},
 		},
+	}, publishedSets()...)
+}
+
+// BinarizedMNISTSums are the SHA-256 sums of Larochelle's three .amat
+// files as TensorFlow Datasets publishes them
+// (tensorflow_datasets/url_checksums/binarized_mnist.txt, with the sizes
+// 78,400,000, 15,680,000 and 15,680,000 bytes).
+var BinarizedMNISTSums = map[string]string{
+	"binarized_mnist_train.amat": "ad693b29f94c14277b095f5238ddefbbdaaae0939789dd2f4f0205278cee3e4d",
+	"binarized_mnist_valid.amat": "1de3d397c40fe8eeb33dafd4099a1f665ec01e96d9be234aaeeac8a34930e2e2",
+	"binarized_mnist_test.amat":  "e6687bfea3f820c174f33b7865140b2a2dd2930ef786f35d45795fc193b5ab2c",
+}
+
+// publishedSets are the sets read from their authors' files (see
+// data.Published). Omniglot's chardata.mat, the Caltech silhouettes and
+// OCR letters have no published SHA-256 that we know of: their File.SHA256
+// is "", and Get records the sum of the first copy (trust on first use).
+func publishedSets() []Set {
+	var out []Set
+	for _, p := range data.PublishedSets() {
+		s := Set{Name: p.Scheme, Title: p.Title, DefaultDir: p.DefaultDir(), Env: p.Env}
+		seen := map[string]bool{}
+		for _, part := range p.Parts {
+			if n := p.Files[part]; !seen[n] {
+				seen[n] = true
+				s.Files = append(s.Files, File{Name: n, SHA256: BinarizedMNISTSums[n]})
+			}
+		}
+		switch p.Scheme {
+		case "omniglot":
+			s.Sources = []Source{
+				{Kind: HTTP, URL: "https://github.com/yburda/iwae/raw/master/datasets/OMNIGLOT/"},
+				{Kind: HTTP, URL: "https://raw.githubusercontent.com/yburda/iwae/master/datasets/OMNIGLOT/"},
+			}
+			s.Manual = "chardata.mat from https://github.com/yburda/iwae (folder datasets/OMNIGLOT), the 28×28 Omniglot of Burda et al. (2015)"
+		case "caltech-silhouettes":
+			s.Sources = []Source{{Kind: HTTP, URL: "https://people.cs.umass.edu/~marlin/data/"}}
+			s.Manual = "caltech101_silhouettes_28_split1.mat from https://people.cs.umass.edu/~marlin/data/ (Benjamin Marlin's Caltech 101 Silhouettes page)"
+		case "ocr-letters":
+			s.Sources = []Source{
+				{Kind: HTTP, URL: "https://ai.stanford.edu/~btaskar/ocr/", Suffix: ".gz"},
+				{Kind: HTTP, URL: "http://ai.stanford.edu/~btaskar/ocr/", Suffix: ".gz"},
+			}
+			s.Manual = "letter.data.gz from http://ai.stanford.edu/~btaskar/ocr/ (Ben Taskar's OCR data set)"
+		case "binarized-mnist":
+			s.Sources = []Source{
+				{Kind: HTTP, URL: "http://www.cs.toronto.edu/~larocheh/public/datasets/binarized_mnist/"},
+				{Kind: HTTP, URL: "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"},
+			}
+			s.Manual = "binarized_mnist_train.amat, binarized_mnist_valid.amat and binarized_mnist_test.amat from http://www.cs.toronto.edu/~larocheh/public/datasets/binarized_mnist/ (Hugo Larochelle's page)"
+		}
+		out = append(out, s)
 	}
+	return out
 }
 
 // Names lists the names of Sets, sorted.
