@@ -9,12 +9,12 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
-	"github.com/logz-ml/logz/train"
 )
 
 // TrainOptions configures a Trainer (doubly stochastic gradient MCMC, Du,
@@ -67,8 +67,8 @@ type TrainOptions struct {
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.
 	Workers int
-	// Precision of the sampler's arithmetic: "float32" or "float64" (""
-	// means float64). Adaptive importance sampler: float32 sums of the
+	// Precision of the sampler's arithmetic: kernel.Float32 or
+	// kernel.Float64 ("" means float64). Adaptive importance sampler: float32 sums of the
 	// batched proposals and gradients, float64 log-weights, parameters and
 	// dynamics (train_is32.go), else the per-sample path. Gibbs sampler:
 	// the chains' states, activations, σ pairs or odds and tabulated
@@ -76,7 +76,7 @@ type TrainOptions struct {
 	// log-odds, parameters, gradient sums and dynamics in float64, the
 	// gradient's visible σ(a) taken from the chains before the last step
 	// (sampler32.go, gibbs_train.go), else the float64 chains.
-	Precision string
+	Precision kernel.Precision
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
 }
@@ -94,7 +94,7 @@ func DefaultTrainOptions() TrainOptions {
 		LearningRate: 0.01, Friction: 0.1, NoiseA: 0.1,
 		PriorSigma: 0.09, PriorNu: 2.2,
 		Steps: 10, BatchSize: 100, Samples: 5, BurnIn: 5, GibbsSweeps: 1,
-		RecLearningRate: 0.001, Average: 1, Seed: 1, Precision: "float32",
+		RecLearningRate: 0.001, Average: 1, Seed: 1, Precision: kernel.Float32,
 	}
 }
 
@@ -237,9 +237,12 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("sbn trainer: recognition learning rate %v must be a positive number", o.RecLearningRate)
 	case o.Average < 0 || o.Workers < 0:
 		return nil, fmt.Errorf("sbn trainer: average %d and workers %d must not be negative", o.Average, o.Workers)
-	case o.Precision != "" && o.Precision != "float64" && o.Precision != "float32":
-		return nil, fmt.Errorf("sbn trainer: precision %q: expected float64 or float32", o.Precision)
 	}
+	prec, err := kernel.Parse(string(o.Precision), kernel.Float64)
+	if err != nil {
+		return nil, fmt.Errorf("sbn trainer: %w", err)
+	}
+	o.Precision = prec
 	t := &Trainer{net: n, opt: o, n: N, prior: Prior{o.Prior, o.PriorSigma, o.PriorNu}}
 	if err := t.prior.Check(); err != nil {
 		return nil, fmt.Errorf("sbn trainer: %w", err)
@@ -248,7 +251,6 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	P := flatSize(t.gen, t.genTri)
 	t.theta, t.grad = make([]float64, P), make([]float64, P)
 	gather(t.gen, t.genTri, t.theta)
-	var err error
 	if t.dyn, err = newDynamics(o.Method, o.LearningRate, o.Friction, o.GradNoise, o.NoiseA, N, P); err != nil {
 		return nil, fmt.Errorf("sbn trainer: %w", err)
 	}
@@ -274,7 +276,7 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	t.tabs = n.newGibbsTables(o.Sampler == "gibbs")
 	if o.Sampler == "gibbs" {
 		t.gibbs = t.tabs
-		if o.Precision == "float32" {
+		if o.Precision == kernel.Float32 {
 			t.gibbs32 = true
 			t.tabs.enable32(n)
 		}
@@ -292,7 +294,7 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		}
 	}
 	t.noise = rand.New(&t.noiseSrc)
-	if o.Sampler == "adaptive-is" && o.Precision == "float32" {
+	if o.Sampler == "adaptive-is" && o.Precision == kernel.Float32 {
 		t.is32 = newIS32(t)
 		return t, nil
 	}
@@ -356,15 +358,15 @@ func (t *Trainer) SetOnBatch(f func(examples int)) { t.onBatch = f }
 // (SignalLogJoint or SignalISBound, its Signal), K the dynamics steps per
 // minibatch and Momentum 1 − friction. On divergence (a parameter NaN, ±Inf
 // or beyond models.MaxAbsParam) it returns an error wrapping
-// train.ErrDiverged that names the epoch and minibatch; the net is then
+// models.ErrDiverged that names the epoch and minibatch; the net is then
 // unusable and the caller keeps its last checkpoint.
-func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
+func (t *Trainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	N := x.Len()
 	if N != t.n {
-		return train.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d (the gradient scale N/|B|)", N, t.n)
+		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d (the gradient scale N/|B|)", N, t.n)
 	}
 	if d := len(x.Row(0)); d != t.net.Sizes[0] {
-		return train.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
+		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
 	}
 	// The net is the truth between epochs (a caller may have set it).
 	gather(t.gen, t.genTri, t.theta)
@@ -372,13 +374,13 @@ func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
 		gather(t.rec, t.recTri, t.phi)
 	}
 	epoch := t.ep + 1
-	t.perm = train.Order(t.perm, N, true, rand.New(rand.NewPCG(seeds.Derive(t.opt.Seed, keyPerm, uint64(epoch)), 0)))
+	t.perm = data.Order(t.perm, N, true, rand.New(rand.NewPCG(seeds.Derive(t.opt.Seed, keyPerm, uint64(epoch)), 0)))
 	o := t.opt
-	st := train.EpochSummary{Epoch: epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, Signal: SignalISBound}
+	st := models.EpochSummary{Epoch: epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, Signal: SignalISBound}
 	if o.Sampler == "gibbs" {
 		st.Signal = SignalLogJoint
 	}
-	b, err := train.Minibatches(t.perm, o.BatchSize, t.onBatch, func(b int, idx []int) error {
+	b, err := data.Minibatches(t.perm, o.BatchSize, t.onBatch, func(b int, idx []int) error {
 		st.ReconError += t.minibatch(x, idx, epoch, b)
 		if t.avg != nil {
 			copy(t.avg[t.avgPos], t.theta)
@@ -388,7 +390,7 @@ func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
 		return nil
 	}, t.checkFinite)
 	if err != nil {
-		return train.EpochSummary{}, fmt.Errorf("sbn trainer: %w at epoch %d, minibatch %d: %v", train.ErrDiverged, epoch, b, err)
+		return models.EpochSummary{}, fmt.Errorf("sbn trainer: %w at epoch %d, minibatch %d: %v", models.ErrDiverged, epoch, b, err)
 	}
 	st.ReconError /= float64(N)
 	t.ep = epoch
@@ -399,7 +401,7 @@ func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
 // trainer, named as its train: keys: the method and sampler, the learning
 // rate, SGHMC's friction or SGNHT's noise_a, the dynamics steps per
 // minibatch and the latent samples per example.
-func (t *Trainer) EpochSettings(train.EpochSummary) string {
+func (t *Trainer) EpochSettings(models.EpochSummary) string {
 	o := t.opt
 	s := fmt.Sprintf("%s/%s lr=%.4g", o.Method, o.Sampler, o.LearningRate)
 	switch o.Method {
@@ -704,9 +706,10 @@ type trainerMeta struct {
 	RecAdamT   int    `json:"rec_adam_t,omitempty"`
 	AvgN       int    `json:"avg_n,omitempty"`
 	AvgPos     int    `json:"avg_pos,omitempty"`
-	// Precision is "float32" for the float32 adaptive importance or Gibbs sampler,
-	// "" for float64 (what checkpoints without it were written in).
-	Precision string `json:"precision,omitempty"`
+	// Precision is the sampler's: "float32" for the float32 adaptive
+	// importance or Gibbs sampler; "float64", or "" in the checkpoints
+	// written before float64 was recorded, for float64.
+	Precision kernel.Precision `json:"precision,omitempty"`
 }
 
 // Checkpoint returns the evaluated net (Current) with the trainer's state
@@ -779,14 +782,8 @@ func (t *Trainer) meta() trainerMeta {
 		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos, Precision: t.precision()}
 }
 
-// precision is "float32" when the float32 adaptive importance sampler or
-// Gibbs sampler runs, else "" (float64).
-func (t *Trainer) precision() string {
-	if t.is32 != nil || t.gibbs32 {
-		return "float32"
-	}
-	return ""
-}
+// precision is the precision the sampler runs in.
+func (t *Trainer) precision() kernel.Precision { return t.opt.Precision }
 
 // restore loads a state written by state into this trainer, made by
 // NewTrainer with the same options for a net of the same shape (its
@@ -798,14 +795,8 @@ func (t *Trainer) restore(arrays map[string]models.Array, bytes map[string][]byt
 		return fmt.Errorf("sbn trainer state: %w", err)
 	}
 	want := t.meta()
-	if m.Precision != want.Precision {
-		name := func(p string) string {
-			if p == "" {
-				return "float64"
-			}
-			return p
-		}
-		return fmt.Errorf("sbn trainer state was trained in %s precision, this trainer runs in %s (a resumed run must repeat the uninterrupted one)", name(m.Precision), name(want.Precision))
+	if err := kernel.Check("sbn trainer state", m.Precision, want.Precision); err != nil {
+		return err
 	}
 	if m.Label != want.Label || m.N != want.N || m.Method != want.Method || m.Sampler != want.Sampler ||
 		m.Persistent != want.Persistent || m.Average != want.Average || m.Seed != want.Seed {

@@ -1,6 +1,7 @@
 package sbn
 
 import (
+	"github.com/logz-ml/logz/internal/kernel"
 	"math/rand/v2"
 	"testing"
 )
@@ -25,7 +26,7 @@ func benchMinibatch(b *testing.B, sampler, precision string) {
 	o := DefaultTrainOptions()
 	o.Sampler = sampler
 	if precision != "" {
-		o.Precision = precision
+		o.Precision = kernel.Precision(precision)
 	}
 	tr, err := NewTrainer(n, 60000, o)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"github.com/logz-ml/logz/internal/kernel"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -107,7 +108,7 @@ func run(dir string, nEx, skip int, layers string, ar bool, workers, epochs int,
 	o := sbn.DefaultTrainOptions()
 	o.Sampler, o.Workers, o.Epochs = "gibbs", workers, epochs
 	if precision != "" {
-		o.Precision = precision
+		o.Precision = kernel.Precision(precision)
 	}
 	tr, err := sbn.NewTrainer(n, set.Len(), o)
 	if err != nil {

@@ -8,6 +8,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/logz-ml/logz/internal/kernel"
 	"os"
 	"strings"
 	"time"
@@ -46,7 +47,7 @@ func run(dir string, n int, seed uint64, dump, samplers, precision string) error
 		ts := fam.Train().(*sbnfam.Train)
 		ts.Sampler, ts.Epochs = s, 1
 		if precision != "" {
-			ts.Precision = precision
+			ts.Precision = kernel.Precision(precision)
 		}
 		m, err := fam.Plugin.(kit.Builder).NewModel(ms, set.D)
 		if err != nil {
