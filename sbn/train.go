@@ -10,7 +10,6 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/kernel"
-	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
@@ -68,9 +67,10 @@ type TrainOptions struct {
 	// depend on it.
 	Workers int
 	// Precision of the sampler's arithmetic: kernel.Float32 or
-	// kernel.Float64 ("" means float64). Adaptive importance sampler: float32 sums of the
-	// batched proposals and gradients, float64 log-weights, parameters and
-	// dynamics (train_is32.go), else the per-sample path. Gibbs sampler:
+	// kernel.Float64 ("" means float64). Adaptive importance sampler: the
+	// sums of the batched proposals and gradients in that precision,
+	// log-weights, parameters and dynamics in float64 (train_is.go, one
+	// engine generic over the precision). Gibbs sampler:
 	// the chains' states, activations, σ pairs or odds and tabulated
 	// exponentials in float32, eight chains per AVX2 register, the
 	// log-odds, parameters, gradient sums and dynamics in float64, the
@@ -150,7 +150,7 @@ type Trainer struct {
 	phi, gradPhi []float64
 	recAdam      optim.Adam
 
-	is32    *is32        // the float32 adaptive importance sampler (nil: the per-sample float64 path)
+	is      isSampler    // the adaptive importance sampler (nil for gibbs)
 	gibbs   *gibbsTables // the Gibbs sampler's tables (nil for adaptive-is)
 	tabs    *gibbsTables // W_lᵀ (and, for gibbs, the exponentials), refreshed each step
 	gibbs32 bool         // the float32 Gibbs sampler (sampler.go's chains in float32: sampler32.go)
@@ -166,7 +166,6 @@ type Trainer struct {
 	tasks    []*trainTask
 	gsum     *Net        // the summed gradient in the net's layout
 	gGen0    [][]float64 // gsum's slices
-	gRec0    [][]float64
 	perm     []int
 	noiseSrc rand.PCG
 	noise    *rand.Rand
@@ -189,10 +188,11 @@ type trainTask struct {
 	rows []int // dataset indices
 	pos  int   // position of rows[0] in the minibatch
 
-	x   []float64 // the current example
+	// The current example and the kept states of the per-example Gibbs
+	// reference (sampler_ref_test.go).
+	x   []float64
 	xon []int32
 	smp []latentSample
-	lw  []float64
 
 	// gibbs: the chunk's examples (chunkSize × n_0) and the buffers of
 	// its batched gradient
@@ -200,15 +200,14 @@ type trainTask struct {
 	gb *gradBatch
 
 	gGen *Net
-	gRec *Recognition
 
 	signal float64
 }
 
 // latentSample is one joint state with the buffers of its gradient.
 type latentSample struct {
-	h, p, pq [][]float64
-	on       [][]int32
+	h, p [][]float64
+	on   [][]int32
 }
 
 // NewTrainer prepares a trainer for n on a training set of N examples. If
@@ -294,8 +293,12 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		}
 	}
 	t.noise = rand.New(&t.noiseSrc)
-	if o.Sampler == "adaptive-is" && o.Precision == kernel.Float32 {
-		t.is32 = newIS32(t)
+	if o.Sampler == "adaptive-is" {
+		if o.Precision == kernel.Float32 {
+			t.is = newISEngine[float32](t)
+		} else {
+			t.is = newISEngine[float64](t)
+		}
 		return t, nil
 	}
 	for lo := 0; lo < o.BatchSize; lo += chunkSize {
@@ -308,9 +311,6 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		t.gsum.W[l] = make([]float64, len(n.W[l]))
 	}
 	t.gGen0, _ = paramSlices(t.gsum)
-	if t.phi != nil {
-		t.gRec0, _ = recSlices(t.tasks[0].gRec, n.Sizes)
-	}
 	t.work = func() {
 		for {
 			k := int(t.next.Add(1)) - 1
@@ -326,20 +326,16 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 func (t *Trainer) newTask() *trainTask {
 	n := t.net
 	tk := &trainTask{sc: n.NewScratch(), x: make([]float64, n.Sizes[0]), xon: make([]int32, 0, n.Sizes[0]),
-		lw: make([]float64, t.opt.Samples), gGen: New(n.Sizes, n.AR())}
+		gGen: New(n.Sizes, n.AR())}
 	tk.rng = rand.New(&tk.src)
 	for range t.opt.Samples {
-		s := latentSample{h: n.States(), p: layerBufs(n.Sizes), pq: layerBufs(n.Sizes), on: make([][]int32, len(n.Sizes))}
+		s := latentSample{h: n.States(), p: layerBufs(n.Sizes), on: make([][]int32, len(n.Sizes))}
 		for l, k := range n.Sizes {
 			s.on[l] = make([]int32, 0, k)
 		}
 		tk.smp = append(tk.smp, s)
 	}
-	if t.opt.Sampler == "gibbs" {
-		tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
-	} else {
-		tk.gRec = NewRecognition(n.Sizes, n.Rec.T != nil)
-	}
+	tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
 	return tk
 }
 
@@ -442,8 +438,8 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if t.is32 != nil {
-		return t.is32.minibatch(idx, scale, workers, epoch, b)
+	if t.is != nil {
+		return t.is.minibatch(idx, scale, workers, epoch, b)
 	}
 	t.active = 0
 	for lo := 0; lo < len(idx); lo += chunkSize {
@@ -481,14 +477,7 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 		for i := range t.grad {
 			t.grad[i] *= -scale
 		}
-		if t.phi != nil {
-			r0 := t.tasks[0].gRec
-			for _, tk := range t.tasks[1:t.active] {
-				addRec(r0, tk.gRec)
-			}
-			gather(t.gRec0, t.recTri, t.gradPhi)
-		}
-		t.update(epoch, b, step, len(idx))
+		t.update(epoch, b, step)
 	}
 	for _, tk := range t.tasks[:t.active] {
 		signal += tk.signal
@@ -498,18 +487,12 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 
 // update takes the dynamics step of step of minibatch b of epoch on θ
 // along grad (−(N/|B|) Σ of the minibatch's weighted ∇ log p(x, h), to
-// which it adds the prior's −∇ log p_0) and, with a recognition network,
-// Adam's step on φ along gradPhi (Σ of the weighted ∇ log Q; an ascent on
-// J(φ), so a descent on −(1/size) Σ).
-func (t *Trainer) update(epoch, b, step, size int) {
+// which it adds the prior's −∇ log p_0).
+func (t *Trainer) update(epoch, b, step int) {
 	t.prior.AddGradU(t.theta, t.grad)
 	t.noiseSrc.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(epoch), uint64(b), uint64(step)), 0)
 	t.dyn.step(t.theta, t.grad, t.noise)
 	scatter(t.theta, t.gen, t.genTri)
-	if t.phi != nil {
-		t.recAdam.Step(t.phi, t.gradPhi, -1/float64(size))
-		scatter(t.phi, t.rec, t.recTri)
-	}
 }
 
 // addNet adds the parameters of b to a.
@@ -521,16 +504,6 @@ func addNet(a, b *Net) {
 		}
 		if a.S != nil {
 			axpy(a.S[l], b.S[l])
-		}
-	}
-}
-
-func addRec(a, b *Recognition) {
-	for l := 1; l < len(a.R); l++ {
-		axpy(a.R[l], b.R[l])
-		axpy(a.C[l], b.C[l])
-		if a.T != nil {
-			axpy(a.T[l], b.T[l])
 		}
 	}
 }
@@ -554,63 +527,12 @@ func zeroNet(a *Net) {
 	}
 }
 
-func zeroRec(a *Recognition) {
-	for l := 1; l < len(a.R); l++ {
-		clear(a.R[l])
-		clear(a.C[l])
-		if a.T != nil {
-			clear(a.T[l])
-		}
-	}
-}
-
-// runTask draws the latent samples of one chunk at the current step and
-// accumulates their weighted gradients.
+// runTask draws the Gibbs samples of one chunk at the current step and
+// accumulates their gradients.
 func (t *Trainer) runTask(tk *trainTask) {
-	o := t.opt
 	zeroNet(tk.gGen)
-	if tk.gRec != nil {
-		zeroRec(tk.gRec)
-	}
 	tk.signal = 0
-	if t.gibbs != nil {
-		t.gibbsGrad(tk)
-		return
-	}
-	c := &t.cur
-	for _, row := range tk.rows {
-		tk.src.Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
-		xs := c.data.Row(row)
-		for i, v := range xs {
-			tk.x[i] = float64(v)
-		}
-		tk.xon = onUnits(tk.x, tk.xon)
-		for s := range tk.smp {
-			tk.smp[s].h[0], tk.smp[s].on[0] = tk.x, tk.xon
-		}
-		t.isExample(tk)
-	}
-}
-
-// isExample: L proposals from Q, self-normalised weights, both gradients.
-func (t *Trainer) isExample(tk *trainTask) {
-	n := t.net
-	for s := range tk.smp {
-		sm := &tk.smp[s]
-		lq := n.forwardQ(sm.h, sm.pq, sm.on, tk.rng)
-		lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
-		tk.lw[s] = lp - lq
-	}
-	lse := nmath.LogSumExp(tk.lw)
-	for s := range tk.smp {
-		sm := &tk.smp[s]
-		w := math.Exp(tk.lw[s] - lse)
-		n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
-		n.addGradQ(sm.h, sm.pq, sm.on, w, tk.gRec)
-	}
-	if t.cur.step == t.opt.Steps-1 {
-		tk.signal += lse - math.Log(float64(len(tk.smp)))
-	}
+	t.gibbsGrad(tk)
 }
 
 // Current returns the evaluated net, current().
