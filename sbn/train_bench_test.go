@@ -1,9 +1,10 @@
 package sbn
 
 import (
-	"github.com/logz-ml/logz/internal/kernel"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/kernel"
 )
 
 // benchMinibatch times one DSGHMC minibatch update of an SBN 784-200:

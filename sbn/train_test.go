@@ -1,11 +1,11 @@
 package sbn
 
 import (
-	"github.com/logz-ml/logz/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )

@@ -20,7 +20,6 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
-	"github.com/logz-ml/logz/internal/kernel"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -32,6 +31,7 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/sbn"
 )
 

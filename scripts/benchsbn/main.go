@@ -8,7 +8,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/logz-ml/logz/internal/kernel"
 	"os"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family/kit"
 	sbnfam "github.com/logz-ml/logz/family/sbn"
+	"github.com/logz-ml/logz/internal/kernel"
 )
 
 func main() {

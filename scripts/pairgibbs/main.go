@@ -19,7 +19,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/logz-ml/logz/internal/kernel"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -29,6 +28,7 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/sbn"
 )
 
