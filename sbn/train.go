@@ -151,8 +151,7 @@ type Trainer struct {
 	recAdam      optim.Adam
 
 	is      isSampler    // the adaptive importance sampler (nil for gibbs)
-	gibbs   *gibbsTables // the Gibbs sampler's tables (nil for adaptive-is)
-	tabs    *gibbsTables // W_lᵀ (and, for gibbs, the exponentials), refreshed each step
+	gibbs   *gibbsTables // the Gibbs sampler's tables, W_lᵀ and the exponentials, refreshed each step (nil for adaptive-is)
 	gibbs32 bool         // the float32 Gibbs sampler (sampler.go's chains in float32: sampler32.go)
 	latent  int          // Σ_{l≥1} n_l
 	persist []uint8      // N × latent persistent Gibbs states
@@ -272,12 +271,11 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	for _, s := range n.Sizes[1:] {
 		t.latent += s
 	}
-	t.tabs = n.newGibbsTables(o.Sampler == "gibbs")
 	if o.Sampler == "gibbs" {
-		t.gibbs = t.tabs
+		t.gibbs = n.newGibbsTables(true)
 		if o.Precision == kernel.Float32 {
 			t.gibbs32 = true
-			t.tabs.enable32(n)
+			t.gibbs.enable32(n)
 		}
 		if o.Persistent {
 			t.persist, t.seen = make([]uint8, N*t.latent), make([]uint8, N)
@@ -450,12 +448,9 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	workers = min(workers, t.active)
 	for step := range t.opt.Steps {
 		t.cur.step = step
-		t.tabs.refresh(t.net, t.gibbs != nil)
+		t.gibbs.refresh(t.net, true)
 		t.next.Store(0)
-		work := t.work
-		if t.gibbs != nil {
-			work = t.gibbsSteps(idx, workers)
-		}
+		work := t.gibbsSteps(idx, workers)
 		if workers == 1 {
 			work()
 		} else {
