@@ -9,11 +9,11 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/seqsum"
+	"github.com/logz-ml/logz/internal/shard"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
@@ -49,8 +49,8 @@ type AIS struct {
 	// number of chains finished so far and the total (examples × chains).
 	Progress func(done, total int64)
 	// Units, if set, shares the examples among the shards of a sharded
-	// evaluation (see eval.Units).
-	Units eval.Units
+	// evaluation (see shard.Units).
+	Units shard.Units
 }
 
 // AISResult holds per-example AIS estimates.
@@ -95,7 +95,7 @@ func (a AIS) LogProb(n *Net, x data.Examples) (AISResult, error) {
 	total := int64(N) * int64(a.Chains)
 	var chains []aisLane
 	for ex := range N {
-		if eval.Mine(a.Units, ex) {
+		if shard.Mine(a.Units, ex) {
 			for m := range a.Chains {
 				chains = append(chains, aisLane{ex, m})
 			}
@@ -125,8 +125,8 @@ func (a AIS) LogProb(n *Net, x data.Examples) (AISResult, error) {
 }
 
 // completeRows hands the rows of w (one unit per row, all rows of one
-// length) to units (see eval.Units).
-func completeRows(units eval.Units, w [][]float64) error {
+// length) to units (see shard.Units).
+func completeRows(units shard.Units, w [][]float64) error {
 	if units == nil || len(w) == 0 {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/sigpair"
+	"github.com/logz-ml/logz/sbn/internal/sigpair"
 )
 
 // The annealing of AIS and BDMC runs its chains side by side, one per lane
@@ -18,7 +18,7 @@ import (
 // steps, and in between from the last β's by the factors e^{±W/K}), and
 // a unit's log-odds and the
 // updates after its flip go four lanes (a group) at a time through the
-// kernels of internal/sigpair:
+// kernels of sbn/internal/sigpair:
 //
 //	softplus(a + βdw) − softplus(a) = log(t + s·e^{βdw}),  s, t = σ(±a), d = ±1,
 //

@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
-	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/internal/shard"
 )
 
 // BDMC is bidirectional Monte Carlo (Grosse, Ghahramani & Adams 2015) on
@@ -47,8 +47,8 @@ type BDMC struct {
 	// Units, if set, shares the simulated examples' chains among the
 	// shards of a sharded evaluation (unit n: its forward and reverse
 	// chains; every process simulates all the data, which is cheap; see
-	// eval.Units).
-	Units eval.Units
+	// shard.Units).
+	Units shard.Units
 }
 
 // BDMCData is the simulated data: Len() examples of D values each, an
@@ -124,7 +124,7 @@ func (b BDMC) Run(n *Net) (BDMCResult, error) {
 	logZ0 := -float64(D) * math.Ln2
 	var chains []aisLane
 	for ex := range N {
-		if eval.Mine(b.Units, ex) {
+		if shard.Mine(b.Units, ex) {
 			for m := range M {
 				chains = append(chains, aisLane{ex, m})
 			}

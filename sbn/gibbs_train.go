@@ -199,7 +199,7 @@ func (t *Trainer) gibbsGrad(tk *trainTask) {
 	if t.gs.sig0 != nil && !last {
 		sig0 = t.gs.sig0[tk.pos*S*m : (tk.pos+K)*S*m]
 	}
-	n.addGradBatch(tk.gb, tk.xs, K, S, t.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], t.tabs.wt, w, tk.gGen, last, sig0)
+	n.addGradBatch(tk.gb, tk.xs, K, S, t.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], t.gibbs.wt, w, tk.gGen, last, sig0)
 	if last {
 		for _, lp := range tk.gb.lp[:K*S] {
 			tk.signal += w * lp

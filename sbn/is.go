@@ -7,10 +7,10 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/seqsum"
+	"github.com/logz-ml/logz/internal/shard"
 )
 
 // IS estimates log p(x) per example by importance sampling with the
@@ -31,8 +31,8 @@ type IS struct {
 	// samples drawn so far and the total (examples × Samples).
 	Progress func(done, total int64)
 	// Units, if set, shares the (example, block) items among the shards of
-	// a sharded evaluation (unit ex·blocks + b; see eval.Units).
-	Units eval.Units
+	// a sharded evaluation (unit ex·blocks + b; see shard.Units).
+	Units shard.Units
 }
 
 // ISResult holds per-example importance-sampling estimates.
@@ -73,7 +73,7 @@ func (is IS) LogProb(n *Net, x data.Examples) (ISResult, error) {
 		c := e.newChain()
 		rng, pcg := estRand()
 		return func(item int) {
-			if !eval.Mine(is.Units, item) {
+			if !shard.Mine(is.Units, item) {
 				return
 			}
 			ex, b := item/blocks, item%blocks
@@ -103,8 +103,8 @@ func (is IS) LogProb(n *Net, x data.Examples) (ISResult, error) {
 }
 
 // completeAccs hands the accumulators of the items to units (see
-// eval.Units).
-func completeAccs(units eval.Units, acc []nmath.LogWeights) error {
+// shard.Units).
+func completeAccs(units shard.Units, acc []nmath.LogWeights) error {
 	if units == nil {
 		return nil
 	}
@@ -112,7 +112,7 @@ func completeAccs(units eval.Units, acc []nmath.LogWeights) error {
 	for i, a := range acc {
 		m[i], s1[i], s2[i] = a.M, a.S1, a.S2
 	}
-	if err := eval.CompleteColumns(units, m, s1, s2); err != nil {
+	if err := shard.CompleteColumns(units, m, s1, s2); err != nil {
 		return err
 	}
 	for i := range acc {

@@ -7,7 +7,7 @@ import (
 	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seqsum"
-	"github.com/logz-ml/logz/internal/sigpair"
+	"github.com/logz-ml/logz/sbn/internal/sigpair"
 )
 
 // The single-site Gibbs sampler of the latent units given x (Du, Zhu &
@@ -148,7 +148,7 @@ func sigPair(a float64) (float64, float64) {
 // of a trainer's chunk of examples sweep together, so that every weight
 // row and its exponentials are read once for all of them and the
 // products of the log-odds and the updates run four lanes (a group) at a
-// time (internal/sigpair). Layer l's states h, activations a and σ(a),
+// time (sbn/internal/sigpair). Layer l's states h, activations a and σ(a),
 // σ(−a) (s, t; NaN where |a| > extreme) are stored group by group, unit by
 // unit: unit i of lane k = 4g + q at [(g·n_l + i)·4 + q] (idx), so that
 // one group's units are contiguous. Every lane performs the

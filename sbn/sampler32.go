@@ -7,14 +7,14 @@ import (
 	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seqsum"
-	"github.com/logz-ml/logz/internal/sigpair"
+	"github.com/logz-ml/logz/sbn/internal/sigpair"
 )
 
 // The float32 Gibbs sampler (train.precision float32 with the gibbs
 // sampler): the chains of sampler.go with their states, the latent layers'
 // activations and σ pairs, the visible layer's odds (below) and the
 // tabulated e^{±W}, e^{±S} in float32, eight lanes per AVX2 register
-// (internal/sigpair's float32 kernels). What stays float64: the
+// (sbn/internal/sigpair's float32 kernels). What stays float64: the
 // activations recomputed at each refresh (the sums of float64 weights,
 // then rounded), the visible layer's dot products Σ_i x_i W_1[i,j] and
 // Σ_i softplus(a_i), the product of a block of 32 factors (each factor is

@@ -430,7 +430,7 @@ func TestGibbs32GradientSigmoid(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr.tabs.refresh(n, true)
+		tr.gibbs.refresh(n, true)
 		idx := rand.New(rand.NewPCG(3, 3)).Perm(len(set))
 		var chunks []*trainTask
 		for lo := 0; lo < len(idx); lo += chunkSize {
@@ -448,7 +448,7 @@ func TestGibbs32GradientSigmoid(t *testing.T) {
 				got := tk.gGen.clone()
 				zeroNet(tk.gGen)
 				K := len(tk.rows)
-				n.addGradBatch(tk.gb, tk.xs, K, S, tr.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], tr.tabs.wt, 1/float64(S), tk.gGen, false, nil)
+				n.addGradBatch(tk.gb, tk.xs, K, S, tr.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], tr.gibbs.wt, 1/float64(S), tk.gGen, false, nil)
 				gn, gx := params(got)
 				_, wx := params(tk.gGen)
 				for p := range gx {

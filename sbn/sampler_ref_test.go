@@ -233,7 +233,7 @@ func (t *Trainer) gibbsExampleRef(tk *trainTask, ch *gibbsChain, row, pos int) {
 			copy(sm.h[l], ch.h[l])
 			sm.on[l] = onUnits(sm.h[l], sm.on[l])
 		}
-		lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
+		lp := n.forward(sm.h, sm.p, sm.on, t.gibbs.wt)
 		n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
 		if t.cur.step == o.Steps-1 {
 			tk.signal += w * lp

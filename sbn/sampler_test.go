@@ -326,7 +326,7 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 				t.Fatal(err)
 			}
 			ch := n.newGibbsChain()
-			tr.tabs.refresh(n, true)
+			tr.gibbs.refresh(n, true)
 			perm := rand.New(rand.NewPCG(3, 3)).Perm(len(data))
 			for _, step := range []int{0, 1, 3} {
 				for bi, idx := range [][]int{perm[:25], perm[25:]} {

@@ -9,12 +9,11 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
-	"github.com/logz-ml/logz/train"
 )
 
 // TrainOptions configures a Trainer (doubly stochastic gradient MCMC, Du,
@@ -67,16 +66,17 @@ type TrainOptions struct {
 	// Workers is the number of goroutines (0: GOMAXPROCS). Results do not
 	// depend on it.
 	Workers int
-	// Precision of the sampler's arithmetic: "float32" or "float64" (""
-	// means float64). Adaptive importance sampler: float32 sums of the
-	// batched proposals and gradients, float64 log-weights, parameters and
-	// dynamics (train_is32.go), else the per-sample path. Gibbs sampler:
+	// Precision of the sampler's arithmetic: kernel.Float32 or
+	// kernel.Float64 ("" means float64). Adaptive importance sampler: the
+	// sums of the batched proposals and gradients in that precision,
+	// log-weights, parameters and dynamics in float64 (train_is.go, one
+	// engine generic over the precision). Gibbs sampler:
 	// the chains' states, activations, σ pairs or odds and tabulated
 	// exponentials in float32, eight chains per AVX2 register, the
 	// log-odds, parameters, gradient sums and dynamics in float64, the
 	// gradient's visible σ(a) taken from the chains before the last step
 	// (sampler32.go, gibbs_train.go), else the float64 chains.
-	Precision string
+	Precision kernel.Precision
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
 }
@@ -94,7 +94,7 @@ func DefaultTrainOptions() TrainOptions {
 		LearningRate: 0.01, Friction: 0.1, NoiseA: 0.1,
 		PriorSigma: 0.09, PriorNu: 2.2,
 		Steps: 10, BatchSize: 100, Samples: 5, BurnIn: 5, GibbsSweeps: 1,
-		RecLearningRate: 0.001, Average: 1, Seed: 1, Precision: "float32",
+		RecLearningRate: 0.001, Average: 1, Seed: 1, Precision: kernel.Float32,
 	}
 }
 
@@ -150,9 +150,8 @@ type Trainer struct {
 	phi, gradPhi []float64
 	recAdam      optim.Adam
 
-	is32    *is32        // the float32 adaptive importance sampler (nil: the per-sample float64 path)
-	gibbs   *gibbsTables // the Gibbs sampler's tables (nil for adaptive-is)
-	tabs    *gibbsTables // W_lᵀ (and, for gibbs, the exponentials), refreshed each step
+	is      isSampler    // the adaptive importance sampler (nil for gibbs)
+	gibbs   *gibbsTables // the Gibbs sampler's tables, W_lᵀ and the exponentials, refreshed each step (nil for adaptive-is)
 	gibbs32 bool         // the float32 Gibbs sampler (sampler.go's chains in float32: sampler32.go)
 	latent  int          // Σ_{l≥1} n_l
 	persist []uint8      // N × latent persistent Gibbs states
@@ -166,7 +165,6 @@ type Trainer struct {
 	tasks    []*trainTask
 	gsum     *Net        // the summed gradient in the net's layout
 	gGen0    [][]float64 // gsum's slices
-	gRec0    [][]float64
 	perm     []int
 	noiseSrc rand.PCG
 	noise    *rand.Rand
@@ -189,10 +187,11 @@ type trainTask struct {
 	rows []int // dataset indices
 	pos  int   // position of rows[0] in the minibatch
 
-	x   []float64 // the current example
+	// The current example and the kept states of the per-example Gibbs
+	// reference (sampler_ref_test.go).
+	x   []float64
 	xon []int32
 	smp []latentSample
-	lw  []float64
 
 	// gibbs: the chunk's examples (chunkSize × n_0) and the buffers of
 	// its batched gradient
@@ -200,15 +199,14 @@ type trainTask struct {
 	gb *gradBatch
 
 	gGen *Net
-	gRec *Recognition
 
 	signal float64
 }
 
 // latentSample is one joint state with the buffers of its gradient.
 type latentSample struct {
-	h, p, pq [][]float64
-	on       [][]int32
+	h, p [][]float64
+	on   [][]int32
 }
 
 // NewTrainer prepares a trainer for n on a training set of N examples. If
@@ -237,9 +235,12 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("sbn trainer: recognition learning rate %v must be a positive number", o.RecLearningRate)
 	case o.Average < 0 || o.Workers < 0:
 		return nil, fmt.Errorf("sbn trainer: average %d and workers %d must not be negative", o.Average, o.Workers)
-	case o.Precision != "" && o.Precision != "float64" && o.Precision != "float32":
-		return nil, fmt.Errorf("sbn trainer: precision %q: expected float64 or float32", o.Precision)
 	}
+	prec, err := kernel.Parse(string(o.Precision), kernel.Float64)
+	if err != nil {
+		return nil, fmt.Errorf("sbn trainer: %w", err)
+	}
+	o.Precision = prec
 	t := &Trainer{net: n, opt: o, n: N, prior: Prior{o.Prior, o.PriorSigma, o.PriorNu}}
 	if err := t.prior.Check(); err != nil {
 		return nil, fmt.Errorf("sbn trainer: %w", err)
@@ -248,7 +249,6 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	P := flatSize(t.gen, t.genTri)
 	t.theta, t.grad = make([]float64, P), make([]float64, P)
 	gather(t.gen, t.genTri, t.theta)
-	var err error
 	if t.dyn, err = newDynamics(o.Method, o.LearningRate, o.Friction, o.GradNoise, o.NoiseA, N, P); err != nil {
 		return nil, fmt.Errorf("sbn trainer: %w", err)
 	}
@@ -271,12 +271,11 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 	for _, s := range n.Sizes[1:] {
 		t.latent += s
 	}
-	t.tabs = n.newGibbsTables(o.Sampler == "gibbs")
 	if o.Sampler == "gibbs" {
-		t.gibbs = t.tabs
-		if o.Precision == "float32" {
+		t.gibbs = n.newGibbsTables(true)
+		if o.Precision == kernel.Float32 {
 			t.gibbs32 = true
-			t.tabs.enable32(n)
+			t.gibbs.enable32(n)
 		}
 		if o.Persistent {
 			t.persist, t.seen = make([]uint8, N*t.latent), make([]uint8, N)
@@ -292,8 +291,12 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		}
 	}
 	t.noise = rand.New(&t.noiseSrc)
-	if o.Sampler == "adaptive-is" && o.Precision == "float32" {
-		t.is32 = newIS32(t)
+	if o.Sampler == "adaptive-is" {
+		if o.Precision == kernel.Float32 {
+			t.is = newISEngine[float32](t)
+		} else {
+			t.is = newISEngine[float64](t)
+		}
 		return t, nil
 	}
 	for lo := 0; lo < o.BatchSize; lo += chunkSize {
@@ -306,9 +309,6 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		t.gsum.W[l] = make([]float64, len(n.W[l]))
 	}
 	t.gGen0, _ = paramSlices(t.gsum)
-	if t.phi != nil {
-		t.gRec0, _ = recSlices(t.tasks[0].gRec, n.Sizes)
-	}
 	t.work = func() {
 		for {
 			k := int(t.next.Add(1)) - 1
@@ -324,20 +324,16 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 func (t *Trainer) newTask() *trainTask {
 	n := t.net
 	tk := &trainTask{sc: n.NewScratch(), x: make([]float64, n.Sizes[0]), xon: make([]int32, 0, n.Sizes[0]),
-		lw: make([]float64, t.opt.Samples), gGen: New(n.Sizes, n.AR())}
+		gGen: New(n.Sizes, n.AR())}
 	tk.rng = rand.New(&tk.src)
 	for range t.opt.Samples {
-		s := latentSample{h: n.States(), p: layerBufs(n.Sizes), pq: layerBufs(n.Sizes), on: make([][]int32, len(n.Sizes))}
+		s := latentSample{h: n.States(), p: layerBufs(n.Sizes), on: make([][]int32, len(n.Sizes))}
 		for l, k := range n.Sizes {
 			s.on[l] = make([]int32, 0, k)
 		}
 		tk.smp = append(tk.smp, s)
 	}
-	if t.opt.Sampler == "gibbs" {
-		tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
-	} else {
-		tk.gRec = NewRecognition(n.Sizes, n.Rec.T != nil)
-	}
+	tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
 	return tk
 }
 
@@ -356,15 +352,15 @@ func (t *Trainer) SetOnBatch(f func(examples int)) { t.onBatch = f }
 // (SignalLogJoint or SignalISBound, its Signal), K the dynamics steps per
 // minibatch and Momentum 1 − friction. On divergence (a parameter NaN, ±Inf
 // or beyond models.MaxAbsParam) it returns an error wrapping
-// train.ErrDiverged that names the epoch and minibatch; the net is then
+// models.ErrDiverged that names the epoch and minibatch; the net is then
 // unusable and the caller keeps its last checkpoint.
-func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
+func (t *Trainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	N := x.Len()
 	if N != t.n {
-		return train.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d (the gradient scale N/|B|)", N, t.n)
+		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d (the gradient scale N/|B|)", N, t.n)
 	}
 	if d := len(x.Row(0)); d != t.net.Sizes[0] {
-		return train.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
+		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
 	}
 	// The net is the truth between epochs (a caller may have set it).
 	gather(t.gen, t.genTri, t.theta)
@@ -372,13 +368,13 @@ func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
 		gather(t.rec, t.recTri, t.phi)
 	}
 	epoch := t.ep + 1
-	t.perm = train.Order(t.perm, N, true, rand.New(rand.NewPCG(seeds.Derive(t.opt.Seed, keyPerm, uint64(epoch)), 0)))
+	t.perm = data.Order(t.perm, N, true, rand.New(rand.NewPCG(seeds.Derive(t.opt.Seed, keyPerm, uint64(epoch)), 0)))
 	o := t.opt
-	st := train.EpochSummary{Epoch: epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, Signal: SignalISBound}
+	st := models.EpochSummary{Epoch: epoch, K: o.Steps, LearningRate: o.LearningRate, Momentum: 1 - o.Friction, Signal: SignalISBound}
 	if o.Sampler == "gibbs" {
 		st.Signal = SignalLogJoint
 	}
-	b, err := train.Minibatches(t.perm, o.BatchSize, t.onBatch, func(b int, idx []int) error {
+	b, err := data.Minibatches(t.perm, o.BatchSize, t.onBatch, func(b int, idx []int) error {
 		st.ReconError += t.minibatch(x, idx, epoch, b)
 		if t.avg != nil {
 			copy(t.avg[t.avgPos], t.theta)
@@ -388,7 +384,7 @@ func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
 		return nil
 	}, t.checkFinite)
 	if err != nil {
-		return train.EpochSummary{}, fmt.Errorf("sbn trainer: %w at epoch %d, minibatch %d: %v", train.ErrDiverged, epoch, b, err)
+		return models.EpochSummary{}, fmt.Errorf("sbn trainer: %w at epoch %d, minibatch %d: %v", models.ErrDiverged, epoch, b, err)
 	}
 	st.ReconError /= float64(N)
 	t.ep = epoch
@@ -399,7 +395,7 @@ func (t *Trainer) TrainEpoch(x data.Examples) (train.EpochSummary, error) {
 // trainer, named as its train: keys: the method and sampler, the learning
 // rate, SGHMC's friction or SGNHT's noise_a, the dynamics steps per
 // minibatch and the latent samples per example.
-func (t *Trainer) EpochSettings(train.EpochSummary) string {
+func (t *Trainer) EpochSettings(models.EpochSummary) string {
 	o := t.opt
 	s := fmt.Sprintf("%s/%s lr=%.4g", o.Method, o.Sampler, o.LearningRate)
 	switch o.Method {
@@ -440,8 +436,8 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	if t.is32 != nil {
-		return t.is32.minibatch(idx, scale, workers, epoch, b)
+	if t.is != nil {
+		return t.is.minibatch(idx, scale, workers, epoch, b)
 	}
 	t.active = 0
 	for lo := 0; lo < len(idx); lo += chunkSize {
@@ -452,12 +448,9 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	workers = min(workers, t.active)
 	for step := range t.opt.Steps {
 		t.cur.step = step
-		t.tabs.refresh(t.net, t.gibbs != nil)
+		t.gibbs.refresh(t.net, true)
 		t.next.Store(0)
-		work := t.work
-		if t.gibbs != nil {
-			work = t.gibbsSteps(idx, workers)
-		}
+		work := t.gibbsSteps(idx, workers)
 		if workers == 1 {
 			work()
 		} else {
@@ -479,14 +472,7 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 		for i := range t.grad {
 			t.grad[i] *= -scale
 		}
-		if t.phi != nil {
-			r0 := t.tasks[0].gRec
-			for _, tk := range t.tasks[1:t.active] {
-				addRec(r0, tk.gRec)
-			}
-			gather(t.gRec0, t.recTri, t.gradPhi)
-		}
-		t.update(epoch, b, step, len(idx))
+		t.update(epoch, b, step)
 	}
 	for _, tk := range t.tasks[:t.active] {
 		signal += tk.signal
@@ -496,18 +482,12 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 
 // update takes the dynamics step of step of minibatch b of epoch on θ
 // along grad (−(N/|B|) Σ of the minibatch's weighted ∇ log p(x, h), to
-// which it adds the prior's −∇ log p_0) and, with a recognition network,
-// Adam's step on φ along gradPhi (Σ of the weighted ∇ log Q; an ascent on
-// J(φ), so a descent on −(1/size) Σ).
-func (t *Trainer) update(epoch, b, step, size int) {
+// which it adds the prior's −∇ log p_0).
+func (t *Trainer) update(epoch, b, step int) {
 	t.prior.AddGradU(t.theta, t.grad)
 	t.noiseSrc.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(epoch), uint64(b), uint64(step)), 0)
 	t.dyn.step(t.theta, t.grad, t.noise)
 	scatter(t.theta, t.gen, t.genTri)
-	if t.phi != nil {
-		t.recAdam.Step(t.phi, t.gradPhi, -1/float64(size))
-		scatter(t.phi, t.rec, t.recTri)
-	}
 }
 
 // addNet adds the parameters of b to a.
@@ -519,16 +499,6 @@ func addNet(a, b *Net) {
 		}
 		if a.S != nil {
 			axpy(a.S[l], b.S[l])
-		}
-	}
-}
-
-func addRec(a, b *Recognition) {
-	for l := 1; l < len(a.R); l++ {
-		axpy(a.R[l], b.R[l])
-		axpy(a.C[l], b.C[l])
-		if a.T != nil {
-			axpy(a.T[l], b.T[l])
 		}
 	}
 }
@@ -552,63 +522,12 @@ func zeroNet(a *Net) {
 	}
 }
 
-func zeroRec(a *Recognition) {
-	for l := 1; l < len(a.R); l++ {
-		clear(a.R[l])
-		clear(a.C[l])
-		if a.T != nil {
-			clear(a.T[l])
-		}
-	}
-}
-
-// runTask draws the latent samples of one chunk at the current step and
-// accumulates their weighted gradients.
+// runTask draws the Gibbs samples of one chunk at the current step and
+// accumulates their gradients.
 func (t *Trainer) runTask(tk *trainTask) {
-	o := t.opt
 	zeroNet(tk.gGen)
-	if tk.gRec != nil {
-		zeroRec(tk.gRec)
-	}
 	tk.signal = 0
-	if t.gibbs != nil {
-		t.gibbsGrad(tk)
-		return
-	}
-	c := &t.cur
-	for _, row := range tk.rows {
-		tk.src.Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
-		xs := c.data.Row(row)
-		for i, v := range xs {
-			tk.x[i] = float64(v)
-		}
-		tk.xon = onUnits(tk.x, tk.xon)
-		for s := range tk.smp {
-			tk.smp[s].h[0], tk.smp[s].on[0] = tk.x, tk.xon
-		}
-		t.isExample(tk)
-	}
-}
-
-// isExample: L proposals from Q, self-normalised weights, both gradients.
-func (t *Trainer) isExample(tk *trainTask) {
-	n := t.net
-	for s := range tk.smp {
-		sm := &tk.smp[s]
-		lq := n.forwardQ(sm.h, sm.pq, sm.on, tk.rng)
-		lp := n.forward(sm.h, sm.p, sm.on, t.tabs.wt)
-		tk.lw[s] = lp - lq
-	}
-	lse := nmath.LogSumExp(tk.lw)
-	for s := range tk.smp {
-		sm := &tk.smp[s]
-		w := math.Exp(tk.lw[s] - lse)
-		n.addGrad(sm.h, sm.p, sm.on, w, tk.gGen)
-		n.addGradQ(sm.h, sm.pq, sm.on, w, tk.gRec)
-	}
-	if t.cur.step == t.opt.Steps-1 {
-		tk.signal += lse - math.Log(float64(len(tk.smp)))
-	}
+	t.gibbsGrad(tk)
 }
 
 // Current returns the evaluated net, current().
@@ -704,9 +623,10 @@ type trainerMeta struct {
 	RecAdamT   int    `json:"rec_adam_t,omitempty"`
 	AvgN       int    `json:"avg_n,omitempty"`
 	AvgPos     int    `json:"avg_pos,omitempty"`
-	// Precision is "float32" for the float32 adaptive importance or Gibbs sampler,
-	// "" for float64 (what checkpoints without it were written in).
-	Precision string `json:"precision,omitempty"`
+	// Precision is the sampler's: "float32" for the float32 adaptive
+	// importance or Gibbs sampler; "float64", or "" in the checkpoints
+	// written before float64 was recorded, for float64.
+	Precision kernel.Precision `json:"precision,omitempty"`
 }
 
 // Checkpoint returns the evaluated net (Current) with the trainer's state
@@ -779,14 +699,8 @@ func (t *Trainer) meta() trainerMeta {
 		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos, Precision: t.precision()}
 }
 
-// precision is "float32" when the float32 adaptive importance sampler or
-// Gibbs sampler runs, else "" (float64).
-func (t *Trainer) precision() string {
-	if t.is32 != nil || t.gibbs32 {
-		return "float32"
-	}
-	return ""
-}
+// precision is the precision the sampler runs in.
+func (t *Trainer) precision() kernel.Precision { return t.opt.Precision }
 
 // restore loads a state written by state into this trainer, made by
 // NewTrainer with the same options for a net of the same shape (its
@@ -798,14 +712,8 @@ func (t *Trainer) restore(arrays map[string]models.Array, bytes map[string][]byt
 		return fmt.Errorf("sbn trainer state: %w", err)
 	}
 	want := t.meta()
-	if m.Precision != want.Precision {
-		name := func(p string) string {
-			if p == "" {
-				return "float64"
-			}
-			return p
-		}
-		return fmt.Errorf("sbn trainer state was trained in %s precision, this trainer runs in %s (a resumed run must repeat the uninterrupted one)", name(m.Precision), name(want.Precision))
+	if err := kernel.Check("sbn trainer state", m.Precision, want.Precision); err != nil {
+		return err
 	}
 	if m.Label != want.Label || m.N != want.N || m.Method != want.Method || m.Sampler != want.Sampler ||
 		m.Persistent != want.Persistent || m.Average != want.Average || m.Seed != want.Seed {

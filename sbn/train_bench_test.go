@@ -3,6 +3,8 @@ package sbn
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/kernel"
 )
 
 // benchMinibatch times one DSGHMC minibatch update of an SBN 784-200:
@@ -25,7 +27,7 @@ func benchMinibatch(b *testing.B, sampler, precision string) {
 	o := DefaultTrainOptions()
 	o.Sampler = sampler
 	if precision != "" {
-		o.Precision = precision
+		o.Precision = kernel.Precision(precision)
 	}
 	tr, err := NewTrainer(n, 60000, o)
 	if err != nil {

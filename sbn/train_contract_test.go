@@ -5,20 +5,19 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/models"
-	"github.com/logz-ml/logz/train"
 )
 
 // trainer is the runner's trainer contract (kit.Trainer) with the epoch
 // line's settings, as every trainer of package train has it.
 type trainer interface {
-	TrainEpoch(x data.Examples) (train.EpochSummary, error)
+	TrainEpoch(x data.Examples) (models.EpochSummary, error)
 	Checkpoint(experiment string) (*models.Checkpoint, error)
 	Resume(c *models.Checkpoint) error
 	Completed() int
 	Total() int
 	Current() models.Model
 	SetOnBatch(f func(examples int))
-	EpochSettings(s train.EpochSummary) string
+	EpochSettings(s models.EpochSummary) string
 }
 
 var _ trainer = (*Trainer)(nil)

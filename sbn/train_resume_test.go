@@ -1,13 +1,16 @@
 package sbn
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/train"
+	"github.com/logz-ml/logz/internal/kernel"
+	"github.com/logz-ml/logz/models"
 )
 
 // sameNet reports the first parameter where a and b differ (bitwise).
@@ -41,7 +44,7 @@ func TestResume(t *testing.T) {
 		method, sampler string
 		persistent, ar  bool
 		average         int
-		precision       string
+		precision       kernel.Precision
 	}{
 		{"sghmc", "adaptive-is", false, false, 1, "float64"},
 		{"sgnht", "gibbs", true, true, 4, "float64"},
@@ -55,7 +58,7 @@ func TestResume(t *testing.T) {
 		{"adam", "gibbs", false, false, 3, "float32"},
 		{"sghmc", "gibbs", true, false, 1, "float32"},
 	} {
-		name := c.method + "/" + c.sampler + "/" + c.precision
+		name := c.method + "/" + c.sampler + "/" + string(c.precision)
 		o := DefaultTrainOptions()
 		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed, o.Precision = c.method, c.sampler, c.persistent, c.average, 77, c.precision
 		// No burn-in and large weights, so that chains resumed from other
@@ -72,7 +75,7 @@ func TestResume(t *testing.T) {
 			return tr
 		}
 		straight := fresh(1)
-		var want [3]train.EpochSummary
+		var want [3]models.EpochSummary
 		for e := range 3 {
 			var err error
 			if want[e], err = straight.TrainEpoch(data); err != nil {
@@ -128,7 +131,7 @@ func TestResume(t *testing.T) {
 		// Nor does one of the other precision.
 		{
 			o3 := o
-			o3.Precision = map[string]string{"float32": "float64", "float64": "float32"}[c.precision]
+			o3.Precision = map[kernel.Precision]kernel.Precision{kernel.Float32: kernel.Float64, kernel.Float64: kernel.Float32}[c.precision]
 			other, _ := NewTrainer(New([]int{6, 3, 2}, c.ar), len(data), o3)
 			if err := other.restore(arr, byt); err == nil || !strings.Contains(err.Error(), "precision") {
 				t.Errorf("%s: restore in %s: %v", name, o3.Precision, err)
@@ -138,11 +141,11 @@ func TestResume(t *testing.T) {
 }
 
 // TestDiverged: a learning rate that blows the parameters up is reported
-// as train.ErrDiverged naming the epoch and minibatch.
+// as models.ErrDiverged naming the epoch and minibatch.
 func TestDiverged(t *testing.T) {
 	data := plantedData(randomNet([]int{6, 3}, false, 2, 42), 200, 5)
 	for _, sampler := range []string{"adaptive-is", "gibbs"} {
-		for _, precision := range []string{"float64", "float32"} {
+		for _, precision := range []kernel.Precision{kernel.Float64, kernel.Float32} {
 			n := New([]int{6, 3}, false)
 			o := DefaultTrainOptions()
 			o.Sampler, o.LearningRate, o.Prior, o.Friction, o.Precision = sampler, 1e12, "none", 0.01, precision
@@ -151,7 +154,7 @@ func TestDiverged(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = tr.TrainEpoch(data)
-			if !errors.Is(err, train.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
+			if !errors.Is(err, models.ErrDiverged) || !strings.Contains(err.Error(), "epoch 1, minibatch 1") {
 				t.Errorf("%s/%s: got %v", sampler, precision, err)
 			}
 			t.Log(err)
@@ -197,5 +200,46 @@ func TestAverage(t *testing.T) {
 	}
 	if p := sameNet(&Net{Sizes: cur.Sizes, W: samples[2].W, B: samples[2].B, Rec: cur.Rec}, samples[2]); p != "" {
 		t.Errorf("recognition net is not the current one (%s)", p)
+	}
+}
+
+// TestCommittedCheckpointsResume: the trainer states committed under
+// docs/runs (written before the precision was a kernel.Precision, float32
+// as "float32" and float64 as no field) restore into a trainer of the
+// precision they record and are refused, with kernel.Check's message, by
+// one of the other.
+func TestCommittedCheckpointsResume(t *testing.T) {
+	files, _ := filepath.Glob("../docs/runs/*sbn*/*/model.npz")
+	if len(files) == 0 {
+		t.Skip("no committed sbn checkpoint")
+	}
+	for _, f := range files {
+		c, err := models.Load(f, models.Codecs{TypeOf(false), TypeOf(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m trainerMeta
+		if err := json.Unmarshal(c.Bytes["trainer"], &m); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		n := c.Model.(*Net)
+		o := DefaultTrainOptions()
+		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed = m.Method, m.Sampler, m.Persistent, m.Average, m.Seed
+		want := m.Precision.Or(kernel.Float64)
+		for _, p := range []kernel.Precision{kernel.Float32, kernel.Float64} {
+			o.Precision = p
+			tr, err := NewTrainer(n, m.N, o)
+			if err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			err = tr.Resume(c)
+			switch {
+			case p == want && err != nil:
+				t.Errorf("%s (%q): resume in %s: %v", f, m.Precision, p, err)
+			case p != want && (err == nil || err.Error() != kernel.Check("sbn trainer state", m.Precision, p).Error()):
+				t.Errorf("%s (%q): resume in %s: %v", f, m.Precision, p, err)
+			}
+		}
+		t.Logf("%s: precision %q resumes in %s", f, m.Precision, want)
 	}
 }

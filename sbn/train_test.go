@@ -5,8 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/train"
+	"github.com/logz-ml/logz/models"
 )
 
 // rows is a binary data set for the trainer.
@@ -102,7 +103,10 @@ func TestTrainingRaisesLikelihood(t *testing.T) {
 			}
 		}
 	}
-	for _, c := range []struct{ method, sampler, precision string }{
+	for _, c := range []struct {
+		method, sampler string
+		precision       kernel.Precision
+	}{
 		{"sghmc", "gibbs", "float64"}, {"sghmc", "adaptive-is", "float64"}, {"sgnht", "gibbs", "float64"}, {"adam", "adaptive-is", "float64"},
 		{"sghmc", "adaptive-is", "float32"}, {"adam", "adaptive-is", "float32"}, {"sghmc", "gibbs", "float32"}, {"sgnht", "gibbs", "float32"},
 	} {
@@ -119,7 +123,7 @@ func TestTrainingRaisesLikelihood(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var st train.EpochSummary
+		var st models.EpochSummary
 		for range epochs {
 			if st, err = tr.TrainEpoch(trainSet); err != nil {
 				t.Fatal(err)

@@ -1,6 +1,7 @@
 # The PyTorch peer of logz's adaptive-importance-sampling DSGHMC trainer
 # (sbn/train.go), for scripts/bench-sbn.sh: the same model and update in
-# float32 on the CPU with two threads, written the obvious way.
+# float32 on the CPU, written the obvious way, on THREADS threads
+# (torch.set_num_threads; on two cores one thread is often the faster).
 #
 # SBN 784-200: p(h) = Π σ(b1)^h (1−σ(b1))^(1−h), p(x|h) = Π σ(b0 + W h)^x …;
 # recognition net q(h|x) = σ(c + Rᵀx). Per minibatch of B = 100 examples,
@@ -11,16 +12,17 @@
 #     with η = λ/N, friction α, injected noise N(0, 2αη), Student-t prior
 #     (σ = 0.09, ν = 2.2): v ← (1−α)v − η∇Ũ + noise, θ ← θ + v;
 #   φ = (R, c): one Adam step (0.001) ascending (1/B) Σ_n Σ_s w_s ∇log q(h_s|x_n).
-# Prints the seconds of one pass over the data and the epoch's signal, the
+# Prints the threads, the seconds of one pass over the data and the epoch's signal, the
 # mean over examples of logsumexp_s(log w_s) − log L at the last step of
 # their minibatch (logz's "is-bound").
-# Usage: python3 bench-sbn.py DATA.u8 (N×784 bytes, 0/1)
+# Usage: python3 bench-sbn.py DATA.u8 [THREADS] (N×784 bytes, 0/1; THREADS 2 by default)
 import math, sys, time
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-torch.set_num_threads(2)
+threads = int(sys.argv[2]) if len(sys.argv) > 2 else 2
+torch.set_num_threads(threads)
 x_all = torch.from_numpy(np.fromfile(sys.argv[1], dtype=np.uint8).reshape(-1, 784).astype(np.float32))
 N, D = x_all.shape
 H, B, L, K = 200, 100, 5, 10
@@ -70,4 +72,4 @@ with torch.no_grad():
             if step == K - 1:
                 signal += float((torch.logsumexp(lw, 0) - math.log(L)).sum())
 t = time.perf_counter() - t0
-print("pytorch_adaptive_is %.3f is-bound %.3f" % (t, signal / N))
+print("pytorch_adaptive_is_%dt %.3f is-bound %.3f" % (threads, t, signal / N))

@@ -19,8 +19,9 @@ type Schedule interface {
 	MomentumAt(epoch int) float64
 }
 
-// ErrDiverged is wrapped by the error returned when a parameter becomes NaN or ±Inf.
-var ErrDiverged = errors.New("training diverged")
+// ErrDiverged is models.ErrDiverged, wrapped by the error returned when a
+// parameter becomes NaN or ±Inf.
+var ErrDiverged = models.ErrDiverged
 
 // chunkSize is the number of examples of a minibatch handled by one goroutine
 // with its own generator. It is fixed, so results do not depend on GOMAXPROCS.

@@ -3,21 +3,14 @@ package train
 import (
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/models"
 )
 
-// EpochSummary is what a trainer reports of a training epoch (the runner
-// prints it and records it as a row).
-type EpochSummary struct {
-	Epoch        int // completed epochs, all layers and phases counted
-	Layer        int // 1-based layer of layer-wise training, 0 otherwise
-	K            int
-	LearningRate float64
-	Momentum     float64
-	ReconError   float64
-	// Signal, when set, names what ReconError holds instead of the
-	// reconstruction error (e.g. "is-bound" for a sigmoid belief net).
-	Signal string
-}
+// EpochSummary is what a trainer reports of a training epoch
+// (models.EpochSummary).
+type EpochSummary = models.EpochSummary
 
 // RBMSettings are the settings of an RBM trainer (and of a DBN's or
 // DBM's) on the epoch line: "k=1 lr=0.05 mom=0.50".
@@ -55,40 +48,12 @@ func (e *epochs) run(perm []int, size int, step func(b int, idx []int) error, ch
 	return nil
 }
 
-// Order returns perm (reused if large enough) set to 0…n−1 and, if
-// shuffle, shuffled with rng: the order of an epoch's examples.
+// Order is data.Order: the order of an epoch's examples.
 func Order(perm []int, n int, shuffle bool, rng *rand.Rand) []int {
-	if cap(perm) < n {
-		perm = make([]int, n)
-	}
-	perm = perm[:n]
-	for i := range perm {
-		perm[i] = i
-	}
-	if shuffle {
-		rng.Shuffle(n, func(i, j int) { perm[i], perm[j] = perm[j], perm[i] })
-	}
-	return perm
+	return data.Order(perm, n, shuffle, rng)
 }
 
-// Minibatches is the epoch loop: for the consecutive minibatches of size
-// examples of perm, it runs step (b counts minibatches from 0), then check
-// (nil: none), then onBatch (nil: none) with the minibatch's size. It stops
-// at the first error of step or check and returns it with the 1-based
-// number of its minibatch.
+// Minibatches is data.Minibatches: the epoch loop.
 func Minibatches(perm []int, size int, onBatch func(int), step func(b int, idx []int) error, check func() error) (int, error) {
-	for b, start := 0, 0; start < len(perm); b, start = b+1, start+size {
-		idx := perm[start:min(start+size, len(perm))]
-		err := step(b, idx)
-		if err == nil && check != nil {
-			err = check()
-		}
-		if err != nil {
-			return b + 1, err
-		}
-		if onBatch != nil {
-			onBatch(len(idx))
-		}
-	}
-	return 0, nil
+	return data.Minibatches(perm, size, onBatch, step, check)
 }

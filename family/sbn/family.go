@@ -7,6 +7,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
 )
@@ -68,7 +69,7 @@ type Train struct {
 	// chains' activations, σ pairs and odds in float32, eight chains per
 	// AVX2 register; log-odds, gradient, parameters and dynamics in
 	// float64.
-	Precision string `yaml:"precision" want:"float64 or float32 (adaptive-is: the sums of the proposals and gradients in float32; gibbs: the chains' activations, σ pairs, odds and e^{±W} in float32, eight chains per AVX2 register; log-weights or log-odds, parameters and dynamics float64)"`
+	Precision kernel.Precision `yaml:"precision" want:"float64 or float32 (adaptive-is: the sums of the proposals and gradients in float32; gibbs: the chains' activations, σ pairs, odds and e^{±W} in float32, eight chains per AVX2 register; log-weights or log-odds, parameters and dynamics float64)"`
 }
 
 // DefaultTrain is the paper's setting (App. C) for 10 epochs.
@@ -90,7 +91,7 @@ func (t *Train) Check(p family.Problems) {
 	p.Enum("method", t.Method, []string{"sghmc", "sgnht", "adam"})
 	p.Enum("sampler", t.Sampler, []string{"gibbs", "adaptive-is"})
 	p.Enum("prior", t.Prior, []string{"student-t", "gaussian", "none"})
-	p.Enum("precision", t.Precision, []string{"float64", "float32"})
+	p.Enum("precision", string(t.Precision), []string{string(kernel.Float64), string(kernel.Float32)})
 	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 10000, "an integer in [1, 10000]", t.BatchSize)
 	p.Check("steps", t.Steps >= 1 && t.Steps <= 10000, "an integer in [1, 10000]", t.Steps)

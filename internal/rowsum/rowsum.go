@@ -31,6 +31,11 @@ func AddRowsStride32(dst, w []float32, stride int, idx []int32) {
 	rows(dst, w, stride, idx, false, kern32)
 }
 
+// AddRowsStride is AddRowsStride32 in float64.
+func AddRowsStride(dst, w []float64, stride int, idx []int32) {
+	rows(dst, w, stride, idx, false, kern64)
+}
+
 // rows adds (sub: subtracts) the rows idx of w (row r at r·stride) to dst.
 // kern does the leading entries of dst for every row in assembly and
 // returns how many; the loop here does the rest, with the same operations

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/sbn"
 )
 
@@ -107,7 +108,7 @@ func run(dir string, nEx, skip int, layers string, ar bool, workers, epochs int,
 	o := sbn.DefaultTrainOptions()
 	o.Sampler, o.Workers, o.Epochs = "gibbs", workers, epochs
 	if precision != "" {
-		o.Precision = precision
+		o.Precision = kernel.Precision(precision)
 	}
 	tr, err := sbn.NewTrainer(n, set.Len(), o)
 	if err != nil {

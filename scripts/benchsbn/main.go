@@ -15,6 +15,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family/kit"
 	sbnfam "github.com/logz-ml/logz/family/sbn"
+	"github.com/logz-ml/logz/internal/kernel"
 )
 
 func main() {
@@ -46,7 +47,7 @@ func run(dir string, n int, seed uint64, dump, samplers, precision string) error
 		ts := fam.Train().(*sbnfam.Train)
 		ts.Sampler, ts.Epochs = s, 1
 		if precision != "" {
-			ts.Precision = precision
+			ts.Precision = kernel.Precision(precision)
 		}
 		m, err := fam.Plugin.(kit.Builder).NewModel(ms, set.D)
 		if err != nil {

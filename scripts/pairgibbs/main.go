@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/sbn"
 )
 
@@ -106,7 +107,7 @@ func run(dir string, nTrain, epochs int, seed uint64, nTest, chains, betas int, 
 		n := sbn.New(sizes, false)
 		sbn.InitNormal(n, 0.01, seed)
 		o := sbn.DefaultTrainOptions()
-		o.Sampler, o.Precision, o.Seed, o.Epochs = "gibbs", precision, seeds[p], epochs
+		o.Sampler, o.Precision, o.Seed, o.Epochs = "gibbs", kernel.Precision(precision), seeds[p], epochs
 		tr, err := sbn.NewTrainer(n, trainSet.Len(), o)
 		if err != nil {
 			return err

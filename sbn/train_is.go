@@ -5,33 +5,38 @@ import (
 	"math/rand/v2"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/logistic"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/seeds"
-	tr32 "github.com/logz-ml/logz/internal/transpose"
+	transposes "github.com/logz-ml/logz/internal/transpose"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
-// is32 is the adaptive importance sampler of the trainer in float32
-// (TrainOptions.Precision "float32"): the estimate of isExample, batched
-// over the minibatch's examples × samples, with the sums in float32 and the
-// log-weights in float64. The parameters θ and φ, the dynamics and Adam
-// stay float64; before every step the parameters are rounded to float32
-// copies (W_lᵀ, S_lᵀ, T_lᵀ transposed, so that a binary unit at 1 adds one
-// contiguous row: package rowsum).
+// isEngine is the trainer's adaptive importance sampler in precision F
+// (TrainOptions.Precision; one engine for both, with the kernels of F,
+// isKernels): L proposals h_s ~ Q(· | x) per example, self-normalised
+// weights w̃_s ∝ p(x, h_s)/Q(h_s | x), both gradients, batched over the
+// minibatch's examples × samples, with the sums in F and the log-weights
+// in float64. The parameters θ and φ, the dynamics and Adam stay float64;
+// before every step the parameters are copied (rounded, in float32) to F
+// (W_lᵀ, S_lᵀ, T_lᵀ transposed, so that a binary unit at 1 adds one
+// contiguous row: package rowsum). In float32 every log-likelihood takes
+// one float32 exp per unit (logistic.LogLik); in float64 it is bernTerm's.
+// The uniforms of the draws are 24-bit in both.
 //
-// A dynamics step runs in three parallel phases, each a list of items that
+// A dynamics step runs in parallel phases, each a list of items that
 // write disjoint outputs, so that nothing depends on the number of workers:
 //
-//  1. refresh: the float32 copies of the parameters, by blocks of rows;
+//  1. refresh: the copies of the parameters in F, by blocks of rows;
 //  2. examples: for example k of the minibatch (random stream keyed by
-//     (seed, epoch, minibatch, step, example) as isExample's), its S
-//     proposals h_s ~ Q(· | x) and their rows r = k·S + s: log w_r =
-//     log p(x, h_r) − log Q(h_r | x) (LogLik, one float32 exp per unit),
-//     then, with the self-normalised weights w̃_r, the generative rows
-//     δ_{l,r} = w̃_r (h_{l,r} − σ(a_{l,r})) and the recognition rows
-//     ε_{l,r} = w̃_r (h_{l,r} − σ(q_{l,r})) (grad.go's formulas);
+//     (seed, epoch, minibatch, step, example)), its S proposals
+//     h_s ~ Q(· | x) and their rows r = k·S + s: log w_r =
+//     log p(x, h_r) − log Q(h_r | x), then, with the self-normalised
+//     weights w̃_r, the generative rows δ_{l,r} = w̃_r (h_{l,r} − σ(a_{l,r}))
+//     and the recognition rows ε_{l,r} = w̃_r (h_{l,r} − σ(q_{l,r}))
+//     (grad.go's formulas);
 //  3. gradients: each parameter block sums the rows its binary factor
 //     selects, ∂/∂W_l[i,j] = Σ_{r: h_{l,r,j} = 1} δ_{l−1,r,i} (a row sum
 //     of the δ rows per latent unit j), likewise S, T and R (for R_1 the
@@ -40,39 +45,40 @@ import (
 //     and gradPhi = Σ;
 //  4. update: the prior's gradient, the dynamics step and Adam's step on
 //     φ, by blocks of updBlock parameters, block b of θ with its own noise
-//     stream keyed by (seed, epoch, minibatch, step, b) (the float64 path
-//     draws the step's noise from one stream).
+//     stream keyed by (seed, epoch, minibatch, step, b).
 //
-// The float32 copies are refreshed from the flat θ and φ; the net's own
-// slices receive them at the end of the minibatch.
-type is32 struct {
+// The copies are refreshed from the flat θ and φ; the net's own slices
+// receive them at the end of the minibatch.
+type isEngine[F kernel.Float] struct {
 	sizes []int
 	L, S  int
 	ar    bool
-	// float32 copies of the parameters: wt[l] = W_lᵀ (n_l × n_{l−1}),
+	// the parameters in F: wt[l] = W_lᵀ (n_l × n_{l−1}),
 	// st[l] = S_lᵀ, r[l] = R_l (n_{l−1} × n_l), tt[l] = T_lᵀ, b, c.
-	wt, b, st, r, c, tt [][]float32
+	wt, b, st, r, c, tt [][]F
 	// The examples: x (BatchSize × n_0) and room for their on-lists.
-	x   []float32
+	x   []F
 	xon []int32
 	// Per row r = k·S + s (l ≥ 1): the states h[l] and their on-lists
 	// on[l] (the first non[l][r] entries of row r); a[l] (l ≥ 0) σ of the
 	// generative activations, then δ; q[l] σ of the recognition
 	// activations, then ε; lw the log-weights.
-	h, a, q [][]float32
+	h, a, q [][]F
 	on      [][]int32
 	non     [][]int32
 	lw      []float64
-	e1      []float32 // BatchSize × n_1: Σ_s ε_{1,k·S+s} per example
+	e1      []F       // BatchSize × n_1: Σ_s ε_{1,k·S+s} per example
 	signal  []float64 // BatchSize: the example's IS bound at the last step
-	zero    []float32
+	zero    []F
 	all     []int32 // 0, 1, 2, …: every row
 
-	refresh, grads, updates []job32
+	refresh, grads, updates []isJob
 	kin                     []float64 // sgnht: Σ v² of each block of θ
 	// Offsets of each block in the flat θ (b_l, W_l, S_l) and φ (R_l,
 	// c_l, T_l) of paramSlices and recSlices.
 	offB, offW, offS, offR, offC, offT []int
+
+	kern isKernels[F]
 
 	// The current step.
 	t                 *Trainer
@@ -81,20 +87,56 @@ type is32 struct {
 	scale             float64
 	epoch, batch, now int
 
-	ws    []*worker32
+	ws    []*isWorker[F]
 	loops []func()
-	fn    func(*worker32, int)
+	fn    func(*isWorker[F], int)
 	items int
 	next  atomic.Int32
 	wg    workgroup.Group
 	// The phases as func values, made once (a method value made per call
 	// would allocate).
-	doRefresh, doExample, doGrad, doUpdate func(*worker32, int)
+	doRefresh, doExample, doGrad, doUpdate func(*isWorker[F], int)
 }
 
-// job32 is an item of the refresh or gradient phase: rows (units) lo…hi−1
+// isKernels are the kernels of precision F: sums of selected rows
+// (package rowsum), the Bernoulli log-likelihood with σ of the logits
+// (logistic.LogLik in float32, one float32 exp per unit; bernTerm in
+// float64) and the transpose of a block.
+type isKernels[F kernel.Float] struct {
+	addRows       func(dst, w []F, idx []int32)
+	addRowsStride func(dst, w []F, stride int, idx []int32)
+	logLik        func(p, a, x []F) float64
+	transpose     func(dst []F, ldd int, src []F, lds, r, c int)
+}
+
+// kernelsOf returns the kernels of F.
+func kernelsOf[F kernel.Float]() isKernels[F] {
+	var k any
+	switch kernel.Of[F]() {
+	case kernel.Float32:
+		k = isKernels[float32]{rowsum.AddRows32, rowsum.AddRowsStride32, logistic.LogLik, transposes.Float32}
+	default:
+		k = isKernels[float64]{rowsum.AddRows, rowsum.AddRowsStride, logLik64, transposes.Float64}
+	}
+	return k.(isKernels[F])
+}
+
+// logLik64 is logistic.LogLik in float64: p_j = σ(a_j) and the sum of
+// x_j a_j − softplus(a_j) (bernTerm's, added in order).
+func logLik64(p, a, x []float64) float64 {
+	p, x = p[:len(a)], x[:len(a)]
+	lp := 0.0
+	for j, aj := range a {
+		t, sig := bernTerm(x[j], aj)
+		lp += t
+		p[j] = sig
+	}
+	return lp
+}
+
+// isJob is an item of the refresh or gradient phase: rows (units) lo…hi−1
 // of a block of layer l (for ∂b_l, its entries c0…c1−1).
-type job32 struct {
+type isJob struct {
 	kind   uint8
 	l      int
 	lo, hi int
@@ -102,28 +144,28 @@ type job32 struct {
 }
 
 const (
-	jobWR32    = iota // refresh rows i of W_l (into W_lᵀ's columns) and of R_l (units i of layer l−1)
-	jobSmall32        // refresh the biases, S_lᵀ and T_lᵀ
-	jobGradW          // ∂W_l for units j of layer l
-	jobGradS          // ∂S_l for units k of layer l
-	jobGradB          // ∂b_l
-	jobGradR          // ∂R_l for units i of layer l−1
-	jobGradC          // ∂c_l
-	jobGradT          // ∂T_l for units k of layer l
-	jobTheta          // the update of θ[lo:hi]
-	jobPhi            // the update of φ[lo:hi]
+	jobWR    = iota // refresh rows i of W_l (into W_lᵀ's columns) and of R_l (units i of layer l−1)
+	jobSmall        // refresh the biases, S_lᵀ and T_lᵀ
+	jobGradW        // ∂W_l for units j of layer l
+	jobGradS        // ∂S_l for units k of layer l
+	jobGradB        // ∂b_l
+	jobGradR        // ∂R_l for units i of layer l−1
+	jobGradC        // ∂c_l
+	jobGradT        // ∂T_l for units k of layer l
+	jobTheta        // the update of θ[lo:hi]
+	jobPhi          // the update of φ[lo:hi]
 )
 
-// worker32 is one goroutine's scratch.
-type worker32 struct {
+// isWorker is one goroutine's scratch.
+type isWorker[F kernel.Float] struct {
 	src  rand.PCG
 	rng  *rand.Rand
-	act  []float32
-	qb   []float32
-	pq   []float32
-	sum  []float32
-	sumW []float32 // jobUnits × max n_l
-	conv []float32 // refreshRows × max n_l
+	act  []F
+	qb   []F
+	pq   []F
+	sum  []F
+	sumW []F       // jobUnits × max n_l
+	conv []F       // refreshRows × max n_l
 	cols [][]int32 // jobUnits lists of rows
 }
 
@@ -138,13 +180,13 @@ const jobUnits, refreshRows, colBlock = 8, 32, 128
 // the noise streams are keyed by block).
 const updBlock = 4096
 
-func newIS32(t *Trainer) *is32 {
+func newISEngine[F kernel.Float](t *Trainer) *isEngine[F] {
 	n, o := t.net, t.opt
 	L, S, B := n.Layers(), o.Samples, o.BatchSize
 	rows := B * S
-	f := &is32{sizes: n.Sizes, L: L, S: S, ar: n.AR(), t: t}
-	mk := func(m int) []float32 { return make([]float32, m) }
-	per := func() [][]float32 { return make([][]float32, L+1) }
+	f := &isEngine[F]{sizes: n.Sizes, L: L, S: S, ar: n.AR(), t: t, kern: kernelsOf[F]()}
+	mk := func(m int) []F { return make([]F, m) }
+	per := func() [][]F { return make([][]F, L+1) }
 	f.wt, f.b, f.st, f.r, f.c, f.tt = per(), per(), per(), per(), per(), per()
 	f.h, f.a, f.q = per(), per(), per()
 	f.on, f.non = make([][]int32, L+1), make([][]int32, L+1)
@@ -174,24 +216,24 @@ func newIS32(t *Trainer) *is32 {
 		f.all[i] = int32(i)
 	}
 	f.offsets(n)
-	units := func(kind uint8, l, m int, into *[]job32) {
+	units := func(kind uint8, l, m int, into *[]isJob) {
 		for lo := 0; lo < m; lo += jobUnits {
-			*into = append(*into, job32{kind: kind, l: l, lo: lo, hi: min(lo+jobUnits, m)})
+			*into = append(*into, isJob{kind: kind, l: l, lo: lo, hi: min(lo+jobUnits, m)})
 		}
 	}
 	for l := 1; l <= L; l++ {
 		for lo := 0; lo < n.Sizes[l-1]; lo += refreshRows {
-			f.refresh = append(f.refresh, job32{kind: jobWR32, l: l, lo: lo, hi: min(lo+refreshRows, n.Sizes[l-1])})
+			f.refresh = append(f.refresh, isJob{kind: jobWR, l: l, lo: lo, hi: min(lo+refreshRows, n.Sizes[l-1])})
 		}
 	}
-	f.refresh = append(f.refresh, job32{kind: jobSmall32})
+	f.refresh = append(f.refresh, isJob{kind: jobSmall})
 	// The big items first, so that the last ones are short.
 	for l := 1; l <= L; l++ {
 		units(jobGradW, l, n.Sizes[l], &f.grads)
 	}
 	for l := 0; l <= L; l++ {
 		for c0 := 0; c0 < n.Sizes[l]; c0 += colBlock {
-			f.grads = append(f.grads, job32{kind: jobGradB, l: l, c0: c0, c1: min(c0+colBlock, n.Sizes[l])})
+			f.grads = append(f.grads, isJob{kind: jobGradB, l: l, c0: c0, c1: min(c0+colBlock, n.Sizes[l])})
 		}
 		if f.ar {
 			units(jobGradS, l, n.Sizes[l], &f.grads)
@@ -199,17 +241,17 @@ func newIS32(t *Trainer) *is32 {
 	}
 	for l := 1; l <= L; l++ {
 		units(jobGradR, l, n.Sizes[l-1], &f.grads)
-		f.grads = append(f.grads, job32{kind: jobGradC, l: l})
+		f.grads = append(f.grads, isJob{kind: jobGradC, l: l})
 		if f.ar {
 			units(jobGradT, l, n.Sizes[l], &f.grads)
 		}
 	}
 	for lo := 0; lo < len(t.theta); lo += updBlock {
-		f.updates = append(f.updates, job32{kind: jobTheta, lo: lo, hi: min(lo+updBlock, len(t.theta))})
+		f.updates = append(f.updates, isJob{kind: jobTheta, lo: lo, hi: min(lo+updBlock, len(t.theta))})
 	}
 	f.kin = make([]float64, len(f.updates))
 	for lo := 0; lo < len(t.phi); lo += updBlock {
-		f.updates = append(f.updates, job32{kind: jobPhi, lo: lo, hi: min(lo+updBlock, len(t.phi))})
+		f.updates = append(f.updates, isJob{kind: jobPhi, lo: lo, hi: min(lo+updBlock, len(t.phi))})
 	}
 	f.doRefresh, f.doExample, f.doGrad, f.doUpdate = f.refreshItem, f.exampleItem, f.gradItem, f.updateItem
 	return f
@@ -217,7 +259,7 @@ func newIS32(t *Trainer) *is32 {
 
 // offsets finds each block's place in the flat vectors (the order of
 // paramSlices and recSlices).
-func (f *is32) offsets(n *Net) {
+func (f *isEngine[F]) offsets(n *Net) {
 	L := n.Layers()
 	f.offB, f.offW, f.offS = make([]int, L+1), make([]int, L+1), make([]int, L+1)
 	f.offR, f.offC, f.offT = make([]int, L+1), make([]int, L+1), make([]int, L+1)
@@ -243,7 +285,7 @@ func (f *is32) offsets(n *Net) {
 
 // parallel runs fn on items 0 … items−1 with the given number of
 // goroutines (the caller is one of them).
-func (f *is32) parallel(workers, items int, fn func(*worker32, int)) {
+func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
 	workers = max(1, min(workers, items))
 	for len(f.ws) < workers {
 		n := f.t.net
@@ -251,8 +293,8 @@ func (f *is32) parallel(workers, items int, fn func(*worker32, int)) {
 		for _, k := range n.Sizes {
 			m = max(m, k)
 		}
-		w := &worker32{act: make([]float32, m), qb: make([]float32, n.Sizes[1]), pq: make([]float32, n.Sizes[1]),
-			sum: make([]float32, m), sumW: make([]float32, jobUnits*m), conv: make([]float32, refreshRows*m), cols: make([][]int32, jobUnits)}
+		w := &isWorker[F]{act: make([]F, m), qb: make([]F, n.Sizes[1]), pq: make([]F, n.Sizes[1]),
+			sum: make([]F, m), sumW: make([]F, jobUnits*m), conv: make([]F, refreshRows*m), cols: make([][]int32, jobUnits)}
 		for i := range w.cols {
 			w.cols[i] = make([]int32, 0, len(f.all))
 		}
@@ -280,7 +322,7 @@ func (f *is32) parallel(workers, items int, fn func(*worker32, int)) {
 // minibatch runs the steps of minibatch b of epoch on the examples idx
 // (gradients scaled by scale = N/|B|) and returns the sum of its examples'
 // signal at the last step.
-func (f *is32) minibatch(idx []int, scale float64, workers, epoch, b int) float64 {
+func (f *isEngine[F]) minibatch(idx []int, scale float64, workers, epoch, b int) float64 {
 	t := f.t
 	f.epoch, f.batch = epoch, b
 	for step := range t.opt.Steps {
@@ -295,7 +337,7 @@ func (f *is32) minibatch(idx []int, scale float64, workers, epoch, b int) float6
 
 // gradients computes the gradients of one dynamics step on the examples
 // idx into t.grad (−scale·Σ, without the prior) and t.gradPhi (Σ).
-func (f *is32) gradients(idx []int, scale float64, workers int) {
+func (f *isEngine[F]) gradients(idx []int, scale float64, workers int) {
 	f.idx, f.nb, f.scale = idx, len(idx), scale
 	f.parallel(workers, len(f.refresh), f.doRefresh)
 	f.parallel(workers, len(idx), f.doExample)
@@ -304,7 +346,7 @@ func (f *is32) gradients(idx []int, scale float64, workers int) {
 
 // update takes the step's dynamics step on θ (with the prior) and Adam's
 // step on φ (an ascent on J(φ): a descent on −(1/|B|) gradPhi).
-func (f *is32) update(step, workers int) {
+func (f *isEngine[F]) update(step, workers int) {
 	t := f.t
 	f.now = step
 	t.dyn.begin()
@@ -317,7 +359,7 @@ func (f *is32) update(step, workers int) {
 	t.dyn.finish(t.theta, kin)
 }
 
-func (f *is32) updateItem(w *worker32, item int) {
+func (f *isEngine[F]) updateItem(w *isWorker[F], item int) {
 	t := f.t
 	j := f.updates[item]
 	if j.kind == jobPhi {
@@ -331,7 +373,7 @@ func (f *is32) updateItem(w *worker32, item int) {
 
 // signalSum is the sum over the minibatch's examples of the IS bound at
 // the last step.
-func (f *is32) signalSum() float64 {
+func (f *isEngine[F]) signalSum() float64 {
 	s := 0.0
 	for _, v := range f.signal[:f.nb] {
 		s += v
@@ -339,58 +381,58 @@ func (f *is32) signalSum() float64 {
 	return s
 }
 
-func (f *is32) refreshItem(w *worker32, item int) {
+func (f *isEngine[F]) refreshItem(w *isWorker[F], item int) {
 	j := f.refresh[item]
 	t := f.t
 	n := t.net
 	switch j.kind {
-	case jobWR32: // rows lo…hi−1 of W_l (n_{l−1} × n_l) are columns of W_lᵀ
+	case jobWR: // rows lo…hi−1 of W_l (n_{l−1} × n_l) are columns of W_lᵀ
 		rows, cols := n.Sizes[j.l-1], n.Sizes[j.l]
-		w32 := w.conv[:(j.hi-j.lo)*cols]
+		wc := w.conv[:(j.hi-j.lo)*cols]
 		ow, or := f.offW[j.l]+j.lo*cols, f.offR[j.l]+j.lo*cols
-		conv32(w32, t.theta[ow:ow+len(w32)])
-		tr32.Float32(f.wt[j.l][j.lo:], rows, w32, cols, j.hi-j.lo, cols)
-		conv32(f.r[j.l][j.lo*cols:j.hi*cols], t.phi[or:or+len(w32)])
-	case jobSmall32:
+		convert(wc, t.theta[ow:ow+len(wc)])
+		f.kern.transpose(f.wt[j.l][j.lo:], rows, wc, cols, j.hi-j.lo, cols)
+		convert(f.r[j.l][j.lo*cols:j.hi*cols], t.phi[or:or+len(wc)])
+	case jobSmall:
 		for l, k := range n.Sizes {
-			conv32(f.b[l], t.theta[f.offB[l]:f.offB[l]+k])
+			convert(f.b[l], t.theta[f.offB[l]:f.offB[l]+k])
 			if l > 0 {
-				conv32(f.c[l], t.phi[f.offC[l]:f.offC[l]+k])
+				convert(f.c[l], t.phi[f.offC[l]:f.offC[l]+k])
 			}
 			if f.ar {
-				lowerT32(f.st[l], t.theta[f.offS[l]:], k)
+				lowerT(f.st[l], t.theta[f.offS[l]:], k)
 				if l > 0 {
-					lowerT32(f.tt[l], t.phi[f.offT[l]:], k)
+					lowerT(f.tt[l], t.phi[f.offT[l]:], k)
 				}
 			}
 		}
 	}
 }
 
-// conv32 sets dst to src rounded to float32.
-func conv32(dst []float32, src []float64) {
+// convert sets dst to src rounded to F.
+func convert[F kernel.Float](dst []F, src []float64) {
 	dst = dst[:len(src)]
 	for i, v := range src {
-		dst[i] = float32(v)
+		dst[i] = F(v)
 	}
 }
 
-// lowerT32 writes into the k×k dst the transpose of the strictly lower
+// lowerT writes into the k×k dst the transpose of the strictly lower
 // triangular matrix whose free entries (row by row, as gather packs them)
 // begin packed: dst[j·k + i] = s[i,j] for j < i (dst's other entries stay
 // zero).
-func lowerT32(dst []float32, packed []float64, k int) {
+func lowerT[F kernel.Float](dst []F, packed []float64, k int) {
 	o := 0
 	for i := 1; i < k; i++ {
 		for j, v := range packed[o : o+i] {
-			dst[j*k+i] = float32(v)
+			dst[j*k+i] = F(v)
 		}
 		o += i
 	}
 }
 
 // onRow is the on-list of row r of latent layer l.
-func (f *is32) onRow(l, r int) []int32 {
+func (f *isEngine[F]) onRow(l, r int) []int32 {
 	k := f.sizes[l]
 	return f.on[l][r*k : r*k+int(f.non[l][r])]
 }
@@ -398,7 +440,7 @@ func (f *is32) onRow(l, r int) []int32 {
 // draw sets h_j = 1 with probability p_j (a 24-bit uniform below p_j; two
 // per 64-bit draw) and returns the on-list (on has room for len(p)), with
 // no branch on the outcome.
-func draw(rng *rand.Rand, p, h []float32, on []int32) []int32 {
+func draw[F kernel.Float](rng *rand.Rand, p, h []F, on []int32) []int32 {
 	h, on = h[:len(p)], on[:len(p)]
 	n := 0
 	var u uint64
@@ -409,10 +451,10 @@ func draw(rng *rand.Rand, p, h []float32, on []int32) []int32 {
 			u <<= 24
 		}
 		v := 0
-		if float32(u>>40)*0x1p-24 < pj {
+		if F(u>>40)*0x1p-24 < pj {
 			v = 1
 		}
-		h[j] = float32(v)
+		h[j] = F(v)
 		on[n] = int32(j)
 		n += v
 	}
@@ -423,7 +465,7 @@ func draw(rng *rand.Rand, p, h []float32, on []int32) []int32 {
 // input from below and, as units turn on, receives their rows of tt (row
 // m holds T[j, m] for every j, zero for j ≤ m), ending as the full
 // activations.
-func drawAR(rng *rand.Rand, act, tt, h []float32, on []int32) []int32 {
+func drawAR[F kernel.Float](rng *rand.Rand, act, tt, h []F, on []int32) []int32 {
 	on = on[:0]
 	k := len(act)
 	var u uint64
@@ -449,7 +491,7 @@ func drawAR(rng *rand.Rand, act, tt, h []float32, on []int32) []int32 {
 
 // exampleItem draws and scores the S proposals of example k of the
 // minibatch and fills its rows of δ, ε and e1.
-func (f *is32) exampleItem(w *worker32, k int) {
+func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 	t := f.t
 	c := &t.cur
 	row := f.idx[k]
@@ -458,7 +500,7 @@ func (f *is32) exampleItem(w *worker32, k int) {
 	x := f.x[k*n0 : (k+1)*n0]
 	xon := f.xon[k*n0 : k*n0 : (k+1)*n0]
 	for i, v := range c.data.Row(row) {
-		x[i] = float32(v)
+		x[i] = F(v)
 		if v != 0 {
 			xon = append(xon, int32(i))
 		}
@@ -466,10 +508,10 @@ func (f *is32) exampleItem(w *worker32, k int) {
 	// Q(h_1 | x)'s input c_1 + R_1ᵀx is the same for the S proposals.
 	qb := w.qb
 	copy(qb, f.c[1])
-	rowsum.AddRows32(qb, f.r[1], xon)
+	f.kern.addRows(qb, f.r[1], xon)
 	var s0 float64 // −Σ softplus(q_1) (no T)
 	if !f.ar {
-		s0 = logistic.LogLik(w.pq, qb, f.zero[:n1])
+		s0 = f.kern.logLik(w.pq, qb, f.zero[:n1])
 	}
 	for s := range S {
 		r := k*S + s
@@ -483,17 +525,17 @@ func (f *is32) exampleItem(w *worker32, k int) {
 				copy(act, qb)
 			} else {
 				copy(act, f.c[l])
-				rowsum.AddRows32(act, f.r[l], f.onRow(l-1, r))
+				f.kern.addRows(act, f.r[l], f.onRow(l-1, r))
 			}
 			if f.ar {
 				onl = drawAR(w.rng, act, f.tt[l], hl, onl)
-				lq += logistic.LogLik(ql, act, hl)
+				lq += f.kern.logLik(ql, act, hl)
 			} else {
 				sl := s0
 				if l == 1 {
 					copy(ql, w.pq)
 				} else {
-					sl = logistic.LogLik(ql, act, f.zero[:nl])
+					sl = f.kern.logLik(ql, act, f.zero[:nl])
 				}
 				onl = draw(w.rng, ql, hl, onl)
 				for _, j := range onl {
@@ -509,16 +551,16 @@ func (f *is32) exampleItem(w *worker32, k int) {
 			act := w.act[:nl]
 			copy(act, f.b[l])
 			if l < f.L {
-				rowsum.AddRows32(act, f.wt[l+1], f.onRow(l+1, r))
+				f.kern.addRows(act, f.wt[l+1], f.onRow(l+1, r))
 			}
 			hl, onl := x, xon
 			if l > 0 {
 				hl, onl = f.h[l][r*nl:(r+1)*nl], f.onRow(l, r)
 			}
 			if f.ar {
-				rowsum.AddRows32(act, f.st[l], onl)
+				f.kern.addRows(act, f.st[l], onl)
 			}
-			lp += logistic.LogLik(f.a[l][r*nl:(r+1)*nl], act, hl)
+			lp += f.kern.logLik(f.a[l][r*nl:(r+1)*nl], act, hl)
 		}
 		f.lw[r] = lp - lq
 	}
@@ -528,7 +570,7 @@ func (f *is32) exampleItem(w *worker32, k int) {
 	clear(e1)
 	for s := range S {
 		r := k*S + s
-		wr := float32(math.Exp(lw[s] - lse))
+		wr := F(math.Exp(lw[s] - lse))
 		for l := 0; l <= f.L; l++ {
 			nl := f.sizes[l]
 			hl := x
@@ -548,7 +590,7 @@ func (f *is32) exampleItem(w *worker32, k int) {
 }
 
 // weigh sets p_i = w·(h_i − p_i).
-func weigh(p, h []float32, w float32) {
+func weigh[F kernel.Float](p, h []F, w F) {
 	h = h[:len(p)]
 	for i, v := range p {
 		p[i] = w * (h[i] - v)
@@ -557,7 +599,7 @@ func weigh(p, h []float32, w float32) {
 
 // gradItem sums the rows of one gradient block and writes it into the
 // trainer's flat gradients.
-func (f *is32) gradItem(w *worker32, item int) {
+func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 	j := f.grads[item]
 	t := f.t
 	R := f.nb * f.S
@@ -572,7 +614,7 @@ func (f *is32) gradItem(w *worker32, item int) {
 		for c0 := 0; c0 < m; c0 += colBlock {
 			c1 := min(c0+colBlock, m)
 			for u, rows := range cols {
-				rowsum.AddRowsStride32(sums[u*m+c0:u*m+c1], f.a[l-1][c0:R*m], m, rows)
+				f.kern.addRowsStride(sums[u*m+c0:u*m+c1], f.a[l-1][c0:R*m], m, rows)
 			}
 		}
 		for u := range cols {
@@ -597,7 +639,7 @@ func (f *is32) gradItem(w *worker32, item int) {
 		k := f.sizes[l]
 		sum := w.sum[:j.c1-j.c0]
 		clear(sum)
-		rowsum.AddRowsStride32(sum, f.a[l][j.c0:R*k], k, f.all[:R])
+		f.kern.addRowsStride(sum, f.a[l][j.c0:R*k], k, f.all[:R])
 		g := t.grad[f.offB[l]+j.c0 : f.offB[l]+j.c1]
 		for i, v := range sum {
 			g[i] = -f.scale * float64(v)
@@ -612,7 +654,7 @@ func (f *is32) gradItem(w *worker32, item int) {
 			cols = f.columns(w, l-1, j.lo, j.hi, R)
 		}
 		for i := j.lo; i < j.hi; i++ {
-			var sum []float32
+			var sum []F
 			if l == 1 {
 				sum = f.rowSum(w, k, f.e1[:f.nb*k], cols[i-j.lo])
 			} else {
@@ -625,7 +667,7 @@ func (f *is32) gradItem(w *worker32, item int) {
 		}
 	case jobGradC:
 		k := f.sizes[l]
-		var sum []float32
+		var sum []F
 		if l == 1 {
 			sum = f.rowSum(w, k, f.e1[:f.nb*k], f.all[:f.nb])
 		} else {
@@ -640,10 +682,10 @@ func (f *is32) gradItem(w *worker32, item int) {
 
 // rowSum returns, in the worker's scratch, the sum of the rows idx of the
 // row-major mat whose rows have k entries.
-func (f *is32) rowSum(w *worker32, k int, mat []float32, idx []int32) []float32 {
+func (f *isEngine[F]) rowSum(w *isWorker[F], k int, mat []F, idx []int32) []F {
 	dst := w.sum[:k]
 	clear(dst)
-	rowsum.AddRows32(dst, mat, idx)
+	f.kern.addRows(dst, mat, idx)
 	return dst
 }
 
@@ -651,7 +693,7 @@ func (f *is32) rowSum(w *worker32, k int, mat []float32, idx []int32) []float32 
 // the first R) where it is at 1, in one pass over the rows; for l = 0 (the
 // examples' x), the examples (R = the minibatch's size) or each example's
 // S rows.
-func (f *is32) columns(w *worker32, l, lo, hi, R int) [][]int32 {
+func (f *isEngine[F]) columns(w *isWorker[F], l, lo, hi, R int) [][]int32 {
 	cols := w.cols[:hi-lo]
 	for i := range cols {
 		cols[i] = cols[i][:0]
@@ -696,4 +738,10 @@ func (f *is32) columns(w *worker32, l, lo, hi, R int) [][]int32 {
 		cols[i] = cols[i][:cnt[i]]
 	}
 	return cols
+}
+
+// isSampler is the adaptive importance sampler of either precision
+// (isEngine[float32] or isEngine[float64]).
+type isSampler interface {
+	minibatch(idx []int, scale float64, workers, epoch, b int) float64
 }

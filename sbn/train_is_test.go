@@ -6,32 +6,40 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 )
 
-// is32Trainer is a float32 adaptive-IS trainer of n on data, one minibatch
-// of every example, ready for is32.step.
-func is32Trainer(t *testing.T, n *Net, data rows, samples int) *Trainer {
+// isTrainer is an adaptive-IS trainer in precision F of n on data, one
+// minibatch of every example, with its engine, ready for gradients.
+func isTrainer[F kernel.Float](t *testing.T, n *Net, data rows, samples int) (*Trainer, *isEngine[F]) {
 	t.Helper()
 	o := DefaultTrainOptions()
-	o.Precision, o.Samples, o.BatchSize, o.Steps = "float32", samples, len(data), 1
+	o.Precision, o.Samples, o.BatchSize, o.Steps = kernel.Of[F](), samples, len(data), 1
 	tr, err := NewTrainer(n, 3*len(data), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tr.is32 == nil {
-		t.Fatal("no float32 path")
+	f, ok := tr.is.(*isEngine[F])
+	if !ok {
+		t.Fatalf("no %s engine", kernel.Of[F]())
 	}
 	tr.cur.data, tr.cur.epoch, tr.cur.batch = data, 1, 0
-	return tr
+	return tr, f
 }
 
-// TestIS32Gradients: on small nets (plain, deep, autoregressive, deep
-// autoregressive), the float32 path's log-weights and gradients at its own
+// TestISGradients: on small nets (plain, deep, autoregressive, deep
+// autoregressive), the engine's log-weights and gradients at its own
 // proposals agree with the float64 formulas of grad.go (LogJoint, LogQ,
 // AddGradLogJoint, AddGradLogQ) on the same states, with the self-normalised
-// weights recomputed in float64, to float32 rounding.
-func TestIS32Gradients(t *testing.T) {
+// weights recomputed in float64, to the rounding of its precision: 1e-4
+// in float32, 1e-9 in float64.
+func TestISGradients(t *testing.T) {
+	testISGradients[float32](t, 1e-4)
+	testISGradients[float64](t, 1e-9)
+}
+
+func testISGradients[F kernel.Float](t *testing.T, tol float64) {
 	for _, c := range []struct {
 		sizes []int
 		ar    bool
@@ -40,20 +48,19 @@ func TestIS32Gradients(t *testing.T) {
 		// More than colBlock visible (and first-layer) units: ∂W_1 and ∂b_0 by blocks.
 		{[]int{300, 7}, false}, {[]int{140, 130, 3}, true},
 	} {
-		name := fmt.Sprint(c.sizes, c.ar)
+		name := fmt.Sprint(kernel.Of[F](), c.sizes, c.ar)
 		n := randomNet(c.sizes, c.ar, 1, 61)
 		data := plantedData(n, 7, 5)
 		const S = 3
-		tr := is32Trainer(t, n, data, S)
+		tr, f := isTrainer[F](t, n, data, S)
 		idx := []int{6, 0, 3, 1, 5, 2, 4}
 		scale := float64(tr.n) / float64(len(idx))
 		for step := range 2 {
 			tr.cur.step = step
-			tr.is32.gradients(idx, scale, 2)
+			f.gradients(idx, scale, 2)
 			g, gr := New(n.Sizes, n.AR()), NewRecognition(n.Sizes, n.AR())
 			gs, sc := n.NewGradScratch(), n.NewScratch()
 			h := n.States()
-			f := tr.is32
 			signal := 0.0
 			for k, row := range idx {
 				lw := make([]float64, S)
@@ -69,7 +76,7 @@ func TestIS32Gradients(t *testing.T) {
 						}
 					}
 					lw[s] = n.LogJoint(h, 1, sc) - n.LogQ(h, sc)
-					if d := math.Abs(lw[s] - f.lw[r]); d > 1e-4 {
+					if d := math.Abs(lw[s] - f.lw[r]); d > tol {
 						t.Errorf("%s: example %d sample %d: log w %.8g, float64 %.8g", name, k, s, f.lw[r], lw[s])
 					}
 					hs[s] = make([][]float64, len(h))
@@ -91,13 +98,13 @@ func TestIS32Gradients(t *testing.T) {
 			for i := range want {
 				want[i] *= -scale
 			}
-			compareFlat(t, name+" θ", tr.grad, want, 1e-4*scale)
+			compareFlat(t, name+" θ", tr.grad, want, tol*scale)
 			want = make([]float64, len(tr.gradPhi))
 			xs, tri = recSlices(gr, n.Sizes)
 			gather(xs, tri, want)
-			compareFlat(t, name+" φ", tr.gradPhi, want, 1e-4)
+			compareFlat(t, name+" φ", tr.gradPhi, want, tol)
 			if step == 0 {
-				if s := f.signalSum(); math.Abs(s-signal) > 1e-3 {
+				if s := f.signalSum(); math.Abs(s-signal) > 10*tol*float64(len(idx)) {
 					t.Errorf("%s: signal %.8g, float64 %.8g", name, s, signal)
 				}
 			}
@@ -117,25 +124,30 @@ func compareFlat(t *testing.T, name string, got, want []float64, tol float64) {
 	}
 }
 
-// TestIS32DrawsFollowQ: the float32 path's proposals for one example, over
+// TestISDrawsFollowQ: the engine's proposals (float32 and float64) for one example, over
 // many steps (each its own random stream), have the frequencies of
 // Q(h | x) computed exactly in float64 (a χ² test over the 2^5 latent
 // states), for a plain and an autoregressive recognition network.
-func TestIS32DrawsFollowQ(t *testing.T) {
+func TestISDrawsFollowQ(t *testing.T) {
+	testISDrawsFollowQ[float32](t)
+	testISDrawsFollowQ[float64](t)
+}
+
+func testISDrawsFollowQ[F kernel.Float](t *testing.T) {
 	for _, ar := range []bool{false, true} {
 		n := randomNet([]int{6, 3, 2}, ar, 1.2, 71)
 		data := plantedData(n, 1, 8)
 		const S, steps = 5, 4000
-		tr := is32Trainer(t, n, data, S)
+		tr, f := isTrainer[F](t, n, data, S)
 		counts := make([]float64, 32)
 		for step := range steps {
 			tr.cur.step = step
-			tr.is32.gradients([]int{0}, 1, 1)
+			f.gradients([]int{0}, 1, 1)
 			for s := range S {
 				code := 0
 				for l, b := 1, 0; l <= 2; l++ {
 					for i := range n.Sizes[l] {
-						code |= int(tr.is32.h[l][s*n.Sizes[l]+i]) << b
+						code |= int(f.h[l][s*n.Sizes[l]+i]) << b
 						b++
 					}
 				}
@@ -160,18 +172,25 @@ func TestIS32DrawsFollowQ(t *testing.T) {
 		}
 		// 31 degrees of freedom: P(χ² > 61) ≈ 0.001.
 		if math.Abs(total-S*steps) > 1e-6*S*steps || chi2 > 61 {
-			t.Errorf("ar %v: χ² = %.1f over 32 states (expected ≈ 31), Σ Q = %g", ar, chi2, total/(S*steps))
+			t.Errorf("%s ar %v: χ² = %.1f over 32 states (expected ≈ 31), Σ Q = %g", kernel.Of[F](), ar, chi2, total/(S*steps))
 		}
 	}
 }
 
-// TestIS32NoAllocs: with one worker (no goroutine to start) a minibatch of
-// the float32 path allocates nothing once its buffers exist.
-func TestIS32NoAllocs(t *testing.T) {
+// TestISTrainerNoAllocs: with one worker (no goroutine to start) a minibatch of
+// the engine (float32 and float64) allocates nothing once its buffers
+// exist.
+func TestISTrainerNoAllocs(t *testing.T) {
+	for _, p := range []kernel.Precision{kernel.Float32, kernel.Float64} {
+		testISTrainerNoAllocs(t, p)
+	}
+}
+
+func testISTrainerNoAllocs(t *testing.T, p kernel.Precision) {
 	n := randomNet([]int{20, 10, 5}, true, 1, 81)
 	set := plantedData(n, 30, 9)
 	o := DefaultTrainOptions()
-	o.Precision, o.Workers, o.BatchSize = "float32", 1, 30
+	o.Precision, o.Workers, o.BatchSize = p, 1, 30
 	tr, err := NewTrainer(n, len(set), o)
 	if err != nil {
 		t.Fatal(err)
@@ -183,6 +202,6 @@ func TestIS32NoAllocs(t *testing.T) {
 	var ex data.Examples = set // boxed once, not per call
 	b := 0
 	if a := testing.AllocsPerRun(3, func() { b++; tr.minibatch(ex, idx, 1, b) }); a != 0 {
-		t.Errorf("%g allocations per minibatch", a)
+		t.Errorf("%s: %g allocations per minibatch", p, a)
 	}
 }
