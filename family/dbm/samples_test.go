@@ -6,8 +6,8 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestSampleDrawn: from both starts, states and means, the Drawn says what
@@ -16,7 +16,7 @@ import (
 // distribution is eval's TestSampleDBMMatchesTheModel. Filters are W1.
 // Mutation checked: starting the data chains uniformly (nil start) fails.
 func TestSampleDrawn(t *testing.T) {
-	m, err := brute.RandomDBM(1, 1, rand.New(rand.NewPCG(3, 1)), 4, 3, 2)
+	m, err := modeltest.RandomDBM(1, 1, rand.New(rand.NewPCG(3, 1)), 4, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

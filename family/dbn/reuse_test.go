@@ -9,7 +9,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 type rows [][]uint8
@@ -25,7 +25,7 @@ func (x rows) Row(n int) []uint8 { return x[n] }
 // carries an AIS of its own — fail.)
 func TestReusedTopLogZCountedOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	d, err := brute.RandomDBN(0.5, rng, 12, 8, 30)
+	d, err := modeltest.RandomDBN(0.5, rng, 12, 8, 30)
 	if err != nil {
 		t.Fatal(err)
 	}

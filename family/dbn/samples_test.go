@@ -6,8 +6,8 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestSampleDrawn: from both starts, states and means, the Drawn says what
@@ -17,7 +17,7 @@ import (
 // a stack of one RBM samples as an RBM. Mutation checked: starting the
 // data chains uniformly (nil start) fails.
 func TestSampleDrawn(t *testing.T) {
-	m, err := brute.RandomDBN(1.2, rand.New(rand.NewPCG(4, 1)), 4, 3, 2, 2)
+	m, err := modeltest.RandomDBN(1.2, rand.New(rand.NewPCG(4, 1)), 4, 3, 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

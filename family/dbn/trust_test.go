@@ -10,8 +10,8 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestAISLogZAgainstExact: a DBN's exact row and its ais row carry the same
@@ -22,7 +22,7 @@ import (
 // warning naming AIS. Mutation checked: leaving LogZ off the DBN exact row
 // (row.Split, row.LogZ = sp.Name, nil) fails it.
 func TestAISLogZAgainstExact(t *testing.T) {
-	m, err := brute.RandomDBN(1.0, rand.New(rand.NewPCG(4, 1)), 6, 4, 3)
+	m, err := modeltest.RandomDBN(1.0, rand.New(rand.NewPCG(4, 1)), 6, 4, 3)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,8 +13,8 @@ import (
 	_ "github.com/logz-ml/logz/family/all"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/mob"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/models/modeltest"
 	"github.com/logz-ml/logz/train"
 )
 
@@ -118,7 +118,7 @@ func TestBadSettings(t *testing.T) {
 // a start is refused. Mutation checked: passing false for the means
 // (states where means were asked for) fails.
 func TestSampleDrawn(t *testing.T) {
-	m, err := brute.RandomMoB(3, 5, 1, rand.New(rand.NewPCG(1, 9)))
+	m, err := modeltest.RandomMoB(3, 5, 1, rand.New(rand.NewPCG(1, 9)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,14 +13,14 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // randomRBM is a d×h RBM with N(0, w²) weights and N(0, b²) biases from
-// the stream (seed, 17) (brute.RandomRBM).
+// the stream (seed, 17) (modeltest.RandomRBM).
 func randomRBM(d, h int, w, b float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
+	return modeltest.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
 }
 
 func saveModel(t *testing.T, m models.Model, name string) string {

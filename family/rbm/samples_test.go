@@ -7,16 +7,16 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/sampletest"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // tinyRBM is a D×H RBM with every parameter N(0, scale²)
-// (brute.RandomRBM, stream 1).
+// (modeltest.RandomRBM, stream 1).
 func tinyRBM(D, H int, scale float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(D, H, scale, scale, rand.New(rand.NewPCG(seed, 1)))
+	return modeltest.RandomRBM(D, H, scale, scale, rand.New(rand.NewPCG(seed, 1)))
 }
 
 // TestSampleDrawn: from every start, states and means, the Drawn says

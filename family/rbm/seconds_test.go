@@ -9,7 +9,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestSecondsCountedOnce: with three splits, the rows of every entry
@@ -22,7 +22,7 @@ import (
 // timed from the entry's start, each fail the first bound.)
 func TestSecondsCountedOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	m := brute.RandomRBM(200, 14, 0.1, 0.5, rng)
+	m := modeltest.RandomRBM(200, 14, 0.1, 0.5, rng)
 	split := func() examples {
 		x := make(examples, 3000)
 		for n := range x {
@@ -76,7 +76,7 @@ func TestSecondsCountedOnce(t *testing.T) {
 // quiet. (Mutation: pll or recon without env.Bar fails.)
 func TestFinalEstimatorsShowProgress(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	m := brute.RandomRBM(30, 6, 0.3, 0.5, rng)
+	m := modeltest.RandomRBM(30, 6, 0.3, 0.5, rng)
 	x := make(examples, 50)
 	for n := range x {
 		x[n] = make([]uint8, 30)

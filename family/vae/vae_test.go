@@ -10,13 +10,14 @@ import (
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
-// tinyVAE is brute.RandomVAE: X = 6, Z = 4, one hidden layer of 5, and an
+// tinyVAE is modeltest.RandomVAE: X = 6, Z = 4, one hidden layer of 5, and an
 // RBM(4, priorHidden) prior (0: a Bernoulli prior), every parameter N(0, scale²).
 func tinyVAE(t *testing.T, priorHidden int, seed uint64, scale float64) *models.VAE {
 	t.Helper()
-	m, err := brute.RandomVAE(priorHidden, seed, scale)
+	m, err := modeltest.RandomVAE(priorHidden, seed, scale)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +38,9 @@ func allX() rows {
 	return x
 }
 
-// bruteLogP is log p(x) by direct enumeration (brute.VAE).
+// bruteLogP is log p(x) by direct enumeration (modeltest.VAE).
 func bruteLogP(m *models.VAE, x []uint8) float64 {
-	lu, logZ := brute.VAE(m, x)
+	lu, logZ := modeltest.VAE(m, x)
 	return lu - logZ
 }
 
