@@ -14,7 +14,7 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/internal/runlock"
@@ -394,7 +394,7 @@ func (r *runner) evalPart(path string, fp Fingerprint, s Shard) error {
 // evalShare runs shard s's share of an evaluation (ev, with fingerprint
 // fp) and returns its part, which holds the error when an estimator
 // failed.
-func evalShare(ev kit.Env, s Shard, fp Fingerprint, f *family.Family, m models.Model, ests []config.Estimator) (evalPart, error) {
+func evalShare(ev evalenv.Env, s Shard, fp Fingerprint, f *family.Family, m models.Model, ests []config.Estimator) (evalPart, error) {
 	rec := &recorder{shard: s}
 	ev.Sharding, ev.SkipUnshared = rec, true
 	start := time.Now()

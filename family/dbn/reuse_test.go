@@ -8,7 +8,7 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models/modeltest"
 )
 
@@ -42,8 +42,8 @@ func TestReusedTopLogZCountedOnce(t *testing.T) {
 	b.Runs, b.Betas, b.Schedule, b.Init, b.MaxUnits, b.Samples = 16, 4000, "linear", "uniform", 1, 5
 	wall := map[string]float64{}
 	var last time.Time
-	env := kit.Env{Experiment: "e", Stage: report.StageFinal, Seed: 1, Splits: []kit.Split{{Name: "train", Data: x}, {Name: "test", Data: x}},
-		OnEntry: func(e kit.Entry) error {
+	env := evalenv.Env{Experiment: "e", Stage: report.StageFinal, Seed: 1, Splits: []evalenv.Split{{Name: "train", Data: x}, {Name: "test", Data: x}},
+		OnEntry: func(e evalenv.Entry) error {
 			wall[e.Estimator] = time.Since(last).Seconds()
 			last = time.Now()
 			return nil

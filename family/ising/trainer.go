@@ -1,7 +1,7 @@
 package ising
 
 import (
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -16,7 +16,7 @@ func (t *Train) Options() train.IsingOptions {
 	}
 }
 
-func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
+func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
 	m := a.Model.(*models.Ising)
 	t, err := train.NewIsingTrainer(m, a.Train.(*Train).Options(), a.Seed, a.Workers)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/experiment"
 	_ "github.com/logz-ml/logz/family/all"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/family/mob"
 	"github.com/logz-ml/logz/internal/sampletest"
 	"github.com/logz-ml/logz/models/modeltest"
@@ -123,18 +123,18 @@ func TestSampleDrawn(t *testing.T) {
 		t.Fatal(err)
 	}
 	draw := func(_ string, mean bool) ([]float64, error) {
-		d, err := mob.Plugin{}.Sample(m, kit.SampleOptions{N: 30, Mean: mean, Seed: 5, Workers: 2})
+		d, err := mob.Plugin{}.Sample(m, sampling.SampleOptions{N: 30, Mean: mean, Seed: 5, Workers: 2})
 		if err != nil {
 			return nil, err
 		}
-		if d.N != 30 || d.D != 5 || d.Method != kit.MethodAncestral || d.Values != kit.Values(mean) {
+		if d.N != 30 || d.D != 5 || d.Method != sampling.MethodAncestral || d.Values != sampling.Values(mean) {
 			t.Errorf("mean %v: drawn %+v", mean, d)
 		}
 		return d.X, nil
 	}
 	want := func(_ string, mean bool) ([]float64, error) { return eval.SampleMoB(m, 30, 5, mean) }
 	sampletest.CheckSameDraws(t, nil, draw, want)
-	if _, err := (mob.Plugin{}).Sample(m, kit.SampleOptions{N: 3, Init: kit.InitData}); err == nil {
+	if _, err := (mob.Plugin{}).Sample(m, sampling.SampleOptions{N: 3, Init: sampling.InitData}); err == nil {
 		t.Error("an ancestral sampler accepted a chain start")
 	}
 }
