@@ -265,7 +265,12 @@ type built struct {
 
 // build loads an experiment's data, makes its model (checked against its
 // estimators) and trainer, and the environment of its evaluations.
-func (r *runner) build() (*built, error) {
+func (r *runner) build() (*built, error) { return r.buildWith(nil) }
+
+// buildWith is build; done, if set, is the experiment's finished training
+// read from its checkpoint (a merge), whose model is evaluated as it is:
+// no model is made and no trainer built.
+func (r *runner) buildWith(done *trained) (*built, error) {
 	exp := r.exp
 	train0, valid, test, err := LoadData(exp)
 	if err != nil {
@@ -275,8 +280,13 @@ func (r *runner) build() (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := trainer.BuilderOf(fam).NewModel(exp.Model.Settings, train0.D)
-	if err != nil {
+	var m models.Model
+	if done != nil {
+		if m, err = trainer.Trained(fam, done.c); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.ckpt, err)
+		}
+		done.m = m
+	} else if m, err = trainer.BuilderOf(fam).NewModel(exp.Model.Settings, train0.D); err != nil {
 		return nil, err
 	}
 	if err := fam.CheckFeasible(m, append(append([]config.Estimator(nil), exp.Evaluate.EveryEpoch...), exp.Evaluate.Final...)); err != nil {
@@ -286,12 +296,15 @@ func (r *runner) build() (*built, error) {
 		return nil, err
 	}
 	baseRate := data.LogOdds(train0, 1)
-	tr, err := trainer.BuilderOf(fam).NewTrainer(trainer.Args{
-		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
-		Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
-	})
-	if err != nil {
-		return nil, err
+	var tr trainer.Trainer = done
+	if done == nil {
+		tr, err = trainer.BuilderOf(fam).NewTrainer(trainer.Args{
+			Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
+			Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
 	tracked := evalenv.NewTracked()
 	ev := evalenv.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: train0, Seed: config.DeriveSeed(exp.Seed, 2),

@@ -124,6 +124,12 @@ func (r *runner) start(all []report.Row) (earlier []report.Row, err error) {
 	if r.b, err = r.build(); err != nil {
 		return nil, err
 	}
+	return r.setApart(all), nil
+}
+
+// setApart sets the experiment's rows apart from all: the other
+// experiments' rows are kept as they are; its own are returned.
+func (r *runner) setApart(all []report.Row) (earlier []report.Row) {
 	r.others = make([]report.Row, 0, len(all))
 	for _, row := range all {
 		if row.Experiment == r.exp.Name {
@@ -132,7 +138,7 @@ func (r *runner) start(all []report.Row) (earlier []report.Row, err error) {
 			r.others = append(r.others, row)
 		}
 	}
-	return earlier, nil
+	return earlier
 }
 
 // rows are the run's rows: the other experiments' and this one's so far.
@@ -174,22 +180,6 @@ func (r *runner) restore(c *models.Checkpoint) error {
 		return fmt.Errorf("the checkpoint says %d epochs are done, but the experiment trains %d: the file is corrupt or from another run", tr.Completed(), tr.Total())
 	}
 	r.b.tracked.Restore(c)
-	return nil
-}
-
-// loadTrained restores the model of a finished training from the
-// experiment's checkpoint (its training part says training is complete).
-func (r *runner) loadTrained() error {
-	c, err := models.Load(r.ckpt, family.Codecs())
-	if err != nil {
-		return err
-	}
-	if err := r.restore(c); err != nil {
-		return fmt.Errorf("%s: %w", r.ckpt, err)
-	}
-	if tr := r.b.tr; tr.Completed() != tr.Total() {
-		return fmt.Errorf("%s holds the model after epoch %d of %d, though %s says training is complete", r.ckpt, tr.Completed(), tr.Total(), trainPartName(r.exp.Name))
-	}
 	return nil
 }
 
