@@ -153,7 +153,10 @@ func (p pretrainSchedule) LearningRateAt(int) float64 { return p.t.Pretrain.Lear
 func (p pretrainSchedule) MomentumAt(e int) float64   { return p.t.MomentumAt(e) }
 
 func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
-	m := a.Model.(*models.DBM)
+	m, err := family.As[*models.DBM](a.Model)
+	if err != nil {
+		return nil, err
+	}
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
 	pre := rbm.Options(&t.Layer, a.Workers)

@@ -79,7 +79,10 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 	Doc:      "exact log Z and log f(v) by enumerating the cheaper parity class of the layers",
 	Defaults: estim.Exact{MaxUnits: 25},
 	Feasible: func(m models.Model, s *estim.Exact) error {
-		d := m.(*models.DBM)
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return err
+		}
 		z, f := exactUnits(d)
 		if n := max(z, f); n > s.MaxUnits {
 			return fmt.Errorf("a DBM %v needs 2^%d terms for log Z and 2^%d per example for log f(v), above max_units %d; raise max_units (≤ 40) or drop exact", d.Sizes, z, f, s.MaxUnits)
@@ -87,7 +90,10 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 		return nil
 	},
 	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
-		d := m.(*models.DBM)
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return nil, err
+		}
 		laps := estim.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
@@ -127,7 +133,11 @@ var MFBound = estim.Define(estim.Def[estim.AIS]{
 	Doc:      "DBM mean-field lower bound on log f(v) (Salakhutdinov & Hinton 2009) minus the AIS estimate of log Z",
 	Defaults: estim.DefaultAIS(),
 	Run: func(env *evalenv.Env, m models.Model, s *estim.AIS, j evalenv.Job) ([]report.Row, error) {
-		return aisRows(env, m.(*models.DBM), s, 0, j)
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return nil, err
+		}
+		return aisRows(env, d, s, 0, j)
 	},
 })
 
@@ -142,7 +152,11 @@ var AIS = estim.Define(estim.Def[AISSettings]{
 	Doc:      "log f(v) by importance sampling with a mean-field proposal over the even hidden layers, odd layers summed out (RAISE §5.2), minus the AIS log Z",
 	Defaults: AISSettings{AIS: estim.DefaultAIS(), Samples: 500},
 	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
-		return aisRows(env, m.(*models.DBM), &s.AIS, s.Samples, j)
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return nil, err
+		}
+		return aisRows(env, d, &s.AIS, s.Samples, j)
 	},
 })
 
@@ -228,7 +242,10 @@ var RAISE = estim.Define(estim.Def[estim.RAISE]{
 	Doc:      "RAISE with an intractable posterior (Burda et al. 2015, Alg. 3), extended to the split by the control variate log f̂(v) (IS)",
 	Defaults: estim.DefaultRAISE(),
 	Run: func(env *evalenv.Env, m models.Model, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
-		d := m.(*models.DBM)
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return nil, err
+		}
 		betas, err := s.BetaSchedule()
 		if err != nil {
 			return nil, err

@@ -166,7 +166,10 @@ func (Plugin) Finish(m models.Model, rows []report.Row, ests []family.Configured
 }
 
 func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
-	m := a.Model.(*models.DBN)
+	m, err := family.As[*models.DBN](a.Model)
+	if err != nil {
+		return nil, err
+	}
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
 	ld, err := train.ParseLayerData(t.LayerData)

@@ -27,7 +27,10 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 	Doc:      "exact log p(v) by enumerating the hidden layers below the top and the top RBM's smaller layer",
 	Defaults: estim.Exact{MaxUnits: 25},
 	Feasible: func(m models.Model, s *estim.Exact) error {
-		d := m.(*models.DBN)
+		d, err := family.As[*models.DBN](m)
+		if err != nil {
+			return err
+		}
 		sizes := d.Sizes()
 		below := 0
 		for _, n := range sizes[1 : len(sizes)-1] {
@@ -43,7 +46,10 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 		if _, ok := m.(*models.RBM); ok {
 			return evalenv.RunnerOf(rbm.Exact).Run(env, m, s, j)
 		}
-		d := m.(*models.DBN)
+		d, err := family.As[*models.DBN](m)
+		if err != nil {
+			return nil, err
+		}
 		laps := estim.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
@@ -154,7 +160,10 @@ var AIS = estim.Define(estim.Def[AISSettings]{
 		if _, ok := m.(*models.RBM); ok {
 			return evalenv.RunnerOf(rbm.AIS).Run(env, m, &rbm.AISSettings{AIS: s.AIS}, j)
 		}
-		d := m.(*models.DBN)
+		d, err := family.As[*models.DBN](m)
+		if err != nil {
+			return nil, err
+		}
 		laps := estim.StartLaps()
 		z, zres, reused, err := topFor(env, d, &s.AIS, j.Seed, 0)
 		if err != nil {
@@ -195,7 +204,10 @@ var RAISE = estim.Define(estim.Def[estim.RAISE]{
 		if _, ok := m.(*models.RBM); ok {
 			return evalenv.RunnerOf(rbm.RAISE).Run(env, m, s, j)
 		}
-		d := m.(*models.DBN)
+		d, err := family.As[*models.DBN](m)
+		if err != nil {
+			return nil, err
+		}
 		betas, err := s.BetaSchedule()
 		if err != nil {
 			return nil, err

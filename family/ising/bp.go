@@ -42,7 +42,10 @@ var BP = estim.Define(estim.Def[BPSettings]{
 		"log Z ≈ −F_Bethe at the beliefs; exact on 1×n grids; warns when the messages did not converge",
 	Defaults: BPSettings{Damping: eval.DefaultBetheBP.Damping, Tol: eval.DefaultBetheBP.Tol, MaxIter: eval.DefaultBetheBP.MaxIter},
 	Run: func(env *evalenv.Env, mm models.Model, s *BPSettings, j evalenv.Job) ([]report.Row, error) {
-		m := mm.(*models.Ising)
+		m, err := family.As[*models.Ising](mm)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		res, err := eval.BetheBP{Damping: s.Damping, Tol: s.Tol, MaxIter: s.MaxIter}.Run(m)
 		if err != nil {

@@ -114,7 +114,10 @@ var Exact = estim.Define(estim.Def[ExactSettings]{
 	Doc:      "exact log Z: a transfer matrix over the grid's narrower side (D·2^width terms), or enumeration of all 2^D states",
 	Defaults: ExactSettings{Method: "auto", MaxUnits: 25, MaxWidth: 20},
 	Feasible: func(m models.Model, s *ExactSettings) error {
-		_, err := s.plan(m.(*models.Ising))
+		im, err := family.As[*models.Ising](m)
+		if err == nil {
+			_, err = s.plan(im)
+		}
 		return err
 	},
 	CheckModel: func(p family.Problems, s *ExactSettings, model family.Settings, visible int) {
@@ -130,7 +133,10 @@ var Exact = estim.Define(estim.Def[ExactSettings]{
 		}
 	},
 	Run: func(env *evalenv.Env, mm models.Model, s *ExactSettings, j evalenv.Job) ([]report.Row, error) {
-		m := mm.(*models.Ising)
+		m, err := family.As[*models.Ising](mm)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		method, err := s.plan(m)
 		if err != nil {
@@ -171,7 +177,10 @@ var AIS = estim.Define(estim.Def[AISSettings]{
 	Doc:      "AIS estimate of log Z along f_β = exp((1−β)·bᵀx + β·log p̃(x)) from independent bits (uniform: b = 0, log Z_0 = D log 2; or the data's base rate), single-site Gibbs sweeps",
 	Defaults: DefaultAIS(),
 	Run: func(env *evalenv.Env, mm models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
-		m := mm.(*models.Ising)
+		m, err := family.As[*models.Ising](mm)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		b, err := env.BaseVBias(s.Init, m.NumVisible())
 		if err != nil {

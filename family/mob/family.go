@@ -195,7 +195,10 @@ var Exact = estim.Define(estim.Def[family.NoSettings]{
 	Unshared: true,
 	Doc:      "exact log p(x) = logsumexp_k[log π_k + Σ_d x_d log μ_kd + (1−x_d) log(1−μ_kd)]; the mixture is normalised (log Z = 0), so nothing is estimated",
 	Run: func(env *evalenv.Env, mm models.Model, _ *family.NoSettings, j evalenv.Job) ([]report.Row, error) {
-		m := mm.(*models.MoB)
+		m, err := family.As[*models.MoB](mm)
+		if err != nil {
+			return nil, err
+		}
 		env.Remember(estim.ExactLogZKey{}, 0.0)
 		base := j.Base
 		base.LogZ = report.F(0)

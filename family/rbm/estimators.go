@@ -26,7 +26,10 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 	Defaults: estim.Exact{MaxUnits: 25},
 	Work:     exactWork,
 	Feasible: func(m models.Model, s *estim.Exact) error {
-		r := m.(*models.RBM)
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return err
+		}
 		if n := min(r.NVis, r.NHid); n > s.MaxUnits {
 			return fmt.Errorf("the smaller layer of a %d×%d RBM has %d units, above max_units %d (2^%d terms); raise max_units (≤ 40) or drop exact", r.NVis, r.NHid, n, s.MaxUnits, n)
 		}
@@ -40,7 +43,10 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 		}
 	},
 	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		e, done, err := estim.ExactRBM(env, r, s.MaxUnits, "exact")
 		if err != nil {
@@ -77,7 +83,10 @@ var AIS = estim.Define(estim.Def[AISSettings]{
 	Defaults: AISSettings{estim.DefaultAIS()},
 	Work:     aisWork,
 	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		if _, err := s.BetaSchedule(); err != nil {
 			return nil, err
@@ -151,7 +160,10 @@ var RAISE = estim.Define(estim.Def[estim.RAISE]{
 	Defaults: estim.DefaultRAISE(),
 	Work:     raiseWork,
 	Run: func(env *evalenv.Env, m models.Model, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		betas, err := s.BetaSchedule()
 		if err != nil {
 			return nil, err
@@ -316,7 +328,10 @@ var CSL = estim.Define(estim.Def[CSLSettings]{
 	Defaults: CSLSettings{Chains: 100, Init: "base-rate", Examples: 100},
 	Work:     cslWork,
 	Run: func(env *evalenv.Env, m models.Model, s *CSLSettings, j evalenv.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		steps := s.Steps
 		if steps == 0 {
 			steps = matchedSteps(s, j.List)
@@ -392,7 +407,10 @@ var PLL = estim.Define(estim.Def[family.NoSettings]{
 	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
 	Work:     func(m models.Model, _ *family.NoSettings, x []int) float64 { return pllWork(m, nil, x) },
 	Run: func(env *evalenv.Env, m models.Model, _ *family.NoSettings, j evalenv.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		laps := estim.StartLaps()
 		var rows []report.Row
 		for _, s := range env.Splits {
@@ -426,7 +444,10 @@ var Recon = estim.Define(estim.Def[ReconSettings]{
 	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
 	Work:     reconWork,
 	Run: func(env *evalenv.Env, m models.Model, _ *ReconSettings, j evalenv.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		laps := estim.StartLaps()
 		rng := rand.New(rand.NewPCG(j.Seed, 0))
 		var rows []report.Row

@@ -97,7 +97,10 @@ func Chi2Options(t *Train, workers int) train.Chi2Options {
 // NewTrainer builds the trainer of train.method and initialises the
 // model's parameters.
 func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
-	m := a.Model.(*models.RBM)
+	m, err := family.As[*models.RBM](a.Model)
+	if err != nil {
+		return nil, err
+	}
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
 	var vb []float64

@@ -150,7 +150,11 @@ var AISRatio = estim.Define(estim.Def[RatioSettings]{
 		if _, err := ratioTarget(s, m.NumVisible()); err != nil {
 			return err
 		}
-		if mA := m.(*models.RBM); s.Start == StartExact && !eval.HasExactSampler(mA) {
+		mA, err := family.As[*models.RBM](m)
+		if err != nil {
+			return err
+		}
+		if s.Start == StartExact && !eval.HasExactSampler(mA) {
 			return noExactStart(StartExact, "A", "the evaluated "+evalenv.Label(mA), mA)
 		}
 		return nil
@@ -169,7 +173,10 @@ var AISRatio = estim.Define(estim.Def[RatioSettings]{
 	},
 	Run: func(env *evalenv.Env, m models.Model, s *RatioSettings, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
-		mA := m.(*models.RBM)
+		mA, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		mB, err := ratioTarget(s, mA.NVis)
 		if err != nil {
 			return nil, err

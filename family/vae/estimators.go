@@ -150,7 +150,10 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 	Doc:      "exact log p(x) = logsumexp_z[log p(x|z) + log p̃(z)] − log Z, enumerating the 2^Z latent states (and the RBM prior's log Z)",
 	Defaults: estim.Exact{MaxUnits: 20},
 	Feasible: func(mm models.Model, s *estim.Exact) error {
-		m := mm.(*models.VAE)
+		m, err := family.As[*models.VAE](mm)
+		if err != nil {
+			return err
+		}
 		if Z := m.NumLatent(); Z > s.MaxUnits {
 			return fmt.Errorf("%s has %d latents, above max_units %d (2^%d states); raise max_units (≤ %d) or drop exact", m.Label(), Z, s.MaxUnits, Z, estim.MaxExactUnits)
 		}
@@ -162,7 +165,10 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 		}
 	},
 	Run: func(env *evalenv.Env, mm models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
-		m := mm.(*models.VAE)
+		m, err := family.As[*models.VAE](mm)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		z, err := priorLogZ(env, m, &PriorLogZ{MaxUnits: estim.MaxExactUnits}, j.Seed)
 		if err != nil {
@@ -309,7 +315,10 @@ var IS = estim.Define(estim.Def[ISSettings]{
 	Doc:      "importance sampling with the encoder q(z|x): logmeanexp_k[log p(x|z_k) + log p̃(z_k) − log q(z_k|x)] − log Z, a stochastic lower bound on log p(x); log Z of an RBM prior exact or by AIS",
 	Defaults: ISSettings{Samples: 5000, PriorLogZ: defaultPriorLogZ()},
 	Run: func(env *evalenv.Env, mm models.Model, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
-		m := mm.(*models.VAE)
+		m, err := family.As[*models.VAE](mm)
+		if err != nil {
+			return nil, err
+		}
 		return sampled(env, m, s, j, "IS", func(w eval.VAEWeights) []float64 { return w.LogMeanW }, func(w eval.VAEWeights, n, N int) string {
 			minESS := math.Inf(1)
 			for _, e := range w.ESS {
@@ -331,7 +340,10 @@ var ELBO = estim.Define(estim.Def[ISSettings]{
 	Doc:      "evidence lower bound E_q[log p(x|z) + log p̃(z) − log q(z|x)] − log Z (a lower bound on log p(x)), K draws of q(z|x) per example",
 	Defaults: ISSettings{Samples: 100, PriorLogZ: defaultPriorLogZ()},
 	Run: func(env *evalenv.Env, mm models.Model, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
-		m := mm.(*models.VAE)
+		m, err := family.As[*models.VAE](mm)
+		if err != nil {
+			return nil, err
+		}
 		return sampled(env, m, s, j, "ELBO", func(w eval.VAEWeights) []float64 { return w.MeanLogW }, func(_ eval.VAEWeights, n, N int) string {
 			return fmt.Sprintf("ELBO from %d draws of q(z|x) per example on %d of %d examples", s.Samples, n, N)
 		})
