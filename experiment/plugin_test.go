@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/logz-ml/logz/data"
@@ -91,7 +92,11 @@ func (indepBuilder) NewModel(_ family.Settings, visible int) (models.Model, erro
 	return &indep{Logits: make([]float64, visible)}, nil
 }
 
+// trainersBuilt counts the test families' NewTrainer calls.
+var trainersBuilt atomic.Int64
+
 func (indepBuilder) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+	trainersBuilt.Add(1)
 	return &indepTrainer{m: a.Model.(*indep), s: a.ModelSettings.(*indepModel).Smoothing, epochs: a.Train.(*indepTrain).Epochs}, nil
 }
 
@@ -289,5 +294,56 @@ func TestFamilyPlugIn(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// TestMergeBuildsNoTrainer: the evaluation shards and the merge of a
+// sharded run evaluate the trained model read from its checkpoint without
+// building a trainer, and the merge gives the rows of the run in one
+// process. Mutation checked: building the trainer in buildWith even when
+// the trained model is given fails it (3 trainers built).
+func TestMergeBuildsNoTrainer(t *testing.T) {
+	f, err := config.Parse([]byte(`experiments:
+  - name: toy
+    data: {train: planted:train, test: planted:test, planted: {train: 200, test: 100}}
+    model: {type: indep-test, smoothing: 0.5}
+    train: {epochs: 2}
+    evaluate: {splits: [test]}
+`), "toy.yaml", config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := experiment.Run(f, experiment.Options{Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	if err := experiment.RunShard(f, experiment.ShardOptions{Out: dir, Shard: experiment.Shard{Index: 0, Count: 1}, Phase: experiment.PhaseTrain, Stderr: &stderr, Logz: "test"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	before := trainersBuilt.Load()
+	for i := range 2 {
+		if err := experiment.RunShard(f, experiment.ShardOptions{Out: dir, Shard: experiment.Shard{Index: i, Count: 2}, Phase: experiment.PhaseEval, Stderr: &stderr, Logz: "test"}); err != nil {
+			t.Fatalf("shard %d: %v\n%s", i, err, stderr.String())
+		}
+	}
+	merged, err := experiment.Merge(experiment.Options{Out: dir}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := trainersBuilt.Load() - before; n != 0 {
+		t.Errorf("the evaluation shards and the merge built %d trainers, want none", n)
+	}
+	final := func(rows []report.Row) (out []float64) {
+		for _, r := range rows {
+			if r.Stage == report.StageFinal && r.MeanLoglik != nil {
+				out = append(out, *r.MeanLoglik)
+			}
+		}
+		return out
+	}
+	if w, m := final(whole), final(merged); len(w) == 0 || fmt.Sprint(w) != fmt.Sprint(m) {
+		t.Errorf("merged final log-likelihoods %v, the run's %v", m, w)
 	}
 }

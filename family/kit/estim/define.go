@@ -1,3 +1,9 @@
+// Package estim defines estimators: Define turns a typed definition into
+// a family.Estimator, and the settings and drivers several families share
+// live here — annealing (Anneal, AIS), RAISE and the AIS/RAISE sandwich,
+// the χ² upper bound (Chi2), exact enumeration (Exact), the subsample
+// extension with control variates, and the statistics and timing of rows.
+// The evaluation they run in is package family/kit/evalenv.
 package estim
 
 import (
@@ -9,13 +15,6 @@ import (
 	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
-
-// Package estim defines estimators: Define turns a typed definition into
-// a family.Estimator, and the settings and drivers several families share
-// live here — annealing (Anneal, AIS), RAISE and the AIS/RAISE sandwich,
-// the χ² upper bound (Chi2), exact enumeration (Exact), the subsample
-// extension with control variates, and the statistics and timing of rows.
-// The evaluation they run in is package family/kit/evalenv.
 
 // impl is the Impl of an estimator of settings *S (an evalenv.Runner).
 type impl[S any] func(env *evalenv.Env, m models.Model, s family.Settings, j evalenv.Job) ([]report.Row, error)
