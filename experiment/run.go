@@ -286,7 +286,7 @@ func (r *runner) buildWith(done *trained) (*built, error) {
 			return nil, fmt.Errorf("%s: %w", r.ckpt, err)
 		}
 		done.m = m
-	} else if m, err = trainer.BuilderOf(fam).NewModel(exp.Model.Settings, train0.D); err != nil {
+	} else if m, err = fam.Plugin.NewModel(exp.Model.Settings, train0.D); err != nil {
 		return nil, err
 	}
 	if err := fam.CheckFeasible(m, append(append([]config.Estimator(nil), exp.Evaluate.EveryEpoch...), exp.Evaluate.Final...)); err != nil {

@@ -379,7 +379,7 @@ func rowsOf(s *data.Set) familytest.Rows {
 func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *data.Set) trainer.Trainer {
 	t.Helper()
 	exp = exp.Clone()
-	m, err := trainer.BuilderOf(f).NewModel(exp.Model.Settings, train.D)
+	m, err := f.Plugin.NewModel(exp.Model.Settings, train.D)
 	if err != nil {
 		t.Fatal(err)
 	}

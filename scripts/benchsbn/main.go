@@ -48,11 +48,11 @@ func run(dir string, n int, seed uint64, dump, samplers, precision string) error
 		if precision != "" {
 			ts.Precision = precision
 		}
-		m, err := fam.Plugin.(trainer.Builder).NewModel(ms, set.D)
+		m, err := fam.Plugin.NewModel(ms, set.D)
 		if err != nil {
 			return err
 		}
-		tr, err := fam.Plugin.(trainer.Builder).NewTrainer(trainer.Args{Model: m, ModelSettings: ms, Train: ts, Data: set, BaseRate: data.LogOdds(set, 1), Seed: 1})
+		tr, err := trainer.BuilderOf(fam).NewTrainer(trainer.Args{Model: m, ModelSettings: ms, Train: ts, Data: set, BaseRate: data.LogOdds(set, 1), Seed: 1})
 		if err != nil {
 			return err
 		}
