@@ -15,7 +15,7 @@ import (
 	_ "github.com/logz-ml/logz/family/all" // registers rbm, dbn and dbm
 	"github.com/logz-ml/logz/family/dbm"
 	"github.com/logz-ml/logz/family/dbn"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
 	"github.com/logz-ml/logz/family/rbm"
 )
 
@@ -40,11 +40,11 @@ func rbmModel(t testing.TB, e Experiment) *rbm.Model {
 }
 
 // exactOf is the settings of an exact entry.
-func exactOf(t testing.TB, e Estimator) *kit.Exact {
+func exactOf(t testing.TB, e Estimator) *estim.Exact {
 	t.Helper()
-	s, ok := e.Settings.(*kit.Exact)
+	s, ok := e.Settings.(*estim.Exact)
 	if !ok {
-		t.Fatalf("estimator %q: settings are %T, want *kit.Exact", e.Name, e.Settings)
+		t.Fatalf("estimator %q: settings are %T, want *estim.Exact", e.Name, e.Settings)
 	}
 	return s
 }
@@ -130,7 +130,7 @@ func TestDefaultDocumented(t *testing.T) {
 	if d.Data.Planted != wantPlanted || d.Data.Binarize != "stochastic" || d.Data.Threshold != 0.5 {
 		t.Errorf("data defaults: %+v", d.Data)
 	}
-	paperAIS := kit.AIS{Runs: 100, Anneal: kit.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}
+	paperAIS := estim.AIS{Runs: 100, Anneal: estim.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}
 	ais := Estimator{Name: "ais", Settings: &rbm.AISSettings{AIS: paperAIS}}
 	if got := rbm.Family.Entry("ais"); !reflect.DeepEqual(got, ais) {
 		t.Errorf("ais defaults: %+v", got.Settings)
@@ -146,7 +146,7 @@ func TestDefaultDocumented(t *testing.T) {
 	if got := dbm.AIS.New(); !reflect.DeepEqual(got, &dbm.AISSettings{AIS: paperAIS, Samples: 500}) {
 		t.Errorf("dbm ais defaults: %+v", got)
 	}
-	if got := rbm.Family.Entry("exact"); !reflect.DeepEqual(got, Estimator{Name: "exact", Settings: &kit.Exact{MaxUnits: 25}}) {
+	if got := rbm.Family.Entry("exact"); !reflect.DeepEqual(got, Estimator{Name: "exact", Settings: &estim.Exact{MaxUnits: 25}}) {
 		t.Errorf("exact defaults: %+v", got.Settings)
 	}
 	ev := d.Evaluate
@@ -391,7 +391,7 @@ func TestShippedConfigs(t *testing.T) {
 	if len(m.Experiments) != len(want) {
 		t.Fatalf("mnist config has %d experiments", len(m.Experiments))
 	}
-	paperAIS := Estimator{Name: "ais", Settings: &rbm.AISSettings{AIS: kit.AIS{Runs: 100, Anneal: kit.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}}}
+	paperAIS := Estimator{Name: "ais", Settings: &rbm.AISSettings{AIS: estim.AIS{Runs: 100, Anneal: estim.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}}}
 	for i, w := range want {
 		e := m.Experiments[i]
 		tr, mod := rbmTrain(t, e), rbmModel(t, e)
@@ -486,8 +486,8 @@ experiments:
 	}
 	want := []Estimator{
 		rbm.Family.Entry("exact"),
-		{Name: "ais", Settings: &rbm.AISSettings{AIS: kit.AIS{Runs: 1000, Anneal: kit.Anneal{Betas: 10000, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}}},
-		{Name: "ais", Settings: &rbm.AISSettings{AIS: kit.AIS{Runs: 20, Anneal: kit.Anneal{Betas: 15, Schedule: "2008", Init: "uniform"}, MinESSFraction: 0.1}}},
+		{Name: "ais", Settings: &rbm.AISSettings{AIS: estim.AIS{Runs: 1000, Anneal: estim.Anneal{Betas: 10000, Schedule: "2008", Init: "base-rate"}, MinESSFraction: 0.1}}},
+		{Name: "ais", Settings: &rbm.AISSettings{AIS: estim.AIS{Runs: 20, Anneal: estim.Anneal{Betas: 15, Schedule: "2008", Init: "uniform"}, MinESSFraction: 0.1}}},
 	}
 	if !reflect.DeepEqual(a.Evaluate.Final, want) || !reflect.DeepEqual(b.Evaluate.EveryEpoch, want) {
 		t.Errorf("estimators:\n got %+v\n and %+v\nwant %+v", a.Evaluate.Final, b.Evaluate.EveryEpoch, want)

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // cslRows is an data.Examples backed by a slice of rows.
@@ -24,7 +24,7 @@ func (r cslRows) Row(n int) []uint8 { return r[n] }
 // cslTestRBM has weights N(0, w²) and biases N(0, b²) from the stream
 // (seed, 7).
 func cslTestRBM(d, h int, w, b float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 7)))
+	return modeltest.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 7)))
 }
 
 // allStates returns the 2^d binary vectors, state s having bit i = unit i.

@@ -9,16 +9,16 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/inference"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // randomDBM is a DBM with N(0, wScale²) weights and N(0, bScale²) biases
 // from the stream (seed, 99).
 func randomDBM(t *testing.T, seed uint64, wScale, bScale float64, sizes ...int) *models.DBM {
 	t.Helper()
-	d, err := brute.RandomDBM(wScale, bScale, rand.New(rand.NewPCG(seed, 99)), sizes...)
+	d, err := modeltest.RandomDBM(wScale, bScale, rand.New(rand.NewPCG(seed, 99)), sizes...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 type rowSet [][]uint8
@@ -17,7 +17,7 @@ func (r rowSet) Row(n int) []uint8 { return r[n] }
 
 // smallRBM has N(0, scale²) weights and biases from the stream (seed, 0).
 func smallRBM(d, h int, scale float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, scale, scale, rand.New(rand.NewPCG(seed, 0)))
+	return modeltest.RandomRBM(d, h, scale, scale, rand.New(rand.NewPCG(seed, 0)))
 }
 
 // TestPseudoLogLikByEnumeration compares with log p(v_i|v_−i) computed from

@@ -8,16 +8,17 @@ import (
 
 	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestMoBLogProbs: the per-example exact log p(x) of a random mixture is
-// the log of its definition (brute.MoB) for every example, in several
+// the log of its definition (modeltest.MoB) for every example, in several
 // chunks, with the same bits on 1 and 4 workers; examples of the wrong
 // size are an error. Mutation checked: an off-by-one chunk start (n from
 // c·chunk + 1) leaves examples at 0 and fails.
 func TestMoBLogProbs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 3))
-	m, err := brute.RandomMoB(5, 9, 2, rng)
+	m, err := modeltest.RandomMoB(5, 9, 2, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +38,7 @@ func TestMoBLogProbs(t *testing.T) {
 		t.Error("the log-probabilities depend on the number of workers")
 	}
 	for n, lp := range one {
-		if want := math.Log(brute.MoB(m, x[n])); math.Abs(lp-want) > 1e-12*math.Max(1, math.Abs(want)) {
+		if want := math.Log(modeltest.MoB(m, x[n])); math.Abs(lp-want) > 1e-12*math.Max(1, math.Abs(want)) {
 			t.Fatalf("example %d: log p %.15g, by definition %.15g", n, lp, want)
 		}
 	}
@@ -52,13 +53,13 @@ func TestMoBLogProbs(t *testing.T) {
 // are drawn (sampletest.CheckSampler). Mutation checked: picking the
 // component uniformly instead of by π fails the frequencies.
 func TestSampleMoBMatchesTheModel(t *testing.T) {
-	m, err := brute.RandomMoB(3, 6, 2, rand.New(rand.NewPCG(4, 4)))
+	m, err := modeltest.RandomMoB(3, 6, 2, rand.New(rand.NewPCG(4, 4)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := make([]float64, 1<<6)
 	for c := range p {
-		p[c] = brute.MoB(m, brute.Bits(c, 6))
+		p[c] = modeltest.MoB(m, brute.Bits(c, 6))
 	}
 	sampletest.CheckSampler(t, func(n int, _ string, mean bool, _ int) ([]float64, error) {
 		return SampleMoB(m, n, 17, mean)

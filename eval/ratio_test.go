@@ -8,16 +8,16 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/inference"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // ratioRBM is the d×h RBM of the ratio tests: N(0, w²) weights and N(0,
-// b²) biases from the stream (seed, 17) (brute.RandomRBM; the models the
+// b²) biases from the stream (seed, 17) (modeltest.RandomRBM; the models the
 // ais-ratio estimator's numbers were pinned on).
 func ratioRBM(d, h int, w, b float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
+	return modeltest.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
 }
 
 // TestEstimateRatioMatchesExact: log Z_B − log Z_A of two RBMs with

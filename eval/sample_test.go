@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/inference/chi2"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/sampletest"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // sampleData is the data start of the sampler tests: two opposite rows, so
@@ -101,7 +101,7 @@ func TestSampleIsingMatchesTheModel(t *testing.T) {
 // no sweeps (the chains stay at their starts) and means from σ(b_0) alone
 // (h1 dropped) fail.
 func TestSampleDBMMatchesTheModel(t *testing.T) {
-	m, err := brute.RandomDBM(1, 1, rand.New(rand.NewPCG(3, 1)), 4, 3, 2)
+	m, err := modeltest.RandomDBM(1, 1, rand.New(rand.NewPCG(3, 1)), 4, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestSampleDBMMatchesTheModel(t *testing.T) {
 // the samples do not depend on the workers. Mutation checked: a down-pass
 // with W_1 dropped (v from σ(a_0) alone) and no top-RBM sweeps both fail.
 func TestSampleDBNMatchesTheModel(t *testing.T) {
-	m, err := brute.RandomDBN(1.2, rand.New(rand.NewPCG(4, 1)), 4, 3, 2, 2)
+	m, err := modeltest.RandomDBN(1.2, rand.New(rand.NewPCG(4, 1)), 4, 3, 2, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,16 @@ import (
 
 	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
-// tinyAuxVAE is brute.RandomAuxVAE: X = 6, Z = 4, one hidden layer of 5,
+// tinyAuxVAE is modeltest.RandomAuxVAE: X = 6, Z = 4, one hidden layer of 5,
 // A = 2 auxiliary variables with nets of 3 hidden units (their parameters
 // N(0, 0.25²): log σ of the Gaussians near 0, so that the weights
 // p(a|x,z)/q(a|x) have a finite variance).
 func tinyAuxVAE(t *testing.T, priorHidden int, seed uint64) *models.VAE {
 	t.Helper()
-	m, err := brute.RandomAuxVAE(priorHidden, 2, 3, seed, 0.7, 0.25)
+	m, err := modeltest.RandomAuxVAE(priorHidden, 2, 3, seed, 0.7, 0.25)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +49,7 @@ func ratioStat(lw []float64, logP float64) (MeanStat, float64) {
 
 // TestVAEAuxISUnbiased: with auxiliary variables, the mean weight of L
 // proposals (a, z) ~ q(a|x) q(z|x,a) is unbiased for p̃(x), which the
-// double enumeration of brute.VAE gives (a integrates out of p): over R
+// double enumeration of modeltest.VAE gives (a integrates out of p): over R
 // estimates the mean of p̂/p is 1 within 4 standard errors, for L = 1 and
 // L = 50, a Bernoulli and an RBM prior. At L = 5,000 each of 4 estimates
 // is within 4 of its standard errors (the L = 1 variance over L) of p(x)
@@ -60,7 +61,7 @@ func TestVAEAuxISUnbiased(t *testing.T) {
 		m := tinyAuxVAE(t, H, 5)
 		for _, code := range []int{0, 45} {
 			x := bitsRow(code, 6)
-			lu, _ := brute.VAE(m, x)
+			lu, _ := modeltest.VAE(m, x)
 			var var1, elbo float64
 			for _, L := range []int{1, 50} {
 				R := 10000
@@ -179,7 +180,7 @@ func TestVAEAuxELBO(t *testing.T) {
 	for _, H := range []int{0, 3} {
 		m := tinyAuxVAE(t, H, 9)
 		x := bitsRow(45, 6)
-		lu, _ := brute.VAE(m, x)
+		lu, _ := modeltest.VAE(m, x)
 		const R, N = 10000, 2000
 		w, err := VAEIS{Samples: 1, Seed: 3}.Weights(m, repeatRow(x, R))
 		if err != nil {

@@ -8,15 +8,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
-// tinyVAE is brute.RandomVAE: X = 6, Z = 4, one hidden layer of 5, and an
+// tinyVAE is modeltest.RandomVAE: X = 6, Z = 4, one hidden layer of 5, and an
 // RBM(4, priorHidden) prior (0: a Bernoulli prior), every parameter N(0, scale²).
 func tinyVAE(t *testing.T, priorHidden int, seed uint64, scale float64) *models.VAE {
 	t.Helper()
-	m, err := brute.RandomVAE(priorHidden, seed, scale)
+	m, err := modeltest.RandomVAE(priorHidden, seed, scale)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +34,11 @@ func TestVAEExactLogUnnormMatchesBruteForce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, logZ := brute.VAE(m, x[0])
+		_, logZ := modeltest.VAE(m, x[0])
 		sum := 0.0
 		for n := range x {
 			sum += math.Exp(lp[n] - logZ)
-			if want, _ := brute.VAE(m, x[n]); math.Abs(lp[n]-want) > 1e-10 {
+			if want, _ := modeltest.VAE(m, x[n]); math.Abs(lp[n]-want) > 1e-10 {
 				t.Errorf("H=%d x=%v: log p̃ %.12f, brute force %.12f", H, x[n], lp[n], want)
 			}
 		}
@@ -67,7 +67,7 @@ func TestVAEISUnbiased(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		lu, logZ := brute.VAE(m, x)
+		lu, logZ := modeltest.VAE(m, x)
 		var s, s2 float64
 		for _, v := range w.LogMeanW {
 			r := math.Exp(v - lu) // a ratio p̂/p, not a log weight

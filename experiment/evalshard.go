@@ -17,7 +17,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/internal/runlock"
 	"github.com/logz-ml/logz/models"
 	"gopkg.in/yaml.v3"
@@ -36,7 +36,7 @@ type Evaluation struct {
 	ModelFile  string // the .npz the model came from
 	Estimators []config.Estimator
 	// Env is the evaluation's environment (its splits, base rate, seed).
-	Env kit.Env
+	Env evalenv.Env
 	// Data are the sets the evaluation reads (the splits and the base
 	// rate's), part of the fingerprint.
 	Data []*data.Set

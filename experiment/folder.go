@@ -88,15 +88,24 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 		p.empty = true
 		return p, nil
 	}
-	state := readRunState(dir, entries)
-	if !state.run {
-		return nil, notARun(dir, state.foreign)
+	// A merge read f from the folder's config.resolved.yaml (under the
+	// lock it holds, which found a run there): f is the run's config.
+	var was *config.File
+	var state runState
+	if opt.merge != nil {
+		was = opt.merge.config
 	}
-	if err := refuseLinks(f, dir); err != nil {
+	if was == nil {
+		state = readRunState(dir, entries)
+		if !state.run {
+			return nil, notARun(dir, state.foreign)
+		}
+	}
+	if err := refuseLinks(f, dir, was); err != nil {
 		return nil, err
 	}
 	if opt.Resume {
-		if err := p.checkResume(f, resolved, dir); err != nil {
+		if err := p.checkResume(f, resolved, dir, was == f); err != nil {
 			return nil, err
 		}
 		p.stale, _ = filepath.Glob(filepath.Join(dir, ".*.tmp-*"))
@@ -117,10 +126,13 @@ func prepare(f *config.File, resolved []byte, opt Options) (*prepared, error) {
 }
 
 // checkResume validates a run folder for --resume: its resolved config
-// must be this run's, its results and checkpoints readable.
-func (p *prepared) checkResume(f *config.File, resolved []byte, dir string) error {
-	if err := sameConfig(f, resolved, dir, "--resume", "a resumed run must use the same one (or start over with --force, or use another --out)"); err != nil {
-		return err
+// must be this run's (own: f was read from it), its results and
+// checkpoints readable.
+func (p *prepared) checkResume(f *config.File, resolved []byte, dir string, own bool) error {
+	if !own {
+		if err := sameConfig(f, resolved, dir, "--resume", "a resumed run must use the same one (or start over with --force, or use another --out)"); err != nil {
+			return err
+		}
 	}
 	rpath := filepath.Join(dir, config.ResultsFile)
 	if rows, err := report.ReadResults(rpath); err == nil {
@@ -285,7 +297,7 @@ func precisionHint(diff []string) string {
 // only files logz writes. A folder with anything else in such a directory
 // is refused rather than half cleaned.
 func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry) error {
-	expDirs := experimentDirs(f, dir)
+	expDirs := experimentDirs(f, dir, nil)
 	for _, e := range entries {
 		name := e.Name()
 		path := filepath.Join(dir, name)
@@ -324,8 +336,9 @@ func (p *prepared) planDiscard(f *config.File, dir string, entries []os.DirEntry
 
 // experimentDirs names the experiment folders a run of f in dir may write
 // or clear: f's experiments and those of the run already there (its
-// results.json and config.resolved.yaml).
-func experimentDirs(f *config.File, dir string) map[string]bool {
+// results.json and config.resolved.yaml; was, if not nil, is that config
+// as the caller read it, which is then not read again).
+func experimentDirs(f *config.File, dir string, was *config.File) map[string]bool {
 	expDirs := map[string]bool{}
 	for _, e := range f.Experiments {
 		expDirs[e.Name] = true
@@ -335,11 +348,14 @@ func experimentDirs(f *config.File, dir string) map[string]bool {
 			expDirs[r.Experiment] = true
 		}
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil {
-		if old, err := config.Parse(b, config.ResolvedFile, config.Options{}); err == nil {
-			for _, e := range old.Experiments {
-				expDirs[e.Name] = true
-			}
+	if was == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil {
+			was, _ = config.Parse(b, config.ResolvedFile, config.Options{})
+		}
+	}
+	if was != nil {
+		for _, e := range was.Experiments {
+			expDirs[e.Name] = true
 		}
 	}
 	return expDirs

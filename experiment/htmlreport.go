@@ -16,7 +16,7 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"gopkg.in/yaml.v3"
 )
@@ -27,8 +27,8 @@ var reportImages = []struct{ file, title, caption string }{
 	{SamplesPNG, "Samples from the model", "Samples of the trained model (samples.npy), one per tile."},
 	{FiltersPNG, "First-layer filters", "The weights from the visible units to each first-layer unit, one tile per unit, each scaled to its own range (dark: negative, light: positive)."},
 	{CompletionName + ".png", "Missing-data completion", "Rows: the original test images, the images with their lower half hollowed out (grey), and the model's completion."},
-	{kit.QComponentsArtifact + ".png", "Components of the χ² proposal q", "The means of the components of the χ² proposal q saved in the checkpoint, one tile each."},
-	{kit.QChainsArtifact + ".png", "Gibbs chains started at q against random starts", "Block-Gibbs chains of the trained model from uniform random states (top) and from draws of the χ² proposal q (bottom), after increasing numbers of sweeps (columns)."},
+	{sampling.QComponentsArtifact + ".png", "Components of the χ² proposal q", "The means of the components of the χ² proposal q saved in the checkpoint, one tile each."},
+	{sampling.QChainsArtifact + ".png", "Gibbs chains started at q against random starts", "Block-Gibbs chains of the trained model from uniform random states (top) and from draws of the χ² proposal q (bottom), after increasing numbers of sweeps (columns)."},
 }
 
 // htmlReport writes report.html into a run folder. The plots of an
@@ -166,7 +166,7 @@ func experimentImages(dir string) ([]report.Figure, error) {
 			if what := jsonField(filepath.Join(dir, SamplesInfoFile), "what"); what != "" {
 				caption = "Samples of the trained model: " + what + "."
 			}
-		case CompletionName + ".png", kit.QComponentsArtifact + ".png", kit.QChainsArtifact + ".png":
+		case CompletionName + ".png", sampling.QComponentsArtifact + ".png", sampling.QChainsArtifact + ".png":
 			if c := jsonField(filepath.Join(dir, strings.TrimSuffix(im.file, ".png")+".json"), "caption"); c != "" {
 				caption = c
 			}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/imagegrid"
 	"github.com/logz-ml/logz/internal/npyx"
@@ -37,7 +37,7 @@ const (
 type SamplesInfo struct {
 	// Family is the model type.
 	Family string `json:"family"`
-	kit.Drawn
+	sampling.Drawn
 	Seed uint64 `json:"seed"`
 	// Tile is the shape (rows, cols) of one sample's tile.
 	Tile [2]int `json:"tile"`
@@ -47,18 +47,18 @@ type SamplesInfo struct {
 }
 
 // writeSamples draws NumSamples samples of m when the family can
-// (kit.Sampler; DefaultSampleSteps sweeps from the family's default
+// (sampling.Sampler; DefaultSampleSteps sweeps from the family's default
 // start, the probabilities of the last step) from seed, and writes
 // samples.npy, samples.json and samples.png, and filters.png when the
 // family has first-layer filters, into dir, atomically.
 func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, train data.Examples, workers int, st *Status) error {
-	sampler, ok := kit.SamplerOf(fam)
+	sampler, ok := sampling.SamplerOf(fam)
 	if !ok {
 		return nil
 	}
-	o := kit.SampleOptions{N: NumSamples, Mean: true, Data: train, Seed: seed, Workers: workers}
-	if kit.SampleInits(fam) != nil {
-		o.Steps = kit.DefaultSampleSteps
+	o := sampling.SampleOptions{N: NumSamples, Mean: true, Data: train, Seed: seed, Workers: workers}
+	if sampling.SampleInits(fam) != nil {
+		o.Steps = sampling.DefaultSampleSteps
 	}
 	d, err := sampler.Sample(m, o)
 	if err != nil {
@@ -67,7 +67,7 @@ func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, t
 	if len(d.X) != d.N*d.D || d.D != m.NumVisible() {
 		return fmt.Errorf("samples: the family returned %d values as %d×%d for a model of %d visible units", len(d.X), d.N, d.D, m.NumVisible())
 	}
-	h, w, image := kit.TileShape(m)
+	h, w, image := sampling.TileShape(m)
 	info := SamplesInfo{Family: fam.Name, Drawn: *d, Seed: seed, Tile: [2]int{h, w}, Image: image}
 	return st.write(func() error {
 		if err := atomicfile.WriteFile(filepath.Join(dir, SamplesFile), func(w io.Writer) error {
@@ -88,7 +88,7 @@ func writeSamples(fam *family.Family, m models.Model, dir string, seed uint64, t
 
 // writeArtifact writes an estimator's picture into dir: <name>.npy,
 // <name>.json and <name>.png.
-func writeArtifact(dir string, a kit.Artifact) error {
+func writeArtifact(dir string, a sampling.Artifact) error {
 	if err := a.Check(); err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ func writeArtifact(dir string, a kit.Artifact) error {
 	return drawArtifact(base+".png", a)
 }
 
-func drawArtifact(path string, a kit.Artifact) error {
+func drawArtifact(path string, a sampling.Artifact) error {
 	img, err := imagegrid.Draw(a.X, a.Rows*a.Cols, a.TileRows, a.TileCols, imagegrid.Options{Cols: a.Cols})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -126,11 +126,11 @@ func drawSamples(dir string, x []float64, n int, info SamplesInfo) error {
 // family's first-layer weights, each tile scaled to its own range, and
 // says whether it did: nothing for a family without them.
 func drawFilters(fam *family.Family, m models.Model, dir string) (bool, error) {
-	f, ok := kit.FiltersOf(fam, m)
+	f, ok := sampling.FiltersOf(fam, m)
 	if !ok {
 		return false, nil
 	}
-	h, w, _ := kit.TileShape(m)
+	h, w, _ := sampling.TileShape(m)
 	if h*w != f.Visible || len(f.W) != f.Visible*f.Hidden {
 		return false, fmt.Errorf("filters: %d weights as %d×%d for tiles of %d×%d", len(f.W), f.Visible, f.Hidden, h, w)
 	}
@@ -171,17 +171,17 @@ type Redrawn struct {
 // imageSources are the files each picture of an experiment folder is
 // drawn from.
 var imageSources = map[string][]string{
-	SamplesPNG:                       {SamplesFile},
-	FiltersPNG:                       {modelFile},
-	CompletionName + ".png":          {CompletionName + ".npy", CompletionName + ".json"},
-	kit.QComponentsArtifact + ".png": {kit.QComponentsArtifact + ".npy", kit.QComponentsArtifact + ".json"},
-	kit.QChainsArtifact + ".png":     {kit.QChainsArtifact + ".npy", kit.QChainsArtifact + ".json"},
+	SamplesPNG:                            {SamplesFile},
+	FiltersPNG:                            {modelFile},
+	CompletionName + ".png":               {CompletionName + ".npy", CompletionName + ".json"},
+	sampling.QComponentsArtifact + ".png": {sampling.QComponentsArtifact + ".npy", sampling.QComponentsArtifact + ".json"},
+	sampling.QChainsArtifact + ".png":     {sampling.QChainsArtifact + ".npy", sampling.QChainsArtifact + ".json"},
 }
 
 // artifactNames are the stems of the estimators' and the families'
-// pictures (kit.Artifact) that DrawImages redraws from their .npy and
+// pictures (sampling.Artifact) that DrawImages redraws from their .npy and
 // .json.
-var artifactNames = []string{CompletionName, kit.QComponentsArtifact, kit.QChainsArtifact}
+var artifactNames = []string{CompletionName, sampling.QComponentsArtifact, sampling.QChainsArtifact}
 
 // staleSource returns the first file that picture (a file name of
 // imageSources) in dir is drawn from and that is missing, or "".
@@ -272,7 +272,7 @@ func drawImages(expDir string) (r Redrawn, drew bool, err error) {
 		if err != nil {
 			return r, drew, err
 		}
-		var a kit.Artifact
+		var a sampling.Artifact
 		if err := json.Unmarshal(b, &a); err != nil {
 			return r, drew, fmt.Errorf("%s.json: %w", base, err)
 		}

@@ -92,12 +92,15 @@ func notARun(dir string, foreign []string) error {
 // there) or a file in it — is a symbolic link: writing or clearing through
 // it would change files outside the run folder. The run folder itself may
 // be a link; that is the user's own choice of where the run goes.
-func refuseLinks(f *config.File, dir string) error {
+//
+// was, if not nil, is the config of the run in dir as the caller read it
+// from its config.resolved.yaml (a merge), which is then not read again.
+func refuseLinks(f *config.File, dir string, was *config.File) error {
 	names := map[string]bool{PartsDir: true}
 	for _, n := range config.RunFiles {
 		names[n] = true
 	}
-	expDirs := experimentDirs(f, dir)
+	expDirs := experimentDirs(f, dir, was)
 	entries, err := readRunDir(dir)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {

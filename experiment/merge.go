@@ -4,20 +4,31 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/runlock"
+	"github.com/logz-ml/logz/models"
 )
 
 // mergePlan is what a merge takes from the parts: every experiment's
 // training rows, and per experiment the merger of its evaluation parts or
 // the error its training failed with.
 type mergePlan struct {
+	// totals are the experiments' epochs in all, from their training
+	// parts.
+	totals map[string]int
+	// config is the sharded run's config, read once from its
+	// config.resolved.yaml.
+	config  *config.File
 	rows    []report.Row
 	mergers map[string]*merger
 	failed  map[string]string
@@ -71,10 +82,11 @@ func Merge(opt Options, logz string) ([]report.Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := refuseLinks(f, dir); err != nil {
+	if err := refuseLinks(f, dir, f); err != nil {
 		return nil, err
 	}
 	plan, problems := planMerge(f, dir, logz)
+	plan.config = f
 	if len(problems) > 0 {
 		return nil, &MergeError{Dir: dir, Problems: problems}
 	}
@@ -92,13 +104,10 @@ func (r *runner) merge(all []report.Row, plan *mergePlan) ([]report.Row, error) 
 	if msg, failed := plan.failed[r.exp.Name]; failed {
 		return all, errors.New(msg)
 	}
-	earlier, err := r.start(all)
-	if err == nil {
-		err = r.loadTrained()
-	}
-	if err != nil {
+	if err := r.buildTrained(plan.totals[r.exp.Name]); err != nil {
 		return all, err
 	}
+	earlier := r.setApart(all)
 	r.keep = r.keepResults
 	r.keepEpochs(earlier)
 	r.sayResumed()
@@ -176,7 +185,7 @@ func andList(xs []int) string {
 
 // planMerge reads and checks the parts of every experiment of f.
 func planMerge(f *config.File, dir, logz string) (*mergePlan, []string) {
-	plan := &mergePlan{mergers: map[string]*merger{}, failed: map[string]string{}}
+	plan := &mergePlan{mergers: map[string]*merger{}, failed: map[string]string{}, totals: map[string]int{}}
 	var problems []string
 	for _, exp := range f.Experiments {
 		tpath := filepath.Join(dir, PartsDir, trainPartName(exp.Name))
@@ -208,6 +217,7 @@ func planMerge(f *config.File, dir, logz string) (*mergePlan, []string) {
 			continue
 		}
 		plan.rows = append(plan.rows, tp.Rows...)
+		plan.totals[exp.Name] = tp.Total
 		if err := modelMissing(dir, exp.Name); err != nil {
 			problems = append(problems, fmt.Sprintf("%s: %v", exp.Name, err))
 			continue
@@ -288,4 +298,67 @@ func collectParts(pdir, exp string, fp Fingerprint, who string) (*merger, []stri
 	}
 	m := newMerger(parts, names)
 	return m, m.check()
+}
+
+// trained is the trainer.Trainer of a merge: the model of a finished
+// training as its checkpoint holds it, evaluated as it is. Nothing is
+// built to read it (the trainers' Resume checks that a checkpoint fits
+// the trainer the config makes; the training part's fingerprint and the
+// evaluation parts' hash of model.npz have checked that already), and it
+// trains and resumes nothing.
+type trained struct {
+	c *models.Checkpoint
+	// m is the model evaluated (trainer.Trained).
+	m models.Model
+	// total is the epochs in all, from the training part.
+	total int
+}
+
+func (t *trained) TrainEpoch(data.Examples) (trainer.EpochSummary, error) {
+	return trainer.EpochSummary{}, errors.New("a merge trains nothing: its model is trained")
+}
+
+// Checkpoint returns the checkpoint read, with its state maps copied (the
+// caller adds to them).
+func (t *trained) Checkpoint(string) (*models.Checkpoint, error) {
+	c := *t.c
+	c.State, c.Bytes = maps.Clone(c.State), maps.Clone(c.Bytes)
+	return &c, nil
+}
+
+func (t *trained) Resume(*models.Checkpoint) error {
+	return errors.New("a merge resumes nothing: its model is trained")
+}
+
+// Completed is the epochs the checkpoint says were completed.
+func (t *trained) Completed() int        { return t.c.Meta.Epoch }
+func (t *trained) Total() int            { return t.total }
+func (t *trained) Current() models.Model { return t.m }
+func (t *trained) SetOnBatch(func(int))  {}
+
+// buildTrained builds the experiment of a merge or an evaluation shard
+// around the model of its finished training (total epochs in all, from
+// its training part), read from its checkpoint without building a
+// trainer; it checks the checkpoint against the data loaded now and the
+// training part (every epoch done), and restores the estimators' tracked
+// state it holds.
+func (r *runner) buildTrained(total int) error {
+	c, err := models.Load(r.ckpt, family.Codecs())
+	if err != nil {
+		return err
+	}
+	if got, want := c.Model.TypeName(), r.exp.Model.Type; got != want {
+		return fmt.Errorf("%s holds a %s, the experiment is a %s", r.ckpt, got, want)
+	}
+	if r.b, err = r.buildWith(&trained{c: c, total: total}); err != nil {
+		return err
+	}
+	if d := DataMismatch(c.Meta.Run, r.b.record); d != "" {
+		return fmt.Errorf("%s: %s; the run cannot go on with other data (point the data options at the original files)", r.ckpt, d)
+	}
+	if tr := r.b.tr; tr.Completed() != tr.Total() {
+		return fmt.Errorf("%s holds the model after epoch %d of %d, though %s says training is complete", r.ckpt, tr.Completed(), tr.Total(), trainPartName(r.exp.Name))
+	}
+	r.b.tracked.Restore(c)
+	return nil
 }

@@ -14,6 +14,8 @@ import (
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -40,9 +42,9 @@ func init() {
 		Train:    func() family.Settings { return &indepTrain{Epochs: 1} },
 		Trainers: []family.TrainerInfo{{Method: "", Doc: "smoothed means"}},
 		Plugin:   indepBuilder{},
-		Estimators: []*family.Estimator{kit.Define(kit.Def[noSettings]{
+		Estimators: []*family.Estimator{estim.Define(estim.Def[noSettings]{
 			Name: "fail", Doc: "fails",
-			Run: func(env *kit.Env, _ models.Model, _ *noSettings, _ kit.Job) ([]report.Row, error) {
+			Run: func(env *evalenv.Env, _ models.Model, _ *noSettings, _ evalenv.Job) ([]report.Row, error) {
 				if breakEpochs != "" {
 					if err := os.MkdirAll(filepath.Join(breakEpochs, env.Experiment, "epochs.csv", "in-the-way"), 0o755); err != nil {
 						return nil, err

@@ -9,10 +9,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/family/kit/sampling"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/imagegrid"
 
 	"github.com/logz-ml/logz/config"
@@ -57,7 +62,7 @@ type indepTrainer struct {
 	done   int
 }
 
-func (t *indepTrainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
+func (t *indepTrainer) TrainEpoch(x data.Examples) (trainer.EpochSummary, error) {
 	D := len(t.m.Logits)
 	for i := range D {
 		on := 0.0
@@ -67,7 +72,7 @@ func (t *indepTrainer) TrainEpoch(x data.Examples) (kit.EpochSummary, error) {
 		t.m.Logits[i] = math.Log((on + t.s) / (float64(x.Len()) - on + t.s))
 	}
 	t.done++
-	return kit.EpochSummary{Epoch: t.done}, nil
+	return trainer.EpochSummary{Epoch: t.done}, nil
 }
 func (t *indepTrainer) Checkpoint(e string) (*models.Checkpoint, error) {
 	return &models.Checkpoint{Model: t.m, Meta: models.Meta{Experiment: e, Epoch: t.done}}, nil
@@ -87,7 +92,11 @@ func (indepBuilder) NewModel(_ family.Settings, visible int) (models.Model, erro
 	return &indep{Logits: make([]float64, visible)}, nil
 }
 
-func (indepBuilder) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
+// trainersBuilt counts the test families' NewTrainer calls.
+var trainersBuilt atomic.Int64
+
+func (indepBuilder) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+	trainersBuilt.Add(1)
 	return &indepTrainer{m: a.Model.(*indep), s: a.ModelSettings.(*indepModel).Smoothing, epochs: a.Train.(*indepTrain).Epochs}, nil
 }
 
@@ -96,7 +105,7 @@ type indepPlugin struct{ indepBuilder }
 
 // Sample: unit i is 1 in sample k when k+i+seed is odd (a fixed pattern
 // that shows the seed and the shape arrived).
-func (indepPlugin) Sample(m models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
+func (indepPlugin) Sample(m models.Model, o sampling.SampleOptions) (*sampling.Drawn, error) {
 	D := m.NumVisible()
 	x := make([]float64, o.N*D)
 	for k := range o.N {
@@ -104,20 +113,22 @@ func (indepPlugin) Sample(m models.Model, o kit.SampleOptions) (*kit.Drawn, erro
 			x[k*D+i] = float64((uint64(k+i) + o.Seed) % 2)
 		}
 	}
-	return &kit.Drawn{N: o.N, D: D, X: x, Method: kit.MethodAncestral, Values: kit.ValuesStates, What: "a fixed pattern"}, nil
+	return &sampling.Drawn{N: o.N, D: D, X: x, Method: sampling.MethodAncestral, Values: sampling.ValuesStates, What: "a fixed pattern"}, nil
 }
 
-func (indepPlugin) Filters(m models.Model) (*kit.Filters, bool) {
+func (indepPlugin) Filters(m models.Model) (*sampling.Filters, bool) {
 	l := m.(*indep).Logits
-	return &kit.Filters{W: l, Visible: len(l), Hidden: 1, What: "the logits"}, true
+	return &sampling.Filters{W: l, Visible: len(l), Hidden: 1, What: "the logits"}, true
 }
 
 // runner is an estimator's Impl made of a function.
-type runner func(env *kit.Env, m models.Model, s family.Settings, j kit.Job) ([]report.Row, error)
+type runner func(env *evalenv.Env, m models.Model, s family.Settings, j evalenv.Job) ([]report.Row, error)
 
-func (r runner) Run(env *kit.Env, m models.Model, s family.Settings, j kit.Job) ([]report.Row, error) {
+func (r runner) Run(env *evalenv.Env, m models.Model, s family.Settings, j evalenv.Job) ([]report.Row, error) {
 	return r(env, m, s, j)
 }
+
+func (runner) Takes(family.Settings) bool { return true }
 
 func init() {
 	f := &family.Family{
@@ -138,9 +149,9 @@ func init() {
 		Train:    func() family.Settings { return &indepTrain{Epochs: 1} },
 		Trainers: []family.TrainerInfo{{Method: "", Doc: "smoothed means"}},
 		Plugin:   indepPlugin{},
-		Estimators: []*family.Estimator{kit.Define(kit.Def[noSettings]{
+		Estimators: []*family.Estimator{estim.Define(estim.Def[noSettings]{
 			Name: "exact", Doc: "Σ_i v_i a_i − softplus(a_i)",
-			Run: func(env *kit.Env, m models.Model, _ *noSettings, j kit.Job) ([]report.Row, error) {
+			Run: func(env *evalenv.Env, m models.Model, _ *noSettings, j evalenv.Job) ([]report.Row, error) {
 				var rows []report.Row
 				for _, s := range env.Splits {
 					sum := 0.0
@@ -164,14 +175,14 @@ func init() {
 	// The final exact entry hands the runner a picture: one row of two
 	// 1×20 tiles, 0 and 1.
 	exact := f.Estimators[0]
-	run := kit.RunnerOf(exact).Run
-	exact.Impl = runner(func(env *kit.Env, m models.Model, s family.Settings, j kit.Job) ([]report.Row, error) {
+	run := evalenv.RunnerOf(exact).Run
+	exact.Impl = runner(func(env *evalenv.Env, m models.Model, s family.Settings, j evalenv.Job) ([]report.Row, error) {
 		if env.Artifact != nil {
 			x := make([]float64, 40)
 			for i := 20; i < 40; i++ {
 				x[i] = 1
 			}
-			if err := env.Artifact(kit.Artifact{Name: experiment.CompletionName, Rows: 1, Cols: 2, TileRows: 4, TileCols: 5, X: x, Caption: "zeros, ones"}); err != nil {
+			if err := env.Artifact(sampling.Artifact{Name: experiment.CompletionName, Rows: 1, Cols: 2, TileRows: 4, TileCols: 5, X: x, Caption: "zeros, ones"}); err != nil {
 				return nil, err
 			}
 		}
@@ -283,5 +294,56 @@ func TestFamilyPlugIn(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, err)
 		}
+	}
+}
+
+// TestMergeBuildsNoTrainer: the evaluation shards and the merge of a
+// sharded run evaluate the trained model read from its checkpoint without
+// building a trainer, and the merge gives the rows of the run in one
+// process. Mutation checked: building the trainer in buildWith even when
+// the trained model is given fails it (3 trainers built).
+func TestMergeBuildsNoTrainer(t *testing.T) {
+	f, err := config.Parse([]byte(`experiments:
+  - name: toy
+    data: {train: planted:train, test: planted:test, planted: {train: 200, test: 100}}
+    model: {type: indep-test, smoothing: 0.5}
+    train: {epochs: 2}
+    evaluate: {splits: [test]}
+`), "toy.yaml", config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := experiment.Run(f, experiment.Options{Out: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var stderr bytes.Buffer
+	if err := experiment.RunShard(f, experiment.ShardOptions{Out: dir, Shard: experiment.Shard{Index: 0, Count: 1}, Phase: experiment.PhaseTrain, Stderr: &stderr, Logz: "test"}); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	before := trainersBuilt.Load()
+	for i := range 2 {
+		if err := experiment.RunShard(f, experiment.ShardOptions{Out: dir, Shard: experiment.Shard{Index: i, Count: 2}, Phase: experiment.PhaseEval, Stderr: &stderr, Logz: "test"}); err != nil {
+			t.Fatalf("shard %d: %v\n%s", i, err, stderr.String())
+		}
+	}
+	merged, err := experiment.Merge(experiment.Options{Out: dir}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := trainersBuilt.Load() - before; n != 0 {
+		t.Errorf("the evaluation shards and the merge built %d trainers, want none", n)
+	}
+	final := func(rows []report.Row) (out []float64) {
+		for _, r := range rows {
+			if r.Stage == report.StageFinal && r.MeanLoglik != nil {
+				out = append(out, *r.MeanLoglik)
+			}
+		}
+		return out
+	}
+	if w, m := final(whole), final(merged); len(w) == 0 || fmt.Sprint(w) != fmt.Sprint(m) {
+		t.Errorf("merged final log-likelihoods %v, the run's %v", m, w)
 	}
 }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/experiment"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 )
 
 // TestProposalPicturesInReport: an RBM trained by χ² learning gets the
@@ -36,7 +36,7 @@ experiments:
 	if stderr, err := runTiny(t, f, experiment.Options{Out: dir}); err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
-	pics := []string{kit.QComponentsArtifact + ".png", kit.QChainsArtifact + ".png"}
+	pics := []string{sampling.QComponentsArtifact + ".png", sampling.QChainsArtifact + ".png"}
 	for _, p := range pics {
 		if _, err := os.Stat(filepath.Join(dir, "chi2", p)); err != nil {
 			t.Errorf("chi2: %v", err)
@@ -50,7 +50,7 @@ experiments:
 	if err != nil || !slices.Contains(r.Drawn, pics[0]) || !slices.Contains(r.Drawn, pics[1]) || len(r.Stale) != 0 {
 		t.Errorf("DrawImages: %+v, %v", r, err)
 	}
-	os.Remove(filepath.Join(dir, "chi2", kit.QChainsArtifact+".npy"))
+	os.Remove(filepath.Join(dir, "chi2", sampling.QChainsArtifact+".npy"))
 	if r, err := experiment.DrawImages(filepath.Join(dir, "chi2")); err != nil || !slices.Equal(r.Stale, []string{"q-chains.png (no q-chains.npy)"}) {
 		t.Errorf("DrawImages without q-chains.npy: %+v, %v", r, err)
 	}

@@ -18,7 +18,8 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/internal/runlock"
@@ -245,14 +246,14 @@ func finalRows(rows []report.Row) []report.Row {
 // built is an experiment made ready to train and evaluate.
 type built struct {
 	fam   *family.Family
-	tr    kit.Trainer
+	tr    trainer.Trainer
 	train *data.Set
 	// tracked is what estimators keep between the evaluations of the
 	// experiment; every checkpoint carries it and --resume restores it.
-	tracked *kit.Tracked
+	tracked *evalenv.Tracked
 	// ev is the environment of the experiment's evaluations (without the
 	// stage and epoch).
-	ev kit.Env
+	ev evalenv.Env
 	// warnings are the train settings' warnings for this training set
 	// (family.TrainWarnings), printed at the start and kept in the
 	// training rows.
@@ -264,7 +265,12 @@ type built struct {
 
 // build loads an experiment's data, makes its model (checked against its
 // estimators) and trainer, and the environment of its evaluations.
-func (r *runner) build() (*built, error) {
+func (r *runner) build() (*built, error) { return r.buildWith(nil) }
+
+// buildWith is build; done, if set, is the experiment's finished training
+// read from its checkpoint (a merge), whose model is evaluated as it is:
+// no model is made and no trainer built.
+func (r *runner) buildWith(done *trained) (*built, error) {
 	exp := r.exp
 	train0, valid, test, err := LoadData(exp)
 	if err != nil {
@@ -274,8 +280,13 @@ func (r *runner) build() (*built, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := kit.BuilderOf(fam).NewModel(exp.Model.Settings, train0.D)
-	if err != nil {
+	var m models.Model
+	if done != nil {
+		if m, err = trainer.Trained(fam, done.c); err != nil {
+			return nil, fmt.Errorf("%s: %w", r.ckpt, err)
+		}
+		done.m = m
+	} else if m, err = fam.Plugin.NewModel(exp.Model.Settings, train0.D); err != nil {
 		return nil, err
 	}
 	if err := fam.CheckFeasible(m, append(append([]config.Estimator(nil), exp.Evaluate.EveryEpoch...), exp.Evaluate.Final...)); err != nil {
@@ -285,15 +296,18 @@ func (r *runner) build() (*built, error) {
 		return nil, err
 	}
 	baseRate := data.LogOdds(train0, 1)
-	tr, err := kit.BuilderOf(fam).NewTrainer(kit.TrainerArgs{
-		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
-		Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
-	})
-	if err != nil {
-		return nil, err
+	var tr trainer.Trainer = done
+	if done == nil {
+		tr, err = trainer.BuilderOf(fam).NewTrainer(trainer.Args{
+			Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
+			Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
+		})
+		if err != nil {
+			return nil, err
+		}
 	}
-	tracked := kit.NewTracked()
-	ev := kit.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: train0, Seed: config.DeriveSeed(exp.Seed, 2),
+	tracked := evalenv.NewTracked()
+	ev := evalenv.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: train0, Seed: config.DeriveSeed(exp.Seed, 2),
 		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked}
 	warnings := family.TrainWarnings(exp.Train, train0.N)
 	for _, w := range warnings {
@@ -309,7 +323,7 @@ func (r *runner) build() (*built, error) {
 // runRecord is what an experiment's checkpoints say it trains and
 // evaluates on: its resolved config alone, and the fingerprints of its
 // training set and evaluated splits.
-func runRecord(exp config.Experiment, train *data.Set, splits []kit.Split) (*models.RunRecord, error) {
+func runRecord(exp config.Experiment, train *data.Set, splits []evalenv.Split) (*models.RunRecord, error) {
 	one := config.File{Name: exp.Name, Seed: exp.Seed, Experiments: []config.Experiment{exp}}
 	resolved, err := one.Resolved()
 	if err != nil {
@@ -402,8 +416,8 @@ func onDisk(ckptPath string, due func(epoch int) bool, failed int) string {
 
 // Splits returns the evaluation splits an experiment asks for, each capped
 // at evaluate.max_examples.
-func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []kit.Split {
-	var out []kit.Split
+func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []evalenv.Split {
+	var out []evalenv.Split
 	for _, name := range exp.Evaluate.Splits {
 		var s *data.Set
 		switch name {
@@ -421,7 +435,7 @@ func Splits(exp config.Experiment, trainSet, valid, test *data.Set) []kit.Split 
 			s = s.Limit(n)
 		}
 		fp := s.Fingerprint()
-		out = append(out, kit.Split{Name: name, Data: s, Source: &fp})
+		out = append(out, evalenv.Split{Name: name, Data: s, Source: &fp})
 	}
 	return out
 }
@@ -507,7 +521,7 @@ func ParsePlantedValid(exp config.Experiment) bool {
 	return len(exp.Data.Train) > 8 && exp.Data.Train[:8] == "planted:" && exp.Data.Planted.Valid > 0
 }
 
-// StderrProgress returns a kit.Env Progress that draws progress bars on w
+// StderrProgress returns a evalenv.Env Progress that draws progress bars on w
 // (quiet when w is not a terminal).
 func StderrProgress(w io.Writer) func(string, int64) (func(int64), func()) {
 	return func(label string, total int64) (func(int64), func()) {

@@ -12,7 +12,10 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/family/kit/sampling"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
@@ -50,7 +53,7 @@ type runner struct {
 	others, mine []report.Row
 	// done are the final estimates an interrupted run recorded for the
 	// trained model (readRecorded), which the final evaluation reuses.
-	done map[int]kit.Entry
+	done map[int]evalenv.Entry
 	// pieces are the finished pieces of final entries an interrupted run
 	// recorded but did not finish (a sandwich's rounds).
 	pieces map[int][][]report.Row
@@ -98,7 +101,7 @@ func (r *runner) run(all []report.Row) ([]report.Row, error) {
 
 // foresee returns the foreseen seconds on the reference machine of the
 // estimators of list that skip does not skip (nil: none) on the current
-// model and the evaluation's splits (kit.ListWork), how many of them
+// model and the evaluation's splits (estim.ListWork), how many of them
 // cannot foresee theirs, and how many there are.
 func (r *runner) foresee(list []family.Configured, skip func(int) bool) (ref float64, unknown, n int) {
 	sizes := make([]int, len(r.b.ev.Splits))
@@ -110,7 +113,7 @@ func (r *runner) foresee(list []family.Configured, skip func(int) bool) (ref flo
 			n++
 		}
 	}
-	ref, unknown = kit.ListWork(r.b.fam, r.b.tr.Current(), list, sizes, skip)
+	ref, unknown = estim.ListWork(r.b.fam, r.b.tr.Current(), list, sizes, skip)
 	return ref, unknown, n
 }
 
@@ -121,6 +124,12 @@ func (r *runner) start(all []report.Row) (earlier []report.Row, err error) {
 	if r.b, err = r.build(); err != nil {
 		return nil, err
 	}
+	return r.setApart(all), nil
+}
+
+// setApart sets the experiment's rows apart from all: the other
+// experiments' rows are kept as they are; its own are returned.
+func (r *runner) setApart(all []report.Row) (earlier []report.Row) {
 	r.others = make([]report.Row, 0, len(all))
 	for _, row := range all {
 		if row.Experiment == r.exp.Name {
@@ -129,7 +138,7 @@ func (r *runner) start(all []report.Row) (earlier []report.Row, err error) {
 			r.others = append(r.others, row)
 		}
 	}
-	return earlier, nil
+	return earlier
 }
 
 // rows are the run's rows: the other experiments' and this one's so far.
@@ -174,22 +183,6 @@ func (r *runner) restore(c *models.Checkpoint) error {
 	return nil
 }
 
-// loadTrained restores the model of a finished training from the
-// experiment's checkpoint (its training part says training is complete).
-func (r *runner) loadTrained() error {
-	c, err := models.Load(r.ckpt, family.Codecs())
-	if err != nil {
-		return err
-	}
-	if err := r.restore(c); err != nil {
-		return fmt.Errorf("%s: %w", r.ckpt, err)
-	}
-	if tr := r.b.tr; tr.Completed() != tr.Total() {
-		return fmt.Errorf("%s holds the model after epoch %d of %d, though %s says training is complete", r.ckpt, tr.Completed(), tr.Total(), trainPartName(r.exp.Name))
-	}
-	return nil
-}
-
 // keepEpochs keeps the epoch rows of earlier that the restored checkpoint
 // holds; later ones, and final rows, are dropped (a run takes the final
 // estimates recorded from final.progress.json).
@@ -211,7 +204,7 @@ func (r *runner) readRecorded() error {
 	p, err := readProgress(filepath.Join(r.dir, progressFile))
 	switch {
 	case err == nil && tr.Completed() == tr.Total() && p.Epoch == tr.Completed():
-		r.done = map[int]kit.Entry{}
+		r.done = map[int]evalenv.Entry{}
 		for _, e := range p.Entries {
 			r.done[e.Index] = e
 		}
@@ -307,10 +300,10 @@ func (r *runner) trainEpoch(live bool) error {
 
 // addTrainRow adds the training row of an epoch (summary sum, secs
 // seconds) and returns the start of the epoch's line.
-func (r *runner) addTrainRow(sum kit.EpochSummary, secs float64) string {
+func (r *runner) addTrainRow(sum trainer.EpochSummary, secs float64) string {
 	exp, tr := r.exp, r.b.tr
 	r.mine = append(r.mine, report.Row{
-		Experiment: exp.Name, Model: kit.Label(tr.Current()), Stage: report.StageEpoch,
+		Experiment: exp.Name, Model: evalenv.Label(tr.Current()), Stage: report.StageEpoch,
 		Epoch: sum.Epoch, Estimator: "train", Split: "train", Value: report.F(sum.ReconError),
 		NExamples: r.b.train.N, Seconds: secs, Init: sum.Signal, Warnings: slices.Clone(r.b.warnings),
 	})
@@ -372,7 +365,7 @@ func (r *runner) checkpoint() error {
 // finish ends an experiment of a run or a merge: the final evaluation (see
 // finalEvaluation), then the samples and their pictures, then the rows
 // kept; the experiment is finished when all of them are done.
-func (r *runner) finish(progress func(string, int64) (func(int64), func()), sharding kit.Sharding) error {
+func (r *runner) finish(progress func(string, int64) (func(int64), func()), sharding evalenv.Sharding) error {
 	err := r.finalEvaluation(progress, sharding)
 	if err == nil {
 		err = writeSamples(r.b.fam, r.b.tr.Current(), r.dir, config.DeriveSeed(r.exp.Seed, 3), r.b.train, r.opt.Workers, r.opt.Status)
@@ -388,7 +381,7 @@ func (r *runner) finish(progress func(string, int64) (func(int64), func()), shar
 
 // finalEnv is the environment of the final evaluation of the trained
 // model.
-func (r *runner) finalEnv() kit.Env {
+func (r *runner) finalEnv() evalenv.Env {
 	ev := r.b.ev
 	ev.Stage, ev.Epoch = report.StageFinal, r.b.tr.Completed()
 	return ev
@@ -401,7 +394,7 @@ func (r *runner) finalEnv() kit.Env {
 // reused; each estimator that finishes is recorded in final.progress.json,
 // so that a --resume after an interruption does not run it again, and its
 // pictures are written.
-func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func()), sharding kit.Sharding) error {
+func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func()), sharding evalenv.Sharding) error {
 	exp, tr, st := r.exp, r.b.tr, r.opt.Status
 	progressPath := filepath.Join(r.dir, progressFile)
 	prog := finalProgress{Epoch: tr.Completed()}
@@ -425,10 +418,10 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 		st.set(exp.Name, fmt.Sprintf("%s trained (%d epochs), %d of %d final estimators recorded, and %d piece(s) of %s", exp.Name, tr.Completed(), len(prog.Entries), len(exp.Evaluate.Final), k+1, name))
 		return nil
 	}
-	ev.Artifact = func(a kit.Artifact) error {
+	ev.Artifact = func(a sampling.Artifact) error {
 		return st.write(func() error { return writeArtifact(r.dir, a) })
 	}
-	ev.OnEntry = func(e kit.Entry) error {
+	ev.OnEntry = func(e evalenv.Entry) error {
 		prog.set(e)
 		if err := st.write(func() error { return writeProgress(progressPath, prog) }); err != nil {
 			return err
@@ -441,7 +434,7 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 	if err != nil {
 		return err
 	}
-	r.mine = append(r.mine, referenceRows(exp, kit.Label(tr.Current()), tr.Completed())...)
+	r.mine = append(r.mine, referenceRows(exp, evalenv.Label(tr.Current()), tr.Completed())...)
 	return nil
 }
 
@@ -469,10 +462,10 @@ func (r *runner) writeEpochs() error {
 
 // writeProposalPictures writes the pictures of the χ² proposal held by
 // the trained model's checkpoint (χ² training, tracked chi2 estimators)
-// when the family draws them (kit.ProposalPicturer): q-components and
+// when the family draws them (sampling.ProposalPicturer): q-components and
 // q-chains .npy, .json and .png in the experiment's folder.
 func (r *runner) writeProposalPictures() error {
-	p, ok := kit.ProposalPicturerOf(r.b.fam)
+	p, ok := sampling.ProposalPicturerOf(r.b.fam)
 	if !ok {
 		return nil
 	}

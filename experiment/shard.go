@@ -9,7 +9,7 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 )
 
 // Shard is one of Count processes that share a run or an evaluation:
@@ -85,7 +85,7 @@ func ParseShard(s string, getenv func(string) string) (Shard, error) {
 	return Shard{i, n}, nil
 }
 
-// recorder is the kit.Sharding of one shard's evaluation: of every
+// recorder is the evalenv.Sharding of one shard's evaluation: of every
 // piece of shareable work it computes the units u with u mod Count =
 // Index, and keeps their values for the shard's part.
 type recorder struct {
@@ -104,12 +104,12 @@ func (r *recorder) entry(i int, name string) *partEntry {
 	return &r.entries[len(r.entries)-1]
 }
 
-// Units implements kit.Sharding.
+// Units implements evalenv.Sharding.
 func (r *recorder) Units(entry int, name string, call int) eval.Units {
 	return &shardUnits{r: r, entry: entry, name: name, call: call}
 }
 
-// Ran implements kit.Sharding: it records the time spent on each row.
+// Ran implements evalenv.Sharding: it records the time spent on each row.
 func (r *recorder) Ran(entry int, name string, rows []report.Row) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -120,11 +120,11 @@ func (r *recorder) Ran(entry int, name string, rows []report.Row) {
 	}
 }
 
-// Partial implements kit.Sharding: a shard's estimates hold the other
+// Partial implements evalenv.Sharding: a shard's estimates hold the other
 // shards' stand-ins.
 func (r *recorder) Partial() bool { return true }
 
-// Unneeded implements kit.Sharding; a shard never stops early (Partial),
+// Unneeded implements evalenv.Sharding; a shard never stops early (Partial),
 // so there is nothing to record.
 func (r *recorder) Unneeded(int, string, int) {}
 
@@ -194,7 +194,7 @@ func computedElsewhere(vals []float64, n, width int, mine func(int) bool) int {
 	return -1
 }
 
-// merger is the kit.Sharding of a merge: it computes nothing and gives
+// merger is the evalenv.Sharding of a merge: it computes nothing and gives
 // every piece of work the values the shards' parts hold, checking that
 // each unit is in exactly one part.
 type merger struct {
@@ -210,19 +210,19 @@ func newMerger(parts []*evalPart, files []string) *merger {
 	return &merger{parts: parts, files: files, used: map[[2]int]bool{}, unneeded: map[int]int{}}
 }
 
-// Partial implements kit.Sharding: the merge has every shard's values.
+// Partial implements evalenv.Sharding: the merge has every shard's values.
 func (m *merger) Partial() bool { return false }
 
-// Unneeded implements kit.Sharding: the entry's pieces of work from call
+// Unneeded implements evalenv.Sharding: the entry's pieces of work from call
 // on are not asked for, and unused does not count them.
 func (m *merger) Unneeded(entry int, _ string, call int) { m.unneeded[entry] = call }
 
-// Units implements kit.Sharding.
+// Units implements evalenv.Sharding.
 func (m *merger) Units(entry int, name string, call int) eval.Units {
 	return &mergeUnits{m: m, entry: entry, name: name, call: call}
 }
 
-// Ran implements kit.Sharding: a merged row's time is the longest any
+// Ran implements evalenv.Sharding: a merged row's time is the longest any
 // shard spent on it (the wall time of the shards run side by side).
 func (m *merger) Ran(entry int, _ string, rows []report.Row) {
 	secs := make([]float64, len(rows))
@@ -416,5 +416,5 @@ func (e *PartsError) Error() string { return e.Msg }
 // errNotTrained says an experiment's training is not finished.
 var errNotTrained = errors.New("not trained yet")
 
-var _ kit.Sharding = (*recorder)(nil)
-var _ kit.Sharding = (*merger)(nil)
+var _ evalenv.Sharding = (*recorder)(nil)
+var _ evalenv.Sharding = (*merger)(nil)

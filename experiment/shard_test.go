@@ -235,7 +235,7 @@ func TestShardedRunIsExact(t *testing.T) {
 	want := comparable(t, whole, f)
 	// The rbm's sandwich must close before its last round (K = 80), so
 	// that the merges below stop early too, leaving the shards' later
-	// rounds unused (kit.Sharding.Unneeded) — and stop where this run did.
+	// rounds unused (evalenv.Sharding.Unneeded) — and stop where this run did.
 	rows, err := report.ReadResults(filepath.Join(whole, config.ResultsFile))
 	if err != nil {
 		t.Fatal(err)

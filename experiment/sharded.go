@@ -14,7 +14,7 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/internal/runlock"
@@ -197,7 +197,7 @@ func prepareShardFolder(f *config.File, resolved []byte, dir string) error {
 		if err := sameConfig(f, resolved, dir, "--shard", "every shard must use the same config (or use another --out)"); err != nil {
 			return err
 		}
-		if err := refuseLinks(f, dir); err != nil {
+		if err := refuseLinks(f, dir, nil); err != nil {
 			return err
 		}
 		// The model first, then its part: a training shard writes the part
@@ -364,18 +364,14 @@ func evalShard(exp config.Experiment, i int, base Options, opt ShardOptions) err
 		return nil
 	}
 	r := newRunner(exp, base, i)
-	return r.evalPart(path, fp, opt.Shard)
+	return r.evalPart(path, fp, opt.Shard, tp.Total)
 }
 
 // evalPart is an experiment of an evaluation shard: shard s's share of
 // the final evaluation of the trained model, into its part at path (with
-// fingerprint fp).
-func (r *runner) evalPart(path string, fp Fingerprint, s Shard) error {
-	var err error
-	if r.b, err = r.build(); err != nil {
-		return err
-	}
-	if err := r.loadTrained(); err != nil {
+// fingerprint fp); total is the epochs its training part says it trained.
+func (r *runner) evalPart(path string, fp Fingerprint, s Shard, total int) error {
+	if err := r.buildTrained(total); err != nil {
 		return err
 	}
 	ev := r.finalEnv()
@@ -394,7 +390,7 @@ func (r *runner) evalPart(path string, fp Fingerprint, s Shard) error {
 // evalShare runs shard s's share of an evaluation (ev, with fingerprint
 // fp) and returns its part, which holds the error when an estimator
 // failed.
-func evalShare(ev kit.Env, s Shard, fp Fingerprint, f *family.Family, m models.Model, ests []config.Estimator) (evalPart, error) {
+func evalShare(ev evalenv.Env, s Shard, fp Fingerprint, f *family.Family, m models.Model, ests []config.Estimator) (evalPart, error) {
 	rec := &recorder{shard: s}
 	ev.Sharding, ev.SkipUnshared = rec, true
 	start := time.Now()

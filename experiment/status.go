@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"github.com/logz-ml/logz/eval/report"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/internal/atomicfile"
 )
 
@@ -64,8 +64,8 @@ func (s *Status) Stop() (out string, kept []string) {
 // finalProgress is an experiment's final.progress.json: the final
 // estimators finished so far on the model after Epoch.
 type finalProgress struct {
-	Epoch   int         `json:"epoch"`
-	Entries []kit.Entry `json:"entries"`
+	Epoch   int             `json:"epoch"`
+	Entries []evalenv.Entry `json:"entries"`
 	// Pieces are the finished pieces (a sandwich's rounds) of entries not
 	// finished yet, by entry index; an entry's are dropped when it is.
 	Pieces map[int][][]report.Row `json:"pieces,omitempty"`
@@ -84,7 +84,7 @@ func (p *finalProgress) setPiece(i, k int, rows []report.Row) {
 	p.Pieces[i] = ps
 }
 
-func (p *finalProgress) set(e kit.Entry) {
+func (p *finalProgress) set(e evalenv.Entry) {
 	delete(p.Pieces, e.Index)
 	for i := range p.Entries {
 		if p.Entries[i].Index == e.Index {

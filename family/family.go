@@ -9,9 +9,11 @@
 // The registry declares; it does not compute. It imports no trainer,
 // estimator or kernel, so that reading a config needs none. What a family
 // does — build and train a model, run an estimator, draw samples — is its
-// Plugin and each estimator's Impl, which package family/kit (the glue
-// every family shares: the evaluation environment, the AIS/RAISE and χ²
-// drivers, sampling helpers) defines and checks.
+// Plugin and each estimator's Impl: typed interfaces declared here, whose
+// further abilities (training, sampling, finishing rows) are small
+// interfaces the packages under family/kit declare: trainer, sampling,
+// evalenv (the evaluation environment and its run loop) and estim (the
+// estimator definitions every family shares).
 //
 // A family lives in its own package (family/rbm, family/dbn, ...) and
 // registers itself from an init function with kit.Register; family/all
@@ -55,13 +57,25 @@ type Family struct {
 	// their own defaults for the flags not given (the flags' defaults are
 	// those of the Boltzmann families: 14,500 β, 100 AIS runs).
 	OwnEvalDefaults bool
-	// Plugin does the family's work: it builds and trains models, and may
-	// also sample them, compare chain starts, show filters and finish an
-	// evaluation's rows. Each ability is a small interface declared in
-	// package family/kit (kit.Builder, required; kit.Sampler, kit.Mixer,
-	// kit.FilterSource, kit.Finisher, optional) and found by a type
-	// assertion; kit.Register checks the required ones.
-	Plugin any
+	// Plugin does the family's work: it builds models (Plugin, required
+	// here), trains them (trainer.Builder, required: kit.Register checks
+	// it) and may also sample them, compare chain starts, show filters and
+	// finish an evaluation's rows — each of those a small interface
+	// declared by the package that uses it (sampling.Sampler,
+	// sampling.Mixer, sampling.FilterSource, evalenv.Finisher) and found by
+	// a type assertion.
+	Plugin Plugin
+}
+
+// Plugin is a family's plug-in: the type whose methods build, train and
+// sample its models. Building a model is the ability every Plugin has and
+// the one this floor can declare; the trainer it builds is declared above
+// it (family/kit/trainer.Builder adds NewTrainer, which kit.Register
+// checks), and the optional abilities are found by type assertion.
+type Plugin interface {
+	// NewModel builds a fresh model for data with visible units from the
+	// model settings (parameters are initialised by the trainer).
+	NewModel(model Settings, visible int) (models.Model, error)
 }
 
 // TrainerInfo names and documents one training method of a family.
@@ -120,6 +134,9 @@ func Register(f *Family) {
 			panic("family " + f.Name + ": estimator listed twice: " + e.Name)
 		}
 		seen[e.Name] = true
+		if e.New == nil || e.Impl == nil || !e.Impl.Takes(e.New()) {
+			panic(fmt.Sprintf("family %s: estimator %s: its Impl %T does not take the settings its New makes", f.Name, e.Name, e.Impl))
+		}
 	}
 	families[f.Name] = f
 	order = append(order, f.Name)

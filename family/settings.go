@@ -95,11 +95,11 @@ type Estimator struct {
 	// (a lower bound, an upper bound, unbiased); the conformance test holds
 	// every estimator to it against exact enumeration.
 	Leans Leans
-	// Impl evaluates a model with these settings. The registry does not
-	// look inside: it is whatever the evaluation's driver runs (package
-	// family/kit, whose Define makes estimators and whose Register checks
-	// that every Impl is a kit.Runner).
-	Impl any
+	// Impl evaluates a model with these settings: family/kit/estim.Define
+	// makes it and the evaluation's run loop (family/kit/evalenv, above
+	// this floor) runs it. Register checks here that it takes the settings
+	// New makes.
+	Impl Impl
 	// Unshared marks an estimator whose work is not divided among the
 	// shards of a sharded evaluation (it never calls Env.Units: exact
 	// enumeration, a χ² fit, pll) and whose remembered results change only
@@ -111,6 +111,15 @@ type Estimator struct {
 	// seconds (0: it cannot say). The run's ETA scales it by how the
 	// per-epoch evaluations' measured times compare with their own Work.
 	Work func(m models.Model, s Settings, examples []int) float64
+}
+
+// Impl is what evaluates a model with an estimator's settings. Its run
+// method takes the evaluation environment, which is declared above this
+// floor (family/kit/evalenv.Runner); here it is typed by what the registry
+// can check: the settings type it runs with.
+type Impl interface {
+	// Takes reports whether s is of the estimator's own settings type.
+	Takes(s Settings) bool
 }
 
 // Entry returns an estimator of f by name with its default settings; it

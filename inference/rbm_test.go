@@ -5,15 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // randRBM is a d×h RBM with N(0, wScale²) weights and N(0, bScale²) biases
 // from the stream (seed, 7).
 func randRBM(d, h int, wScale, bScale float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, wScale, bScale, rand.New(rand.NewPCG(seed, 7)))
+	return modeltest.RandomRBM(d, h, wScale, bScale, rand.New(rand.NewPCG(seed, 7)))
 }
 
 // bruteLogF is log Σ_{h_A,h_B} exp(−(1−β)E_A(v,h_A) − βE_B(v,h_B)) − c(β),

@@ -10,10 +10,11 @@ import (
 	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/npyx"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestMoBLogProbAgainstEnumeration: on tiny random mixtures (D ≤ 10) log
-// p(x) equals the log of the definition's sum of products (brute.MoB, in
+// p(x) equals the log of the definition's sum of products (modeltest.MoB, in
 // plain probabilities) for every one of the 2^D states, and p sums to 1
 // over them; unnormalised log-weights mean the normalised mixture. The
 // tolerance is float64 rounding of sums of D + K terms of size ≤ 30.
@@ -23,7 +24,7 @@ import (
 func TestMoBLogProbAgainstEnumeration(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, c := range []struct{ K, D int }{{1, 1}, {1, 5}, {3, 6}, {7, 10}, {2, 9}} {
-		m, err := brute.RandomMoB(c.K, c.D, 2, rng)
+		m, err := modeltest.RandomMoB(c.K, c.D, 2, rng)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +37,7 @@ func TestMoBLogProbAgainstEnumeration(t *testing.T) {
 			x := brute.Bits(code, c.D)
 			var lp float64
 			lp, on = tab.LogProb(x, a, on)
-			want := math.Log(brute.MoB(m, x))
+			want := math.Log(modeltest.MoB(m, x))
 			if math.Abs(lp-want) > 1e-12*math.Max(1, math.Abs(want)) {
 				t.Errorf("%s x=%v: log p %.15g, by definition %.15g", m.Label(), x, lp, want)
 			}
@@ -57,7 +58,7 @@ func TestMoBLogProbAgainstEnumeration(t *testing.T) {
 // logsumexp). Mutation checked: transposing Lt wrongly (Lt[k·D+d]) fails.
 func TestMoBJointIsComponentLogLik(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	m, err := brute.RandomMoB(4, 7, 1.5, rng)
+	m, err := modeltest.RandomMoB(4, 7, 1.5, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func TestMoBJointIsComponentLogLik(t *testing.T) {
 		tab.Joint(a, models.OnUnits(x, nil))
 		for k := range 4 {
 			one := &models.MoB{K: 1, D: 7, LogWeights: []float64{0}, Logits: m.Logits[k*7 : (k+1)*7]}
-			want := logPi[k] + math.Log(brute.MoB(one, x))
+			want := logPi[k] + math.Log(modeltest.MoB(one, x))
 			if math.Abs(a[k]-want) > 1e-12*math.Max(1, math.Abs(want)) {
 				t.Fatalf("x=%v component %d: a %.15g, want %.15g", x, k, a[k], want)
 			}
@@ -82,7 +83,7 @@ var mobCodecs = models.Codecs{models.MoBType}
 // TestMoBCheckpointRoundTrip: a mixture saved to model.npz loads back the
 // same bits, shapes and label.
 func TestMoBCheckpointRoundTrip(t *testing.T) {
-	m, err := brute.RandomMoB(5, 12, 3, rand.New(rand.NewPCG(1, 2)))
+	m, err := modeltest.RandomMoB(5, 12, 3, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 var mobDefaults = MoBOptions{Epochs: 10, Smoothing: 1, WeightSmoothing: 1, InitShrink: 0.5}
@@ -37,7 +37,7 @@ func plantedMoB(m *models.MoB, n int, rng *rand.Rand) rows {
 
 // TestMoBStepAgainstFormula: one EM iteration from a random mixture gives
 // the parameters of the M-step computed directly in plain probabilities
-// (responsibilities r_nk = π_k p(x_n|k)/p(x_n) by brute.MoB, N_k = Σ r_nk,
+// (responsibilities r_nk = π_k p(x_n|k)/p(x_n) by modeltest.MoB, N_k = Σ r_nk,
 // S_kd = Σ r_nk x_nd, μ = (S + α)/(N_k + 2α), π = (N_k + β)/(N + Kβ)), and
 // its signal is the mean log p at the starting parameters; with 2,500
 // examples the statistics run in three blocks. Tolerance: float64
@@ -50,7 +50,7 @@ func plantedMoB(m *models.MoB, n int, rng *rand.Rand) rows {
 func TestMoBStepAgainstFormula(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 9))
 	K, D, N := 3, 5, 2500
-	m, err := brute.RandomMoB(K, D, 1.5, rng)
+	m, err := modeltest.RandomMoB(K, D, 1.5, rng)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,11 +69,11 @@ func TestMoBStepAgainstFormula(t *testing.T) {
 	nk, s := make([]float64, K), make([]float64, K*D)
 	ll := 0.0
 	for _, row := range x {
-		p := brute.MoB(start, row)
+		p := modeltest.MoB(start, row)
 		ll += math.Log(p)
 		for k := range K {
 			one := &models.MoB{K: 1, D: D, LogWeights: []float64{0}, Logits: start.Logits[k*D : (k+1)*D]}
-			r := math.Exp(start.LogMix()[k]) * brute.MoB(one, row) / p
+			r := math.Exp(start.LogMix()[k]) * modeltest.MoB(one, row) / p
 			nk[k] += r
 			for d, v := range row {
 				s[k*D+d] += r * float64(v)
@@ -192,7 +192,7 @@ func sigm(e float64) float64 { return 1 / (1 + math.Exp(-e)) }
 // workers says (a worker-dependent grouping) differs in the last bits.
 func TestMoBWorkersSameBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
-	planted, _ := brute.RandomMoB(4, 20, 2, rng)
+	planted, _ := modeltest.RandomMoB(4, 20, 2, rng)
 	x := plantedMoB(planted, 700, rng)
 	var ref *models.MoB
 	for _, w := range []int{1, 2, 5} {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // auxParamVec and auxGradVec lay out the auxiliary model's parameters and
@@ -85,7 +85,7 @@ func auxFiniteDiff(m *models.VAE, x []uint8, epss [][]float64, h float64) []floa
 // −1 (p(a|x,z) fails).
 func TestVAEAuxGradient(t *testing.T) {
 	for _, H := range []int{0, 3} {
-		m, err := brute.RandomAuxVAE(H, 2, 3, 13, 0.7, 0.4)
+		m, err := modeltest.RandomAuxVAE(H, 2, 3, 13, 0.7, 0.4)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,8 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 )
@@ -274,7 +275,7 @@ func comparePaired(pathA, pathB string, set *data.Set, p pairFlags, stdout io.Wr
 		}
 		if dataGiven {
 			return fmt.Errorf("compare: --model with --data needs per-example values of both models: two RBMs (free energies and the AIS ratio of their log Z), or models whose log p(v) can be enumerated within --max-units %d (rbm, sbn, mob); %s is a %s and %s a %s: leave out --data to compare them by their runs' own final estimates on --split, or compare the runs with 'logz compare RUN RUN'",
-				p.maxUnits, pathA, kit.Label(a.ckpt.Model), pathB, kit.Label(b.ckpt.Model))
+				p.maxUnits, pathA, evalenv.Label(a.ckpt.Model), pathB, evalenv.Label(b.ckpt.Model))
 		}
 		return compareRunModels(stdout, a, b, p.split)
 	}
@@ -295,7 +296,7 @@ func pairRBMs(mA, mB *models.RBM, set *data.Set, p pairFlags) (eval.Paired, erro
 	if !slices.Contains(rbm.RatioStarts, p.start) {
 		return eval.Paired{}, usageError{fmt.Sprintf("compare: --ratio-start wants one of %s, got %q", strings.Join(rbm.RatioStarts, ", "), p.start)}
 	}
-	sched, err := (&kit.Anneal{Betas: p.betas, Schedule: p.schedule}).BetaSchedule()
+	sched, err := (&estim.Anneal{Betas: p.betas, Schedule: p.schedule}).BetaSchedule()
 	if err != nil {
 		return eval.Paired{}, usageError{"compare: " + err.Error()}
 	}

@@ -6,7 +6,8 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
 )
@@ -69,10 +70,10 @@ func pairedExact(w io.Writer, a, b pairedModel, set *data.Set, maxUnits int) (ok
 	for n := range la {
 		d[n] = lb[n] - la[n]
 	}
-	st := kit.MeanOf(d)
+	st := estim.MeanOf(d)
 	mean, se := st.Mean, st.SE
 	fp := set.Fingerprint()
-	fmt.Fprintf(w, "A: %s (%s)\nB: %s (%s)\n", a.path, kit.Label(a.ckpt.Model), b.path, kit.Label(b.ckpt.Model))
+	fmt.Fprintf(w, "A: %s (%s)\nB: %s (%s)\n", a.path, evalenv.Label(a.ckpt.Model), b.path, evalenv.Label(b.ckpt.Model))
 	fmt.Fprintf(w, "Examples: %s\n", fp)
 	fmt.Fprintf(w, "  Δ = mean log p_B − mean log p_A = %.4f ± %.4f  (both exact, enumerated per example; σ = the paired standard error over the %d examples; 95%%: [%.4f, %.4f])\n",
 		mean, se, len(la), mean-eval.VerdictZ*se, mean+eval.VerdictZ*se)

@@ -17,7 +17,7 @@ import (
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all" // every model family
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -251,7 +251,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		opt.DataDir, opt.FashionDir, opt.DigitsDir = rc.exp.Data.DataDir, rc.exp.Data.DataDir, rc.exp.Data.DataDir
 	}
 	useRun := rc != nil && !dataFlags
-	var splits []kit.Split
+	var splits []evalenv.Split
 	var base *data.Set // the base rate's data (and the environment's training set)
 	if useRun {
 		train0, _, test, runSplits, err := rc.load(*dataDir)
@@ -264,7 +264,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			if err != nil {
 				return err
 			}
-			splits = []kit.Split{s}
+			splits = []evalenv.Split{s}
 		}
 		if *baseSpec != "" && baseUsed {
 			opt = experiment.DataOptions(rc.exp)
@@ -277,7 +277,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		splits, base = []kit.Split{{Name: defaultSplit(dataSpec), Data: set}}, set
+		splits, base = []evalenv.Split{{Name: defaultSplit(dataSpec), Data: set}}, set
 	}
 	for k := range splits {
 		s := splits[k].Data.(*data.Set)
@@ -301,26 +301,26 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--base-data %s has %d units per example, the model %d", *baseSpec, base.D, ckpt.Model.NumVisible())
 		}
 	}
-	read := append([]kit.Split(nil), splits...)
+	read := append([]evalenv.Split(nil), splits...)
 	if *baseSpec != "" && baseUsed {
-		read = append(read, kit.Split{Source: &base.Source})
+		read = append(read, evalenv.Split{Source: &base.Source})
 	}
 	binaryNPYFlags(stderr, given, read)
 	name := strings.TrimSuffix(filepath.Base(*modelPath), filepath.Ext(*modelPath))
 	evalSeed := *seed
-	var tracked *kit.Tracked
+	var tracked *evalenv.Tracked
 	if rc != nil {
 		name = rc.exp.Name
 		if !given["seed"] {
 			evalSeed = rc.evalSeed()
 		}
-		tracked = kit.NewTracked()
+		tracked = evalenv.NewTracked()
 		tracked.Restore(ckpt)
 		if useRun && !*asJSON {
 			fmt.Fprintln(stderr, rc.describe(*modelPath, !given["seed"], list, fromRun))
 		}
 	}
-	ev := kit.Env{
+	ev := evalenv.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
 		Splits:   splits,
 		BaseRate: data.LogOdds(base, 1), Train: base, Seed: evalSeed, Positions: positions, Tracked: tracked,
@@ -419,7 +419,7 @@ func evalWithoutData(sel family.Flag, modelPath string, names []string, values m
 		return err
 	}
 	name := strings.TrimSuffix(filepath.Base(modelPath), filepath.Ext(modelPath))
-	ev := kit.Env{
+	ev := evalenv.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch, Seed: seed,
 		Notice: func(msg string) { fmt.Fprintln(stderr, msg) },
 	}
@@ -524,7 +524,7 @@ func ignoredDataFlags(stderr io.Writer, given map[string]bool, binarize string, 
 
 // binaryNPYFlags reports the binarisation flags given explicitly when the
 // data read are npy: files of 0/1 values, which are used as they are.
-func binaryNPYFlags(stderr io.Writer, given map[string]bool, splits []kit.Split) {
+func binaryNPYFlags(stderr io.Writer, given map[string]bool, splits []evalenv.Split) {
 	for _, s := range splits {
 		if src := s.Source; src == nil || !strings.HasPrefix(src.Spec, "npy:") || src.Binarize != "" {
 			return

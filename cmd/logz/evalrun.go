@@ -12,7 +12,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/experiment"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -79,7 +79,7 @@ func (rc *runContext) evalSeed() uint64 { return config.DeriveSeed(rc.exp.Seed, 
 // load reads the run's data as the run did (dataDir, when given, replaces
 // the run's data directory): its training set, its test and validation
 // sets, and its evaluated splits.
-func (rc *runContext) load(dataDir string) (train, valid, test *data.Set, splits []kit.Split, err error) {
+func (rc *runContext) load(dataDir string) (train, valid, test *data.Set, splits []evalenv.Split, err error) {
 	exp := rc.exp
 	if dataDir != "" {
 		exp.Data.DataDir = dataDir
@@ -94,7 +94,7 @@ func (rc *runContext) load(dataDir string) (train, valid, test *data.Set, splits
 // when spec is the run's train or test spec (as the run evaluated it, or
 // the whole set when the run did not evaluate that split), else spec read
 // with the run's binarisation.
-func (rc *runContext) pick(spec, dataDir string, train, test *data.Set, splits []kit.Split) (kit.Split, error) {
+func (rc *runContext) pick(spec, dataDir string, train, test *data.Set, splits []evalenv.Split) (evalenv.Split, error) {
 	d := rc.exp.Data
 	var name string
 	var whole *data.Set
@@ -110,14 +110,14 @@ func (rc *runContext) pick(spec, dataDir string, train, test *data.Set, splits [
 		}
 		set, err := data.Load(spec, opt)
 		if err != nil {
-			return kit.Split{}, err
+			return evalenv.Split{}, err
 		}
-		return kit.Split{Name: defaultSplitOf(spec), Data: set}, nil
+		return evalenv.Split{Name: defaultSplitOf(spec), Data: set}, nil
 	}
-	if k := slices.IndexFunc(splits, func(s kit.Split) bool { return s.Name == name }); k >= 0 {
+	if k := slices.IndexFunc(splits, func(s evalenv.Split) bool { return s.Name == name }); k >= 0 {
 		return splits[k], nil
 	}
-	return kit.Split{Name: name, Data: whole}, nil
+	return evalenv.Split{Name: name, Data: whole}, nil
 }
 
 // defaultSplitOf names the split of a data spec as --split's default does.
@@ -159,7 +159,7 @@ func (rc *runContext) finalEntries(names []string) (list []config.Estimator, pos
 // evaluated under that split's name and says on its rows when they
 // differ: a warning when the run's data were meant (asked), a note when
 // the flags asked for other data.
-func (rc *runContext) checkBits(rows []report.Row, splits []kit.Split, asked bool) {
+func (rc *runContext) checkBits(rows []report.Row, splits []evalenv.Split, asked bool) {
 	for _, s := range splits {
 		was, ok := rc.rec.Splits[s.Name]
 		if !ok || s.Source == nil || was.Same(*s.Source) {

@@ -16,7 +16,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/experiment"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/imagegrid"
@@ -82,13 +82,13 @@ Flags:
 `
 
 // sampleStarts are the values of --init and --compare.
-var sampleStarts = []string{kit.InitQ, kit.InitData, kit.InitRandom}
+var sampleStarts = []string{sampling.InitQ, sampling.InitData, sampling.InitRandom}
 
 func cmdSample(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("sample", flag.ContinueOnError)
 	modelPath := fs.String("model", "", "model checkpoint (.npz) of any family (required)")
 	n := fs.Int("n", 100, "number of samples (chains)")
-	steps := fs.Int("steps", kit.DefaultSampleSteps, "Gibbs sweeps per chain (the Gibbs families)")
+	steps := fs.Int("steps", sampling.DefaultSampleSteps, "Gibbs sweeps per chain (the Gibbs families)")
 	init := fs.String("init", "", "start of the chains: q, data or random (default: q where the family has it, else random)")
 	compare := fs.String("compare", "", "comma-separated starts to compare (e.g. q,random): sweeps to reach the long-run mean free energy")
 	spec := fs.String("data", "", "data for --init data and the base rate of a fitted q: a data spec or a path")
@@ -100,7 +100,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	pngPath := fs.String("png", "", "also draw the samples as a PNG grid of tiles to this file")
 	every := fs.Int("every", 0, "print the chains' trace (rbm: mean free energy) every K sweeps (0: steps/10)")
 	mean := fs.Bool("mean", false, "write the probabilities p(v=1|·) of the last step instead of the binary states")
-	qf := kit.QFitDefaults()
+	qf := sampling.QFitDefaults()
 	qK := fs.Int("q-components", qf.Components, "components of a q fitted here")
 	qSteps := fs.Int("q-steps", qf.Steps, "fitter steps of a q fitted here")
 	qSamples := fs.Int("q-samples", qf.Fit.Samples, "draws per fitter step of a q fitted here")
@@ -166,7 +166,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if *mean && *steps < 1 && given["steps"] {
 		return bad("--mean needs --steps ≥ 1 (p(v|h) comes from a sweep)")
 	}
-	needData := slices.Contains(starts, kit.InitData)
+	needData := slices.Contains(starts, sampling.InitData)
 	if needData && *spec == "" {
 		return bad("--init data needs --data (a data spec or path)")
 	}
@@ -215,15 +215,15 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--model %s: %w", *modelPath, err)
 	}
-	sampler, ok := kit.SamplerOf(fam)
+	sampler, ok := sampling.SamplerOf(fam)
 	if !ok {
 		return fmt.Errorf("--model %s: the %s family cannot draw samples", *modelPath, fam.Name)
 	}
-	inits := kit.SampleInits(fam)
+	inits := sampling.SampleInits(fam)
 	if len(starts) == 0 && inits != nil {
 		starts = []string{inits[0]}
-		if slices.Contains(inits, kit.InitQ) {
-			starts = []string{kit.InitQ}
+		if slices.Contains(inits, sampling.InitQ) {
+			starts = []string{sampling.InitQ}
 		}
 	}
 	if inits == nil {
@@ -242,12 +242,12 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("--init %s: the %s sampler starts its chains from %s", s, fam.Name, strings.Join(inits, " or "))
 		}
 	}
-	mixer, canMix := kit.MixerOf(fam)
+	mixer, canMix := sampling.MixerOf(fam)
 	if given["compare"] && !canMix {
 		return fmt.Errorf("--compare: the %s family has no mixing comparison (rbm has)", fam.Name)
 	}
-	useQ := slices.Contains(starts, kit.InitQ)
-	needData = slices.Contains(starts, kit.InitData)
+	useQ := slices.Contains(starts, sampling.InitQ)
+	needData = slices.Contains(starts, sampling.InitData)
 	if *spec != "" && !needData && !useQ {
 		fmt.Fprintln(stderr, "logz sample: --data is used only by the data start and a fitted q; ignored")
 		dspec = ""
@@ -266,13 +266,13 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 		return bad("--n %d chains × %d visible units = %d values is more than a .npy logz reads back (%d, npyx.MaxElements); lower --n", *n, D, int64(*n)*int64(D), npyx.MaxElements)
 	}
 	if *pngPath != "" {
-		h, w, _ := kit.TileShape(m)
+		h, w, _ := sampling.TileShape(m)
 		if err := imagegrid.CheckSize(*n, h, w, imagegrid.Options{}); err != nil {
 			return bad("--png with --n %d: %v; lower --n or leave out --png", *n, err)
 		}
 	}
-	o := kit.SampleOptions{N: *n, Steps: *steps, Mean: *mean, Seed: *seed, Workers: runtime.GOMAXPROCS(0), Checkpoint: ckpt,
-		QFit:   kit.QFit{Components: *qK, Steps: *qSteps, Fit: fitOpt},
+	o := sampling.SampleOptions{N: *n, Steps: *steps, Mean: *mean, Seed: *seed, Workers: runtime.GOMAXPROCS(0), Checkpoint: ckpt,
+		QFit:   sampling.QFit{Components: *qK, Steps: *qSteps, Fit: fitOpt},
 		Notice: func(msg string) { fmt.Fprintln(stderr, "logz sample: "+msg) }}
 	if inits == nil {
 		o.Steps = 0
@@ -332,7 +332,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stderr, "logz sample: %s\nlogz sample: wrote the %d×%d %s (float64) to %s\n", d.What, d.N, d.D, d.Values, *out)
 	if *pngPath != "" {
-		h, w, _ := kit.TileShape(m)
+		h, w, _ := sampling.TileShape(m)
 		img, err := imagegrid.Draw(d.X, d.N, h, w, imagegrid.Options{})
 		if err == nil {
 			err = imagegrid.WritePNG(*pngPath, img)

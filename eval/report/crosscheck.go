@@ -257,7 +257,7 @@ func CrossCheck(rows []Row) {
 }
 
 // ExactSameNote begins the note of a row that was compared with exact
-// example by example on the same examples (kit.CompareExact);
+// example by example on the same examples (estim.CompareExact);
 // CheckLowerBounds leaves such rows to that sharper check.
 const ExactSameNote = "exact on the same "
 

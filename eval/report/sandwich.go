@@ -203,7 +203,7 @@ func sandwichGrid(rows []Row) *sandwich {
 // warnings themselves are in the main table).
 //
 // It then writes the log Z bracket table [AIS, χ²] with its widths when
-// chi2 rows were bracketed (kit.PairLogZ): the other sandwich, on log Z.
+// chi2 rows were bracketed (estim.PairLogZ): the other sandwich, on log Z.
 func RenderSandwich(w io.Writer, rows []Row, opt TableOptions) error {
 	if err := renderSection(w, sandwichTitle, sandwichGrid(rows), opt); err != nil {
 		return err

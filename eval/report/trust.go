@@ -8,7 +8,7 @@ import (
 )
 
 // CheckRows runs the checks every evaluation's rows pass through after the
-// family has finished them (kit.Env.Run), whatever the family: a number
+// family has finished them (evalenv.Env.Run), whatever the family: a number
 // that is not finite (CheckFinite), a mean over one example
 // (CheckOneExample), and a bound on the wrong side of an exact value of the same
 // evaluation (CheckAgainstExact). It is idempotent: a row already warned is
@@ -114,7 +114,7 @@ func ViolatesExact(r *Row) bool {
 	})
 }
 
-// reversedBeyondNoise is in the warning kit.PairSandwich gives on a pair
+// reversedBeyondNoise is in the warning estim.PairSandwich gives on a pair
 // whose RAISE lies above its AIS beyond noise.
 const reversedBeyondNoise = "the bracket is reversed beyond noise"
 
@@ -125,7 +125,7 @@ const NoBracketNote = "no bracket "
 
 // BracketBroken says why the RAISE/AIS pair that row r belongs to brackets
 // nothing, or "" if it is a bracket (or r belongs to no pair): "reversed"
-// (RAISE above AIS beyond noise, kit.PairSandwich's warning) or "no
+// (RAISE above AIS beyond noise, estim.PairSandwich's warning) or "no
 // bracket" (a member beyond noise on the wrong side of exact).
 func BracketBroken(r *Row) string {
 	switch {

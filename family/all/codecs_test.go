@@ -10,7 +10,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -62,7 +61,7 @@ func TestCodecsAreTheFamilies(t *testing.T) {
 			t.Errorf("%s has no tiny config", f.Name)
 			continue
 		}
-		m, err := kit.BuilderOf(f).NewModel(parse(t, f, c, c.train[0], "").Model.Settings, visible)
+		m, err := f.Plugin.NewModel(parse(t, f, c, c.train[0], "").Model.Settings, visible)
 		if err != nil {
 			t.Fatalf("%s: %v", f.Name, err)
 		}

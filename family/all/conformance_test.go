@@ -44,7 +44,9 @@ import (
 	"github.com/logz-ml/logz/family"
 	_ "github.com/logz-ml/logz/family/all"
 	"github.com/logz-ml/logz/family/familytest"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/family/kit/sampling"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -374,14 +376,14 @@ func rowsOf(s *data.Set) familytest.Rows {
 }
 
 // newTrainer builds the experiment's model and trainer as the runner does.
-func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *data.Set) kit.Trainer {
+func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *data.Set) trainer.Trainer {
 	t.Helper()
 	exp = exp.Clone()
-	m, err := kit.BuilderOf(f).NewModel(exp.Model.Settings, train.D)
+	m, err := f.Plugin.NewModel(exp.Model.Settings, train.D)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := kit.BuilderOf(f).NewTrainer(kit.TrainerArgs{
+	tr, err := trainer.BuilderOf(f).NewTrainer(trainer.Args{
 		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train, Data: train,
 		BaseRate: data.LogOdds(train, 1), Seed: config.DeriveSeed(exp.Seed, 1), Workers: 2,
 	})
@@ -392,7 +394,7 @@ func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *da
 }
 
 // trainUntil trains tr up to epoch n.
-func trainUntil(t *testing.T, tr kit.Trainer, x familytest.Rows, n int) {
+func trainUntil(t *testing.T, tr trainer.Trainer, x familytest.Rows, n int) {
 	t.Helper()
 	for tr.Completed() < n {
 		before := tr.Completed()
@@ -544,8 +546,8 @@ func diffArrays(what string, a, b []models.Array) string {
 
 // env is the environment of a final evaluation of the tiny experiment on
 // the given splits.
-func env(exp config.Experiment, train *data.Set, splits []kit.Split) kit.Env {
-	return kit.Env{Experiment: exp.Name, Stage: report.StageFinal, Epoch: 1, Splits: splits,
+func env(exp config.Experiment, train *data.Set, splits []evalenv.Split) evalenv.Env {
+	return evalenv.Env{Experiment: exp.Name, Stage: report.StageFinal, Epoch: 1, Splits: splits,
 		BaseRate: data.LogOdds(train, 1), Train: rowsOf(train), Seed: config.DeriveSeed(exp.Seed, 2)}
 }
 
@@ -554,13 +556,13 @@ func env(exp config.Experiment, train *data.Set, splits []kit.Split) kit.Env {
 func exactDistribution(t *testing.T, f *family.Family, exp config.Experiment, m models.Model) []float64 {
 	t.Helper()
 	train, _ := loadData(t, exp)
-	var splits []kit.Split
+	var splits []evalenv.Split
 	for code := range 1 << visible {
 		v := make([]uint8, visible)
 		for i := range v {
 			v[i] = uint8(code >> i & 1)
 		}
-		splits = append(splits, kit.Split{Name: fmt.Sprint(code), Data: familytest.Rows{v}})
+		splits = append(splits, evalenv.Split{Name: fmt.Sprint(code), Data: familytest.Rows{v}})
 	}
 	rows, err := env(exp, train, splits).Run(f, m, []family.Configured{f.Entry("exact")})
 	if err != nil {
@@ -603,7 +605,7 @@ func checkEstimators(t *testing.T, f *family.Family, c tinyCase, exp config.Expe
 	for i := range same {
 		same[i] = tr[0]
 	}
-	splits := []kit.Split{{Name: "test", Data: tr}, {Name: "same", Data: same}}
+	splits := []evalenv.Split{{Name: "test", Data: tr}, {Name: "same", Data: same}}
 	list := exp.Evaluate.Final
 	listed := map[string]bool{}
 	for _, e := range list {
@@ -901,30 +903,30 @@ func forbids(l lean, d float64) bool {
 // N×D values, 0/1 states or [0,1] means, with the frequencies and
 // marginals of exact's p(v).
 func checkSample(t *testing.T, f *family.Family, exp config.Experiment, m models.Model, p []float64) {
-	sampler, ok := kit.SamplerOf(f)
+	sampler, ok := sampling.SamplerOf(f)
 	if !ok {
-		t.Fatalf("family %s has no sampler: its Plugin is no kit.Sampler (the contract includes sampling)", f.Name)
+		t.Fatalf("family %s has no sampler: its Plugin is no sampling.Sampler (the contract includes sampling)", f.Name)
 	}
 	train, _ := loadData(t, exp)
 	draw := func(n int, init string, mean bool, workers int) ([]float64, error) {
-		qfit := kit.QFitDefaults()
+		qfit := sampling.QFitDefaults()
 		qfit.Components, qfit.Steps = 5, 50
-		d, err := sampler.Sample(m, kit.SampleOptions{N: n, Steps: 100, Init: init, Mean: mean, Data: rowsOf(train), QFit: qfit, Seed: 11, Workers: workers})
+		d, err := sampler.Sample(m, sampling.SampleOptions{N: n, Steps: 100, Init: init, Mean: mean, Data: rowsOf(train), QFit: qfit, Seed: 11, Workers: workers})
 		if err != nil {
 			return nil, err
 		}
-		values := kit.ValuesStates
+		values := sampling.ValuesStates
 		if mean {
-			values = kit.ValuesMeans
+			values = sampling.ValuesMeans
 		}
-		method := kit.MethodGibbs
-		if kit.SampleInits(f) == nil {
-			method = kit.MethodAncestral
+		method := sampling.MethodGibbs
+		if sampling.SampleInits(f) == nil {
+			method = sampling.MethodAncestral
 		}
 		if d.N != n || d.D != visible || len(d.X) != n*visible || d.Values != values || d.Method != method {
 			t.Errorf("start %q, mean %v: drew N %d, D %d, %d values, %s by %s; want %d×%d %s by %s", init, mean, d.N, d.D, len(d.X), d.Values, d.Method, n, visible, values, method)
 		}
 		return d.X, nil
 	}
-	familytest.CheckSampler(t, draw, visible, p, kit.SampleInits(f), 1000)
+	familytest.CheckSampler(t, draw, visible, p, sampling.SampleInits(f), 1000)
 }

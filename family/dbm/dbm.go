@@ -12,6 +12,8 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/dbn"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -117,7 +119,7 @@ var Family = &family.Family{
 	},
 	Estimators: []*family.Estimator{Exact, MFBound, AIS, RAISE, Sandwich},
 	EveryEpoch: func() []family.Configured {
-		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: &AISSettings{AIS: kit.AIS{Runs: 16, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}}}
+		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: &AISSettings{AIS: estim.AIS{Runs: 16, Anneal: estim.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}}}
 	},
 	Final: func() []family.Configured {
 		return []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "mf-bound", Settings: MFBound.New()}, {Name: "ais", Settings: AIS.New()}}
@@ -139,7 +141,7 @@ func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 // Finish pairs the AIS and RAISE rows of each split into brackets and
 // drops repeated warnings.
 func (Plugin) Finish(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
-	return kit.FinishDeep(rows, ests)
+	return estim.FinishDeep(rows, ests)
 }
 
 // pretrainSchedule is the schedule of DBM pretraining: constant k and
@@ -150,8 +152,11 @@ func (p pretrainSchedule) KAt(int) int                { return p.t.Pretrain.K }
 func (p pretrainSchedule) LearningRateAt(int) float64 { return p.t.Pretrain.LearningRate }
 func (p pretrainSchedule) MomentumAt(e int) float64   { return p.t.MomentumAt(e) }
 
-func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
-	m := a.Model.(*models.DBM)
+func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+	m, err := family.As[*models.DBM](a.Model)
+	if err != nil {
+		return nil, err
+	}
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
 	pre := rbm.Options(&t.Layer, a.Workers)
@@ -184,6 +189,6 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 func (Plugin) SampleInits() []string { return SampleInits }
 
 // Sandwich runs ais and raise from one start at growing K until their
-// bracket closes (kit.SandwichDef).
-var Sandwich = kit.SandwichDef(AIS, RAISE,
-	AISSettings{AIS: kit.AIS{Runs: 100, MinESSFraction: 0.1}, Samples: 500}, kit.SandwichRAISE())
+// bracket closes (estim.SandwichDef).
+var Sandwich = estim.SandwichDef(AIS, RAISE,
+	AISSettings{AIS: estim.AIS{Runs: 100, MinESSFraction: 0.1}, Samples: 500}, estim.SandwichRAISE())

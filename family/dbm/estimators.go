@@ -9,7 +9,8 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -37,7 +38,7 @@ type exactMeanKey struct{ split string }
 type isLogFKey struct{ split string }
 
 // logZKey is the Memo key of an AIS log Z, one per setting.
-type logZKey struct{ kit.AISKey }
+type logZKey struct{ estim.AISKey }
 
 // hiddenBaseKey is the Memo key of the even hidden layers' base rates.
 type hiddenBaseKey struct{}
@@ -51,7 +52,7 @@ const HiddenBaseExamples = 2000
 // on v and, on every even hidden layer, the log-odds of its mean-field
 // posterior means over HiddenBaseExamples training examples
 // (eval.DBMHiddenBaseRate; once per evaluation); for "uniform", zeros.
-func annealBase(env *kit.Env, d *models.DBM, init string) ([][]float64, error) {
+func annealBase(env *evalenv.Env, d *models.DBM, init string) ([][]float64, error) {
 	vb, err := env.BaseVBias(init, d.NumVisible())
 	if err != nil || vb == nil {
 		return nil, err
@@ -71,23 +72,29 @@ func annealBase(env *kit.Env, d *models.DBM, init string) ([][]float64, error) {
 }
 
 // Exact enumerates the cheaper parity class of the layers.
-var Exact = kit.Define(kit.Def[kit.Exact]{
+var Exact = estim.Define(estim.Def[estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z and log f(v) by enumerating the cheaper parity class of the layers",
-	Defaults: kit.Exact{MaxUnits: 25},
-	Feasible: func(m models.Model, s *kit.Exact) error {
-		d := m.(*models.DBM)
+	Defaults: estim.Exact{MaxUnits: 25},
+	Feasible: func(m models.Model, s *estim.Exact) error {
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return err
+		}
 		z, f := exactUnits(d)
 		if n := max(z, f); n > s.MaxUnits {
 			return fmt.Errorf("a DBM %v needs 2^%d terms for log Z and 2^%d per example for log f(v), above max_units %d; raise max_units (≤ 40) or drop exact", d.Sizes, z, f, s.MaxUnits)
 		}
 		return nil
 	},
-	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
-		d := m.(*models.DBM)
-		laps := kit.StartLaps()
+	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return nil, err
+		}
+		laps := estim.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d exact %s %d ex", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
@@ -96,11 +103,11 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 			if err != nil {
 				return rows, err
 			}
-			env.Remember(kit.ExactLogZKey{}, res.LogZ)
+			env.Remember(estim.ExactLogZKey{}, res.LogZ)
 			env.Remember(exactMeanKey{sp.Name}, res.Mean)
 			row := j.Base
 			row.Split, row.LogZ = sp.Name, report.F(res.LogZ)
-			st := kit.MeanOf(res.LogP)
+			st := estim.MeanOf(res.LogP)
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
 			row.Seconds = laps.Lap()
 			rows = append(rows, row)
@@ -110,7 +117,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 			if err != nil {
 				return rows, err
 			}
-			env.Remember(kit.ExactLogZKey{}, z)
+			env.Remember(estim.ExactLogZKey{}, z)
 			row := j.Base
 			row.LogZ = report.F(z)
 			rows = append(rows, row)
@@ -120,36 +127,44 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 })
 
 // MFBound is the mean-field lower bound on log f(v) minus the AIS log Z.
-var MFBound = kit.Define(kit.Def[kit.AIS]{
+var MFBound = estim.Define(estim.Def[estim.AIS]{
 	Name:     "mf-bound",
 	Leans:    family.Leans{LogLik: family.Low, Why: "the mean-field bound minus AIS's log Ẑ: low up to AIS's error"},
 	Doc:      "DBM mean-field lower bound on log f(v) (Salakhutdinov & Hinton 2009) minus the AIS estimate of log Z",
-	Defaults: kit.DefaultAIS(),
-	Run: func(env *kit.Env, m models.Model, s *kit.AIS, j kit.Job) ([]report.Row, error) {
-		return aisRows(env, m.(*models.DBM), s, 0, j)
+	Defaults: estim.DefaultAIS(),
+	Run: func(env *evalenv.Env, m models.Model, s *estim.AIS, j evalenv.Job) ([]report.Row, error) {
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return nil, err
+		}
+		return aisRows(env, d, s, 0, j)
 	},
 })
 
 // AISSettings is the settings of ais: importance samples per example and
 // the AIS of log Z.
-type AISSettings = kit.SampledAIS
+type AISSettings = estim.SampledAIS
 
 // AIS is log f(v) by importance sampling minus the AIS log Z.
-var AIS = kit.Define(kit.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogLik: family.Near, Why: "log f̂ by importance sampling leans low, −log Ẑ leans high"},
 	Doc:      "log f(v) by importance sampling with a mean-field proposal over the even hidden layers, odd layers summed out (RAISE §5.2), minus the AIS log Z",
-	Defaults: AISSettings{AIS: kit.DefaultAIS(), Samples: 500},
-	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
-		return aisRows(env, m.(*models.DBM), &s.AIS, s.Samples, j)
+	Defaults: AISSettings{AIS: estim.DefaultAIS(), Samples: 500},
+	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return nil, err
+		}
+		return aisRows(env, d, &s.AIS, s.Samples, j)
 	},
 })
 
 // aisRows makes the rows of mf-bound (samples = 0) and ais: a per-example
 // log f(v) — the mean-field bound or the IS estimate — minus the AIS log Z
 // of these settings (one AIS per setting within an evaluation).
-func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([]report.Row, error) {
-	laps := kit.StartLaps()
+func aisRows(env *evalenv.Env, d *models.DBM, s *estim.AIS, samples int, j evalenv.Job) ([]report.Row, error) {
+	laps := estim.StartLaps()
 	z, reused, err := logZFor(env, d, s, j.Seed)
 	if err != nil {
 		return nil, err
@@ -159,9 +174,9 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 	for si, sp := range env.Splits {
 		row := j.Base
 		row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
-		kit.SetAISLogZ(&row, z, env.ExactLogZ(), s)
+		estim.SetAISLogZ(&row, z, estim.ExactLogZ(env), s)
 		if reused {
-			row.Notes = append(row.Notes, kit.ReusedNote("the AIS log Z"))
+			row.Notes = append(row.Notes, estim.ReusedNote("the AIS log Z"))
 		}
 		var st eval.MeanStat
 		if bound {
@@ -169,7 +184,7 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 			if err != nil {
 				return rows, err
 			}
-			st = kit.MeanOf(b)
+			st = estim.MeanOf(b)
 			row.Notes = append(row.Notes, "mean-field lower bound on log f(v) (fixed-point iterations to convergence) minus the AIS log Z")
 		} else {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), samples), int64(sp.Data.Len()))
@@ -179,13 +194,13 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 				return rows, err
 			}
 			env.Remember(isLogFKey{sp.Name}, lf)
-			st = kit.MeanOf(lf)
+			st = estim.MeanOf(lf)
 			row.Notes = append(row.Notes, fmt.Sprintf("log f(v) by importance sampling (%d proposals per example from the mean-field posterior over the even hidden layers, odd layers summed out; smallest ESS %.1f) minus the AIS log Z", samples, minESS))
 		}
 		row.MeanLoglik = report.F(st.Mean - z.LogZ)
 		row.LoglikSE, row.NExamples = report.F(st.SE), st.N
 		if bound {
-			if x, ok := env.Memo(exactMeanKey{sp.Name}); ok && *row.MeanLoglik > x.(float64)+report.Tolerance(kit.AISSE(z), x.(float64)) {
+			if x, ok := env.Memo(exactMeanKey{sp.Name}); ok && *row.MeanLoglik > x.(float64)+report.Tolerance(estim.AISSE(z), x.(float64)) {
 				row.Warnings = append(row.Warnings, fmt.Sprintf("the mean-field bound %.3f lies above the exact log-likelihood %.3f by more than 3σ of log Ẑ: the AIS log Z is too low", *row.MeanLoglik, x.(float64)))
 			}
 		}
@@ -197,7 +212,7 @@ func aisRows(env *kit.Env, d *models.DBM, s *kit.AIS, samples int, j kit.Job) ([
 
 // logZFor returns the AIS estimate of log Z with these settings, running it
 // once per evaluation (reused: an earlier entry ran it).
-func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISResult, bool, error) {
+func logZFor(env *evalenv.Env, d *models.DBM, s *estim.AIS, seed uint64) (*eval.AISResult, bool, error) {
 	k := logZKey{s.Key()}
 	if r, ok := env.Memo(k); ok {
 		return r.(*eval.AISResult), true, nil
@@ -210,7 +225,7 @@ func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISRes
 	if err != nil {
 		return nil, false, fmt.Errorf("AIS: %w", err)
 	}
-	r, err := env.AnnealLogZ(path, s, seed, fmt.Sprintf("%s epoch %d DBM AIS %d×%d %s", env.Experiment, env.Epoch, s.Runs, s.Betas, s.Init))
+	r, err := estim.AnnealLogZ(env, path, s, seed, fmt.Sprintf("%s epoch %d DBM AIS %d×%d %s", env.Experiment, env.Epoch, s.Runs, s.Betas, s.Init))
 	if err != nil {
 		return nil, false, err
 	}
@@ -221,13 +236,16 @@ func logZFor(env *kit.Env, d *models.DBM, s *kit.AIS, seed uint64) (*eval.AISRes
 // RAISE is RAISE for DBMs (Alg. 3) on a subsample of each split, extended
 // by the control variate log f̂(v) (the IS estimate of an earlier ais entry
 // of the evaluation, else one with 100 proposals).
-var RAISE = kit.Define(kit.Def[kit.RAISE]{
+var RAISE = estim.Define(estim.Def[estim.RAISE]{
 	Name:     "raise",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v)"},
 	Doc:      "RAISE with an intractable posterior (Burda et al. 2015, Alg. 3), extended to the split by the control variate log f̂(v) (IS)",
-	Defaults: kit.DefaultRAISE(),
-	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
-		d := m.(*models.DBM)
+	Defaults: estim.DefaultRAISE(),
+	Run: func(env *evalenv.Env, m models.Model, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
+		d, err := family.As[*models.DBM](m)
+		if err != nil {
+			return nil, err
+		}
 		betas, err := s.BetaSchedule()
 		if err != nil {
 			return nil, err
@@ -240,12 +258,12 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 		if base != nil {
 			r.BaseVBias, r.BaseHidden = base[0], base
 		}
-		return env.RAISEBySubsample(s, j.Base, "DBM RAISE", len(betas)-1,
+		return estim.RAISEBySubsample(env, s, j.Base, "DBM RAISE", len(betas)-1,
 			func(x data.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
 				r.Progress, r.Units = progress, env.Units()
 				return r.LogProb(d, x)
 			},
-			func(si int, sp kit.Split) ([]float64, string, error) {
+			func(si int, sp evalenv.Split) ([]float64, string, error) {
 				if x, ok := env.Memo(isLogFKey{sp.Name}); ok {
 					return x.([]float64), "the ais estimator's", nil
 				}

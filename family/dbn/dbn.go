@@ -9,6 +9,8 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -160,11 +162,14 @@ func (Plugin) Finish(m models.Model, rows []report.Row, ests []family.Configured
 	if _, ok := m.(*models.RBM); ok {
 		return rbm.Plugin{}.Finish(m, rows, ests) // the stack is still its first RBM
 	}
-	return kit.FinishDeep(rows, ests)
+	return estim.FinishDeep(rows, ests)
 }
 
-func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
-	m := a.Model.(*models.DBN)
+func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+	m, err := family.As[*models.DBN](a.Model)
+	if err != nil {
+		return nil, err
+	}
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
 	ld, err := train.ParseLayerData(t.LayerData)
@@ -204,6 +209,6 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 func (Plugin) SampleInits() []string { return SampleInits }
 
 // Sandwich runs ais and raise from one start at growing K until their
-// bracket closes (kit.SandwichDef).
-var Sandwich = kit.SandwichDef(AIS, RAISE,
-	AISSettings{AIS: kit.AIS{Runs: 100, MinESSFraction: 0.1}, Samples: 500}, kit.SandwichRAISE())
+// bracket closes (estim.SandwichDef).
+var Sandwich = estim.SandwichDef(AIS, RAISE,
+	AISSettings{AIS: estim.AIS{Runs: 100, MinESSFraction: 0.1}, Samples: 500}, estim.SandwichRAISE())

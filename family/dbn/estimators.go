@@ -7,7 +7,8 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -19,14 +20,17 @@ import (
 
 // Exact enumerates the hidden layers below the top and the top RBM's
 // smaller layer.
-var Exact = kit.Define(kit.Def[kit.Exact]{
+var Exact = estim.Define(estim.Def[estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log p(v) by enumerating the hidden layers below the top and the top RBM's smaller layer",
-	Defaults: kit.Exact{MaxUnits: 25},
-	Feasible: func(m models.Model, s *kit.Exact) error {
-		d := m.(*models.DBN)
+	Defaults: estim.Exact{MaxUnits: 25},
+	Feasible: func(m models.Model, s *estim.Exact) error {
+		d, err := family.As[*models.DBN](m)
+		if err != nil {
+			return err
+		}
 		sizes := d.Sizes()
 		below := 0
 		for _, n := range sizes[1 : len(sizes)-1] {
@@ -38,12 +42,15 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 		}
 		return nil
 	},
-	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
 		if _, ok := m.(*models.RBM); ok {
-			return kit.RunnerOf(rbm.Exact).Run(env, m, s, j)
+			return evalenv.RunnerOf(rbm.Exact).Run(env, m, s, j)
 		}
-		d := m.(*models.DBN)
-		laps := kit.StartLaps()
+		d, err := family.As[*models.DBN](m)
+		if err != nil {
+			return nil, err
+		}
+		laps := estim.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d exact %s %d ex", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
@@ -68,8 +75,8 @@ type BoundSettings struct {
 	// Samples is the number of draws from Q per example (2008 eq. 23).
 	Samples int `yaml:"samples" want:"a positive integer" flag:"samples"`
 	// Runs is the number of AIS runs for the top RBM's log Z.
-	Runs       int `yaml:"runs" want:"an integer ≥ 2" flag:"chains"`
-	kit.Anneal `yaml:",inline"`
+	Runs         int `yaml:"runs" want:"an integer ≥ 2" flag:"chains"`
+	estim.Anneal `yaml:",inline"`
 	// MaxUnits: the top RBM's log Z is exact when its smaller layer has at
 	// most this many units, else by AIS.
 	MaxUnits      int `yaml:"max_units" want:"an integer in [1,40]" flag:"max-units"`
@@ -84,24 +91,24 @@ func (b *BoundSettings) Check(p family.Problems) {
 	family.CheckMaxRuns(p, "runs", b.Runs)
 	family.CheckSweeps(p, "runs", b.Runs, b.Betas)
 	b.Anneal.Check(p)
-	p.Check("max_units", b.MaxUnits >= 1 && b.MaxUnits <= kit.MaxExactUnits, "an integer in [1,40]", b.MaxUnits)
+	p.Check("max_units", b.MaxUnits >= 1 && b.MaxUnits <= estim.MaxExactUnits, "an integer in [1,40]", b.MaxUnits)
 }
 
 // Bound is the DBN variational lower bound (2008 eq. 22–24).
-var Bound = kit.Define(kit.Def[BoundSettings]{
+var Bound = estim.Define(estim.Def[BoundSettings]{
 	Name:  "dbn-bound",
 	Leans: family.Leans{LogLik: family.Low, Why: "a variational lower bound (minus the top RBM's AIS log Ẑ, which leans low)"},
 	Doc:   "DBN variational lower bound (2008 eq. 22–24) with the top RBM's log Z exact when small, else by AIS",
 	Defaults: BoundSettings{
-		Samples: 5, Runs: 100, Anneal: kit.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MaxUnits: 25,
+		Samples: 5, Runs: 100, Anneal: estim.Anneal{Betas: 14500, Schedule: "2008", Init: "base-rate"}, MaxUnits: 25,
 	},
-	Run: func(env *kit.Env, m models.Model, s *BoundSettings, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *BoundSettings, j evalenv.Job) ([]report.Row, error) {
 		d, ok := m.(*models.DBN)
 		if !ok {
 			return nil, nil // a one-layer stack: its bound is its log-likelihood
 		}
-		laps := kit.StartLaps()
-		ais := kit.AIS{Runs: s.Runs, Anneal: s.Anneal}
+		laps := estim.StartLaps()
+		ais := estim.AIS{Runs: s.Runs, Anneal: s.Anneal}
 		z, zres, reused, err := topFor(env, d, &ais, j.Seed, s.MaxUnits)
 		if err != nil {
 			return nil, err
@@ -121,7 +128,7 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 			}
 			setTopLogZ(&row, z, zres)
 			if reused {
-				row.Notes = append(row.Notes, kit.ReusedNote("the top RBM's log Z"))
+				row.Notes = append(row.Notes, estim.ReusedNote("the top RBM's log Z"))
 			}
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Error), res.Mean.N
 			row.Warnings = append(row.Warnings, res.Warnings...)
@@ -135,26 +142,29 @@ var Bound = kit.Define(kit.Def[BoundSettings]{
 
 // AISSettings is the settings of ais: importance samples per example and
 // the AIS of log Z.
-type AISSettings = kit.SampledAIS
+type AISSettings = estim.SampledAIS
 
 // CheapAIS is the after-epoch default: 16 runs × 1,000 linear β.
 func CheapAIS() *AISSettings {
-	return &AISSettings{AIS: kit.AIS{Runs: 16, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}
+	return &AISSettings{AIS: estim.AIS{Runs: 16, Anneal: estim.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}, Samples: 500}
 }
 
 // AIS is log f(v) by importance sampling with Q minus the top RBM's AIS
 // log Z.
-var AIS = kit.Define(kit.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogLik: family.Near, Why: "log f̂ by importance sampling leans low, −log Ẑ leans high"},
 	Doc:      "log f(v) by importance sampling with the recognition model Q (RAISE §5.3) minus the top RBM's AIS log Z",
-	Defaults: AISSettings{AIS: kit.DefaultAIS(), Samples: 500},
-	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
+	Defaults: AISSettings{AIS: estim.DefaultAIS(), Samples: 500},
+	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
 		if _, ok := m.(*models.RBM); ok {
-			return kit.RunnerOf(rbm.AIS).Run(env, m, &rbm.AISSettings{AIS: s.AIS}, j)
+			return evalenv.RunnerOf(rbm.AIS).Run(env, m, &rbm.AISSettings{AIS: s.AIS}, j)
 		}
-		d := m.(*models.DBN)
-		laps := kit.StartLaps()
+		d, err := family.As[*models.DBN](m)
+		if err != nil {
+			return nil, err
+		}
+		laps := estim.StartLaps()
 		z, zres, reused, err := topFor(env, d, &s.AIS, j.Seed, 0)
 		if err != nil {
 			return nil, err
@@ -171,7 +181,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 			row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
 			setTopLogZ(&row, z, zres)
 			if reused {
-				row.Notes = append(row.Notes, kit.ReusedNote("the top RBM's log Z"))
+				row.Notes = append(row.Notes, estim.ReusedNote("the top RBM's log Z"))
 			}
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(res.Mean.Mean), report.F(res.Mean.SE), res.Mean.N
 			row.Warnings = append(row.Warnings, res.Warnings...)
@@ -185,16 +195,19 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 
 // RAISE is RAISE with the top RBM unrolled (RAISE §3.3) on a subsample of
 // each split, extended by the control variate log f̂(v) (IS with Q).
-var RAISE = kit.Define(kit.Def[kit.RAISE]{
+var RAISE = estim.Define(estim.Def[estim.RAISE]{
 	Name:     "raise",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v)"},
 	Doc:      "RAISE with the top RBM unrolled (Burda et al. 2015 §3.3), extended to the split by the control variate log f̂(v) (IS with Q)",
-	Defaults: kit.DefaultRAISE(),
-	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
+	Defaults: estim.DefaultRAISE(),
+	Run: func(env *evalenv.Env, m models.Model, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
 		if _, ok := m.(*models.RBM); ok {
-			return kit.RunnerOf(rbm.RAISE).Run(env, m, s, j)
+			return evalenv.RunnerOf(rbm.RAISE).Run(env, m, s, j)
 		}
-		d := m.(*models.DBN)
+		d, err := family.As[*models.DBN](m)
+		if err != nil {
+			return nil, err
+		}
 		betas, err := s.BetaSchedule()
 		if err != nil {
 			return nil, err
@@ -205,13 +218,13 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 				return nil, err
 			}
 		}
-		return env.RAISEBySubsample(s, j.Base, "RAISE", len(betas)-1,
+		return estim.RAISEBySubsample(env, s, j.Base, "RAISE", len(betas)-1,
 			func(x data.Examples, progress func(done, total int64)) (eval.RAISEResult, error) {
 				r.Progress, r.Units = progress, env.Units()
 				res, err := r.LogProb(d, x)
 				return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err
 			},
-			func(si int, sp kit.Split) ([]float64, string, error) {
+			func(si int, sp evalenv.Split) ([]float64, string, error) {
 				progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × 50", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
 				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, eval.TopLogZ{}, sp.Data)
 				done()
@@ -236,7 +249,7 @@ type topVal struct {
 // topFor returns log Z of the DBN's top RBM: exact when its smaller layer
 // has at most maxUnits units, else by AIS with a's settings; one per
 // setting within an evaluation (reused: an earlier entry computed it).
-func topFor(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, bool, error) {
+func topFor(env *evalenv.Env, d *models.DBN, a *estim.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, bool, error) {
 	top := d.Top()
 	k := topKey{exact: min(top.NVis, top.NHid) <= maxUnits}
 	if !k.exact {
@@ -252,10 +265,10 @@ func topFor(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) 
 	return z, res, false, err
 }
 
-func topLogZ(env *kit.Env, d *models.DBN, a *kit.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
+func topLogZ(env *evalenv.Env, d *models.DBN, a *estim.AIS, seed uint64, maxUnits int) (eval.TopLogZ, *eval.AISResult, error) {
 	top := d.Top()
 	if min(top.NVis, top.NHid) <= maxUnits {
-		e, done, err := env.ExactRBM(top, maxUnits, "top-RBM exact")
+		e, done, err := estim.ExactRBM(env, top, maxUnits, "top-RBM exact")
 		if err != nil {
 			return eval.TopLogZ{}, nil, err
 		}

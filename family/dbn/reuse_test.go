@@ -8,8 +8,8 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 type rows [][]uint8
@@ -25,7 +25,7 @@ func (x rows) Row(n int) []uint8 { return x[n] }
 // carries an AIS of its own — fail.)
 func TestReusedTopLogZCountedOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	d, err := brute.RandomDBN(0.5, rng, 12, 8, 30)
+	d, err := modeltest.RandomDBN(0.5, rng, 12, 8, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,8 +42,8 @@ func TestReusedTopLogZCountedOnce(t *testing.T) {
 	b.Runs, b.Betas, b.Schedule, b.Init, b.MaxUnits, b.Samples = 16, 4000, "linear", "uniform", 1, 5
 	wall := map[string]float64{}
 	var last time.Time
-	env := kit.Env{Experiment: "e", Stage: report.StageFinal, Seed: 1, Splits: []kit.Split{{Name: "train", Data: x}, {Name: "test", Data: x}},
-		OnEntry: func(e kit.Entry) error {
+	env := evalenv.Env{Experiment: "e", Stage: report.StageFinal, Seed: 1, Splits: []evalenv.Split{{Name: "train", Data: x}, {Name: "test", Data: x}},
+		OnEntry: func(e evalenv.Entry) error {
 			wall[e.Estimator] = time.Since(last).Seconds()
 			last = time.Now()
 			return nil

@@ -4,14 +4,14 @@ import (
 	"fmt"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 )
 
 // SampleInits are the starts of the dbn sampler's top-RBM chains, the
 // default first.
-var SampleInits = []string{kit.InitRandom, kit.InitData}
+var SampleInits = []string{sampling.InitRandom, sampling.InitData}
 
 // Sample draws o.N samples of a DBN as the model defines them
 // (eval.Gibbs.SampleDBN): o.Steps block-Gibbs sweeps in the top RBM
@@ -20,7 +20,7 @@ var SampleInits = []string{kit.InitRandom, kit.InitData}
 // the sigmoid layers to v ~ p(v|h1), or with o.Mean the probabilities
 // p(v=1|h1). A stack of one RBM (a DBN whose first layer is still
 // training) is sampled as an RBM.
-func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o sampling.SampleOptions) (*sampling.Drawn, error) {
 	if r, ok := mm.(*models.RBM); ok {
 		return rbm.Plugin{}.Sample(r, o)
 	}
@@ -33,7 +33,7 @@ func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 		return nil, err
 	}
 	var start eval.Start // nil: uniform
-	if init == kit.InitData {
+	if init == sampling.InitData {
 		start = eval.UpStart(m, o.Data)
 	}
 	g := eval.Gibbs{Chains: o.N, Steps: o.Steps, Seed: o.Seed, Workers: o.Workers, Means: o.Mean}
@@ -41,8 +41,8 @@ func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	if err != nil {
 		return nil, err
 	}
-	from := kit.StartCaption(init)
-	if init == kit.InitData {
+	from := sampling.StartCaption(init)
+	if init == sampling.InitData {
 		from += " passed up by Q"
 	}
 	what := fmt.Sprintf("%d block-Gibbs chains of %d sweeps in the top RBM from %s, then a down-pass through the sigmoid layers; ", o.N, o.Steps, from)
@@ -51,12 +51,12 @@ func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	} else {
 		what += "v ~ p(v|h1)"
 	}
-	return &kit.Drawn{N: o.N, D: m.NumVisible(), X: x, Method: kit.MethodGibbs, Steps: o.Steps, Init: init, Values: kit.Values(o.Mean), What: what}, nil
+	return &sampling.Drawn{N: o.N, D: m.NumVisible(), X: x, Method: sampling.MethodGibbs, Steps: o.Steps, Init: init, Values: sampling.Values(o.Mean), What: what}, nil
 }
 
 // Filters returns W1, the weights between v and h1 (D×n_1); of a stack of
 // one RBM, its weights.
-func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*sampling.Filters, bool) {
 	if r, ok := mm.(*models.RBM); ok {
 		return rbm.Plugin{}.Filters(r)
 	}
@@ -65,5 +65,5 @@ func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
 		return nil, false
 	}
 	b := m.Layers[0]
-	return &kit.Filters{W: b.W, Visible: b.NVis, Hidden: b.NHid, What: "W1, the visible-to-h1 weights"}, true
+	return &sampling.Filters{W: b.W, Visible: b.NVis, Hidden: b.NHid, What: "W1, the visible-to-h1 weights"}, true
 }

@@ -9,27 +9,27 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestAISLogZAgainstExact: a DBN's exact row and its ais row carry the same
 // log Z — the top RBM's, exact and by AIS — so every evaluation's check
-// (report.CheckRows, in kit.Env.Run) compares them: on a small DBN the AIS
+// (report.CheckRows, in evalenv.Env.Run) compares them: on a small DBN the AIS
 // log Ẑ is within 3 of its errors of exact (and not warned), and the same
 // rows with the AIS log Ẑ moved 10 of its errors above exact get the
 // warning naming AIS. Mutation checked: leaving LogZ off the DBN exact row
 // (row.Split, row.LogZ = sp.Name, nil) fails it.
 func TestAISLogZAgainstExact(t *testing.T) {
-	m, err := brute.RandomDBN(1.0, rand.New(rand.NewPCG(4, 1)), 6, 4, 3)
+	m, err := modeltest.RandomDBN(1.0, rand.New(rand.NewPCG(4, 1)), 6, 4, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	x := sampletest.Rows{{1, 1, 1, 0, 0, 0}, {0, 0, 0, 1, 1, 1}, {1, 0, 1, 0, 1, 0}, {1, 1, 0, 0, 1, 1}}
 	a := CheapAIS()
 	a.Runs, a.Betas, a.Init, a.Samples = 200, 500, "uniform", 100
-	env := kit.Env{Experiment: "d", Stage: report.StageFinal, Epoch: 1, Seed: 5, Splits: []kit.Split{{Name: "test", Data: x}}}
+	env := evalenv.Env{Experiment: "d", Stage: report.StageFinal, Epoch: 1, Seed: 5, Splits: []evalenv.Split{{Name: "test", Data: x}}}
 	rows, err := env.Run(Family, m, []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: a}})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,8 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -32,7 +33,7 @@ func (s *BPSettings) Check(p family.Problems) {
 }
 
 // BP is the Bethe approximation of log Z by loopy belief propagation.
-var BP = kit.Define(kit.Def[BPSettings]{
+var BP = estim.Define(estim.Def[BPSettings]{
 	Name: "bp",
 	Leans: family.Leans{Why: "the Bethe approximation: exact on a chain, an approximation of either sign on a loopy grid " +
 		"(tested against enumeration in eval/ising_bp_test.go)"},
@@ -40,8 +41,11 @@ var BP = kit.Define(kit.Def[BPSettings]{
 	Doc: "loopy belief propagation (damped synchronous sum-product in log space) and the Bethe free energy: " +
 		"log Z ≈ −F_Bethe at the beliefs; exact on 1×n grids; warns when the messages did not converge",
 	Defaults: BPSettings{Damping: eval.DefaultBetheBP.Damping, Tol: eval.DefaultBetheBP.Tol, MaxIter: eval.DefaultBetheBP.MaxIter},
-	Run: func(env *kit.Env, mm models.Model, s *BPSettings, j kit.Job) ([]report.Row, error) {
-		m := mm.(*models.Ising)
+	Run: func(env *evalenv.Env, mm models.Model, s *BPSettings, j evalenv.Job) ([]report.Row, error) {
+		m, err := family.As[*models.Ising](mm)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		res, err := eval.BetheBP{Damping: s.Damping, Tol: s.Tol, MaxIter: s.MaxIter}.Run(m)
 		if err != nil {
@@ -54,7 +58,7 @@ var BP = kit.Define(kit.Def[BPSettings]{
 			base.Warnings = append(base.Warnings, fmt.Sprintf("loopy BP did not converge: after max_iter %d sweeps a message still changed by %.3g (tol %g); "+
 				"the Bethe log Z %.4f is of unconverged beliefs — raise damping or max_iter, or do not use bp on this model", res.Iterations, res.Residual, s.Tol, res.LogZ))
 		}
-		if exact := env.ExactLogZ(); !math.IsNaN(exact) {
+		if exact := estim.ExactLogZ(env); !math.IsNaN(exact) {
 			base.ExactLogZ = report.F(exact)
 			base.Notes = append(base.Notes, fmt.Sprintf("Bethe − exact log Z: %+.4f nats", res.LogZ-exact))
 		}

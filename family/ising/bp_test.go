@@ -8,7 +8,7 @@ import (
 
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -31,7 +31,7 @@ func randomIsing(R, C int, f, c float64, seed uint64) *models.Ising {
 // runBP evaluates m with exact then bp (settings s) and returns bp's row.
 func runBP(t *testing.T, m *models.Ising, s *BPSettings) (exact, bp float64, warnings, notes []string) {
 	t.Helper()
-	env := kit.Env{Experiment: "t", Stage: "final", Seed: 1}
+	env := evalenv.Env{Experiment: "t", Stage: "final", Seed: 1}
 	rows, err := env.Run(Family, m, []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "bp", Settings: s}})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,8 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/models"
@@ -59,7 +61,7 @@ func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 
 // Finish pairs the χ² bound on log Z with the AIS and exact rows.
 func (Plugin) Finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
-	kit.PairLogZ(rows)
+	estim.PairLogZ(rows)
 	return rows
 }
 
@@ -105,14 +107,17 @@ func (s *ExactSettings) plan(m *models.Ising) (string, error) {
 }
 
 // Exact is exact log Z and mean log-likelihoods.
-var Exact = kit.Define(kit.Def[ExactSettings]{
+var Exact = estim.Define(estim.Def[ExactSettings]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z: a transfer matrix over the grid's narrower side (D·2^width terms), or enumeration of all 2^D states",
 	Defaults: ExactSettings{Method: "auto", MaxUnits: 25, MaxWidth: 20},
 	Feasible: func(m models.Model, s *ExactSettings) error {
-		_, err := s.plan(m.(*models.Ising))
+		im, err := family.As[*models.Ising](m)
+		if err == nil {
+			_, err = s.plan(im)
+		}
 		return err
 	},
 	CheckModel: func(p family.Problems, s *ExactSettings, model family.Settings, visible int) {
@@ -127,8 +132,11 @@ var Exact = kit.Define(kit.Def[ExactSettings]{
 			p.Crossf("", "", "%v", err)
 		}
 	},
-	Run: func(env *kit.Env, mm models.Model, s *ExactSettings, j kit.Job) ([]report.Row, error) {
-		m := mm.(*models.Ising)
+	Run: func(env *evalenv.Env, mm models.Model, s *ExactSettings, j evalenv.Job) ([]report.Row, error) {
+		m, err := family.As[*models.Ising](mm)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		method, err := s.plan(m)
 		if err != nil {
@@ -143,7 +151,7 @@ var Exact = kit.Define(kit.Def[ExactSettings]{
 		if err != nil {
 			return nil, err
 		}
-		env.Remember(kit.ExactLogZKey{}, logZ)
+		env.Remember(estim.ExactLogZKey{}, logZ)
 		base := j.Base
 		base.LogZ = report.F(logZ)
 		base.Notes = append(base.Notes, "log Z by "+map[string]string{"transfer": "the transfer matrix", "enumerate": "enumeration"}[method])
@@ -154,22 +162,25 @@ var Exact = kit.Define(kit.Def[ExactSettings]{
 
 // AISSettings is the settings of the ising's ais.
 type AISSettings struct {
-	kit.AIS `yaml:",inline"`
+	estim.AIS `yaml:",inline"`
 }
 
 // DefaultAIS is 100 runs of 1,000 linearly spaced β from the uniform start.
 func DefaultAIS() AISSettings {
-	return AISSettings{kit.AIS{Runs: 100, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "uniform"}, MinESSFraction: 0.1}}
+	return AISSettings{estim.AIS{Runs: 100, Anneal: estim.Anneal{Betas: 1000, Schedule: "linear", Init: "uniform"}, MinESSFraction: 0.1}}
 }
 
 // AIS is annealed importance sampling from independent bits.
-var AIS = kit.Define(kit.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogZ: family.Low, LogLik: family.High, Why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
 	Doc:      "AIS estimate of log Z along f_β = exp((1−β)·bᵀx + β·log p̃(x)) from independent bits (uniform: b = 0, log Z_0 = D log 2; or the data's base rate), single-site Gibbs sweeps",
 	Defaults: DefaultAIS(),
-	Run: func(env *kit.Env, mm models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
-		m := mm.(*models.Ising)
+	Run: func(env *evalenv.Env, mm models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
+		m, err := family.As[*models.Ising](mm)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		b, err := env.BaseVBias(s.Init, m.NumVisible())
 		if err != nil {
@@ -179,7 +190,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 		if err != nil {
 			return nil, fmt.Errorf("AIS: %w", err)
 		}
-		base, res, err := env.AISRow(path, &s.AIS, j, start)
+		base, res, err := estim.AISRow(env, path, &s.AIS, j, start)
 		if err != nil {
 			return nil, err
 		}
@@ -190,7 +201,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 // loglikRows returns one row per split with the mean log-likelihood
 // mean_n log p̃(x_n) − log Z and its standard error over examples; with no
 // splits, one split-free row with log Z.
-func loglikRows(env *kit.Env, base report.Row, m *models.Ising, logZ float64) []report.Row {
+func loglikRows(env *evalenv.Env, base report.Row, m *models.Ising, logZ float64) []report.Row {
 	if len(env.Splits) == 0 {
 		return []report.Row{base}
 	}
@@ -201,7 +212,7 @@ func loglikRows(env *kit.Env, base report.Row, m *models.Ising, logZ float64) []
 		for n := range lp {
 			lp[n] = m.LogUnnorm(sp.Data.Row(n))
 		}
-		st := kit.MeanOf(lp)
+		st := estim.MeanOf(lp)
 		row := base.Clone()
 		row.Split = sp.Name
 		row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean-logZ), report.F(st.SE), st.N
@@ -215,9 +226,9 @@ func loglikRows(env *kit.Env, base report.Row, m *models.Ising, logZ float64) []
 	return rows
 }
 
-// Chi2 is the χ² upper bound on log Z (kit.Chi2Def): an Ising model is
+// Chi2 is the χ² upper bound on log Z (estim.Chi2Def): an Ising model is
 // its own target, log p̃(x) = Σ h_i s_i + Σ J_ij s_i s_j.
-var Chi2 = kit.Chi2Def(func(m models.Model) (chi2.Target, error) {
+var Chi2 = estim.Chi2Def(func(m models.Model) (chi2.Target, error) {
 	im, ok := m.(*models.Ising)
 	if !ok {
 		return nil, fmt.Errorf("chi2: expected an ising model, got %s", m.TypeName())

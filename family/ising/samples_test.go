@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/internal/sampletest"
 	"github.com/logz-ml/logz/models"
 )
@@ -22,24 +22,24 @@ func TestSampleDrawn(t *testing.T) {
 	}
 	data := sampletest.Rows{{1, 1, 1, 1}, {0, 0, 0, 0}}
 	draw := func(init string, mean bool) ([]float64, error) {
-		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: 50, Steps: 1, Init: init, Mean: mean, Data: data, Seed: 5, Workers: 2})
+		d, err := Plugin{}.Sample(m, sampling.SampleOptions{N: 50, Steps: 1, Init: init, Mean: mean, Data: data, Seed: 5, Workers: 2})
 		if err != nil {
 			return nil, err
 		}
-		if d.N != 50 || d.D != 4 || d.Steps != 1 || d.Init != init || d.Method != kit.MethodGibbs || d.Values != kit.Values(mean) {
+		if d.N != 50 || d.D != 4 || d.Steps != 1 || d.Init != init || d.Method != sampling.MethodGibbs || d.Values != sampling.Values(mean) {
 			t.Errorf("start %s, mean %v: drawn %+v", init, mean, d)
 		}
 		return d.X, nil
 	}
 	want := func(init string, mean bool) ([]float64, error) {
 		var start eval.Start
-		if init == kit.InitData {
+		if init == sampling.InitData {
 			start, _ = eval.ExamplesStart(data, 4)
 		}
 		return eval.Gibbs{Chains: 50, Steps: 1, Seed: 5, Means: mean}.SampleIsing(m, start)
 	}
 	sampletest.CheckSameDraws(t, SampleInits, draw, want)
-	if _, err := (Plugin{}).Sample(m, kit.SampleOptions{N: 2, Init: kit.InitData, Data: sampletest.Rows{{1, 0}}}); err == nil {
+	if _, err := (Plugin{}).Sample(m, sampling.SampleOptions{N: 2, Init: sampling.InitData, Data: sampletest.Rows{{1, 0}}}); err == nil {
 		t.Error("a 2-unit example started a 4-site chain")
 	}
 }

@@ -1,7 +1,8 @@
 package ising
 
 import (
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -16,8 +17,11 @@ func (t *Train) Options() train.IsingOptions {
 	}
 }
 
-func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
-	m := a.Model.(*models.Ising)
+func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+	m, err := family.As[*models.Ising](a.Model)
+	if err != nil {
+		return nil, err
+	}
 	t, err := train.NewIsingTrainer(m, a.Train.(*Train).Options(), a.Seed, a.Workers)
 	if err != nil {
 		return nil, err

@@ -21,6 +21,10 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/family/kit/sampling"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -128,7 +132,7 @@ func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 
 // NewTrainer builds the EM trainer and starts the components from the
 // training data.
-func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
+func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
 	m, ok := a.Model.(*models.MoB)
 	if !ok {
 		return nil, fmt.Errorf("mob trainer: the model is a %s, not a mob", a.Model.TypeName())
@@ -145,7 +149,7 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 
 // Sample draws o.N ancestral samples (eval.SampleMoB, keyed by o.Seed):
 // the states x, or with o.Mean the means μ_k of the drawn components.
-func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o sampling.SampleOptions) (*sampling.Drawn, error) {
 	m, ok := mm.(*models.MoB)
 	if !ok {
 		return nil, fmt.Errorf("mob samples: a %s is not a mob", mm.TypeName())
@@ -161,13 +165,13 @@ func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	if o.Mean {
 		kept = "the component's means μ_k"
 	}
-	return &kit.Drawn{N: o.N, D: m.D, X: x, Method: kit.MethodAncestral, Values: kit.Values(o.Mean),
+	return &sampling.Drawn{N: o.N, D: m.D, X: x, Method: sampling.MethodAncestral, Values: sampling.Values(o.Mean),
 		What: fmt.Sprintf("%d ancestral samples: a component k ~ π, then %s", o.N, kept)}, nil
 }
 
 // Filters returns the component means μ_kd = σ(logits), one tile per
 // component.
-func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*sampling.Filters, bool) {
 	m, ok := mm.(*models.MoB)
 	if !ok {
 		return nil, false
@@ -179,20 +183,23 @@ func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
 			w[d*K+k] = nmath.Sigmoid(m.Logits[k*D+d])
 		}
 	}
-	return &kit.Filters{W: w, Visible: D, Hidden: K, What: "the component means μ_k = σ(logits_k)"}, true
+	return &sampling.Filters{W: w, Visible: D, Hidden: K, What: "the component means μ_k = σ(logits_k)"}, true
 }
 
 // Exact is the mean exact log p(x) of each split: logsumexp over the
 // components of log π_k + log p(x|k); the mixture is normalised, so its
 // log Z is 0 and nothing is estimated.
-var Exact = kit.Define(kit.Def[family.NoSettings]{
+var Exact = estim.Define(estim.Def[family.NoSettings]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact: a normalised mixture, log p(x) by logsumexp over its components"},
 	Unshared: true,
 	Doc:      "exact log p(x) = logsumexp_k[log π_k + Σ_d x_d log μ_kd + (1−x_d) log(1−μ_kd)]; the mixture is normalised (log Z = 0), so nothing is estimated",
-	Run: func(env *kit.Env, mm models.Model, _ *family.NoSettings, j kit.Job) ([]report.Row, error) {
-		m := mm.(*models.MoB)
-		env.Remember(kit.ExactLogZKey{}, 0.0)
+	Run: func(env *evalenv.Env, mm models.Model, _ *family.NoSettings, j evalenv.Job) ([]report.Row, error) {
+		m, err := family.As[*models.MoB](mm)
+		if err != nil {
+			return nil, err
+		}
+		env.Remember(estim.ExactLogZKey{}, 0.0)
 		base := j.Base
 		base.LogZ = report.F(0)
 		base.Notes = append(base.Notes, "a mixture of Bernoullis is normalised: log Z = 0 exactly (no partition function to estimate)")
@@ -208,7 +215,7 @@ var Exact = kit.Define(kit.Def[family.NoSettings]{
 			if err != nil {
 				return rows, err
 			}
-			st := kit.MeanOf(lp)
+			st := estim.MeanOf(lp)
 			row := base.Clone()
 			row.Split = sp.Name
 			row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N

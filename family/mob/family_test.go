@@ -11,10 +11,10 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/experiment"
 	_ "github.com/logz-ml/logz/family/all"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/family/mob"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/models/modeltest"
 	"github.com/logz-ml/logz/train"
 )
 
@@ -118,23 +118,23 @@ func TestBadSettings(t *testing.T) {
 // a start is refused. Mutation checked: passing false for the means
 // (states where means were asked for) fails.
 func TestSampleDrawn(t *testing.T) {
-	m, err := brute.RandomMoB(3, 5, 1, rand.New(rand.NewPCG(1, 9)))
+	m, err := modeltest.RandomMoB(3, 5, 1, rand.New(rand.NewPCG(1, 9)))
 	if err != nil {
 		t.Fatal(err)
 	}
 	draw := func(_ string, mean bool) ([]float64, error) {
-		d, err := mob.Plugin{}.Sample(m, kit.SampleOptions{N: 30, Mean: mean, Seed: 5, Workers: 2})
+		d, err := mob.Plugin{}.Sample(m, sampling.SampleOptions{N: 30, Mean: mean, Seed: 5, Workers: 2})
 		if err != nil {
 			return nil, err
 		}
-		if d.N != 30 || d.D != 5 || d.Method != kit.MethodAncestral || d.Values != kit.Values(mean) {
+		if d.N != 30 || d.D != 5 || d.Method != sampling.MethodAncestral || d.Values != sampling.Values(mean) {
 			t.Errorf("mean %v: drawn %+v", mean, d)
 		}
 		return d.X, nil
 	}
 	want := func(_ string, mean bool) ([]float64, error) { return eval.SampleMoB(m, 30, 5, mean) }
 	sampletest.CheckSameDraws(t, nil, draw, want)
-	if _, err := (mob.Plugin{}).Sample(m, kit.SampleOptions{N: 3, Init: kit.InitData}); err == nil {
+	if _, err := (mob.Plugin{}).Sample(m, sampling.SampleOptions{N: 3, Init: sampling.InitData}); err == nil {
 		t.Error("an ancestral sampler accepted a chain start")
 	}
 }

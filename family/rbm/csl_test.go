@@ -9,7 +9,7 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -83,8 +83,8 @@ func TestCSLOvershootWarned(t *testing.T) {
 	run := func(m *models.RBM, csl *CSLSettings) (exact, c report.Row) {
 		t.Helper()
 		x := blockData(60, 0.02, 1)
-		env := kit.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 7,
-			Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+		env := evalenv.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 7,
+			Splits: []evalenv.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
 		rows, err := env.Run(Family, m, []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "csl", Settings: csl}})
 		if err != nil {
 			t.Fatal(err)
@@ -132,7 +132,7 @@ func TestCSLOvershootWarned(t *testing.T) {
 // another's through a shared array with spare capacity.
 func TestLoglikRowsOwnTheirWarnings(t *testing.T) {
 	x := blockData(10, 0.02, 1)
-	env := &kit.Env{Experiment: "e", Stage: report.StageFinal, Splits: []kit.Split{{Name: "train", Data: x}, {Name: "test", Data: x}}}
+	env := &evalenv.Env{Experiment: "e", Stage: report.StageFinal, Splits: []evalenv.Split{{Name: "train", Data: x}, {Name: "test", Data: x}}}
 	warn := make([]string, 1, 8)
 	warn[0] = "shared"
 	base := report.Row{Estimator: "ais", Notes: make([]string, 0, 8)}

@@ -10,38 +10,45 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/models"
 )
 
 // Exact is exact log Z by enumerating the smaller layer with a Gray-code walk.
-var Exact = kit.Define(kit.Def[kit.Exact]{
+var Exact = estim.Define(estim.Def[estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z by enumerating the smaller layer (2^min(D,H) terms)",
-	Defaults: kit.Exact{MaxUnits: 25},
+	Defaults: estim.Exact{MaxUnits: 25},
 	Work:     exactWork,
-	Feasible: func(m models.Model, s *kit.Exact) error {
-		r := m.(*models.RBM)
+	Feasible: func(m models.Model, s *estim.Exact) error {
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return err
+		}
 		if n := min(r.NVis, r.NHid); n > s.MaxUnits {
 			return fmt.Errorf("the smaller layer of a %d×%d RBM has %d units, above max_units %d (2^%d terms); raise max_units (≤ 40) or drop exact", r.NVis, r.NHid, n, s.MaxUnits, n)
 		}
 		return nil
 	},
-	CheckModel: func(p family.Problems, s *kit.Exact, model family.Settings, visible int) {
+	CheckModel: func(p family.Problems, s *estim.Exact, model family.Settings, visible int) {
 		h := model.(*Model).Hidden
 		if s.Valid() && visible > 0 && h > 0 && min(visible, h) > s.MaxUnits {
 			p.Crossf("", "", "exact enumeration needs min(visible, hidden) ≤ max_units (%d), but the model has %d visible and %d hidden units; remove exact or raise max_units (≤ %d)",
-				s.MaxUnits, visible, h, kit.MaxExactUnits)
+				s.MaxUnits, visible, h, estim.MaxExactUnits)
 		}
 	},
-	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
-		e, done, err := env.ExactRBM(r, s.MaxUnits, "exact")
+		e, done, err := estim.ExactRBM(env, r, s.MaxUnits, "exact")
 		if err != nil {
 			return nil, err
 		}
@@ -50,7 +57,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 		if err != nil {
 			return nil, err
 		}
-		env.Remember(kit.ExactLogZKey{}, logZ)
+		env.Remember(estim.ExactLogZKey{}, logZ)
 		base := j.Base
 		base.LogZ = report.F(logZ)
 		base.Seconds = time.Since(start).Seconds()
@@ -60,7 +67,7 @@ var Exact = kit.Define(kit.Def[kit.Exact]{
 
 // AISSettings is the settings of the rbm's ais.
 type AISSettings struct {
-	kit.AIS `yaml:",inline"`
+	estim.AIS `yaml:",inline"`
 }
 
 // Legacy accepts samples, which format-1 configs carried for every ais.
@@ -69,14 +76,17 @@ func (*AISSettings) Legacy() map[string]any { return map[string]any{"samples": 5
 // AIS is the annealed importance sampling estimate of log Z from the data
 // base rate or the uniform start (Salakhutdinov & Murray 2008), with the
 // mean log-likelihood −F(v) − log Ẑ on each split.
-var AIS = kit.Define(kit.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogZ: family.Low, LogLik: family.High, Why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
 	Doc:      "annealed importance sampling estimate of log Z (Salakhutdinov & Murray 2008)",
-	Defaults: AISSettings{kit.DefaultAIS()},
+	Defaults: AISSettings{estim.DefaultAIS()},
 	Work:     aisWork,
-	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		if _, err := s.BetaSchedule(); err != nil {
 			return nil, err
@@ -89,7 +99,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 		if err != nil {
 			return nil, fmt.Errorf("AIS: %w", err)
 		}
-		base, res, err := env.AISRow(path, &s.AIS, j, start)
+		base, res, err := estim.AISRow(env, path, &s.AIS, j, start)
 		if err != nil {
 			return nil, err
 		}
@@ -102,7 +112,7 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 // examples; with no splits, one split-free row holds the log Z. The time
 // of the log Z (base.Seconds) is counted on the first row only; each row
 // adds the time of its own mean.
-func LoglikRows(env *kit.Env, base report.Row, m *models.RBM, logZ float64, warn []string) []report.Row {
+func LoglikRows(env *evalenv.Env, base report.Row, m *models.RBM, logZ float64, warn []string) []report.Row {
 	base.Warnings = warn
 	if len(env.Splits) == 0 {
 		return []report.Row{base}
@@ -143,14 +153,17 @@ func LogUnnormAll(m *models.RBM, x data.Examples) []float64 {
 // RAISE is reverse AIS on the annealing path of ais (Burda et al. 2015,
 // Alg. 2) on a subsample of each split, extended to the whole split by the
 // control variate log f(v) = −F(v).
-var RAISE = kit.Define(kit.Def[kit.RAISE]{
+var RAISE = estim.Define(estim.Def[estim.RAISE]{
 	Name:     "raise",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v) (enough β that p_ann ≈ p)"},
 	Doc:      "reverse AIS estimator: a stochastic lower bound on each example's log-probability under the annealing model (Burda et al. 2015)",
-	Defaults: kit.DefaultRAISE(),
+	Defaults: estim.DefaultRAISE(),
 	Work:     raiseWork,
-	Run: func(env *kit.Env, m models.Model, s *kit.RAISE, j kit.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+	Run: func(env *evalenv.Env, m models.Model, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		betas, err := s.BetaSchedule()
 		if err != nil {
 			return nil, err
@@ -172,7 +185,7 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 			est.Units = env.Units()
 			var done func()
 			est.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d RAISE %s %d ex × %d chains × %d β", env.Experiment, env.Epoch, sp.Name, len(idx), s.Chains, s.Betas), int64(len(idx))*int64(s.Chains)*int64(len(betas)-1))
-			res, err := est.LogProb(r, kit.Subset{X: sp.Data, Idx: idx})
+			res, err := est.LogProb(r, evalenv.Subset{X: sp.Data, Idx: idx})
 			done()
 			if err != nil {
 				return rows, err
@@ -183,10 +196,10 @@ var RAISE = kit.Define(kit.Def[kit.RAISE]{
 	},
 })
 
-func raiseRow(base report.Row, s *kit.RAISE, sp kit.Split, idx []int, res eval.RAISEResult, m *models.RBM, start time.Time) report.Row {
+func raiseRow(base report.Row, s *estim.RAISE, sp evalenv.Split, idx []int, res eval.RAISEResult, m *models.RBM, start time.Time) report.Row {
 	row := base.Clone()
 	row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Chains, s.Betas, s.Init
-	cv, err := kit.Extend(s.ControlVariate, res.LogP, idx, LogUnnormAll(m, sp.Data))
+	cv, err := estim.Extend(s.ControlVariate, res.LogP, idx, LogUnnormAll(m, sp.Data))
 	warn := append([]string(nil), res.Warnings...)
 	if err != nil {
 		warn = append(warn, "control variate: "+err.Error())
@@ -246,7 +259,7 @@ func (c *CSLSettings) Check(p family.Problems) {
 	family.CheckMax(p, "steps", c.Steps, eval.MaxGibbsSteps, "eval.MaxGibbsSteps")
 	p.Check("burn_in", c.BurnIn >= 0, "a non-negative integer", c.BurnIn)
 	family.CheckMax(p, "burn_in", c.BurnIn, eval.MaxGibbsSteps, "eval.MaxGibbsSteps")
-	p.Enum("init", c.Init, kit.Inits)
+	p.Enum("init", c.Init, estim.Inits)
 	p.Check("examples", c.Examples >= 0, "a non-negative integer (0 = all)", c.Examples)
 	if c.Steps > 0 && c.Steps <= eval.MaxGibbsSteps {
 		c.checkBudget(p, c.Steps, "steps", "")
@@ -288,7 +301,7 @@ func (c *CSLSettings) checkBudget(p family.Problems, steps int, rel, why string)
 func matchedSteps(c *CSLSettings, all []family.Configured) int {
 	budget := 0
 	for _, o := range all {
-		if r, ok := o.Settings.(*kit.RAISE); ok && o.Name == "raise" {
+		if r, ok := o.Settings.(*estim.RAISE); ok && o.Name == "raise" {
 			budget = r.Chains * r.Betas
 			break
 		}
@@ -308,14 +321,17 @@ func matchedSteps(c *CSLSettings, all []family.Configured) int {
 }
 
 // CSL is the conservative sampling-based log-likelihood (Bengio et al. 2013).
-var CSL = kit.Define(kit.Def[CSLSettings]{
+var CSL = estim.Define(estim.Def[CSLSettings]{
 	Name:     "csl",
 	Leans:    family.Leans{LogLik: family.Low, Why: "a stochastic lower bound when its chains mix"},
 	Doc:      "conservative sampling-based log-likelihood: log of the mean of p(v|h_s) over hidden states of Gibbs chains (Bengio et al. 2013)",
 	Defaults: CSLSettings{Chains: 100, Init: "base-rate", Examples: 100},
 	Work:     cslWork,
-	Run: func(env *kit.Env, m models.Model, s *CSLSettings, j kit.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
+	Run: func(env *evalenv.Env, m models.Model, s *CSLSettings, j evalenv.Job) ([]report.Row, error) {
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		steps := s.Steps
 		if steps == 0 {
 			steps = matchedSteps(s, j.List)
@@ -334,12 +350,12 @@ var CSL = kit.Define(kit.Def[CSLSettings]{
 			c.Units = env.Units()
 			var done func()
 			c.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d CSL %s %d chains × %d steps", env.Experiment, env.Epoch, sp.Name, s.Chains, steps), int64(s.Chains)*int64(steps+s.BurnIn))
-			res, err := c.Estimate(r, kit.Subset{X: sp.Data, Idx: idx})
+			res, err := c.Estimate(r, evalenv.Subset{X: sp.Data, Idx: idx})
 			done()
 			if err != nil {
 				return rows, err
 			}
-			cv, err := kit.Extend("alpha1", res.LogP, idx, LogUnnormAll(r, sp.Data))
+			cv, err := estim.Extend("alpha1", res.LogP, idx, LogUnnormAll(r, sp.Data))
 			row := j.Base
 			row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Chains, 0, s.Init
 			row.Warnings = append(row.Warnings, res.Warnings...)
@@ -373,9 +389,9 @@ var CSL = kit.Define(kit.Def[CSLSettings]{
 
 // Chi2 is the χ² upper bound on log Z (Kuleshov & Ermon 2017; docs/methods.md#chi2-bound)
 // of the RBM's visible marginal p̃(v) = exp(−F(v)) with a fitted proposal q
-// over the visible units (kit.Chi2Def; target chi2.RBMTarget). With ais
-// in the same evaluation, log Z is bracketed as [AIS, χ²] (kit.PairLogZ).
-var Chi2 = kit.Chi2Def(func(m models.Model) (chi2.Target, error) {
+// over the visible units (estim.Chi2Def; target chi2.RBMTarget). With ais
+// in the same evaluation, log Z is bracketed as [AIS, χ²] (estim.PairLogZ).
+var Chi2 = estim.Chi2Def(func(m models.Model) (chi2.Target, error) {
 	r, ok := m.(*models.RBM)
 	if !ok {
 		return nil, fmt.Errorf("chi2: a %s is not an rbm", m.TypeName())
@@ -384,15 +400,18 @@ var Chi2 = kit.Chi2Def(func(m models.Model) (chi2.Target, error) {
 })
 
 // PLL is the mean pseudo-log-likelihood.
-var PLL = kit.Define(kit.Def[family.NoSettings]{
+var PLL = estim.Define(estim.Def[family.NoSettings]{
 	Name:     "pll",
 	Leans:    family.Leans{Why: "a sum of log conditional probabilities, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
 	Work:     func(m models.Model, _ *family.NoSettings, x []int) float64 { return pllWork(m, nil, x) },
-	Run: func(env *kit.Env, m models.Model, _ *family.NoSettings, j kit.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
-		laps := kit.StartLaps()
+	Run: func(env *evalenv.Env, m models.Model, _ *family.NoSettings, j evalenv.Job) ([]report.Row, error) {
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
+		laps := estim.StartLaps()
 		var rows []report.Row
 		for _, s := range env.Splits {
 			row := j.Base
@@ -418,15 +437,18 @@ type ReconSettings struct {
 func (*ReconSettings) Check(family.Problems) {}
 
 // Recon is the mean squared reconstruction error after one Gibbs step.
-var Recon = kit.Define(kit.Def[ReconSettings]{
+var Recon = estim.Define(estim.Def[ReconSettings]{
 	Name:     "recon",
 	Leans:    family.Leans{Why: "a squared error of visible bits, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
 	Work:     reconWork,
-	Run: func(env *kit.Env, m models.Model, _ *ReconSettings, j kit.Job) ([]report.Row, error) {
-		r := m.(*models.RBM)
-		laps := kit.StartLaps()
+	Run: func(env *evalenv.Env, m models.Model, _ *ReconSettings, j evalenv.Job) ([]report.Row, error) {
+		r, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
+		laps := estim.StartLaps()
 		rng := rand.New(rand.NewPCG(j.Seed, 0))
 		var rows []report.Row
 		for _, s := range env.Splits {

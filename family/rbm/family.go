@@ -6,6 +6,8 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -24,7 +26,7 @@ var Family = &family.Family{
 	},
 	Estimators: []*family.Estimator{Exact, AIS, AISRatio, RAISE, Sandwich, CSL, Chi2, PLL, Recon},
 	EveryEpoch: func() []family.Configured {
-		ais := kit.AIS{Runs: 16, Anneal: kit.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}
+		ais := estim.AIS{Runs: 16, Anneal: estim.Anneal{Betas: 1000, Schedule: "linear", Init: "base-rate"}, MinESSFraction: 0.1}
 		return []family.Configured{entry(Exact), {Name: "ais", Settings: &AISSettings{AIS: ais}}}
 	},
 	Final: func() []family.Configured {
@@ -56,8 +58,8 @@ func (Plugin) SampleInits() []string { return SampleInits }
 // Finish pairs AIS and RAISE rows into brackets and the χ² bound with an
 // AIS log Z.
 func (Plugin) Finish(_ models.Model, rows []report.Row, ests []family.Configured) []report.Row {
-	kit.PairSandwich(rows, ests)
-	kit.PairLogZ(rows)
+	estim.PairSandwich(rows, ests)
+	estim.PairLogZ(rows)
 	return rows
 }
 
@@ -94,8 +96,11 @@ func Chi2Options(t *Train, workers int) train.Chi2Options {
 
 // NewTrainer builds the trainer of train.method and initialises the
 // model's parameters.
-func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
-	m := a.Model.(*models.RBM)
+func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+	m, err := family.As[*models.RBM](a.Model)
+	if err != nil {
+		return nil, err
+	}
 	t := a.Train.(*Train)
 	init := a.ModelSettings.(*Model).Init
 	var vb []float64
@@ -119,6 +124,6 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 }
 
 // Sandwich runs ais and raise from one start at growing K until their
-// bracket closes (kit.SandwichDef).
-var Sandwich = kit.SandwichDef(AIS, RAISE,
-	AISSettings{kit.AIS{Runs: 100, MinESSFraction: 0.1}}, kit.SandwichRAISE())
+// bracket closes (estim.SandwichDef).
+var Sandwich = estim.SandwichDef(AIS, RAISE,
+	AISSettings{estim.AIS{Runs: 100, MinESSFraction: 0.1}}, estim.SandwichRAISE())

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -26,16 +26,16 @@ const keyQChains uint64 = 101
 // it under chi2_q_, a tracked chi2 estimator under track_<i>_; the first
 // that loads is used, as by the sampler's "q" start):
 //
-//   - kit.QComponentsArtifact, when q is a mixture of Bernoulli products:
+//   - sampling.QComponentsArtifact, when q is a mixture of Bernoulli products:
 //     the means σ(η_k) of its components, one tile each;
-//   - kit.QChainsArtifact: QPictureChains block-Gibbs chains from uniform
+//   - sampling.QChainsArtifact: QPictureChains block-Gibbs chains from uniform
 //     random states (the top rows) and as many from draws of q (the bottom
 //     rows), each shown as p(v=1|h) after every sweep count of QChainSweeps
 //     (the columns). Chain c of either start is eval.Gibbs's chain c with
 //     the seed derived from seed, so each column continues the one before.
 //
 // A checkpoint without a proposal gives none.
-func (Plugin) ProposalPictures(mm models.Model, c *models.Checkpoint, seed uint64, workers int) ([]kit.Artifact, error) {
+func (Plugin) ProposalPictures(mm models.Model, c *models.Checkpoint, seed uint64, workers int) ([]sampling.Artifact, error) {
 	m, ok := mm.(*models.RBM)
 	if !ok {
 		return nil, fmt.Errorf("rbm proposal pictures: a %s is not an rbm", mm.TypeName())
@@ -46,7 +46,7 @@ func (Plugin) ProposalPictures(mm models.Model, c *models.Checkpoint, seed uint6
 	var q chi2.Proposal
 	var from string
 	for _, prefix := range SavedProposals(c.Bytes) {
-		f, err := chi2.LoadState(prefix, kit.QFitDefaults().Fit, c.State, c.Bytes)
+		f, err := chi2.LoadState(prefix, sampling.QFitDefaults().Fit, c.State, c.Bytes)
 		if err == nil && f.Q.Dim() == m.NVis {
 			q, from = f.Q, prefix
 			break
@@ -55,11 +55,11 @@ func (Plugin) ProposalPictures(mm models.Model, c *models.Checkpoint, seed uint6
 	if q == nil {
 		return nil, nil
 	}
-	h, w, _ := kit.TileShape(m)
-	var out []kit.Artifact
+	h, w, _ := sampling.TileShape(m)
+	var out []sampling.Artifact
 	if mix, ok := q.(*chi2.Mixture); ok {
 		cols := componentCols(mix.K)
-		out = append(out, kit.Artifact{Name: kit.QComponentsArtifact, Rows: mix.K / cols, Cols: cols, TileRows: h, TileCols: w,
+		out = append(out, sampling.Artifact{Name: sampling.QComponentsArtifact, Rows: mix.K / cols, Cols: cols, TileRows: h, TileCols: w,
 			X:       slices.Clone(mix.Means()),
 			Caption: fmt.Sprintf("The means σ(η_k) of the %d components of the χ² proposal q, a uniform mixture of Bernoulli products, saved in the checkpoint under %s (black 0, white 1).", mix.K, from)})
 	}
@@ -88,7 +88,7 @@ func (Plugin) ProposalPictures(mm models.Model, c *models.Checkpoint, seed uint6
 	for j, s := range QChainSweeps {
 		sweeps[j] = fmt.Sprint(s)
 	}
-	out = append(out, kit.Artifact{Name: kit.QChainsArtifact, Rows: 2 * n, Cols: cols, TileRows: h, TileCols: w, X: x, RowNames: names,
+	out = append(out, sampling.Artifact{Name: sampling.QChainsArtifact, Rows: 2 * n, Cols: cols, TileRows: h, TileCols: w, X: x, RowNames: names,
 		Caption: fmt.Sprintf("Block-Gibbs chains of the trained model: the top %d rows start at uniform random states, the bottom %d at draws of the χ² proposal q saved under %s; the columns show each chain's p(v=1|h) after %s sweeps.",
 			n, n, from, strings.Join(sweeps, ", "))})
 	return out, nil

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -26,7 +26,7 @@ func checkpointWithQ(t *testing.T, m *models.RBM, K int, prefix string) (*models
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := chi2.NewFitter(q, kit.QFitDefaults().Fit)
+	f, err := chi2.NewFitter(q, sampling.QFitDefaults().Fit)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestProposalPictures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(arts) != 2 || arts[0].Name != kit.QComponentsArtifact || arts[1].Name != kit.QChainsArtifact {
+		if len(arts) != 2 || arts[0].Name != sampling.QComponentsArtifact || arts[1].Name != sampling.QChainsArtifact {
 			t.Fatalf("%s: artifacts %v", prefix, arts)
 		}
 		comp := arts[0]

@@ -8,7 +8,8 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -75,9 +76,9 @@ func DefaultRatio() RatioSettings {
 // Check reports bad settings, a missing to, a to that is not a readable
 // rbm, and start: reversed with a B that has no exact sampler.
 func (s *RatioSettings) Check(p family.Problems) {
-	a := kit.AIS{Runs: s.Runs, Anneal: kit.Anneal{Betas: s.Betas, Schedule: s.Schedule, Init: "uniform"}, MinESSFraction: s.MinESSFraction}
+	a := estim.AIS{Runs: s.Runs, Anneal: estim.Anneal{Betas: s.Betas, Schedule: s.Schedule, Init: "uniform"}, MinESSFraction: s.MinESSFraction}
 	a.Check(p)
-	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= kit.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
+	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= estim.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
 	p.Enum("start", s.Start, RatioStarts)
 	p.Check("gibbs_steps", s.GibbsSteps >= 1, "an integer ≥ 1", s.GibbsSteps)
 	p.Check("gibbs_steps", s.GibbsSteps <= eval.MaxGibbsSteps, fmt.Sprintf("at most %d (eval.MaxGibbsSteps)", eval.MaxGibbsSteps), s.GibbsSteps)
@@ -96,7 +97,7 @@ func (s *RatioSettings) Check(p family.Problems) {
 		return
 	}
 	if s.Start == StartReversed && !eval.HasExactSampler(b) {
-		p.Errorf("start", "expected auto, exact or gibbs (reversed needs exact draws of B, but %s (%s) %s)", s.To, kit.Label(b), eval.NoExactSampler(b))
+		p.Errorf("start", "expected auto, exact or gibbs (reversed needs exact draws of B, but %s (%s) %s)", s.To, evalenv.Label(b), eval.NoExactSampler(b))
 	}
 }
 
@@ -140,7 +141,7 @@ func ratioTarget(s *RatioSettings, visible int) (*models.RBM, error) {
 // the same list gave log Z_A and B is small enough), the exact difference
 // is shown beside it (exact_log_z of the row) and a warning is raised when
 // it lies outside the ±3σ̂ band.
-var AISRatio = kit.Define(kit.Def[RatioSettings]{
+var AISRatio = estim.Define(estim.Def[RatioSettings]{
 	Name:     RatioEstimator,
 	Leans:    family.Leans{LogZ: family.Low, Ratio: true, Why: "runs from exact draws of A: log of an unbiased ratio estimate"},
 	Doc:      "AIS estimate of log Z_B − log Z_A for this rbm A and the rbm B of to: (a file), along the joint path of Salakhutdinov & Murray 2008 §3.2; runs start from exact draws of A, or from Gibbs chains of A when it has no exact sampler",
@@ -149,8 +150,12 @@ var AISRatio = kit.Define(kit.Def[RatioSettings]{
 		if _, err := ratioTarget(s, m.NumVisible()); err != nil {
 			return err
 		}
-		if mA := m.(*models.RBM); s.Start == StartExact && !eval.HasExactSampler(mA) {
-			return noExactStart(StartExact, "A", "the evaluated "+kit.Label(mA), mA)
+		mA, err := family.As[*models.RBM](m)
+		if err != nil {
+			return err
+		}
+		if s.Start == StartExact && !eval.HasExactSampler(mA) {
+			return noExactStart(StartExact, "A", "the evaluated "+evalenv.Label(mA), mA)
 		}
 		return nil
 	},
@@ -166,14 +171,17 @@ var AISRatio = kit.Define(kit.Def[RatioSettings]{
 			p.Errorf("to", "expected an rbm with the data's %d visible units, but %s has %d", visible, s.To, b.NVis)
 		}
 	},
-	Run: func(env *kit.Env, m models.Model, s *RatioSettings, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *RatioSettings, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
-		mA := m.(*models.RBM)
+		mA, err := family.As[*models.RBM](m)
+		if err != nil {
+			return nil, err
+		}
 		mB, err := ratioTarget(s, mA.NVis)
 		if err != nil {
 			return nil, err
 		}
-		betas, err := (&kit.Anneal{Betas: s.Betas, Schedule: s.Schedule}).BetaSchedule()
+		betas, err := (&estim.Anneal{Betas: s.Betas, Schedule: s.Schedule}).BetaSchedule()
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +209,7 @@ var AISRatio = kit.Define(kit.Def[RatioSettings]{
 		if r.AIS.ESS < s.MinESSFraction*float64(s.Runs) {
 			row.Warnings = append(row.Warnings, fmt.Sprintf("ESS %.1f of %d runs is below %.0f%%: the ratio may be off", r.AIS.ESS, s.Runs, 100*s.MinESSFraction))
 		}
-		nameA, nameB := kit.Label(mA), kit.Label(mB)
+		nameA, nameB := evalenv.Label(mA), evalenv.Label(mB)
 		row.Notes = append(row.Notes, fmt.Sprintf("log Z_B − log Z_A with A = the evaluated %s and B = %s (%s)", nameA, s.To, nameB))
 		switch r.Start {
 		case StartReversed:
@@ -220,7 +228,7 @@ var AISRatio = kit.Define(kit.Def[RatioSettings]{
 			lzA = r.LogZStart
 		}
 		if math.IsNaN(lzA) {
-			lzA = exactIfSmall(mA, s.MaxUnits, env.ExactLogZ())
+			lzA = exactIfSmall(mA, s.MaxUnits, estim.ExactLogZ(env))
 		}
 		if math.IsNaN(lzB) {
 			lzB = exactIfSmall(mB, s.MaxUnits, math.NaN())

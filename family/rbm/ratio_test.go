@@ -12,15 +12,15 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
-	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // randomRBM is a d×h RBM with N(0, w²) weights and N(0, b²) biases from
-// the stream (seed, 17) (brute.RandomRBM).
+// the stream (seed, 17) (modeltest.RandomRBM).
 func randomRBM(d, h int, w, b float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
+	return modeltest.RandomRBM(d, h, w, b, rand.New(rand.NewPCG(seed, 17)))
 }
 
 func saveModel(t *testing.T, m models.Model, name string) string {
@@ -72,7 +72,7 @@ func TestAISRatioMatchesExact(t *testing.T) {
 			s.To = saveModel(t, c.mB, "b.npz")
 			s.Runs, s.Betas, s.Schedule = 100, 1000, "linear"
 			s.Start, s.GibbsSteps = c.start, 1000
-			env := kit.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 11}
+			env := evalenv.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 11}
 			rows, err := env.Run(Family, c.mA, []family.Configured{{Name: RatioEstimator, Settings: &s}})
 			if err != nil {
 				t.Fatal(err)
@@ -170,7 +170,7 @@ func TestAISRatioGibbsRowProcs(t *testing.T) {
 	s.Runs, s.Betas, s.Schedule, s.Start, s.GibbsSteps = 7, 50, "linear", StartGibbs, 40
 	row := func(procs int) report.Row {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		env := kit.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 3}
+		env := evalenv.Env{Experiment: "ratio", Stage: report.StageFinal, Seed: 3}
 		rows, err := env.Run(Family, mA, []family.Configured{{Name: RatioEstimator, Settings: &s}})
 		if err != nil {
 			t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	chi2est "github.com/logz-ml/logz/eval/chi2"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -18,7 +18,7 @@ import (
 
 // SampleInits are the starts of the rbm sampler's chains, the default
 // first.
-var SampleInits = []string{kit.InitRandom, kit.InitData, kit.InitQ}
+var SampleInits = []string{sampling.InitRandom, sampling.InitData, sampling.InitQ}
 
 // Seed labels of the sampler's streams.
 const (
@@ -32,7 +32,7 @@ const (
 // seed and c) and returns the final visible states, or with o.Mean the
 // probabilities p(v=1|h) of the last sweep, with the chains' mean free
 // energy after every sweep as the trace.
-func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o sampling.SampleOptions) (*sampling.Drawn, error) {
 	m, ok := mm.(*models.RBM)
 	if !ok {
 		return nil, fmt.Errorf("rbm samples: a %s is not an rbm", mm.TypeName())
@@ -56,9 +56,9 @@ func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 // GibbsDrawn turns the result of Gibbs chains of an RBM into samples: the
 // final states, or the means of the last sweep, with the mean free energy
 // as the trace.
-func GibbsDrawn(r *eval.GibbsResult, init string, mean bool) *kit.Drawn {
-	d := &kit.Drawn{N: r.Chains, D: r.D, Method: kit.MethodGibbs, Steps: r.Steps, Init: init, Values: kit.Values(mean),
-		What: kit.GibbsCaption("block-Gibbs", r.Chains, r.Steps, init, mean, "p(v=1|h)")}
+func GibbsDrawn(r *eval.GibbsResult, init string, mean bool) *sampling.Drawn {
+	d := &sampling.Drawn{N: r.Chains, D: r.D, Method: sampling.MethodGibbs, Steps: r.Steps, Init: init, Values: sampling.Values(mean),
+		What: sampling.GibbsCaption("block-Gibbs", r.Chains, r.Steps, init, mean, "p(v=1|h)")}
 	if mean {
 		d.X = r.Means
 	} else {
@@ -67,7 +67,7 @@ func GibbsDrawn(r *eval.GibbsResult, init string, mean bool) *kit.Drawn {
 			d.X[i] = float64(b)
 		}
 	}
-	tr := &kit.Trace{Name: "mean free energy F(v)", Mean: make([]float64, r.Steps+1), SE: make([]float64, r.Steps+1)}
+	tr := &sampling.Trace{Name: "mean free energy F(v)", Mean: make([]float64, r.Steps+1), SE: make([]float64, r.Steps+1)}
 	for t := range tr.Mean {
 		tr.Mean[t], tr.SE[t] = r.MeanF(t)
 	}
@@ -78,7 +78,7 @@ func GibbsDrawn(r *eval.GibbsResult, init string, mean bool) *kit.Drawn {
 // Mixing runs o.N chains of o.Steps sweeps from each of starts and
 // compares how soon their mean free energy reaches the long-run level
 // (eval.Gibbs.Mixing).
-func (Plugin) Mixing(mm models.Model, o kit.SampleOptions, starts []string) (*eval.MixingResult, error) {
+func (Plugin) Mixing(mm models.Model, o sampling.SampleOptions, starts []string) (*eval.MixingResult, error) {
 	m, ok := mm.(*models.RBM)
 	if !ok {
 		return nil, fmt.Errorf("rbm mixing: a %s is not an rbm", mm.TypeName())
@@ -99,15 +99,15 @@ func (Plugin) Mixing(mm models.Model, o kit.SampleOptions, starts []string) (*ev
 }
 
 // sampleStart returns the eval.Start of a checked init.
-func sampleStart(m *models.RBM, init string, o kit.SampleOptions) (eval.Start, error) {
+func sampleStart(m *models.RBM, init string, o sampling.SampleOptions) (eval.Start, error) {
 	switch init {
-	case kit.InitData:
+	case sampling.InitData:
 		s, err := eval.ExamplesStart(o.Data, m.NVis)
 		if err != nil {
 			return nil, fmt.Errorf("rbm samples: %w", err)
 		}
 		return s, nil
-	case kit.InitQ:
+	case sampling.InitQ:
 		q, err := Proposal(m, o)
 		if err != nil {
 			return nil, err
@@ -121,7 +121,7 @@ func sampleStart(m *models.RBM, init string, o kit.SampleOptions) (eval.Start, e
 // one saved in o.Checkpoint under chi2_q_ or track_<i>_ (the first that
 // loads), else a mixture fitted here with o.QFit. It tells o.Notice which,
 // and its bound on log Z.
-func Proposal(m *models.RBM, o kit.SampleOptions) (chi2.Proposal, error) {
+func Proposal(m *models.RBM, o sampling.SampleOptions) (chi2.Proposal, error) {
 	notice := o.Notice
 	if notice == nil {
 		notice = func(string) {}
@@ -129,7 +129,7 @@ func Proposal(m *models.RBM, o kit.SampleOptions) (chi2.Proposal, error) {
 	qf := o.QFit
 	if qf.Components == 0 {
 		base := qf.BaseRate
-		qf = kit.QFitDefaults()
+		qf = sampling.QFitDefaults()
 		qf.BaseRate = base
 	}
 	target := chi2.RBMTarget{M: m}
@@ -206,10 +206,10 @@ func SavedProposals(b map[string][]byte) []string {
 
 // Filters returns an RBM's weights W (visible×hidden), one filter per
 // hidden unit.
-func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*sampling.Filters, bool) {
 	m, ok := mm.(*models.RBM)
 	if !ok {
 		return nil, false
 	}
-	return &kit.Filters{W: m.W, Visible: m.NVis, Hidden: m.NHid, What: "W, the visible-to-hidden weights"}, true
+	return &sampling.Filters{W: m.W, Visible: m.NVis, Hidden: m.NHid, What: "W, the visible-to-hidden weights"}, true
 }

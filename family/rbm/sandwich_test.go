@@ -11,29 +11,30 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
 // sandwichOf returns the rbm's sandwich settings at their defaults, changed
 // by set.
-func sandwichOf(set func(s *kit.Sandwich[AISSettings, kit.RAISE])) *kit.Sandwich[AISSettings, kit.RAISE] {
-	s := Sandwich.New().(*kit.Sandwich[AISSettings, kit.RAISE])
+func sandwichOf(set func(s *estim.Sandwich[AISSettings, estim.RAISE])) *estim.Sandwich[AISSettings, estim.RAISE] {
+	s := Sandwich.New().(*estim.Sandwich[AISSettings, estim.RAISE])
 	set(s)
 	return s
 }
 
 // runSandwich evaluates m on x with exact and the sandwich s; it returns
 // exact's test row and the sandwich's rows after the family's Finish step.
-func runSandwich(t *testing.T, m *models.RBM, x examples, s *kit.Sandwich[AISSettings, kit.RAISE]) (report.Row, []report.Row) {
+func runSandwich(t *testing.T, m *models.RBM, x examples, s *estim.Sandwich[AISSettings, estim.RAISE]) (report.Row, []report.Row) {
 	t.Helper()
 	var p familytest.Problems
 	s.Check(&p)
 	if len(p) > 0 {
 		t.Fatalf("settings: %v", p)
 	}
-	env := kit.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 11,
-		Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+	env := evalenv.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 11,
+		Splits: []evalenv.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
 	rows, err := env.Run(Family, m, []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "sandwich", Settings: s}})
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +69,7 @@ func TestSandwichStopsWhenClosed(t *testing.T) {
 	for i := range x {
 		x[i] = blockData(1, 0, 0)[0] // 40 copies: RAISE's σ is its own noise
 	}
-	s := sandwichOf(func(s *kit.Sandwich[AISSettings, kit.RAISE]) {
+	s := sandwichOf(func(s *estim.Sandwich[AISSettings, estim.RAISE]) {
 		s.UntilGap, s.StartBetas, s.MaxBetas, s.Init = 0.1, 10, 100_000, "uniform"
 		s.AIS.Runs, s.RAISE.Chains, s.RAISE.Examples = 200, 20, 0
 	})
@@ -118,7 +119,7 @@ func TestSandwichStopsWhenClosed(t *testing.T) {
 // bracket did not close.
 func TestSandwichBudgetWarns(t *testing.T) {
 	x := blockData(30, 0.02, 3)
-	s := sandwichOf(func(s *kit.Sandwich[AISSettings, kit.RAISE]) {
+	s := sandwichOf(func(s *estim.Sandwich[AISSettings, estim.RAISE]) {
 		s.UntilGap, s.StartBetas, s.MaxBetas, s.Growth, s.Init = 1e-6, 5, 50, 3, "uniform"
 		s.AIS.Runs, s.RAISE.Chains, s.RAISE.Examples = 20, 4, 0
 	})
@@ -142,17 +143,17 @@ func TestSandwichBudgetWarns(t *testing.T) {
 // raise, and checks its own keys.
 func TestSandwichSettings(t *testing.T) {
 	for _, c := range []struct {
-		set  func(s *kit.Sandwich[AISSettings, kit.RAISE])
+		set  func(s *estim.Sandwich[AISSettings, estim.RAISE])
 		want string
 	}{
-		{func(s *kit.Sandwich[AISSettings, kit.RAISE]) { s.AIS.Betas = 1000 }, "ais.betas"},
-		{func(s *kit.Sandwich[AISSettings, kit.RAISE]) { s.RAISE.Init = "uniform" }, "raise.init"},
-		{func(s *kit.Sandwich[AISSettings, kit.RAISE]) { s.RAISE.Seed = 3 }, "raise.seed"},
-		{func(s *kit.Sandwich[AISSettings, kit.RAISE]) { s.AIS.Runs = 1 }, "ais.runs"},
-		{func(s *kit.Sandwich[AISSettings, kit.RAISE]) { s.MaxBetas = 500 }, "max_betas"},
-		{func(s *kit.Sandwich[AISSettings, kit.RAISE]) { s.Growth = 1 }, "growth"},
-		{func(s *kit.Sandwich[AISSettings, kit.RAISE]) { s.UntilGap = 0 }, "until_gap"},
-		{func(s *kit.Sandwich[AISSettings, kit.RAISE]) { s.Schedule = "2008"; s.StartBetas = 2 }, "start_betas"},
+		{func(s *estim.Sandwich[AISSettings, estim.RAISE]) { s.AIS.Betas = 1000 }, "ais.betas"},
+		{func(s *estim.Sandwich[AISSettings, estim.RAISE]) { s.RAISE.Init = "uniform" }, "raise.init"},
+		{func(s *estim.Sandwich[AISSettings, estim.RAISE]) { s.RAISE.Seed = 3 }, "raise.seed"},
+		{func(s *estim.Sandwich[AISSettings, estim.RAISE]) { s.AIS.Runs = 1 }, "ais.runs"},
+		{func(s *estim.Sandwich[AISSettings, estim.RAISE]) { s.MaxBetas = 500 }, "max_betas"},
+		{func(s *estim.Sandwich[AISSettings, estim.RAISE]) { s.Growth = 1 }, "growth"},
+		{func(s *estim.Sandwich[AISSettings, estim.RAISE]) { s.UntilGap = 0 }, "until_gap"},
+		{func(s *estim.Sandwich[AISSettings, estim.RAISE]) { s.Schedule = "2008"; s.StartBetas = 2 }, "start_betas"},
 	} {
 		var p familytest.Problems
 		sandwichOf(c.set).Check(&p)
@@ -161,7 +162,7 @@ func TestSandwichSettings(t *testing.T) {
 		}
 	}
 	var p familytest.Problems
-	sandwichOf(func(*kit.Sandwich[AISSettings, kit.RAISE]) {}).Check(&p)
+	sandwichOf(func(*estim.Sandwich[AISSettings, estim.RAISE]) {}).Check(&p)
 	if len(p) != 0 {
 		t.Errorf("defaults: %q", p)
 	}
@@ -175,14 +176,14 @@ func TestSandwichSettings(t *testing.T) {
 // progress labels show.)
 func TestSandwichResumesAtItsRound(t *testing.T) {
 	x := examples(blockData(6, 0, 0))
-	s := sandwichOf(func(s *kit.Sandwich[AISSettings, kit.RAISE]) {
+	s := sandwichOf(func(s *estim.Sandwich[AISSettings, estim.RAISE]) {
 		s.UntilGap, s.StartBetas, s.MaxBetas, s.Init = 1e-9, 10, 160, "uniform" // never closes: all three rounds
 		s.AIS.Runs, s.RAISE.Chains, s.RAISE.Examples = 50, 5, 0
 	})
 	list := []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "sandwich", Settings: s}}
 	var labels []string
-	env := kit.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 11,
-		Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x),
+	env := evalenv.Env{Experiment: "blocks", Stage: report.StageFinal, Epoch: 1, Seed: 11,
+		Splits: []evalenv.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x),
 		Progress: func(label string, total int64) (func(int64), func()) {
 			labels = append(labels, label)
 			return func(int64) {}, func() {}

@@ -8,8 +8,9 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/internal/brute"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestSecondsCountedOnce: with three splits, the rows of every entry
@@ -22,7 +23,7 @@ import (
 // timed from the entry's start, each fail the first bound.)
 func TestSecondsCountedOnce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	m := brute.RandomRBM(200, 14, 0.1, 0.5, rng)
+	m := modeltest.RandomRBM(200, 14, 0.1, 0.5, rng)
 	split := func() examples {
 		x := make(examples, 3000)
 		for n := range x {
@@ -41,9 +42,9 @@ func TestSecondsCountedOnce(t *testing.T) {
 		{Name: "pll", Settings: PLL.New()}, {Name: "recon", Settings: Recon.New()}}
 	wall := map[string]float64{}
 	var last time.Time
-	env := kit.Env{Experiment: "e", Stage: report.StageFinal, Seed: 3,
-		Splits: []kit.Split{{Name: "train", Data: split()}, {Name: "valid", Data: split()}, {Name: "test", Data: split()}},
-		OnEntry: func(e kit.Entry) error {
+	env := evalenv.Env{Experiment: "e", Stage: report.StageFinal, Seed: 3,
+		Splits: []evalenv.Split{{Name: "train", Data: split()}, {Name: "valid", Data: split()}, {Name: "test", Data: split()}},
+		OnEntry: func(e evalenv.Entry) error {
 			wall[e.Estimator] = time.Since(last).Seconds()
 			last = time.Now()
 			return nil
@@ -72,11 +73,11 @@ func TestSecondsCountedOnce(t *testing.T) {
 // TestFinalEstimatorsShowProgress: run through an Env with a Progress,
 // ais, pll, recon, raise and csl each open a progress line per piece of
 // work (pll and recon one per split, counting its examples) that reaches
-// its total; exact on fewer than kit.ExactBarUnits units is fast and stays
+// its total; exact on fewer than estim.ExactBarUnits units is fast and stays
 // quiet. (Mutation: pll or recon without env.Bar fails.)
 func TestFinalEstimatorsShowProgress(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	m := brute.RandomRBM(30, 6, 0.3, 0.5, rng)
+	m := modeltest.RandomRBM(30, 6, 0.3, 0.5, rng)
 	x := make(examples, 50)
 	for n := range x {
 		x[n] = make([]uint8, 30)
@@ -86,7 +87,7 @@ func TestFinalEstimatorsShowProgress(t *testing.T) {
 	}
 	a := AIS.New().(*AISSettings)
 	a.Runs, a.Betas, a.Schedule = 4, 50, "linear"
-	ra := RAISE.New().(*kit.RAISE)
+	ra := RAISE.New().(*estim.RAISE)
 	ra.Chains, ra.Betas, ra.Schedule, ra.Examples = 2, 20, "linear", 10
 	c := CSL.New().(*CSLSettings)
 	c.Chains, c.Steps, c.Examples = 4, 20, 10
@@ -96,8 +97,8 @@ func TestFinalEstimatorsShowProgress(t *testing.T) {
 		closed      bool
 	}
 	var bars []*bar
-	env := kit.Env{Experiment: "e", Stage: report.StageFinal, Seed: 3, BaseRate: make([]float64, 30),
-		Splits: []kit.Split{{Name: "train", Data: x}, {Name: "test", Data: x[:20]}},
+	env := evalenv.Env{Experiment: "e", Stage: report.StageFinal, Seed: 3, BaseRate: make([]float64, 30),
+		Splits: []evalenv.Split{{Name: "train", Data: x}, {Name: "test", Data: x[:20]}},
 		Progress: func(label string, total int64) (func(int64), func()) {
 			b := &bar{label: label, total: total}
 			bars = append(bars, b)

@@ -9,7 +9,8 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 )
 
 // TestRAISEAboveExactNamed: on the 4-block RBM and 40 copies of one block
@@ -21,7 +22,7 @@ import (
 // log Z, as a stochastic lower bound should), and both rows carry the note
 // that exact makes RAISE the culprit of the reversed bracket. From the
 // uniform start at the same K RAISE is within noise of exact and nothing
-// is said. Mutation checked: dropping report.CheckRows from kit.Env.Run
+// is said. Mutation checked: dropping report.CheckRows from evalenv.Env.Run
 // leaves the RAISE row with only "one of the two is wrong"; dropping the
 // RAISE case of the pair note in report.CheckAgainstExact loses the notes.
 func TestRAISEAboveExactNamed(t *testing.T) {
@@ -30,11 +31,11 @@ func TestRAISEAboveExactNamed(t *testing.T) {
 		init  string
 		above bool
 	}{{"base-rate", true}, {"uniform", false}} {
-		r := kit.DefaultRAISE()
+		r := estim.DefaultRAISE()
 		r.Betas, r.Schedule, r.Init, r.Chains, r.Examples = 100, "linear", c.init, 20, 0
-		a := AISSettings{AIS: kit.DefaultAIS()}
+		a := AISSettings{AIS: estim.DefaultAIS()}
 		a.Betas, a.Schedule, a.Init, a.Runs = 100, "linear", c.init, 100
-		env := kit.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+		env := evalenv.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []evalenv.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
 		rows, err := env.Run(Family, blockRBM(4), []family.Configured{{Name: "exact", Settings: Exact.New()}, {Name: "ais", Settings: &a}, {Name: "raise", Settings: &r}})
 		if err != nil {
 			t.Fatal(err)
@@ -71,13 +72,13 @@ func TestRAISEAboveExactNamed(t *testing.T) {
 // report.md; CSL on one example likewise says n = 1 of 40 and claims no
 // extension. Mutations checked: the old note (", extended by the control
 // variate" whenever control_variate is not none) fails the note check;
-// dropping report.CheckRows from kit.Env.Run loses the warning; CSL's
+// dropping report.CheckRows from evalenv.Env.Run loses the warning; CSL's
 // old note (extended on any subsample) fails the csl check.
 func TestRAISEOnOneExample(t *testing.T) {
 	x := blockData(40, 0.1, 2)
-	r := kit.DefaultRAISE()
+	r := estim.DefaultRAISE()
 	r.Betas, r.Schedule, r.Init, r.Chains, r.Examples = 50, "linear", "uniform", 10, 1
-	env := kit.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+	env := evalenv.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []evalenv.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
 	csl := CSL.New().(*CSLSettings)
 	csl.Chains, csl.Steps, csl.Examples = 10, 20, 1
 	rows, err := env.Run(Family, blockRBM(4), []family.Configured{{Name: "raise", Settings: &r}, {Name: "csl", Settings: csl}})
@@ -133,15 +134,15 @@ func TestRAISEOnOneExample(t *testing.T) {
 // all 40 is no bracket: the pair gets no [lo, hi] and no gap, the RAISE
 // row says why, and the side-by-side table still shows AIS's number.
 // Mutations checked: dropping the subsample test from report.AISPartner
-// and kit.PairSandwich pairs them; the side-by-side table's old fallback
+// and estim.PairSandwich pairs them; the side-by-side table's old fallback
 // (r == nil) shows AIS as —.
 func TestRAISEOneExampleNotPaired(t *testing.T) {
 	x := blockData(40, 0.1, 2)
-	r := kit.DefaultRAISE()
+	r := estim.DefaultRAISE()
 	r.Betas, r.Schedule, r.Init, r.Chains, r.Examples = 50, "linear", "uniform", 10, 1
-	a := AISSettings{AIS: kit.DefaultAIS()}
+	a := AISSettings{AIS: estim.DefaultAIS()}
 	a.Betas, a.Schedule, a.Init, a.Runs = 50, "linear", "uniform", 20
-	env := kit.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+	env := evalenv.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 3, Splits: []evalenv.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
 	rows, err := env.Run(Family, blockRBM(4), []family.Configured{{Name: "ais", Settings: &a}, {Name: "raise", Settings: &r}})
 	if err != nil {
 		t.Fatal(err)
@@ -182,7 +183,7 @@ func TestRAISEOneExampleNotPaired(t *testing.T) {
 // in report.CheckAgainstExact keeps the second case's note.
 func TestSandwichClosedNoteYieldsToExact(t *testing.T) {
 	x := blockData(40, 0, 1)
-	s := sandwichOf(func(s *kit.Sandwich[AISSettings, kit.RAISE]) {
+	s := sandwichOf(func(s *estim.Sandwich[AISSettings, estim.RAISE]) {
 		s.UntilGap, s.StartBetas, s.MaxBetas, s.Init = 0.5, 10, 2560, "base-rate"
 		s.AIS.Runs, s.RAISE.Chains, s.RAISE.Examples = 20, 20, 0
 	})
@@ -191,7 +192,7 @@ func TestSandwichClosedNoteYieldsToExact(t *testing.T) {
 		if exactFirst {
 			ests[0], ests[1] = ests[1], ests[0]
 		}
-		env := kit.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 11, Splits: []kit.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
+		env := evalenv.Env{Experiment: "b", Stage: report.StageFinal, Epoch: 1, Seed: 11, Splits: []evalenv.Split{{Name: "test", Data: x}}, BaseRate: logOdds(x)}
 		rows, err := env.Run(Family, blockRBM(4), ests)
 		if err != nil {
 			t.Fatal(err)

@@ -3,7 +3,7 @@ package rbm
 import (
 	"math"
 
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -68,7 +68,7 @@ func sampled(examples []int, n int) float64 {
 	return float64(t)
 }
 
-func exactWork(m models.Model, s *kit.Exact, examples []int) float64 {
+func exactWork(m models.Model, s *estim.Exact, examples []int) float64 {
 	r, ok := m.(*models.RBM)
 	if !ok {
 		return 0
@@ -88,7 +88,7 @@ func aisWork(m models.Model, s *AISSettings, examples []int) float64 {
 	return float64(s.Runs)*float64(s.Betas)*sweepNS(r)*1e-9 + logFWork(r, examples)
 }
 
-func raiseWork(m models.Model, s *kit.RAISE, examples []int) float64 {
+func raiseWork(m models.Model, s *estim.RAISE, examples []int) float64 {
 	r, ok := m.(*models.RBM)
 	if !ok {
 		return 0

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -19,7 +19,7 @@ func TestDefaultFinalListForeseen(t *testing.T) {
 	m := models.NewRBM(784, 25)
 	splits := []int{60000, 10000}
 	list := Family.Final()
-	secs, unknown := kit.ListWork(Family, m, list, splits, nil)
+	secs, unknown := estim.ListWork(Family, m, list, splits, nil)
 	if unknown != 0 || !(secs > 0) {
 		t.Fatalf("default final list %v: %d estimators cannot foresee their work (%.3g s foreseen)", names(list), unknown, secs)
 	}

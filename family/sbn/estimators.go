@@ -8,7 +8,9 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
 )
@@ -26,7 +28,7 @@ func latentUnits(n *belief.Net) int {
 // examples from per-example log p(x), and notes which posterior estimate
 // of θ the net is (docs/methods.md#posterior-samples), when a trainer made it.
 func meanRow(row report.Row, lp []float64, n *belief.Net) report.Row {
-	st := kit.MeanOf(lp)
+	st := estim.MeanOf(lp)
 	row.MeanLoglik, row.LoglikSE, row.NExamples = report.F(st.Mean), report.F(st.SE), st.N
 	if n.Posterior != "" {
 		row.Notes = append(row.Notes, "the net evaluated is "+n.Posterior)
@@ -39,29 +41,29 @@ func meanRow(row report.Row, lp []float64, n *belief.Net) report.Row {
 type exactKey struct{ split string }
 
 // Exact is log p(x) by summing p(x, z) over every latent state.
-var Exact = kit.Define(kit.Def[kit.Exact]{
+var Exact = estim.Define(estim.Def[estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log p(x) = log Σ_z p(x, z), enumerating the 2^(latent units) states",
-	Defaults: kit.Exact{MaxUnits: 20},
-	Feasible: func(m models.Model, s *kit.Exact) error {
+	Defaults: estim.Exact{MaxUnits: 20},
+	Feasible: func(m models.Model, s *estim.Exact) error {
 		n := m.(*belief.Net)
 		if k := latentUnits(n); k > s.MaxUnits {
 			return fmt.Errorf("%s has %d latent units, above max_units %d (2^%d states); raise max_units (≤ 40) or drop exact", n.Label(), k, s.MaxUnits, k)
 		}
 		return nil
 	},
-	CheckModel: func(p family.Problems, s *kit.Exact, model family.Settings, visible int) {
+	CheckModel: func(p family.Problems, s *estim.Exact, model family.Settings, visible int) {
 		k := 0
 		for _, l := range model.(*Model).Layers {
 			k += l
 		}
 		if s.Valid() && k > s.MaxUnits {
-			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latent units, but the model has %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, k, kit.MaxExactUnits)
+			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latent units, but the model has %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, k, estim.MaxExactUnits)
 		}
 	},
-	Run: func(env *kit.Env, m models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
 		n := m.(*belief.Net)
 		var rows []report.Row
 		for _, sp := range env.Splits {
@@ -101,19 +103,19 @@ func (s *ISSettings) Check(p family.Problems) {
 
 // IS is importance sampling with the recognition network Q(z|x) as the
 // proposal (App. B.1, eq. 16).
-var IS = kit.Define(kit.Def[ISSettings]{
+var IS = estim.Define(estim.Def[ISSettings]{
 	Name:     "is",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x)"},
 	Doc:      "importance sampling with the recognition network (App. B.1): log of an unbiased estimate of p(x), a stochastic lower bound",
 	Defaults: ISSettings{Samples: 5000},
 	// A recognition network is made by the adaptive-is trainer, so it
 	// cannot be checked before training; Run refuses a net without one.
-	Run: func(env *kit.Env, m models.Model, s *ISSettings, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
 		n := m.(*belief.Net)
 		if n.Rec == nil {
 			return nil, fmt.Errorf("is needs a recognition network, and this %s has none (rec_W…, rec_c… arrays); train with sampler adaptive-is, or use ais", n.Label())
 		}
-		return onSubsamples(env, n, j, s.Examples, int64(s.Samples), func(sp kit.Split, x kit.Subset, seed uint64, row *report.Row) ([]float64, error) {
+		return onSubsamples(env, n, j, s.Examples, int64(s.Samples), func(sp evalenv.Split, x evalenv.Subset, seed uint64, row *report.Row) ([]float64, error) {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Samples), int64(x.Len()*s.Samples))
 			res, err := belief.IS{Samples: s.Samples, Seed: seed, Progress: progress, Units: env.Units()}.LogProb(n, x)
 			done()
@@ -152,14 +154,14 @@ func (s *AISSettings) Check(p family.Problems) {
 }
 
 // AIS is per-example AIS from p(x, z | 0) to p(x, z | θ) (App. B.2, eq. 17).
-var AIS = kit.Define(kit.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x)"},
 	Doc:      "per-example AIS over parameter scaling p(x, z | βθ) (App. B.2): log of an unbiased estimate of p(x), a stochastic lower bound; needs no recognition network",
 	Defaults: AISSettings{Chains: 16, Betas: 1000, Examples: 100},
-	Run: func(env *kit.Env, m models.Model, s *AISSettings, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
 		n := m.(*belief.Net)
-		return onSubsamples(env, n, j, s.Examples, int64(s.Chains)*int64(s.Betas), func(sp kit.Split, x kit.Subset, seed uint64, row *report.Row) ([]float64, error) {
+		return onSubsamples(env, n, j, s.Examples, int64(s.Chains)*int64(s.Betas), func(sp evalenv.Split, x evalenv.Subset, seed uint64, row *report.Row) ([]float64, error) {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d AIS %s %d ex × %d × %d β", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Chains, s.Betas), int64(x.Len()*s.Chains))
 			res, err := belief.AIS{Chains: s.Chains, Betas: s.Betas, Seed: seed, Progress: progress, Units: env.Units()}.LogProb(n, x)
 			done()
@@ -183,10 +185,10 @@ var AIS = kit.Define(kit.Def[AISSettings]{
 // estimator of the evaluation) and makes a row of its mean, compared with
 // exact on the same examples when an earlier entry computed it, and on a
 // subsample extended to the whole split by a control variate
-// (kit.Env.ExtendSubsample): exact where an earlier entry computed it,
+// (evalenv.Env.ExtendSubsample): exact where an earlier entry computed it,
 // else a cheap estimate on every example (cheapX). est fills the row's own
 // fields; perExample is its cost per example (proposals, chains × β).
-func onSubsamples(env *kit.Env, n *belief.Net, j kit.Job, examples int, perExample int64, est func(sp kit.Split, x kit.Subset, seed uint64, row *report.Row) ([]float64, error)) ([]report.Row, error) {
+func onSubsamples(env *evalenv.Env, n *belief.Net, j evalenv.Job, examples int, perExample int64, est func(sp evalenv.Split, x evalenv.Subset, seed uint64, row *report.Row) ([]float64, error)) ([]report.Row, error) {
 	var rows []report.Row
 	for si, sp := range env.Splits {
 		start := time.Now()
@@ -196,7 +198,7 @@ func onSubsamples(env *kit.Env, n *belief.Net, j kit.Job, examples int, perExamp
 		}
 		row := j.Base
 		row.Split = sp.Name
-		lp, err := est(sp, kit.Subset{X: sp.Data, Idx: idx}, j.Seed+uint64(si), &row)
+		lp, err := est(sp, evalenv.Subset{X: sp.Data, Idx: idx}, j.Seed+uint64(si), &row)
 		if err != nil {
 			return rows, err
 		}
@@ -206,10 +208,10 @@ func onSubsamples(env *kit.Env, n *belief.Net, j kit.Job, examples int, perExamp
 			exact = x.([]float64)
 		}
 		N := sp.Data.Len()
-		cheap := func() (kit.ControlX, error) {
-			return cheapX(env, n, si, sp, kit.CheapDraws(int64(len(idx))*perExample, N, cheapMost(n)))
+		cheap := func() (estim.ControlX, error) {
+			return cheapX(env, n, si, sp, estim.CheapDraws(int64(len(idx))*perExample, N, cheapMost(n)))
 		}
-		if err := env.ExtendSubsample(&row, lp, idx, N, exact, cheap); err != nil {
+		if err := estim.ExtendSubsample(env, &row, lp, idx, N, exact, cheap); err != nil {
 			return rows, err
 		}
 		row.Seconds = time.Since(start).Seconds()
@@ -233,29 +235,29 @@ func cheapMost(n *belief.Net) int {
 // with draws proposals per example when the net has one, else per-example
 // AIS with one chain and draws β — either the log of an unbiased estimate
 // of p(x), so that Y − X varies little from example to example. Its seed
-// depends on the evaluation alone (kit.Env.CVSeed), so every entry that
+// depends on the evaluation alone (evalenv.Env.CVSeed), so every entry that
 // needs it computes the same X; it is computed whole in every process (not
 // shared among shards: it is cheap) and not remembered for later entries
 // (which would make a resumed evaluation run this entry again).
-func cheapX(env *kit.Env, n *belief.Net, si int, sp kit.Split, draws int) (kit.ControlX, error) {
+func cheapX(env *evalenv.Env, n *belief.Net, si int, sp evalenv.Split, draws int) (estim.ControlX, error) {
 	N := sp.Data.Len()
-	var x kit.ControlX
+	var x estim.ControlX
 	if n.Rec != nil {
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, N, draws), int64(N)*int64(draws))
-		res, err := belief.IS{Samples: draws, Seed: env.CVSeed(si, 1), Progress: progress}.LogProb(n, sp.Data)
+		res, err := belief.IS{Samples: draws, Seed: estim.CVSeed(env, si, 1), Progress: progress}.LogProb(n, sp.Data)
 		done()
 		if err != nil {
 			return x, err
 		}
-		x = kit.ControlX{X: res.LogP, Name: fmt.Sprintf("IS with the recognition network, %s per example", kit.Count(draws, "proposal"))}
+		x = estim.ControlX{X: res.LogP, Name: fmt.Sprintf("IS with the recognition network, %s per example", estim.Count(draws, "proposal"))}
 	} else {
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (AIS) %s %d ex × 1 × %d β", env.Experiment, env.Epoch, sp.Name, N, draws), int64(N))
-		res, err := belief.AIS{Chains: 1, Betas: draws, Seed: env.CVSeed(si, 2), Progress: progress}.LogProb(n, sp.Data)
+		res, err := belief.AIS{Chains: 1, Betas: draws, Seed: estim.CVSeed(env, si, 2), Progress: progress}.LogProb(n, sp.Data)
 		done()
 		if err != nil {
 			return x, err
 		}
-		x = kit.ControlX{X: res.LogP, Name: fmt.Sprintf("AIS with 1 chain × %d β per example", draws)}
+		x = estim.ControlX{X: res.LogP, Name: fmt.Sprintf("AIS with 1 chain × %d β per example", draws)}
 	}
 	return x, nil
 }
@@ -282,12 +284,12 @@ func (s *BDMCSettings) Check(p family.Problems) {
 // BDMC brackets log p(x) on data simulated from the model (Grosse,
 // Ghahramani & Adams 2015): forward AIS from below, reverse AIS from the
 // exact latent sample from above.
-var BDMC = kit.Define(kit.Def[BDMCSettings]{
+var BDMC = estim.Define(estim.Def[BDMCSettings]{
 	Name:     "bdmc",
 	Leans:    family.Leans{Bracket: true, Why: "forward AIS below, reverse AIS above, on simulated data"},
 	Doc:      "bidirectional Monte Carlo on data simulated from the model: forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x)",
 	Defaults: BDMCSettings{Chains: 16, Betas: 1000, Examples: 100},
-	Run: func(env *kit.Env, m models.Model, s *BDMCSettings, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *BDMCSettings, j evalenv.Job) ([]report.Row, error) {
 		n := m.(*belief.Net)
 		start := time.Now()
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d BDMC %d ex × %d × %d β ×2", env.Experiment, env.Epoch, s.Examples, s.Chains, s.Betas), int64(2*s.Examples*s.Chains))
@@ -298,13 +300,13 @@ var BDMC = kit.Define(kit.Def[BDMCSettings]{
 		}
 		row := meanRow(j.Base, res.Lower, n)
 		row.Split, row.Runs, row.Betas = "simulated", s.Chains, s.Betas
-		up := kit.MeanOf(res.Upper)
+		up := estim.MeanOf(res.Upper)
 		row.LoglikLo, row.LoglikHi = report.F(res.MeanLower), report.F(res.MeanUpper)
 		gap := res.MeanUpper - res.MeanLower
 		row.Notes = append(row.Notes, fmt.Sprintf("%d points simulated from the model; forward AIS %.3f, reverse AIS %.3f (± %.3f): gap %.3f nats", s.Examples, res.MeanLower, res.MeanUpper, up.SE, gap))
 		if k := latentUnits(n); k <= 20 {
 			if lp, err := belief.ExactLogProb(n, res.Data, 20, nil); err == nil {
-				ex := kit.MeanOf(lp)
+				ex := estim.MeanOf(lp)
 				row.ExactLogZ = nil
 				row.Notes = append(row.Notes, fmt.Sprintf("exact mean log p(x) of the simulated points: %.3f", ex.Mean))
 				se := math.Hypot(*row.LoglikSE, up.SE)
@@ -347,7 +349,7 @@ func (s *CompletionSettings) Check(p family.Problems) {
 
 // Completion fills in the lower half of images from the upper half (paper
 // §4.2.2) and reports the pixel error rate.
-var Completion = kit.Define(kit.Def[CompletionSettings]{
+var Completion = estim.Define(estim.Def[CompletionSettings]{
 	Name:     "completion",
 	Leans:    family.Leans{Why: "a pixel error rate, not an estimate of log p"},
 	Unshared: true,
@@ -359,7 +361,7 @@ var Completion = kit.Define(kit.Def[CompletionSettings]{
 		}
 		return nil
 	},
-	Run: func(env *kit.Env, m models.Model, s *CompletionSettings, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *CompletionSettings, j evalenv.Job) ([]report.Row, error) {
 		n := m.(*belief.Net)
 		var rows []report.Row
 		for si, sp := range env.Splits {
@@ -368,12 +370,12 @@ var Completion = kit.Define(kit.Def[CompletionSettings]{
 			if err != nil {
 				return rows, err
 			}
-			res, err := belief.Complete(n, kit.Subset{X: sp.Data, Idx: idx}, s.Rows, s.Cols, s.Samples, s.Sweeps, j.Seed+uint64(si))
+			res, err := belief.Complete(n, evalenv.Subset{X: sp.Data, Idx: idx}, s.Rows, s.Cols, s.Samples, s.Sweeps, j.Seed+uint64(si))
 			if err != nil {
 				return rows, err
 			}
 			if si == 0 && env.Artifact != nil && len(idx) > 0 {
-				if err := env.Artifact(CompletionFigure(kit.Subset{X: sp.Data, Idx: idx}, res, s.Rows, s.Cols, sp.Name)); err != nil {
+				if err := env.Artifact(CompletionFigure(evalenv.Subset{X: sp.Data, Idx: idx}, res, s.Rows, s.Cols, sp.Name)); err != nil {
 					return rows, err
 				}
 			}
@@ -387,7 +389,7 @@ var Completion = kit.Define(kit.Def[CompletionSettings]{
 	},
 })
 
-var _ data.Examples = kit.Subset{}
+var _ data.Examples = evalenv.Subset{}
 
 // CompletionExamples is the number of examples CompletionFigure shows.
 const CompletionExamples = 8
@@ -396,7 +398,7 @@ const CompletionExamples = 8
 // the first CompletionExamples examples of x (at most all) in three rows —
 // the originals, the hollowed inputs (the missing lower half grey, 0.5) and
 // the completions (the vote in the lower half) — as rows × cols images.
-func CompletionFigure(x data.Examples, res belief.CompletionResult, rows, cols int, split string) kit.Artifact {
+func CompletionFigure(x data.Examples, res belief.CompletionResult, rows, cols int, split string) sampling.Artifact {
 	k := min(CompletionExamples, x.Len(), len(res.Completed))
 	D := rows * cols
 	first := rows / 2 * cols
@@ -412,7 +414,7 @@ func CompletionFigure(x data.Examples, res belief.CompletionResult, rows, cols i
 			out[(2*k+e)*D+i] = float64(done[i])
 		}
 	}
-	return kit.Artifact{
+	return sampling.Artifact{
 		Name: "completion", Rows: 3, Cols: k, TileRows: rows, TileCols: cols, X: out,
 		RowNames: []string{"original", "hollowed", "completed"},
 		Caption:  fmt.Sprintf("missing-data completion of the first %d %s examples: originals; the lower %d of %d rows hidden (grey); completed by the per-pixel vote", k, split, rows-rows/2, rows),

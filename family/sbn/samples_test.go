@@ -5,7 +5,8 @@ import (
 
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/familytest"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/evalenv"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/internal/sampletest"
 	belief "github.com/logz-ml/logz/sbn"
 )
@@ -19,11 +20,11 @@ func TestSampleDrawn(t *testing.T) {
 	n := belief.New([]int{4, 3, 2}, true)
 	belief.InitNormal(n, 1.5, 3)
 	draw := func(_ string, mean bool) ([]float64, error) {
-		d, err := Plugin{}.Sample(n, kit.SampleOptions{N: 40, Mean: mean, Seed: 5, Workers: 2})
+		d, err := Plugin{}.Sample(n, sampling.SampleOptions{N: 40, Mean: mean, Seed: 5, Workers: 2})
 		if err != nil {
 			return nil, err
 		}
-		if d.N != 40 || d.D != 4 || d.Method != kit.MethodAncestral || d.Values != kit.Values(mean) {
+		if d.N != 40 || d.D != 4 || d.Method != sampling.MethodAncestral || d.Values != sampling.Values(mean) {
 			t.Errorf("mean %v: drawn %+v", mean, d)
 		}
 		return d.X, nil
@@ -62,9 +63,9 @@ func TestCompletionFigure(t *testing.T) {
 	// The estimator hands it over.
 	n := belief.New([]int{6, 2}, false)
 	belief.InitNormal(n, 0.5, 1)
-	var got []kit.Artifact
-	env := kit.Env{Stage: "final", Splits: []kit.Split{{Name: "test", Data: x}}, Seed: 1,
-		Artifact: func(a kit.Artifact) error { got = append(got, a); return nil }}
+	var got []sampling.Artifact
+	env := evalenv.Env{Stage: "final", Splits: []evalenv.Split{{Name: "test", Data: x}}, Seed: 1,
+		Artifact: func(a sampling.Artifact) error { got = append(got, a); return nil }}
 	s := Completion.New().(*CompletionSettings)
 	s.Rows, s.Cols, s.Samples, s.Sweeps = 3, 2, 3, 1
 	if _, err := env.Run(SBN, n, []family.Configured{{Name: "completion", Settings: s}}); err != nil {

@@ -8,7 +8,8 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	fsbn "github.com/logz-ml/logz/family/sbn"
 	belief "github.com/logz-ml/logz/sbn"
 )
@@ -66,14 +67,14 @@ func TestSubsampleExtended(t *testing.T) {
 		cv   map[string]string
 	}{
 		{"exact first: X = exact", true, []family.Configured{exact, is, ais},
-			map[string]string{"is": kit.ExactX, "ais": kit.ExactX}},
+			map[string]string{"is": estim.ExactX, "ais": estim.ExactX}},
 		{"exact last: X = IS with the recognition network", true, []family.Configured{is, ais, exact},
 			map[string]string{"is": "IS with the recognition network, 10 proposals per example", "ais": "IS with the recognition network, 10 proposals per example"}},
 		{"no recognition network: X = a one-chain AIS", false, []family.Configured{ais, exact},
 			map[string]string{"ais": "AIS with 1 chain × 20 β per example"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			env := kit.Env{Experiment: "t", Stage: report.StageFinal, Seed: 9, Splits: []kit.Split{{Name: "test", Data: x}}}
+			env := evalenv.Env{Experiment: "t", Stage: report.StageFinal, Seed: 9, Splits: []evalenv.Split{{Name: "test", Data: x}}}
 			rows, err := env.Run(fsbn.SBN, randomNet(c.rec), c.ests)
 			if err != nil {
 				t.Fatal(err)
@@ -122,7 +123,7 @@ func TestFinishChecksLowerBounds(t *testing.T) {
 		is.SplitExamples, is.NExamples, is.ControlVariate = 100, 10, "IS with the recognition network, 10 proposals per example"
 		ais.Estimator, ais.MeanLoglik, ais.LoglikSE = "ais", f(-9.95), f(0.2)
 		ex.Estimator, ex.MeanLoglik, ex.LoglikSE = "exact", f(-9.9), f(0.2)
-		fin, ok := fam.Plugin.(kit.Finisher)
+		fin, ok := fam.Plugin.(evalenv.Finisher)
 		if !ok {
 			t.Fatalf("%s has no Finish", fam.Name)
 		}

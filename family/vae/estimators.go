@@ -8,7 +8,8 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
@@ -22,19 +23,19 @@ import (
 // base rate from). A Bernoulli prior is normalised: log Z = 0.
 type PriorLogZ struct {
 	// MaxUnits: the prior's log Z is exact when min(Z, H) ≤ max_units.
-	MaxUnits int `yaml:"max_units" want:"an integer in [1,40]" flag:"max-units"`
-	kit.AIS  `yaml:",inline"`
+	MaxUnits  int `yaml:"max_units" want:"an integer in [1,40]" flag:"max-units"`
+	estim.AIS `yaml:",inline"`
 }
 
 func defaultPriorLogZ() PriorLogZ {
-	a := kit.DefaultAIS()
+	a := estim.DefaultAIS()
 	a.Init = "uniform"
 	return PriorLogZ{MaxUnits: 25, AIS: a}
 }
 
 // Check reports bad settings.
 func (s *PriorLogZ) Check(p family.Problems) {
-	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= kit.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
+	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= estim.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
 	s.AIS.Check(p)
 	if s.Init == "base-rate" {
 		p.Crossf("", "init", "init: base-rate has no meaning for the AIS of a VAE's prior (the latents have no data to take a base rate from); use init: uniform")
@@ -70,14 +71,14 @@ type logZ struct {
 // exact's per-example log p(x) of a split.
 type (
 	exactPriorKey struct{}
-	aisPriorKey   struct{ kit.AISKey }
+	aisPriorKey   struct{ estim.AISKey }
 	exactKey      struct{ split string }
 )
 
 // priorLogZ returns log Z of m's prior: 0 for a Bernoulli prior, exact when
 // min(Z, H) ≤ s.MaxUnits, else AIS (shared by the entries of one evaluation
 // with the same AIS settings).
-func priorLogZ(env *kit.Env, m *models.VAE, s *PriorLogZ, seed uint64) (logZ, error) {
+func priorLogZ(env *evalenv.Env, m *models.VAE, s *PriorLogZ, seed uint64) (logZ, error) {
 	r := m.Prior
 	if r == nil {
 		return logZ{value: 0, exact: true}, nil
@@ -97,7 +98,7 @@ func priorLogZ(env *kit.Env, m *models.VAE, s *PriorLogZ, seed uint64) (logZ, er
 	if err != nil {
 		return logZ{}, fmt.Errorf("AIS of the prior: %w", err)
 	}
-	res, err := env.AnnealLogZ(path, &s.AIS, seeds.Derive(seed, 0xa15), fmt.Sprintf("%s epoch %d prior AIS %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas))
+	res, err := estim.AnnealLogZ(env, path, &s.AIS, seeds.Derive(seed, 0xa15), fmt.Sprintf("%s epoch %d prior AIS %d×%d", env.Experiment, env.Epoch, s.Runs, s.Betas))
 	if err != nil {
 		return logZ{}, fmt.Errorf("AIS of the prior: %w", err)
 	}
@@ -108,8 +109,8 @@ func priorLogZ(env *kit.Env, m *models.VAE, s *PriorLogZ, seed uint64) (logZ, er
 // exactPriorLogZ enumerates the smaller layer of the prior RBM and leaves
 // the value for the later entries (and as the evaluation's exact log Z, for
 // a chi2 row to compare with).
-func exactPriorLogZ(env *kit.Env, r *models.RBM, maxUnits int) (logZ, error) {
-	e, done, err := env.ExactRBM(r, maxUnits, "prior exact log Z")
+func exactPriorLogZ(env *evalenv.Env, r *models.RBM, maxUnits int) (logZ, error) {
+	e, done, err := estim.ExactRBM(env, r, maxUnits, "prior exact log Z")
 	if err != nil {
 		return logZ{}, err
 	}
@@ -119,13 +120,13 @@ func exactPriorLogZ(env *kit.Env, r *models.RBM, maxUnits int) (logZ, error) {
 		return logZ{}, fmt.Errorf("exact log Z of the prior: %w", err)
 	}
 	env.Remember(exactPriorKey{}, v)
-	env.Remember(kit.ExactLogZKey{}, v)
+	env.Remember(estim.ExactLogZKey{}, v)
 	return logZ{value: v, exact: true}, nil
 }
 
 // setLogZ fills a row's log Z fields (the prior's) and notes where log Z
 // came from.
-func setLogZ(env *kit.Env, row *report.Row, m *models.VAE, z logZ, a *kit.AIS) {
+func setLogZ(env *evalenv.Env, row *report.Row, m *models.VAE, z logZ, a *estim.AIS) {
 	row.LogZ = report.F(z.value)
 	switch {
 	case m.Prior == nil:
@@ -134,36 +135,42 @@ func setLogZ(env *kit.Env, row *report.Row, m *models.VAE, z logZ, a *kit.AIS) {
 		row.ExactLogZ = report.F(z.value)
 		row.Notes = append(row.Notes, fmt.Sprintf("log Z of the RBM(%d,%d) prior is exact: %.4f", m.Prior.NVis, m.Prior.NHid, z.value))
 	default:
-		kit.SetAISLogZ(row, z.ais, env.ExactLogZ(), a)
+		estim.SetAISLogZ(row, z.ais, estim.ExactLogZ(env), a)
 		row.Betas, row.Init = a.Betas, a.Init
 		row.Notes = append(row.Notes, fmt.Sprintf("log Z of the RBM(%d,%d) prior by AIS (%d runs × %d β, %s start): %.4f ± %.4f, a stochastic lower bound, so the log-likelihood tends high by its error",
-			m.Prior.NVis, m.Prior.NHid, a.Runs, a.Betas, a.Init, z.value, kit.AISSE(z.ais)))
+			m.Prior.NVis, m.Prior.NHid, a.Runs, a.Betas, a.Init, z.value, estim.AISSE(z.ais)))
 	}
 }
 
 // Exact is log p(x) = logsumexp_z[log p(x|z) + log p̃(z)] − log Z over all
 // 2^Z latent states, with the prior's exact log Z.
-var Exact = kit.Define(kit.Def[kit.Exact]{
+var Exact = estim.Define(estim.Def[estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Doc:      "exact log p(x) = logsumexp_z[log p(x|z) + log p̃(z)] − log Z, enumerating the 2^Z latent states (and the RBM prior's log Z)",
-	Defaults: kit.Exact{MaxUnits: 20},
-	Feasible: func(mm models.Model, s *kit.Exact) error {
-		m := mm.(*models.VAE)
+	Defaults: estim.Exact{MaxUnits: 20},
+	Feasible: func(mm models.Model, s *estim.Exact) error {
+		m, err := family.As[*models.VAE](mm)
+		if err != nil {
+			return err
+		}
 		if Z := m.NumLatent(); Z > s.MaxUnits {
-			return fmt.Errorf("%s has %d latents, above max_units %d (2^%d states); raise max_units (≤ %d) or drop exact", m.Label(), Z, s.MaxUnits, Z, kit.MaxExactUnits)
+			return fmt.Errorf("%s has %d latents, above max_units %d (2^%d states); raise max_units (≤ %d) or drop exact", m.Label(), Z, s.MaxUnits, Z, estim.MaxExactUnits)
 		}
 		return nil
 	},
-	CheckModel: func(p family.Problems, s *kit.Exact, model family.Settings, _ int) {
+	CheckModel: func(p family.Problems, s *estim.Exact, model family.Settings, _ int) {
 		if Z := model.(*Model).Latent; s.Valid() && Z > s.MaxUnits {
-			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latents, but the model has latent: %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, Z, kit.MaxExactUnits)
+			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latents, but the model has latent: %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, Z, estim.MaxExactUnits)
 		}
 	},
-	Run: func(env *kit.Env, mm models.Model, s *kit.Exact, j kit.Job) ([]report.Row, error) {
-		m := mm.(*models.VAE)
+	Run: func(env *evalenv.Env, mm models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
+		m, err := family.As[*models.VAE](mm)
+		if err != nil {
+			return nil, err
+		}
 		start := time.Now()
-		z, err := priorLogZ(env, m, &PriorLogZ{MaxUnits: kit.MaxExactUnits}, j.Seed)
+		z, err := priorLogZ(env, m, &PriorLogZ{MaxUnits: estim.MaxExactUnits}, j.Seed)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +212,7 @@ func t0Since(start time.Time, rows []report.Row) float64 {
 // meanRow is the base row of a split with the mean of per-example lp and
 // its standard error over the examples.
 func meanRow(base report.Row, split string, lp []float64) report.Row {
-	st := kit.MeanOf(lp)
+	st := estim.MeanOf(lp)
 	base.Split = split
 	base.MeanLoglik, base.LoglikSE, base.NExamples = report.F(st.Mean), report.F(st.SE), st.N
 	return base
@@ -215,40 +222,40 @@ func meanRow(base report.Row, split string, lp []float64) report.Row {
 // rows of a subsample: the same estimator (pick of the weights, minus the
 // same log Z) with draws proposals of q(z|x) per example on every example,
 // so that Y − X is only the difference of two estimates of one quantity.
-// Its seed depends on the evaluation alone (kit.Env.CVSeed), so every
+// Its seed depends on the evaluation alone (evalenv.Env.CVSeed), so every
 // entry that needs it computes the same X; it is computed whole in every
 // process (not shared among shards: it is cheap) and not remembered for
 // later entries (which would make a resumed evaluation run this entry
 // again).
-func cheapX(env *kit.Env, m *models.VAE, si int, sp kit.Split, draws int, what string, pick func(w eval.VAEWeights) []float64, logZ float64) (kit.ControlX, error) {
+func cheapX(env *evalenv.Env, m *models.VAE, si int, sp evalenv.Split, draws int, what string, pick func(w eval.VAEWeights) []float64, logZ float64) (estim.ControlX, error) {
 	N := sp.Data.Len()
 	kind := uint64(1)
 	if what == "ELBO" {
 		kind = 2
 	}
 	progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (%s) %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, N, draws), int64(N)*int64(draws))
-	w, err := eval.VAEIS{Samples: draws, Seed: env.CVSeed(si, kind), Progress: progress}.Weights(m, sp.Data)
+	w, err := eval.VAEIS{Samples: draws, Seed: estim.CVSeed(env, si, kind), Progress: progress}.Weights(m, sp.Data)
 	done()
 	if err != nil {
-		return kit.ControlX{}, err
+		return estim.ControlX{}, err
 	}
 	x := pick(w)
 	for n := range x {
 		x[n] -= logZ
 	}
-	name := fmt.Sprintf("IS with q(z|x), %s per example", kit.Count(draws, "proposal"))
+	name := fmt.Sprintf("IS with q(z|x), %s per example", estim.Count(draws, "proposal"))
 	if what == "ELBO" {
-		name = fmt.Sprintf("ELBO from %s of q(z|x) per example", kit.Count(draws, "draw"))
+		name = fmt.Sprintf("ELBO from %s of q(z|x) per example", estim.Count(draws, "draw"))
 	}
-	return kit.ControlX{X: x, Name: name}, nil
+	return estim.ControlX{X: x, Name: name}, nil
 }
 
 // sampled runs eval.VAEIS on each split's subsample and makes one row
 // per split from the per-example values pick(w) − log Z; on a subsample the
 // mean is extended to the whole split by a control variate
-// (kit.Env.ExtendSubsample): exact where an earlier entry computed it,
+// (evalenv.Env.ExtendSubsample): exact where an earlier entry computed it,
 // else the same estimator with a few proposals on every example (cheapX).
-func sampled(env *kit.Env, m *models.VAE, s *ISSettings, j kit.Job, what string, pick func(w eval.VAEWeights) []float64, note func(w eval.VAEWeights, n, N int) string) ([]report.Row, error) {
+func sampled(env *evalenv.Env, m *models.VAE, s *ISSettings, j evalenv.Job, what string, pick func(w eval.VAEWeights) []float64, note func(w eval.VAEWeights, n, N int) string) ([]report.Row, error) {
 	start := time.Now()
 	z, err := priorLogZ(env, m, &s.PriorLogZ, j.Seed)
 	if err != nil {
@@ -262,7 +269,7 @@ func sampled(env *kit.Env, m *models.VAE, s *ISSettings, j kit.Job, what string,
 			return rows, err
 		}
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d %s %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, len(idx), s.Samples), int64(len(idx))*int64(s.Samples))
-		w, err := eval.VAEIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Progress: progress, Units: env.Units()}.Weights(m, kit.Subset{X: sp.Data, Idx: idx})
+		w, err := eval.VAEIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Progress: progress, Units: env.Units()}.Weights(m, evalenv.Subset{X: sp.Data, Idx: idx})
 		done()
 		if err != nil {
 			return rows, err
@@ -280,11 +287,11 @@ func sampled(env *kit.Env, m *models.VAE, s *ISSettings, j kit.Job, what string,
 			exact = ex.([]float64)
 		}
 		N := sp.Data.Len()
-		draws := kit.CheapDraws(int64(len(idx))*int64(s.Samples), N, 10)
-		cheap := func() (kit.ControlX, error) {
+		draws := estim.CheapDraws(int64(len(idx))*int64(s.Samples), N, 10)
+		cheap := func() (estim.ControlX, error) {
 			return cheapX(env, m, si, sp, draws, what, pick, z.value)
 		}
-		if err := env.ExtendSubsample(&row, lp, idx, N, exact, cheap); err != nil {
+		if err := estim.ExtendSubsample(env, &row, lp, idx, N, exact, cheap); err != nil {
 			return rows, err
 		}
 		row.Seconds = time.Since(t0).Seconds()
@@ -302,13 +309,16 @@ func sampled(env *kit.Env, m *models.VAE, s *ISSettings, j kit.Job, what string,
 //
 // z_k ~ q(z|x); p̂ is unbiased for p(x) given log Z, so log p̂ is a
 // stochastic lower bound on log p(x).
-var IS = kit.Define(kit.Def[ISSettings]{
+var IS = estim.Define(estim.Def[ISSettings]{
 	Name:     "is",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x), given the prior's log Z"},
 	Doc:      "importance sampling with the encoder q(z|x): logmeanexp_k[log p(x|z_k) + log p̃(z_k) − log q(z_k|x)] − log Z, a stochastic lower bound on log p(x); log Z of an RBM prior exact or by AIS",
 	Defaults: ISSettings{Samples: 5000, PriorLogZ: defaultPriorLogZ()},
-	Run: func(env *kit.Env, mm models.Model, s *ISSettings, j kit.Job) ([]report.Row, error) {
-		m := mm.(*models.VAE)
+	Run: func(env *evalenv.Env, mm models.Model, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
+		m, err := family.As[*models.VAE](mm)
+		if err != nil {
+			return nil, err
+		}
 		return sampled(env, m, s, j, "IS", func(w eval.VAEWeights) []float64 { return w.LogMeanW }, func(w eval.VAEWeights, n, N int) string {
 			minESS := math.Inf(1)
 			for _, e := range w.ESS {
@@ -324,13 +334,16 @@ var IS = kit.Define(kit.Def[ISSettings]{
 //	E_q(z|x)[log p(x|z) + log p̃(z) − log q(z|x)] − log Z ≤ log p(x),
 //
 // each example's expectation estimated from K draws of q(z|x).
-var ELBO = kit.Define(kit.Def[ISSettings]{
+var ELBO = estim.Define(estim.Def[ISSettings]{
 	Name:     "elbo",
 	Leans:    family.Leans{LogLik: family.Low, Why: "a lower bound on log p(x), given the prior's log Z"},
 	Doc:      "evidence lower bound E_q[log p(x|z) + log p̃(z) − log q(z|x)] − log Z (a lower bound on log p(x)), K draws of q(z|x) per example",
 	Defaults: ISSettings{Samples: 100, PriorLogZ: defaultPriorLogZ()},
-	Run: func(env *kit.Env, mm models.Model, s *ISSettings, j kit.Job) ([]report.Row, error) {
-		m := mm.(*models.VAE)
+	Run: func(env *evalenv.Env, mm models.Model, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
+		m, err := family.As[*models.VAE](mm)
+		if err != nil {
+			return nil, err
+		}
 		return sampled(env, m, s, j, "ELBO", func(w eval.VAEWeights) []float64 { return w.MeanLogW }, func(_ eval.VAEWeights, n, N int) string {
 			return fmt.Sprintf("ELBO from %d draws of q(z|x) per example on %d of %d examples", s.Samples, n, N)
 		})
@@ -350,26 +363,26 @@ func priorTarget(mm models.Model) (chi2.Target, error) {
 }
 
 // Chi2 is the χ² upper bound on log Z of the RBM prior (Kuleshov & Ermon
-// 2017, docs/methods.md#chi2-bound; kit.Env.Chi2Rows on chi2.RBMTarget of the prior):
+// 2017, docs/methods.md#chi2-bound; evalenv.Env.Chi2Rows on chi2.RBMTarget of the prior):
 // one split-free row with the bound as log_z. The is and elbo rows of the
 // same evaluation then show the log Z bracket [their log Z, χ²] and the
 // log-likelihood with the χ² bound in place of their log Z (finish).
-var Chi2 = kit.Define(kit.Def[kit.Chi2]{
-	Name:     kit.Chi2Estimator,
+var Chi2 = estim.Define(estim.Def[estim.Chi2]{
+	Name:     estim.Chi2Estimator,
 	Leans:    family.Leans{LogZ: family.High, Why: "the χ² bound on the prior's log Z is above it"},
 	Unshared: true,
 	Doc:      "χ² upper bound on log Z of the RBM prior with a fitted proposal q (Kuleshov & Ermon 2017); biased low as an estimate; is and elbo rows note the log Z bracket and the log-likelihood with it",
-	Defaults: kit.DefaultChi2(),
-	Feasible: func(m models.Model, _ *kit.Chi2) error {
+	Defaults: estim.DefaultChi2(),
+	Feasible: func(m models.Model, _ *estim.Chi2) error {
 		_, err := priorTarget(m)
 		return err
 	},
-	CheckModel: func(p family.Problems, _ *kit.Chi2, model family.Settings, _ int) {
+	CheckModel: func(p family.Problems, _ *estim.Chi2, model family.Settings, _ int) {
 		if model.(*Model).Prior != models.PriorRBM {
 			p.Crossf("", "", "chi2 bounds log Z of an RBM prior, but the model has prior: %s (log Z = 0); remove chi2 or set prior: rbm", model.(*Model).Prior)
 		}
 	},
-	Run: func(env *kit.Env, m models.Model, s *kit.Chi2, j kit.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m models.Model, s *estim.Chi2, j evalenv.Job) ([]report.Row, error) {
 		t, err := priorTarget(m)
 		if err != nil {
 			return nil, err
@@ -378,7 +391,7 @@ var Chi2 = kit.Define(kit.Def[kit.Chi2]{
 		// without a split.
 		e := *env
 		e.Splits = nil
-		rows, err := e.Chi2Rows(t, s, j)
+		rows, err := estim.Chi2Rows(&e, t, s, j)
 		for i := range rows {
 			rows[i].Notes = append(rows[i].Notes, "χ² bound on log Z of the prior p̃(z) (an RBM over the latents)")
 		}
@@ -398,12 +411,12 @@ func (Plugin) Finish(_ models.Model, rows []report.Row, _ []family.Configured) [
 	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "is" || r.Estimator == "elbo" })
 	for i := range rows {
 		c := &rows[i]
-		if c.Estimator != kit.Chi2Estimator || c.LogZ == nil {
+		if c.Estimator != estim.Chi2Estimator || c.LogZ == nil {
 			continue
 		}
 		for k := range rows {
 			r := &rows[k]
-			if r.Estimator == kit.Chi2Estimator || r.LogZ == nil || r.MeanLoglik == nil ||
+			if r.Estimator == estim.Chi2Estimator || r.LogZ == nil || r.MeanLoglik == nil ||
 				r.Experiment != c.Experiment || r.Stage != c.Stage || r.Epoch != c.Epoch {
 				continue
 			}

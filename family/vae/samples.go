@@ -5,7 +5,8 @@ import (
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/models"
 )
@@ -29,7 +30,7 @@ const (
 // prior with at most ExactPriorHidden hidden units are exact draws; above
 // it they are the ends of GibbsSweeps-sweep block-Gibbs chains started
 // from a χ² proposal fitted with the chi2 estimator's defaults.
-func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
+func (Plugin) Sample(mm models.Model, o sampling.SampleOptions) (*sampling.Drawn, error) {
 	m, ok := mm.(*models.VAE)
 	if !ok {
 		return nil, fmt.Errorf("vae samples: a %s is not a vae", mm.TypeName())
@@ -45,19 +46,19 @@ func (Plugin) Sample(mm models.Model, o kit.SampleOptions) (*kit.Drawn, error) {
 	if o.Mean {
 		kept = "the decoder's p(x=1|z)"
 	}
-	return &kit.Drawn{N: o.N, D: m.NumVisible(), X: x, Method: kit.MethodAncestral, Values: kit.Values(o.Mean),
+	return &sampling.Drawn{N: o.N, D: m.NumVisible(), X: x, Method: sampling.MethodAncestral, Values: sampling.Values(o.Mean),
 		What: fmt.Sprintf("%d ancestral samples: z ~ p(z) %s; %s", o.N, how, kept)}, nil
 }
 
 // latents is how Sample draws the latents of an RBM prior: exactly up to
 // ExactPriorHidden hidden units, else by chains of GibbsSweeps sweeps from
 // a χ² proposal fitted with the chi2 estimator's defaults
-// (kit.DefaultChi2).
+// (estim.DefaultChi2).
 func latents() eval.VAELatents {
-	c := kit.DefaultChi2()
+	c := estim.DefaultChi2()
 	return eval.VAELatents{ExactHidden: ExactPriorHidden, Sweeps: GibbsSweeps, Q: eval.ProposalFit{
 		Fit: c.FitOptions(), Steps: c.Steps,
-		New: func(d int, rng *rand.Rand) (chi2.Proposal, error) { return kit.NewChi2Proposal(&c, d, nil, rng) },
+		New: func(d int, rng *rand.Rand) (chi2.Proposal, error) { return estim.NewChi2Proposal(&c, d, nil, rng) },
 	}}
 }
 
@@ -65,7 +66,7 @@ func latents() eval.VAELatents {
 // that maps to the pixels), transposed to visible×hidden: one filter per
 // unit of the decoder's last hidden layer (per latent without hidden
 // layers).
-func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
+func (Plugin) Filters(mm models.Model) (*sampling.Filters, bool) {
 	m, ok := mm.(*models.VAE)
 	if !ok || len(m.Dec.W) == 0 {
 		return nil, false
@@ -79,5 +80,5 @@ func (Plugin) Filters(mm models.Model) (*kit.Filters, bool) {
 			out[i*in+j] = w[j*X+i]
 		}
 	}
-	return &kit.Filters{W: out, Visible: X, Hidden: in, What: fmt.Sprintf("dec_W%d, the decoder's output weights (transposed)", L)}, true
+	return &sampling.Filters{W: out, Visible: X, Hidden: in, What: fmt.Sprintf("dec_W%d, the decoder's output weights (transposed)", L)}, true
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/eval"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/internal/sampletest"
 )
 
@@ -17,11 +17,11 @@ import (
 func TestSampleDrawn(t *testing.T) {
 	m := tinyVAE(t, 3, 21, 1.5)
 	draw := func(_ string, mean bool) ([]float64, error) {
-		d, err := Plugin{}.Sample(m, kit.SampleOptions{N: 40, Seed: 4, Mean: mean})
+		d, err := Plugin{}.Sample(m, sampling.SampleOptions{N: 40, Seed: 4, Mean: mean})
 		if err != nil {
 			return nil, err
 		}
-		if d.N != 40 || d.D != 6 || d.Method != kit.MethodAncestral || d.Values != kit.Values(mean) ||
+		if d.N != 40 || d.D != 6 || d.Method != sampling.MethodAncestral || d.Values != sampling.Values(mean) ||
 			!strings.Contains(d.What, "40 ancestral samples: z ~ p(z) exact (h from its marginal over 2^3 states") {
 			t.Errorf("mean %v: drawn %+v", mean, d)
 		}
@@ -32,7 +32,7 @@ func TestSampleDrawn(t *testing.T) {
 		return x, err
 	}
 	sampletest.CheckSameDraws(t, nil, draw, want)
-	if _, err := (Plugin{}).Sample(m, kit.SampleOptions{N: 3, Init: "random"}); err == nil {
+	if _, err := (Plugin{}).Sample(m, sampling.SampleOptions{N: 3, Init: "random"}); err == nil {
 		t.Error("an ancestral sampler accepted a start")
 	}
 }

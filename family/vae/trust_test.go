@@ -15,7 +15,7 @@ import (
 // they are finite (about −8e200) but without a standard error. Either way the is and elbo rows warn, naming the estimator and
 // the cause, and the table does not say "Warnings: none" beside a dash;
 // exact (which does not use the auxiliary nets) stays finite and silent.
-// Mutation checked: dropping report.CheckRows from kit.Env.Run leaves both
+// Mutation checked: dropping report.CheckRows from evalenv.Env.Run leaves both
 // rows without a warning.
 func TestOverflowWarned(t *testing.T) {
 	mean, se := "the mean log-likelihood is not a finite number (NaN or ±Inf; shown as —)", "the standard error of the mean log-likelihood is not a finite number"

@@ -7,16 +7,18 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
-// tinyVAE is brute.RandomVAE: X = 6, Z = 4, one hidden layer of 5, and an
+// tinyVAE is modeltest.RandomVAE: X = 6, Z = 4, one hidden layer of 5, and an
 // RBM(4, priorHidden) prior (0: a Bernoulli prior), every parameter N(0, scale²).
 func tinyVAE(t *testing.T, priorHidden int, seed uint64, scale float64) *models.VAE {
 	t.Helper()
-	m, err := brute.RandomVAE(priorHidden, seed, scale)
+	m, err := modeltest.RandomVAE(priorHidden, seed, scale)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,9 +39,9 @@ func allX() rows {
 	return x
 }
 
-// bruteLogP is log p(x) by direct enumeration (brute.VAE).
+// bruteLogP is log p(x) by direct enumeration (modeltest.VAE).
 func bruteLogP(m *models.VAE, x []uint8) float64 {
-	lu, logZ := brute.VAE(m, x)
+	lu, logZ := modeltest.VAE(m, x)
 	return lu - logZ
 }
 
@@ -61,7 +63,7 @@ func exactELBO(m *models.VAE, x []uint8, logZ float64) float64 {
 // evaluate runs the family's estimators on split "test" of x.
 func evaluate(t *testing.T, m *models.VAE, x rows, seed uint64, ests ...family.Configured) map[string]report.Row {
 	t.Helper()
-	env := kit.Env{Experiment: "t", Stage: report.StageFinal, Seed: seed, Splits: []kit.Split{{Name: "test", Data: x}}}
+	env := evalenv.Env{Experiment: "t", Stage: report.StageFinal, Seed: seed, Splits: []evalenv.Split{{Name: "test", Data: x}}}
 	rs, err := env.Run(VAE, m, ests)
 	if err != nil {
 		t.Fatal(err)
@@ -150,7 +152,7 @@ func TestPriorLogZByAIS(t *testing.T) {
 	x := allX()
 	s := ISSettings{Samples: 500, PriorLogZ: defaultPriorLogZ()}
 	s.MaxUnits, s.Runs, s.Betas = 2, 200, 500
-	c := kit.DefaultChi2()
+	c := estim.DefaultChi2()
 	c.Steps, c.Samples = 300, 4000
 	r := evaluate(t, m, x, 4, family.Configured{Name: "chi2", Settings: &c}, family.Configured{Name: "is", Settings: &s})
 	exact := *evaluate(t, m, x[:1], 1, VAE.Entry("exact"))["exact"].LogZ
@@ -219,7 +221,7 @@ func TestSubsampleExtended(t *testing.T) {
 		examples    int
 		isCV, elbCV string // want control_variate of is and elbo ("" = not extended)
 	}{
-		{"exact first: X = exact", true, 16, kit.ExactX, kit.ExactX},
+		{"exact first: X = exact", true, 16, estim.ExactX, estim.ExactX},
 		{"exact last: X = the cheap estimator", false, 16, "IS with q(z|x), 10 proposals per example", "ELBO from 1 draw of q(z|x) per example"},
 		{"one example: not extended", true, 1, "", ""},
 	} {

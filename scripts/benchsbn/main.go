@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/family/kit/trainer"
 	sbnfam "github.com/logz-ml/logz/family/sbn"
 	"github.com/logz-ml/logz/internal/kernel"
 )
@@ -49,11 +49,11 @@ func run(dir string, n int, seed uint64, dump, samplers, precision string) error
 		if precision != "" {
 			ts.Precision = kernel.Precision(precision)
 		}
-		m, err := fam.Plugin.(kit.Builder).NewModel(ms, set.D)
+		m, err := fam.Plugin.NewModel(ms, set.D)
 		if err != nil {
 			return err
 		}
-		tr, err := fam.Plugin.(kit.Builder).NewTrainer(kit.TrainerArgs{Model: m, ModelSettings: ms, Train: ts, Data: set, BaseRate: data.LogOdds(set, 1), Seed: 1})
+		tr, err := trainer.BuilderOf(fam).NewTrainer(trainer.Args{Model: m, ModelSettings: ms, Train: ts, Data: set, BaseRate: data.LogOdds(set, 1), Seed: 1})
 		if err != nil {
 			return err
 		}

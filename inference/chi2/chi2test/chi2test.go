@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/inference/chi2"
-	"github.com/logz-ml/logz/internal/brute"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // ExactBound returns log Z = log Σ_x p̃(x) and the bound
@@ -59,5 +59,5 @@ func Fit(t testing.TB, target chi2.Target, K, steps int, seed uint64) *chi2.Mixt
 // RandomRBM is the target of the χ² tests: a D×H RBM with N(0, std²)
 // weights and biases from the stream (seed, 1).
 func RandomRBM(D, H int, std float64, seed uint64) *models.RBM {
-	return brute.RandomRBM(D, H, std, std, rand.New(rand.NewPCG(seed, 1)))
+	return modeltest.RandomRBM(D, H, std, std, rand.New(rand.NewPCG(seed, 1)))
 }

@@ -1,4 +1,4 @@
-package kit
+package estim
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/inference"
 )
 
@@ -93,7 +94,7 @@ type AISKey struct {
 
 // AnnealLogZ estimates log Z by AIS along path with a's runs and schedule
 // and the given seed; label names the progress bar.
-func (env *Env) AnnealLogZ(path inference.Path, a *AIS, seed uint64, label string) (eval.AISResult, error) {
+func AnnealLogZ(env *evalenv.Env, path inference.Path, a *AIS, seed uint64, label string) (eval.AISResult, error) {
 	betas, err := a.BetaSchedule()
 	if err != nil {
 		return eval.AISResult{}, err
@@ -108,13 +109,13 @@ func (env *Env) AnnealLogZ(path inference.Path, a *AIS, seed uint64, label strin
 // AISRow runs AIS along path (AnnealLogZ) and returns the entry's base row
 // with its log Z fields (SetAISLogZ, against an exact log Z of the same
 // evaluation), runs, β count, start and wall time, and the estimate.
-func (env *Env) AISRow(path inference.Path, a *AIS, j Job, start time.Time) (report.Row, eval.AISResult, error) {
-	res, err := env.AnnealLogZ(path, a, j.Seed, fmt.Sprintf("%s epoch %d AIS %d×%d", env.Experiment, env.Epoch, a.Runs, a.Betas))
+func AISRow(env *evalenv.Env, path inference.Path, a *AIS, j evalenv.Job, start time.Time) (report.Row, eval.AISResult, error) {
+	res, err := AnnealLogZ(env, path, a, j.Seed, fmt.Sprintf("%s epoch %d AIS %d×%d", env.Experiment, env.Epoch, a.Runs, a.Betas))
 	if err != nil {
 		return report.Row{}, res, err
 	}
 	row := j.Base
-	SetAISLogZ(&row, &res, env.ExactLogZ(), a)
+	SetAISLogZ(&row, &res, ExactLogZ(env), a)
 	row.Runs, row.Betas, row.Init = a.Runs, a.Betas, a.Init
 	row.Seconds = time.Since(start).Seconds()
 	return row, res, nil
@@ -162,7 +163,7 @@ type ExactLogZKey struct{}
 
 // ExactLogZ returns the exact log Z an earlier estimator of the evaluation
 // remembered, else NaN.
-func (env *Env) ExactLogZ() float64 {
+func ExactLogZ(env *evalenv.Env) float64 {
 	if v, ok := env.Memo(ExactLogZKey{}); ok {
 		return v.(float64)
 	}

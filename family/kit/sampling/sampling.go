@@ -1,4 +1,9 @@
-package kit
+// Package sampling is what a family's samplers share: the options of a
+// draw (SampleOptions), what it returns (Drawn, Trace), the first-layer
+// filters and the pictures (Artifact) the runner writes, their captions,
+// and the optional abilities of a Plugin that make them (Sampler,
+// ChainSampler, Mixer, FilterSource, ProposalPicturer).
+package sampling
 
 import (
 	"fmt"

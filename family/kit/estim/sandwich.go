@@ -1,4 +1,4 @@
-package kit
+package estim
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
 )
@@ -152,8 +153,8 @@ func SandwichDef[A, R any](ais, raise *family.Estimator, aisDefaults A, raiseDef
 		Doc: "AIS and RAISE at K growing ×growth from start_betas until |AIS − RAISE| + σ ≤ until_gap or K reaches max_betas (every round's pair is reported)",
 		Defaults: Sandwich[A, R]{UntilGap: 0.5, StartBetas: 1000, MaxBetas: 100_000, Growth: 4, Schedule: "linear", Init: "base-rate",
 			AIS: aisDefaults, RAISE: raiseDefaults},
-		Run: func(env *Env, m models.Model, s *Sandwich[A, R], j Job) ([]report.Row, error) {
-			return runSandwich(env, m, s.Rounds(), s.UntilGap, s.at, RunnerOf(ais), RunnerOf(raise), j)
+		Run: func(env *evalenv.Env, m models.Model, s *Sandwich[A, R], j evalenv.Job) ([]report.Row, error) {
+			return runSandwich(env, m, s.Rounds(), s.UntilGap, s.at, evalenv.RunnerOf(ais), evalenv.RunnerOf(raise), j)
 		},
 	})
 }
@@ -167,7 +168,7 @@ func SandwichDef[A, R any](ais, raise *family.Estimator, aisDefaults A, raiseDef
 // shard cannot judge (its estimates hold the other shards' stand-ins), so
 // it runs every round, and the merge stops where a run without shards does
 // and tells the shards' extra work is not needed.
-func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (Annealed, Annealed), ais, raise Runner, j Job) ([]report.Row, error) {
+func runSandwich(env *evalenv.Env, m models.Model, ks []int, tol float64, at func(int) (Annealed, Annealed), ais, raise evalenv.Runner, j evalenv.Job) ([]report.Row, error) {
 	var rows []report.Row
 	partial := env.Sharding != nil && env.Sharding.Partial()
 	if env.Notice != nil && len(ks) > 1 {
@@ -178,10 +179,10 @@ func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (
 		// A round an interrupted run finished is taken as it was recorded
 		// (its seeds are the entry's and r, so computing it again would
 		// give the same rows).
-		round, recorded := env.recordedPiece(r)
+		round, recorded := env.RecordedPiece(r)
 		for n, e := range []struct {
 			name string
-			run  Runner
+			run  evalenv.Runner
 			set  Annealed
 		}{{"ais", ais, a}, {"raise", raise, ra}} {
 			if recorded {
@@ -200,13 +201,13 @@ func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (
 			for i := range round {
 				round[i].Round = r + 1
 			}
-			if err := env.finishedPiece(r, round); err != nil {
+			if err := env.FinishedPiece(r, round); err != nil {
 				return rows, err
 			}
 		}
 		last := r == len(ks)-1
 		if !partial {
-			againstExact(env.earlier, round)
+			againstExact(env.Earlier(), round)
 		}
 		closed, verdicts := judgeRound(round, tol)
 		if !partial && (closed || last) {
@@ -220,7 +221,7 @@ func runSandwich(env *Env, m models.Model, ks []int, tol float64, at func(int) (
 			}
 			rows = append(rows, round...)
 			if !last && env.Sharding != nil {
-				env.Sharding.Unneeded(env.entry, env.name, env.calls)
+				env.Unneeded()
 			}
 			return rows, nil
 		}

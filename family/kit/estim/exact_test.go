@@ -1,9 +1,10 @@
-package kit
+package estim
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -14,7 +15,7 @@ func TestExactRBMNotice(t *testing.T) {
 	var notes []string
 	var label string
 	var total int64
-	env := &Env{Experiment: "e1", Epoch: 3,
+	env := &evalenv.Env{Experiment: "e1", Epoch: 3,
 		Notice: func(msg string) { notes = append(notes, msg) },
 		Progress: func(l string, n int64) (func(int64), func()) {
 			label, total = l, n
@@ -23,7 +24,7 @@ func TestExactRBMNotice(t *testing.T) {
 	}
 	// 2^31 states: announced (only planned here, not run).
 	big := models.NewRBM(600, 31)
-	e, done, err := env.ExactRBM(big, 40, "exact")
+	e, done, err := ExactRBM(env, big, 40, "exact")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +40,7 @@ func TestExactRBMNotice(t *testing.T) {
 	// 2^22 states: no notice; the bar counts the states.
 	notes = nil
 	mid := models.NewRBM(22, 30)
-	e, done, err = env.ExactRBM(mid, 25, "top-RBM exact")
+	e, done, err = ExactRBM(env, mid, 25, "top-RBM exact")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,14 +51,14 @@ func TestExactRBMNotice(t *testing.T) {
 
 	// 2^21 states: no bar.
 	label = ""
-	e, _, err = env.ExactRBM(models.NewRBM(21, 30), 25, "exact")
+	e, _, err = ExactRBM(env, models.NewRBM(21, 30), 25, "exact")
 	if err != nil || label != "" || e.Progress != nil || len(notes) != 0 {
 		t.Errorf("2^21 states: %v, bar %q, notices %q", err, label, notes)
 	}
 
 	// Above max units: no plan, no bar; LogZ refuses.
 	label = ""
-	e, _, err = env.ExactRBM(big, 30, "exact")
+	e, _, err = ExactRBM(env, big, 30, "exact")
 	if err != nil || label != "" || len(notes) != 0 {
 		t.Errorf("above max units: %v, bar %q, notices %q", err, label, notes)
 	}

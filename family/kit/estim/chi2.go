@@ -1,4 +1,4 @@
-package kit
+package estim
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 	chi2est "github.com/logz-ml/logz/eval/chi2"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/inference/chi2"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
@@ -186,12 +187,12 @@ func Chi2Def(target func(m models.Model) (chi2.Target, error)) *family.Estimator
 			_, err = NewChi2Proposal(s, t.Dim(), nil, rand.New(rand.NewPCG(0, 0)))
 			return err
 		},
-		Run: func(env *Env, m models.Model, s *Chi2, j Job) ([]report.Row, error) {
+		Run: func(env *evalenv.Env, m models.Model, s *Chi2, j evalenv.Job) ([]report.Row, error) {
 			t, err := target(m)
 			if err != nil {
 				return nil, err
 			}
-			return env.Chi2Rows(t, s, j)
+			return Chi2Rows(env, t, s, j)
 		},
 	})
 }
@@ -202,7 +203,7 @@ func trackPrefix(i int) string { return fmt.Sprintf("track_%d_", i) }
 
 // Chi2Rows fits q (from scratch, or warm from the tracked q) and estimates
 // the bound for target t; see Chi2Def.
-func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
+func Chi2Rows(env *evalenv.Env, t chi2.Target, s *Chi2, j evalenv.Job) ([]report.Row, error) {
 	start := time.Now()
 	D := t.Dim()
 	opt := s.FitOptions()
@@ -216,7 +217,7 @@ func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
 		switch env.Stage {
 		case report.StageEpoch:
 			f, err = env.Tracked.Fitter(prefix, opt)
-			if f != nil && !sameShape(f.Q, s.Q, s.Shape(D)) {
+			if f != nil && !evalenv.SameShape(f.Q, s.Q, s.Shape(D)) {
 				f = nil
 			}
 			if f != nil {
@@ -285,7 +286,7 @@ func (env *Env) Chi2Rows(t chi2.Target, s *Chi2, j Job) ([]report.Row, error) {
 	if e.ESS < s.MinESS {
 		base.Warnings = append(base.Warnings, fmt.Sprintf("χ² bound: ESS of the weights w² is %.1f of %d draws, below min_ess %g: the estimate rests on a few draws and is likely too low (biased low, see docs/methods.md#chi2-bias); fit q longer (steps) or draw more samples", e.ESS, e.Samples, s.MinESS))
 	}
-	if exact := env.ExactLogZ(); !math.IsNaN(exact) {
+	if exact := ExactLogZ(env); !math.IsNaN(exact) {
 		base.ExactLogZ = report.F(exact)
 		addChi2ExactGap(&base, exact, e.LogZ, e.SE)
 	}
@@ -332,30 +333,13 @@ func addChi2ExactGap(row *report.Row, exact, bound, se float64) {
 }
 
 // meanLogP is the mean of log p̃(x) over a split, with its standard error.
-func meanLogP(t chi2.Target, sp Split) eval.MeanStat {
+func meanLogP(t chi2.Target, sp evalenv.Split) eval.MeanStat {
 	logp := t.NewLogP()
 	vals := make([]float64, sp.Data.Len())
 	for n := range vals {
 		vals[n] = logp(sp.Data.Row(n))
 	}
 	return MeanOf(vals)
-}
-
-// sameShape reports whether q is of kind and shape.
-func sameShape(q chi2.Proposal, kind string, shape []int) bool {
-	if q.Kind() != kind {
-		return false
-	}
-	sh := q.Shape()
-	if len(sh) != len(shape) {
-		return false
-	}
-	for i := range sh {
-		if sh[i] != shape[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // PairLogZ brackets log Z between AIS (a stochastic lower bound, E log Ẑ ≤

@@ -1,9 +1,10 @@
-package kit
+package estim
 
 import (
 	"fmt"
 
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/internal/seeds"
 )
 
@@ -37,7 +38,7 @@ func CheapDraws(budget int64, N, most int) int {
 // this evaluation: derived from the evaluation's seed, stage and epoch
 // alone, so that every entry of the evaluation that needs the same X
 // computes the same one.
-func (env *Env) CVSeed(si int, kind uint64) uint64 {
+func CVSeed(env *evalenv.Env, si int, kind uint64) uint64 {
 	stage := uint64(1)
 	if env.Stage == report.StageFinal {
 		stage = 2
@@ -67,7 +68,7 @@ func (env *Env) CVSeed(si int, kind uint64) uint64 {
 //
 // In a shard (env.SkipUnshared) the row is discarded by the merge, which
 // computes it again, so no control variate is computed there.
-func (env *Env) ExtendSubsample(row *report.Row, lp []float64, idx []int, N int, exact []float64, cheap func() (ControlX, error)) error {
+func ExtendSubsample(env *evalenv.Env, row *report.Row, lp []float64, idx []int, N int, exact []float64, cheap func() (ControlX, error)) error {
 	var exMean *float64
 	if exact != nil {
 		m := CompareExact(row, exact, idx, lp)

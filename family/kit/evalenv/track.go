@@ -1,4 +1,4 @@
-package kit
+package evalenv
 
 import (
 	"fmt"
@@ -143,9 +143,26 @@ func (t *Tracked) Copy(kind string, shape []int, opt chi2.FitOptions) (*chi2.Fit
 		if err != nil {
 			return nil, "", fmt.Errorf("tracked q: %w", err)
 		}
-		if sameShape(f.Q, kind, shape) {
+		if SameShape(f.Q, kind, shape) {
 			return f, p, nil
 		}
 	}
 	return nil, "", nil
+}
+
+// SameShape reports whether q is of kind and shape.
+func SameShape(q chi2.Proposal, kind string, shape []int) bool {
+	if q.Kind() != kind {
+		return false
+	}
+	sh := q.Shape()
+	if len(sh) != len(shape) {
+		return false
+	}
+	for i := range sh {
+		if sh[i] != shape[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -1,4 +1,4 @@
-package kit
+package estim
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 )
 
 // TestExtendSubsample pins issue 25, item 4: a stochastic lower bound
@@ -79,12 +80,12 @@ func TestExtendSubsample(t *testing.T) {
 			cv: ExactX, mean: exactMean + 0.049, exactSub: true, tag: "10 of 20 + cv", warn: "nats above exact on the same examples"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			env := &Env{SkipUnshared: c.shard}
+			env := &evalenv.Env{SkipUnshared: c.shard}
 			y := lp(c.idx, c.shift)
 			st := MeanOf(y)
 			row := report.Row{Experiment: "e", Stage: report.StageFinal, Estimator: "is", Split: "test",
 				MeanLoglik: report.F(st.Mean), LoglikSE: report.F(st.SE), NExamples: len(c.idx)}
-			if err := env.ExtendSubsample(&row, y, c.idx, N, c.exact, c.cheap); err != nil {
+			if err := ExtendSubsample(env, &row, y, c.idx, N, c.exact, c.cheap); err != nil {
 				t.Fatal(err)
 			}
 			if row.ControlVariate != c.cv {
@@ -130,9 +131,9 @@ func TestExtendSubsample(t *testing.T) {
 // TestExtendSubsampleCheapError: an error computing the cheap control
 // variate is the estimator's error.
 func TestExtendSubsampleCheapError(t *testing.T) {
-	env := &Env{}
+	env := &evalenv.Env{}
 	row := report.Row{Estimator: "ais", NExamples: 2}
-	err := env.ExtendSubsample(&row, []float64{-1, -2}, []int{0, 1}, 5, nil, func() (ControlX, error) { return ControlX{}, errors.New("boom") })
+	err := ExtendSubsample(env, &row, []float64{-1, -2}, []int{0, 1}, 5, nil, func() (ControlX, error) { return ControlX{}, errors.New("boom") })
 	if err == nil || !strings.Contains(err.Error(), "control variate: boom") {
 		t.Errorf("error %v", err)
 	}
@@ -194,8 +195,8 @@ func TestExtendSubsampleNoisyX(t *testing.T) {
 	st := MeanOf(y)
 	row := report.Row{Experiment: "e", Stage: report.StageFinal, Estimator: "ais", Split: "test",
 		MeanLoglik: report.F(st.Mean), LoglikSE: report.F(st.SE), NExamples: n}
-	env := &Env{}
-	if err := env.ExtendSubsample(&row, y, idx, N, nil, func() (ControlX, error) { return ControlX{X: x, Name: "a noisy bound"}, nil }); err != nil {
+	env := &evalenv.Env{}
+	if err := ExtendSubsample(env, &row, y, idx, N, nil, func() (ControlX, error) { return ControlX{X: x, Name: "a noisy bound"}, nil }); err != nil {
 		t.Fatal(err)
 	}
 	if len(row.Warnings) != 0 {
@@ -220,12 +221,12 @@ func TestExtendSubsampleNoisyX(t *testing.T) {
 // the same examples (a learning curve compares the model, not the draw),
 // and different splits different ones.
 func TestSampleSameEveryEpoch(t *testing.T) {
-	a, err := (&Env{Seed: 9, Epoch: 1}).Sample(0, seqRows(1000), 50)
+	a, err := (&evalenv.Env{Seed: 9, Epoch: 1}).Sample(0, seqRows(1000), 50)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := (&Env{Seed: 9, Epoch: 7}).Sample(0, seqRows(1000), 50)
-	c, _ := (&Env{Seed: 9, Epoch: 7}).Sample(1, seqRows(1000), 50)
+	b, _ := (&evalenv.Env{Seed: 9, Epoch: 7}).Sample(0, seqRows(1000), 50)
+	c, _ := (&evalenv.Env{Seed: 9, Epoch: 7}).Sample(1, seqRows(1000), 50)
 	if !slices.Equal(a, b) {
 		t.Errorf("epoch 1 and epoch 7 draw different examples: %v, %v", a[:5], b[:5])
 	}

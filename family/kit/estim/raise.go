@@ -1,4 +1,4 @@
-package kit
+package estim
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 )
 
 // RAISE is the settings of a RAISE estimator (Burda et al. 2015) run on a
@@ -70,7 +71,7 @@ type RAISERun func(x data.Examples, progress func(done, total int64)) (eval.RAIS
 
 // LogFAll gives the control variate X = log f̂(v) of every example of split
 // si, and says what it is made of for the row's note.
-type LogFAll func(si int, s Split) (x []float64, proposals string, err error)
+type LogFAll func(si int, s evalenv.Split) (x []float64, proposals string, err error)
 
 // RAISEBySubsample runs RAISE (run) on a random subsample of each split and
 // extends its mean to the whole split with the control variate
@@ -78,7 +79,7 @@ type LogFAll func(si int, s Split) (x []float64, proposals string, err error)
 // when a subsample is extended; it also names the proposals in the row's
 // note). Any fixed per-example X keeps the estimate unbiased; a better X
 // only lowers its variance. label names the progress bar; steps is K.
-func (env *Env) RAISEBySubsample(r *RAISE, base report.Row, label string, steps int, run RAISERun, logF LogFAll) ([]report.Row, error) {
+func RAISEBySubsample(env *evalenv.Env, r *RAISE, base report.Row, label string, steps int, run RAISERun, logF LogFAll) ([]report.Row, error) {
 	var rows []report.Row
 	for si, s := range env.Splits {
 		start := time.Now()
@@ -87,7 +88,7 @@ func (env *Env) RAISEBySubsample(r *RAISE, base report.Row, label string, steps 
 			return rows, err
 		}
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d %s %s %d ex × %d × %d β", env.Experiment, env.Epoch, label, s.Name, len(idx), r.Chains, r.Betas), int64(len(idx))*int64(r.Chains)*int64(steps))
-		res, err := run(Subset{s.Data, idx}, progress)
+		res, err := run(evalenv.Subset{X: s.Data, Idx: idx}, progress)
 		done()
 		if err != nil {
 			return rows, err

@@ -1,4 +1,4 @@
-package brute
+package modeltest
 
 import (
 	"math/rand/v2"

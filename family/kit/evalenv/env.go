@@ -1,17 +1,20 @@
-package kit
+// Package evalenv is the evaluation environment: Env (the splits, seeds,
+// sharding, progress and resumption of one evaluation) and its run loop,
+// which runs each estimator entry (a Runner) and the family's Finisher, and
+// Tracked, the estimator state kept across the evaluations of a run.
+package evalenv
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/models"
 )
@@ -89,7 +92,7 @@ type Env struct {
 	// Artifact, if set, receives the pictures estimators make beside
 	// their rows (the runner sets it for the final evaluation and writes
 	// each to files in the experiment's folder); nil: estimators make none.
-	Artifact func(Artifact) error
+	Artifact func(sampling.Artifact) error
 
 	// memo holds what estimators of one evaluation share (an AIS log Z of
 	// given settings, an exact log Z, per-example IS estimates).
@@ -187,7 +190,7 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 		env.shared = false
 		env.entry, env.name, env.calls = i, c.Name, 0
 		env.earlier = rows
-		rs, err := spec.Impl.(Runner).Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
+		rs, err := RunnerOf(spec).Run(&env, m, c.Settings, Job{Index: i, Seed: seed, Base: base, List: ests})
 		env.markData(rs)
 		if err == nil && env.Sharding != nil {
 			env.Sharding.Ran(i, c.Name, rs)
@@ -211,10 +214,10 @@ func (env Env) Run(f *family.Family, m models.Model, ests []family.Configured) (
 	return rows, nil
 }
 
-// recordedPiece returns the rows of piece k of the running entry that an
+// RecordedPiece returns the rows of piece k of the running entry that an
 // interrupted run recorded (Pieces), or false. A sharded evaluation
 // computes every piece itself.
-func (env *Env) recordedPiece(k int) ([]report.Row, bool) {
+func (env *Env) RecordedPiece(k int) ([]report.Row, bool) {
 	if env.Sharding != nil {
 		return nil, false
 	}
@@ -229,8 +232,8 @@ func (env *Env) recordedPiece(k int) ([]report.Row, bool) {
 	return rows, true
 }
 
-// finishedPiece tells OnPiece that the running entry finished piece k.
-func (env *Env) finishedPiece(k int, rows []report.Row) error {
+// FinishedPiece tells OnPiece that the running entry finished piece k.
+func (env *Env) FinishedPiece(k int, rows []report.Row) error {
 	if env.OnPiece == nil || env.Sharding != nil {
 		return nil
 	}
@@ -240,6 +243,20 @@ func (env *Env) finishedPiece(k int, rows []report.Row) error {
 	}
 	return env.OnPiece(env.entry, env.name, k, saved)
 }
+
+// Earlier returns the rows of the evaluation's entries before the running
+// one (a sandwich judges its rounds against an exact row).
+func (env *Env) Earlier() []report.Row { return env.earlier }
+
+// Entering sets the rows of the entries before the running one, as the
+// run loop does before each entry: for a test that runs an estimator's
+// driver outside Run.
+func (env *Env) Entering(earlier []report.Row) { env.earlier = earlier }
+
+// Unneeded tells the merge of a sharded evaluation that the running entry
+// stopped before its next piece of shareable work (see
+// Sharding.Unneeded).
+func (env *Env) Unneeded() { env.Sharding.Unneeded(env.entry, env.name, env.calls) }
 
 // markData sets the Data of every row of a split whose Source is known.
 func (env *Env) markData(rows []report.Row) {
@@ -366,91 +383,4 @@ func (env *Env) Sample(split int, x data.Examples, n int) ([]int, error) {
 	}
 	rng := rand.New(rand.NewPCG(seeds.Derive(env.Seed, 7, uint64(split)), 0))
 	return eval.SampleIndices(N, n, rng)
-}
-
-// Extend turns per-example estimates Y on the sampled examples into an
-// estimate of the split's mean with the control variate X = log f(v)
-// ("alpha1", "fit" or "none").
-func Extend(mode string, y []float64, idx []int, xAll []float64) (eval.CVResult, error) {
-	xs := make([]float64, len(idx))
-	for k, i := range idx {
-		xs[k] = xAll[i]
-	}
-	if len(idx) == len(xAll) || mode == "none" || len(idx) < 2 {
-		// The whole split, or no control variate: the plain mean.
-		st := MeanOf(y)
-		return eval.CVResult{Estimate: st.Mean, SE: st.SE, Alpha: 0, PlainMean: st.Mean, PlainSE: st.SE, VarianceReduction: 1, N: len(xAll), NSample: len(idx)}, nil
-	}
-	return eval.ControlVariate{Fit: mode == "fit"}.Estimate(y, xs, xAll)
-}
-
-// MeanOf returns the mean of x with its standard error (NaN for one value).
-func MeanOf(x []float64) eval.MeanStat {
-	var s, s2 float64
-	for _, v := range x {
-		s += v
-		s2 += v * v
-	}
-	n := len(x)
-	mean := s / float64(n)
-	se := math.NaN()
-	if n > 1 {
-		se = math.Sqrt(math.Max(s2-float64(n)*mean*mean, 0) / float64(n-1) / float64(n))
-	}
-	return eval.MeanStat{Mean: mean, SE: se, N: n}
-}
-
-// CompareExact notes, on the row of a stochastic lower bound lp of the
-// examples idx of a split, exact's mean log p(x) on the same examples
-// (exact holds exact's per-example values for the whole split), and warns
-// when lp lies above it beyond report.Tolerance: 3 standard errors of the
-// per-example differences (the estimator's own noise), but at least
-// report.NoiseFloor — one example, or differences without spread, have no
-// standard error to measure the noise by. It returns exact's mean on the
-// examples.
-func CompareExact(row *report.Row, exact []float64, idx []int, lp []float64) float64 {
-	d := make([]float64, len(idx))
-	on := make([]float64, len(idx))
-	for k, i := range idx {
-		d[k] = lp[k] - exact[i]
-		on[k] = exact[i]
-	}
-	st, ex := MeanOf(d), MeanOf(on)
-	row.Notes = append(row.Notes, fmt.Sprintf("%s%d examples: %.3f (difference %+.3f ± %.3f)", report.ExactSameNote, len(idx), ex.Mean, st.Mean, st.SE))
-	if e := report.Judge(st.Mean, st.SE, ex.Mean); e.Beyond {
-		by, why := fmt.Sprintf("%.3f", st.Mean), fmt.Sprintf("beyond 3 standard errors (%.3f)", 3*e.Sigma)
-		if e.Floor {
-			by, why = e.Nats(), e.Why()
-		}
-		row.Warnings = append(row.Warnings, fmt.Sprintf("%s is %s nats above exact on the same examples, %s: a stochastic lower bound should not be; the estimate or its error is wrong", row.Estimator, by, why))
-	}
-	return ex.Mean
-}
-
-// Laps times the rows of one estimator entry so that the final table's
-// Minutes count every second once: an entry's rows (one per split) get
-// consecutive laps, so work the rows share (a log Z, a fitted proposal,
-// the model's tables) lands on the first row that waited for it, and each
-// later row carries only its own work. Work a later entry reuses through
-// Memo (an AIS or exact log Z, per-example IS estimates) is counted on the
-// entry that did it: the reuse takes no time.
-type Laps struct{ last time.Time }
-
-// ReusedNote is the note of a row whose entry reused what (e.g. "the AIS
-// log Z") from an earlier entry of the evaluation (Memo): the time of that
-// work is on the earlier entry's rows, not on this one.
-func ReusedNote(what string) string {
-	return what + " is an earlier entry's of the same settings, reused: its time is counted on that entry's rows"
-}
-
-// StartLaps starts timing an entry.
-func StartLaps() *Laps { return &Laps{last: time.Now()} }
-
-// Lap returns the seconds since the previous Lap (or the start) and starts
-// the next lap.
-func (l *Laps) Lap() float64 {
-	now := time.Now()
-	s := now.Sub(l.last).Seconds()
-	l.last = now
-	return s
 }

@@ -1,4 +1,4 @@
-package kit
+package estim
 
 import (
 	"math"
@@ -10,6 +10,7 @@ import (
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -23,8 +24,8 @@ import (
 func TestSandwichNotClosedAboveExact(t *testing.T) {
 	s := &Sandwich[AIS, RAISE]{UntilGap: 0.5, StartBetas: 40, MaxBetas: 2560, Growth: 4, Schedule: "linear", Init: "base-rate",
 		AIS: AIS{Runs: 10}, RAISE: SandwichRAISE()}
-	fake := func(est string) Runner {
-		return runFunc(func(_ *Env, _ models.Model, set family.Settings, j Job) ([]report.Row, error) {
+	fake := func(est string) evalenv.Runner {
+		return impl[AIS](func(_ *evalenv.Env, _ models.Model, set family.Settings, j evalenv.Job) ([]report.Row, error) {
 			k := set.(Annealed).AnnealPath().Betas
 			mean := -19.3 // exact is −20: the annealed model beats the model at small K
 			if k >= 640 {
@@ -41,9 +42,9 @@ func TestSandwichNotClosedAboveExact(t *testing.T) {
 		})
 	}
 	final := report.StageFinal
-	env := &Env{Experiment: "e", Stage: final,
-		earlier: []report.Row{{Experiment: "e", Stage: final, Estimator: "exact", Split: "test", MeanLoglik: report.F(-20), NExamples: 50}}}
-	rows, err := runSandwich(env, nil, s.Rounds(), s.UntilGap, s.at, fake("ais"), fake("raise"), Job{Base: report.Row{Experiment: "e", Stage: final}})
+	env := &evalenv.Env{Experiment: "e", Stage: final}
+	env.Entering([]report.Row{{Experiment: "e", Stage: final, Estimator: "exact", Split: "test", MeanLoglik: report.F(-20), NExamples: 50}})
+	rows, err := runSandwich(env, nil, s.Rounds(), s.UntilGap, s.at, fake("ais"), fake("raise"), evalenv.Job{Base: report.Row{Experiment: "e", Stage: final}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +80,7 @@ func (r rowsOf) Row(n int) []uint8 { return r[n] }
 // variate) calls logF and notes an extension.
 func TestRAISEBySubsampleOneExample(t *testing.T) {
 	x := rowsOf{{1, 0}, {0, 1}, {1, 1}}
-	env := &Env{Experiment: "e", Stage: report.StageFinal, Seed: 1, Splits: []Split{{Name: "test", Data: x}}}
+	env := &evalenv.Env{Experiment: "e", Stage: report.StageFinal, Seed: 1, Splits: []evalenv.Split{{Name: "test", Data: x}}}
 	r := DefaultRAISE()
 	r.Examples = 1
 	run := func(sub data.Examples, _ func(done, total int64)) (eval.RAISEResult, error) {
@@ -89,11 +90,11 @@ func TestRAISEBySubsampleOneExample(t *testing.T) {
 		}
 		return eval.RAISEResult{LogP: lp, Mean: eval.MeanStat{Mean: -1.5, SE: math.NaN(), N: len(lp)}, MinESS: float64(r.Chains)}, nil
 	}
-	logF := func(int, Split) ([]float64, string, error) {
+	logF := func(int, evalenv.Split) ([]float64, string, error) {
 		t.Error("the control variate was computed for one example")
 		return []float64{-1, -1, -1}, "50", nil
 	}
-	rows, err := env.RAISEBySubsample(&r, report.Row{Experiment: "e", Stage: report.StageFinal, Estimator: "raise"}, "RAISE", 10, run, logF)
+	rows, err := RAISEBySubsample(env, &r, report.Row{Experiment: "e", Stage: report.StageFinal, Estimator: "raise"}, "RAISE", 10, run, logF)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package kit
+package estim
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -52,7 +53,7 @@ const (
 // at more than ExactNoticeAfter) it tells Env.Notice how long it will take,
 // e.g. "e1 epoch 10 exact: enumerating 2^33 hidden states × 784 visible
 // units: about 25 min (measured 5.6 M states/s)".
-func (env *Env) ExactRBM(r *models.RBM, maxUnits int, what string) (eval.Exact, func(), error) {
+func ExactRBM(env *evalenv.Env, r *models.RBM, maxUnits int, what string) (eval.Exact, func(), error) {
 	e := eval.Exact{MaxUnits: maxUnits}
 	k := min(r.NVis, r.NHid)
 	if k > maxUnits {

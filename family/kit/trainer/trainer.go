@@ -1,4 +1,7 @@
-package kit
+// Package trainer is the runner's trainer contract: the Trainer a
+// family's Plugin builds (a trainer.Builder) and what it is built from
+// (Args).
+package trainer
 
 import (
 	"github.com/logz-ml/logz/data"
@@ -24,8 +27,8 @@ type Trainer interface {
 	SetOnBatch(f func(int))
 }
 
-// TrainerArgs is what a family's NewTrainer gets.
-type TrainerArgs struct {
+// Args is what a family's NewTrainer gets.
+type Args struct {
 	// Model is the model to train, from the family's NewModel.
 	Model models.Model
 	// ModelSettings and Train are the experiment's model: and train:
