@@ -75,8 +75,7 @@ var Pending = struct {
 	Edges []Edge
 	// Packages are table entries with no package yet.
 	Packages []string
-}{
-}
+}{}
 
 // Package is one package of the module and the module packages its
 // non-test files import.
