@@ -2,9 +2,9 @@ package experiment
 
 import (
 	"fmt"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
 	"strings"
-
-	"github.com/logz-ml/logz/family/kit/trainer"
 )
 
 // epochSettings is a trainer that writes its own settings on the epoch
@@ -12,13 +12,13 @@ import (
 // "sghmc/adaptive-is lr=0.01 friction=0.10 …" for a sigmoid belief net),
 // with the names of its train: keys.
 type epochSettings interface {
-	EpochSettings(sum trainer.EpochSummary) string
+	EpochSettings(sum models.EpochSummary) string
 }
 
 // settingsOf is the settings part of an epoch line: the trainer's own
 // (epochSettings), else those of the summary that are set (k, the
 // learning rate, the momentum; none: "").
-func settingsOf(tr trainer.Trainer, sum trainer.EpochSummary) string {
+func settingsOf(tr family.Trainer, sum models.EpochSummary) string {
 	if s, ok := tr.(epochSettings); ok {
 		return s.EpochSettings(sum)
 	}
@@ -37,7 +37,7 @@ func settingsOf(tr trainer.Trainer, sum trainer.EpochSummary) string {
 
 // epochLine is the start of the line printed after an epoch: "a: epoch
 // 3/10 layer 2  k=1 lr=0.05 mom=0.50" (layer is "" or " layer L").
-func epochLine(exp string, sum trainer.EpochSummary, epochs int, layer, settings string) string {
+func epochLine(exp string, sum models.EpochSummary, epochs int, layer, settings string) string {
 	line := fmt.Sprintf("%s: epoch %d/%d%s", exp, sum.Epoch, epochs, layer)
 	if settings != "" {
 		line += "  " + settings

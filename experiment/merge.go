@@ -14,7 +14,6 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/runlock"
 	"github.com/logz-ml/logz/models"
 )
@@ -300,7 +299,7 @@ func collectParts(pdir, exp string, fp Fingerprint, who string) (*merger, []stri
 	return m, m.check()
 }
 
-// trained is the trainer.Trainer of a merge: the model of a finished
+// trained is the family.Trainer of a merge: the model of a finished
 // training as its checkpoint holds it, evaluated as it is. Nothing is
 // built to read it (the trainers' Resume checks that a checkpoint fits
 // the trainer the config makes; the training part's fingerprint and the
@@ -314,8 +313,8 @@ type trained struct {
 	total int
 }
 
-func (t *trained) TrainEpoch(data.Examples) (trainer.EpochSummary, error) {
-	return trainer.EpochSummary{}, errors.New("a merge trains nothing: its model is trained")
+func (t *trained) TrainEpoch(data.Examples) (models.EpochSummary, error) {
+	return models.EpochSummary{}, errors.New("a merge trains nothing: its model is trained")
 }
 
 // Checkpoint returns the checkpoint read, with its state maps copied (the

@@ -17,7 +17,6 @@ import (
 	"github.com/logz-ml/logz/family/kit/estim"
 	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/family/kit/sampling"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/imagegrid"
 
 	"github.com/logz-ml/logz/config"
@@ -62,7 +61,7 @@ type indepTrainer struct {
 	done   int
 }
 
-func (t *indepTrainer) TrainEpoch(x data.Examples) (trainer.EpochSummary, error) {
+func (t *indepTrainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	D := len(t.m.Logits)
 	for i := range D {
 		on := 0.0
@@ -72,7 +71,7 @@ func (t *indepTrainer) TrainEpoch(x data.Examples) (trainer.EpochSummary, error)
 		t.m.Logits[i] = math.Log((on + t.s) / (float64(x.Len()) - on + t.s))
 	}
 	t.done++
-	return trainer.EpochSummary{Epoch: t.done}, nil
+	return models.EpochSummary{Epoch: t.done}, nil
 }
 func (t *indepTrainer) Checkpoint(e string) (*models.Checkpoint, error) {
 	return &models.Checkpoint{Model: t.m, Meta: models.Meta{Experiment: e, Epoch: t.done}}, nil
@@ -95,7 +94,7 @@ func (indepBuilder) NewModel(_ family.Settings, visible int) (models.Model, erro
 // trainersBuilt counts the test families' NewTrainer calls.
 var trainersBuilt atomic.Int64
 
-func (indepBuilder) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+func (indepBuilder) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	trainersBuilt.Add(1)
 	return &indepTrainer{m: a.Model.(*indep), s: a.ModelSettings.(*indepModel).Smoothing, epochs: a.Train.(*indepTrain).Epochs}, nil
 }

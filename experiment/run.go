@@ -19,7 +19,6 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit/evalenv"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/internal/runlock"
@@ -246,7 +245,7 @@ func finalRows(rows []report.Row) []report.Row {
 // built is an experiment made ready to train and evaluate.
 type built struct {
 	fam   *family.Family
-	tr    trainer.Trainer
+	tr    family.Trainer
 	train *data.Set
 	// tracked is what estimators keep between the evaluations of the
 	// experiment; every checkpoint carries it and --resume restores it.
@@ -282,7 +281,7 @@ func (r *runner) buildWith(done *trained) (*built, error) {
 	}
 	var m models.Model
 	if done != nil {
-		if m, err = trainer.Trained(fam, done.c); err != nil {
+		if m, err = family.Trained(fam, done.c); err != nil {
 			return nil, fmt.Errorf("%s: %w", r.ckpt, err)
 		}
 		done.m = m
@@ -296,9 +295,9 @@ func (r *runner) buildWith(done *trained) (*built, error) {
 		return nil, err
 	}
 	baseRate := data.LogOdds(train0, 1)
-	var tr trainer.Trainer = done
+	var tr family.Trainer = done
 	if done == nil {
-		tr, err = trainer.BuilderOf(fam).NewTrainer(trainer.Args{
+		tr, err = fam.Plugin.NewTrainer(family.TrainerArgs{
 			Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train,
 			Data: train0, BaseRate: baseRate, Seed: config.DeriveSeed(exp.Seed, 1), Workers: r.opt.Workers,
 		})

@@ -15,7 +15,6 @@ import (
 	"github.com/logz-ml/logz/family/kit/estim"
 	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/family/kit/sampling"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/atomicfile"
 	"github.com/logz-ml/logz/internal/progress"
 	"github.com/logz-ml/logz/models"
@@ -300,7 +299,7 @@ func (r *runner) trainEpoch(live bool) error {
 
 // addTrainRow adds the training row of an epoch (summary sum, secs
 // seconds) and returns the start of the epoch's line.
-func (r *runner) addTrainRow(sum trainer.EpochSummary, secs float64) string {
+func (r *runner) addTrainRow(sum models.EpochSummary, secs float64) string {
 	exp, tr := r.exp, r.b.tr
 	r.mine = append(r.mine, report.Row{
 		Experiment: exp.Name, Model: evalenv.Label(tr.Current()), Stage: report.StageEpoch,

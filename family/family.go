@@ -23,6 +23,7 @@ package family
 
 import (
 	"fmt"
+	"github.com/logz-ml/logz/data"
 	"slices"
 	"sort"
 	"strings"
@@ -57,9 +58,8 @@ type Family struct {
 	// their own defaults for the flags not given (the flags' defaults are
 	// those of the Boltzmann families: 14,500 β, 100 AIS runs).
 	OwnEvalDefaults bool
-	// Plugin does the family's work: it builds models (Plugin, required
-	// here), trains them (trainer.Builder, required: kit.Register checks
-	// it) and may also sample them, compare chain starts, show filters and
+	// Plugin does the family's work: it builds and trains models (Plugin,
+	// required here) and may also sample them, compare chain starts, show filters and
 	// finish an evaluation's rows — each of those a small interface
 	// declared by the package that uses it (sampling.Sampler,
 	// sampling.Mixer, sampling.FilterSource, evalenv.Finisher) and found by
@@ -68,14 +68,45 @@ type Family struct {
 }
 
 // Plugin is a family's plug-in: the type whose methods build, train and
-// sample its models. Building a model is the ability every Plugin has and
-// the one this floor can declare; the trainer it builds is declared above
-// it (family/kit/trainer.Builder adds NewTrainer, which kit.Register
-// checks), and the optional abilities are found by type assertion.
+// sample its models. Building and training are the abilities every Plugin
+// has; the optional ones are found by type assertion.
 type Plugin interface {
 	// NewModel builds a fresh model for data with visible units from the
 	// model settings (parameters are initialised by the trainer).
 	NewModel(model Settings, visible int) (models.Model, error)
+	// NewTrainer builds the trainer of a model (from NewModel) and
+	// initialises its parameters.
+	NewTrainer(a TrainerArgs) (Trainer, error)
+}
+
+// Trainer is what the runner drives: one epoch at a time, checkpointed
+// and resumed bit for bit.
+type Trainer interface {
+	TrainEpoch(x data.Examples) (models.EpochSummary, error)
+	Checkpoint(experiment string) (*models.Checkpoint, error)
+	Resume(c *models.Checkpoint) error
+	// Completed and Total count epochs, all layers and phases included.
+	Completed() int
+	Total() int
+	// Current is the model to evaluate now (for a DBN: the stack so far).
+	Current() models.Model
+	SetOnBatch(f func(int))
+}
+
+// TrainerArgs is what a Plugin's NewTrainer is given.
+type TrainerArgs struct {
+	// Model is the model to train, from the family's NewModel.
+	Model models.Model
+	// ModelSettings and Train are the experiment's model: and train:
+	// sections (the family's own structs).
+	ModelSettings, Train Settings
+	// Data is the training set; BaseRate its smoothed log-odds per unit.
+	Data     *data.Set
+	BaseRate []float64
+	// Seed seeds every random draw of training.
+	Seed uint64
+	// Workers is the number of goroutines; results do not depend on it.
+	Workers int
 }
 
 // TrainerInfo names and documents one training method of a family.
@@ -204,4 +235,22 @@ func Codecs() models.Codecs {
 		out[i] = families[n].Codec
 	}
 	return out
+}
+
+// Reloader is a Plugin whose trainer evaluates a model its checkpoint does
+// not hold as it is (an SBN's net carries which posterior estimate it is,
+// which is not saved): Trained returns the model a finished training
+// evaluates (its trainer's Current) from its checkpoint, without building
+// a trainer. Without it, that model is the checkpoint's.
+type Reloader interface {
+	Trained(c *models.Checkpoint) (models.Model, error)
+}
+
+// Trained returns the model a finished training of family f evaluates,
+// from its checkpoint c (see Reloader).
+func Trained(f *Family, c *models.Checkpoint) (models.Model, error) {
+	if r, ok := f.Plugin.(Reloader); ok {
+		return r.Trained(c)
+	}
+	return c.Model, nil
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-// trainer is the runner's trainer contract (kit.Trainer) with the epoch
+// trainer is the runner's trainer contract (family.Trainer) with the epoch
 // line's settings, as every trainer of package train has it.
 type trainer interface {
 	TrainEpoch(x data.Examples) (models.EpochSummary, error)

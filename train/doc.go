@@ -14,7 +14,7 @@
 //     iteration per epoch (mob.go).
 //
 // Every trainer has the same methods, the runner's trainer contract
-// (kit.Trainer) with nothing to adapt:
+// (family.Trainer) with nothing to adapt:
 //
 //	TrainEpoch(x data.Examples) (EpochSummary, error)
 //	Checkpoint(experiment string) (*models.Checkpoint, error)

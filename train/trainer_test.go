@@ -11,7 +11,7 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-// trainer is the runner's trainer contract (kit.Trainer, which this
+// trainer is the runner's trainer contract (family.Trainer, which this
 // package cannot import) with the epoch line's settings: every trainer
 // has it, with nothing to adapt.
 type trainer interface {

@@ -46,7 +46,6 @@ import (
 	"github.com/logz-ml/logz/family/familytest"
 	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/family/kit/sampling"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -376,14 +375,14 @@ func rowsOf(s *data.Set) familytest.Rows {
 }
 
 // newTrainer builds the experiment's model and trainer as the runner does.
-func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *data.Set) trainer.Trainer {
+func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *data.Set) family.Trainer {
 	t.Helper()
 	exp = exp.Clone()
 	m, err := f.Plugin.NewModel(exp.Model.Settings, train.D)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := trainer.BuilderOf(f).NewTrainer(trainer.Args{
+	tr, err := f.Plugin.NewTrainer(family.TrainerArgs{
 		Model: m, ModelSettings: exp.Model.Settings, Train: exp.Train, Data: train,
 		BaseRate: data.LogOdds(train, 1), Seed: config.DeriveSeed(exp.Seed, 1), Workers: 2,
 	})
@@ -394,7 +393,7 @@ func newTrainer(t *testing.T, f *family.Family, exp config.Experiment, train *da
 }
 
 // trainUntil trains tr up to epoch n.
-func trainUntil(t *testing.T, tr trainer.Trainer, x familytest.Rows, n int) {
+func trainUntil(t *testing.T, tr family.Trainer, x familytest.Rows, n int) {
 	t.Helper()
 	for tr.Completed() < n {
 		before := tr.Completed()

@@ -13,7 +13,6 @@ import (
 	"github.com/logz-ml/logz/family/dbn"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/kit/estim"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -152,7 +151,7 @@ func (p pretrainSchedule) KAt(int) int                { return p.t.Pretrain.K }
 func (p pretrainSchedule) LearningRateAt(int) float64 { return p.t.Pretrain.LearningRate }
 func (p pretrainSchedule) MomentumAt(e int) float64   { return p.t.MomentumAt(e) }
 
-func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m, err := family.As[*models.DBM](a.Model)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/kit/estim"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -165,7 +164,7 @@ func (Plugin) Finish(m models.Model, rows []report.Row, ests []family.Configured
 	return estim.FinishDeep(rows, ests)
 }
 
-func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m, err := family.As[*models.DBN](a.Model)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package ising
 
 import (
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -17,7 +16,7 @@ func (t *Train) Options() train.IsingOptions {
 	}
 }
 
-func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m, err := family.As[*models.Ising](a.Model)
 	if err != nil {
 		return nil, err

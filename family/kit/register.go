@@ -1,6 +1,5 @@
-// Package kit is the glue every family shares, in four packages by
-// concern — trainer (the runner's trainer contract and the Builder every
-// Plugin is), sampling (samples, filters and pictures, and the optional
+// Package kit is the glue every family shares, in three packages by
+// concern — sampling (samples, filters and pictures, and the optional
 // abilities that make them), evalenv (the evaluation environment and its
 // run loop) and estim (estimator definitions and the settings and drivers
 // several families share) — and Register, which adds a family to the
@@ -12,17 +11,12 @@ import (
 
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit/evalenv"
-	"github.com/logz-ml/logz/family/kit/trainer"
 )
 
-// Register checks that f's Plugin also trains (a trainer.Builder) and that
-// every estimator's Impl runs in an evaluation (an evalenv.Runner), and
+// Register checks that every estimator's Impl runs in an evaluation (an evalenv.Runner), and
 // adds f to the registry; it panics otherwise (a programming error caught
 // when the program starts).
 func Register(f *family.Family) {
-	if _, ok := f.Plugin.(trainer.Builder); !ok {
-		panic(fmt.Sprintf("family %s: its Plugin %T is not a trainer.Builder (NewModel, NewTrainer)", f.Name, f.Plugin))
-	}
 	for _, e := range f.Estimators {
 		if _, ok := e.Impl.(evalenv.Runner); !ok {
 			panic(fmt.Sprintf("family %s: estimator %s: its Impl %T is not an evalenv.Runner", f.Name, e.Name, e.Impl))

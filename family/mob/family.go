@@ -24,7 +24,6 @@ import (
 	"github.com/logz-ml/logz/family/kit/estim"
 	"github.com/logz-ml/logz/family/kit/evalenv"
 	"github.com/logz-ml/logz/family/kit/sampling"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -132,7 +131,7 @@ func (Plugin) NewModel(s family.Settings, visible int) (models.Model, error) {
 
 // NewTrainer builds the EM trainer and starts the components from the
 // training data.
-func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m, ok := a.Model.(*models.MoB)
 	if !ok {
 		return nil, fmt.Errorf("mob trainer: the model is a %s, not a mob", a.Model.TypeName())

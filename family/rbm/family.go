@@ -7,7 +7,6 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/kit/estim"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -96,7 +95,7 @@ func Chi2Options(t *Train, workers int) train.Chi2Options {
 
 // NewTrainer builds the trainer of train.method and initialises the
 // model's parameters.
-func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m, err := family.As[*models.RBM](a.Model)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 	belief "github.com/logz-ml/logz/sbn"
@@ -185,7 +184,7 @@ func newFamily(name string, ar bool) *family.Family {
 	}
 }
 
-func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	n := a.Model.(*belief.Net)
 	m := a.ModelSettings.(*Model)
 	t := a.Train.(*Train)

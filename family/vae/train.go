@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/logz-ml/logz/family"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/family/rbm"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
@@ -130,7 +129,7 @@ var Trainers = []family.TrainerInfo{{
 
 // newTrainer builds the nvil trainer of a *models.VAE and initialises its
 // parameters (decoder output bias at the data's base-rate logits).
-func (Plugin) NewTrainer(a trainer.Args) (trainer.Trainer, error) {
+func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	m, ok := a.Model.(*models.VAE)
 	if !ok {
 		return nil, fmt.Errorf("vae trainer: the model is a %s, not a vae", a.Model.TypeName())

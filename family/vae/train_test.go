@@ -1,11 +1,11 @@
 package vae
 
 import (
+	"github.com/logz-ml/logz/family"
 	"strings"
 	"testing"
 
 	"github.com/logz-ml/logz/family/familytest"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -66,20 +66,20 @@ func TestNewTrainer(t *testing.T) {
 	}
 	b, _ := models.NewVAE(6, 4, []int{5}, 0)
 	s.PriorTraining = train.PriorTrainingPCD
-	if _, err := (Plugin{}).NewTrainer(trainer.Args{Model: b, Train: &s, Seed: 1}); err == nil || !strings.Contains(err.Error(), "prior_training") {
+	if _, err := (Plugin{}).NewTrainer(family.TrainerArgs{Model: b, Train: &s, Seed: 1}); err == nil || !strings.Contains(err.Error(), "prior_training") {
 		t.Errorf("pcd with a Bernoulli prior: %v, want an error naming prior_training", err)
 	}
 }
 
 // trainOneEpoch builds the nvil trainer of m (6 visible units) and trains
 // it for an epoch on 30 fixed examples.
-func trainOneEpoch(t *testing.T, m *models.VAE, ms *Model, s *Train) (trainer.Trainer, trainer.EpochSummary) {
+func trainOneEpoch(t *testing.T, m *models.VAE, ms *Model, s *Train) (family.Trainer, models.EpochSummary) {
 	t.Helper()
 	data := make(rowsData, 30)
 	for i := range data {
 		data[i] = []uint8{uint8(i % 2), 1, 0, uint8(i % 3 / 2), 1, 0}
 	}
-	tr, err := Plugin{}.NewTrainer(trainer.Args{Model: m, ModelSettings: ms, Train: s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
+	tr, err := Plugin{}.NewTrainer(family.TrainerArgs{Model: m, ModelSettings: ms, Train: s, Seed: 1, Workers: 2, BaseRate: make([]float64, 6)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ var Floors = []Floor{
 	{2, []string{"data", "models/modeltest"}},
 	{3, []string{"family", "family/familytest", "inference", "inference/chi2", "internal/datafetch"}},
 	{4, []string{"train", "eval", "eval/chi2", "eval/report", "sbn", "config", "inference/chi2/chi2test"}},
-	{5, []string{"family/kit/trainer", "family/kit/sampling"}},
+	{5, []string{"family/kit/sampling"}},
 	{6, []string{"family/kit/evalenv"}},
 	{7, []string{"family/kit/estim", "family/kit"}},
 	{8, []string{"family/rbm", "family/dbn", "family/dbm", "family/ising", "family/mob", "family/sbn", "family/vae"}},

@@ -28,7 +28,7 @@ func moduleRoot(t *testing.T) string {
 // import and every entry of the table still exists. It replaces
 // data/imports_test.go (data reached nothing above models and internal):
 // data is on floor 2. Mutation checked: a file importing family/kit/estim
-// in family/kit/trainer (up: floor 5 → 7) fails it, naming both packages
+// in family/kit/sampling (up: floor 5 → 7) fails it, naming both packages
 // and floors, and so does deleting the family/vae → family/rbm entry of
 // Sideways.
 func TestFloors(t *testing.T) {

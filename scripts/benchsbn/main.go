@@ -8,12 +8,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/logz-ml/logz/family"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/family/kit/trainer"
 	sbnfam "github.com/logz-ml/logz/family/sbn"
 	"github.com/logz-ml/logz/internal/kernel"
 )
@@ -53,7 +53,7 @@ func run(dir string, n int, seed uint64, dump, samplers, precision string) error
 		if err != nil {
 			return err
 		}
-		tr, err := trainer.BuilderOf(fam).NewTrainer(trainer.Args{Model: m, ModelSettings: ms, Train: ts, Data: set, BaseRate: data.LogOdds(set, 1), Seed: 1})
+		tr, err := fam.Plugin.NewTrainer(family.TrainerArgs{Model: m, ModelSettings: ms, Train: ts, Data: set, BaseRate: data.LogOdds(set, 1), Seed: 1})
 		if err != nil {
 			return err
 		}
