@@ -3,6 +3,7 @@ package sbn
 import (
 	"hash/fnv"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/logz-ml/logz/internal/kernel"
@@ -54,6 +55,70 @@ func TestGibbsFloat32Golden(t *testing.T) {
 		want uint64
 	}{{false, goldenGibbsPlain}, {true, goldenGibbsAR}} {
 		if got := gibbsHash(t, c.ar, kernel.Float32, 71); got != c.want {
+			t.Errorf("ar %v: hash %#x, want %#x", c.ar, got, c.want)
+		}
+	}
+}
+
+// TestGibbsChains32Golden pins the float32 chains' arithmetic itself
+// (the trainer's hashes above see it only through the draws): 13 chains
+// of a 70-40-9 net with weights of scale 3 (activations beyond Extreme8
+// too), plain and autoregressive, hashed over every unit's log-odds, the
+// visible Σ softplus(a) and odds and the latent states, activations and σ
+// pairs after each of four sweeps. The hashes were taken from the float32
+// chains of sampler32.go.
+func TestGibbsChains32Golden(t *testing.T) {
+	for _, c := range []struct {
+		ar   bool
+		want uint64
+	}{{false, 0x20fbb53604eeb294}, {true, 0xf8c08998676401ef}} {
+		n := randomNet([]int{70, 40, 9}, c.ar, 3, 5)
+		g := n.newGibbsTables(true)
+		g.refresh(n)
+		const active = 13
+		lc := newGibbsChains[float32](n, active)
+		h := n.States()
+		rng := rand.New(rand.NewPCG(1, 2))
+		rngs := make([]*rand.Rand, active)
+		for k := range active {
+			randomState(h, rng)
+			lc.load(k, h)
+			rngs[k] = rand.New(rand.NewPCG(uint64(k), 3))
+		}
+		lc.refresh(active, g)
+		hs := fnv.New64a()
+		put := func(x float64) {
+			b := math.Float64bits(x)
+			hs.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(b >> 32), byte(b >> 40), byte(b >> 48), byte(b >> 56)})
+		}
+		for range 4 {
+			lc.sweep(g, rngs)
+			lc.flush(g)
+			for l := 1; l <= n.Layers(); l++ {
+				for j := range n.Sizes[l] {
+					lc.logOdds(g, l, j)
+					lc.penJ = -1 // logOdds again next round: no update waits
+					for k := range active {
+						put(lc.lo[k])
+					}
+				}
+			}
+			for k := range active {
+				put(lc.sp0[k])
+			}
+			for _, x := range lc.r0 {
+				put(float64(x))
+			}
+			for l := 1; l <= n.Layers(); l++ {
+				for i := range lc.s[l] {
+					put(float64(lc.h[l][i]))
+					put(float64(lc.a[l][i]))
+					put(float64(lc.s[l][i]))
+					put(float64(lc.t[l][i]))
+				}
+			}
+		}
+		if got := hs.Sum64(); got != c.want {
 			t.Errorf("ar %v: hash %#x, want %#x", c.ar, got, c.want)
 		}
 	}

@@ -152,7 +152,6 @@ type Trainer struct {
 
 	is      isSampler    // the adaptive importance sampler (nil for gibbs)
 	gibbs   *gibbsTables // the Gibbs sampler's tables, W_lᵀ and the exponentials, refreshed each step (nil for adaptive-is)
-	gibbs32 bool         // the float32 Gibbs sampler (sampler.go's chains in float32: sampler32.go)
 	latent  int          // Σ_{l≥1} n_l
 	persist []uint8      // N × latent persistent Gibbs states
 	seen    []uint8      // N: persistent state initialised
@@ -272,11 +271,7 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		t.latent += s
 	}
 	if o.Sampler == "gibbs" {
-		t.gibbs = n.newGibbsTables(true)
-		if o.Precision == kernel.Float32 {
-			t.gibbs32 = true
-			t.gibbs.enable32(n)
-		}
+		t.gibbs = n.newGibbsTables(o.Precision == kernel.Float32)
 		if o.Persistent {
 			t.persist, t.seen = make([]uint8, N*t.latent), make([]uint8, N)
 		} else {
@@ -448,7 +443,7 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	workers = min(workers, t.active)
 	for step := range t.opt.Steps {
 		t.cur.step = step
-		t.gibbs.refresh(t.net, true)
+		t.gibbs.refresh(t.net)
 		t.next.Store(0)
 		work := t.gibbsSteps(idx, workers)
 		if workers == 1 {

@@ -1,24 +1,30 @@
 package sigpair
 
-import "math"
+import (
+	"math"
 
-// The float32 kernels: eight lanes (a group) in one AVX2 register. The σ
-// pairs, the activations and the tabulated exponentials are float32; a
-// lane's factor t + s·e is formed in float32 and multiplied into a float64
-// running product (so a block of BlockLen factors has float64's range, with
-// the same ProdLo, ProdHi and renormalisation as Prod), and a dot product
-// of float32 states with float64 weights is summed in float64. The lanes
-// of element i are [8i, 8i+8): one group stored contiguously.
+	"github.com/logz-ml/logz/internal/kernel"
+)
 
-// Lanes32 is the number of lanes of a float32 group.
-const Lanes32 = 8
+// The kernels of eight lanes (a group), generic over the precision F of
+// the σ pairs, the activations, the odds and the tabulated exponentials
+// (kernel.Float): a lane's factor t + s·e is formed in F and multiplied
+// into a float64 running product (so a block of BlockLen factors has
+// float64's range, with the same ProdLo, ProdHi and renormalisation as
+// Prod), and a dot product of F states with float64 weights is summed in
+// float64. The lanes of element i are [8i, 8i+8): one group stored
+// contiguously. In float32 the group is one AVX2 register (assembly on
+// amd64, the Go loops' bits); float64 runs the Go loops.
 
-// Extreme32 bounds the |a| whose σ(±a) a float32 lane keeps and the |w|
-// whose e^{±w} enter its products: σ(−80) ≈ 1.8e−35 and e^{80} ≈ 5.5e34
-// are normal float32 numbers with room for a factor t + s·e.
-const Extreme32 = 80
+// Lanes8 is the number of lanes of a group.
+const Lanes8 = 8
 
-// Prod32Args are the operands of Prod32 for one group of n = len(EP)
+// Extreme8 bounds the |a| whose σ(±a) a lane keeps and the |w| whose e^{±w}
+// enter its products: σ(−80) ≈ 1.8e−35 and e^{80} ≈ 5.5e34 are normal
+// float32 numbers with room for a factor t + s·e.
+const Extreme8 = 80
+
+// Prod8Args are the operands of Prod8 for one group of n = len(EP)
 // elements (lane q of element i at [8i + q]):
 //
 //	T, S      σ(−a), σ(a) of the elements
@@ -27,11 +33,11 @@ const Extreme32 = 80
 //	P, Exp    each lane's running product P·2^Exp
 //	Bad       Bad[b] gets bit q set when block b of lane q left the safe
 //	          range (its product was discarded)
-type Prod32Args struct {
-	T, S   []float32
-	EP, EN []float32
+type Prod8Args[F kernel.Float] struct {
+	T, S   []F
+	EP, EN []F
 	Sel    *[8]uint32
-	X      []float32
+	X      []F
 	W      []float64
 	P      *[8]float64
 	Exp    *[8]int64
@@ -39,7 +45,10 @@ type Prod32Args struct {
 	Bad    []uint8
 }
 
-// Shift32Args are the operands of ShiftProd32 for one group: A, S, T the
+// Prod32Args are the float32 operands (the assembly's).
+type Prod32Args = Prod8Args[float32]
+
+// Shift8Args are the operands of Shift8 for one group: A, S, T the
 // activations and σ pairs (lane q of element i at [8i + q]), W the flipped
 // unit's outgoing row with e^{W} in EP and e^{−W} in EN.
 //
@@ -47,13 +56,80 @@ type Prod32Args struct {
 //	Sel   lane q uses EN where Sel[q]'s top bit is set (the unit was 1)
 //	Fb    Fb[i] gets bit q set when lane q of element i needs its σ pair
 //	      recomputed from a (the caller's fallback)
-type Shift32Args struct {
-	A, S, T []float32
-	W       []float32
-	EP, EN  []float32
-	D       [8]float32
+type Shift8Args[F kernel.Float] struct {
+	A, S, T []F
+	W       []F
+	EP, EN  []F
+	D       [8]F
 	Sel     [8]uint32
 	Fb      []uint8
+}
+
+// Shift32Args are the float32 operands (the assembly's).
+type Shift32Args = Shift8Args[float32]
+
+// Prod8 is Prod32 in precision F.
+func Prod8[F kernel.Float](a *Prod8Args[F]) bool {
+	if a32, ok := any(a).(*Prod32Args); ok {
+		return Prod32(a32)
+	}
+	if len(a.EP) == 0 {
+		return false
+	}
+	return prod8Go(a)
+}
+
+// Shift8 is Shift32 in precision F (with F's largest finite number in
+// place of math.MaxFloat32).
+func Shift8[F kernel.Float](sh *Shift8Args[F]) bool {
+	if s32, ok := any(sh).(*Shift32Args); ok {
+		return Shift32(s32)
+	}
+	if len(sh.W) == 0 {
+		return false
+	}
+	return shift8Go(sh)
+}
+
+// RhoProd8 is RhoProd in precision F.
+func RhoProd8[F kernel.Float](pr *Rho8Args[F]) bool {
+	if p32, ok := any(pr).(*RhoArgs); ok {
+		return RhoProd(p32)
+	}
+	if len(pr.EP) == 0 {
+		return false
+	}
+	return rhoProdGo(pr)
+}
+
+// Rho8 is Rho in precision F (ρ's bounds e^{∓Extreme8} rounded to F).
+func Rho8[F kernel.Float](sh, pr *Rho8Args[F]) (fell uint8, bad bool) {
+	if s32, ok := any(sh).(*RhoArgs); ok {
+		p32, _ := any(pr).(*RhoArgs)
+		return Rho(s32, p32)
+	}
+	if len(sh.EP) == 0 {
+		return 0, false
+	}
+	fell = rhoGo(sh)
+	if pr != nil {
+		bad = rhoProdGo(pr)
+	}
+	return fell, bad
+}
+
+// maxOf is F's largest finite number.
+func maxOf[F kernel.Float]() F {
+	if kernel.Of[F]() == kernel.Float32 {
+		return F(float32(math.MaxFloat32))
+	}
+	m := math.MaxFloat64
+	return F(m)
+}
+
+// rhoBounds are RhoLo, RhoHi in F.
+func rhoBounds[F kernel.Float]() (F, F) {
+	return F(math.Exp(-Extreme8)), F(math.Exp(Extreme8))
 }
 
 // Prod32 multiplies, for every lane q, the factors float32(t_i + s_i·e_i)
@@ -72,13 +148,13 @@ func Prod32(a *Prod32Args) bool {
 	if useAVX2 {
 		return prod32AVX2(a)
 	}
-	return prod32Go(a)
+	return prod8Go(a)
 }
 
 // Shift32 adds D[q]·w_i to a_i of every lane q with D[q] ≠ 0 and updates
 // its σ pair without an exp: with e = e^{D[q]·w_i} and r = t + s·e in
 // float32, s ← s·(e·(1/r)), t ← t·(1/r) when 0 < r ≤ MaxFloat32 and the
-// new |a| ≤ Extreme32, else s, t are left and the lane's bit set in Fb
+// new |a| ≤ Extreme8, else s, t are left and the lane's bit set in Fb
 // (the caller recomputes them from a). It reports whether any bit of Fb
 // was set.
 func Shift32(sh *Shift32Args) bool {
@@ -91,49 +167,59 @@ func Shift32(sh *Shift32Args) bool {
 	if useAVX2 {
 		return shift32AVX2(sh)
 	}
-	return shift32Go(sh)
+	return shift8Go(sh)
 }
 
-// prod32Go is Prod32 in Go; every product that feeds an addition is
-// converted explicitly, which forbids the compiler to fuse them.
-func prod32Go(a *Prod32Args) bool {
+// prod8Go is Prod8 in Go; every product that feeds an addition is
+// converted explicitly, which forbids the compiler to fuse them. The lanes
+// go side by side (independent products), each with the operations of
+// the assembly in its order.
+func prod8Go[F kernel.Float](a *Prod8Args[F]) bool {
 	n := len(a.EP)
-	any := false
+	_, _, _ = a.EN[:n], a.T[:8*n], a.S[:8*n]
+	var e [8][]F
+	var r [8]float64
+	dot := *a.Dot
 	for q := range 8 {
-		e := a.EP
+		e[q] = a.EP
 		if a.Sel[q]>>31 != 0 {
-			e = a.EN
+			e[q] = a.EN
 		}
-		p, exp, dot := a.P[q], a.Exp[q], 0.0
-		if a.X != nil {
-			dot = a.Dot[q]
-		}
-		for lo, b := 0, 0; lo < n; lo, b = lo+BlockLen, b+1 {
-			hi := min(lo+BlockLen, n)
-			r := p
-			for i := lo; i < hi; i++ {
-				o := 8*i + q
-				if a.X != nil {
-					dot += float64(float64(a.X[o]) * a.W[i])
+		e[q] = e[q][:n]
+	}
+	any := false
+	for lo, b := 0, 0; lo < n; lo, b = lo+BlockLen, b+1 {
+		hi := min(lo+BlockLen, n)
+		r = *a.P
+		for i := lo; i < hi; i++ {
+			t, s := a.T[8*i:8*i+8], a.S[8*i:8*i+8]
+			if a.X != nil {
+				x, w := a.X[8*i:8*i+8], a.W[i]
+				for q := range 8 {
+					dot[q] += float64(float64(x[q]) * w)
 				}
-				r *= float64(a.T[o] + float32(a.S[o]*e[i]))
 			}
-			if !endBlock(r, &p, &exp) {
+			for q := range 8 {
+				r[q] *= float64(t[q] + F(s[q]*e[q][i]))
+			}
+		}
+		for q := range 8 {
+			if !endBlock(r[q], &a.P[q], &a.Exp[q]) {
 				a.Bad[b] |= 1 << q
 				any = true
 			}
 		}
-		a.P[q], a.Exp[q] = p, exp
-		if a.X != nil {
-			a.Dot[q] = dot
-		}
+	}
+	if a.X != nil {
+		*a.Dot = dot
 	}
 	return any
 }
 
-// shift32Go is ShiftProd32's update in Go (see prod32Go).
-func shift32Go(a *Shift32Args) bool {
+// shift8Go is Shift8's update in Go (see prod8Go).
+func shift8Go[F kernel.Float](a *Shift8Args[F]) bool {
 	any := false
+	top := maxOf[F]()
 	for q := range 8 {
 		d := a.D[q]
 		if d == 0 {
@@ -145,12 +231,12 @@ func shift32Go(a *Shift32Args) bool {
 		}
 		for i, w := range a.W {
 			o := 8*i + q
-			x := a.A[o] + float32(d*w)
+			x := a.A[o] + F(d*w)
 			a.A[o] = x
-			r := a.T[o] + float32(a.S[o]*e[i])
-			if r > 0 && r <= math.MaxFloat32 && abs32(x) <= Extreme32 {
+			r := a.T[o] + F(a.S[o]*e[i])
+			if r > 0 && r <= top && absF(x) <= Extreme8 {
 				inv := 1 / r
-				a.S[o] *= float32(e[i] * inv)
+				a.S[o] *= F(e[i] * inv)
 				a.T[o] *= inv
 			} else {
 				a.Fb[i] |= 1 << q
@@ -161,38 +247,47 @@ func shift32Go(a *Shift32Args) bool {
 	return any
 }
 
-func abs32(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
+// absF is |x| (NaN for NaN).
+func absF[F kernel.Float](x F) F {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
 
 // The odds form of a float32 lane's visible layer: each element keeps ρ =
-// e^{a} (float32, NaN where |a| > Extreme32) instead of its σ pair, so that
+// e^{a} (in F, NaN where |a| > Extreme8) instead of its σ pair, so that
 // softplus(a + w) = log(1 + ρ·e^{w}): a flip multiplies ρ by e^{±w} (no
 // division) and a unit's row gives the product Π (1 + ρ_i·e^{±w_i}) =
 // exp Σ softplus(a_i ± w_i), from which the caller subtracts Σ
 // softplus(a_i), which it keeps.
 
-// RhoLo and RhoHi bound the ρ a lane keeps: e^{∓Extreme32} in float32. A ρ
+// RhoLo and RhoHi bound the ρ a lane keeps: e^{∓Extreme8} in float32. A ρ
 // outside (or NaN) is recomputed by the caller.
 var (
-	RhoLo = float32(math.Exp(-Extreme32))
-	RhoHi = float32(math.Exp(Extreme32))
+	RhoLo = float32(math.Exp(-Extreme8))
+	RhoHi = float32(math.Exp(Extreme8))
 )
 
-// RhoArgs are the operands of RhoProd and Rho for one group: R the ρ of
+// Rho8Args are the operands of RhoProd8 and Rho8 for one group: R the ρ of
 // n = len(EP) elements (lane q of element i at [8i + q]) and a row's
 // e^{±w}.
 //
 //	Sel   all ones where the lane uses EN, else EP
 //	Flip  (Rho) all ones where the lane's unit flips: ρ ← ρ·e
 //	P, Exp, Bad  (RhoProd) as Prod32's
-type RhoArgs struct {
-	R      []float32
-	EP, EN []float32
+type Rho8Args[F kernel.Float] struct {
+	R      []F
+	EP, EN []F
 	Sel    *[8]uint32
 	Flip   *[8]uint32
 	P      *[8]float64
 	Exp    *[8]int64
 	Bad    []uint8
 }
+
+// RhoArgs are the float32 operands (the assembly's).
+type RhoArgs = Rho8Args[float32]
 
 // RhoProd multiplies, for every lane q, the factors float32(1 + ρ_i·e_i)
 // into a float64 product in blocks of BlockLen, renormalised as Prod does,
@@ -242,8 +337,9 @@ func Rho(sh, pr *RhoArgs) (fell uint8, bad bool) {
 }
 
 // rhoGo is Rho's update in Go.
-func rhoGo(a *RhoArgs) uint8 {
+func rhoGo[F kernel.Float](a *Rho8Args[F]) uint8 {
 	var fell uint8
+	rlo, rhi := rhoBounds[F]()
 	for q := range 8 {
 		if a.Flip[q] == 0 {
 			continue
@@ -255,7 +351,7 @@ func rhoGo(a *RhoArgs) uint8 {
 		for i := range a.EP {
 			o := 8*i + q
 			r := a.R[o] * e[i]
-			if !(r >= RhoLo && r <= RhoHi) {
+			if !(r >= rlo && r <= rhi) {
 				fell |= 1 << q
 			}
 			a.R[o] = r
@@ -264,8 +360,8 @@ func rhoGo(a *RhoArgs) uint8 {
 	return fell
 }
 
-// rhoProdGo is RhoProd in Go (see prod32Go).
-func rhoProdGo(a *RhoArgs) bool {
+// rhoProdGo is RhoProd in Go (see prod8Go).
+func rhoProdGo[F kernel.Float](a *Rho8Args[F]) bool {
 	n := len(a.EP)
 	any := false
 	for q := range 8 {
@@ -277,9 +373,9 @@ func rhoProdGo(a *RhoArgs) bool {
 		for lo, b := 0, 0; lo < n; lo, b = lo+BlockLen, b+1 {
 			hi := min(lo+BlockLen, n)
 			r := p
-			var part float32
+			var part F
 			for i := lo; i < hi; i++ {
-				f := 1 + float32(a.R[8*i+q]*e[i])
+				f := 1 + F(a.R[8*i+q]*e[i])
 				if (i-lo)%4 == 0 {
 					part = f
 				} else {
