@@ -256,7 +256,7 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch := n.newGibbsChain()
+			ch, rb := n.newGibbsChain(), tr.newRefBufs()
 			tr.gibbs.refresh(n)
 			perm := rand.New(rand.NewPCG(3, 3)).Perm(len(data))
 			for _, step := range []int{0, 1, 3} {
@@ -280,7 +280,7 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 					var wantG []*Net
 					var wantSig []float64
 					for _, tk := range chunks {
-						tr.runTaskRef(tk, ch)
+						tr.runTaskRef(tk, ch, rb)
 						wantG, wantSig = append(wantG, tk.gGen.clone()), append(wantSig, tk.signal)
 					}
 					wantSt := append([]uint8(nil), states()...)

@@ -186,12 +186,6 @@ type trainTask struct {
 	rows []int // dataset indices
 	pos  int   // position of rows[0] in the minibatch
 
-	// The current example and the kept states of the per-example Gibbs
-	// reference (sampler_ref_test.go).
-	x   []float64
-	xon []int32
-	smp []latentSample
-
 	// gibbs: the chunk's examples (chunkSize × n_0) and the buffers of
 	// its batched gradient
 	xs []float64
@@ -200,12 +194,6 @@ type trainTask struct {
 	gGen *Net
 
 	signal float64
-}
-
-// latentSample is one joint state with the buffers of its gradient.
-type latentSample struct {
-	h, p [][]float64
-	on   [][]int32
 }
 
 // NewTrainer prepares a trainer for n on a training set of N examples. If
@@ -318,16 +306,8 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 
 func (t *Trainer) newTask() *trainTask {
 	n := t.net
-	tk := &trainTask{sc: n.NewScratch(), x: make([]float64, n.Sizes[0]), xon: make([]int32, 0, n.Sizes[0]),
-		gGen: New(n.Sizes, n.AR())}
+	tk := &trainTask{sc: n.NewScratch(), gGen: New(n.Sizes, n.AR())}
 	tk.rng = rand.New(&tk.src)
-	for range t.opt.Samples {
-		s := latentSample{h: n.States(), p: layerBufs(n.Sizes), on: make([][]int32, len(n.Sizes))}
-		for l, k := range n.Sizes {
-			s.on[l] = make([]int32, 0, k)
-		}
-		tk.smp = append(tk.smp, s)
-	}
 	tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
 	return tk
 }

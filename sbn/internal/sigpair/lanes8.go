@@ -178,8 +178,10 @@ func prod8Go[F kernel.Float](a *Prod8Args[F]) bool {
 	n := len(a.EP)
 	_, _, _ = a.EN[:n], a.T[:8*n], a.S[:8*n]
 	var e [8][]F
-	var r [8]float64
-	dot := *a.Dot
+	var r, dot [8]float64
+	if a.X != nil {
+		dot = *a.Dot
+	}
 	for q := range 8 {
 		e[q] = a.EP
 		if a.Sel[q]>>31 != 0 {
@@ -216,30 +218,38 @@ func prod8Go[F kernel.Float](a *Prod8Args[F]) bool {
 	return any
 }
 
-// shift8Go is Shift8's update in Go (see prod8Go).
+// shift8Go is Shift8's update in Go (see prod8Go), the lanes side by
+// side.
 func shift8Go[F kernel.Float](a *Shift8Args[F]) bool {
-	any := false
+	n := len(a.W)
+	W, ep, en, fb := a.W, a.EP[:n], a.EN[:n], a.Fb[:n]
+	A, S, T := a.A[:8*n], a.S[:8*n], a.T[:8*n]
 	top := maxOf[F]()
+	var useN [8]bool
 	for q := range 8 {
-		d := a.D[q]
-		if d == 0 {
-			continue
-		}
-		e := a.EP
-		if a.Sel[q]>>31 != 0 {
-			e = a.EN
-		}
-		for i, w := range a.W {
-			o := 8*i + q
-			x := a.A[o] + F(d*w)
-			a.A[o] = x
-			r := a.T[o] + F(a.S[o]*e[i])
+		useN[q] = a.Sel[q]>>31 != 0
+	}
+	any := false
+	for i, w := range W {
+		ai, si, ti := (*[8]F)(A[8*i:8*i+8]), (*[8]F)(S[8*i:8*i+8]), (*[8]F)(T[8*i:8*i+8])
+		for q := range 8 {
+			d := a.D[q]
+			if d == 0 {
+				continue
+			}
+			e := ep[i]
+			if useN[q] {
+				e = en[i]
+			}
+			x := ai[q] + F(d*w)
+			ai[q] = x
+			r := ti[q] + F(si[q]*e)
 			if r > 0 && r <= top && absF(x) <= Extreme8 {
 				inv := 1 / r
-				a.S[o] *= F(e[i] * inv)
-				a.T[o] *= inv
+				si[q] *= F(e * inv)
+				ti[q] *= inv
 			} else {
-				a.Fb[i] |= 1 << q
+				fb[i] |= 1 << q
 				any = true
 			}
 		}
@@ -336,61 +346,72 @@ func Rho(sh, pr *RhoArgs) (fell uint8, bad bool) {
 	return fell, bad
 }
 
-// rhoGo is Rho's update in Go.
+// rhoGo is Rho's update in Go, the lanes side by side.
 func rhoGo[F kernel.Float](a *Rho8Args[F]) uint8 {
-	var fell uint8
+	n := len(a.EP)
+	ep, en, R := a.EP[:n], a.EN[:n], a.R[:8*n]
 	rlo, rhi := rhoBounds[F]()
+	var flip, useN [8]bool
 	for q := range 8 {
-		if a.Flip[q] == 0 {
-			continue
-		}
-		e := a.EP
-		if a.Sel[q]>>31 != 0 {
-			e = a.EN
-		}
-		for i := range a.EP {
-			o := 8*i + q
-			r := a.R[o] * e[i]
+		flip[q], useN[q] = a.Flip[q] != 0, a.Sel[q]>>31 != 0
+	}
+	var fell uint8
+	for i := range n {
+		rr := (*[8]F)(R[8*i : 8*i+8])
+		for q := range 8 {
+			if !flip[q] {
+				continue
+			}
+			e := ep[i]
+			if useN[q] {
+				e = en[i]
+			}
+			r := rr[q] * e
 			if !(r >= rlo && r <= rhi) {
 				fell |= 1 << q
 			}
-			a.R[o] = r
+			rr[q] = r
 		}
 	}
 	return fell
 }
 
-// rhoProdGo is RhoProd in Go (see prod8Go).
+// rhoProdGo is RhoProd in Go (see prod8Go): each run of four factors of
+// a block (fewer at its end) is multiplied in F, starting from 1 (exact),
+// then into the float64 product.
 func rhoProdGo[F kernel.Float](a *Rho8Args[F]) bool {
 	n := len(a.EP)
-	any := false
+	ep, en, R := a.EP[:n], a.EN[:n], a.R[:8*n]
+	var useN [8]bool
 	for q := range 8 {
-		e := a.EP
-		if a.Sel[q]>>31 != 0 {
-			e = a.EN
-		}
-		p, exp := a.P[q], a.Exp[q]
-		for lo, b := 0, 0; lo < n; lo, b = lo+BlockLen, b+1 {
-			hi := min(lo+BlockLen, n)
-			r := p
-			var part F
-			for i := lo; i < hi; i++ {
-				f := 1 + F(a.R[8*i+q]*e[i])
-				if (i-lo)%4 == 0 {
-					part = f
-				} else {
-					part *= f
-				}
-				if (i-lo)%4 == 3 || i == hi-1 {
-					r *= float64(part)
+		useN[q] = a.Sel[q]>>31 != 0
+	}
+	any := false
+	for lo, b := 0, 0; lo < n; lo, b = lo+BlockLen, b+1 {
+		hi := min(lo+BlockLen, n)
+		r := *a.P
+		for i4 := lo; i4 < hi; i4 += 4 {
+			part := [8]F{1, 1, 1, 1, 1, 1, 1, 1}
+			for i := i4; i < min(i4+4, hi); i++ {
+				rr := (*[8]F)(R[8*i : 8*i+8])
+				for q := range 8 {
+					e := ep[i]
+					if useN[q] {
+						e = en[i]
+					}
+					part[q] *= 1 + F(rr[q]*e)
 				}
 			}
-			if !endBlock(r, &p, &exp) {
+			for q := range 8 {
+				r[q] *= float64(part[q])
+			}
+		}
+		for q := range 8 {
+			if !endBlock(r[q], &a.P[q], &a.Exp[q]) {
 				a.Bad[b] |= 1 << q
 				any = true
 			}
 		}
-		a.P[q], a.Exp[q] = p, exp
 	}
 	return any
 }
