@@ -111,11 +111,10 @@ func Rho8[F kernel.Float](sh, pr *Rho8Args[F]) (fell uint8, bad bool) {
 	if len(sh.EP) == 0 {
 		return 0, false
 	}
-	fell = rhoGo(sh)
 	if pr != nil {
-		bad = rhoProdGo(pr)
+		return rhoFusedGo(sh, pr)
 	}
-	return fell, bad
+	return rhoGo(sh), false
 }
 
 // maxOf is F's largest finite number.
@@ -339,11 +338,10 @@ func Rho(sh, pr *RhoArgs) (fell uint8, bad bool) {
 		r := rhoAVX2(sh, pr)
 		return uint8(r), r>>8 != 0
 	}
-	fell = rhoGo(sh)
 	if pr != nil {
-		bad = rhoProdGo(pr)
+		return rhoFusedGo(sh, pr)
 	}
-	return fell, bad
+	return rhoGo(sh), false
 }
 
 // rhoGo is Rho's update in Go, the lanes side by side.
@@ -374,6 +372,60 @@ func rhoGo[F kernel.Float](a *Rho8Args[F]) uint8 {
 		}
 	}
 	return fell
+}
+
+// rhoFusedGo is rhoGo(sh) then rhoProdGo(pr) in one pass over ρ (each
+// element's new ρ enters the product at once): the bits of the two.
+func rhoFusedGo[F kernel.Float](sh, pr *Rho8Args[F]) (uint8, bool) {
+	n := len(sh.EP)
+	sep, sen, R := sh.EP[:n], sh.EN[:n], sh.R[:8*n]
+	pep, pen := pr.EP[:n], pr.EN[:n]
+	rlo, rhi := rhoBounds[F]()
+	var flip, useN, puseN [8]bool
+	for q := range 8 {
+		flip[q], useN[q], puseN[q] = sh.Flip[q] != 0, sh.Sel[q]>>31 != 0, pr.Sel[q]>>31 != 0
+	}
+	var fell uint8
+	any := false
+	for lo, b := 0, 0; lo < n; lo, b = lo+BlockLen, b+1 {
+		hi := min(lo+BlockLen, n)
+		r := *pr.P
+		for i4 := lo; i4 < hi; i4 += 4 {
+			part := [8]F{1, 1, 1, 1, 1, 1, 1, 1}
+			for i := i4; i < min(i4+4, hi); i++ {
+				rr := (*[8]F)(R[8*i : 8*i+8])
+				for q := range 8 {
+					x := rr[q]
+					if flip[q] {
+						e := sep[i]
+						if useN[q] {
+							e = sen[i]
+						}
+						x *= e
+						if !(x >= rlo && x <= rhi) {
+							fell |= 1 << q
+						}
+						rr[q] = x
+					}
+					e := pep[i]
+					if puseN[q] {
+						e = pen[i]
+					}
+					part[q] *= 1 + F(x*e)
+				}
+			}
+			for q := range 8 {
+				r[q] *= float64(part[q])
+			}
+		}
+		for q := range 8 {
+			if !endBlock(r[q], &pr.P[q], &pr.Exp[q]) {
+				pr.Bad[b] |= 1 << q
+				any = true
+			}
+		}
+	}
+	return fell, any
 }
 
 // rhoProdGo is RhoProd in Go (see prod8Go): each run of four factors of
