@@ -1,6 +1,7 @@
 package sbn
 
 import (
+	"hash"
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
@@ -8,6 +9,12 @@ import (
 
 	"github.com/logz-ml/logz/internal/kernel"
 )
+
+// putBits writes the bits of x to h, little-endian.
+func putBits(h hash.Hash64, x float64) {
+	b := math.Float64bits(x)
+	h.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(b >> 32), byte(b >> 40), byte(b >> 48), byte(b >> 56)})
+}
 
 // gibbsHash trains a two-layer net (plain, or autoregressive with
 // persistent chains) for two epochs with the Gibbs sampler in precision p
@@ -27,8 +34,7 @@ func gibbsHash(t *testing.T, ar bool, p kernel.Precision, seed uint64) uint64 {
 	h := fnv.New64a()
 	put := func(xs []float64) {
 		for _, x := range xs {
-			b := math.Float64bits(x)
-			h.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(b >> 32), byte(b >> 40), byte(b >> 48), byte(b >> 56)})
+			putBits(h, x)
 		}
 	}
 	for range 2 {
@@ -87,10 +93,7 @@ func TestGibbsChains32Golden(t *testing.T) {
 		}
 		lc.refresh(active, g)
 		hs := fnv.New64a()
-		put := func(x float64) {
-			b := math.Float64bits(x)
-			hs.Write([]byte{byte(b), byte(b >> 8), byte(b >> 16), byte(b >> 24), byte(b >> 32), byte(b >> 40), byte(b >> 48), byte(b >> 56)})
-		}
+		put := func(x float64) { putBits(hs, x) }
 		for range 4 {
 			lc.sweep(g, rngs)
 			lc.flush(g)

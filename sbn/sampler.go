@@ -34,6 +34,37 @@ import (
 // and a row of such terms is the log of one product (renormalised every
 // 32 units, with the direct formula as fallback for a block whose product
 // leaves the safe range). e^{±W} and e^{±S} are tabulated once per dynamics step.
+//
+// One engine, gibbsChains[F], runs the chains in precision F
+// (train.precision, kernel.Float): their states, the latent layers'
+// activations and σ pairs, the visible layer's odds (below) and the
+// tabulated e^{±W}, e^{±S} are F, eight lanes (a group) at a time
+// (sbn/internal/sigpair's eight-lane kernels: AVX2 assembly in float32,
+// Go loops in float64). What stays float64: the activations recomputed at
+// each refresh (the sums of float64 weights, then rounded to F), the
+// visible layer's dot products Σ_i x_i W_1[i,j] and Σ_i softplus(a_i), the
+// product of a block of 32 factors (each factor is formed in F and
+// multiplied in float64, renormalised), the latent layers' dot products,
+// the log-odds, the sigmoid and the draws. In float32 the log-odds then
+// differ from exact arithmetic by the rounding of the float32 values: a
+// few units of 2⁻²⁴ per factor, plus the drift of the values updated
+// multiplicatively between refreshes (see tol32 in the tests; on an SBN
+// 784-200 the largest difference seen is about 5e−6).
+//
+// The visible layer, the widest, is kept in odds form: each unit holds ρ =
+// e^{a} in F (NaN beyond ±sigpair.Extreme8) and each lane the sum S = Σ_i
+// softplus(a_i) in float64, so that the visible part of unit j's log-odds
+// is sign·(log Π_i (1 + ρ_i e^{sign·w_i}) − S): a flip of unit j multiplies
+// each ρ_i by e^{±w_i} (one product, no division), and its new S is the
+// log of the product just taken for its log-odds. Its activations are
+// needed only where a ρ must be recomputed (it left [RhoLo, RhoHi] or is
+// NaN) and for the direct formula of a bad block, both rare, so a lane's
+// activations are recomputed from its states in float64 when one of them
+// needs them (materialise: the bits refresh would give) and are otherwise
+// stale. The update of the visible layer by a layer-1 unit's flip waits
+// for the next unit's log-odds and runs in the same pass (sigpair.Rho8); a
+// lane whose update fell gets its ρ and S recomputed from its activations,
+// and its product is taken again.
 
 // gibbsTablesF holds, for the current parameters in precision F, each
 // latent unit's outgoing weights as a contiguous row with their
@@ -176,9 +207,13 @@ func sigPair(a float64) (float64, float64) {
 	return e * r, r
 }
 
-// gibbsChains[F] runs up to 8·ng chains side by side, as laneChains does in
-// float64: unit i of lane k = 8g + q of layer l at [(g·n_l + i)·8 + q]
-// (idx). A lane's operations do not depend on the other lanes, so a
+// gibbsChains runs up to 8·ng chains of one net side by side in
+// precision F, one per lane, each over the latent layers of its own
+// example h_0 = x: the chains of a trainer's sampling task sweep
+// together, so that every weight row and its exponentials are read once
+// for all of them and the products and updates run eight lanes (a group)
+// at a time. Unit i of lane k = 8g + q of layer l is at [(g·n_l + i)·8 +
+// q] (idx). A lane's operations do not depend on the other lanes, so a
 // chain's states do not depend on which lane, or beside which chains, it
 // runs.
 type gibbsChains[F kernel.Float] struct {
@@ -281,8 +316,9 @@ func (c *gibbsChains[F]) latent(k int, h [][]float64) {
 }
 
 // refresh recomputes, for lanes 0 … active−1, every activation from the
-// states in float64 (as laneChains.refresh sums them), rounds it and its σ
-// pair to float32, and the visible dot products; the other lanes become
+// states in float64 (b_l + the rows of the units at 1 above, in order,
+// + the autoregressive inputs), rounds it and its σ pair to F, and the
+// visible dot products; the other lanes become
 // inert (s = 0, t = 1) and the waiting update is dropped.
 func (c *gibbsChains[F]) refresh(active int, g *gibbsTables) {
 	n, L := c.n, c.lanes
@@ -437,7 +473,10 @@ func (c *gibbsChains[F]) fixFell(g *gibbsTables, gr int, fell uint8) {
 
 // term adds to lo[k] (k < active), for unit j's outgoing row over the m
 // units of layer ll from unit i0 on (w64 in float64, e^{±w} in ep, en),
-// the terms of its log-odds, as laneChains.term. With visible the dot
+// the terms of its log-odds (see the top of the file): x·w − sign·log Π
+// (t + s e^{sign·w}) with sign = +1 where the unit is 0, −1 where it is
+// 1 (for the visible layer log Π (1 + ρ e^{sign·w}) − Σ softplus(a)). With
+// visible the dot
 // products are dot1's column j and the groups' waiting updates of the
 // visible layer run in the same pass as the products.
 func (c *gibbsChains[F]) term(g *gibbsTables, ll, i0, m, j int, w64 []float64, ep, en []F, visible bool) {

@@ -70,12 +70,12 @@ type TrainOptions struct {
 	// kernel.Float64 ("" means float64). Adaptive importance sampler: the
 	// sums of the batched proposals and gradients in that precision,
 	// log-weights, parameters and dynamics in float64 (train_is.go, one
-	// engine generic over the precision). Gibbs sampler:
-	// the chains' states, activations, σ pairs or odds and tabulated
-	// exponentials in float32, eight chains per AVX2 register, the
+	// engine generic over the precision). Gibbs sampler: the chains'
+	// states, activations, σ pairs or odds and tabulated exponentials in
+	// that precision (float32: eight chains per AVX2 register), the
 	// log-odds, parameters, gradient sums and dynamics in float64, the
 	// gradient's visible σ(a) taken from the chains before the last step
-	// (sampler32.go, gibbs_train.go), else the float64 chains.
+	// (sampler.go, one engine generic over the precision; gibbs_train.go).
 	Precision kernel.Precision
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
