@@ -57,7 +57,7 @@ func (n *Net) newGradBatch(M int) *gradBatch {
 // wt[l] is W_lᵀ. The results are the bits of forward and addGrad applied
 // to each state in turn (see the top of the file). With sig0 (M × n_0, and
 // wantLP false) the visible layer's σ(a) of state m are taken from
-// sig0[m·n_0:] instead of being summed (the float32 Gibbs sampler keeps
+// sig0[m·n_0:] instead of being summed (the Gibbs chains keep
 // them).
 func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64, wt [][]float64, w float64, g *Net, wantLP bool, sig0 []float64) {
 	L := n.Layers()

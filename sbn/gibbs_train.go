@@ -5,43 +5,42 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/seeds"
 )
 
 // The Gibbs sampler of the trainer, in two phases per dynamics step.
 //
 // Sampling: the chains of a minibatch's examples run side by side,
-// gibbsLanes at a time (laneChains; gibbsLanes32 in laneChains32 with
-// train.precision float32), each example's chain resuming from its
+// gibbsLanes at a time (gibbsChains in the precision of train.precision),
+// each example's chain resuming from its
 // stored state (or starting from a prior draw), sweeping (with the burn-in
 // at the first dynamics step of its minibatch) and keeping L states, with
 // its own random stream keyed by (epoch, minibatch, step, example). A
 // chain's states do not depend on which lane or beside which chains it
 // runs, so the sampling groups need not be the gradient's chunks: full
-// groups of four (eight) lanes waste no work.
+// groups of eight lanes waste no work.
 //
 // Gradient: each chunk (chunkSize examples, summed in a fixed order) adds
 // the gradients of its examples' kept states, example by example and state
-// by state (batched: addGradBatch). In float32, at the steps before the
-// last (where log p(x, h) is not needed), the visible layer's σ(a) of each
+// by state (batched: addGradBatch). At the steps before the last (where
+// log p(x, h) is not needed), the visible layer's σ(a) of each
 // kept state come from the chains (σ = ρ/(1 + ρ)) instead of being summed
 // again from W.
 
 // gibbsLanes is the number of chains a sampling task runs side by side
-// (float64: three groups of four lanes); gibbsLanes32 in float32 (two
-// groups of eight).
-const (
-	gibbsLanes   = 12
-	gibbsLanes32 = 16
-)
+// (two groups of eight lanes).
+const gibbsLanes = 16
 
-// chainSet is a sampling task's chains: laneChains (float64) or
-// laneChains32.
+// chainSet is a sampling task's chains: gibbsChains[float32] or
+// gibbsChains[float64].
 type chainSet interface {
 	load(k int, h [][]float64)
 	refresh(active int, g *gibbsTables)
 	sweep(g *gibbsTables, rngs []*rand.Rand)
+	flush(g *gibbsTables)
 	latent(k int, h [][]float64)
+	visibleSigmoid(g *gibbsTables, k int, dst []float64)
 }
 
 // gibbsSampling holds the sampling phase's tasks and the kept states of a
@@ -50,7 +49,7 @@ type gibbsSampling struct {
 	tasks  []*gibbsTask
 	lanes  int // chains per task
 	kept   []float64
-	sig0   []float64 // float32: σ(a_0) of each kept state (as kept, n_0 each), at the steps before the last
+	sig0   []float64 // σ(a_0) of each kept state (as kept, n_0 each), at the steps before the last
 	active int
 	next   atomic.Int32
 	phase  sync.WaitGroup // the sampling phase's end, awaited by every worker
@@ -73,16 +72,13 @@ func (t *Trainer) newGibbsSampling() {
 	gs := &t.gs
 	gs.kept = make([]float64, o.BatchSize*o.Samples*t.latent)
 	gs.lanes = gibbsLanes
-	if t.gibbs32 {
-		gs.lanes = gibbsLanes32
-		gs.sig0 = make([]float64, o.BatchSize*o.Samples*n.Sizes[0])
-	}
+	gs.sig0 = make([]float64, o.BatchSize*o.Samples*n.Sizes[0])
 	for lo := 0; lo < o.BatchSize; lo += gs.lanes {
 		tk := &gibbsTask{src: make([]rand.PCG, gs.lanes), rng: make([]*rand.Rand, gs.lanes), one: n.States(), sc: n.NewScratch()}
-		if t.gibbs32 {
-			tk.lc = n.newLaneChains32(gs.lanes)
+		if t.opt.Precision == kernel.Float32 {
+			tk.lc = newGibbsChains[float32](n, gs.lanes)
 		} else {
-			tk.lc = n.newLaneChains(gs.lanes)
+			tk.lc = newGibbsChains[float64](n, gs.lanes)
 		}
 		for k := range tk.rng {
 			tk.rng[k] = rand.New(&tk.src[k])
@@ -154,22 +150,21 @@ func (t *Trainer) gibbsSample(tk *gibbsTask) {
 		}
 	}
 	H := t.latent
-	lc32, _ := lc.(*laneChains32)
-	sig0 := lc32 != nil && c.step < o.Steps-1 // the gradient's visible σ from the chains (not at the last step: log p needs the activations)
+	sig0 := c.step < o.Steps-1 // the gradient's visible σ from the chains (not at the last step: log p needs the activations)
 	m := n.Sizes[0]
 	for s := range o.Samples {
 		for range o.GibbsSweeps {
 			lc.sweep(t.gibbs, rngs)
 		}
 		if sig0 {
-			lc32.flush(t.gibbs)
+			lc.flush(t.gibbs)
 		}
 		for k := range K {
 			lc.latent(k, h)
 			packStates(h, t.gs.kept[((tk.pos+k)*o.Samples+s)*H:])
 			if sig0 {
 				at := ((tk.pos+k)*o.Samples + s) * m
-				lc32.visibleSigmoid(t.gibbs, k, t.gs.sig0[at:at+m])
+				lc.visibleSigmoid(t.gibbs, k, t.gs.sig0[at:at+m])
 			}
 		}
 	}
@@ -196,7 +191,7 @@ func (t *Trainer) gibbsGrad(tk *trainTask) {
 	last := c.step == o.Steps-1
 	w := 1 / float64(S)
 	var sig0 []float64
-	if t.gs.sig0 != nil && !last {
+	if !last {
 		sig0 = t.gs.sig0[tk.pos*S*m : (tk.pos+K)*S*m]
 	}
 	n.addGradBatch(tk.gb, tk.xs, K, S, t.gs.kept[tk.pos*S*H:(tk.pos+K)*S*H], t.gibbs.wt, w, tk.gGen, last, sig0)

@@ -3,17 +3,19 @@ package sbn
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/kernel"
 )
 
-// sweepSetup makes gibbsLanes Gibbs chains (a trainer's sampling task) of an SBN 784-200
+// sweepSetup makes gibbsLanes Gibbs chains in F (a trainer's sampling task) of an SBN 784-200
 // with weights N(0, 0.1²) on MNIST-like rows (15% of the pixels on), in
 // lanes and one by one (the reference sampler), in the same states.
-func sweepSetup() (*gibbsTables, *laneChains, []*gibbsChain, []*rand.Rand) {
+func sweepSetup[F kernel.Float]() (*gibbsTables, *gibbsChains[F], []*gibbsChain, []*rand.Rand) {
 	n := New([]int{784, 200}, false)
 	InitNormal(n, 0.1, 1)
 	g := n.newGibbsTables(true)
-	g.refresh(n, true)
-	lc := n.newLaneChains(gibbsLanes)
+	g.refresh(n)
+	lc := newGibbsChains[F](n, gibbsLanes)
 	one := make([]*gibbsChain, gibbsLanes)
 	rngs := mnistLikeStates(n, gibbsLanes, func(k int, h [][]float64) {
 		lc.load(k, h)
@@ -49,11 +51,16 @@ func mnistLikeStates(n *Net, lanes int, load func(k int, h [][]float64)) []*rand
 	return rngs
 }
 
-// BenchmarkGibbsSweep times one sweep of the chains side by side over
-// the 200 latent units; BenchmarkGibbsSweepOneChain the same sweeps with
-// the one-chain sampler the lanes replaced, chain after chain.
-func BenchmarkGibbsSweep(b *testing.B) {
-	g, lc, _, rngs := sweepSetup()
+// BenchmarkGibbsSweep times one sweep of the float64 chains side by side
+// over the 200 latent units (BenchmarkGibbsSweepFloat32: float32);
+// BenchmarkGibbsSweepOneChain the same sweeps with the one-chain reference
+// sampler, chain after chain.
+func BenchmarkGibbsSweep(b *testing.B) { benchSweep[float64](b) }
+
+func BenchmarkGibbsSweepFloat32(b *testing.B) { benchSweep[float32](b) }
+
+func benchSweep[F kernel.Float](b *testing.B) {
+	g, lc, _, rngs := sweepSetup[F]()
 	lc.sweep(g, rngs)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -63,32 +70,11 @@ func BenchmarkGibbsSweep(b *testing.B) {
 }
 
 func BenchmarkGibbsSweepOneChain(b *testing.B) {
-	g, _, one, rngs := sweepSetup()
+	g, _, one, rngs := sweepSetup[float64]()
 	b.ReportAllocs()
 	for b.Loop() {
 		for k, c := range one {
 			c.sweep(g, rngs[k])
 		}
 	}
-}
-
-// BenchmarkGibbsSweepFloat32 times one sweep of the float32 chains
-// (gibbsLanes32 of them, as a float32 trainer's sampling task) in the
-// states of sweepSetup's first chains; divide by the chains per sweep
-// (gibbsLanes against gibbsLanes32) to compare with BenchmarkGibbsSweep.
-func BenchmarkGibbsSweepFloat32(b *testing.B) {
-	n := New([]int{784, 200}, false)
-	InitNormal(n, 0.1, 1)
-	g := n.newGibbsTables(true)
-	g.enable32(n)
-	g.refresh(n, true)
-	lc := n.newLaneChains32(gibbsLanes32)
-	rngs := mnistLikeStates(n, gibbsLanes32, lc.load)
-	lc.refresh(gibbsLanes32, g)
-	lc.sweep(g, rngs)
-	b.ReportAllocs()
-	for b.Loop() {
-		lc.sweep(g, rngs)
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/gibbsLanes32, "ns/chain")
 }

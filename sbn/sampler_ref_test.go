@@ -8,9 +8,10 @@ import (
 	"github.com/logz-ml/logz/internal/seeds"
 )
 
-// The one-chain Gibbs sampler the lanes replaced (sampler.go up to issue
-// #27), kept as the reference its tests compare the lanes with bit for
-// bit: same draws ⇒ same states, activations and σ pairs.
+// The one-chain Gibbs sampler the lanes replaced, in float64, kept as the
+// reference of the trainer's dynamics step (TestGibbsTaskMatchesOneChain:
+// same draws ⇒ same states, and the gradients within rounding) and of the
+// sweep's speed (BenchmarkGibbsSweepOneChain).
 
 // gibbsChain is the state of one Gibbs chain over the latent layers of a
 // net with h[0] = x fixed: the states h, the activations a and σ(a), σ(−a)
@@ -173,9 +174,36 @@ func (c *gibbsChain) sweep(g *gibbsTables, rng *rand.Rand) {
 	}
 }
 
+// refBufs are the buffers of runTaskRef: the current example and the
+// kept states with the buffers of their gradients.
+type refBufs struct {
+	x   []float64
+	xon []int32
+	smp []latentSample
+}
+
+// latentSample is one joint state with the buffers of its gradient.
+type latentSample struct {
+	h, p [][]float64
+	on   [][]int32
+}
+
+func (t *Trainer) newRefBufs() *refBufs {
+	n := t.net
+	r := &refBufs{x: make([]float64, n.Sizes[0]), xon: make([]int32, 0, n.Sizes[0])}
+	for range t.opt.Samples {
+		s := latentSample{h: n.States(), p: layerBufs(n.Sizes), on: make([][]int32, len(n.Sizes))}
+		for l, k := range n.Sizes {
+			s.on[l] = make([]int32, 0, k)
+		}
+		r.smp = append(r.smp, s)
+	}
+	return r
+}
+
 // runTaskRef is runTask of the Gibbs sampler as it was: one chain per
 // example, example after example.
-func (t *Trainer) runTaskRef(tk *trainTask, ch *gibbsChain) {
+func (t *Trainer) runTaskRef(tk *trainTask, ch *gibbsChain, rb *refBufs) {
 	o := t.opt
 	zeroNet(tk.gGen)
 	tk.signal = 0
@@ -183,17 +211,17 @@ func (t *Trainer) runTaskRef(tk *trainTask, ch *gibbsChain) {
 	for k, row := range tk.rows {
 		tk.src.Seed(seeds.Derive(o.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
 		for i, v := range c.data.Row(row) {
-			tk.x[i] = float64(v)
+			rb.x[i] = float64(v)
 		}
-		tk.xon = onUnits(tk.x, tk.xon)
-		for s := range tk.smp {
-			tk.smp[s].h[0], tk.smp[s].on[0] = tk.x, tk.xon
+		rb.xon = onUnits(rb.x, rb.xon)
+		for s := range rb.smp {
+			rb.smp[s].h[0], rb.smp[s].on[0] = rb.x, rb.xon
 		}
-		t.gibbsExampleRef(tk, ch, row, tk.pos+k)
+		t.gibbsExampleRef(tk, ch, rb, row, tk.pos+k)
 	}
 }
 
-func (t *Trainer) gibbsExampleRef(tk *trainTask, ch *gibbsChain, row, pos int) {
+func (t *Trainer) gibbsExampleRef(tk *trainTask, ch *gibbsChain, rb *refBufs, row, pos int) {
 	n, o := t.net, t.opt
 	var st []uint8
 	fresh := false
@@ -205,7 +233,7 @@ func (t *Trainer) gibbsExampleRef(tk *trainTask, ch *gibbsChain, row, pos int) {
 		st = t.batchSt[pos*t.latent : (pos+1)*t.latent]
 		fresh = t.cur.step == 0
 	}
-	copy(ch.h[0], tk.x)
+	copy(ch.h[0], rb.x)
 	if fresh {
 		n.samplePrior(ch.h, tk.rng, tk.sc)
 	} else {
@@ -224,11 +252,11 @@ func (t *Trainer) gibbsExampleRef(tk *trainTask, ch *gibbsChain, row, pos int) {
 		}
 	}
 	w := 1 / float64(o.Samples)
-	for s := range tk.smp {
+	for s := range rb.smp {
 		for range o.GibbsSweeps {
 			ch.sweep(t.gibbs, tk.rng)
 		}
-		sm := &tk.smp[s]
+		sm := &rb.smp[s]
 		for l := 1; l <= n.Layers(); l++ {
 			copy(sm.h[l], ch.h[l])
 			sm.on[l] = onUnits(sm.h[l], sm.on[l])

@@ -4,11 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/logz-ml/logz/internal/kernel"
 )
 
 // loadLanes puts the joint state h into lane k of c and random states
 // (random x too) into the other active lanes, then refreshes them.
-func loadLanes(c *laneChains, n *Net, g *gibbsTables, h [][]float64, k, active int, rng *rand.Rand) {
+func loadLanes[F kernel.Float](c *gibbsChains[F], n *Net, g *gibbsTables, h [][]float64, k, active int, rng *rand.Rand) {
 	r := n.States()
 	for q := range active {
 		if q == k {
@@ -22,10 +24,10 @@ func loadLanes(c *laneChains, n *Net, g *gibbsTables, h [][]float64, k, active i
 }
 
 // laneState copies lane k's states (every layer) into h.
-func laneState(c *laneChains, k int, h [][]float64) {
+func laneState[F kernel.Float](c *gibbsChains[F], k int, h [][]float64) {
 	for l := range h {
 		for i := range h[l] {
-			h[l][i] = c.h[l][c.idx(l, k, i)]
+			h[l][i] = float64(c.h[l][c.idx(l, k, i)])
 		}
 	}
 }
@@ -54,10 +56,10 @@ func TestGibbsConditional(t *testing.T) {
 		for _, scale := range []float64{1.5, 300} { // 300: products leave the safe range, e^{w} overflows
 			n := randomNet(c.sizes, c.ar, scale, 21)
 			sc := n.NewScratch()
-			g := n.newGibbsTables(true)
-			g.refresh(n, true)
-			ch := n.newLaneChains(10)
-			ref := n.newLaneChains(10)
+			g := n.newGibbsTables(false)
+			g.refresh(n)
+			ch := newGibbsChains[float64](n, 10)
+			ref := newGibbsChains[float64](n, 10)
 			worst := 0.0
 			code := 0
 			allStates(n, func(h [][]float64) {
@@ -77,7 +79,7 @@ func TestGibbsConditional(t *testing.T) {
 						}
 						// Flip it in lane k only and compare every lane with a fresh refresh.
 						for q := range 10 {
-							ch.v[q] = ch.h[l][ch.idx(l, q, j)]
+							ch.v[q] = float64(ch.h[l][ch.idx(l, q, j)])
 						}
 						ch.v[k] = 1 - old
 						ch.set(g, l, j)
@@ -90,11 +92,18 @@ func TestGibbsConditional(t *testing.T) {
 						ref.refresh(10, g)
 						for ll := range ch.s {
 							for q := range 10 {
+								if math.Abs(ch.sp0[q]-ref.sp0[q]) > 1e-9*max(1, scale) {
+									t.Fatalf("%s: after flipping h%d[%d] in lane %d, lane %d has Σ softplus(a_0) = %g, recomputed %g", c.name, l, j, k, q, ch.sp0[q], ref.sp0[q])
+								}
 								for i := range n.Sizes[ll] {
 									o := ch.idx(ll, q, i)
 									ca, ra := ch.act(g, ll, q, i), ref.act(g, ll, q, i)
-									if math.Abs(ca-ra) > 1e-9*max(1, scale) || !closeOrNaN(ch.s[ll][o], ref.s[ll][o]) || !closeOrNaN(ch.t[ll][o], ref.t[ll][o]) {
-										t.Fatalf("%s: after flipping h%d[%d] in lane %d, layer %d unit %d of lane %d has a = %g σ = %g, recomputed %g, %g", c.name, l, j, k, ll, i, q, ca, ch.s[ll][o], ra, ref.s[ll][o])
+									cs, rs, ct, rt := ch.r0[o], ref.r0[o], 0.0, 0.0 // the visible layer's ρ
+									if ll > 0 {
+										cs, rs, ct, rt = ch.s[ll][o], ref.s[ll][o], ch.t[ll][o], ref.t[ll][o]
+									}
+									if math.Abs(ca-ra) > 1e-9*max(1, scale) || !closeOrNaN(cs, rs) && !(ll == 0 && math.Abs(cs-rs) <= 1e-12*rs) || !closeOrNaN(ct, rt) {
+										t.Fatalf("%s: after flipping h%d[%d] in lane %d, layer %d unit %d of lane %d has a = %g σ (ρ) = %g, recomputed %g, %g", c.name, l, j, k, ll, i, q, ca, cs, ra, rs)
 									}
 								}
 							}
@@ -117,9 +126,9 @@ func TestGibbsConditionalWide(t *testing.T) {
 		for _, scale := range []float64{1.5, 300} {
 			n := randomNet([]int{70, 40, 3}, ar, scale, 23)
 			sc := n.NewScratch()
-			g := n.newGibbsTables(true)
-			g.refresh(n, true)
-			ch := n.newLaneChains(6)
+			g := n.newGibbsTables(false)
+			g.refresh(n)
+			ch := newGibbsChains[float64](n, 6)
 			h := n.States()
 			for rep := range 5 {
 				randomState(h, rng)
@@ -132,93 +141,6 @@ func TestGibbsConditionalWide(t *testing.T) {
 						want, up := bruteLogOdds(n, h, l, j, sc)
 						if math.Abs(got-want) > 1e-9*max(1, math.Abs(up)) {
 							t.Fatalf("ar %v scale %g: log-odds of h%d[%d] in lane %d = %.12g, brute force %.12g", ar, scale, l, j, k, got, want)
-						}
-					}
-				}
-			}
-		}
-	}
-}
-
-// sameBitsOrNaN: equal bits, or both NaN.
-func sameBitsOrNaN(a, b float64) bool {
-	return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
-}
-
-// TestLanesMatchOneChain: chains run side by side in lanes have the same
-// log-odds and go through the same states, activations and σ pairs, bit
-// for bit, as the one-chain
-// sampler they replaced (sampler_ref_test.go) given the same draws — for
-// SBNs, deep SBNs and ARSBNs, narrow and wide (several 32-unit blocks),
-// with moderate weights and with weights of scale 300 (products out of the
-// safe range, e^{w} overflowing, activations beyond extreme), and with
-// fewer chains than lanes.
-func TestLanesMatchOneChain(t *testing.T) {
-	nets := []struct {
-		sizes []int
-		ar    bool
-	}{{[]int{3, 2}, false}, {[]int{3, 2, 2}, true}, {[]int{70, 40}, false}, {[]int{70, 40, 33}, false}, {[]int{70, 40, 33}, true}, {[]int{90, 37}, true}}
-	for ni, c := range nets {
-		for _, scale := range []float64{0.3, 1.5, 40, 300} {
-			for _, active := range []int{10, 7, 1} {
-				n := randomNet(c.sizes, c.ar, scale, uint64(30+ni))
-				g := n.newGibbsTables(true)
-				g.refresh(n, true)
-				lc := n.newLaneChains(10)
-				refs := make([]*gibbsChain, active)
-				rngs, refRngs := make([]*rand.Rand, active), make([]*rand.Rand, active)
-				init := rand.New(rand.NewPCG(uint64(ni), 9))
-				h := n.States()
-				for k := range active {
-					randomState(h, init)
-					lc.load(k, h)
-					refs[k] = n.newGibbsChain()
-					for l := range h {
-						copy(refs[k].h[l], h[l])
-					}
-					refs[k].refresh()
-					rngs[k] = rand.New(rand.NewPCG(uint64(k), 77))
-					refRngs[k] = rand.New(rand.NewPCG(uint64(k), 77))
-				}
-				lc.refresh(active, g)
-				for sweep := range 6 {
-					// The log-odds of every unit, bit for bit, before the
-					// even sweeps; the odd ones start with the update of
-					// the last unit still waiting.
-					if sweep%2 == 0 {
-						for l := 1; l <= n.Layers(); l++ {
-							for j := range n.Sizes[l] {
-								lc.logOdds(g, l, j)
-								for k := range active {
-									if want := refs[k].logOdds(g, l, j); !sameBitsOrNaN(lc.lo[k], want) {
-										t.Fatalf("%v ar %v scale %g, %d chains: before sweep %d, lane %d: log-odds of h%d[%d] = %v, one chain %v", c.sizes, c.ar, scale, active, sweep, k, l, j, lc.lo[k], want)
-									}
-								}
-							}
-						}
-					}
-					lc.sweep(g, rngs)
-					if sweep%2 == 1 {
-						lc.flush(g)
-					}
-					for k := range active {
-						refs[k].sweep(g, refRngs[k])
-						for l := range h {
-							for i := range n.Sizes[l] {
-								o := lc.idx(l, k, i)
-								r := refs[k]
-								if lc.h[l][o] != r.h[l][i] {
-									t.Fatalf("%v ar %v scale %g, %d chains: after sweep %d, lane %d layer %d unit %d is %v, one chain %v", c.sizes, c.ar, scale, active, sweep, k, l, i, lc.h[l][o], r.h[l][i])
-								}
-								if sweep%2 == 0 {
-									continue
-								}
-								if a := lc.act(g, l, k, i); !sameBitsOrNaN(a, r.a[l][i]) ||
-									!sameBitsOrNaN(lc.s[l][o], r.sp[l][i]) || !sameBitsOrNaN(lc.t[l][o], r.sn[l][i]) {
-									t.Fatalf("%v ar %v scale %g, %d chains: after sweep %d, lane %d layer %d unit %d has a %v σ %v %v; one chain %v %v %v",
-										c.sizes, c.ar, scale, active, sweep, k, l, i, a, lc.s[l][o], lc.t[l][o], r.a[l][i], r.sp[l][i], r.sn[l][i])
-								}
-							}
 						}
 					}
 				}
@@ -263,49 +185,57 @@ func checkPosterior(t *testing.T, name string, post map[string]float64, counts m
 	}
 }
 
-// TestGibbsPosterior: independent chains run in lanes, started from the
-// prior and run for 30 sweeps, draw h from the exact posterior p(h | x)
-// (enumerated), within 5 binomial standard errors per state.
+// TestGibbsPosterior: independent chains run in lanes (in both
+// precisions), started from the prior and run for 30 sweeps, draw h from
+// the exact posterior p(h | x) (enumerated), within 5 binomial standard
+// errors per state, on the tiny nets (float64: the autoregressive ones).
 func TestGibbsPosterior(t *testing.T) {
-	for _, c := range tiny[2:] { // arsbn 3-2, arsbn 3-2-2 (the SBNs are special cases)
+	gibbsPosterior[float64](t, 2) // the autoregressive nets (the SBNs are special cases)
+	gibbsPosterior[float32](t, 0)
+}
+
+func gibbsPosterior[F kernel.Float](t *testing.T, first int) {
+	for _, c := range tiny[first:] {
 		n := randomNet(c.sizes, c.ar, 1.5, 22)
 		sc := n.NewScratch()
 		g := n.newGibbsTables(true)
-		g.refresh(n, true)
-		lc := n.newLaneChains(10)
+		g.refresh(n)
+		const lanes = 16
+		lc := newGibbsChains[F](n, lanes)
 		x := []float64{1, 0, 1}
 		post := exactPosterior(n, x, sc)
 		const chains = 20000
 		counts := map[string]int{}
-		rngs := make([]*rand.Rand, 10)
+		rngs := make([]*rand.Rand, lanes)
 		for k := range rngs {
-			rngs[k] = rand.New(rand.NewPCG(5, uint64(k)))
+			rngs[k] = rand.New(rand.NewPCG(6, uint64(k)))
 		}
 		h := n.States()
-		for range chains / 10 {
-			for k := range 10 {
+		for range chains / lanes {
+			for k := range lanes {
 				copy(h[0], x)
 				n.samplePrior(h, rngs[k], sc)
 				lc.load(k, h)
 			}
-			lc.refresh(10, g)
+			lc.refresh(lanes, g)
 			for range 30 {
 				lc.sweep(g, rngs)
 			}
-			for k := range 10 {
-				laneState(lc, k, h)
+			for k := range lanes {
+				lc.latent(k, h)
 				counts[key(h)]++
 			}
 		}
-		checkPosterior(t, c.name, post, counts, chains)
+		checkPosterior(t, c.name+" "+string(kernel.Of[F]()), post, counts, chains)
 	}
 }
 
-// TestGibbsTaskMatchesOneChain: a Gibbs trainer's dynamics step — the
-// minibatch's chains sampled side by side in lanes, gibbsLanes at a time,
-// then each chunk's gradient — leaves the same gradient and signal in
-// every chunk, and the same stored chain states, bit for bit, as the
-// one-chain loop it replaced (runTaskRef, chunk by chunk), at the first
+// TestGibbsTaskMatchesOneChain: a float64 Gibbs trainer's dynamics step —
+// the minibatch's chains sampled side by side in lanes, gibbsLanes at a
+// time, then each chunk's gradient — leaves the same stored chain states
+// and signal in every chunk, and the same gradient within 1e−9 (the
+// visible σ(a) come from the chains' odds), as the one-chain loop
+// (runTaskRef, chunk by chunk) given the same draws, at the first
 // dynamics step (prior draws, burn-in), a middle and the last step (the
 // signal), persistent or not, with one or two workers, for an SBN, a deep
 // SBN and an ARSBN, on a minibatch whose sampling groups and chunks do not
@@ -325,8 +255,8 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch := n.newGibbsChain()
-			tr.gibbs.refresh(n, true)
+			ch, rb := n.newGibbsChain(), tr.newRefBufs()
+			tr.gibbs.refresh(n)
 			perm := rand.New(rand.NewPCG(3, 3)).Perm(len(data))
 			for _, step := range []int{0, 1, 3} {
 				for bi, idx := range [][]int{perm[:25], perm[25:]} {
@@ -349,7 +279,7 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 					var wantG []*Net
 					var wantSig []float64
 					for _, tk := range chunks {
-						tr.runTaskRef(tk, ch)
+						tr.runTaskRef(tk, ch, rb)
 						wantG, wantSig = append(wantG, tk.gGen.clone()), append(wantSig, tk.signal)
 					}
 					wantSt := append([]uint8(nil), states()...)
@@ -368,14 +298,14 @@ func TestGibbsTaskMatchesOneChain(t *testing.T) {
 							tr.wg.Wait()
 						}
 						for ci, tk := range chunks {
-							if math.Float64bits(tk.signal) != math.Float64bits(wantSig[ci]) {
+							if math.Abs(tk.signal-wantSig[ci]) > 1e-9*(1+math.Abs(wantSig[ci])) {
 								t.Fatalf("%v ar %v step %d: chunk %d signal %v, one chain %v", c.sizes, c.ar, step, ci, tk.signal, wantSig[ci])
 							}
 							gn, gx := params(tk.gGen)
 							_, wx := params(wantG[ci])
 							for p := range gx {
 								for i := range gx[p] {
-									if math.Float64bits(gx[p][i]) != math.Float64bits(wx[p][i]) {
+									if math.Abs(gx[p][i]-wx[p][i]) > 1e-9*(1+math.Abs(wx[p][i])) {
 										t.Fatalf("%v ar %v persistent %v step %d workers %d: chunk %d gradient %s[%d] = %v, one chain %v", c.sizes, c.ar, persistent, step, workers, ci, gn[p], i, gx[p][i], wx[p][i])
 									}
 								}

@@ -70,12 +70,12 @@ type TrainOptions struct {
 	// kernel.Float64 ("" means float64). Adaptive importance sampler: the
 	// sums of the batched proposals and gradients in that precision,
 	// log-weights, parameters and dynamics in float64 (train_is.go, one
-	// engine generic over the precision). Gibbs sampler:
-	// the chains' states, activations, σ pairs or odds and tabulated
-	// exponentials in float32, eight chains per AVX2 register, the
+	// engine generic over the precision). Gibbs sampler: the chains'
+	// states, activations, σ pairs or odds and tabulated exponentials in
+	// that precision (float32: eight chains per AVX2 register), the
 	// log-odds, parameters, gradient sums and dynamics in float64, the
 	// gradient's visible σ(a) taken from the chains before the last step
-	// (sampler32.go, gibbs_train.go), else the float64 chains.
+	// (sampler.go, one engine generic over the precision; gibbs_train.go).
 	Precision kernel.Precision
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
@@ -152,7 +152,6 @@ type Trainer struct {
 
 	is      isSampler    // the adaptive importance sampler (nil for gibbs)
 	gibbs   *gibbsTables // the Gibbs sampler's tables, W_lᵀ and the exponentials, refreshed each step (nil for adaptive-is)
-	gibbs32 bool         // the float32 Gibbs sampler (sampler.go's chains in float32: sampler32.go)
 	latent  int          // Σ_{l≥1} n_l
 	persist []uint8      // N × latent persistent Gibbs states
 	seen    []uint8      // N: persistent state initialised
@@ -187,12 +186,6 @@ type trainTask struct {
 	rows []int // dataset indices
 	pos  int   // position of rows[0] in the minibatch
 
-	// The current example and the kept states of the per-example Gibbs
-	// reference (sampler_ref_test.go).
-	x   []float64
-	xon []int32
-	smp []latentSample
-
 	// gibbs: the chunk's examples (chunkSize × n_0) and the buffers of
 	// its batched gradient
 	xs []float64
@@ -201,12 +194,6 @@ type trainTask struct {
 	gGen *Net
 
 	signal float64
-}
-
-// latentSample is one joint state with the buffers of its gradient.
-type latentSample struct {
-	h, p [][]float64
-	on   [][]int32
 }
 
 // NewTrainer prepares a trainer for n on a training set of N examples. If
@@ -272,11 +259,7 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		t.latent += s
 	}
 	if o.Sampler == "gibbs" {
-		t.gibbs = n.newGibbsTables(true)
-		if o.Precision == kernel.Float32 {
-			t.gibbs32 = true
-			t.gibbs.enable32(n)
-		}
+		t.gibbs = n.newGibbsTables(o.Precision == kernel.Float32)
 		if o.Persistent {
 			t.persist, t.seen = make([]uint8, N*t.latent), make([]uint8, N)
 		} else {
@@ -323,16 +306,8 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 
 func (t *Trainer) newTask() *trainTask {
 	n := t.net
-	tk := &trainTask{sc: n.NewScratch(), x: make([]float64, n.Sizes[0]), xon: make([]int32, 0, n.Sizes[0]),
-		gGen: New(n.Sizes, n.AR())}
+	tk := &trainTask{sc: n.NewScratch(), gGen: New(n.Sizes, n.AR())}
 	tk.rng = rand.New(&tk.src)
-	for range t.opt.Samples {
-		s := latentSample{h: n.States(), p: layerBufs(n.Sizes), on: make([][]int32, len(n.Sizes))}
-		for l, k := range n.Sizes {
-			s.on[l] = make([]int32, 0, k)
-		}
-		tk.smp = append(tk.smp, s)
-	}
 	tk.xs, tk.gb = make([]float64, chunkSize*n.Sizes[0]), n.newGradBatch(chunkSize*t.opt.Samples)
 	return tk
 }
@@ -448,7 +423,7 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	workers = min(workers, t.active)
 	for step := range t.opt.Steps {
 		t.cur.step = step
-		t.gibbs.refresh(t.net, true)
+		t.gibbs.refresh(t.net)
 		t.next.Store(0)
 		work := t.gibbsSteps(idx, workers)
 		if workers == 1 {

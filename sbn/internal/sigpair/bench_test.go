@@ -48,29 +48,6 @@ func BenchmarkShift(b *testing.B) {
 	}
 }
 
-func BenchmarkShiftPairs(b *testing.B) {
-	a := shiftArgs(benchRow(b))
-	for b.Loop() {
-		flip(a)
-		ShiftPairs(a)
-	}
-}
-
-func BenchmarkShiftPairsProd(b *testing.B) {
-	c := benchRow(b)
-	sh := shiftArgs(c)
-	pr := &ProdArgs{T: c.t, S: c.s, Stride: 4, EP: c.en, EN: c.ep, Sel: c.sel,
-		P: make([]float64, 4), Exp: make([]int64, 4), Dot: make([]float64, 4), Bad: make([]uint8, 25)}
-	for b.Loop() {
-		flip(sh)
-		for k := range pr.P {
-			pr.P[k] = 1
-		}
-		ShiftPairsProd(sh, pr)
-	}
-}
-
-// The float32 kernels on the same row: one group of eight lanes.
 func benchRow32(b *testing.B) *case32 {
 	c := newCase32(rand.New(rand.NewPCG(1, 1)), 784, 2, 0.1, false)
 	for q := range 8 {

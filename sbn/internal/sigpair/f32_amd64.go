@@ -14,12 +14,12 @@ func prod32AVX2k(t, s, x *float32, w *float64, ep, en *float32, n int, sel *[8]u
 //go:noescape
 func shift32AVX2k(a, s, t, w, ep, en *float32, n int, d *[8]float32, sel *[8]uint32, fb *uint8) bool
 
-// shift32Consts: the mask of |x|, Extreme32, MaxFloat32, 1, 0 (eight
+// shift32Consts: the mask of |x|, Extreme8, MaxFloat32, 1, 0 (eight
 // lanes each).
 var shift32Consts [5][8]uint32
 
 func init() {
-	sv := [5]uint32{1<<31 - 1, math.Float32bits(Extreme32), math.Float32bits(math.MaxFloat32), math.Float32bits(1), 0}
+	sv := [5]uint32{1<<31 - 1, math.Float32bits(Extreme8), math.Float32bits(math.MaxFloat32), math.Float32bits(1), 0}
 	for k, v := range sv {
 		for q := range 8 {
 			shift32Consts[k][q] = v

@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// The float32 kernels (see prod32Go and shift32Go, whose operations each
+// The float32 kernels (see prod8Go and shift8Go, whose operations each
 // lane performs in the same order: the results are the same bits). One
 // group of eight lanes, 32 bytes an element. A product is kept as two
 // registers of four float64 lanes: lanes 0–3 and 4–7.
@@ -128,7 +128,7 @@ p32done:
 	VZEROUPPER
 	RET
 
-// SHIFT32: the update of element CX (see shift32Go); leaves the new s in
+// SHIFT32: the update of element CX (see shift8Go); leaves the new s in
 // Y12 and t in Y14. Registers: DI a, SI s, DX t, R8 w, R9 e^{w}, R10
 // e^{−w}, R11 fb; Y2 D, Y3 the flipping lanes, Y4 the selection.
 #define SHIFT32 \

@@ -8,7 +8,7 @@ import (
 
 // case32 is a random float32 problem on one group: n elements with
 // activations of scale sa and weights of scale sw; with withNaN a few σ
-// pairs and exponentials are NaN (beyond Extreme32).
+// pairs and exponentials are NaN (beyond Extreme8).
 type case32 struct {
 	n          int
 	a, t, s, x []float32
@@ -28,7 +28,7 @@ func newCase32(rng *rand.Rand, n int, sa, sw float64, withNaN bool) *case32 {
 	c.w, c.ep, c.en, c.w64 = make([]float32, n), make([]float32, n), make([]float32, n), make([]float64, n)
 	c.pep, c.pen = make([]float32, n), make([]float32, n)
 	exps := func(w float64) (float32, float32) {
-		if math.Abs(w) > Extreme32 || (withNaN && rng.IntN(50) == 0) {
+		if math.Abs(w) > Extreme8 || (withNaN && rng.IntN(50) == 0) {
 			return float32(math.NaN()), float32(math.NaN())
 		}
 		return float32(math.Exp(w)), float32(math.Exp(-w))
@@ -44,7 +44,7 @@ func newCase32(rng *rand.Rand, n int, sa, sw float64, withNaN bool) *case32 {
 			c.a[o] = float32(a)
 			s, t := sigPair(a)
 			c.s[o], c.t[o] = float32(s), float32(t)
-			if math.Abs(a) > Extreme32 || (withNaN && rng.IntN(40) == 0) {
+			if math.Abs(a) > Extreme8 || (withNaN && rng.IntN(40) == 0) {
 				c.s[o], c.t[o] = float32(math.NaN()), float32(math.NaN())
 			}
 			c.x[o] = float32(rng.IntN(2))

@@ -1,11 +1,11 @@
 // Package sigpair holds the kernels of the sigmoid belief net's
 // single-site Gibbs sampler run on several chains side by side ("lanes"),
 // four lanes (a group) at a time: the product that gives a unit's
-// log-odds (Prod), the rank-one update of the activations a and the σ
-// pairs s = σ(a), t = σ(−a) it feeds when it flips (Shift; ShiftPairs
-// for the σ pairs alone), and an update followed by the next unit's
-// product in one pass (ShiftPairsProd, ShiftPairsProd2 for two groups).
-// The lanes of element i of a group are at [i·Stride, i·Stride + 4).
+// log-odds (Prod, Prod2 for two groups sharing a row), the rank-one
+// update of the activations a and the σ pairs s = σ(a), t = σ(−a) it
+// feeds when it flips (Shift), in float64 (the AIS lanes'). The lanes of
+// element i of a group are at [i·Stride, i·Stride + 4). f32.go holds the
+// Gibbs chains' kernels: eight lanes, generic over the precision.
 //
 // Each lane sees exactly the floating-point operations, in the same order,
 // of the one-chain loops they replace (sbn's softplusTerms and shift), so a
@@ -141,106 +141,6 @@ func Prod2(a, b *ProdArgs) (badA, badB bool) {
 		return prod2AVX2(a, b)
 	}
 	return prodGo(0, 1, a), prodGo(0, 1, b)
-}
-
-// ShiftPairs is Shift without a: it updates the σ pairs of the flipping
-// lanes as Shift's safe branch does (the same bits) and leaves A alone,
-// for a caller that keeps the activations itself and knows that every
-// flipping lane of every element stays in the safe range — r = t + s·e in
-// (0, MaxFloat64], as when no σ pair is NaN and no exponential is NaN
-// (t, s ≤ 1, t > 0), and the new |a| ≤ Extreme. Lanes with D[q] = 0 are
-// left untouched.
-func ShiftPairs(a *ShiftArgs) {
-	n := len(a.W)
-	if n == 0 {
-		return
-	}
-	_, _ = a.EP[:n], a.EN[:n]
-	last := (n-1)*a.Stride + 4
-	_, _ = a.S[:last], a.T[:last]
-	if useAVX2 && a.Stride == 4 {
-		shiftPairsAVX2(a)
-		return
-	}
-	shiftPairsGo(a)
-}
-
-// ShiftPairsProd is ShiftPairs(sh) followed by Prod(1, pr) over the same
-// elements of one group stored contiguously (Stride 4; pr's T and S are
-// sh's T and S; no dot product), in one pass: each element's new σ pairs
-// feed the next unit's product while they are in registers. The results
-// are the bits of the two calls; it reports what Prod reports.
-func ShiftPairsProd(sh *ShiftArgs, pr *ProdArgs) bool {
-	n := len(sh.W)
-	if n == 0 {
-		return false
-	}
-	if sh.Stride != 4 || pr.Stride != 4 || len(pr.EP) != n || pr.X != nil || &pr.T[0] != &sh.T[0] || &pr.S[0] != &sh.S[0] {
-		panic("sigpair: ShiftPairsProd needs one group of contiguous lanes, the same elements for both rows, no dot product")
-	}
-	_, _ = sh.EP[:n], sh.EN[:n]
-	_, _ = sh.S[:4*n], sh.T[:4*n]
-	_, _, _, _ = pr.EN[:n], pr.P[:4], pr.Exp[:4], pr.Sel[:4]
-	_ = pr.Bad[:(n+BlockLen-1)/BlockLen]
-	if useAVX2 {
-		return shiftPairsProdAVX2(sh, pr)
-	}
-	shiftPairsGo(sh)
-	return prodGo(0, 1, pr)
-}
-
-// ShiftPairsProd2 is ShiftPairsProd(a, pa) and ShiftPairsProd(b, pb) in
-// one pass, for two groups that share the update's row (a's and b's W,
-// EP, EN) and the product's (pa's and pb's EP, EN), without dot products:
-// the rows are read once for both. The results are the bits of the two
-// calls; it reports what they report.
-func ShiftPairsProd2(a, b *ShiftArgs, pa, pb *ProdArgs) (badA, badB bool) {
-	n := len(a.W)
-	if n == 0 {
-		return false, false
-	}
-	for _, x := range []struct {
-		sh *ShiftArgs
-		pr *ProdArgs
-	}{{a, pa}, {b, pb}} {
-		sh, pr := x.sh, x.pr
-		if sh.Stride != 4 || pr.Stride != 4 || len(sh.W) != n || len(pr.EP) != n || pr.X != nil || &pr.T[0] != &sh.T[0] || &pr.S[0] != &sh.S[0] {
-			panic("sigpair: ShiftPairsProd2 needs two groups of contiguous lanes, the same elements for both rows, no dot products")
-		}
-		_, _ = sh.S[:4*n], sh.T[:4*n]
-		_, _, _, _ = pr.P[:4], pr.Exp[:4], pr.Sel[:4], pr.Bad[:(n+BlockLen-1)/BlockLen]
-	}
-	if &b.EP[0] != &a.EP[0] || &b.EN[0] != &a.EN[0] || &pb.EP[0] != &pa.EP[0] || &pb.EN[0] != &pa.EN[0] {
-		panic("sigpair: ShiftPairsProd2 needs the same rows for both groups")
-	}
-	_, _, _, _ = a.EP[:n], a.EN[:n], pa.EP[:n], pa.EN[:n]
-	if useAVX2 {
-		return shiftPairsProd2AVX2(a, b, pa, pb)
-	}
-	shiftPairsGo(a)
-	badA = prodGo(0, 1, pa)
-	shiftPairsGo(b)
-	return badA, prodGo(0, 1, pb)
-}
-
-// shiftPairsGo is ShiftPairs in Go (see prodGo).
-func shiftPairsGo(a *ShiftArgs) {
-	for q := range 4 {
-		if a.D[q] == 0 {
-			continue
-		}
-		e := a.EP
-		if a.Sel[q]>>63 != 0 {
-			e = a.EN
-		}
-		for i := range a.W {
-			o := i*a.Stride + q
-			r := a.T[o] + float64(a.S[o]*e[i])
-			inv := 1 / r
-			a.S[o] *= float64(e[i] * inv)
-			a.T[o] *= inv
-		}
-	}
 }
 
 // prodGo is Prod in Go for the groups g0 … ng−1. Every product that feeds

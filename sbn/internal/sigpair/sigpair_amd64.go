@@ -28,22 +28,6 @@ func prod1DotAVX2(t, s, x, w, ep, en *float64, stride, n int, sel *uint64, p *fl
 //go:noescape
 func shiftAVX2k(a, s, t, w, ep, en *float64, stride, n int, d *[4]float64, sel *[4]uint64, fb *uint8, c *[4][4]uint64) bool
 
-// shiftPairsAVX2k is ShiftPairs on elements [0, n) of one contiguous
-// group; shiftPairsProdAVX2k is ShiftPairsProd, returning Prod's report
-// (sigpair_amd64.s).
-//
-//go:noescape
-func shiftPairsAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64)
-
-//go:noescape
-func shiftPairsProdAVX2k(s, t, ep, en *float64, n int, d *[4]float64, sel *[4]uint64, pep, pen *float64, psel *uint64, p *float64, exp *int64, bad *uint8) bool
-
-// shiftPairsProd2AVX2k is ShiftPairsProd2 (sigpair_amd64.s): bit 0 of the
-// result is A's product's report, bit 1 B's.
-//
-//go:noescape
-func shiftPairsProd2AVX2k(sA, tA, sB, tB, ep, en *float64, n int, dA *[4]float64, selA *[4]uint64, dB *[4]float64, selB *[4]uint64, pep, pen *float64, pselA, pselB *uint64, pA *float64, expA *int64, badA *uint8, pB *float64, expB *int64, badB *uint8) uint8
-
 // prod2AVX2k is Prod2 (sigpair_amd64.s): bit 0 of the result is A's
 // report, bit 1 B's.
 //
@@ -92,20 +76,6 @@ func prodAVX2(ng int, a *ProdArgs) bool {
 
 func shiftAVX2(a *ShiftArgs) bool {
 	return shiftAVX2k(&a.A[0], &a.S[0], &a.T[0], &a.W[0], &a.EP[0], &a.EN[0], 8*a.Stride, len(a.W), &a.D, &a.Sel, &a.Fb[0], &shiftConsts)
-}
-
-func shiftPairsAVX2(a *ShiftArgs) {
-	shiftPairsAVX2k(&a.S[0], &a.T[0], &a.EP[0], &a.EN[0], len(a.W), &a.D, &a.Sel)
-}
-
-func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
-	return shiftPairsProdAVX2k(&sh.S[0], &sh.T[0], &sh.EP[0], &sh.EN[0], len(sh.W), &sh.D, &sh.Sel, &pr.EP[0], &pr.EN[0], &pr.Sel[0], &pr.P[0], &pr.Exp[0], &pr.Bad[0])
-}
-
-func shiftPairsProd2AVX2(a, b *ShiftArgs, pa, pb *ProdArgs) (bool, bool) {
-	r := shiftPairsProd2AVX2k(&a.S[0], &a.T[0], &b.S[0], &b.T[0], &a.EP[0], &a.EN[0], len(a.W), &a.D, &a.Sel, &b.D, &b.Sel,
-		&pa.EP[0], &pa.EN[0], &pa.Sel[0], &pb.Sel[0], &pa.P[0], &pa.Exp[0], &pa.Bad[0], &pb.P[0], &pb.Exp[0], &pb.Bad[0])
-	return r&1 != 0, r&2 != 0
 }
 
 func prod2AVX2(a, b *ProdArgs) (bool, bool) {

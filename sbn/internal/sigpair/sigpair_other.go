@@ -8,22 +8,11 @@ func prodAVX2(ng int, a *ProdArgs) bool { return prodGo(0, ng, a) }
 
 func shiftAVX2(a *ShiftArgs) bool { return shiftGo(a) }
 
-func shiftPairsAVX2(a *ShiftArgs) { shiftPairsGo(a) }
-
-func shiftPairsProdAVX2(sh *ShiftArgs, pr *ProdArgs) bool {
-	shiftPairsGo(sh)
-	return prodGo(0, 1, pr)
-}
-
-func shiftPairsProd2AVX2(a, b *ShiftArgs, pa, pb *ProdArgs) (bool, bool) {
-	return shiftPairsProdAVX2(a, pa), shiftPairsProdAVX2(b, pb)
-}
-
 func prod2AVX2(a, b *ProdArgs) (bool, bool) { return prodGo(0, 1, a), prodGo(0, 1, b) }
 
-func prod32AVX2(a *Prod32Args) bool { return prod32Go(a) }
+func prod32AVX2(a *Prod32Args) bool { return prod8Go(a) }
 
-func shift32AVX2(sh *Shift32Args) bool { return shift32Go(sh) }
+func shift32AVX2(sh *Shift32Args) bool { return shift8Go(sh) }
 
 func rhoAVX2(sh, pr *RhoArgs) uint16 {
 	var r uint16

@@ -6,12 +6,13 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 )
 
 // loadBoth puts the same random states (random x too) into the lanes of a
 // float64 and a float32 chain set, and refreshes both.
-func loadBoth(c64 *laneChains, c32 *laneChains32, n *Net, g *gibbsTables, active int, rng *rand.Rand) {
+func loadBoth(c64 *gibbsChains[float64], c32 *gibbsChains[float32], n *Net, g *gibbsTables, active int, rng *rand.Rand) {
 	h := n.States()
 	for k := range active {
 		randomState(h, rng)
@@ -35,7 +36,7 @@ func loadBoth(c64 *laneChains, c32 *laneChains32, n *Net, g *gibbsTables, active
 // of ρ adds 2u, and Σ softplus(a) it subtracts is the log of an earlier
 // such product: twice the bound. The
 // start a_j is rounded once; float64 rounding is below 1e−9 relative.
-func tol32(c *laneChains32, g *gibbsTables, l, j, k int, flips []int) float64 {
+func tol32(c *gibbsChains[float32], g *gibbsTables, l, j, k int, flips []int) float64 {
 	const u = 0x1p-24
 	n := c.n
 	tol := math.Abs(c.act(g, l, k, j)) * (1 + float64(flips[l])) * u
@@ -60,7 +61,7 @@ func tol32(c *laneChains32, g *gibbsTables, l, j, k int, flips []int) float64 {
 }
 
 // TestGibbs32Conditional: the float32 chains' log-odds are the float64
-// chains' (laneChains, themselves checked against brute force) within
+// chains' (gibbsChains[float64], themselves checked against brute force) within
 // tol32, for every unit of random SBNs, deep SBNs and ARSBNs (moderate
 // weights, and weights of scale 60 and 300: bad blocks, NaN exponentials
 // and pairs, the fallbacks) and an SBN 784-200 on MNIST-like rows, right
@@ -84,10 +85,9 @@ func TestGibbs32Conditional(t *testing.T) {
 			n = randomNet(c.sizes, c.ar, c.scale, uint64(60+ni))
 		}
 		g := n.newGibbsTables(true)
-		g.enable32(n)
-		g.refresh(n, true)
+		g.refresh(n)
 		const active = 13
-		c64, c32 := n.newLaneChains(active), n.newLaneChains32(active)
+		c64, c32 := newGibbsChains[float64](n, active), newGibbsChains[float32](n, active)
 		rng := rand.New(rand.NewPCG(uint64(ni), 61))
 		loadBoth(c64, c32, n, g, active, rng)
 		if c.scale == 0 { // MNIST-like rows: 15% of the pixels on
@@ -161,11 +161,17 @@ func TestGibbs32Conditional(t *testing.T) {
 	}
 }
 
-// TestLanes32Independent: a float32 chain's states, activations and σ
-// pairs after sweeps do not depend on its lane nor on the chains beside
-// it: 13 chains side by side give the bits of each chain run alone in lane
-// 0, for an SBN, a deep SBN and an ARSBN, with moderate and extreme weights.
-func TestLanes32Independent(t *testing.T) {
+// TestLanesIndependent: a chain's states, activations and σ pairs (odds)
+// after sweeps do not depend on its lane nor on the chains beside it: 13
+// chains side by side give the bits of each chain run alone in lane 0, in
+// both precisions, for an SBN, a deep SBN and an ARSBN, with moderate and
+// extreme weights.
+func TestLanesIndependent(t *testing.T) {
+	lanesIndependent[float64](t)
+	lanesIndependent[float32](t)
+}
+
+func lanesIndependent[F kernel.Float](t *testing.T) {
 	for ni, c := range []struct {
 		sizes []int
 		ar    bool
@@ -173,10 +179,9 @@ func TestLanes32Independent(t *testing.T) {
 	}{{[]int{70, 40}, false, 1}, {[]int{70, 40, 33}, true, 1}, {[]int{50, 20, 9}, false, 300}, {[]int{90, 37}, true, 60}} {
 		n := randomNet(c.sizes, c.ar, c.scale, uint64(70+ni))
 		g := n.newGibbsTables(true)
-		g.enable32(n)
-		g.refresh(n, true)
+		g.refresh(n)
 		const active = 13
-		all := n.newLaneChains32(active)
+		all := newGibbsChains[F](n, active)
 		init := rand.New(rand.NewPCG(uint64(ni), 71))
 		states := make([][][]float64, active)
 		rngs := make([]*rand.Rand, active)
@@ -192,7 +197,7 @@ func TestLanes32Independent(t *testing.T) {
 		}
 		all.flush(g)
 		for k := range active {
-			one := n.newLaneChains32(1)
+			one := newGibbsChains[F](n, 1)
 			one.load(0, states[k])
 			one.refresh(1, g)
 			r := []*rand.Rand{rand.New(rand.NewPCG(uint64(k), 72))}
@@ -209,13 +214,13 @@ func TestLanes32Independent(t *testing.T) {
 					if x, y := all.act(g, l, k, i), one.act(g, l, 0, i); math.Float64bits(x) != math.Float64bits(y) && !(x != x && y != y) {
 						t.Fatalf("%v ar %v scale %g: lane %d layer %d unit %d: activation %v beside 12 chains, %v alone", c.sizes, c.ar, c.scale, k, l, i, x, y)
 					}
-					vals := [][2][]float32{{all.h[l], one.h[l]}, {all.r0, one.r0}}
+					vals := [][2][]F{{all.h[l], one.h[l]}, {all.r0, one.r0}}
 					if l > 0 {
-						vals = [][2][]float32{{all.h[l], one.h[l]}, {all.s[l], one.s[l]}, {all.t[l], one.t[l]}}
+						vals = [][2][]F{{all.h[l], one.h[l]}, {all.s[l], one.s[l]}, {all.t[l], one.t[l]}}
 					}
 					for _, v := range vals {
-						x, y := v[0][o], v[1][p]
-						if math.Float32bits(x) != math.Float32bits(y) && !(x != x && y != y) {
+						x, y := float64(v[0][o]), float64(v[1][p])
+						if math.Float64bits(x) != math.Float64bits(y) && !(x != x && y != y) {
 							t.Fatalf("%v ar %v scale %g: lane %d layer %d unit %d: %v beside 12 chains, %v alone", c.sizes, c.ar, c.scale, k, l, i, x, y)
 						}
 					}
@@ -225,60 +230,24 @@ func TestLanes32Independent(t *testing.T) {
 	}
 }
 
-// TestGibbs32Posterior: independent float32 chains run in lanes, started
-// from the prior and run for 30 sweeps, draw h from the exact posterior
-// p(h | x) (enumerated), within 5 binomial standard errors per state, on a
-// plain, an autoregressive and a deep autoregressive net.
-func TestGibbs32Posterior(t *testing.T) {
-	for _, c := range tiny {
-		n := randomNet(c.sizes, c.ar, 1.5, 22)
-		sc := n.NewScratch()
-		g := n.newGibbsTables(true)
-		g.enable32(n)
-		g.refresh(n, true)
-		const lanes = 16
-		lc := n.newLaneChains32(lanes)
-		x := []float64{1, 0, 1}
-		post := exactPosterior(n, x, sc)
-		const chains = 20000
-		counts := map[string]int{}
-		rngs := make([]*rand.Rand, lanes)
-		for k := range rngs {
-			rngs[k] = rand.New(rand.NewPCG(6, uint64(k)))
-		}
-		h := n.States()
-		for range chains / lanes {
-			for k := range lanes {
-				copy(h[0], x)
-				n.samplePrior(h, rngs[k], sc)
-				lc.load(k, h)
-			}
-			lc.refresh(lanes, g)
-			for range 30 {
-				lc.sweep(g, rngs)
-			}
-			for k := range lanes {
-				lc.latent(k, h)
-				counts[key(h)]++
-			}
-		}
-		checkPosterior(t, c.name, post, counts, chains)
-	}
+// TestGibbsNoAllocs: with one worker a minibatch of the Gibbs trainer
+// allocates nothing once its buffers exist, in both precisions.
+func TestGibbsNoAllocs(t *testing.T) {
+	gibbsNoAllocs[float64](t)
+	gibbsNoAllocs[float32](t)
 }
 
-// TestGibbs32NoAllocs: with one worker a minibatch of the float32 Gibbs
-// trainer allocates nothing once its buffers exist.
-func TestGibbs32NoAllocs(t *testing.T) {
+func gibbsNoAllocs[F kernel.Float](t *testing.T) {
 	n := randomNet([]int{20, 10, 5}, true, 1, 81)
 	set := plantedData(n, 30, 9)
 	o := DefaultTrainOptions()
-	o.Sampler, o.Precision, o.Workers, o.BatchSize = "gibbs", "float32", 1, 30
+	o.Sampler, o.Precision, o.Workers, o.BatchSize = "gibbs", kernel.Of[F](), 1, 30
 	tr, err := NewTrainer(n, len(set), o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !tr.gibbs32 {
-		t.Fatal("the float32 Gibbs sampler is not selected")
+	if _, ok := tr.gs.tasks[0].lc.(*gibbsChains[F]); !ok {
+		t.Fatalf("the %s Gibbs sampler is not selected", kernel.Of[F]())
 	}
 	idx := make([]int, len(set))
 	for i := range idx {
@@ -291,23 +260,28 @@ func TestGibbs32NoAllocs(t *testing.T) {
 	}
 }
 
-// TestGibbs32RoundTrip: a visible activation sent below −Extreme32 by
-// flips (its ρ underflows to 0 in float32) and brought back far above by
-// the reverse flips has its ρ and Σ softplus recomputed from the
-// activations, so the log-odds after the round trip are the float64
-// chains' again, in the lane that went round and in the lanes of its
-// group that did not flip; likewise above +Extreme32 (ρ overflows).
-func TestGibbs32RoundTrip(t *testing.T) {
+// TestGibbsRoundTrip: a visible activation sent below −Extreme8 by flips
+// (its ρ leaves [RhoLo, RhoHi]; in float32 it underflows to 0) and brought
+// back far above by the reverse flips has its ρ and Σ softplus recomputed
+// from the activations, so the log-odds after the round trip are those of
+// float64 chains refreshed in the same states, in the lane that went round
+// and in the lanes of its group that did not flip; likewise above
+// +Extreme8 (ρ overflows in float32); in both precisions.
+func TestGibbsRoundTrip(t *testing.T) {
+	gibbsRoundTrip[float64](t)
+	gibbsRoundTrip[float32](t)
+}
+
+func gibbsRoundTrip[F kernel.Float](t *testing.T) {
 	for _, sg := range []float64{1, -1} {
 		// Visible unit 0: a = 30 − 60 h_1 − 80 h_0 (times sg).
 		n := New([]int{3, 2}, false)
 		n.B[0][0], n.B[0][1], n.B[0][2] = 30*sg, -1, 0.5
 		n.W[1][0*2+0], n.W[1][0*2+1], n.W[1][1*2+0], n.W[1][2*2+1] = -80*sg, -60*sg, 0.7, -0.4
 		g := n.newGibbsTables(true)
-		g.enable32(n)
-		g.refresh(n, true)
+		g.refresh(n)
 		const active = 5
-		c32, c64 := n.newLaneChains32(active), n.newLaneChains(active)
+		c32, c64 := newGibbsChains[F](n, active), newGibbsChains[float64](n, active)
 		h := n.States()
 		h[0][0], h[0][2], h[1][1] = 1, 1, 1
 		for k := range active {
@@ -353,19 +327,25 @@ func TestGibbs32RoundTrip(t *testing.T) {
 			c64.logOdds(g, 1, j)
 			for k := range active {
 				if d := math.Abs(c32.lo[k] - c64.lo[k]); !(d <= 1e-5) {
-					t.Errorf("sign %g, lane %d, unit %d after the round trip: log-odds %.9g in float32, %.9g in float64", sg, k, j, c32.lo[k], c64.lo[k])
+					t.Errorf("%s sign %g, lane %d, unit %d after the round trip: log-odds %.9g, %.9g refreshed in float64", kernel.Of[F](), sg, k, j, c32.lo[k], c64.lo[k])
 				}
 			}
 		}
 	}
 }
 
-// TestGibbs32VisibleSigmoid: the visible σ(a) a float32 chain hands to the
-// gradient after sweeps (ρ/(1 + ρ)) are σ of its activations recomputed
-// in float64 within the drift of ρ (relative 2⁻²⁴ per update and rounding,
-// times the sweeps' updates), on a 784-200 net and on a net whose
-// activations leave ±Extreme32 (NaN ρ: taken from the activations).
-func TestGibbs32VisibleSigmoid(t *testing.T) {
+// TestGibbsVisibleSigmoid: the visible σ(a) a chain hands to the gradient
+// after sweeps (ρ/(1 + ρ)) are σ of its activations recomputed in float64
+// within the drift of ρ (relative u = 2⁻²⁴ in float32, 2⁻⁵³ in float64 per
+// update and rounding, times the sweeps' updates), on a 784-200 net and on
+// a net whose activations leave ±Extreme8 (NaN ρ: taken from the
+// activations), in both precisions.
+func TestGibbsVisibleSigmoid(t *testing.T) {
+	gibbsVisibleSigmoid[float64](t, 0x1p-53)
+	gibbsVisibleSigmoid[float32](t, 0x1p-24)
+}
+
+func gibbsVisibleSigmoid[F kernel.Float](t *testing.T, u float64) {
 	for _, c := range []struct {
 		sizes []int
 		scale float64
@@ -378,10 +358,9 @@ func TestGibbs32VisibleSigmoid(t *testing.T) {
 			n = randomNet(c.sizes, false, c.scale, 91)
 		}
 		g := n.newGibbsTables(true)
-		g.enable32(n)
-		g.refresh(n, true)
+		g.refresh(n)
 		const active, sweeps = 11, 3
-		lc := n.newLaneChains32(active)
+		lc := newGibbsChains[F](n, active)
 		h := n.States()
 		rng := rand.New(rand.NewPCG(9, 1))
 		rngs := make([]*rand.Rand, active)
@@ -397,7 +376,7 @@ func TestGibbs32VisibleSigmoid(t *testing.T) {
 		lc.flush(g)
 		m := n.Sizes[0]
 		got := make([]float64, m)
-		tol := float64(4+2*sweeps*n.Sizes[1]) * 0x1p-24
+		tol := float64(4+2*sweeps*n.Sizes[1]) * u
 		for k := range active {
 			lc.visibleSigmoid(g, k, got)
 			lc.a0ok[k] = false
@@ -411,12 +390,17 @@ func TestGibbs32VisibleSigmoid(t *testing.T) {
 	}
 }
 
-// TestGibbs32GradientSigmoid: at a dynamics step before the last, the
-// float32 trainer's chunk gradients, whose visible σ(a) come from the
-// chains, are the gradients summed from W for the same kept states within
-// float32 rounding (relative 1e−5 of the gradient's scale), for an SBN and
-// a deep ARSBN.
-func TestGibbs32GradientSigmoid(t *testing.T) {
+// TestGibbsGradientSigmoid: at a dynamics step before the last, the
+// trainer's chunk gradients, whose visible σ(a) come from the chains, are
+// the gradients summed from W for the same kept states within the
+// rounding of the precision (relative tol of the gradient's scale: 1e−5
+// in float32, 1e−12 in float64), for an SBN and a deep ARSBN.
+func TestGibbsGradientSigmoid(t *testing.T) {
+	gibbsGradientSigmoid[float64](t, 1e-12)
+	gibbsGradientSigmoid[float32](t, 1e-5)
+}
+
+func gibbsGradientSigmoid[F kernel.Float](t *testing.T, tol float64) {
 	for _, c := range []struct {
 		sizes []int
 		ar    bool
@@ -425,12 +409,12 @@ func TestGibbs32GradientSigmoid(t *testing.T) {
 		n.Rec = nil
 		set := plantedData(n, 30, 41)
 		o := DefaultTrainOptions()
-		o.Sampler, o.Precision, o.Steps, o.BatchSize, o.Workers = "gibbs", "float32", 4, 30, 1
+		o.Sampler, o.Precision, o.Steps, o.BatchSize, o.Workers = "gibbs", kernel.Of[F](), 4, 30, 1
 		tr, err := NewTrainer(n, len(set), o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr.gibbs.refresh(n, true)
+		tr.gibbs.refresh(n)
 		idx := rand.New(rand.NewPCG(3, 3)).Perm(len(set))
 		var chunks []*trainTask
 		for lo := 0; lo < len(idx); lo += chunkSize {
@@ -453,7 +437,7 @@ func TestGibbs32GradientSigmoid(t *testing.T) {
 				_, wx := params(tk.gGen)
 				for p := range gx {
 					for i := range gx[p] {
-						if d := math.Abs(gx[p][i] - wx[p][i]); d > 1e-5*float64(K) {
+						if d := math.Abs(gx[p][i] - wx[p][i]); d > tol*float64(K) {
 							t.Fatalf("%v step %d chunk %d: gradient %s[%d] = %.9g with the chains' σ, %.9g summed from W", c.sizes, step, ci, gn[p], i, gx[p][i], wx[p][i])
 						}
 					}
