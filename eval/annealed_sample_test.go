@@ -2,12 +2,14 @@ package eval
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/sampletest"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // annealedLogP returns log p_β(v) for every visible state of the base-rate
@@ -109,5 +111,66 @@ func TestAnnealedSamplesKeyedByBeta(t *testing.T) {
 	}
 	if _, _, err := s.Sample(path, 1, 0); err == nil {
 		t.Error("n = 0 accepted")
+	}
+}
+
+// TestAnnealedSamplesDBM: on a tiny DBM (v, h1 summed out, h2) the visible
+// samples at β of its AIS path, from a base with biases on v and h2, have
+// the frequencies of the marginal p_β(v) = Σ_{h2} f_β(v, h2)/Z_β by
+// enumeration of
+//
+//	log f_β(v, h2) = β(b0ᵀv + b2ᵀh2) + (1−β)(a0ᵀv + a2ᵀh2) + Σ_j softplus(β(b1_j + (W0ᵀv)_j + (W1 h2)_j)).
+func TestAnnealedSamplesDBM(t *testing.T) {
+	const n = 8000
+	d, err := modeltest.RandomDBM(1.2, 0.5, rand.New(rand.NewPCG(6, 2)), 3, 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a0, a2 := []float64{0.8, -1.2, 0.1}, []float64{-0.5, 1}
+	path, err := inference.NewDBMPathBase(d, [][]float64{a0, nil, a2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, beta := range []float64{0.3, 1} {
+		x, D, err := AnnealedSampler{Steps: 10, Sweeps: 15, Seed: 4, Workers: 2}.Sample(path, beta, n)
+		if err != nil || D != 3 {
+			t.Fatalf("D %d, %v", D, err)
+		}
+		lf := make([]float64, 8)
+		for v := range 8 {
+			var terms []float64
+			for h2 := range 4 {
+				bit := func(s, i int) float64 { return float64(s >> i & 1) }
+				l := 0.0
+				for i := range 3 {
+					l += bit(v, i) * (beta*d.B[0][i] + (1-beta)*a0[i])
+				}
+				for k := range 2 {
+					l += bit(h2, k) * (beta*d.B[2][k] + (1-beta)*a2[k])
+				}
+				for j := range 2 {
+					z := d.B[1][j]
+					for i := range 3 {
+						z += bit(v, i) * d.W[0][i*2+j]
+					}
+					for k := range 2 {
+						z += d.W[1][j*2+k] * bit(h2, k)
+					}
+					l += nmath.Softplus(beta * z)
+				}
+				terms = append(terms, l)
+			}
+			lf[v] = nmath.LogSumExp(terms)
+		}
+		lz := nmath.LogSumExp(lf)
+		p := make([]float64, 8)
+		for v := range p {
+			p[v] = math.Exp(lf[v] - lz)
+		}
+		xf := make([]float64, len(x))
+		for i, b := range x {
+			xf[i] = float64(b)
+		}
+		sampletest.CheckFrequencies(t, "annealed DBM samples", xf, 3, p)
 	}
 }

@@ -30,7 +30,7 @@ const sampleUsage = `Usage: logz sample --model FILE.npz [--n 100] [--steps 1000
                    [--data SPEC-or-path] [--seed S] [--out samples.npy] [--png samples.png]
                    [--every K] [--mean]
        logz sample --model FILE.npz --compare q,random [--steps 1000] [flags]
-       logz sample --model RBM.npz --betas 0.5,0.9,1 [--init base-rate|uniform]
+       logz sample --model RBM-or-DBM.npz --betas 0.5,0.9,1 [--init base-rate|uniform]
                    [--data SPEC-or-path] [--steps 1000] [--sweeps 0] [flags]
 
 Draws --n samples of a saved model of any family and writes them to --out
@@ -69,11 +69,12 @@ of all the starts, pooled), its final mean F ± se and its own tail level,
 marked * when it disagrees with the pooled one (the chains have not mixed);
 it writes no samples.
 
---betas LIST (rbm) draws --n samples of each intermediate distribution
+--betas LIST (rbm, dbm) draws --n samples of each intermediate distribution
 p_β ∝ f_β of the annealing path AIS uses (Burda, Grosse & Salakhutdinov
 2015, Fig. 5): from the base-rate start (--init base-rate, the default;
-the visible biases are the log-odds of --data) or the uniform one (--init
-uniform), each sample is an exact draw at β = 0 annealed linearly to β in
+the visible biases are the log-odds of --data, and a dbm's even hidden
+layers' those of their mean-field posteriors, as its ais has them) or the
+uniform one (--init uniform), each sample is an exact draw at β = 0 annealed linearly to β in
 --steps block-Gibbs transitions, then --sweeps more at β. With --sweeps 0
 and β = 1 it is a draw of the AIS model p_ann of --steps intermediate
 distributions. One file per β: --out samples.npy writes
@@ -118,7 +119,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	qSteps := fs.Int("q-steps", qf.Steps, "fitter steps of a q fitted here")
 	qSamples := fs.Int("q-samples", qf.Fit.Samples, "draws per fitter step of a q fitted here")
 	qLR := fs.Float64("q-lr", qf.Fit.LearningRate, "Adam step size of a q fitted here")
-	betas := fs.String("betas", "", "comma-separated β in [0,1]: samples of the intermediate distributions p_β of the AIS path (rbm; --init base-rate|uniform), one --out/--png file per β")
+	betas := fs.String("betas", "", "comma-separated β in [0,1]: samples of the intermediate distributions p_β of the AIS path (rbm, dbm; --init base-rate|uniform), one --out/--png file per β")
 	sweeps := fs.Int("sweeps", 0, "with --betas: transitions at β after the --steps annealing from β = 0")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), sampleUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)

@@ -12,6 +12,7 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/eval"
 	"github.com/logz-ml/logz/family"
+	dbmfam "github.com/logz-ml/logz/family/dbm"
 	"github.com/logz-ml/logz/family/kit/sampling"
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/atomicfile"
@@ -63,6 +64,29 @@ func betaPath(path string, beta float64) string {
 	return strings.TrimSuffix(path, ext) + "-beta" + strconv.FormatFloat(beta, 'g', -1, 64) + ext
 }
 
+// annealPath returns the AIS path of the rbm or dbm (the other nil) from
+// the base-rate start of set, or the uniform one when set is nil: as the
+// family's ais builds it (for a dbm, the even hidden layers' base rates are
+// the log-odds of their mean-field posterior means over
+// dbm.HiddenBaseExamples examples of set).
+func annealPath(rbm *models.RBM, d *models.DBM, set *data.Set) (inference.Path, error) {
+	var vb []float64
+	if set != nil {
+		vb = data.LogOdds(set, 1)
+	}
+	if rbm != nil {
+		return inference.NewBaseRatePath(rbm, vb)
+	}
+	if set == nil {
+		return inference.NewDBMPath(d, nil)
+	}
+	hb, err := eval.DBMHiddenBaseRate(d, set, dbmfam.HiddenBaseExamples, runtime.GOMAXPROCS(0))
+	if err != nil {
+		return nil, err
+	}
+	return inference.NewDBMPathBase(d, eval.DBMBase(vb, hb))
+}
+
 // sampleAnnealed is `logz sample --betas`: samples of the intermediate
 // distributions p_β of the annealing path AIS uses for an RBM, one .npy
 // (and PNG grid) per β.
@@ -108,12 +132,15 @@ func sampleAnnealed(a annealedArgs, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("--model: %w", err)
 	}
-	m, ok := ckpt.Model.(*models.RBM)
-	if !ok {
-		return fmt.Errorf("--model %s: --betas draws from the AIS path of an rbm; this is a %s", a.model, ckpt.Model.TypeName())
+	m := ckpt.Model
+	rbm, isRBM := m.(*models.RBM)
+	dbm, isDBM := m.(*models.DBM)
+	if !isRBM && !isDBM {
+		return fmt.Errorf("--model %s: --betas draws from the AIS path of an rbm or a dbm; this is a %s", a.model, m.TypeName())
 	}
-	if int64(a.n)*int64(m.NVis) > npyx.MaxElements {
-		return bad("--n %d samples × %d visible units is more than a .npy logz reads back (%d); lower --n", a.n, m.NVis, npyx.MaxElements)
+	D := m.NumVisible()
+	if int64(a.n)*int64(D) > npyx.MaxElements {
+		return bad("--n %d samples × %d visible units is more than a .npy logz reads back (%d); lower --n", a.n, D, npyx.MaxElements)
 	}
 	h, w, _ := sampling.TileShape(m)
 	if a.png != "" {
@@ -121,24 +148,22 @@ func sampleAnnealed(a annealedArgs, stderr io.Writer) error {
 			return bad("--png with --n %d: %v; lower --n or leave out --png", a.n, err)
 		}
 	}
-	var base []float64
+	var set *data.Set
 	if a.init == annealBaseRate {
 		dspec, err := sampleDataSpec(a.spec, &a.dopt)
 		if err != nil {
 			return err
 		}
-		set, err := data.Load(dspec, a.dopt)
-		if err != nil {
+		if set, err = data.Load(dspec, a.dopt); err != nil {
 			return fmt.Errorf("--data: %w", err)
 		}
-		if set.D != m.NVis || set.N == 0 {
-			return fmt.Errorf("--data %s has %d examples of %d units; the model in %s has %d visible units", a.spec, set.N, set.D, a.model, m.NVis)
+		if set.D != D || set.N == 0 {
+			return fmt.Errorf("--data %s has %d examples of %d units; the model in %s has %d visible units", a.spec, set.N, set.D, a.model, D)
 		}
-		base = data.LogOdds(set, 1)
 	} else if a.spec != "" {
 		fmt.Fprintln(stderr, "logz sample: --data is used only by the base-rate start; ignored")
 	}
-	path, err := inference.NewBaseRatePath(m, base)
+	path, err := annealPath(rbm, dbm, set)
 	if err != nil {
 		return err
 	}

@@ -2,13 +2,17 @@ package main
 
 import (
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/internal/npyx"
+	"github.com/logz-ml/logz/models"
+	"github.com/logz-ml/logz/models/modeltest"
 )
 
 // TestSampleBetas: --betas writes one .npy (and PNG grid) of binary
@@ -50,6 +54,23 @@ func TestSampleBetas(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "one-beta1.npy"))
 	if len(a) == 0 || string(a) != string(b) {
 		t.Error("the samples at β = 1 depend on the other βs asked for")
+	}
+
+	// A DBM: its AIS path, with the even hidden layers' base rates from
+	// --data (24 visible units, as numpyDataPath); an SBN has none.
+	dm, err := modeltest.RandomDBM(1, 0.5, rand.New(rand.NewPCG(2, 3)), 24, 5, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dbmPath := filepath.Join(dir, "dbm.npz")
+	if err := models.Save(dbmPath, &models.Checkpoint{Model: dm}, family.Codecs()); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, err := runLogz(t, "sample", "--model", dbmPath, "--betas", "0.7", "--data", numpyDataPath, "--n", "4", "--steps", "3", "--out", filepath.Join(dir, "d.npy")); err != nil {
+		t.Fatalf("dbm: %v\n%s", err, stderr)
+	}
+	if a, err := npyx.ReadFile(filepath.Join(dir, "d-beta0.7.npy")); err != nil || !slices.Equal(a.Shape, []int{4, 24}) {
+		t.Errorf("dbm samples: %v %+v", err, a)
 	}
 
 	for _, c := range []struct {
