@@ -249,6 +249,12 @@ type Evaluate struct {
 	EveryEpoch []Estimator `yaml:"every_epoch" want:"a list of estimators"`
 	// Final are the estimators run once after training (the thorough ones).
 	Final []Estimator `yaml:"final" want:"a list of estimators"`
+	// ByLabel breaks each mean log-likelihood of a shared log Z (exact,
+	// AIS, the χ² bound) down by the examples' labels: the mean log p of
+	// each label's examples with its standard error (Burda et al. 2015,
+	// footnote 2: digits "1" against "8"); needs labelled data (mnist:,
+	// fashion-mnist:, digits: with their labels files).
+	ByLabel bool `yaml:"by_label,omitempty" want:"true or false"`
 }
 
 // Estimator is one entry of evaluate.every_epoch or evaluate.final: the name
@@ -287,6 +293,9 @@ func (ev Evaluate) MarshalYAML() (any, error) {
 			seq.Content = append(seq.Content, item)
 		}
 		add(l.key, seq)
+	}
+	if ev.ByLabel {
+		add("by_label", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: "true"})
 	}
 	return n, nil
 }

@@ -162,8 +162,9 @@ func (v *validator) experiment(e *Experiment) {
 		v.errorAt("reference.source", "missing: say where the published numbers come from (e.g. \"Du et al. 2015, Table 2\")")
 	}
 	train, trainOK := v.dataSpec("data.train", e.Data.Train, "mnist:train")
-	v.dataSpec("data.test", e.Data.Test, "mnist:test")
+	test, testOK := v.dataSpec("data.test", e.Data.Test, "mnist:test")
 	v.data(e, train, trainOK)
+	v.byLabel(e, train, trainOK, test, testOK)
 	f, err := family.Lookup(e.Model.Type)
 	if err != nil || e.Model.Settings == nil || e.Train == nil {
 		return // an unknown model type, reported when decoded
@@ -297,6 +298,29 @@ func plantedScaleKey(v *validator) string {
 		}
 	}
 	return "data.planted.weight_scale"
+}
+
+// byLabel refuses evaluate.by_label when an evaluated split's data can
+// have no labels (only mnist:, fashion-mnist:, digits: and idx: images
+// can have a labels file beside them; whether it is there is checked when
+// the data is read).
+func (v *validator) byLabel(e *Experiment, train DataSpec, trainOK bool, test DataSpec, testOK bool) {
+	if !e.Evaluate.ByLabel {
+		return
+	}
+	labelled := func(sp DataSpec) bool {
+		return slices.Contains([]string{"mnist", "fashion-mnist", "digits", "idx"}, sp.Scheme)
+	}
+	for _, s := range e.Evaluate.Splits {
+		sp, ok, key := train, trainOK, "data.train"
+		if s == "test" {
+			sp, ok, key = test, testOK, "data.test"
+		}
+		if ok && !labelled(sp) {
+			v.errorAt("evaluate.by_label", "the %s split comes from %s (%s), which has no labels; by_label needs labelled images (mnist:, fashion-mnist:, digits:, or idx: with its labels-idx1 file beside it)", s, key, sp)
+			return
+		}
+	}
 }
 
 func (v *validator) evaluate(e *Experiment, f *family.Family, train DataSpec, trainOK bool) {

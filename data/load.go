@@ -145,6 +145,7 @@ func Load(spec string, opt Options) (*Set, error) {
 		return nil, fmt.Errorf("%s: %w", spec, err)
 	}
 	var g *Grey
+	var labels []uint8
 	switch sp.Scheme {
 	case "planted":
 		s, err := Planted(opt.Planted, sp.Part)
@@ -193,6 +194,9 @@ func Load(spec string, opt Options) (*Set, error) {
 		if g, err = ReadImages(path); err != nil {
 			return nil, err
 		}
+		if labels, err = readLabelsBeside(path, g.N); err != nil {
+			return nil, err
+		}
 	}
 	g.Name = spec
 	b := opt.Binarize
@@ -214,7 +218,39 @@ func Load(spec string, opt Options) (*Set, error) {
 		return nil, err
 	}
 	s.Source = src
+	s.Labels = labels
 	return s, nil
+}
+
+// readLabelsBeside reads the labels of the IDX images file path: the
+// file of the same name with "images-idx3" replaced by "labels-idx1"
+// (train-labels-idx1-ubyte, raw or .gz, beside train-images-idx3-ubyte[.gz]).
+// No such file: nil labels and no error; a file of other than n labels is
+// an error.
+func readLabelsBeside(path string, n int) ([]uint8, error) {
+	dir, base := filepath.Split(path)
+	if !strings.Contains(base, "images-idx3") {
+		return nil, nil
+	}
+	name := strings.TrimSuffix(strings.Replace(base, "images-idx3", "labels-idx1", 1), ".gz")
+	lp := ""
+	for _, c := range []string{name, name + ".gz"} {
+		if st, err := os.Stat(filepath.Join(dir, c)); err == nil && st.Mode().IsRegular() {
+			lp = filepath.Join(dir, c)
+			break
+		}
+	}
+	if lp == "" {
+		return nil, nil
+	}
+	l, err := ReadLabels(lp)
+	if err != nil {
+		return nil, err
+	}
+	if len(l) != n {
+		return nil, fmt.Errorf("%s: %d labels for the %d images of %s", lp, len(l), n, path)
+	}
+	return l, nil
 }
 
 // absPath returns path made absolute, or path itself when that fails.

@@ -15,6 +15,11 @@ type Set struct {
 	Name string
 	N, D int
 	X    []uint8
+	// Labels, if not nil, holds example n's class in Labels[n] (length N):
+	// the digit of an MNIST image, read from the labels file beside the
+	// images. Nil for data without labels. Subset, Limit and Split keep
+	// them with their examples.
+	Labels []uint8
 	// Source says where the bits came from (Load fills it in; Limit and
 	// Split record the selection). Its N, D and SHA256 are filled in by
 	// Fingerprint, not kept here.
@@ -81,6 +86,12 @@ func (s *Set) Subset(idx []int) *Set {
 	for k, n := range idx {
 		copy(out.X[k*s.D:(k+1)*s.D], s.Row(n))
 	}
+	if s.Labels != nil {
+		out.Labels = make([]uint8, len(idx))
+		for k, n := range idx {
+			out.Labels[k] = s.Labels[n]
+		}
+	}
 	return out
 }
 
@@ -95,13 +106,21 @@ func (s *Set) Limit(n int) *Set {
 	if n < s.N {
 		src = s.selected(fmt.Sprintf("first %d of %d", n, s.N))
 	}
-	return &Set{Name: s.Name, N: n, D: s.D, X: slices.Clone(s.X[:n*s.D]), Source: src}
+	out := &Set{Name: s.Name, N: n, D: s.D, X: slices.Clone(s.X[:n*s.D]), Source: src}
+	if s.Labels != nil {
+		out.Labels = slices.Clone(s.Labels[:n])
+	}
+	return out
 }
 
-// Validate checks that len(X) = N·D and every value is 0 or 1.
+// Validate checks that len(X) = N·D, every value is 0 or 1 and Labels,
+// if any, has one label per example.
 func (s *Set) Validate() error {
 	if s.N < 0 || s.D < 0 || len(s.X) != s.N*s.D {
 		return fmt.Errorf("%s: %d values for %d examples of %d units", s.Name, len(s.X), s.N, s.D)
+	}
+	if s.Labels != nil && len(s.Labels) != s.N {
+		return fmt.Errorf("%s: %d labels for %d examples", s.Name, len(s.Labels), s.N)
 	}
 	for k, x := range s.X {
 		if x > 1 {

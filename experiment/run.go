@@ -275,6 +275,9 @@ func (r *runner) buildWith(done *trained) (*built, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkLabels(exp, train0, valid, test); err != nil {
+		return nil, err
+	}
 	fam, err := exp.Model.Family()
 	if err != nil {
 		return nil, err

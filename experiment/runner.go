@@ -323,6 +323,9 @@ func (r *runner) evaluateEpoch(epoch int) (string, error) {
 	ev := r.b.ev
 	ev.Stage, ev.Epoch = report.StageEpoch, epoch
 	rows, err := ev.Run(r.b.fam, r.b.tr.Current(), r.exp.Evaluate.EveryEpoch)
+	if r.exp.Evaluate.ByLabel {
+		addByLabel(r.b.tr.Current(), ev.Splits, rows)
+	}
 	r.mine = append(r.mine, rows...)
 	if err != nil {
 		return "", err
@@ -429,6 +432,9 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 		return nil
 	}
 	rows, err := ev.Run(r.b.fam, tr.Current(), exp.Evaluate.Final)
+	if exp.Evaluate.ByLabel {
+		addByLabel(tr.Current(), ev.Splits, rows)
+	}
 	r.mine = append(r.mine, rows...)
 	if err != nil {
 		return err

@@ -30,6 +30,8 @@ const sampleUsage = `Usage: logz sample --model FILE.npz [--n 100] [--steps 1000
                    [--data SPEC-or-path] [--seed S] [--out samples.npy] [--png samples.png]
                    [--every K] [--mean]
        logz sample --model FILE.npz --compare q,random [--steps 1000] [flags]
+       logz sample --model RBM-or-DBM.npz --betas 0.5,0.9,1 [--init base-rate|uniform]
+                   [--data SPEC-or-path] [--steps 1000] [--sweeps 0] [flags]
 
 Draws --n samples of a saved model of any family and writes them to --out
 as an n×D float64 .npy (and, with --png, as a grid of tiles: D a square is
@@ -66,6 +68,18 @@ within 3 standard errors of the long-run level (the last 20% of the sweeps
 of all the starts, pooled), its final mean F ± se and its own tail level,
 marked * when it disagrees with the pooled one (the chains have not mixed);
 it writes no samples.
+
+--betas LIST (rbm, dbm) draws --n samples of each intermediate distribution
+p_β ∝ f_β of the annealing path AIS uses (Burda, Grosse & Salakhutdinov
+2015, Fig. 5): from the base-rate start (--init base-rate, the default;
+the visible biases are the log-odds of --data, and a dbm's even hidden
+layers' those of their mean-field posteriors, as its ais has them) or the
+uniform one (--init uniform), each sample is an exact draw at β = 0 annealed linearly to β in
+--steps block-Gibbs transitions, then --sweeps more at β. With --sweeps 0
+and β = 1 it is a draw of the AIS model p_ann of --steps intermediate
+distributions. One file per β: --out samples.npy writes
+samples-beta0.5.npy, … (and --png likewise); sample i at β is keyed by
+--seed, β and i.
 
 --data is a data spec as for 'logz eval' (mnist:train|test,
 fashion-mnist:train|test, digits:..., idx:PATH, npy:PATH, planted:...) or a
@@ -105,6 +119,8 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	qSteps := fs.Int("q-steps", qf.Steps, "fitter steps of a q fitted here")
 	qSamples := fs.Int("q-samples", qf.Fit.Samples, "draws per fitter step of a q fitted here")
 	qLR := fs.Float64("q-lr", qf.Fit.LearningRate, "Adam step size of a q fitted here")
+	betas := fs.String("betas", "", "comma-separated β in [0,1]: samples of the intermediate distributions p_β of the AIS path (rbm, dbm; --init base-rate|uniform), one --out/--png file per β")
+	sweeps := fs.Int("sweeps", 0, "with --betas: transitions at β after the --steps annealing from β = 0")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), sampleUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -118,6 +134,17 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 	bad := func(format string, a ...any) error { return usageError{"sample: " + fmt.Sprintf(format, a...)} }
 	if *modelPath == "" {
 		return bad("--model is required (see 'logz sample --help')")
+	}
+	if given["betas"] {
+		dopt := data.Options{DataDir: *dataDir, FashionDir: *dataDir, DigitsDir: *dataDir, Binarize: data.Binarization{Method: *binarize, Threshold: *threshold, Seed: *seed}}
+		if err := checkBinarizeFlags("sample", *binarize, *threshold); err != nil {
+			return err
+		}
+		return sampleAnnealed(annealedArgs{model: *modelPath, betas: *betas, init: *init, spec: *spec, out: *out, png: *pngPath,
+			n: *n, steps: *steps, sweeps: *sweeps, seed: *seed, dopt: dopt, given: given}, stderr)
+	}
+	if given["sweeps"] {
+		return bad("--sweeps is for the annealed samples of --betas")
 	}
 	if *n < 1 || *n > eval.MaxGibbsChains {
 		return bad("--n wants a number of chains in [1, %d], got %d", eval.MaxGibbsChains, *n)

@@ -84,6 +84,10 @@ func writeDoc(d doc, title string, meta map[string]string, rows []Row, g Grid) {
 		d.table(s.grid)
 		d.list(s.legend, false)
 	}
+	if bl := byLabelGrid(rows); bl != nil {
+		d.para(ByLabelTitle + ":")
+		d.table(bl)
+	}
 	if signals != nil {
 		d.para("Cheap training signals (not log-likelihoods):")
 		d.table(signals)

@@ -109,6 +109,13 @@ type Row struct {
 	// on split-free rows and rows written before it was recorded).
 	Data *provenance.Data `json:"data,omitempty"`
 
+	// ByLabel breaks MeanLoglik down by the examples' labels (evaluate:
+	// by_label: true, on labelled data): one entry per label present, the
+	// mean log p of that label's examples with its standard error, from the
+	// same per-example values (and the same log Z) as the row. Nil on rows
+	// that cannot say (no labels, or no per-example values).
+	ByLabel []ClassStat `json:"by_label,omitempty"`
+
 	// Warnings say why the number may not be trusted; encoded as [] when empty.
 	Warnings []string `json:"warnings"`
 	// Notes are facts about how the number was obtained that are not reasons
@@ -123,6 +130,7 @@ type Row struct {
 func (r Row) Clone() Row {
 	r.Warnings = slices.Clone(r.Warnings)
 	r.Notes = slices.Clone(r.Notes)
+	r.ByLabel = slices.Clone(r.ByLabel)
 	return r
 }
 

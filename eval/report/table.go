@@ -772,6 +772,12 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 			b.WriteString(wrapText(l, width, "  ", "    "))
 		}
 	}
+	if bl := byLabelGrid(rows); bl != nil {
+		b.WriteString("\n" + ByLabelTitle + ":\n")
+		if err := renderFitted(&b, bl, opt.ASCII, opt.tableWidth()); err != nil {
+			return err
+		}
+	}
 	if signals != nil {
 		if main != nil {
 			b.WriteString("\n")

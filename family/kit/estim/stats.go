@@ -95,3 +95,29 @@ func (l *Laps) Lap() float64 {
 	l.last = now
 	return s
 }
+
+// ByLabel breaks the per-example values lp down by label: for each label
+// present, in increasing order, the mean of lp[k] − logZ over the examples
+// of that label with its standard error (MeanOf). lp[k] is the value of
+// example idx[k] of the split (idx nil: of example k) and labels[n] is
+// example n's label. A shared log Z moves every class alike, so the
+// standard errors are the per-example spread alone.
+func ByLabel(lp []float64, idx []int, labels []uint8, logZ float64) []report.ClassStat {
+	var by [256][]float64
+	for k, v := range lp {
+		n := k
+		if idx != nil {
+			n = idx[k]
+		}
+		by[labels[n]] = append(by[labels[n]], v-logZ)
+	}
+	var out []report.ClassStat
+	for c, x := range by {
+		if len(x) == 0 {
+			continue
+		}
+		st := MeanOf(x)
+		out = append(out, report.ClassStat{Label: c, MeanLoglik: report.F(st.Mean), LoglikSE: report.F(st.SE), NExamples: st.N})
+	}
+	return out
+}
