@@ -6,15 +6,14 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference/chi2"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/mlp"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
-	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -58,10 +57,9 @@ type VAEOptions struct {
 	SignalClip float64
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
-	// Precision is PrecisionFloat64 ("" too: the per-example float64
-	// gradient) or PrecisionFloat32 (batched over the minibatch with
-	// float32 products; vae32).
-	Precision string
+	// Precision is the arithmetic of the gradient's products and
+	// activations (vaeEngine): kernel.Float32 or kernel.Float64 ("" too).
+	Precision kernel.Precision
 }
 
 // Check reports impossible options.
@@ -89,8 +87,9 @@ func (o VAEOptions) Check() error {
 		return fmt.Errorf("signal decay must be in [0, 1), got %g", o.SignalDecay)
 	case !(o.SignalClip >= 0) || math.IsInf(o.SignalClip, 0):
 		return fmt.Errorf("signal clip must be a non-negative number, got %g", o.SignalClip)
-	case o.Precision != "" && o.Precision != PrecisionFloat64 && o.Precision != PrecisionFloat32:
-		return fmt.Errorf("precision %q: expected %s or %s", o.Precision, PrecisionFloat64, PrecisionFloat32)
+	}
+	if _, err := kernel.Parse(string(o.Precision), kernel.Float64); err != nil {
+		return err
 	}
 	return o.fitOptions().Check()
 }
@@ -177,10 +176,7 @@ type VAETrainer struct {
 	data                         data.Examples
 	epoch, batch                 int // keys of the current step's streams
 	scale                        float64
-	next                         atomic.Int64
-	wg                           workgroup.Group
-	work                         func()
-	f32                          *vae32 // Precision float32
+	eng                          vaeGradEngine // the gradient in Opt.Precision
 	// adamAux are the Adam states of the auxiliary nets (Q, Enc, P of
 	// models.VAEAux).
 	adamAux []optim.Adam
@@ -199,12 +195,9 @@ type vaeTask struct {
 	s             *models.VAEScratch
 	sb            []float64 // baseline scratch
 	z, zs         []uint8   // one draw; Samples draws of an example
-	ls            []float64 // log q(z_s|x)
-	fs            []float64 // f(x, z_s)
 	dyDec, dyEnc  []float64
 	dyBase        [1]float64
 	h             []float64 // hidden state of a chain
-	zf, pf        []float32 // float32 path: one draw as 0/1, scratch
 	gDec, gEnc    []float64
 	gBase, gLog   []float64
 	ax            *vaeAuxTask // auxiliary variables (nil without)
@@ -266,7 +259,6 @@ func NewVAETrainer(m *models.VAE, opt VAEOptions, seed uint64) (*VAETrainer, err
 	} else {
 		t.adamLog = optim.NewAdam(opt.LearningRate, Z)
 	}
-	t.work = t.worker
 	return t, nil
 }
 
@@ -321,10 +313,8 @@ func (t *VAETrainer) growTasks(size int) {
 	for len(t.tasks) < n {
 		w := &vaeTask{
 			s: m.NewScratch(), z: make([]uint8, Z), zs: make([]uint8, o.Samples*Z),
-			ls: make([]float64, o.Samples), fs: make([]float64, o.Samples),
 			dyDec: make([]float64, X), dyEnc: make([]float64, Z),
 			gDec: make([]float64, m.Dec.NumParams()), gEnc: make([]float64, m.Enc.NumParams()),
-			zf: make([]float32, Z), pf: make([]float32, Z),
 		}
 		if t.Base != nil {
 			w.sb = make([]float64, t.Base.ScratchLen())
@@ -443,20 +433,7 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 	st.ELBO = sumF/k - st.LogZ
 	st.LogLik = sumLog / k
 	a := t.active[0]
-	if t.f32 != nil {
-		t.f32.adamSteps()
-	} else {
-		t.adamDec.Step(m.Dec.Params(), a.gDec, -1)
-		t.adamEnc.Step(m.Enc.Params(), a.gEnc, -1)
-		if t.Base != nil {
-			t.adamBase.Step(t.Base.Params(), a.gBase, -1)
-		}
-		if m.Aux != nil {
-			for i, n := range m.Aux.Nets() {
-				t.adamAux[i].Step(n.Params(), a.ax.g[i], -1)
-			}
-		}
-	}
+	t.eng.adamSteps()
 	if r := m.Prior; r != nil {
 		t.adamW.Step(r.W, a.prior.gW, -1)
 		t.adamA.Step(r.VBias, a.prior.gA, -1)
@@ -474,6 +451,21 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 // Σ log p(x|z) over the examples and draws. The chi2 negative phase uses
 // the fitter's current draws.
 func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (sumF, sumLog float64, err error) {
+	t.layout(idx)
+	t.data, t.epoch, t.batch = data, epoch, batch
+	sumF, sumLog, sumD, sumD2 := t.engineGradient(idx)
+	t.data = nil
+	if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
+		return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
+	}
+	t.updateSignal(sumD, sumD2, float64(len(idx)*t.Opt.Samples))
+	return sumF, sumLog, nil
+}
+
+// layout cuts a step of the examples idx into the active tasks: chunks of
+// examples, then the prior's χ² draws (with their weights ω) or persistent
+// chains (with the prior's Wᵀ).
+func (t *VAETrainer) layout(idx []int) {
 	m, o := t.M, t.Opt
 	t.growTasks(len(idx))
 	t.active = t.active[:0]
@@ -507,54 +499,6 @@ func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (
 			t.active = append(t.active, w)
 		}
 	}
-	t.data, t.epoch, t.batch = data, epoch, batch
-	if o.Precision == PrecisionFloat32 {
-		sumF, sumLog, sumD, sumD2 := t.gradient32(idx)
-		t.data = nil
-		if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
-			return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
-		}
-		t.updateSignal(sumD, sumD2, float64(len(idx)*o.Samples))
-		return sumF, sumLog, nil
-	}
-	t.next.Store(0)
-	if workers := min(o.Workers, len(t.active)); workers <= 1 {
-		t.worker()
-	} else {
-		for range workers {
-			t.wg.Go(t.work)
-		}
-		t.wg.Wait()
-	}
-	t.data = nil
-	// Combine in a fixed order.
-	a0 := t.active[0]
-	sumF, sumLog = a0.sumF, a0.sumLog
-	sumD, sumD2 := a0.sumD, a0.sumD2
-	for _, w := range t.active[1:] {
-		addPriorGrad(a0, w)
-		if w.kind != vaeData {
-			continue
-		}
-		axpy(a0.gDec, 1, w.gDec)
-		axpy(a0.gEnc, 1, w.gEnc)
-		axpy(a0.gBase, 1, w.gBase)
-		axpy(a0.gLog, 1, w.gLog)
-		if a0.ax != nil {
-			for i := range a0.ax.g {
-				axpy(a0.ax.g[i], 1, w.ax.g[i])
-			}
-		}
-		sumF += w.sumF
-		sumLog += w.sumLog
-		sumD += w.sumD
-		sumD2 += w.sumD2
-	}
-	if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
-		return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
-	}
-	t.updateSignal(sumD, sumD2, float64(len(idx)*o.Samples))
-	return sumF, sumLog, nil
 }
 
 // addPriorGrad adds w's prior gradient (W, a, c of an RBM prior) to a0's.
@@ -581,25 +525,6 @@ func (t *VAETrainer) updateSignal(sumD, sumD2, k float64) {
 	t.SignalSteps++
 }
 
-// worker runs the active tasks, taking the next one until none is left.
-func (t *VAETrainer) worker() {
-	for {
-		i := int(t.next.Add(1)) - 1
-		if i >= len(t.active) {
-			return
-		}
-		w := t.active[i]
-		switch w.kind {
-		case vaeData:
-			t.runData(w)
-		case vaeDraws:
-			t.runDraws(w)
-		default:
-			t.runChains(w)
-		}
-	}
-}
-
 // clearTask zeroes a task's gradients and sums (of a draws or chains
 // task only the prior's: the others are not summed).
 func clearTask(w *vaeTask) {
@@ -618,65 +543,6 @@ func clearTask(w *vaeTask) {
 	clear(w.prior.gA)
 	clear(w.prior.gB)
 	w.sumF, w.sumD, w.sumD2, w.sumLog = 0, 0, 0, 0
-}
-
-// runData adds the scaled gradients of a chunk of examples: for each
-// example at minibatch position p, its generator is keyed by (epoch,
-// batch, p).
-func (t *VAETrainer) runData(w *vaeTask) {
-	clearTask(w)
-	for k, n := range w.rows {
-		w.src.Seed(seeds.Derive(t.Seed, vaeSeedLatent, uint64(t.epoch), uint64(t.batch), uint64(w.pos+k)), 0)
-		t.exampleGrad(w, t.data.Row(n), t.scale)
-	}
-}
-
-// exampleGrad adds to w's buffers c times the per-example estimates of the
-// gradients (summed over Samples draws from w.rng) and to w's sums the
-// draws' f, r − μ, (r − μ)² and log p(x|z).
-func (t *VAETrainer) exampleGrad(w *vaeTask, x []uint8, c float64) {
-	m, o := t.M, t.Opt
-	if m.Aux != nil {
-		t.exampleGradAux(w, x, c)
-		return
-	}
-	Z := m.NumLatent()
-	kappa := m.EncoderLogits(w.s, x)
-	b := 0.0
-	if t.Base != nil {
-		b = t.Base.ForwardBinary(w.sb, x)[0]
-	}
-	norm := 1.0
-	if t.SignalSteps > 0 {
-		norm = max(1, math.Sqrt(t.SignalVar))
-	}
-	clear(w.dyEnc)
-	dBase := 0.0
-	for s := range o.Samples {
-		z := w.zs[s*Z : (s+1)*Z]
-		lq := models.SampleBernoulliLogits(z, kappa, w.rng)
-		ll := t.decoderGrad(w, x, z, c)
-		f := ll + m.LogPrior(w.s, z) - lq
-		d := f - b - t.SignalMean
-		sig := d / norm
-		if cl := o.SignalClip; cl > 0 {
-			sig = max(-cl, min(cl, sig))
-		}
-		for j, k := range kappa {
-			w.dyEnc[j] += c * sig * (float64(z[j]) - nmath.Sigmoid(k))
-		}
-		dBase += c * d
-		t.priorGrad(w, z, c)
-		w.sumF += f
-		w.sumLog += ll
-		w.sumD += d
-		w.sumD2 += d * d
-	}
-	m.Enc.BackwardBinary(w.gEnc, nil, w.s.EncScratch(), x, w.dyEnc)
-	if t.Base != nil {
-		w.dyBase[0] = dBase
-		t.Base.BackwardBinary(w.gBase, nil, w.sb, x, w.dyBase[:])
-	}
 }
 
 // priorGrad adds c·∇ log p̃(z) to w's prior gradient.

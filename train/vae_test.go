@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
@@ -491,9 +492,9 @@ func TestVAEResumeBitIdentical(t *testing.T) {
 	for _, c := range []struct {
 		H     int
 		prior string
-		prec  string
+		prec  kernel.Precision
 	}{{3, PriorTrainingChi2, ""}, {3, PriorTrainingPCD, ""}, {0, PriorTrainingChi2, ""},
-		{3, PriorTrainingChi2, PrecisionFloat32}, {0, PriorTrainingChi2, PrecisionFloat32}} {
+		{3, PriorTrainingChi2, kernel.Float32}, {0, PriorTrainingChi2, kernel.Float32}} {
 		opt := vaeTestOptions(c.prior, 2)
 		opt.Precision = c.prec
 		// r: a fresh trainer with other initial values: everything must
@@ -547,18 +548,18 @@ func checkResume(t *testing.T, what string, a, b, r *VAETrainer, data rows, para
 
 // TestVAEWorkersIndependent trains with 1 and 3 workers (minibatches of
 // 60 = 3 chunks, 30 chains = 2 chunks) and requires identical results, in
-// either precision (float32: also 3 workers under GOMAXPROCS 1).
+// either precision, also with 3 workers under GOMAXPROCS 1.
 func TestVAEWorkersIndependent(t *testing.T) {
 	data := vaePlanted(120, 3)
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
-	for _, c := range []struct{ prior, prec string }{
-		{PriorTrainingChi2, ""}, {PriorTrainingPCD, ""}, {PriorTrainingChi2, PrecisionFloat32}, {PriorTrainingPCD, PrecisionFloat32}} {
+	for _, c := range []struct {
+		prior string
+		prec  kernel.Precision
+	}{
+		{PriorTrainingChi2, ""}, {PriorTrainingPCD, ""}, {PriorTrainingChi2, kernel.Float32}, {PriorTrainingPCD, kernel.Float32}} {
 		var got [][]float64
 		for _, run := range []struct{ workers, procs int }{{1, procs}, {3, procs}, {3, 1}} {
-			if run.procs != procs && c.prec == "" {
-				continue
-			}
 			runtime.GOMAXPROCS(run.procs)
 			opt := vaeTestOptions(c.prior, run.workers)
 			opt.Precision = c.prec
