@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference/chi2"
@@ -638,6 +639,39 @@ type vaeTrainState struct {
 	PriorTraining string  `json:"prior_training,omitempty"`
 	Seed          uint64  `json:"seed"`
 	LogZ          float64 `json:"tracked_log_z"`
+	// Precision is the engine's (written since the engine became generic;
+	// "" in older files: legacyVAEPrecision).
+	Precision kernel.Precision `json:"precision,omitempty"`
+}
+
+// legacyVAEPrecision is the precision a checkpoint without the field was
+// trained in: the train: section's precision of the resolved config that a
+// logz run records in the file (float32, the family's default since the
+// key exists, or float64); float64 when the config has no precision key
+// (written before the key existed, when the per-example float64 gradient
+// was the only one) or the file records no run (the trainer's default,
+// Precision "").
+func legacyVAEPrecision(c *models.Checkpoint) kernel.Precision {
+	if c.Meta.Run == nil {
+		return kernel.Float64
+	}
+	in := -1 // the train: key's indentation while inside its section
+	for _, line := range strings.Split(c.Meta.Run.Config, "\n") {
+		body := strings.TrimLeft(line, " ")
+		ind := len(line) - len(body)
+		switch {
+		case body == "" || strings.HasPrefix(body, "#"):
+		case body == "train:":
+			in = ind
+		case in >= 0 && ind <= in:
+			in = -1
+		case in >= 0 && strings.HasPrefix(body, "precision:"):
+			if p, err := kernel.Parse(strings.TrimSpace(strings.TrimPrefix(body, "precision:")), kernel.Float64); err == nil {
+				return p
+			}
+		}
+	}
+	return kernel.Float64
 }
 
 // Checkpoint returns the model with everything needed to resume exactly:
@@ -647,7 +681,7 @@ type vaeTrainState struct {
 // generators are keyed by (epoch, minibatch, …) and need no state. Arrays
 // alias the trainer's buffers: save the checkpoint before training further.
 func (t *VAETrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
-	st := vaeTrainState{Epoch: t.done, Method: "nvil", Seed: t.Seed, LogZ: t.LogZ}
+	st := vaeTrainState{Epoch: t.done, Method: "nvil", Seed: t.Seed, LogZ: t.LogZ, Precision: t.Opt.Precision.Or(kernel.Float64)}
 	m := t.M
 	c := &models.Checkpoint{
 		Model: m,
@@ -693,8 +727,9 @@ func (t *VAETrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 }
 
 // Resume restores a trainer from a checkpoint written by Checkpoint; the
-// model's sizes, the prior training, the baseline and q's shape must
-// match the options.
+// model's sizes, the prior training, the baseline, q's shape and the
+// precision (legacyVAEPrecision for files without it) must match the
+// options.
 func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 	m, ok := c.Model.(*models.VAE)
 	if !ok {
@@ -713,6 +748,12 @@ func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 	}
 	if st.Method != "nvil" || st.PriorTraining != want {
 		return fmt.Errorf("checkpoint was trained by method %q, prior training %q; the experiment asks for nvil, %q", st.Method, st.PriorTraining, want)
+	}
+	if st.Precision == "" {
+		st.Precision = legacyVAEPrecision(c)
+	}
+	if err := kernel.Check("vae trainer state", st.Precision, t.Opt.Precision); err != nil {
+		return err
 	}
 	get := func(name string, dst []float64) error {
 		a, ok := c.State[name]

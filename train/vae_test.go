@@ -1,6 +1,7 @@
 package train
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -577,4 +578,53 @@ func TestVAEWorkersIndependent(t *testing.T) {
 			sameBits(t, fmt.Sprintf("%s %s: run 0 vs %d", c.prior, c.prec, i), got[0], got[i])
 		}
 	}
+}
+
+// TestVAEResumePrecision: a checkpoint records the engine's precision and
+// a trainer of the other precision refuses it with kernel.Check's message;
+// a checkpoint without the field (older files) reads as the precision in
+// the train: section of the run's recorded config (a decoy precision key
+// in another section, before or after it, is not it), float64 when that
+// config has none or the file records no run. Mutations checked: the
+// field not written, the train: section not recognised, its end not
+// recognised (the decoy after it wins), no run read as float32: each fails.
+func TestVAEResumePrecision(t *testing.T) {
+	data := vaePlanted(30, 2)
+	mk := func(p kernel.Precision) *VAETrainer {
+		opt := vaeTestOptions(PriorTrainingChi2, 1)
+		opt.Precision = p
+		return newTinyTrainer(t, 3, opt, 8, nil)
+	}
+	src := mk(kernel.Float32)
+	if _, err := src.TrainEpoch(data); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := src.Checkpoint("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, ck *models.Checkpoint, trained kernel.Precision) {
+		t.Helper()
+		for _, p := range []kernel.Precision{kernel.Float32, kernel.Float64} {
+			err := mk(p).Resume(ck)
+			want := kernel.Check("vae trainer state", trained, p)
+			if (err == nil) != (want == nil) || (err != nil && err.Error() != want.Error()) {
+				t.Errorf("%s, resumed in %s: error %v, want %v", what, p, err, want)
+			}
+		}
+	}
+	check("recorded float32", ck, kernel.Float32)
+	var st vaeTrainState
+	if err := json.Unmarshal(ck.Meta.Train, &st); err != nil {
+		t.Fatal(err)
+	}
+	st.Precision = ""
+	if ck.Meta.Train, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	check("no field, no run", ck, kernel.Float64)
+	ck.Meta.Run = &models.RunRecord{Config: "experiments:\n  - name: x\n    model:\n      type: vae\n      precision: float64\n    train:\n      method: nvil\n      precision: float32\n    evaluate:\n      splits: [test]\n"}
+	check("no field, run config float32", ck, kernel.Float32)
+	ck.Meta.Run.Config = "experiments:\n  - name: x\n    train:\n      method: nvil\n    evaluate:\n      precision: float32\n"
+	check("no field, run config without precision", ck, kernel.Float64)
 }
