@@ -273,6 +273,7 @@ func (t *VAETrainer) InitParams(base []float64, priorStd float64) error {
 	if base != nil && len(base) != m.NumVisible() {
 		return fmt.Errorf("vae trainer: %d base-rate logits for %d visible units", len(base), m.NumVisible())
 	}
+	t.eng = nil // its copies of the parameters are stale
 	rng := func(net uint64) *rand.Rand { return rand.New(rand.NewPCG(seeds.Derive(t.Seed, vaeSeedInit, net), 0)) }
 	m.Dec.Init(rng(1))
 	m.Enc.Init(rng(2))
@@ -409,7 +410,9 @@ type VAEStepStats struct{ ELBO, LogZ, LogLik float64 }
 // Step is one parameter step on the examples idx of data, the streams
 // keyed by (epoch, batch): QSteps fitter steps on the prior's q, fresh
 // draws of q for the tracked bound (and the chi2 gradient), the gradient
-// and the Adam steps.
+// and the Adam steps (the nets' within the gradient's jobs, block by block
+// as each block's gradient is ready: the same arithmetic as one Adam step
+// on the whole gradient).
 func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAEStepStats, error) {
 	var st VAEStepStats
 	m := t.M
@@ -426,7 +429,7 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 		}
 		st.LogZ = bound
 	}
-	sumF, sumLog, err := t.Gradient(data, idx, epoch, batch)
+	sumF, sumLog, err := t.gradient(data, idx, epoch, batch, true)
 	if err != nil {
 		return st, err
 	}
@@ -434,7 +437,6 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 	st.ELBO = sumF/k - st.LogZ
 	st.LogLik = sumLog / k
 	a := t.active[0]
-	t.eng.adamSteps()
 	if r := m.Prior; r != nil {
 		t.adamW.Step(r.W, a.prior.gW, -1)
 		t.adamA.Step(r.VBias, a.prior.gA, -1)
@@ -452,9 +454,16 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 // Σ log p(x|z) over the examples and draws. The chi2 negative phase uses
 // the fitter's current draws.
 func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (sumF, sumLog float64, err error) {
+	return t.gradient(data, idx, epoch, batch, false)
+}
+
+// gradient is Gradient; fused (Step): the nets' Adam steps are taken as
+// their gradients are computed (the engine's jobs), and only the prior's
+// gradient is stored.
+func (t *VAETrainer) gradient(data data.Examples, idx []int, epoch, batch int, fused bool) (sumF, sumLog float64, err error) {
 	t.layout(idx)
 	t.data, t.epoch, t.batch = data, epoch, batch
-	sumF, sumLog, sumD, sumD2 := t.engineGradient(idx)
+	sumF, sumLog, sumD, sumD2 := t.engineGradient(idx, fused)
 	t.data = nil
 	if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
 		return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
@@ -849,5 +858,6 @@ func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 	}
 	t.SignalMean, t.SignalVar, t.SignalSteps = sig[0], sig[1], int(sig[2])
 	t.done, t.Seed, t.LogZ = st.Epoch, st.Seed, st.LogZ
+	t.eng = nil // its copies of the parameters are stale
 	return nil
 }

@@ -60,10 +60,21 @@ type vaeEngine[F kernel.Float] struct {
 	phase       []vjob[F]
 	next        atomic.Int64
 	wg          workgroup.Group
-	work        func()
-	t           *VAETrainer
-	jobs        []vjob[F]        // the phases' job lists (kept to avoid allocating)
-	aux         *vaeEngineAux[F] // auxiliary variables (nil without)
+	works       []func() // worker(w) for each worker w
+	// scratch is each worker's float64 gradient of a block of parameters
+	// (fused: handed to Adam at once instead of stored whole).
+	scratch [][]float64
+	// fused: the step's Adam updates of the nets run in the gradient's jobs
+	// (Step); otherwise the gradient is stored whole (Gradient).
+	fused bool
+	// fresh: the last step was fused and left the F copies (w, b) of the
+	// updated parameters, so the next needs no copying (only Wᵀ). Whoever
+	// changes the nets' parameters otherwise drops the engine
+	// (VAETrainer.InitParams, Resume).
+	fresh bool
+	t     *VAETrainer
+	jobs  []vjob[F]        // the phases' job lists (kept to avoid allocating)
+	aux   *vaeEngineAux[F] // auxiliary variables (nil without)
 }
 
 // bnet holds the F copies and the batch buffers of one mlp.Net.
@@ -125,14 +136,14 @@ const (
 	jFirst            // first layer, rows lo…hi (binary input)
 	jDense            // act[l] = act[l−1] W_l, columns lo…hi
 	jTranspose        // at[l] from act[l]
-	jGradDense        // ∂W_l = act[l−1]ᵀ δ_l and ∂b_l, columns lo…hi
+	jGradDense        // ∂W_l = act[l−1]ᵀ δ_l, rows lo…hi (and Adam, fused)
+	jBiasDense        // ∂b_l (and Adam, fused)
 	jDelta            // δ_l = (δ_{l+1} W_{l+1}ᵀ) ⊙ (1 − u²), columns lo…hi
 	jGradFirst        // ∂W_0 rows lo…hi (input units) by row sums
 	jBiasFirst        // ∂b_0
 	jSample           // the draws of a chunk of examples (task)
 	jSignal           // log p(x|z), f, the signal and δ_L of a chunk (task)
 	jPrior            // a χ² draws or chains task of the prior
-	jAdam             // Adam on entries lo…hi of one parameter vector
 	// Auxiliary variables (vae_engine_aux.go).
 	jTransposeIn // inT from in (dense-input net)
 	jDeltaIn     // din = δ_0 W_0ᵀ, columns lo…hi (dense-input net)
@@ -148,9 +159,6 @@ type vjob[F kernel.Float] struct {
 	l      int
 	lo, hi int
 	task   *vaeTask
-	adam   *optim.Adam
-	theta  []float64
-	g      []float64
 }
 
 // colBlock is the width of a column block of a product job (four strips).
@@ -177,11 +185,117 @@ func newVAEEngine[F kernel.Float](t *VAETrainer, B int) *vaeEngine[F] {
 	v.pq = make([]F, rows*v.Z)
 	v.zf, v.pf = make([]F, chunks(B, chunkSize)*v.Z), make([]F, chunks(B, chunkSize)*v.Z)
 	v.lq, v.lp, v.lb = make([]float64, rows), make([]float64, rows), make([]float64, B)
-	v.work = v.worker
+	v.works = make([]func(), t.Opt.Workers)
+	v.scratch = make([][]float64, t.Opt.Workers)
+	for w := range v.works {
+		v.works[w] = func() { v.worker(w) }
+	}
 	if m.Aux != nil {
 		v.newAux(B, rows)
 	}
+	size := 0
+	for _, n := range v.nets() {
+		for l := range n.w {
+			size = max(size, gradRows*n.sizes[l+1])
+		}
+	}
+	for w := range v.scratch {
+		v.scratch[w] = make([]float64, size)
+	}
 	return v
+}
+
+// copyRows sets rows lo…hi of w[l] to the net's W_l.
+func (n *bnet[F]) copyRows(l, lo, hi int) {
+	out, p := n.sizes[l+1], n.pad[l]
+	W := n.net.W[l]
+	for i := lo; i < hi; i++ {
+		src, dst := W[i*out:(i+1)*out], n.w[l][i*p:i*p+out]
+		for q, x := range src {
+			dst[q] = F(x)
+		}
+	}
+}
+
+// copyBias sets b[l] to the net's b_l.
+func (n *bnet[F]) copyBias(l int) {
+	for q, x := range n.net.B[l] {
+		n.b[l][q] = F(x)
+	}
+}
+
+// transposeRows sets columns lo…hi of wt[l] to rows lo…hi of w[l] (layers
+// l ≥ 1, and layer 0 of a dense-input net; none for a binary input).
+func (n *bnet[F]) transposeRows(l, lo, hi int) {
+	if l > 0 {
+		transposeF(n.wt[l][lo:], n.pad[l-1], n.w[l][lo*n.pad[l]:], n.pad[l], hi-lo, n.sizes[l+1])
+		return
+	}
+	transposeF(n.wt[0][lo:], pad16(n.sizes[0]), n.w[0][lo*n.pad[0]:], n.pad[0], hi-lo, n.sizes[1])
+}
+
+// refresh starts a step: unless the last step (fused) left the F copies
+// w and b of the parameters fresh, it copies them (one phase); it returns
+// the jobs of the transposed copies wt, to run with the next phase.
+func (v *vaeEngine[F]) refresh(jobs []vjob[F]) []vjob[F] {
+	jobs = jobs[:0]
+	nets := v.nets()
+	if !v.fresh {
+		for _, n := range nets {
+			for l := range n.w {
+				jobs = blocks(jobs, jRefreshW, n, l, n.sizes[l], 128)
+			}
+		}
+		v.run(jobs)
+		jobs = jobs[:0]
+	}
+	v.fresh = false
+	for _, n := range nets {
+		for l := range n.w {
+			if l > 0 || n.dense {
+				jobs = append(jobs, vjob[F]{kind: jRefreshWT, n: n, l: l})
+			}
+		}
+	}
+	return jobs
+}
+
+// gradRows is the rows of ∂W (input units) of one gradient job.
+const gradRows = 16
+
+// gradOut returns where the float64 gradient of net n's parameters
+// off…off+size−1 goes: the worker's scratch when fused, else the trainer's
+// gradient buffer.
+func (v *vaeEngine[F]) gradOut(n *bnet[F], off, size int, scratch []float64) []float64 {
+	if v.fused {
+		return scratch[:size]
+	}
+	return v.grad(n)[off : off+size]
+}
+
+// adamRange, when fused, takes the Adam step (ascent, at the step's T) of
+// net n's parameters off…off+len(g)−1 with their gradient g: the
+// arithmetic of optim.Adam.StepRange on a view of the state from off. The
+// caller then copies the updated parameters to F (the next step's copies,
+// while they are in cache).
+func (v *vaeEngine[F]) adamRange(n *bnet[F], off int, g []float64) {
+	a := v.adam(n)
+	view := optim.Adam{LR: a.LR, M: a.M[off:], S: a.S[off:], T: a.T}
+	view.StepRange(n.net.Params()[off:], g, -1, 0, len(g))
+}
+
+// adam is net n's Adam state.
+func (v *vaeEngine[F]) adam(n *bnet[F]) *optim.Adam {
+	t := v.t
+	switch n {
+	case v.enc:
+		return &t.adamEnc
+	case v.dec:
+		return &t.adamDec
+	case v.base:
+		return &t.adamBase
+	}
+	return v.auxAdam(n)
 }
 
 func (v *vaeEngine[F]) nets() []*bnet[F] {
@@ -199,22 +313,24 @@ func (v *vaeEngine[F]) run(jobs []vjob[F]) {
 	v.phase = jobs
 	v.next.Store(0)
 	if workers := min(v.t.Opt.Workers, len(jobs)); workers <= 1 {
-		v.worker()
+		v.worker(0)
 	} else {
-		for range workers {
-			v.wg.Go(v.work)
+		for w := range workers {
+			v.wg.Go(v.works[w])
 		}
 		v.wg.Wait()
 	}
 }
 
-func (v *vaeEngine[F]) worker() {
+// worker runs the phase's jobs with worker w's scratch, taking the next
+// one until none is left.
+func (v *vaeEngine[F]) worker(w int) {
 	for {
 		i := int(v.next.Add(1)) - 1
 		if i >= len(v.phase) {
 			return
 		}
-		v.do(&v.phase[i])
+		v.do(&v.phase[i], v.scratch[w])
 	}
 }
 
@@ -304,29 +420,23 @@ func blocks[F kernel.Float](jobs []vjob[F], kind int, n *bnet[F], l, total, size
 
 // gradient computes the minibatch's gradient into the first active task's
 // buffers (as Gradient), the data tasks being the chunks of examples.
-func (v *vaeEngine[F]) gradient(idx []int) {
+func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	t := v.t
+	v.fused = fused
+	if fused {
+		for _, n := range v.nets() {
+			v.adam(n).T++
+		}
+	}
 	v.prepare(idx)
 	if v.aux != nil {
 		v.gradientAux()
 		return
 	}
 	nets := v.nets()
-	// Refresh the float32 copies.
-	jobs := v.jobs[:0]
-	for _, n := range nets {
-		for l := range n.w {
-			jobs = blocks(jobs, jRefreshW, n, l, n.sizes[l], 128)
-		}
-	}
-	v.run(jobs)
-	// Transposed copies, and the first layers of the encoder and baseline.
-	jobs = jobs[:0]
-	for _, n := range nets {
-		for l := 1; l < len(n.w); l++ {
-			jobs = append(jobs, vjob[F]{kind: jRefreshWT, n: n, l: l})
-		}
-	}
+	// The F copies; the transposes with the first layers of the encoder
+	// and baseline.
+	jobs := v.refresh(v.jobs)
 	jobs = blocks(jobs, jFirst, v.enc, 0, v.nb, chunkSize)
 	if v.base != nil {
 		jobs = blocks(jobs, jFirst, v.base, 0, v.nb, chunkSize)
@@ -373,6 +483,7 @@ func (v *vaeEngine[F]) gradient(idx []int) {
 	v.run(jobs)
 	// Backpropagation, layer by layer from the top.
 	v.jobs = v.backprop(jobs, nets...)
+	v.fresh = v.fused
 }
 
 func (v *vaeEngine[F]) baseLayers() int {
@@ -404,29 +515,16 @@ func (v *vaeEngine[F]) grad(n *bnet[F]) []float64 {
 	return v.auxGrad(n)
 }
 
-func (v *vaeEngine[F]) do(j *vjob[F]) {
+func (v *vaeEngine[F]) do(j *vjob[F], scratch []float64) {
 	n, l := j.n, j.l
 	switch j.kind {
 	case jRefreshW:
-		out, p := n.sizes[l+1], n.pad[l]
-		W := n.net.W[l]
-		for i := j.lo; i < j.hi; i++ {
-			src, dst := W[i*out:(i+1)*out], n.w[l][i*p:i*p+out]
-			for q, x := range src {
-				dst[q] = F(x)
-			}
-		}
+		n.copyRows(l, j.lo, j.hi)
 		if j.lo == 0 {
-			for q, x := range n.net.B[l] {
-				n.b[l][q] = F(x)
-			}
+			n.copyBias(l)
 		}
 	case jRefreshWT:
-		if l == 0 {
-			transposeF(n.wt[0], pad16(n.sizes[0]), n.w[0], n.pad[0], n.sizes[0], n.sizes[1])
-			return
-		}
-		transposeF(n.wt[l], n.pad[l-1], n.w[l], n.pad[l], n.sizes[l], n.sizes[l+1])
+		n.transposeRows(l, 0, n.sizes[l])
 	case jFirst:
 		v.first(n, j.lo, j.hi)
 	case jDense:
@@ -453,24 +551,36 @@ func (v *vaeEngine[F]) do(j *vjob[F]) {
 	case jTranspose:
 		rows := v.rowsOf(n)
 		transposeF(n.at[l], rows, n.act[l], n.pad[l], rows, n.sizes[l+1])
-	case jGradDense:
+	case jGradDense: // rows lo…hi of ∂W_l = u_lᵀ δ_l
 		rows := v.rowsOf(n)
-		in, out, p := n.sizes[l], n.sizes[l+1], n.pad[l]
+		out, p := n.sizes[l+1], n.pad[l]
 		at := n.inT
 		if l > 0 {
 			at = n.at[l-1]
 		}
-		colsF(in, j.lo, j.hi, rows, at, rows, n.dl[l], p, n.gw[l], p)
-		hi := min(j.hi, out)
-		g := v.grad(n)
-		o := n.off[l]
-		for i := range in {
-			src, dst := n.gw[l][i*p+j.lo:i*p+hi], g[o+i*out+j.lo:o+i*out+hi]
+		gw := n.gw[l][j.lo*p:]
+		colsF(j.hi-j.lo, 0, p, rows, at[j.lo*rows:], rows, n.dl[l], p, gw, p)
+		o := n.off[l] + j.lo*out
+		g := v.gradOut(n, o, (j.hi-j.lo)*out, scratch)
+		for i := range j.hi - j.lo {
+			src, dst := gw[i*p:i*p+out], g[i*out:(i+1)*out]
 			for q, x := range src {
 				dst[q] = float64(x)
 			}
 		}
-		biasGrad(g[o+in*out+j.lo:o+in*out+hi], n.dl[l], p, rows, j.lo)
+		if v.fused {
+			v.adamRange(n, o, g)
+			n.copyRows(l, j.lo, j.hi) // not wt: this phase's δ jobs read the old Wᵀ
+		}
+	case jBiasDense: // ∂b_l
+		in, out := n.sizes[l], n.sizes[l+1]
+		o := n.off[l] + in*out
+		g := v.gradOut(n, o, out, scratch)
+		biasGrad(g, n.dl[l], n.pad[l], v.rowsOf(n), 0)
+		if v.fused {
+			v.adamRange(n, o, g)
+			n.copyBias(l)
+		}
 	case jDelta:
 		rows := v.rowsOf(n)
 		p, pn := n.pad[l], n.pad[l+1]
@@ -482,21 +592,30 @@ func (v *vaeEngine[F]) do(j *vjob[F]) {
 				d[q] *= 1 - x*x
 			}
 		}
-	case jGradFirst:
+	case jGradFirst: // rows lo…hi of ∂W_0, sums of the δ rows whose input is on
 		out, p := n.sizes[1], n.pad[0]
-		g := v.grad(n)
+		g := v.gradOut(n, j.lo*out, (j.hi-j.lo)*out, scratch)
 		for i := j.lo; i < j.hi; i++ {
 			acc := n.gw[0][i*out : (i+1)*out]
 			clear(acc)
 			addRowsF(acc, n.dl[0], p, v.inputRows(n, i))
-			dst := g[i*out : (i+1)*out]
+			dst := g[(i-j.lo)*out : (i-j.lo+1)*out]
 			for q, x := range acc {
 				dst[q] = float64(x)
 			}
 		}
+		if v.fused {
+			v.adamRange(n, j.lo*out, g)
+			n.copyRows(0, j.lo, j.hi)
+		}
 	case jBiasFirst:
 		in, out := n.sizes[0], n.sizes[1]
-		biasGrad(v.grad(n)[in*out:in*out+out], n.dl[0], n.pad[0], v.rowsOf(n), 0)
+		g := v.gradOut(n, in*out, out, scratch)
+		biasGrad(g, n.dl[0], n.pad[0], v.rowsOf(n), 0)
+		if v.fused {
+			v.adamRange(n, in*out, g)
+			n.copyBias(0)
+		}
 	case jSample:
 		if v.aux != nil {
 			v.sampleAux(j.task)
@@ -505,8 +624,6 @@ func (v *vaeEngine[F]) do(j *vjob[F]) {
 		v.sample(j.task)
 	case jSignal:
 		v.signal(j.task)
-	case jAdam:
-		j.adam.StepRange(j.theta, j.g, -1, j.lo, j.hi)
 	case jTransposeIn, jDeltaIn, jPre, jAuxFirst, jNoise, jAuxQ:
 		v.doAux(j)
 	case jPrior:
@@ -715,8 +832,7 @@ func (w *vaeTask) addDraw(f, ll, d float64) {
 
 // vaeGradEngine is the engine of the trainer's precision (vaeEngine[F]).
 type vaeGradEngine interface {
-	gradient(idx []int)
-	adamSteps()
+	gradient(idx []int, fused bool)
 	capacity() int
 }
 
@@ -732,12 +848,13 @@ func (t *VAETrainer) newEngine(B int) vaeGradEngine {
 }
 
 // engineGradient is Gradient's work after the tasks are laid out: the
-// engine's batched phases, then the sums in task order.
-func (t *VAETrainer) engineGradient(idx []int) (sumF, sumLog, sumD, sumD2 float64) {
+// engine's batched phases, then the sums in task order. fused: the nets'
+// Adam steps are taken in the engine's jobs, their gradients not stored.
+func (t *VAETrainer) engineGradient(idx []int, fused bool) (sumF, sumLog, sumD, sumD2 float64) {
 	if t.eng == nil || t.eng.capacity() < len(idx) {
 		t.eng = t.newEngine(max(len(idx), t.Opt.BatchSize))
 	}
-	t.eng.gradient(idx)
+	t.eng.gradient(idx, fused)
 	a0 := t.active[0]
 	sumF, sumLog, sumD, sumD2 = a0.sumF, a0.sumLog, a0.sumD, a0.sumD2
 	for _, w := range t.active[1:] {
@@ -759,34 +876,4 @@ func (t *VAETrainer) engineGradient(idx []int) (sumF, sumLog, sumD, sumD2 float6
 		}
 	}
 	return sumF, sumLog, sumD, sumD2
-}
-
-// adamBlock is the entries of one Adam job.
-const adamBlock = 1 << 15
-
-// adamSteps is Step's Adam updates of the decoder, encoder and baseline
-// (ascent, as Step), split into blocks of entries run on the workers: each
-// entry's update is Adam's arithmetic whatever the split.
-func (v *vaeEngine[F]) adamSteps() {
-	t := v.t
-	jobs := v.jobs[:0]
-	add := func(a *optim.Adam, theta, g []float64) {
-		a.T++
-		for lo := 0; lo < len(theta); lo += adamBlock {
-			jobs = append(jobs, vjob[F]{kind: jAdam, adam: a, theta: theta, g: g, lo: lo, hi: min(lo+adamBlock, len(theta))})
-		}
-	}
-	a0 := t.active[0]
-	add(&t.adamDec, t.M.Dec.Params(), a0.gDec)
-	add(&t.adamEnc, t.M.Enc.Params(), a0.gEnc)
-	if t.Base != nil {
-		add(&t.adamBase, t.Base.Params(), a0.gBase)
-	}
-	if m := t.M; m.Aux != nil {
-		for i, n := range m.Aux.Nets() {
-			add(&t.adamAux[i], n.Params(), a0.ax.g[i])
-		}
-	}
-	v.run(jobs)
-	v.jobs = jobs
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/logz-ml/logz/internal/kernel"
+	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
 )
 
@@ -52,6 +53,18 @@ func (v *vaeEngine[F]) newAux(B, rows int) {
 	}
 	ax.nets = append(ax.nets, ax.p, ea, ax.q)
 	v.aux = ax
+}
+
+// auxAdam is the Adam state of an auxiliary net.
+func (v *vaeEngine[F]) auxAdam(n *bnet[F]) *optim.Adam {
+	a := v.t.adamAux
+	switch n {
+	case v.aux.q:
+		return &a[0]
+	case v.aux.ea:
+		return &a[1]
+	}
+	return &a[2]
 }
 
 // auxGrad is the float64 gradient buffer of an auxiliary net.
@@ -131,10 +144,12 @@ func (v *vaeEngine[F]) backprop(jobs []vjob[F], nets ...*bnet[F]) []vjob[F] {
 			l := len(n.w) - 1 - depth
 			switch {
 			case l >= 1:
-				jobs = blocks(jobs, jGradDense, n, l, n.pad[l], colBlock)
+				jobs = blocks(jobs, jGradDense, n, l, n.sizes[l], gradRows)
+				jobs = append(jobs, vjob[F]{kind: jBiasDense, n: n, l: l})
 				jobs = blocks(jobs, jDelta, n, l-1, n.pad[l-1], colBlock)
 			case l == 0 && n.dense:
-				jobs = blocks(jobs, jGradDense, n, 0, n.pad[0], colBlock)
+				jobs = blocks(jobs, jGradDense, n, 0, n.sizes[0], gradRows)
+				jobs = append(jobs, vjob[F]{kind: jBiasDense, n: n, l: 0})
 				jobs = blocks(jobs, jDeltaIn, n, 0, pad16(n.sizes[0]), colBlock)
 			case l == 0:
 				jobs = blocks(jobs, jGradFirst, n, 0, n.sizes[0], 16)
@@ -153,22 +168,9 @@ func (v *vaeEngine[F]) gradientAux() {
 	ax := v.aux
 	v.xRows()
 	enc, dec, q, ea, p := v.enc, v.dec, ax.q, ax.ea, ax.p
-	jobs := v.jobs[:0]
-	for _, n := range ax.nets {
-		for l := range n.w {
-			jobs = blocks(jobs, jRefreshW, n, l, n.sizes[l], 128)
-		}
-	}
-	v.run(jobs)
-	// Transposed weights; the encoder's x part, q's and the baseline's first layers.
-	jobs = jobs[:0]
-	for _, n := range ax.nets {
-		for l := range n.w {
-			if l > 0 || n.dense {
-				jobs = append(jobs, vjob[F]{kind: jRefreshWT, n: n, l: l})
-			}
-		}
-	}
+	// The F copies; the transposes with the encoder's x part, q's and the
+	// baseline's first layers.
+	jobs := v.refresh(v.jobs)
 	jobs = blocks(jobs, jPre, enc, 0, v.nb, chunkSize)
 	jobs = blocks(jobs, jFirst, q, 0, v.nb, chunkSize)
 	if v.base != nil {
@@ -214,6 +216,7 @@ func (v *vaeEngine[F]) gradientAux() {
 	jobs = v.backprop(jobs, ea)
 	v.run(v.dataJobs(jobs[:0], jAuxQ))
 	v.jobs = v.backprop(jobs, q)
+	v.fresh = v.fused
 }
 
 func (v *vaeEngine[F]) doAux(j *vjob[F]) {
