@@ -616,6 +616,20 @@ func (t *VAETrainer) runChains(w *vaeTask) {
 // models.MaxAbsParam (training has diverged).
 func (t *VAETrainer) checkFinite() error {
 	m := t.M
+	if t.eng != nil {
+		// The engine checked the nets' parameters as it updated them.
+		if ok, known := t.eng.netsFinite(); ok && known {
+			s, big := sumMaxAbs(m.PriorLogits, 0, 0)
+			if r := m.Prior; r != nil {
+				s, big = sumMaxAbs(r.W, s, big)
+				s, big = sumMaxAbs(r.VBias, s, big)
+				s, big = sumMaxAbs(r.HBias, s, big)
+			}
+			if !math.IsNaN(s) && !math.IsInf(s, 0) && big <= models.MaxAbsParam {
+				return nil
+			}
+		}
+	}
 	s, big := sumMaxAbs(m.Dec.Params(), 0, 0)
 	s, big = sumMaxAbs(m.Enc.Params(), s, big)
 	s, big = sumMaxAbs(m.PriorLogits, s, big)

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"math"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/kernel"
@@ -9,6 +10,7 @@ import (
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
+	"github.com/logz-ml/logz/models"
 )
 
 // vaeEngine is the VAE trainer's gradient (VAETrainer.Gradient), generic
@@ -64,6 +66,9 @@ type vaeEngine[F kernel.Float] struct {
 	// scratch is each worker's float64 gradient of a block of parameters
 	// (fused: handed to Adam at once instead of stored whole).
 	scratch [][]float64
+	// bad[w]: worker w met a parameter that is not finite or exceeds
+	// models.MaxAbsParam as it updated it (fused).
+	bad []bool
 	// fused: the step's Adam updates of the nets run in the gradient's jobs
 	// (Step); otherwise the gradient is stored whole (Gradient).
 	fused bool
@@ -187,6 +192,7 @@ func newVAEEngine[F kernel.Float](t *VAETrainer, B int) *vaeEngine[F] {
 	v.lq, v.lp, v.lb = make([]float64, rows), make([]float64, rows), make([]float64, B)
 	v.works = make([]func(), t.Opt.Workers)
 	v.scratch = make([][]float64, t.Opt.Workers)
+	v.bad = make([]bool, t.Opt.Workers)
 	for w := range v.works {
 		v.works[w] = func() { v.worker(w) }
 	}
@@ -205,23 +211,44 @@ func newVAEEngine[F kernel.Float](t *VAETrainer, B int) *vaeEngine[F] {
 	return v
 }
 
-// copyRows sets rows lo…hi of w[l] to the net's W_l.
-func (n *bnet[F]) copyRows(l, lo, hi int) {
+// copyRows sets rows lo…hi of w[l] to the net's W_l and reports whether
+// they are all finite and within models.MaxAbsParam.
+func (n *bnet[F]) copyRows(l, lo, hi int) bool {
 	out, p := n.sizes[l+1], n.pad[l]
 	W := n.net.W[l]
+	ok := true
 	for i := lo; i < hi; i++ {
 		src, dst := W[i*out:(i+1)*out], n.w[l][i*p:i*p+out]
 		for q, x := range src {
 			dst[q] = F(x)
+			ok = ok && math.Abs(x) <= models.MaxAbsParam
 		}
 	}
+	return ok
 }
 
-// copyBias sets b[l] to the net's b_l.
-func (n *bnet[F]) copyBias(l int) {
+// copyBias sets b[l] to the net's b_l and reports as copyRows.
+func (n *bnet[F]) copyBias(l int) bool {
+	ok := true
 	for q, x := range n.net.B[l] {
 		n.b[l][q] = F(x)
+		ok = ok && math.Abs(x) <= models.MaxAbsParam
 	}
+	return ok
+}
+
+// netsFinite reports, after a fused step (known), whether every updated
+// parameter of the nets was finite and within models.MaxAbsParam.
+func (v *vaeEngine[F]) netsFinite() (ok, known bool) {
+	if !v.fresh {
+		return false, false
+	}
+	for _, b := range v.bad {
+		if b {
+			return false, true
+		}
+	}
+	return true, true
 }
 
 // transposeRows sets columns lo…hi of wt[l] to rows lo…hi of w[l] (layers
@@ -330,7 +357,7 @@ func (v *vaeEngine[F]) worker(w int) {
 		if i >= len(v.phase) {
 			return
 		}
-		v.do(&v.phase[i], v.scratch[w])
+		v.do(&v.phase[i], w)
 	}
 }
 
@@ -427,6 +454,7 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 		for _, n := range v.nets() {
 			v.adam(n).T++
 		}
+		clear(v.bad)
 	}
 	v.prepare(idx)
 	if v.aux != nil {
@@ -515,7 +543,8 @@ func (v *vaeEngine[F]) grad(n *bnet[F]) []float64 {
 	return v.auxGrad(n)
 }
 
-func (v *vaeEngine[F]) do(j *vjob[F], scratch []float64) {
+func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
+	scratch := v.scratch[wk]
 	n, l := j.n, j.l
 	switch j.kind {
 	case jRefreshW:
@@ -570,7 +599,9 @@ func (v *vaeEngine[F]) do(j *vjob[F], scratch []float64) {
 		}
 		if v.fused {
 			v.adamRange(n, o, g)
-			n.copyRows(l, j.lo, j.hi) // not wt: this phase's δ jobs read the old Wᵀ
+			if !n.copyRows(l, j.lo, j.hi) { // not wt: this phase's δ jobs read the old Wᵀ
+				v.bad[wk] = true
+			}
 		}
 	case jBiasDense: // ∂b_l
 		in, out := n.sizes[l], n.sizes[l+1]
@@ -579,7 +610,9 @@ func (v *vaeEngine[F]) do(j *vjob[F], scratch []float64) {
 		biasGrad(g, n.dl[l], n.pad[l], v.rowsOf(n), 0)
 		if v.fused {
 			v.adamRange(n, o, g)
-			n.copyBias(l)
+			if !n.copyBias(l) {
+				v.bad[wk] = true
+			}
 		}
 	case jDelta:
 		rows := v.rowsOf(n)
@@ -606,7 +639,9 @@ func (v *vaeEngine[F]) do(j *vjob[F], scratch []float64) {
 		}
 		if v.fused {
 			v.adamRange(n, j.lo*out, g)
-			n.copyRows(0, j.lo, j.hi)
+			if !n.copyRows(0, j.lo, j.hi) {
+				v.bad[wk] = true
+			}
 		}
 	case jBiasFirst:
 		in, out := n.sizes[0], n.sizes[1]
@@ -614,7 +649,9 @@ func (v *vaeEngine[F]) do(j *vjob[F], scratch []float64) {
 		biasGrad(g, n.dl[0], n.pad[0], v.rowsOf(n), 0)
 		if v.fused {
 			v.adamRange(n, in*out, g)
-			n.copyBias(0)
+			if !n.copyBias(0) {
+				v.bad[wk] = true
+			}
 		}
 	case jSample:
 		if v.aux != nil {
@@ -834,6 +871,7 @@ func (w *vaeTask) addDraw(f, ll, d float64) {
 type vaeGradEngine interface {
 	gradient(idx []int, fused bool)
 	capacity() int
+	netsFinite() (ok, known bool)
 }
 
 func (v *vaeEngine[F]) capacity() int { return v.capB }

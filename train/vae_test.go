@@ -2,6 +2,7 @@ package train
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -627,4 +629,37 @@ func TestVAEResumePrecision(t *testing.T) {
 	check("no field, run config float32", ck, kernel.Float32)
 	ck.Meta.Run.Config = "experiments:\n  - name: x\n    train:\n      method: nvil\n    evaluate:\n      precision: float32\n"
 	check("no field, run config without precision", ck, kernel.Float64)
+}
+
+// TestVAEDivergenceDetected: a parameter that an Adam step sends past
+// models.MaxAbsParam (its first moment set to 1e30) stops the epoch with
+// ErrDiverged, in each precision, for a parameter of the decoder, the
+// baseline and an auxiliary net (the engine checks them as it updates
+// them). Mutation checked: the engine's check reporting every parameter
+// fine (no error).
+func TestVAEDivergenceDetected(t *testing.T) {
+	data := vaePlanted(40, 2)
+	for _, prec := range []kernel.Precision{kernel.Float32, kernel.Float64} {
+		for _, which := range []string{"decoder", "baseline", "auxiliary"} {
+			opt := vaeTestOptions(PriorTrainingChi2, 2)
+			opt.Precision = prec
+			var tr *VAETrainer
+			if which == "auxiliary" {
+				tr = newTinyAuxTrainer(t, 3, opt, 2, nil)
+			} else {
+				tr = newTinyTrainer(t, 3, opt, 2, nil)
+			}
+			if _, err := tr.TrainEpoch(data); err != nil {
+				t.Fatal(err)
+			}
+			a := map[string]*optim.Adam{"decoder": &tr.adamDec, "baseline": &tr.adamBase}[which]
+			if a == nil {
+				a = &tr.adamAux[1]
+			}
+			a.M[len(a.M)/2], a.S[len(a.S)/2] = 1e30, 0
+			if _, err := tr.TrainEpoch(data); !errors.Is(err, ErrDiverged) {
+				t.Errorf("%s %s: a parameter past MaxAbsParam gave %v, want ErrDiverged", prec, which, err)
+			}
+		}
+	}
 }
