@@ -1,7 +1,9 @@
 package train
 
 import (
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/kernel"
@@ -142,3 +144,51 @@ func TestVAEStepNoAllocation(t *testing.T) {
 func BenchmarkVAEStepBer200Float32Workers1(b *testing.B) {
 	benchVAEStepPrec(b, 200, PriorTrainingChi2, 1, kernel.Float32, 0)
 }
+
+// benchVAEEpoch times TrainEpoch (steps and the per-step divergence check)
+// of the Ber(200) VAE 784-500-200 with the family's defaults (2 workers,
+// minibatch 100, a 100-unit baseline) on 1,000 MNIST-like examples, and
+// reports the process's CPU time per epoch too (cpu-ms/op: the work, which
+// a loaded machine's waiting does not inflate as much as the wall time).
+func benchVAEEpoch(b *testing.B, prec kernel.Precision) {
+	var data data.Examples = mnistLike(1000)
+	m, err := models.NewVAE(784, 200, []int{500}, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	opt := VAEOptions{BatchSize: 100, LearningRate: 3e-4, Samples: 1, Workers: 2, PriorTraining: PriorTrainingChi2,
+		QSteps: 10, QSamples: 30, QComponents: 10, QLearningRate: 0.01, QDecay: 0.9, QInitStd: 0.1, Linearise: true,
+		BaselineHidden: 100, SignalDecay: 0.8, SignalClip: 10, Shuffle: true, Precision: prec}
+	tr, err := NewVAETrainer(m, opt, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := tr.InitParams(nil, 0.01); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := tr.TrainEpoch(data); err != nil { // warm-up
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := tr.TrainEpoch(data); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+}
+
+// cpuTime is the process's user and system time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func BenchmarkVAEEpochBer200Float32(b *testing.B) { benchVAEEpoch(b, kernel.Float32) }
+func BenchmarkVAEEpochBer200Float64(b *testing.B) { benchVAEEpoch(b, kernel.Float64) }

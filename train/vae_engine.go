@@ -216,26 +216,45 @@ func newVAEEngine[F kernel.Float](t *VAETrainer, B int) *vaeEngine[F] {
 func (n *bnet[F]) copyRows(l, lo, hi int) bool {
 	out, p := n.sizes[l+1], n.pad[l]
 	W := n.net.W[l]
-	ok := true
+	var c inRange
 	for i := lo; i < hi; i++ {
-		src, dst := W[i*out:(i+1)*out], n.w[l][i*p:i*p+out]
-		for q, x := range src {
-			dst[q] = F(x)
-			ok = ok && math.Abs(x) <= models.MaxAbsParam
-		}
+		copyF(&c, n.w[l][i*p:i*p+out], W[i*out:(i+1)*out])
 	}
-	return ok
+	return c.ok()
 }
 
 // copyBias sets b[l] to the net's b_l and reports as copyRows.
 func (n *bnet[F]) copyBias(l int) bool {
-	ok := true
-	for q, x := range n.net.B[l] {
-		n.b[l][q] = F(x)
-		ok = ok && math.Abs(x) <= models.MaxAbsParam
-	}
-	return ok
+	var c inRange
+	copyF(&c, n.b[l], n.net.B[l])
+	return c.ok()
 }
+
+// inRange tracks the largest magnitude and any NaN of the values copied.
+type inRange struct {
+	big float64
+	nan bool
+}
+
+// copyF sets dst to src rounded to F, noting their magnitudes in c.
+func copyF[F kernel.Float](c *inRange, dst []F, src []float64) {
+	dst = dst[:len(src)]
+	big := c.big
+	for q, x := range src {
+		dst[q] = F(x)
+		if a := math.Abs(x); !(a <= big) { // rarely: a new largest, or NaN
+			if a != a {
+				c.nan = true
+			} else {
+				big = a
+			}
+		}
+	}
+	c.big = big
+}
+
+// ok: no NaN, and every magnitude (±Inf too) within models.MaxAbsParam.
+func (c *inRange) ok() bool { return !c.nan && c.big <= models.MaxAbsParam }
 
 // netsFinite reports, after a fused step (known), whether every updated
 // parameter of the nets was finite and within models.MaxAbsParam.
