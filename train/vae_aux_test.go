@@ -250,7 +250,7 @@ func TestVAEAuxTraining(t *testing.T) {
 // precisions' σ(κ)) for 5 epochs of 15 steps, and requires the paired
 // difference of the exact mean log p(x) to be within what the steps'
 // rounding allows: each step's gradient agrees within 256·2⁻²⁴ relative
-// (TestVAE32AuxGradientMatchesFloat64), so after n steps the objective
+// (TestVAEEngineMatchesReference), so after n steps the objective
 // within n·256·2⁻²⁴·|log p(x)|. For scale it logs the difference between
 // float64 runs with two seeds (no shared draws), which is ~10⁵ times that.
 func TestVAEAuxPrecisionsPaired(t *testing.T) {
