@@ -648,7 +648,7 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 		out, p := n.sizes[1], n.pad[0]
 		g := v.gradOut(n, j.lo*out, (j.hi-j.lo)*out, scratch)
 		for i := j.lo; i < j.hi; i++ {
-			acc := n.gw[0][i*out : (i+1)*out]
+			acc := n.gw[0][i*p : i*p+out] // its own padding up to p: addRowsF may widen
 			clear(acc)
 			addRowsF(acc, n.dl[0], p, v.inputRows(n, i))
 			dst := g[(i-j.lo)*out : (i-j.lo+1)*out]

@@ -71,19 +71,28 @@ func vaeEnginePair(t *testing.T, X, Z, H int, hidden []int, opt VAEOptions, A, a
 // shorter than K = 256, and the bound used is 256·u·(max|g| + 1/rows) per
 // array. Shapes with two hidden layers of widths that are not multiples of
 // 16 exercise the padding and both product directions; A = 3 and auxiliary
-// widths not multiples of 16 the padding of the dense input.
+// widths not multiples of 16 the padding of the dense input; 40 inputs and
+// 37 hidden units split the gradient's rows into several jobs (run by two
+// workers; the longest chain here, a sum over ≤ 40 rows of products of
+// ≤ 37 terms, is within K too).
 // Mutations checked: the float64 engine's tanh rounded to float32 (fails at
 // float64's bound), its log-likelihood without the −softplus of the off
 // pixels (fails), the encoder's signal not normalised (fails in both).
 func TestVAEEngineMatchesReference(t *testing.T) {
-	data := vaePlanted(40, 9)
+	planted := vaePlanted(40, 9)
+	wide := bernoulliRows(40, 40, 0.3, rand.New(rand.NewPCG(3, 9)))
 	for _, prec := range []kernel.Precision{kernel.Float64, kernel.Float32} {
 		for _, c := range []struct {
 			X, Z, H, A, aH int
 			hidden         []int
 			samples        int
 		}{{8, 4, 0, 0, 0, []int{10}, 1}, {8, 4, 3, 0, 0, []int{10}, 2}, {8, 6, 0, 0, 0, []int{21, 13}, 2}, {8, 5, 4, 0, 0, []int{17, 33}, 1},
-			{8, 4, 0, 3, 5, []int{10}, 1}, {8, 4, 3, 2, 7, []int{10}, 2}, {8, 6, 0, 3, 4, []int{21, 13}, 2}, {8, 5, 4, 1, 3, []int{17, 33}, 1}} {
+			{8, 4, 0, 3, 5, []int{10}, 1}, {8, 4, 3, 2, 7, []int{10}, 2}, {8, 6, 0, 3, 4, []int{21, 13}, 2}, {8, 5, 4, 1, 3, []int{17, 33}, 1},
+			{40, 5, 0, 0, 0, []int{37}, 1}, {40, 5, 3, 2, 5, []int{37}, 1}} {
+			data := planted
+			if c.X != 8 {
+				data = wide
+			}
 			opt := vaeTestOptions(PriorTrainingChi2, 2)
 			opt.Samples = c.samples
 			opt.BatchSize = 40

@@ -39,15 +39,19 @@ func colsF[F kernel.Float](m, j0, j1, k int, a []F, lda int, b []F, ldb int, c [
 	gemm.Cols(gemm.Set, 1, m, j0, j1, k, as64(a), lda, as64(b), ldb, as64(c), ldc)
 }
 
-// addRowsF adds the rows idx of w (row r at r·stride) to dst.
+// addRowsF adds the rows idx of w (row r at r·stride) to dst. In float64
+// it writes dst's padding too (up to stride, adding 0): dst must be a row
+// whose entries up to stride are its own.
 func addRowsF[F kernel.Float](dst, w []F, stride int, idx []int32) {
 	if is32[F]() {
 		rowsum.AddRowsStride32(as32(dst), as32(w), stride, idx)
 		return
 	}
-	if len(dst) == stride || cap(dst) >= stride {
+	if cap(dst) >= stride {
 		// rowsum.AddRows takes the row stride from len(dst): widen dst over
 		// the padding, whose columns of w are 0 (adding 0 changes nothing).
+		// Every caller's dst is a row with its own padding up to stride,
+		// which no other job touches.
 		rowsum.AddRows(as64(dst[:stride]), as64(w), idx)
 		return
 	}
