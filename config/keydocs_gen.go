@@ -225,7 +225,7 @@ var keyDocs = map[string]string{
 	"github.com/logz-ml/logz/family/vae.Train.K":                      "the persistent chains and block-Gibbs steps per parameter step of prior_training pcd",
 	"github.com/logz-ml/logz/family/vae.Train.LearningRate":           "Adam's step size",
 	"github.com/logz-ml/logz/family/vae.Train.Method":                 "\"nvil\"",
-	"github.com/logz-ml/logz/family/vae.Train.Precision":              "the arithmetic of the gradient: \"float32\" (the minibatch batched through each layer, float32 products and activations",
+	"github.com/logz-ml/logz/family/vae.Train.Precision":              "the arithmetic of the gradient's matrix products and activations, \"float32\" or \"float64\": either way the minibatch goes through each layer as one matrix product, and the log-probabilities, the signal, the prior, the parameters and Adam are float64",
 	"github.com/logz-ml/logz/family/vae.Train.PriorTraining":          "how an RBM prior's ∇ log Z is estimated: \"chi2\" (the bound's weighted draws of q) or \"pcd\" (persistent Gibbs chains over z",
 	"github.com/logz-ml/logz/family/vae.Train.Samples":                "the number of draws z ~ q(z|x) per example and step",
 	"github.com/logz-ml/logz/family/vae.Train.Shuffle":                "reshuffles the training set before each epoch",

@@ -8,24 +8,25 @@
 # (prior_training chi2 with the defaults: 10 q steps of 30 draws per
 # minibatch, a mixture of 10 Bernoulli products), side by side in one run:
 #   pytorch_ber200    scripts/bench-vae.py, the same model and NVIL update in
-#                     PyTorch float32 on the CPU, two threads;
+#                     PyTorch float32 on the CPU, two threads (and
+#                     pytorch_ber200_1thread on one);
 #   logz_ber200       `logz run` of one epoch with the vae family's defaults
 #                     (Ber(200), train.method nvil), from the run's epochs.csv;
 #   pytorch_rbm64x64  bench-vae.py --prior rbm64x64: the RBM-prior update
 #                     with q's fitting, as logz's defaults (its docstring
-#                     says exactly which update), float32, two threads;
+#                     says exactly which update), float32, two threads (and
+#                     pytorch_rbm64x64_1thread on one);
 #   logz_rbm64x64     `logz run` of the RBM(64,64)-prior VAE;
-# with the ratios logz_ber200/pytorch_ber200 (issue 28 asks for ≤ 0.5),
-# logz_rbm64x64/pytorch_rbm64x64 and logz_rbm64x64/logz_ber200 (issue 28:
-# ≤ 1.5), and each side's epoch signal (the mean training ELBO; with the
+# with both peer times and the ratios logz_ber200/pytorch_ber200 (≤ 0.5
+# wanted), logz_rbm64x64/pytorch_rbm64x64 — each against the faster of the
+# peer's one- and two-thread runs — and logz_rbm64x64/logz_ber200 (≤ 1.5
+# wanted), and each side's epoch signal (the mean training ELBO; with the
 # RBM prior log Z is the tracked χ² bound, elbo-chi2). Add --precision P
 # to time logz in another train.precision as well. Before timing,
 # `bench-vae.py --check` tests the peer's χ² pieces against enumeration on
 # an 8×4 RBM (the script stops if one fails).
-# The peer also runs with one thread (pytorch_*_1thread): on this 2-core
-# machine, loaded, PyTorch's two threads were many times slower than its
-# one, so its one-thread time is the stronger peer and is printed with its
-# ratio too.
+# On this 2-core machine, loaded, PyTorch's two threads were often slower
+# than its one (torch.set_num_threads), so logz is compared with the faster.
 # Usage: scripts/bench-vae.sh [--data DIR] [--examples N] [--precision P]
 set -eu
 DATA=./data/mnist
@@ -86,8 +87,12 @@ sed 's/^/check: /' "$TMP/check"
 cat "$TMP/out"
 awk '$1~/^pytorch_/{p[$1]=$2} $1~/^logz_ber200/{n++; k[n]=$1; l[n]=$2; b[$1]=$2}
 	$1~/^logz_rbm64x64/{m++; rk[m]=$1; rl[m]=$2}
-	END{for (i = 1; i <= n; i++) printf "ratio %s/pytorch_ber200 %.2f (issue 28: at most 0.5)\n", k[i], l[i]/p["pytorch_ber200"]
-	    for (i = 1; i <= n; i++) printf "ratio %s/pytorch_ber200_1thread %.2f\n", k[i], l[i]/p["pytorch_ber200_1thread"]
-	    for (i = 1; i <= m; i++) printf "ratio %s/pytorch_rbm64x64 %.2f\n", rk[i], rl[i]/p["pytorch_rbm64x64"]
-	    for (i = 1; i <= m; i++) printf "ratio %s/pytorch_rbm64x64_1thread %.2f\n", rk[i], rl[i]/p["pytorch_rbm64x64_1thread"]
-	    for (i = 1; i <= m; i++) { s = rk[i]; sub(/rbm64x64/, "ber200", s); if (s in b) printf "ratio %s/%s %.2f (issue 28: at most 1.5)\n", rk[i], s, rl[i]/b[s] }}' "$TMP/out"
+	function best(w) { # the faster of the peer on 2 threads (w) and on 1 (w_1thread)
+		bn[w] = (p[w "_1thread"] < p[w]) ? "1 thread" : "2 threads"
+		return (p[w "_1thread"] < p[w]) ? p[w "_1thread"] : p[w] }
+	END{fb = best("pytorch_ber200"); fr = best("pytorch_rbm64x64")
+	    printf "peer pytorch_ber200: 1 thread %.3f s, 2 threads %.3f s; the faster: %s\n", p["pytorch_ber200_1thread"], p["pytorch_ber200"], bn["pytorch_ber200"]
+	    printf "peer pytorch_rbm64x64: 1 thread %.3f s, 2 threads %.3f s; the faster: %s\n", p["pytorch_rbm64x64_1thread"], p["pytorch_rbm64x64"], bn["pytorch_rbm64x64"]
+	    for (i = 1; i <= n; i++) printf "ratio %s/pytorch_ber200 %.2f (the faster peer, %s; at most 0.5 wanted)\n", k[i], l[i]/fb, bn["pytorch_ber200"]
+	    for (i = 1; i <= m; i++) printf "ratio %s/pytorch_rbm64x64 %.2f (the faster peer, %s)\n", rk[i], rl[i]/fr, bn["pytorch_rbm64x64"]
+	    for (i = 1; i <= m; i++) { s = rk[i]; sub(/rbm64x64/, "ber200", s); if (s in b) printf "ratio %s/%s %.2f (at most 1.5 wanted)\n", rk[i], s, rl[i]/b[s] }}' "$TMP/out"

@@ -6,15 +6,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sync/atomic"
+	"strings"
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference/chi2"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/mlp"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
-	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -58,10 +58,9 @@ type VAEOptions struct {
 	SignalClip float64
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
-	// Precision is PrecisionFloat64 ("" too: the per-example float64
-	// gradient) or PrecisionFloat32 (batched over the minibatch with
-	// float32 products; vae32).
-	Precision string
+	// Precision is the arithmetic of the gradient's products and
+	// activations (vaeEngine): kernel.Float32 or kernel.Float64 ("" too).
+	Precision kernel.Precision
 }
 
 // Check reports impossible options.
@@ -89,8 +88,9 @@ func (o VAEOptions) Check() error {
 		return fmt.Errorf("signal decay must be in [0, 1), got %g", o.SignalDecay)
 	case !(o.SignalClip >= 0) || math.IsInf(o.SignalClip, 0):
 		return fmt.Errorf("signal clip must be a non-negative number, got %g", o.SignalClip)
-	case o.Precision != "" && o.Precision != PrecisionFloat64 && o.Precision != PrecisionFloat32:
-		return fmt.Errorf("precision %q: expected %s or %s", o.Precision, PrecisionFloat64, PrecisionFloat32)
+	}
+	if _, err := kernel.Parse(string(o.Precision), kernel.Float64); err != nil {
+		return err
 	}
 	return o.fitOptions().Check()
 }
@@ -177,10 +177,7 @@ type VAETrainer struct {
 	data                         data.Examples
 	epoch, batch                 int // keys of the current step's streams
 	scale                        float64
-	next                         atomic.Int64
-	wg                           workgroup.Group
-	work                         func()
-	f32                          *vae32 // Precision float32
+	eng                          vaeGradEngine // the gradient in Opt.Precision
 	// adamAux are the Adam states of the auxiliary nets (Q, Enc, P of
 	// models.VAEAux).
 	adamAux []optim.Adam
@@ -199,12 +196,9 @@ type vaeTask struct {
 	s             *models.VAEScratch
 	sb            []float64 // baseline scratch
 	z, zs         []uint8   // one draw; Samples draws of an example
-	ls            []float64 // log q(z_s|x)
-	fs            []float64 // f(x, z_s)
 	dyDec, dyEnc  []float64
 	dyBase        [1]float64
 	h             []float64 // hidden state of a chain
-	zf, pf        []float32 // float32 path: one draw as 0/1, scratch
 	gDec, gEnc    []float64
 	gBase, gLog   []float64
 	ax            *vaeAuxTask // auxiliary variables (nil without)
@@ -266,7 +260,6 @@ func NewVAETrainer(m *models.VAE, opt VAEOptions, seed uint64) (*VAETrainer, err
 	} else {
 		t.adamLog = optim.NewAdam(opt.LearningRate, Z)
 	}
-	t.work = t.worker
 	return t, nil
 }
 
@@ -280,6 +273,7 @@ func (t *VAETrainer) InitParams(base []float64, priorStd float64) error {
 	if base != nil && len(base) != m.NumVisible() {
 		return fmt.Errorf("vae trainer: %d base-rate logits for %d visible units", len(base), m.NumVisible())
 	}
+	t.eng = nil // its copies of the parameters are stale
 	rng := func(net uint64) *rand.Rand { return rand.New(rand.NewPCG(seeds.Derive(t.Seed, vaeSeedInit, net), 0)) }
 	m.Dec.Init(rng(1))
 	m.Enc.Init(rng(2))
@@ -321,10 +315,8 @@ func (t *VAETrainer) growTasks(size int) {
 	for len(t.tasks) < n {
 		w := &vaeTask{
 			s: m.NewScratch(), z: make([]uint8, Z), zs: make([]uint8, o.Samples*Z),
-			ls: make([]float64, o.Samples), fs: make([]float64, o.Samples),
 			dyDec: make([]float64, X), dyEnc: make([]float64, Z),
 			gDec: make([]float64, m.Dec.NumParams()), gEnc: make([]float64, m.Enc.NumParams()),
-			zf: make([]float32, Z), pf: make([]float32, Z),
 		}
 		if t.Base != nil {
 			w.sb = make([]float64, t.Base.ScratchLen())
@@ -418,7 +410,9 @@ type VAEStepStats struct{ ELBO, LogZ, LogLik float64 }
 // Step is one parameter step on the examples idx of data, the streams
 // keyed by (epoch, batch): QSteps fitter steps on the prior's q, fresh
 // draws of q for the tracked bound (and the chi2 gradient), the gradient
-// and the Adam steps.
+// and the Adam steps (the nets' within the gradient's jobs, block by block
+// as each block's gradient is ready: the same arithmetic as one Adam step
+// on the whole gradient).
 func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAEStepStats, error) {
 	var st VAEStepStats
 	m := t.M
@@ -435,7 +429,7 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 		}
 		st.LogZ = bound
 	}
-	sumF, sumLog, err := t.Gradient(data, idx, epoch, batch)
+	sumF, sumLog, err := t.gradient(data, idx, epoch, batch, true)
 	if err != nil {
 		return st, err
 	}
@@ -443,20 +437,6 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 	st.ELBO = sumF/k - st.LogZ
 	st.LogLik = sumLog / k
 	a := t.active[0]
-	if t.f32 != nil {
-		t.f32.adamSteps()
-	} else {
-		t.adamDec.Step(m.Dec.Params(), a.gDec, -1)
-		t.adamEnc.Step(m.Enc.Params(), a.gEnc, -1)
-		if t.Base != nil {
-			t.adamBase.Step(t.Base.Params(), a.gBase, -1)
-		}
-		if m.Aux != nil {
-			for i, n := range m.Aux.Nets() {
-				t.adamAux[i].Step(n.Params(), a.ax.g[i], -1)
-			}
-		}
-	}
 	if r := m.Prior; r != nil {
 		t.adamW.Step(r.W, a.prior.gW, -1)
 		t.adamA.Step(r.VBias, a.prior.gA, -1)
@@ -474,6 +454,28 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 // Σ log p(x|z) over the examples and draws. The chi2 negative phase uses
 // the fitter's current draws.
 func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (sumF, sumLog float64, err error) {
+	return t.gradient(data, idx, epoch, batch, false)
+}
+
+// gradient is Gradient; fused (Step): the nets' Adam steps are taken as
+// their gradients are computed (the engine's jobs), and only the prior's
+// gradient is stored.
+func (t *VAETrainer) gradient(data data.Examples, idx []int, epoch, batch int, fused bool) (sumF, sumLog float64, err error) {
+	t.layout(idx)
+	t.data, t.epoch, t.batch = data, epoch, batch
+	sumF, sumLog, sumD, sumD2 := t.engineGradient(idx, fused)
+	t.data = nil
+	if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
+		return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
+	}
+	t.updateSignal(sumD, sumD2, float64(len(idx)*t.Opt.Samples))
+	return sumF, sumLog, nil
+}
+
+// layout cuts a step of the examples idx into the active tasks: chunks of
+// examples, then the prior's χ² draws (with their weights ω) or persistent
+// chains (with the prior's Wᵀ).
+func (t *VAETrainer) layout(idx []int) {
 	m, o := t.M, t.Opt
 	t.growTasks(len(idx))
 	t.active = t.active[:0]
@@ -507,54 +509,6 @@ func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (
 			t.active = append(t.active, w)
 		}
 	}
-	t.data, t.epoch, t.batch = data, epoch, batch
-	if o.Precision == PrecisionFloat32 {
-		sumF, sumLog, sumD, sumD2 := t.gradient32(idx)
-		t.data = nil
-		if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
-			return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
-		}
-		t.updateSignal(sumD, sumD2, float64(len(idx)*o.Samples))
-		return sumF, sumLog, nil
-	}
-	t.next.Store(0)
-	if workers := min(o.Workers, len(t.active)); workers <= 1 {
-		t.worker()
-	} else {
-		for range workers {
-			t.wg.Go(t.work)
-		}
-		t.wg.Wait()
-	}
-	t.data = nil
-	// Combine in a fixed order.
-	a0 := t.active[0]
-	sumF, sumLog = a0.sumF, a0.sumLog
-	sumD, sumD2 := a0.sumD, a0.sumD2
-	for _, w := range t.active[1:] {
-		addPriorGrad(a0, w)
-		if w.kind != vaeData {
-			continue
-		}
-		axpy(a0.gDec, 1, w.gDec)
-		axpy(a0.gEnc, 1, w.gEnc)
-		axpy(a0.gBase, 1, w.gBase)
-		axpy(a0.gLog, 1, w.gLog)
-		if a0.ax != nil {
-			for i := range a0.ax.g {
-				axpy(a0.ax.g[i], 1, w.ax.g[i])
-			}
-		}
-		sumF += w.sumF
-		sumLog += w.sumLog
-		sumD += w.sumD
-		sumD2 += w.sumD2
-	}
-	if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
-		return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
-	}
-	t.updateSignal(sumD, sumD2, float64(len(idx)*o.Samples))
-	return sumF, sumLog, nil
 }
 
 // addPriorGrad adds w's prior gradient (W, a, c of an RBM prior) to a0's.
@@ -581,25 +535,6 @@ func (t *VAETrainer) updateSignal(sumD, sumD2, k float64) {
 	t.SignalSteps++
 }
 
-// worker runs the active tasks, taking the next one until none is left.
-func (t *VAETrainer) worker() {
-	for {
-		i := int(t.next.Add(1)) - 1
-		if i >= len(t.active) {
-			return
-		}
-		w := t.active[i]
-		switch w.kind {
-		case vaeData:
-			t.runData(w)
-		case vaeDraws:
-			t.runDraws(w)
-		default:
-			t.runChains(w)
-		}
-	}
-}
-
 // clearTask zeroes a task's gradients and sums (of a draws or chains
 // task only the prior's: the others are not summed).
 func clearTask(w *vaeTask) {
@@ -618,65 +553,6 @@ func clearTask(w *vaeTask) {
 	clear(w.prior.gA)
 	clear(w.prior.gB)
 	w.sumF, w.sumD, w.sumD2, w.sumLog = 0, 0, 0, 0
-}
-
-// runData adds the scaled gradients of a chunk of examples: for each
-// example at minibatch position p, its generator is keyed by (epoch,
-// batch, p).
-func (t *VAETrainer) runData(w *vaeTask) {
-	clearTask(w)
-	for k, n := range w.rows {
-		w.src.Seed(seeds.Derive(t.Seed, vaeSeedLatent, uint64(t.epoch), uint64(t.batch), uint64(w.pos+k)), 0)
-		t.exampleGrad(w, t.data.Row(n), t.scale)
-	}
-}
-
-// exampleGrad adds to w's buffers c times the per-example estimates of the
-// gradients (summed over Samples draws from w.rng) and to w's sums the
-// draws' f, r − μ, (r − μ)² and log p(x|z).
-func (t *VAETrainer) exampleGrad(w *vaeTask, x []uint8, c float64) {
-	m, o := t.M, t.Opt
-	if m.Aux != nil {
-		t.exampleGradAux(w, x, c)
-		return
-	}
-	Z := m.NumLatent()
-	kappa := m.EncoderLogits(w.s, x)
-	b := 0.0
-	if t.Base != nil {
-		b = t.Base.ForwardBinary(w.sb, x)[0]
-	}
-	norm := 1.0
-	if t.SignalSteps > 0 {
-		norm = max(1, math.Sqrt(t.SignalVar))
-	}
-	clear(w.dyEnc)
-	dBase := 0.0
-	for s := range o.Samples {
-		z := w.zs[s*Z : (s+1)*Z]
-		lq := models.SampleBernoulliLogits(z, kappa, w.rng)
-		ll := t.decoderGrad(w, x, z, c)
-		f := ll + m.LogPrior(w.s, z) - lq
-		d := f - b - t.SignalMean
-		sig := d / norm
-		if cl := o.SignalClip; cl > 0 {
-			sig = max(-cl, min(cl, sig))
-		}
-		for j, k := range kappa {
-			w.dyEnc[j] += c * sig * (float64(z[j]) - nmath.Sigmoid(k))
-		}
-		dBase += c * d
-		t.priorGrad(w, z, c)
-		w.sumF += f
-		w.sumLog += ll
-		w.sumD += d
-		w.sumD2 += d * d
-	}
-	m.Enc.BackwardBinary(w.gEnc, nil, w.s.EncScratch(), x, w.dyEnc)
-	if t.Base != nil {
-		w.dyBase[0] = dBase
-		t.Base.BackwardBinary(w.gBase, nil, w.sb, x, w.dyBase[:])
-	}
 }
 
 // priorGrad adds c·∇ log p̃(z) to w's prior gradient.
@@ -740,6 +616,20 @@ func (t *VAETrainer) runChains(w *vaeTask) {
 // models.MaxAbsParam (training has diverged).
 func (t *VAETrainer) checkFinite() error {
 	m := t.M
+	if t.eng != nil {
+		// The engine checked the nets' parameters as it updated them.
+		if ok, known := t.eng.netsFinite(); ok && known {
+			s, big := sumMaxAbs(m.PriorLogits, 0, 0)
+			if r := m.Prior; r != nil {
+				s, big = sumMaxAbs(r.W, s, big)
+				s, big = sumMaxAbs(r.VBias, s, big)
+				s, big = sumMaxAbs(r.HBias, s, big)
+			}
+			if !math.IsNaN(s) && !math.IsInf(s, 0) && big <= models.MaxAbsParam {
+				return nil
+			}
+		}
+	}
 	s, big := sumMaxAbs(m.Dec.Params(), 0, 0)
 	s, big = sumMaxAbs(m.Enc.Params(), s, big)
 	s, big = sumMaxAbs(m.PriorLogits, s, big)
@@ -772,6 +662,39 @@ type vaeTrainState struct {
 	PriorTraining string  `json:"prior_training,omitempty"`
 	Seed          uint64  `json:"seed"`
 	LogZ          float64 `json:"tracked_log_z"`
+	// Precision is the engine's (written since the engine became generic;
+	// "" in older files: legacyVAEPrecision).
+	Precision kernel.Precision `json:"precision,omitempty"`
+}
+
+// legacyVAEPrecision is the precision a checkpoint without the field was
+// trained in: the train: section's precision of the resolved config that a
+// logz run records in the file (float32, the family's default since the
+// key exists, or float64); float64 when the config has no precision key
+// (written before the key existed, when the per-example float64 gradient
+// was the only one) or the file records no run (the trainer's default,
+// Precision "").
+func legacyVAEPrecision(c *models.Checkpoint) kernel.Precision {
+	if c.Meta.Run == nil {
+		return kernel.Float64
+	}
+	in := -1 // the train: key's indentation while inside its section
+	for _, line := range strings.Split(c.Meta.Run.Config, "\n") {
+		body := strings.TrimLeft(line, " ")
+		ind := len(line) - len(body)
+		switch {
+		case body == "" || strings.HasPrefix(body, "#"):
+		case body == "train:":
+			in = ind
+		case in >= 0 && ind <= in:
+			in = -1
+		case in >= 0 && strings.HasPrefix(body, "precision:"):
+			if p, err := kernel.Parse(strings.TrimSpace(strings.TrimPrefix(body, "precision:")), kernel.Float64); err == nil {
+				return p
+			}
+		}
+	}
+	return kernel.Float64
 }
 
 // Checkpoint returns the model with everything needed to resume exactly:
@@ -781,7 +704,7 @@ type vaeTrainState struct {
 // generators are keyed by (epoch, minibatch, …) and need no state. Arrays
 // alias the trainer's buffers: save the checkpoint before training further.
 func (t *VAETrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
-	st := vaeTrainState{Epoch: t.done, Method: "nvil", Seed: t.Seed, LogZ: t.LogZ}
+	st := vaeTrainState{Epoch: t.done, Method: "nvil", Seed: t.Seed, LogZ: t.LogZ, Precision: t.Opt.Precision.Or(kernel.Float64)}
 	m := t.M
 	c := &models.Checkpoint{
 		Model: m,
@@ -827,8 +750,9 @@ func (t *VAETrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 }
 
 // Resume restores a trainer from a checkpoint written by Checkpoint; the
-// model's sizes, the prior training, the baseline and q's shape must
-// match the options.
+// model's sizes, the prior training, the baseline, q's shape and the
+// precision (legacyVAEPrecision for files without it) must match the
+// options.
 func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 	m, ok := c.Model.(*models.VAE)
 	if !ok {
@@ -847,6 +771,12 @@ func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 	}
 	if st.Method != "nvil" || st.PriorTraining != want {
 		return fmt.Errorf("checkpoint was trained by method %q, prior training %q; the experiment asks for nvil, %q", st.Method, st.PriorTraining, want)
+	}
+	if st.Precision == "" {
+		st.Precision = legacyVAEPrecision(c)
+	}
+	if err := kernel.Check("vae trainer state", st.Precision, t.Opt.Precision); err != nil {
+		return err
 	}
 	get := func(name string, dst []float64) error {
 		a, ok := c.State[name]
@@ -942,5 +872,6 @@ func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 	}
 	t.SignalMean, t.SignalVar, t.SignalSteps = sig[0], sig[1], int(sig[2])
 	t.done, t.Seed, t.LogZ = st.Epoch, st.Seed, st.LogZ
+	t.eng = nil // its copies of the parameters are stale
 	return nil
 }

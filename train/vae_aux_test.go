@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/models/modeltest"
 )
@@ -186,7 +187,7 @@ func auxTrainedParams(tr *VAETrainer) []float64 {
 // and gives the same numbers with 1 and 3 workers (float32: also 3
 // workers under GOMAXPROCS 1).
 func TestVAEAuxTraining(t *testing.T) {
-	for _, prec := range []string{PrecisionFloat64, PrecisionFloat32} {
+	for _, prec := range []kernel.Precision{kernel.Float64, kernel.Float32} {
 		data := vaePlanted(300, 1)
 		base := baseRateOf(data)
 		opt := vaeTestOptions(PriorTrainingChi2, 2)
@@ -210,7 +211,7 @@ func TestVAEAuxTraining(t *testing.T) {
 		// Resume: 3 epochs straight against 2 + save, load, resume + 1.
 		data = data[:120]
 		opt.BatchSize = 60
-		checkResume(t, "auxiliary "+prec, newTinyAuxTrainer(t, 3, opt, 8, base), newTinyAuxTrainer(t, 3, opt, 8, base),
+		checkResume(t, "auxiliary "+string(prec), newTinyAuxTrainer(t, 3, opt, 8, base), newTinyAuxTrainer(t, 3, opt, 8, base),
 			newTinyAuxTrainer(t, 3, opt, 8, nil), data, auxTrainedParams)
 
 		// A plain VAE's checkpoint does not resume an auxiliary experiment.
@@ -249,13 +250,13 @@ func TestVAEAuxTraining(t *testing.T) {
 // precisions' σ(κ)) for 5 epochs of 15 steps, and requires the paired
 // difference of the exact mean log p(x) to be within what the steps'
 // rounding allows: each step's gradient agrees within 256·2⁻²⁴ relative
-// (TestVAE32AuxGradientMatchesFloat64), so after n steps the objective
+// (TestVAEEngineMatchesReference), so after n steps the objective
 // within n·256·2⁻²⁴·|log p(x)|. For scale it logs the difference between
 // float64 runs with two seeds (no shared draws), which is ~10⁵ times that.
 func TestVAEAuxPrecisionsPaired(t *testing.T) {
 	data := vaePlanted(300, 1)
 	base := baseRateOf(data)
-	run := func(prec string, seed uint64) float64 {
+	run := func(prec kernel.Precision, seed uint64) float64 {
 		opt := vaeTestOptions(PriorTrainingChi2, 2)
 		opt.Precision = prec
 		tr := newTinyAuxTrainer(t, 3, opt, seed, base)
@@ -267,7 +268,7 @@ func TestVAEAuxPrecisionsPaired(t *testing.T) {
 		lp, _ := meanExact(tr.M, data)
 		return lp
 	}
-	a, b, c := run(PrecisionFloat64, 3), run(PrecisionFloat32, 3), run(PrecisionFloat64, 4)
+	a, b, c := run(kernel.Float64, 3), run(kernel.Float32, 3), run(kernel.Float64, 4)
 	t.Logf("log p(x): float64 %.6f, float32 %.6f (paired |Δ| %.3g); float64 seed 4 %.6f (|Δ| %.3g)", a, b, math.Abs(a-b), c, math.Abs(a-c))
 	tol := 5 * 15 * 256 * math.Ldexp(1, -24) * math.Abs(a)
 	if math.Abs(a-b) > tol {

@@ -1,6 +1,8 @@
 package train
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,7 +10,9 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -491,9 +495,9 @@ func TestVAEResumeBitIdentical(t *testing.T) {
 	for _, c := range []struct {
 		H     int
 		prior string
-		prec  string
+		prec  kernel.Precision
 	}{{3, PriorTrainingChi2, ""}, {3, PriorTrainingPCD, ""}, {0, PriorTrainingChi2, ""},
-		{3, PriorTrainingChi2, PrecisionFloat32}, {0, PriorTrainingChi2, PrecisionFloat32}} {
+		{3, PriorTrainingChi2, kernel.Float32}, {0, PriorTrainingChi2, kernel.Float32}} {
 		opt := vaeTestOptions(c.prior, 2)
 		opt.Precision = c.prec
 		// r: a fresh trainer with other initial values: everything must
@@ -547,18 +551,18 @@ func checkResume(t *testing.T, what string, a, b, r *VAETrainer, data rows, para
 
 // TestVAEWorkersIndependent trains with 1 and 3 workers (minibatches of
 // 60 = 3 chunks, 30 chains = 2 chunks) and requires identical results, in
-// either precision (float32: also 3 workers under GOMAXPROCS 1).
+// either precision, also with 3 workers under GOMAXPROCS 1.
 func TestVAEWorkersIndependent(t *testing.T) {
 	data := vaePlanted(120, 3)
 	procs := runtime.GOMAXPROCS(0)
 	defer runtime.GOMAXPROCS(procs)
-	for _, c := range []struct{ prior, prec string }{
-		{PriorTrainingChi2, ""}, {PriorTrainingPCD, ""}, {PriorTrainingChi2, PrecisionFloat32}, {PriorTrainingPCD, PrecisionFloat32}} {
+	for _, c := range []struct {
+		prior string
+		prec  kernel.Precision
+	}{
+		{PriorTrainingChi2, ""}, {PriorTrainingPCD, ""}, {PriorTrainingChi2, kernel.Float32}, {PriorTrainingPCD, kernel.Float32}} {
 		var got [][]float64
 		for _, run := range []struct{ workers, procs int }{{1, procs}, {3, procs}, {3, 1}} {
-			if run.procs != procs && c.prec == "" {
-				continue
-			}
 			runtime.GOMAXPROCS(run.procs)
 			opt := vaeTestOptions(c.prior, run.workers)
 			opt.Precision = c.prec
@@ -574,6 +578,88 @@ func TestVAEWorkersIndependent(t *testing.T) {
 		}
 		for i := 1; i < len(got); i++ {
 			sameBits(t, fmt.Sprintf("%s %s: run 0 vs %d", c.prior, c.prec, i), got[0], got[i])
+		}
+	}
+}
+
+// TestVAEResumePrecision: a checkpoint records the engine's precision and
+// a trainer of the other precision refuses it with kernel.Check's message;
+// a checkpoint without the field (older files) reads as the precision in
+// the train: section of the run's recorded config (a decoy precision key
+// in another section, before or after it, is not it), float64 when that
+// config has none or the file records no run. Mutations checked: the
+// field not written, the train: section not recognised, its end not
+// recognised (the decoy after it wins), no run read as float32: each fails.
+func TestVAEResumePrecision(t *testing.T) {
+	data := vaePlanted(30, 2)
+	mk := func(p kernel.Precision) *VAETrainer {
+		opt := vaeTestOptions(PriorTrainingChi2, 1)
+		opt.Precision = p
+		return newTinyTrainer(t, 3, opt, 8, nil)
+	}
+	src := mk(kernel.Float32)
+	if _, err := src.TrainEpoch(data); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := src.Checkpoint("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, ck *models.Checkpoint, trained kernel.Precision) {
+		t.Helper()
+		for _, p := range []kernel.Precision{kernel.Float32, kernel.Float64} {
+			err := mk(p).Resume(ck)
+			want := kernel.Check("vae trainer state", trained, p)
+			if (err == nil) != (want == nil) || (err != nil && err.Error() != want.Error()) {
+				t.Errorf("%s, resumed in %s: error %v, want %v", what, p, err, want)
+			}
+		}
+	}
+	check("recorded float32", ck, kernel.Float32)
+	var st vaeTrainState
+	if err := json.Unmarshal(ck.Meta.Train, &st); err != nil {
+		t.Fatal(err)
+	}
+	st.Precision = ""
+	if ck.Meta.Train, err = json.Marshal(st); err != nil {
+		t.Fatal(err)
+	}
+	check("no field, no run", ck, kernel.Float64)
+	ck.Meta.Run = &models.RunRecord{Config: "experiments:\n  - name: x\n    model:\n      type: vae\n      precision: float64\n    train:\n      method: nvil\n      precision: float32\n    evaluate:\n      splits: [test]\n"}
+	check("no field, run config float32", ck, kernel.Float32)
+	ck.Meta.Run.Config = "experiments:\n  - name: x\n    train:\n      method: nvil\n    evaluate:\n      precision: float32\n"
+	check("no field, run config without precision", ck, kernel.Float64)
+}
+
+// TestVAEDivergenceDetected: a parameter that an Adam step sends past
+// models.MaxAbsParam (its first moment set to 1e30) stops the epoch with
+// ErrDiverged, in each precision, for a parameter of the decoder, the
+// baseline and an auxiliary net (the engine checks them as it updates
+// them). Mutation checked: the engine's check reporting every parameter
+// fine (no error).
+func TestVAEDivergenceDetected(t *testing.T) {
+	data := vaePlanted(40, 2)
+	for _, prec := range []kernel.Precision{kernel.Float32, kernel.Float64} {
+		for _, which := range []string{"decoder", "baseline", "auxiliary"} {
+			opt := vaeTestOptions(PriorTrainingChi2, 2)
+			opt.Precision = prec
+			var tr *VAETrainer
+			if which == "auxiliary" {
+				tr = newTinyAuxTrainer(t, 3, opt, 2, nil)
+			} else {
+				tr = newTinyTrainer(t, 3, opt, 2, nil)
+			}
+			if _, err := tr.TrainEpoch(data); err != nil {
+				t.Fatal(err)
+			}
+			a := map[string]*optim.Adam{"decoder": &tr.adamDec, "baseline": &tr.adamBase}[which]
+			if a == nil {
+				a = &tr.adamAux[1]
+			}
+			a.M[len(a.M)/2], a.S[len(a.S)/2] = 1e30, 0
+			if _, err := tr.TrainEpoch(data); !errors.Is(err, ErrDiverged) {
+				t.Errorf("%s %s: a parameter past MaxAbsParam gave %v, want ErrDiverged", prec, which, err)
+			}
 		}
 	}
 }

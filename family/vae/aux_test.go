@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/family/familytest"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -46,7 +47,7 @@ func TestAuxiliarySettings(t *testing.T) {
 	s.BatchSize, s.BaselineHidden = 10, 4
 	tr, sum := trainOneEpoch(t, m, &ms, &s)
 	vt := tr.(*train.VAETrainer)
-	if line := vt.EpochSettings(sum); vt.Opt.Precision != train.PrecisionFloat32 || strings.Contains(line, "precision") {
+	if line := vt.EpochSettings(sum); vt.Opt.Precision != kernel.Float32 || strings.Contains(line, "precision") {
 		t.Errorf("auxiliary model under precision float32: trained in %q, epoch line %q", vt.Opt.Precision, line)
 	}
 }

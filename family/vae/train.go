@@ -6,6 +6,7 @@ import (
 
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/rbm"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -48,12 +49,11 @@ type Train struct {
 	// CheckpointEvery writes model.npz after every N-th epoch and always
 	// after the last; 0 = only after the last.
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
-	// Precision is the arithmetic of the gradient: "float32" (the
-	// minibatch batched through each layer, float32 products and
-	// activations; log-probabilities, the signal, the prior, the
-	// parameters and Adam float64) or "float64" (per example, float64
-	// throughout).
-	Precision string `yaml:"precision" want:"float32 or float64 (float32: the minibatch through each layer as float32 matrix products, log-probabilities, the signal, the prior, parameters and Adam float64)"`
+	// Precision is the arithmetic of the gradient's matrix products and
+	// activations, "float32" or "float64": either way the minibatch goes
+	// through each layer as one matrix product, and the log-probabilities,
+	// the signal, the prior, the parameters and Adam are float64.
+	Precision string `yaml:"precision" want:"float32 or float64 (the minibatch through each layer as matrix products in that precision; log-probabilities, the signal, the prior, parameters and Adam float64)"`
 	// Chi2Train holds the prior fitter's keys (q_steps, q_samples,
 	// q_components, q_learning_rate, q_decay, q_init_std, linearise).
 	rbm.Chi2Train `yaml:",inline"`
@@ -69,7 +69,7 @@ func DefaultTrain() Train {
 		Method: "nvil", Epochs: 10, BatchSize: 100, LearningRate: 3e-4, Samples: 1,
 		PriorTraining: train.PriorTrainingChi2, Chains: 100, K: 1,
 		BaselineHidden: 100, SignalDecay: 0.8, SignalClip: 10,
-		Shuffle: true, CheckpointEvery: 1, Chi2Train: rbm.DefaultChi2Train(), Precision: train.PrecisionFloat32,
+		Shuffle: true, CheckpointEvery: 1, Chi2Train: rbm.DefaultChi2Train(), Precision: string(kernel.Float32),
 	}
 }
 
@@ -98,7 +98,7 @@ func (t *Train) Check(p family.Problems) {
 	p.Check("signal_decay", t.SignalDecay >= 0 && t.SignalDecay < 1, "a number in [0,1)", t.SignalDecay)
 	p.Check("signal_clip", t.SignalClip >= 0 && finite(t.SignalClip), "a non-negative number", t.SignalClip)
 	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
-	p.Enum("precision", t.Precision, []string{train.PrecisionFloat32, train.PrecisionFloat64})
+	p.Enum("precision", t.Precision, []string{string(kernel.Float32), string(kernel.Float64)})
 	t.Chi2Train.Check(p)
 }
 
@@ -115,8 +115,17 @@ func (t Train) Options(workers int) train.VAEOptions {
 		PriorTraining: t.PriorTraining, QSteps: t.QSteps, QSamples: t.QSamples, QComponents: t.QComponents,
 		QLearningRate: t.QLearningRate, QDecay: t.QDecay, QInitStd: t.QInitStd, Linearise: t.Linearise,
 		Chains: t.Chains, GibbsSteps: t.K, BaselineHidden: t.BaselineHidden, SignalDecay: t.SignalDecay, SignalClip: t.SignalClip,
-		Epochs: t.Epochs, Precision: t.Precision,
+		Epochs: t.Epochs, Precision: t.precision(),
 	}
+}
+
+// precision is the train precision, float32 when unset.
+func (t Train) precision() kernel.Precision {
+	p, err := kernel.Parse(t.Precision, kernel.Float32)
+	if err != nil {
+		return kernel.Precision(t.Precision) // the trainer's Check reports it
+	}
+	return p
 }
 
 // Trainers are the vae family's training methods.

@@ -3,29 +3,28 @@ package train
 import (
 	"math"
 
-	"github.com/logz-ml/logz/internal/gemm"
-	"github.com/logz-ml/logz/internal/rowsum"
+	"github.com/logz-ml/logz/internal/kernel"
+	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
-	"github.com/logz-ml/logz/internal/transpose"
 )
 
-// vae32Aux is the float32 path's part for auxiliary variables
-// (models.VAEAux): the estimate of exampleGradAux batched like the plain
+// vaeEngineAux is the engine's part for auxiliary variables
+// (models.VAEAux): the estimate of vae_aux.go's doc batched like the plain
 // path's. q(a|x) (net q) runs on the examples; ε, a = μ_q + σ_q ⊙ ε and
 // the uniforms of the z draws come from each example's stream in the
-// float64 path's order (per draw: A normals, then Z uniforms), so both
-// paths follow the same draws; the a-input net Enc (ea, a dense input),
+// per-example reference's order (per draw: A normals, then Z uniforms),
+// so both follow the same draws; the a-input net Enc (ea, a dense input),
 // the encoder q(z|x,a) (its first layer tanh(W_1ᵀx + b_1 + Enc(a)), the x
 // part computed once per example), the decoder and p(a|x,z) (net p, binary
 // input [x, z]) run on the rows (examples × draws). Backpropagation:
 // the encoder, decoder, baseline and p first; then Enc from the encoder's
 // first-layer δ (ea.dl[1] is enc.dl[0]) down to ∂/∂a; then q from
 // ∂/∂(μ_q, log σ_q) summed over the draws.
-type vae32Aux struct {
-	q, ea, p *net32
-	nets     []*net32 // enc, dec, [base], p, ea, q
+type vaeEngineAux[F kernel.Float] struct {
+	q, ea, p *bnet[F]
+	nets     []*bnet[F] // enc, dec, [base], p, ea, q
 	A        int
-	pre      []float32 // examples × pad16(n_1): W_1ᵀx + b_1
+	pre      []F       // examples × pad16(n_1): W_1ᵀx + b_1
 	eps, a   []float64 // rows × A: ε and a
 	ga       []float64 // rows × A: c ∂ log p(a|x,z)/∂a
 	u        []float64 // rows × Z: the uniforms of the z draws
@@ -35,20 +34,20 @@ type vae32Aux struct {
 	xrOff []int
 }
 
-func (v *vae32) newAux(B, rows int) {
+func (v *vaeEngine[F]) newAux(B, rows int) {
 	m := v.t.M
 	A := m.Aux.Dim
 	n1 := m.EncSizes[1]
-	ax := &vae32Aux{A: A, q: newNet32(m.Aux.Q, B), ea: newNet32(m.Aux.Enc, rows), p: newNet32(m.Aux.P, rows),
-		pre: make([]float32, B*pad16(n1)), eps: make([]float64, rows*A), a: make([]float64, rows*A),
+	ax := &vaeEngineAux[F]{A: A, q: newBNet[F](m.Aux.Q, B), ea: newBNet[F](m.Aux.Enc, rows), p: newBNet[F](m.Aux.P, rows),
+		pre: make([]F, B*pad16(n1)), eps: make([]float64, rows*A), a: make([]float64, rows*A),
 		ga: make([]float64, rows*A), u: make([]float64, rows*v.Z), lqa: make([]float64, rows), xrOff: make([]int, v.X+1)}
 	ea := ax.ea
 	ea.dense = true
-	ea.in, ea.inT = make([]float32, rows*A), make([]float32, A*rows)
-	ea.din = make([]float32, rows*pad16(A))
-	ea.wt[0] = make([]float32, ea.sizes[1]*pad16(A))
+	ea.in, ea.inT = make([]F, rows*A), make([]F, A*rows)
+	ea.din = make([]F, rows*pad16(A))
+	ea.wt[0] = make([]F, ea.sizes[1]*pad16(A))
 	ea.dl[1] = v.enc.dl[0] // Enc's output is added to the encoder's first pre-activation
-	ax.nets = []*net32{v.enc, v.dec}
+	ax.nets = []*bnet[F]{v.enc, v.dec}
 	if v.base != nil {
 		ax.nets = append(ax.nets, v.base)
 	}
@@ -56,8 +55,20 @@ func (v *vae32) newAux(B, rows int) {
 	v.aux = ax
 }
 
+// auxAdam is the Adam state of an auxiliary net.
+func (v *vaeEngine[F]) auxAdam(n *bnet[F]) *optim.Adam {
+	a := v.t.adamAux
+	switch n {
+	case v.aux.q:
+		return &a[0]
+	case v.aux.ea:
+		return &a[1]
+	}
+	return &a[2]
+}
+
 // auxGrad is the float64 gradient buffer of an auxiliary net.
-func (v *vae32) auxGrad(n *net32) []float64 {
+func (v *vaeEngine[F]) auxGrad(n *bnet[F]) []float64 {
 	g := &v.t.active[0].ax.g
 	switch n {
 	case v.aux.q:
@@ -69,7 +80,7 @@ func (v *vae32) auxGrad(n *net32) []float64 {
 }
 
 // inputRows lists the batch rows of net n whose binary input i is on.
-func (v *vae32) inputRows(n *net32, i int) []int32 {
+func (v *vaeEngine[F]) inputRows(n *bnet[F], i int) []int32 {
 	switch {
 	case n == v.dec:
 		return v.zCol[v.zcOff[i]:v.zcOff[i+1]]
@@ -83,7 +94,7 @@ func (v *vae32) inputRows(n *net32, i int) []int32 {
 }
 
 // xRows builds the per-pixel lists of rows (each example's S draws).
-func (v *vae32) xRows() {
+func (v *vaeEngine[F]) xRows() {
 	ax, S := v.aux, v.S
 	ax.xrCol = grow32(ax.xrCol, len(v.xCol)*S)
 	for i := range v.X {
@@ -99,22 +110,22 @@ func (v *vae32) xRows() {
 }
 
 // dataJobs appends a job of kind per data task.
-func (v *vae32) dataJobs(jobs []job32, kind int) []job32 {
+func (v *vaeEngine[F]) dataJobs(jobs []vjob[F], kind int) []vjob[F] {
 	for _, w := range v.t.active {
 		if w.kind == vaeData {
-			jobs = append(jobs, job32{kind: kind, task: w})
+			jobs = append(jobs, vjob[F]{kind: kind, task: w})
 		}
 	}
 	return jobs
 }
 
 // denseLayers runs layers from…(last) of the nets, layer by layer.
-func (v *vae32) denseLayers(jobs []job32, from int, nets ...*net32) []job32 {
+func (v *vaeEngine[F]) denseLayers(jobs []vjob[F], from int, nets ...*bnet[F]) []vjob[F] {
 	for l := from; ; l++ {
 		jobs = jobs[:0]
 		for _, n := range nets {
 			if l < len(n.w) {
-				jobs = blocks(jobs, j32Dense, n, l, n.pad[l], colBlock)
+				jobs = blocks(jobs, jDense, n, l, n.pad[l], colBlock)
 			}
 		}
 		if len(jobs) == 0 {
@@ -126,21 +137,23 @@ func (v *vae32) denseLayers(jobs []job32, from int, nets ...*net32) []job32 {
 
 // backprop runs the nets' backpropagation from their output deltas,
 // layer by layer from the top; a dense-input net ends with ∂/∂input.
-func (v *vae32) backprop(jobs []job32, nets ...*net32) []job32 {
+func (v *vaeEngine[F]) backprop(jobs []vjob[F], nets ...*bnet[F]) []vjob[F] {
 	for depth := 0; ; depth++ {
 		jobs = jobs[:0]
 		for _, n := range nets {
 			l := len(n.w) - 1 - depth
 			switch {
 			case l >= 1:
-				jobs = blocks(jobs, j32GradDense, n, l, n.pad[l], colBlock)
-				jobs = blocks(jobs, j32Delta, n, l-1, n.pad[l-1], colBlock)
+				jobs = blocks(jobs, jGradDense, n, l, n.sizes[l], gradRows)
+				jobs = append(jobs, vjob[F]{kind: jBiasDense, n: n, l: l})
+				jobs = blocks(jobs, jDelta, n, l-1, n.pad[l-1], colBlock)
 			case l == 0 && n.dense:
-				jobs = blocks(jobs, j32GradDense, n, 0, n.pad[0], colBlock)
-				jobs = blocks(jobs, j32DeltaIn, n, 0, pad16(n.sizes[0]), colBlock)
+				jobs = blocks(jobs, jGradDense, n, 0, n.sizes[0], gradRows)
+				jobs = append(jobs, vjob[F]{kind: jBiasDense, n: n, l: 0})
+				jobs = blocks(jobs, jDeltaIn, n, 0, pad16(n.sizes[0]), colBlock)
 			case l == 0:
-				jobs = blocks(jobs, j32GradFirst, n, 0, n.sizes[0], 16)
-				jobs = append(jobs, job32{kind: j32BiasFirst, n: n})
+				jobs = blocks(jobs, jGradFirst, n, 0, n.sizes[0], 16)
+				jobs = append(jobs, vjob[F]{kind: jBiasFirst, n: n})
 			}
 		}
 		if len(jobs) == 0 {
@@ -151,30 +164,17 @@ func (v *vae32) backprop(jobs []job32, nets ...*net32) []job32 {
 }
 
 // gradientAux is gradient for a model with auxiliary variables.
-func (v *vae32) gradientAux() {
+func (v *vaeEngine[F]) gradientAux() {
 	ax := v.aux
 	v.xRows()
 	enc, dec, q, ea, p := v.enc, v.dec, ax.q, ax.ea, ax.p
-	jobs := v.jobs[:0]
-	for _, n := range ax.nets {
-		for l := range n.w {
-			jobs = blocks(jobs, j32RefreshW, n, l, n.sizes[l], 128)
-		}
-	}
-	v.run(jobs)
-	// Transposed weights; the encoder's x part, q's and the baseline's first layers.
-	jobs = jobs[:0]
-	for _, n := range ax.nets {
-		for l := range n.w {
-			if l > 0 || n.dense {
-				jobs = append(jobs, job32{kind: j32RefreshWT, n: n, l: l})
-			}
-		}
-	}
-	jobs = blocks(jobs, j32Pre, enc, 0, v.nb, chunkSize)
-	jobs = blocks(jobs, j32First, q, 0, v.nb, chunkSize)
+	// The F copies; the transposes with the encoder's x part, q's and the
+	// baseline's first layers.
+	jobs := v.refresh(v.jobs)
+	jobs = blocks(jobs, jPre, enc, 0, v.nb, chunkSize)
+	jobs = blocks(jobs, jFirst, q, 0, v.nb, chunkSize)
 	if v.base != nil {
-		jobs = blocks(jobs, j32First, v.base, 0, v.nb, chunkSize)
+		jobs = blocks(jobs, jFirst, v.base, 0, v.nb, chunkSize)
 	}
 	v.run(jobs)
 	if v.base != nil {
@@ -183,28 +183,28 @@ func (v *vae32) gradientAux() {
 		jobs = v.denseLayers(jobs, 1, q)
 	}
 	// ε, a, log q(a|x), the uniforms; Enc on a; the encoder on the rows.
-	v.run(v.dataJobs(jobs[:0], j32Noise))
-	jobs = append(blocks(jobs[:0], j32Dense, ea, 0, ea.pad[0], colBlock), job32{kind: j32TransposeIn, n: ea})
+	v.run(v.dataJobs(jobs[:0], jNoise))
+	jobs = append(blocks(jobs[:0], jDense, ea, 0, ea.pad[0], colBlock), vjob[F]{kind: jTransposeIn, n: ea})
 	v.run(jobs)
 	jobs = v.denseLayers(jobs, 1, ea)
-	v.run(blocks(jobs[:0], j32AuxFirst, enc, 0, v.rows, chunkSize))
+	v.run(blocks(jobs[:0], jAuxFirst, enc, 0, v.rows, chunkSize))
 	jobs = v.denseLayers(jobs, 1, enc)
 	// The draws z, the first layers of the decoder and p on them.
-	v.run(v.dataJobs(jobs[:0], j32Sample))
+	v.run(v.dataJobs(jobs[:0], jSample))
 	v.zColumns()
 	jobs = v.denseLayers(jobs, 1, dec, p)
 	// The signal and output deltas, the prior, the transposed activations.
 	jobs = jobs[:0]
 	for _, w := range v.t.active {
-		k := j32Prior
+		k := jPrior
 		if w.kind == vaeData {
-			k = j32Signal
+			k = jSignal
 		}
-		jobs = append(jobs, job32{kind: k, task: w})
+		jobs = append(jobs, vjob[F]{kind: k, task: w})
 	}
 	for _, n := range ax.nets {
 		for l := range len(n.w) - 1 {
-			jobs = append(jobs, job32{kind: j32Transpose, n: n, l: l})
+			jobs = append(jobs, vjob[F]{kind: jTranspose, n: n, l: l})
 		}
 	}
 	v.run(jobs)
@@ -214,26 +214,27 @@ func (v *vae32) gradientAux() {
 		jobs = v.backprop(jobs, enc, dec, p)
 	}
 	jobs = v.backprop(jobs, ea)
-	v.run(v.dataJobs(jobs[:0], j32AuxQ))
+	v.run(v.dataJobs(jobs[:0], jAuxQ))
 	v.jobs = v.backprop(jobs, q)
+	v.fresh = v.fused
 }
 
-func (v *vae32) doAux(j *job32) {
+func (v *vaeEngine[F]) doAux(j *vjob[F]) {
 	n, ax := j.n, v.aux
 	switch j.kind {
-	case j32TransposeIn:
-		transpose.Float32(n.inT, v.rows, n.in, n.sizes[0], v.rows, n.sizes[0])
-	case j32DeltaIn:
+	case jTransposeIn:
+		transposeF(n.inT, v.rows, n.in, n.sizes[0], v.rows, n.sizes[0])
+	case jDeltaIn:
 		pi := pad16(n.sizes[0])
-		gemm.Cols32(gemm.Set, 1, v.rows, j.lo, j.hi, n.sizes[1], n.dl[0], n.pad[0], n.wt[0], pi, n.din, pi)
-	case j32Pre:
+		colsF(v.rows, j.lo, j.hi, n.sizes[1], n.dl[0], n.pad[0], n.wt[0], pi, n.din, pi)
+	case jPre:
 		out, p, pp := n.sizes[1], n.pad[0], pad16(n.sizes[1])
 		for k := j.lo; k < j.hi; k++ {
 			a := ax.pre[k*pp : k*pp+out]
 			copy(a, n.b[0])
-			rowsum.AddRowsStride32(a, n.w[0], p, v.xOn[v.xOff[k]:v.xOff[k+1]])
+			addRowsF(a, n.w[0], p, v.xOn[v.xOff[k]:v.xOff[k+1]])
 		}
-	case j32AuxFirst:
+	case jAuxFirst:
 		out, p, pp := n.sizes[1], n.pad[0], pad16(n.sizes[1])
 		g, pg := ax.ea.act[len(ax.ea.w)-1], ax.ea.pad[len(ax.ea.w)-1]
 		for r := j.lo; r < j.hi; r++ {
@@ -243,20 +244,20 @@ func (v *vae32) doAux(j *job32) {
 				a[i] = y + e[i]
 			}
 			if len(n.w) > 1 {
-				tanh32(a)
+				tanhF(a)
 			}
 		}
-	case j32Noise:
+	case jNoise:
 		v.noise(j.task)
-	case j32AuxQ:
+	case jAuxQ:
 		v.auxQ(j.task)
 	}
 }
 
 // noise draws, for the task's examples, each draw's ε (A normals) and the
-// Z uniforms of its z from the example's stream, in the float64 path's
+// Z uniforms of its z from the example's stream, in the reference's
 // order, and sets a = μ_q + σ_q ⊙ ε (Enc's input row) and log q(a|x).
-func (v *vae32) noise(w *vaeTask) {
+func (v *vaeEngine[F]) noise(w *vaeTask) {
 	t, ax := v.t, v.aux
 	A, Z, S := ax.A, v.Z, v.S
 	q := ax.q
@@ -278,7 +279,7 @@ func (v *vae32) noise(w *vaeTask) {
 			for i, e := range eps {
 				ls := float64(y[A+i])
 				a[i] = float64(y[i]) + math.Exp(ls)*e
-				in[i] = float32(a[i])
+				in[i] = F(a[i])
 				lqa -= 0.5*e*e + ls + halfLog2Pi
 			}
 			ax.lqa[r] = lqa
@@ -294,7 +295,7 @@ var halfLog2Pi = 0.5 * math.Log(2*math.Pi)
 
 // sampleAux draws the task's rows' z ~ q(z|x,a) with the uniforms of noise
 // (finishDraw records them), and runs p's first layer on [x, z].
-func (v *vae32) sampleAux(w *vaeTask) {
+func (v *vaeEngine[F]) sampleAux(w *vaeTask) {
 	clearChunk(w)
 	ax := v.aux
 	Z, S, X := v.Z, v.S, v.X
@@ -308,9 +309,9 @@ func (v *vae32) sampleAux(w *vaeTask) {
 			on := v.drawRow(w, r, enc.act[L-1][r*pe:r*pe+Z], ax.u)
 			a := p.act[0][r*pp : r*pp+H]
 			copy(a, p.b[0])
-			rowsum.AddRowsStride32(a, p.w[0], pp, v.xOn[v.xOff[e]:v.xOff[e+1]])
-			rowsum.AddRowsStride32(a, p.w[0][X*pp:], pp, on)
-			tanh32(a)
+			addRowsF(a, p.w[0], pp, v.xOn[v.xOff[e]:v.xOff[e+1]])
+			addRowsF(a, p.w[0][X*pp:], pp, on)
+			tanhF(a)
 		}
 	}
 }
@@ -319,7 +320,7 @@ func (v *vae32) sampleAux(w *vaeTask) {
 // gains log p(a|x,z) − log q(a|x); the encoder's output delta is the
 // row's c·sig·(z − σ(κ)); p's output deltas are c ∂ log p(a|x,z)/∂(μ_p,
 // log σ_p), and c ∂ log p(a|x,z)/∂a is kept for auxQ.
-func (v *vae32) signalAux(w *vaeTask, norm float64) {
+func (v *vaeEngine[F]) signalAux(w *vaeTask, norm float64) {
 	t, ax := v.t, v.aux
 	c := t.scale
 	X, Z, S, A := v.X, v.Z, v.S, ax.A
@@ -332,7 +333,7 @@ func (v *vae32) signalAux(w *vaeTask, norm float64) {
 		dBase := 0.0
 		for s := range S {
 			r := e*S + s
-			ll := v.decoderDeltas(r, x, float32(c))
+			ll := v.decoderDeltas(r, x, F(c))
 			y, dy := p.act[Lp][r*pp:r*pp+2*A], p.dl[Lp][r*pp:r*pp+2*A]
 			a, ga := ax.a[r*A:(r+1)*A], ax.ga[r*A:(r+1)*A]
 			lpa := 0.0
@@ -341,13 +342,13 @@ func (v *vae32) signalAux(w *vaeTask, norm float64) {
 				inv := math.Exp(-ls)
 				u := (av - float64(y[i])) * inv
 				lpa -= 0.5*u*u + ls + halfLog2Pi
-				dy[i] = float32(c * u * inv)
-				dy[A+i] = float32(c * (u*u - 1))
+				dy[i] = F(c * u * inv)
+				dy[A+i] = F(c * (u*u - 1))
 				ga[i] = -c * u * inv
 			}
 			f := ll + v.lp[r] - v.lq[r] + lpa - ax.lqa[r]
 			d := f - v.lb[e] - t.SignalMean
-			cs := float32(c) * float32(t.clipSignal(d/norm))
+			cs := F(c) * F(t.clipSignal(d/norm))
 			de := enc.dl[Le][r*pe : r*pe+Z]
 			for j, q := range v.pq[r*Z : (r+1)*Z] {
 				de[j] = cs * q
@@ -356,7 +357,7 @@ func (v *vae32) signalAux(w *vaeTask, norm float64) {
 			w.addDraw(f, ll, d)
 		}
 		if b := v.base; b != nil {
-			b.dl[len(b.w)-1][e*b.pad[len(b.w)-1]] = float32(c * dBase)
+			b.dl[len(b.w)-1][e*b.pad[len(b.w)-1]] = F(c * dBase)
 		}
 	}
 }
@@ -364,7 +365,7 @@ func (v *vae32) signalAux(w *vaeTask, norm float64) {
 // auxQ sets q's output deltas of the task's examples: summed over the
 // draws, g = norm·∂(score term)/∂a + c ∂ log p(a|x,z)/∂a into μ_q and
 // g·σ_q·ε + c into log σ_q (as auxDraw).
-func (v *vae32) auxQ(w *vaeTask) {
+func (v *vaeEngine[F]) auxQ(w *vaeTask) {
 	t, ax := v.t, v.aux
 	A, S := ax.A, v.S
 	c := t.scale
@@ -384,13 +385,13 @@ func (v *vae32) auxQ(w *vaeTask) {
 				gm += g
 				gs += g*sigma*ax.eps[r*A+i] + c
 			}
-			dy[i], dy[A+i] = float32(gm), float32(gs)
+			dy[i], dy[A+i] = F(gm), F(gs)
 		}
 	}
 }
 
 // norm is the learning signal's normaliser max(1, √v) (1 before the first step).
-func (v *vae32) norm() float64 {
+func (v *vaeEngine[F]) norm() float64 {
 	if t := v.t; t.SignalSteps > 0 {
 		return max(1, math.Sqrt(t.SignalVar))
 	}

@@ -1,0 +1,936 @@
+package train
+
+import (
+	"math"
+	"sync/atomic"
+
+	"github.com/logz-ml/logz/internal/kernel"
+	"github.com/logz-ml/logz/internal/mlp"
+	"github.com/logz-ml/logz/internal/nmath"
+	"github.com/logz-ml/logz/internal/optim"
+	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/internal/workgroup"
+	"github.com/logz-ml/logz/models"
+)
+
+// vaeEngine is the VAE trainer's gradient (VAETrainer.Gradient), generic
+// over the precision F of its products and activations: the estimate of
+// the type's doc batched over the minibatch so that every layer is one
+// matrix product, with the log-probabilities, the learning signal, the
+// prior and the gradients handed to Adam in float64. The parameters and
+// Adam stay float64; every step copies them to F (with Wᵀ for
+// backpropagation) first. In float32 the products are gemm.Cols32 and σ,
+// tanh = 2σ(2·) − 1 and the Bernoulli log-probabilities package
+// logistic's; in float64 gemm.Cols and the float64 functions of the
+// models' nets (vae_kern.go).
+//
+// Layer l of a net maps u_l (rows × n_l) to u_{l+1} = tanh(u_l W_l + b_l)
+// (the last layer linear). The first layer's input is binary (the data x
+// for the encoder and the baseline, the draws z for the decoder), so u_1 is
+// b_1 plus the rows of W_1 that the row's on-units select (package rowsum),
+// and its gradient Σ_r x_{r,i} δ_{1,r} a sum of the δ rows whose input i is
+// on; the other layers are dense products: u_l W_l forward, u_lᵀ δ_l for
+// ∂W_l and δ_l W_lᵀ for δ_{l−1}.
+//
+// A step runs as phases, each a list of jobs that write disjoint outputs
+// (column blocks of a product, blocks of rows, fixed chunks of examples),
+// so nothing depends on the number of workers; the per-chunk sums (the
+// signal's moments, the prior's gradient) are added in chunk order. An
+// example's draws come from its own stream, keyed by (epoch, minibatch,
+// position).
+type vaeEngine[F kernel.Float] struct {
+	enc, dec, base *bnet[F]
+	X, Z, S        int
+	nb, rows       int // examples and rows (examples × Samples) of the step
+	capB           int // the most examples the buffers hold
+	// The step's binary inputs: x as float32 rows (nb × X), the on-units
+	// of each example (xOn[xOff[k]:xOff[k+1]]) and the examples of each
+	// pixel (xCol[xcOff[i]:xcOff[i+1]]); likewise the draws z (zs,
+	// rows × Z) with their on-lists per row (zOn, Z entries reserved per
+	// row, zN the count) and per latent (zCol, zcOff).
+	xf          []F
+	xOn, xCol   []int32
+	xOff, xcOff []int
+	zs          []uint8
+	zOn, zCol   []int32
+	zN          []int32
+	zcOff       []int
+	zf, pf      []F       // per chunk of examples: a draw z as 0/1 (Z), scratch (Z)
+	pq          []F       // rows × Z: σ(κ) of the row's example, then z − σ(κ)
+	lq, lp, lb  []float64 // per row: log q(z|x), log p̃(z); per example: b(x)
+	sumSP       float64   // Bernoulli prior: Σ_j softplus(λ_j)
+	phase       []vjob[F]
+	next        atomic.Int64
+	wg          workgroup.Group
+	works       []func() // worker(w) for each worker w
+	// scratch is each worker's float64 gradient of a block of parameters
+	// (fused: handed to Adam at once instead of stored whole).
+	scratch [][]float64
+	// bad[w]: worker w met a parameter that is not finite or exceeds
+	// models.MaxAbsParam as it updated it (fused).
+	bad []bool
+	// fused: the step's Adam updates of the nets run in the gradient's jobs
+	// (Step); otherwise the gradient is stored whole (Gradient).
+	fused bool
+	// fresh: the last step was fused and left the F copies (w, b) of the
+	// updated parameters, so the next needs no copying (only Wᵀ). Whoever
+	// changes the nets' parameters otherwise drops the engine
+	// (VAETrainer.InitParams, Resume).
+	fresh bool
+	t     *VAETrainer
+	jobs  []vjob[F]        // the phases' job lists (kept to avoid allocating)
+	aux   *vaeEngineAux[F] // auxiliary variables (nil without)
+}
+
+// bnet holds the F copies and the batch buffers of one mlp.Net.
+// Layer l maps n_l = sizes[l] units to n_{l+1}; rows of its outputs are
+// padded to pad[l] = n_{l+1} rounded up to 16 (the product kernel's
+// strip), and the padding columns of w stay 0.
+type bnet[F kernel.Float] struct {
+	net   *mlp.Net
+	sizes []int
+	pad   []int
+	off   []int // offset of W_l in the flat parameters (b_l follows)
+	w     [][]F // W_l, n_l × pad[l]
+	wt    [][]F // l ≥ 1: W_lᵀ, n_{l+1} × pad[l−1]
+	b     [][]F
+	act   [][]F // rows × pad[l]: u_{l+1} (tanh) or the output
+	at    [][]F // l < L−1: act[l]ᵀ, n_{l+1} × rows
+	dl    [][]F // rows × pad[l]: δ_{l+1}
+	gw    [][]F // n_l × pad[l]: the float32 ∂W_l (layer 0: n_0 × n_1)
+	// A net with a real-valued input (dense; the auxiliary net Enc on a):
+	// the input in (rows × n_0), its transpose inT, ∂/∂input din (rows ×
+	// pad16(n_0)) and wt[0] = W_0ᵀ (n_1 × pad16(n_0)).
+	dense   bool
+	in, inT []F
+	din     []F
+}
+
+func pad16(n int) int { return (n + 15) &^ 15 }
+
+func newBNet[F kernel.Float](n *mlp.Net, rows int) *bnet[F] {
+	s := n.Sizes()
+	L := len(s) - 1
+	c := &bnet[F]{net: n, sizes: s, pad: make([]int, L), off: make([]int, L),
+		w: make([][]F, L), wt: make([][]F, L), b: make([][]F, L),
+		act: make([][]F, L), at: make([][]F, L), dl: make([][]F, L), gw: make([][]F, L)}
+	o := 0
+	for l := range L {
+		c.pad[l] = pad16(s[l+1])
+		c.off[l] = o
+		o += (s[l] + 1) * s[l+1]
+		c.w[l] = make([]F, s[l]*c.pad[l])
+		if l > 0 {
+			c.wt[l] = make([]F, s[l+1]*c.pad[l-1])
+		}
+		c.b[l] = make([]F, s[l+1])
+		c.act[l] = make([]F, rows*c.pad[l])
+		if l < L-1 {
+			c.at[l] = make([]F, s[l+1]*rows)
+		}
+		c.dl[l] = make([]F, rows*c.pad[l])
+		c.gw[l] = make([]F, s[l]*c.pad[l])
+	}
+	return c
+}
+
+// Job kinds of a phase.
+const (
+	jRefreshW  = iota // rows lo…hi of w[l] and b[l] from the float64 net
+	jRefreshWT        // wt[l] from w[l]
+	jFirst            // first layer, rows lo…hi (binary input)
+	jDense            // act[l] = act[l−1] W_l, columns lo…hi
+	jTranspose        // at[l] from act[l]
+	jGradDense        // ∂W_l = act[l−1]ᵀ δ_l, rows lo…hi (and Adam, fused)
+	jBiasDense        // ∂b_l (and Adam, fused)
+	jDelta            // δ_l = (δ_{l+1} W_{l+1}ᵀ) ⊙ (1 − u²), columns lo…hi
+	jGradFirst        // ∂W_0 rows lo…hi (input units) by row sums
+	jBiasFirst        // ∂b_0
+	jSample           // the draws of a chunk of examples (task)
+	jSignal           // log p(x|z), f, the signal and δ_L of a chunk (task)
+	jPrior            // a χ² draws or chains task of the prior
+	// Auxiliary variables (vae_engine_aux.go).
+	jTransposeIn // inT from in (dense-input net)
+	jDeltaIn     // din = δ_0 W_0ᵀ, columns lo…hi (dense-input net)
+	jPre         // the encoder's x part W_1ᵀx + b_1, examples lo…hi
+	jAuxFirst    // the encoder's first layer tanh(pre + Enc(a)), rows lo…hi
+	jNoise       // ε, a, log q(a|x) and the uniforms of a chunk (task)
+	jAuxQ        // ∂/∂ outputs of q(a|x) of a chunk (task)
+)
+
+type vjob[F kernel.Float] struct {
+	kind   int
+	n      *bnet[F]
+	l      int
+	lo, hi int
+	task   *vaeTask
+}
+
+// colBlock is the width of a column block of a product job (four strips).
+const colBlock = 64
+
+// newVAEEngine prepares the engine for minibatches of at most B examples.
+func newVAEEngine[F kernel.Float](t *VAETrainer, B int) *vaeEngine[F] {
+	m := t.M
+	rows := B * t.Opt.Samples
+	encRows := B
+	if m.Aux != nil {
+		encRows = rows // q(z|x,a): one row per draw of a
+	}
+	v := &vaeEngine[F]{t: t, X: m.NumVisible(), Z: m.NumLatent(), S: t.Opt.Samples, capB: B,
+		enc: newBNet[F](m.Enc, encRows), dec: newBNet[F](m.Dec, rows)}
+	if t.Base != nil {
+		v.base = newBNet[F](t.Base, B)
+	}
+	v.xf = make([]F, B*v.X)
+	v.xOff, v.xcOff = make([]int, B+1), make([]int, v.X+1)
+	v.zs = make([]uint8, rows*v.Z)
+	v.zOn, v.zCol, v.zN = make([]int32, rows*v.Z), make([]int32, rows*v.Z), make([]int32, rows)
+	v.zcOff = make([]int, v.Z+1)
+	v.pq = make([]F, rows*v.Z)
+	v.zf, v.pf = make([]F, chunks(B, chunkSize)*v.Z), make([]F, chunks(B, chunkSize)*v.Z)
+	v.lq, v.lp, v.lb = make([]float64, rows), make([]float64, rows), make([]float64, B)
+	v.works = make([]func(), t.Opt.Workers)
+	v.scratch = make([][]float64, t.Opt.Workers)
+	v.bad = make([]bool, t.Opt.Workers)
+	for w := range v.works {
+		v.works[w] = func() { v.worker(w) }
+	}
+	if m.Aux != nil {
+		v.newAux(B, rows)
+	}
+	size := 0
+	for _, n := range v.nets() {
+		for l := range n.w {
+			size = max(size, gradRows*n.sizes[l+1])
+		}
+	}
+	for w := range v.scratch {
+		v.scratch[w] = make([]float64, size)
+	}
+	return v
+}
+
+// copyRows sets rows lo…hi of w[l] to the net's W_l and reports whether
+// they are all finite and within models.MaxAbsParam.
+func (n *bnet[F]) copyRows(l, lo, hi int) bool {
+	out, p := n.sizes[l+1], n.pad[l]
+	W := n.net.W[l]
+	var c inRange
+	for i := lo; i < hi; i++ {
+		copyF(&c, n.w[l][i*p:i*p+out], W[i*out:(i+1)*out])
+	}
+	return c.ok()
+}
+
+// copyBias sets b[l] to the net's b_l and reports as copyRows.
+func (n *bnet[F]) copyBias(l int) bool {
+	var c inRange
+	copyF(&c, n.b[l], n.net.B[l])
+	return c.ok()
+}
+
+// inRange tracks the largest magnitude and any NaN of the values copied.
+type inRange struct {
+	big float64
+	nan bool
+}
+
+// copyF sets dst to src rounded to F, noting their magnitudes in c.
+func copyF[F kernel.Float](c *inRange, dst []F, src []float64) {
+	dst = dst[:len(src)]
+	big := c.big
+	for q, x := range src {
+		dst[q] = F(x)
+		if a := math.Abs(x); !(a <= big) { // rarely: a new largest, or NaN
+			if a != a {
+				c.nan = true
+			} else {
+				big = a
+			}
+		}
+	}
+	c.big = big
+}
+
+// ok: no NaN, and every magnitude (±Inf too) within models.MaxAbsParam.
+func (c *inRange) ok() bool { return !c.nan && c.big <= models.MaxAbsParam }
+
+// netsFinite reports, after a fused step (known), whether every updated
+// parameter of the nets was finite and within models.MaxAbsParam.
+func (v *vaeEngine[F]) netsFinite() (ok, known bool) {
+	if !v.fresh {
+		return false, false
+	}
+	for _, b := range v.bad {
+		if b {
+			return false, true
+		}
+	}
+	return true, true
+}
+
+// transposeRows sets columns lo…hi of wt[l] to rows lo…hi of w[l] (layers
+// l ≥ 1, and layer 0 of a dense-input net; none for a binary input).
+func (n *bnet[F]) transposeRows(l, lo, hi int) {
+	if l > 0 {
+		transposeF(n.wt[l][lo:], n.pad[l-1], n.w[l][lo*n.pad[l]:], n.pad[l], hi-lo, n.sizes[l+1])
+		return
+	}
+	transposeF(n.wt[0][lo:], pad16(n.sizes[0]), n.w[0][lo*n.pad[0]:], n.pad[0], hi-lo, n.sizes[1])
+}
+
+// refresh starts a step: unless the last step (fused) left the F copies
+// w and b of the parameters fresh, it copies them (one phase); it returns
+// the jobs of the transposed copies wt, to run with the next phase.
+func (v *vaeEngine[F]) refresh(jobs []vjob[F]) []vjob[F] {
+	jobs = jobs[:0]
+	nets := v.nets()
+	if !v.fresh {
+		for _, n := range nets {
+			for l := range n.w {
+				jobs = blocks(jobs, jRefreshW, n, l, n.sizes[l], 128)
+			}
+		}
+		v.run(jobs)
+		jobs = jobs[:0]
+	}
+	v.fresh = false
+	for _, n := range nets {
+		for l := range n.w {
+			if l > 0 || n.dense {
+				jobs = append(jobs, vjob[F]{kind: jRefreshWT, n: n, l: l})
+			}
+		}
+	}
+	return jobs
+}
+
+// gradRows is the rows of ∂W (input units) of one gradient job.
+const gradRows = 16
+
+// gradOut returns where the float64 gradient of net n's parameters
+// off…off+size−1 goes: the worker's scratch when fused, else the trainer's
+// gradient buffer.
+func (v *vaeEngine[F]) gradOut(n *bnet[F], off, size int, scratch []float64) []float64 {
+	if v.fused {
+		return scratch[:size]
+	}
+	return v.grad(n)[off : off+size]
+}
+
+// adamRange, when fused, takes the Adam step (ascent, at the step's T) of
+// net n's parameters off…off+len(g)−1 with their gradient g: the
+// arithmetic of optim.Adam.StepRange on a view of the state from off. The
+// caller then copies the updated parameters to F (the next step's copies,
+// while they are in cache).
+func (v *vaeEngine[F]) adamRange(n *bnet[F], off int, g []float64) {
+	a := v.adam(n)
+	view := optim.Adam{LR: a.LR, M: a.M[off:], S: a.S[off:], T: a.T}
+	view.StepRange(n.net.Params()[off:], g, -1, 0, len(g))
+}
+
+// adam is net n's Adam state.
+func (v *vaeEngine[F]) adam(n *bnet[F]) *optim.Adam {
+	t := v.t
+	switch n {
+	case v.enc:
+		return &t.adamEnc
+	case v.dec:
+		return &t.adamDec
+	case v.base:
+		return &t.adamBase
+	}
+	return v.auxAdam(n)
+}
+
+func (v *vaeEngine[F]) nets() []*bnet[F] {
+	if v.aux != nil {
+		return v.aux.nets
+	}
+	if v.base != nil {
+		return []*bnet[F]{v.enc, v.dec, v.base}
+	}
+	return []*bnet[F]{v.enc, v.dec}
+}
+
+// run runs the jobs of one phase on the trainer's workers.
+func (v *vaeEngine[F]) run(jobs []vjob[F]) {
+	v.phase = jobs
+	v.next.Store(0)
+	if workers := min(v.t.Opt.Workers, len(jobs)); workers <= 1 {
+		v.worker(0)
+	} else {
+		for w := range workers {
+			v.wg.Go(v.works[w])
+		}
+		v.wg.Wait()
+	}
+}
+
+// worker runs the phase's jobs with worker w's scratch, taking the next
+// one until none is left.
+func (v *vaeEngine[F]) worker(w int) {
+	for {
+		i := int(v.next.Add(1)) - 1
+		if i >= len(v.phase) {
+			return
+		}
+		v.do(&v.phase[i], w)
+	}
+}
+
+// prepare reads the minibatch's examples: x as float32 and its on-lists
+// by example and by pixel.
+func (v *vaeEngine[F]) prepare(idx []int) {
+	t := v.t
+	X := v.X
+	v.nb, v.rows = len(idx), len(idx)*v.S
+	v.xOn = v.xOn[:0]
+	clear(v.xcOff)
+	for k, n := range idx {
+		x := t.data.Row(n)
+		xf := v.xf[k*X : (k+1)*X]
+		for i, b := range x[:X] {
+			if b != 0 {
+				xf[i] = 1
+				v.xOn = append(v.xOn, int32(i))
+				v.xcOff[i+1]++
+			} else {
+				xf[i] = 0
+			}
+		}
+		v.xOff[k+1] = len(v.xOn)
+	}
+	for i := range X {
+		v.xcOff[i+1] += v.xcOff[i]
+	}
+	v.xCol = grow32(v.xCol, len(v.xOn))
+	for k := range v.nb {
+		for _, i := range v.xOn[v.xOff[k]:v.xOff[k+1]] {
+			v.xCol[v.xcOff[i]] = int32(k)
+			v.xcOff[i]++
+		}
+	}
+	for i := X; i > 0; i-- {
+		v.xcOff[i] = v.xcOff[i-1]
+	}
+	v.xcOff[0] = 0
+	if m := t.M; m.Prior == nil {
+		v.sumSP = 0
+		for _, l := range m.PriorLogits {
+			v.sumSP += nmath.Softplus(l)
+		}
+	}
+}
+
+// zColumns builds the per-latent lists of the rows whose draw has z_j = 1.
+func (v *vaeEngine[F]) zColumns() {
+	Z := v.Z
+	clear(v.zcOff)
+	for r := range v.rows {
+		for _, j := range v.zOn[r*Z : r*Z+int(v.zN[r])] {
+			v.zcOff[j+1]++
+		}
+	}
+	for j := range Z {
+		v.zcOff[j+1] += v.zcOff[j]
+	}
+	for r := range v.rows {
+		for _, j := range v.zOn[r*Z : r*Z+int(v.zN[r])] {
+			v.zCol[v.zcOff[j]] = int32(r)
+			v.zcOff[j]++
+		}
+	}
+	for j := Z; j > 0; j-- {
+		v.zcOff[j] = v.zcOff[j-1]
+	}
+	v.zcOff[0] = 0
+}
+
+func grow32(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n, n+n/4)
+	}
+	return s[:n]
+}
+
+// blocks appends to jobs the jobs of kind on net n, layer l, over [0, n)
+// in blocks of size.
+func blocks[F kernel.Float](jobs []vjob[F], kind int, n *bnet[F], l, total, size int) []vjob[F] {
+	for lo := 0; lo < total; lo += size {
+		jobs = append(jobs, vjob[F]{kind: kind, n: n, l: l, lo: lo, hi: min(lo+size, total)})
+	}
+	return jobs
+}
+
+// gradient computes the minibatch's gradient into the first active task's
+// buffers (as Gradient), the data tasks being the chunks of examples.
+func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
+	t := v.t
+	v.fused = fused
+	if fused {
+		for _, n := range v.nets() {
+			v.adam(n).T++
+		}
+		clear(v.bad)
+	}
+	v.prepare(idx)
+	if v.aux != nil {
+		v.gradientAux()
+		return
+	}
+	nets := v.nets()
+	// The F copies; the transposes with the first layers of the encoder
+	// and baseline.
+	jobs := v.refresh(v.jobs)
+	jobs = blocks(jobs, jFirst, v.enc, 0, v.nb, chunkSize)
+	if v.base != nil {
+		jobs = blocks(jobs, jFirst, v.base, 0, v.nb, chunkSize)
+	}
+	v.run(jobs)
+	// The encoder's and baseline's dense layers.
+	for l := 1; l < max(len(v.enc.w), v.baseLayers()); l++ {
+		jobs = jobs[:0]
+		for _, n := range []*bnet[F]{v.enc, v.base} {
+			if n != nil && l < len(n.w) {
+				jobs = blocks(jobs, jDense, n, l, n.pad[l], colBlock)
+			}
+		}
+		v.run(jobs)
+	}
+	// The draws, their log q, log p̃ and the decoder's first layer.
+	jobs = jobs[:0]
+	for _, w := range t.active {
+		if w.kind == vaeData {
+			jobs = append(jobs, vjob[F]{kind: jSample, task: w})
+		}
+	}
+	v.run(jobs)
+	v.zColumns()
+	for l := 1; l < len(v.dec.w); l++ {
+		jobs = blocks(jobs[:0], jDense, v.dec, l, v.dec.pad[l], colBlock)
+		v.run(jobs)
+	}
+	// log p(x|z), the signal, the output deltas; the prior's negative
+	// phase; the transposed activations for the gradients.
+	jobs = jobs[:0]
+	for _, w := range t.active {
+		k := jPrior
+		if w.kind == vaeData {
+			k = jSignal
+		}
+		jobs = append(jobs, vjob[F]{kind: k, task: w})
+	}
+	for _, n := range nets {
+		for l := range len(n.w) - 1 {
+			jobs = append(jobs, vjob[F]{kind: jTranspose, n: n, l: l})
+		}
+	}
+	v.run(jobs)
+	// Backpropagation, layer by layer from the top.
+	v.jobs = v.backprop(jobs, nets...)
+	v.fresh = v.fused
+}
+
+func (v *vaeEngine[F]) baseLayers() int {
+	if v.base == nil {
+		return 0
+	}
+	return len(v.base.w)
+}
+
+// rowsOf is the number of batch rows of net n: examples, or rows for the decoder.
+func (v *vaeEngine[F]) rowsOf(n *bnet[F]) int {
+	if n == v.dec || (v.aux != nil && (n == v.enc || n == v.aux.p || n == v.aux.ea)) {
+		return v.rows
+	}
+	return v.nb
+}
+
+// grad is the float64 gradient buffer that receives net n's gradient.
+func (v *vaeEngine[F]) grad(n *bnet[F]) []float64 {
+	a := v.t.active[0]
+	switch n {
+	case v.enc:
+		return a.gEnc
+	case v.dec:
+		return a.gDec
+	case v.base:
+		return a.gBase
+	}
+	return v.auxGrad(n)
+}
+
+func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
+	scratch := v.scratch[wk]
+	n, l := j.n, j.l
+	switch j.kind {
+	case jRefreshW:
+		n.copyRows(l, j.lo, j.hi)
+		if j.lo == 0 {
+			n.copyBias(l)
+		}
+	case jRefreshWT:
+		n.transposeRows(l, 0, n.sizes[l])
+	case jFirst:
+		v.first(n, j.lo, j.hi)
+	case jDense:
+		rows := v.rowsOf(n)
+		if l == 0 { // dense input
+			colsF(rows, j.lo, j.hi, n.sizes[0], n.in, n.sizes[0], n.w[0], n.pad[0], n.act[0], n.pad[0])
+		} else {
+			colsF(rows, j.lo, j.hi, n.sizes[l], n.act[l-1], n.pad[l-1], n.w[l], n.pad[l], n.act[l], n.pad[l])
+		}
+		hi := min(j.hi, n.sizes[l+1])
+		if j.lo >= hi {
+			return
+		}
+		b := n.b[l][j.lo:hi]
+		for r := range rows {
+			a := n.act[l][r*n.pad[l]+j.lo : r*n.pad[l]+hi]
+			for q, x := range b {
+				a[q] += x
+			}
+			if l < len(n.w)-1 {
+				tanhF(a)
+			}
+		}
+	case jTranspose:
+		rows := v.rowsOf(n)
+		transposeF(n.at[l], rows, n.act[l], n.pad[l], rows, n.sizes[l+1])
+	case jGradDense: // rows lo…hi of ∂W_l = u_lᵀ δ_l
+		rows := v.rowsOf(n)
+		out, p := n.sizes[l+1], n.pad[l]
+		at := n.inT
+		if l > 0 {
+			at = n.at[l-1]
+		}
+		gw := n.gw[l][j.lo*p:]
+		colsF(j.hi-j.lo, 0, p, rows, at[j.lo*rows:], rows, n.dl[l], p, gw, p)
+		o := n.off[l] + j.lo*out
+		g := v.gradOut(n, o, (j.hi-j.lo)*out, scratch)
+		for i := range j.hi - j.lo {
+			src, dst := gw[i*p:i*p+out], g[i*out:(i+1)*out]
+			for q, x := range src {
+				dst[q] = float64(x)
+			}
+		}
+		if v.fused {
+			v.adamRange(n, o, g)
+			if !n.copyRows(l, j.lo, j.hi) { // not wt: this phase's δ jobs read the old Wᵀ
+				v.bad[wk] = true
+			}
+		}
+	case jBiasDense: // ∂b_l
+		in, out := n.sizes[l], n.sizes[l+1]
+		o := n.off[l] + in*out
+		g := v.gradOut(n, o, out, scratch)
+		biasGrad(g, n.dl[l], n.pad[l], v.rowsOf(n), 0)
+		if v.fused {
+			v.adamRange(n, o, g)
+			if !n.copyBias(l) {
+				v.bad[wk] = true
+			}
+		}
+	case jDelta:
+		rows := v.rowsOf(n)
+		p, pn := n.pad[l], n.pad[l+1]
+		colsF(rows, j.lo, j.hi, n.sizes[l+2], n.dl[l+1], pn, n.wt[l+1], p, n.dl[l], p)
+		hi := min(j.hi, n.sizes[l+1])
+		for r := range rows {
+			d, u := n.dl[l][r*p+j.lo:r*p+hi], n.act[l][r*p+j.lo:r*p+hi]
+			for q, x := range u {
+				d[q] *= 1 - x*x
+			}
+		}
+	case jGradFirst: // rows lo…hi of ∂W_0, sums of the δ rows whose input is on
+		out, p := n.sizes[1], n.pad[0]
+		g := v.gradOut(n, j.lo*out, (j.hi-j.lo)*out, scratch)
+		for i := j.lo; i < j.hi; i++ {
+			acc := n.gw[0][i*p : i*p+out] // its own padding up to p: addRowsF may widen
+			clear(acc)
+			addRowsF(acc, n.dl[0], p, v.inputRows(n, i))
+			dst := g[(i-j.lo)*out : (i-j.lo+1)*out]
+			for q, x := range acc {
+				dst[q] = float64(x)
+			}
+		}
+		if v.fused {
+			v.adamRange(n, j.lo*out, g)
+			if !n.copyRows(0, j.lo, j.hi) {
+				v.bad[wk] = true
+			}
+		}
+	case jBiasFirst:
+		in, out := n.sizes[0], n.sizes[1]
+		g := v.gradOut(n, in*out, out, scratch)
+		biasGrad(g, n.dl[0], n.pad[0], v.rowsOf(n), 0)
+		if v.fused {
+			v.adamRange(n, in*out, g)
+			if !n.copyBias(0) {
+				v.bad[wk] = true
+			}
+		}
+	case jSample:
+		if v.aux != nil {
+			v.sampleAux(j.task)
+			return
+		}
+		v.sample(j.task)
+	case jSignal:
+		v.signal(j.task)
+	case jTransposeIn, jDeltaIn, jPre, jAuxFirst, jNoise, jAuxQ:
+		v.doAux(j)
+	case jPrior:
+		if j.task.kind == vaeDraws {
+			v.t.runDraws(j.task)
+		} else {
+			v.t.runChains(j.task)
+		}
+	}
+}
+
+// biasGrad sets g_q = Σ_r δ[r·p + lo + q] (in float64).
+func biasGrad[F kernel.Float](g []float64, d []F, p, rows, lo int) {
+	clear(g)
+	for r := range rows {
+		row := d[r*p+lo : r*p+lo+len(g)]
+		for q, x := range row {
+			g[q] += float64(x)
+		}
+	}
+}
+
+// first computes the first layer of net n (encoder or baseline: input x)
+// for the examples lo…hi.
+func (v *vaeEngine[F]) first(n *bnet[F], lo, hi int) {
+	out, p := n.sizes[1], n.pad[0]
+	for k := lo; k < hi; k++ {
+		a := n.act[0][k*p : k*p+out]
+		copy(a, n.b[0])
+		addRowsF(a, n.w[0], p, v.xOn[v.xOff[k]:v.xOff[k+1]])
+		if len(n.w) > 1 {
+			tanhF(a)
+		}
+	}
+}
+
+// sample draws the task's examples' z ~ q(z|x) from their streams,
+// records log q(z|x), log p̃(z), the prior's gradient and b(x), and runs
+// the decoder's first layer on the draws.
+func (v *vaeEngine[F]) sample(w *vaeTask) {
+	t := v.t
+	clearChunk(w)
+	Z, S := v.Z, v.S
+	enc := v.enc
+	L := len(enc.w)
+	pe := enc.pad[L-1]
+	for k := range w.rows {
+		p := w.pos + k
+		w.src.Seed(seeds.Derive(t.Seed, vaeSeedLatent, uint64(t.epoch), uint64(t.batch), uint64(p)), 0)
+		kappa := enc.act[L-1][p*pe : p*pe+Z]
+		if v.base != nil {
+			v.lb[p] = float64(v.base.act[len(v.base.w)-1][p*v.base.pad[len(v.base.w)-1]])
+		}
+		for s := range S {
+			v.drawRow(w, p*S+s, kappa, nil)
+		}
+	}
+}
+
+// drawRow draws row r's z ~ q(z) = σ(κ), comparing σ(κ_j) with uniforms
+// from w.rng (u nil) or u[r·Z + j], records it (finishDraw) and returns its
+// on-units.
+func (v *vaeEngine[F]) drawRow(w *vaeTask, r int, kappa []F, u []float64) []int32 {
+	Z := v.Z
+	pq := v.pq[r*Z : (r+1)*Z]
+	sigmoidF(pq, kappa)
+	z := v.zs[r*Z : (r+1)*Z]
+	on := v.zOn[r*Z : r*Z : (r+1)*Z]
+	zf := v.zf[w.pos/chunkSize*Z:][:Z]
+	for j, q := range pq {
+		var x float64
+		if u != nil {
+			x = u[r*Z+j]
+		} else {
+			x = w.rng.Float64()
+		}
+		if x < float64(q) {
+			z[j], zf[j] = 1, 1
+			on = append(on, int32(j))
+		} else {
+			z[j], zf[j] = 0, 0
+		}
+	}
+	v.finishDraw(w, r, kappa, on)
+	return on
+}
+
+// finishDraw records row r's draw z (in v.zs, its on-units on, the task's
+// zf): log q(z|x), z − σ(κ) in place of σ(κ), log p̃(z) and the prior's
+// gradient, and runs the decoder's first layer on it.
+func (v *vaeEngine[F]) finishDraw(w *vaeTask, r int, kappa []F, on []int32) {
+	t, m, dec, Z := v.t, v.t.M, v.dec, v.Z
+	z, zf, pq := v.zs[r*Z:(r+1)*Z], v.zf[w.pos/chunkSize*Z:][:Z], v.pq[r*Z:(r+1)*Z]
+	v.zN[r] = int32(len(on))
+	v.lq[r] = logLikF(v.pf[w.pos/chunkSize*Z:][:Z], kappa, zf)
+	for j, q := range pq {
+		pq[j] = zf[j] - q
+	}
+	if m.Prior != nil {
+		v.lp[r] = m.LogPrior(w.s, z)
+	} else {
+		lp := -v.sumSP
+		for _, j := range on {
+			lp += m.PriorLogits[j]
+			w.gLog[j]++
+		}
+		v.lp[r] = lp
+	}
+	t.priorGrad32(w, z)
+	a := dec.act[0][r*dec.pad[0] : r*dec.pad[0]+dec.sizes[1]]
+	copy(a, dec.b[0])
+	addRowsF(a, dec.w[0], dec.pad[0], on)
+	if len(dec.w) > 1 {
+		tanhF(a)
+	}
+}
+
+// clearChunk clears a data task's sums. Not clearTask: the engine
+// writes the nets' gradients whole into the first task's buffers, and the
+// chunks only sum the prior's terms and the signal's moments.
+func clearChunk(w *vaeTask) {
+	clear(w.gLog)
+	clear(w.prior.gW)
+	clear(w.prior.gA)
+	clear(w.prior.gB)
+	w.sumF, w.sumD, w.sumD2, w.sumLog = 0, 0, 0, 0
+}
+
+// priorGrad32 adds ∇ log p̃(z) (unscaled) to an RBM prior's gradient; the
+// Bernoulli prior's z counts are added by sample and scaled at the end.
+func (t *VAETrainer) priorGrad32(w *vaeTask, z []uint8) {
+	if t.M.Prior != nil {
+		t.priorGrad(w, z, t.scale)
+	}
+}
+
+// signal computes, for the task's examples, log p(x|z) of each draw and
+// the decoder's output deltas c(x − σ(ℓ)), f, the learning signal, the
+// encoder's output deltas c·Σ_s sig_s (z_s − σ(κ)) and the baseline's
+// c·Σ_s d_s, and adds f, d, d², log p(x|z) to the task's sums.
+func (v *vaeEngine[F]) signal(w *vaeTask) {
+	t := v.t
+	c := F(t.scale)
+	X, Z, S := v.X, v.Z, v.S
+	enc := v.enc
+	Le := len(enc.w) - 1
+	pe := enc.pad[Le]
+	norm := v.norm()
+	if v.aux != nil {
+		v.signalAux(w, norm)
+		return
+	}
+	for k := range w.rows {
+		p := w.pos + k
+		x := v.xf[p*X : (p+1)*X]
+		de := enc.dl[Le][p*pe : p*pe+Z]
+		clear(de)
+		dBase := 0.0
+		for s := range S {
+			r := p*S + s
+			ll := v.decoderDeltas(r, x, c)
+			f := ll + v.lp[r] - v.lq[r]
+			d := f - v.lb[p] - t.SignalMean
+			cs := c * F(t.clipSignal(d/norm))
+			for j, e := range v.pq[r*Z : (r+1)*Z] {
+				de[j] += cs * e
+			}
+			dBase += d
+			w.addDraw(f, ll, d)
+		}
+		if b := v.base; b != nil {
+			b.dl[len(b.w)-1][p*b.pad[len(b.w)-1]] = c * F(dBase)
+		}
+	}
+}
+
+// decoderDeltas returns log p(x|z) of row r (x its example) and sets the
+// decoder's output deltas c(x − σ(ℓ)).
+func (v *vaeEngine[F]) decoderDeltas(r int, x []F, c F) float64 {
+	dec, X := v.dec, v.X
+	L := len(dec.w) - 1
+	pd := dec.pad[L]
+	dd := dec.dl[L][r*pd : r*pd+X]
+	ll := logLikF(dd, dec.act[L][r*pd:r*pd+X], x)
+	for i, q := range dd {
+		dd[i] = c * (x[i] - q)
+	}
+	return ll
+}
+
+// clipSignal clips a normalised learning signal at ±SignalClip (0: none).
+func (t *VAETrainer) clipSignal(sig float64) float64 {
+	if cl := t.Opt.SignalClip; cl > 0 {
+		return max(-cl, min(cl, sig))
+	}
+	return sig
+}
+
+// addDraw adds one draw's f, log p(x|z), d and d² to w's sums.
+func (w *vaeTask) addDraw(f, ll, d float64) {
+	w.sumF += f
+	w.sumLog += ll
+	w.sumD += d
+	w.sumD2 += d * d
+}
+
+// vaeGradEngine is the engine of the trainer's precision (vaeEngine[F]).
+type vaeGradEngine interface {
+	gradient(idx []int, fused bool)
+	capacity() int
+	netsFinite() (ok, known bool)
+}
+
+func (v *vaeEngine[F]) capacity() int { return v.capB }
+
+// newEngine makes the engine of the trainer's precision for minibatches of
+// at most B examples.
+func (t *VAETrainer) newEngine(B int) vaeGradEngine {
+	if t.Opt.Precision == kernel.Float32 {
+		return newVAEEngine[float32](t, B)
+	}
+	return newVAEEngine[float64](t, B)
+}
+
+// engineGradient is Gradient's work after the tasks are laid out: the
+// engine's batched phases, then the sums in task order. fused: the nets'
+// Adam steps are taken in the engine's jobs, their gradients not stored.
+func (t *VAETrainer) engineGradient(idx []int, fused bool) (sumF, sumLog, sumD, sumD2 float64) {
+	if t.eng == nil || t.eng.capacity() < len(idx) {
+		t.eng = t.newEngine(max(len(idx), t.Opt.BatchSize))
+	}
+	t.eng.gradient(idx, fused)
+	a0 := t.active[0]
+	sumF, sumLog, sumD, sumD2 = a0.sumF, a0.sumLog, a0.sumD, a0.sumD2
+	for _, w := range t.active[1:] {
+		addPriorGrad(a0, w)
+		if w.kind != vaeData {
+			continue
+		}
+		axpy(a0.gLog, 1, w.gLog)
+		sumF += w.sumF
+		sumLog += w.sumLog
+		sumD += w.sumD
+		sumD2 += w.sumD2
+	}
+	if m := t.M; m.Prior == nil {
+		// gLog holds the counts Σ z_j: ∇_λ = c Σ (z_j − σ(λ_j)).
+		k := float64(len(idx) * t.Opt.Samples)
+		for j, l := range m.PriorLogits {
+			a0.gLog[j] = t.scale * (a0.gLog[j] - k*nmath.Sigmoid(l))
+		}
+	}
+	return sumF, sumLog, sumD, sumD2
+}
