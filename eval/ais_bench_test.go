@@ -92,3 +92,24 @@ func BenchmarkAISFull784x500(b *testing.B) {
 	b.ReportMetric(r.ESS, "ESS")
 	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/estimate")
 }
+
+// BenchmarkAIS1000x784x500 is the estimate the peers are timed on
+// (scripts/bench-ais.sh): 100 runs × 1,000 β (inference.LinearSchedule)
+// on the 784×500 benchmark model, with the defaults a user gets. Run it
+// with -benchtime=1x or 3x.
+func BenchmarkAIS1000x784x500(b *testing.B) {
+	m, base := benchModel(b)
+	betas := inference.LinearSchedule(999)
+	b.ReportAllocs()
+	var r AISResult
+	for b.Loop() {
+		var err error
+		r, err = AIS{Runs: 100, Betas: betas, BaseVBias: base, Seed: 1}.LogZ(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(r.LogZ, "logZ")
+	b.ReportMetric(r.LogZHi1-r.LogZ, "+1σ")
+	b.ReportMetric(b.Elapsed().Seconds()/float64(b.N), "s/estimate")
+}
