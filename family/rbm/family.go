@@ -121,4 +121,4 @@ func (Plugin) NewTrainer(a kit.TrainerArgs) (kit.Trainer, error) {
 // Sandwich runs ais and raise from one start at growing K until their
 // bracket closes (kit.SandwichDef).
 var Sandwich = kit.SandwichDef(AIS, RAISE,
-	AISSettings{kit.AIS{Runs: 100, MinESSFraction: 0.1}}, kit.SandwichRAISE())
+	AISSettings{AIS: kit.AIS{Runs: 100, MinESSFraction: 0.1}}, kit.SandwichRAISE())
