@@ -6,6 +6,7 @@ import (
 	"github.com/logz-ml/logz/eval/report"
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -75,7 +76,7 @@ func Options(t *Layer, workers int) train.RBMOptions {
 		Shuffle:     t.Shuffle,
 		Schedule:    *t,
 		Workers:     workers,
-		Float32:     t.PrecisionInUse() == "float32",
+		Precision:   kernel.Precision(t.PrecisionInUse()),
 		Epochs:      t.Epochs,
 	}
 }
