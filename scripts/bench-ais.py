@@ -9,18 +9,19 @@ all runs per step, in float32, the log weights summed in float64.
     log Z_0 = H·log 2 + Σ_i softplus(a_{A,i}),
 
 the transition at β draws h ~ σ(β·x), then v ~ σ((1−β)·a_A + β·(a_B + W h)).
-It is timed on one thread and on two (torch.set_num_threads), and run once
-in float64 for a reference log Z.
-
-Usage: bench-ais.py MODEL_DIR [RUNS [BETAS]] (W.bin, vbias.bin, hbias.bin,
-base.bin: float64 little-endian, from scripts/benchais)."""
+Usage: bench-ais.py MODEL_DIR THREADS [f64] (W.bin, vbias.bin, hbias.bin,
+base.bin: float64 little-endian, from scripts/benchais). THREADS is given to
+torch.set_num_threads; the caller sets OPENBLAS_NUM_THREADS and
+OMP_NUM_THREADS to it as well (Debian's PyTorch takes its products from
+OpenBLAS, whose own threads set_num_threads does not limit). With f64 it
+also runs once in float64, for a reference log Z."""
 import math, sys, time
 import numpy as np
 import torch
 
 d = sys.argv[1]
-runs = int(sys.argv[2]) if len(sys.argv) > 2 else 100
-nb = int(sys.argv[3]) if len(sys.argv) > 3 else 1000
+threads = int(sys.argv[2])
+runs, nb = 100, 1000
 rd = lambda n: np.fromfile(d + "/" + n + ".bin", dtype="<f8")
 a, b, base = rd("vbias"), rd("hbias"), rd("base")
 D, H = len(a), len(b)
@@ -53,10 +54,9 @@ def ais(dtype, threads, seed=1):
     return logz0 + m + math.log(mean), math.log1p(se)
 
 
-for name, dt, threads in (("torch_f32_1thread", torch.float32, 1), ("torch_f32_2threads", torch.float32, 2)):
+suffix = "1thread" if threads == 1 else "%dthreads" % threads
+runs_of = [("f32", torch.float32)] + ([("f64", torch.float64)] if sys.argv[3:] == ["f64"] else [])
+for name, dt in runs_of:
     t0 = time.perf_counter()
     lz, se = ais(dt, threads)
-    print("%s %.3f logZ %.3f se %.3f" % (name, time.perf_counter() - t0, lz, se))
-t0 = time.perf_counter()
-lz, se = ais(torch.float64, 1)
-print("torch_f64_1thread %.3f logZ %.3f se %.3f" % (time.perf_counter() - t0, lz, se))
+    print("torch_%s_%s %.3f logZ %.3f se %.3f" % (name, suffix, time.perf_counter() - t0, lz, se))
