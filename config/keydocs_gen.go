@@ -130,6 +130,7 @@ var keyDocs = map[string]string{
 	"github.com/logz-ml/logz/family/mob.Train.Method":                 "\"em\"",
 	"github.com/logz-ml/logz/family/mob.Train.Smoothing":              "α > 0, the Beta pseudo-count of each μ_kd: the M-step takes μ_kd = (S_kd + α)/(N_k + 2α) (the mode under a Beta(α+1, α+1) prior), S_kd = Σ_n r_nk x_nd and N_k = Σ_n r_nk, so no μ is 0 or 1 and no test image has probability 0",
 	"github.com/logz-ml/logz/family/mob.Train.WeightSmoothing":        "β > 0, the Dirichlet pseudo-count of the weights: π_k = (N_k + β)/(N + Kβ), so no component's weight is 0",
+	"github.com/logz-ml/logz/family/rbm.AISSettings.Precision":        "the arithmetic of the annealing chains: float32 (W, the pre-activations and exponentials in float32",
 	"github.com/logz-ml/logz/family/rbm.CSLSettings.BurnIn":           "the number of Gibbs steps discarded per chain",
 	"github.com/logz-ml/logz/family/rbm.CSLSettings.Chains":           "the number of Gibbs chains",
 	"github.com/logz-ml/logz/family/rbm.CSLSettings.Examples":         "the number of examples of each split evaluated (a random subsample, extended by the control variate log f(v))",

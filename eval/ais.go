@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -50,6 +51,12 @@ type AIS struct {
 	// Units, if set, shares the runs among the shards of a sharded
 	// evaluation (unit c is run c; see Units).
 	Units Units
+	// Precision is the arithmetic of the chains of LogZ, LogRatio and
+	// LogRatioGibbs: float32 (W, the pre-activations and exponentials in
+	// float32, half the bytes per row sum) or float64; unset means float64.
+	// The log weights are summed in float64 either way. Run takes the
+	// path's own.
+	Precision kernel.Precision
 }
 
 // AISResult is an AIS estimate with its error bars and diagnostics.
@@ -78,6 +85,9 @@ type AISResult struct {
 	// 0 for chains that had reached p_A by the half-way point.
 	GibbsSweeps    int
 	Drift, DriftSE float64
+	// Precision is the arithmetic the chains ran in (float64 for paths
+	// other than an RBM's).
+	Precision kernel.Precision
 	// Warnings say when the numbers should not be trusted.
 	Warnings []string
 }
@@ -110,7 +120,7 @@ func (a AIS) LogZ(m *models.RBM) (AISResult, error) {
 	if err := a.check(); err != nil {
 		return AISResult{}, err
 	}
-	path, err := inference.NewBaseRatePath(m, a.BaseVBias)
+	path, err := inference.NewBaseRatePathIn(a.Precision, m, a.BaseVBias)
 	if err != nil {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}
@@ -144,7 +154,7 @@ func (a AIS) LogRatio(mA, mB *models.RBM) (AISResult, error) {
 			return AISResult{}, err
 		}
 	}
-	path, err := inference.NewRBMPath(mA, mB, base, logZA)
+	path, err := inference.NewRBMPathIn(a.Precision, mA, mB, base, logZA)
 	if err != nil {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}
@@ -181,13 +191,13 @@ func (a AIS) LogRatioGibbs(mA, mB *models.RBM, sweeps int) (AISResult, error) {
 	if sweeps < 1 || sweeps > MaxGibbsSteps {
 		return AISResult{}, fmt.Errorf("AIS: %d Gibbs sweeps for the start of each run; want an integer in [1, %d]", sweeps, MaxGibbsSteps)
 	}
-	path, err := inference.NewRBMPathFromStates(mA, mB)
+	path, err := inference.NewRBMPathFromStatesIn(a.Precision, mA, mB)
 	if err != nil {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}
 	// At β = 1 the base-rate path's chain is A's own block-Gibbs kernel
 	// (as in Gibbs.Run), without the B half of the joint chain.
-	kernelA, err := inference.NewBaseRatePath(mA, nil)
+	kernelA, err := inference.NewBaseRatePathIn(a.Precision, mA, nil)
 	if err != nil {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}
@@ -345,7 +355,18 @@ func (a AIS) run(path inference.Path, start Start, startSteps int64) (AISResult,
 	if err := CompleteColumns(a.Units, cols...); err != nil {
 		return AISResult{}, fmt.Errorf("AIS: %w", err)
 	}
-	return summariseAIS(logw, path.LogZ0(), K), nil
+	r := summariseAIS(logw, path.LogZ0(), K)
+	r.Precision = pathPrecision(path)
+	return r, nil
+}
+
+// pathPrecision is the arithmetic of path's chains: an RBM path's own,
+// float64 for the others.
+func pathPrecision(path inference.Path) kernel.Precision {
+	if p, ok := path.(interface{ Precision() kernel.Precision }); ok {
+		return p.Precision()
+	}
+	return kernel.Float64
 }
 
 // summariseAIS turns log weights into an AISResult.

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
@@ -40,23 +41,29 @@ func checkMeanWeight(t *testing.T, name string, r AISResult, exactLogRatio float
 	}
 }
 
+// precisions are the arithmetic of the RBM chains, each tested for
+// unbiasedness.
+var precisions = []kernel.Precision{kernel.Float64, kernel.Float32}
+
 // TestAISUnbiased checks E[w] = Z/Z_0 for K = 2, 10 and 100 on a 5×4 RBM,
-// from the data-base-rate and the uniform starts.
+// from the data-base-rate and the uniform starts, in both precisions.
 func TestAISUnbiased(t *testing.T) {
 	m := testRBM(5, 4, 1.6, 0.8, 41)
 	lz := exactLogZ(t, m)
 	bases := map[string][]float64{"base-rate": marginalLogOdds(m), "uniform": nil}
-	for _, name := range []string{"base-rate", "uniform"} {
-		for _, K := range []int{2, 10, 100} {
-			runs := 40000
-			if K == 100 {
-				runs = 5000 // SE ≤ 0.004 here; a dropped last step or a transition at the previous β fails by ≥ 5 SE
+	for _, prec := range precisions {
+		for _, name := range []string{"base-rate", "uniform"} {
+			for _, K := range []int{2, 10, 100} {
+				runs := 40000
+				if K == 100 {
+					runs = 5000 // SE ≤ 0.004 here; a dropped last step or a transition at the previous β fails by ≥ 5 SE
+				}
+				r, err := AIS{Runs: runs, Betas: inference.LinearSchedule(K), BaseVBias: bases[name], Seed: uint64(K), Precision: prec}.LogZ(m)
+				if err != nil {
+					t.Fatal(err)
+				}
+				checkMeanWeight(t, string(prec)+"/"+name+"/K="+strconv.Itoa(K), r, lz-r.LogZBase)
 			}
-			r, err := AIS{Runs: runs, Betas: inference.LinearSchedule(K), BaseVBias: bases[name], Seed: uint64(K)}.LogZ(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkMeanWeight(t, name+"/K="+strconv.Itoa(K), r, lz-r.LogZBase)
 		}
 	}
 }
@@ -89,7 +96,8 @@ func marginalLogOdds(m *models.RBM) []float64 {
 
 // TestAISRatioUnbiased checks E[w] = Z_B/Z_A for two RBMs with different
 // hidden sizes (2008 §3.2), with A enumerated over its hidden layer (5×3),
-// over its visible layer (5×7), and weightless with hidden biases.
+// over its visible layer (5×7), and weightless with hidden biases, in both
+// precisions.
 func TestAISRatioUnbiased(t *testing.T) {
 	mB := testRBM(5, 4, 1.0, 0.8, 42)
 	lzB := exactLogZ(t, mB)
@@ -101,19 +109,21 @@ func TestAISRatioUnbiased(t *testing.T) {
 		mA   *models.RBM
 	}{{"A=5×3", testRBM(5, 3, 0.8, 0.5, 43)}, {"A=5×7", testRBM(5, 7, 0.6, 0.5, 44)}, {"A weightless 5×6", wl}} {
 		lzA := exactLogZ(t, c.mA)
-		for _, K := range []int{2, 10, 100} {
-			runs := 40000
-			if K == 100 {
-				runs = 5000 // SE ≤ 0.004 here; a dropped last step or a transition at the previous β fails by ≥ 5 SE
+		for _, prec := range precisions {
+			for _, K := range []int{2, 10, 100} {
+				runs := 40000
+				if K == 100 {
+					runs = 5000 // SE ≤ 0.004 here; a dropped last step or a transition at the previous β fails by ≥ 5 SE
+				}
+				r, err := AIS{Runs: runs, Betas: inference.LinearSchedule(K), Seed: 7, Precision: prec}.LogRatio(c.mA, mB)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(r.LogZBase-lzA) > 1e-9 {
+					t.Fatalf("%s: LogZBase %v, exact log Z_A %v", c.name, r.LogZBase, lzA)
+				}
+				checkMeanWeight(t, string(prec)+"/"+c.name+"/K="+strconv.Itoa(K), r, lzB-lzA)
 			}
-			r, err := AIS{Runs: runs, Betas: inference.LinearSchedule(K), Seed: 7}.LogRatio(c.mA, mB)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if math.Abs(r.LogZBase-lzA) > 1e-9 {
-				t.Fatalf("%s: LogZBase %v, exact log Z_A %v", c.name, r.LogZBase, lzA)
-			}
-			checkMeanWeight(t, c.name+"/K="+strconv.Itoa(K), r, lzB-lzA)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -50,6 +51,9 @@ type RAISE struct {
 	// Units, if set, shares the (example, chain) pairs among the shards of
 	// a sharded evaluation (unit n·Chains + c; see Units).
 	Units Units
+	// Precision is the arithmetic of LogProb's chains (AIS.Precision);
+	// unset means float64. Run takes the path's own.
+	Precision kernel.Precision
 }
 
 // RAISEResult holds per-example estimates and their summary.
@@ -66,7 +70,9 @@ type RAISEResult struct {
 	// MinESS is the smallest effective sample size of an example's weights.
 	MinESS        float64
 	Chains, Steps int
-	Warnings      []string
+	// Precision is the arithmetic the chains ran in.
+	Precision kernel.Precision
+	Warnings  []string
 }
 
 // raiseChain is what RAISE needs of an annealing chain: the AIS operations
@@ -78,7 +84,7 @@ type raiseChain interface {
 
 // LogProb estimates log p_ann(v) for every example of x.
 func (r RAISE) LogProb(m *models.RBM, x data.Examples) (RAISEResult, error) {
-	path, err := inference.NewBaseRatePath(m, r.BaseVBias)
+	path, err := inference.NewBaseRatePathIn(r.Precision, m, r.BaseVBias)
 	if err != nil {
 		return RAISEResult{}, fmt.Errorf("RAISE: %w", err)
 	}
@@ -107,7 +113,9 @@ func (r RAISE) Run(path inference.Path, x data.Examples) (RAISEResult, error) {
 	if err != nil {
 		return RAISEResult{}, fmt.Errorf("RAISE: %w", err)
 	}
-	return summariseRAISE("RAISE", logw, N, M, K)
+	res, err := summariseRAISE("RAISE", logw, N, M, K)
+	res.Precision = pathPrecision(path)
+	return res, err
 }
 
 // raiseParams returns the schedule (nil: inference.Schedule2008()), the

@@ -82,41 +82,43 @@ func (r repeated) Row(int) []uint8 { return r.v }
 // from the base-rate and the uniform starts, with p_ann summed over every
 // path of the annealing chain. The tolerance is 4 standard errors of the
 // mean weight, and the test requires that SE to be small enough to see a
-// 5% bias.
+// 5% bias. Both precisions of the chain are tested.
 func TestRAISEUnbiased(t *testing.T) {
 	m := testRBM(4, 3, 1.5, 1.0, 7)
 	aA := []float64{-0.7, 0.3, -1.2, 0.5}
 	const n = 40000
-	for _, start := range []struct {
-		name string
-		base []float64
-	}{{"base-rate", aA}, {"uniform", nil}} {
-		a0 := start.base
-		if a0 == nil {
-			a0 = make([]float64, 4)
-		}
-		for _, K := range []int{1, 2, 3} {
-			betas := inference.LinearSchedule(K)
-			pann := annealedModelProb(m, a0, betas)
-			for _, s := range []int{0b0000, 0b1011, 0b0110} {
-				v := []uint8{uint8(s & 1), uint8(s >> 1 & 1), uint8(s >> 2 & 1), uint8(s >> 3 & 1)}
-				res, err := RAISE{Chains: 1, Betas: betas, BaseVBias: start.base, Seed: uint64(100*K + s)}.LogProb(m, repeated{v, n})
-				if err != nil {
-					t.Fatal(err)
-				}
-				var sum, sum2 float64
-				for _, lw := range res.LogP {
-					w := math.Exp(lw) / pann[s] // normalised: mean should be 1
-					sum += w
-					sum2 += w * w
-				}
-				mean := sum / n
-				se := math.Sqrt((sum2/n - mean*mean) / (n - 1))
-				if se > 0.0125 {
-					t.Errorf("%s K=%d v=%04b: SE %.3g too large to detect a 5%% bias", start.name, K, s, se)
-				}
-				if math.Abs(mean-1) > 4*se {
-					t.Errorf("%s K=%d v=%04b: mean weight / p_ann = %.4f ± %.4f", start.name, K, s, mean, se)
+	for _, prec := range precisions {
+		for _, start := range []struct {
+			name string
+			base []float64
+		}{{"base-rate", aA}, {"uniform", nil}} {
+			a0 := start.base
+			if a0 == nil {
+				a0 = make([]float64, 4)
+			}
+			for _, K := range []int{1, 2, 3} {
+				betas := inference.LinearSchedule(K)
+				pann := annealedModelProb(m, a0, betas)
+				for _, s := range []int{0b0000, 0b1011, 0b0110} {
+					v := []uint8{uint8(s & 1), uint8(s >> 1 & 1), uint8(s >> 2 & 1), uint8(s >> 3 & 1)}
+					res, err := RAISE{Chains: 1, Betas: betas, BaseVBias: start.base, Seed: uint64(100*K + s), Precision: prec}.LogProb(m, repeated{v, n})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var sum, sum2 float64
+					for _, lw := range res.LogP {
+						w := math.Exp(lw) / pann[s] // normalised: mean should be 1
+						sum += w
+						sum2 += w * w
+					}
+					mean := sum / n
+					se := math.Sqrt((sum2/n - mean*mean) / (n - 1))
+					if se > 0.0125 {
+						t.Errorf("%s K=%d v=%04b: SE %.3g too large to detect a 5%% bias", start.name, K, s, se)
+					}
+					if math.Abs(mean-1) > 4*se {
+						t.Errorf("%s %s K=%d v=%04b: mean weight / p_ann = %.4f ± %.4f", prec, start.name, K, s, mean, se)
+					}
 				}
 			}
 		}

@@ -3,6 +3,9 @@ package inference
 import (
 	"math"
 	"math/rand/v2"
+
+	"github.com/logz-ml/logz/internal/kernel"
+	"github.com/logz-ml/logz/internal/rowsum"
 )
 
 // two32 is 2^32: a 32-bit uniform integer k stands for u = k·2^{−32} ∈ [0,1).
@@ -26,7 +29,10 @@ func bernoulliBit(k uint64, x, e float64) uint8 {
 // off to down (they are reallocated unless their spare capacity is at least len(s)), and returns the
 // lists and the change in the number of ones. Each Uint64 of rng provides two
 // 32-bit uniforms, for units j and j+1. The loop has no data-dependent branch.
-func sampleUnits(s []uint8, pre, e []float64, rng *rand.Rand, up, down []int32) ([]int32, []int32, int) {
+//
+// In float32 the draw compares with the same float64 arithmetic, e
+// converted exactly.
+func sampleUnits[F kernel.Float](s []uint8, pre, e []F, rng *rand.Rand, up, down []int32) ([]int32, []int32, int) {
 	n := len(s)
 	pre, e = pre[:n], e[:n]
 	nu, nd := len(up), len(down)
@@ -41,8 +47,8 @@ func sampleUnits(s []uint8, pre, e []float64, rng *rand.Rand, up, down []int32) 
 	j := 0
 	for ; j+2 <= n; j += 2 {
 		r := rng.Uint64()
-		b0 := bernoulliBit(r&0xffffffff, pre[j], e[j])
-		b1 := bernoulliBit(r>>32, pre[j+1], e[j+1])
+		b0 := bernoulliBit(r&0xffffffff, float64(pre[j]), float64(e[j]))
+		b1 := bernoulliBit(r>>32, float64(pre[j+1]), float64(e[j+1]))
 		f0, f1 := b0^s[j], b1^s[j+1]
 		s[j], s[j+1] = b0, b1
 		up[nu] = int32(j)
@@ -55,7 +61,7 @@ func sampleUnits(s []uint8, pre, e []float64, rng *rand.Rand, up, down []int32) 
 		nd += int(f1 &^ b1)
 	}
 	if j < n {
-		b0 := bernoulliBit(rng.Uint64()&0xffffffff, pre[j], e[j])
+		b0 := bernoulliBit(rng.Uint64()&0xffffffff, float64(pre[j]), float64(e[j]))
 		f0 := b0 ^ s[j]
 		s[j] = b0
 		if f0 == 1 {
@@ -76,8 +82,8 @@ func sampleUnits(s []uint8, pre, e []float64, rng *rand.Rand, up, down []int32) 
 // softplus(βx) = β·max(x,0) + log(1+e^{−β|x|}) this is
 // (βn−βp)·Σ_j max(x_j,0) + log Π_j (1+en_j)/(1+ep_j); the products are taken
 // in chunks of 512 factors (each factor in [1,2], so no overflow) with one
-// log per chunk.
-func softplusDiff(x, en, ep []float64, bn, bp float64) float64 {
+// log per chunk. The sums and products are float64 whatever F.
+func softplusDiff[F kernel.Float](x, en, ep []F, bn, bp float64) float64 {
 	n := len(x)
 	en, ep = en[:n], ep[:n]
 	pos := 0.0
@@ -87,24 +93,25 @@ func softplusDiff(x, en, ep []float64, bn, bp float64) float64 {
 		pn0, pp0, pn1, pp1 := 1.0, 1.0, 1.0, 1.0
 		j := lo
 		for ; j+2 <= hi; j += 2 {
-			pos += max(x[j], 0) + max(x[j+1], 0)
-			pn0 *= 1 + en[j]
-			pp0 *= 1 + ep[j]
-			pn1 *= 1 + en[j+1]
-			pp1 *= 1 + ep[j+1]
+			pos += float64(max(x[j], 0)) + float64(max(x[j+1], 0))
+			pn0 *= 1 + float64(en[j])
+			pp0 *= 1 + float64(ep[j])
+			pn1 *= 1 + float64(en[j+1])
+			pp1 *= 1 + float64(ep[j+1])
 		}
 		if j < hi {
-			pos += max(x[j], 0)
-			pn0 *= 1 + en[j]
-			pp0 *= 1 + ep[j]
+			pos += float64(max(x[j], 0))
+			pn0 *= 1 + float64(en[j])
+			pp0 *= 1 + float64(ep[j])
 		}
 		lr += math.Log((pn0 * pn1) / (pp0 * pp1))
 	}
 	return (bn-bp)*pos + lr
 }
 
-// softplusSumScaled returns Σ_j softplus(β·x_j) for β ≥ 0 given e_j = e^{−β|x_j|}.
-func softplusSumScaled(x, e []float64, beta float64) float64 {
+// softplusSumScaled returns Σ_j softplus(β·x_j) for β ≥ 0 given e_j =
+// e^{−β|x_j|}, summed in float64 whatever F.
+func softplusSumScaled[F kernel.Float](x, e []F, beta float64) float64 {
 	n := len(x)
 	e = e[:n]
 	pos := 0.0
@@ -113,8 +120,8 @@ func softplusSumScaled(x, e []float64, beta float64) float64 {
 		hi := min(lo+512, n)
 		p := 1.0
 		for j := lo; j < hi; j++ {
-			pos += max(x[j], 0)
-			p *= 1 + e[j]
+			pos += float64(max(x[j], 0))
+			p *= 1 + float64(e[j])
 		}
 		l += math.Log(p)
 	}
@@ -144,5 +151,35 @@ func sampleUniformBits(s []uint8, rng *rand.Rand) {
 			s[i] = uint8(r & 1)
 			r >>= 1
 		}
+	}
+}
+
+// expNegAbsF is expNegAbs in the precision F: float64 (exp.go) or float32
+// (exp32.go, β rounded to float32).
+func expNegAbsF[F kernel.Float](dst, x []F, beta float64) {
+	switch d := any(dst).(type) {
+	case []float64:
+		expNegAbs(d, any(x).([]float64), beta)
+	case []float32:
+		expNegAbs32(d, any(x).([]float32), float32(beta))
+	}
+}
+
+// addRows and subRows are rowsum's AddRows and SubRows in the precision F.
+func addRows[F kernel.Float](dst, w []F, idx []int32) {
+	switch d := any(dst).(type) {
+	case []float64:
+		rowsum.AddRows(d, any(w).([]float64), idx)
+	case []float32:
+		rowsum.AddRows32(d, any(w).([]float32), idx)
+	}
+}
+
+func subRows[F kernel.Float](dst, w []F, idx []int32) {
+	switch d := any(dst).(type) {
+	case []float64:
+		rowsum.SubRows(d, any(w).([]float64), idx)
+	case []float32:
+		rowsum.SubRows32(d, any(w).([]float32), idx)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -39,10 +39,39 @@ import (
 // step (a sum of the flipped rows of W, or of Wᵀ — both layouts are kept),
 // recomputing from scratch every 50 updates, or whenever that is cheaper
 // (from the ones, or from the zeros with the precomputed row sums).
+//
+// The chain computes in the path's precision (NewBaseRatePathIn and the
+// other …In constructors; float64 otherwise): W, Wᵀ, the pre-activations and
+// the exponentials are float64 or float32, while the log weight (the biases'
+// products with v, the softplus sums and their products of 1 + e) is
+// accumulated in float64 either way.
 type RBMPath struct {
-	d      int      // visible units
-	la, lb rbmLayer // the RBMs at β = 0 and β = 1
-	logZ0  float64
+	prec kernel.Precision
+	core pathCore
+}
+
+// pathCore is an rbmPath in one precision.
+type pathCore interface {
+	newChain() chainCore
+	logZ0() float64
+}
+
+// chainCore is an rbmChain in one precision: RBMChain's methods.
+type chainCore interface {
+	SampleBase(rng *rand.Rand)
+	Step(prev, next float64, rng *rand.Rand) float64
+	Transition(beta float64, rng *rand.Rand)
+	LogUnnorm(beta float64) float64
+	SetVisible(v []uint8)
+	Visible() []uint8
+	VisibleProbs(dst []float64)
+}
+
+// rbmPath is RBMPath's path in the precision F.
+type rbmPath[F kernel.Float] struct {
+	d      int         // visible units
+	la, lb rbmLayer[F] // the RBMs at β = 0 and β = 1
+	lz0    float64
 	base   VisibleSampler // exact sampler of p_A; nil when A is weightless
 	// fromStates: the chains start at states set by SetVisible
 	// (NewRBMPathFromStates); SampleBase is not available.
@@ -70,45 +99,69 @@ type VisibleSampler interface {
 // vector between recomputations from scratch (to stop rounding drift).
 const recomputeEvery = 50
 
-// rbmLayer holds one RBM of the path in the layouts the chain needs.
-type rbmLayer struct {
+// rbmLayer holds one RBM of the path in the layouts the chain needs, in
+// the precision F; the biases are kept in float64 too, for the log weights.
+type rbmLayer[F kernel.Float] struct {
 	H          int
-	w          []float64 // D×H, row i = W[i,:] (x = b + Σ_{v_i=1} row i)
-	wt         []float64 // H×D, row j = W[:,j] (Wh = Σ_{h_j=1} row j)
+	w          []F // D×H, row i = W[i,:] (x = b + Σ_{v_i=1} row i)
+	wt         []F // H×D, row j = W[:,j] (Wh = Σ_{h_j=1} row j)
 	a, b       []float64
-	aSum       float64   // Σ_i a_i
-	colSum     []float64 // Σ_i W[i,:], length H
-	rowSum     []float64 // Σ_j W[:,j], length D
-	weightless bool      // W = 0: the hidden layer does not influence v
+	aF, bF     []F
+	aSum       float64 // Σ_i a_i
+	colSum     []F     // Σ_i W[i,:], length H (summed in float64)
+	rowSum     []F     // Σ_j W[:,j], length D (summed in float64)
+	weightless bool    // W = 0: the hidden layer does not influence v
 }
 
-func newLayer(m *models.RBM) rbmLayer {
-	D, H := m.NVis, m.NHid
-	L := rbmLayer{H: H, a: append([]float64(nil), m.VBias...), b: append([]float64(nil), m.HBias...), weightless: true}
-	for _, a := range L.a {
-		L.aSum += a
-	}
+// layer64 is an RBM of the path before its conversion to a precision: the
+// biases (W_A = 0 for a base-rate RBM) and the model, nil when weightless.
+type layer64 struct {
+	a, b []float64
+	m    *models.RBM
+}
+
+func modelLayer(m *models.RBM) layer64 {
+	L := layer64{a: m.VBias, b: m.HBias}
 	for _, w := range m.W {
 		if w != 0 {
-			L.weightless = false
+			L.m = m
 			break
 		}
+	}
+	return L
+}
+
+func toF[F kernel.Float](x []float64) []F {
+	y := make([]F, len(x))
+	for i, v := range x {
+		y[i] = F(v)
+	}
+	return y
+}
+
+func newLayer[F kernel.Float](src layer64) rbmLayer[F] {
+	L := rbmLayer[F]{H: len(src.b), a: append([]float64(nil), src.a...), b: append([]float64(nil), src.b...), weightless: src.m == nil}
+	L.aF, L.bF = toF[F](L.a), toF[F](L.b)
+	for _, a := range L.a {
+		L.aSum += a
 	}
 	if L.weightless {
 		return L
 	}
-	L.w = append([]float64(nil), m.W...)
-	L.wt = make([]float64, H*D)
-	L.colSum = make([]float64, H)
-	L.rowSum = make([]float64, D)
+	m := src.m
+	D, H := m.NVis, m.NHid
+	wt := make([]float64, H*D)
+	colSum := make([]float64, H)
+	rowSum := make([]float64, D)
 	for i := range D {
 		for j := range H {
 			w := m.W[i*H+j]
-			L.wt[j*D+i] = w
-			L.colSum[j] += w
-			L.rowSum[i] += w
+			wt[j*D+i] = w
+			colSum[j] += w
+			rowSum[i] += w
 		}
 	}
+	L.w, L.wt, L.colSum, L.rowSum = toF[F](m.W), toF[F](wt), toF[F](colSum), toF[F](rowSum)
 	return L
 }
 
@@ -121,14 +174,20 @@ func newLayer(m *models.RBM) rbmLayer {
 //
 // the 2008 formulation over (v, h_A, h_B); the H log 2 also appears in every
 // f_β and cancels in the weights.
+// The path computes in float64 (NewBaseRatePathIn chooses).
 func NewBaseRatePath(m *models.RBM, baseVBias []float64) (*RBMPath, error) {
+	return NewBaseRatePathIn(kernel.Float64, m, baseVBias)
+}
+
+// NewBaseRatePathIn is NewBaseRatePath computing in precision prec.
+func NewBaseRatePathIn(prec kernel.Precision, m *models.RBM, baseVBias []float64) (*RBMPath, error) {
 	if m == nil {
 		return nil, fmt.Errorf("annealing path: nil model")
 	}
 	if err := m.Validate(); err != nil {
 		return nil, fmt.Errorf("annealing path: %w", err)
 	}
-	L := rbmLayer{H: m.NHid, a: make([]float64, m.NVis), b: make([]float64, m.NHid), weightless: true}
+	A := layer64{a: make([]float64, m.NVis), b: make([]float64, m.NHid)}
 	if baseVBias != nil {
 		if len(baseVBias) != m.NVis {
 			return nil, fmt.Errorf("annealing path: base visible biases have length %d, want %d (the model's visible units)", len(baseVBias), m.NVis)
@@ -138,25 +197,28 @@ func NewBaseRatePath(m *models.RBM, baseVBias []float64) (*RBMPath, error) {
 				return nil, fmt.Errorf("annealing path: base visible bias [%d] is %v; it must be finite (smooth the base rates away from 0 and 1)", i, x)
 			}
 		}
-		copy(L.a, baseVBias)
-		for _, a := range L.a {
-			L.aSum += a
-		}
+		copy(A.a, baseVBias)
 	}
-	return newPath(L, newLayer(m), nil, 0)
+	return newPath(prec, A, modelLayer(m), nil, 0, false)
 }
 
 // NewRBMPath returns the path from RBM a (β = 0) to RBM b (β = 1), which must
 // have the same number of visible units (their hidden layers may differ). If
 // a has no non-zero weight, its exact independent sampler and normaliser are
 // used and base and logZA are ignored. Otherwise base must draw exact samples
-// from p_A and logZA must be log Z_A.
+// from p_A and logZA must be log Z_A. The path computes in float64
+// (NewRBMPathIn chooses).
 func NewRBMPath(a, b *models.RBM, base VisibleSampler, logZA float64) (*RBMPath, error) {
+	return NewRBMPathIn(kernel.Float64, a, b, base, logZA)
+}
+
+// NewRBMPathIn is NewRBMPath computing in precision prec.
+func NewRBMPathIn(prec kernel.Precision, a, b *models.RBM, base VisibleSampler, logZA float64) (*RBMPath, error) {
 	if err := checkPair(a, b); err != nil {
 		return nil, err
 	}
-	LA := newLayer(a)
-	if !LA.weightless {
+	LA := modelLayer(a)
+	if LA.m != nil {
 		if base == nil {
 			return nil, fmt.Errorf("annealing path: model A has non-zero weights, so an exact sampler of p_A is needed")
 		}
@@ -164,7 +226,7 @@ func NewRBMPath(a, b *models.RBM, base VisibleSampler, logZA float64) (*RBMPath,
 			return nil, fmt.Errorf("annealing path: log Z_A = %v must be finite", logZA)
 		}
 	}
-	return newPath(LA, newLayer(b), base, logZA)
+	return newPath(prec, LA, modelLayer(b), base, logZA, false)
 }
 
 // NewRBMPathFromStates returns the path from RBM a (β = 0) to RBM b (β = 1)
@@ -173,17 +235,18 @@ func NewRBMPath(a, b *models.RBM, base VisibleSampler, logZA float64) (*RBMPath,
 // Gibbs chains of a (eval.AIS.LogRatioGibbs) — instead of SampleBase, which
 // panics on this path. Z_A is not computed: LogZ0 is 0, so an AIS estimate
 // on this path is log(Z_B/Z_A) itself. The models must have the same number
-// of visible units.
+// of visible units. The path computes in float64 (NewRBMPathFromStatesIn
+// chooses).
 func NewRBMPathFromStates(a, b *models.RBM) (*RBMPath, error) {
+	return NewRBMPathFromStatesIn(kernel.Float64, a, b)
+}
+
+// NewRBMPathFromStatesIn is NewRBMPathFromStates computing in precision prec.
+func NewRBMPathFromStatesIn(prec kernel.Precision, a, b *models.RBM) (*RBMPath, error) {
 	if err := checkPair(a, b); err != nil {
 		return nil, err
 	}
-	p, err := newPath(newLayer(a), newLayer(b), nil, 0)
-	if err != nil {
-		return nil, err
-	}
-	p.base, p.logZ0, p.fromStates = nil, 0, true
-	return p, nil
+	return newPath(prec, modelLayer(a), modelLayer(b), nil, 0, true)
 }
 
 // checkPair checks the two models of a joint path.
@@ -203,50 +266,69 @@ func checkPair(a, b *models.RBM) error {
 	return nil
 }
 
-func newPath(A, B rbmLayer, base VisibleSampler, logZA float64) (*RBMPath, error) {
-	p := &RBMPath{d: len(B.a), la: A, lb: B, recompute: recomputeEvery}
-	p.dH = float64(A.H-B.H) * math.Ln2
-	if A.weightless {
-		p.base = nil
+func newPath(prec kernel.Precision, A, B layer64, base VisibleSampler, logZA float64, fromStates bool) (*RBMPath, error) {
+	switch prec.Or(kernel.Float64) {
+	case kernel.Float64:
+		return &RBMPath{kernel.Float64, newPathF[float64](A, B, base, logZA, fromStates)}, nil
+	case kernel.Float32:
+		return &RBMPath{kernel.Float32, newPathF[float32](A, B, base, logZA, fromStates)}, nil
+	}
+	return nil, fmt.Errorf("annealing path: precision %q: expected %s or %s", prec, kernel.Float32, kernel.Float64)
+}
+
+func newPathF[F kernel.Float](A, B layer64, base VisibleSampler, logZA float64, fromStates bool) *rbmPath[F] {
+	p := &rbmPath[F]{d: len(B.a), la: newLayer[F](A), lb: newLayer[F](B), recompute: recomputeEvery}
+	p.dH = float64(p.la.H-p.lb.H) * math.Ln2
+	if p.la.weightless {
 		p.baseThr = make([]float64, p.d)
 		lz := 0.0
-		for i, a := range A.a {
+		for i, a := range p.la.a {
 			p.baseThr[i] = nmath.Sigmoid(a) * two32
 			lz += nmath.Softplus(a)
 		}
-		for _, b := range A.b {
+		for _, b := range p.la.b {
 			lz += nmath.Softplus(b)
 			if b != 0 {
 				p.hiddenConstA = true
 			}
 		}
-		p.logZ0 = lz
+		p.lz0 = lz
 	} else {
 		p.base = base
-		p.logZ0 = logZA
+		p.lz0 = logZA
 	}
-	return p, nil
+	if fromStates {
+		p.base, p.lz0, p.fromStates = nil, 0, true
+	}
+	return p
 }
 
+// Precision returns the precision the path's chains compute in.
+func (p *RBMPath) Precision() kernel.Precision { return p.prec }
+
 // LogZ0 implements Path: log Z_A.
-func (p *RBMPath) LogZ0() float64 { return p.logZ0 }
+func (p *RBMPath) LogZ0() float64 { return p.core.logZ0() }
+
+func (p *rbmPath[F]) logZ0() float64 { return p.lz0 }
 
 // NewChain implements Path.
 func (p *RBMPath) NewChain() Chain { return p.NewRBMChain() }
 
 // NewRBMChain returns a chain on p with every slice allocated; its state is
 // undefined until SampleBase or SetVisible.
-func (p *RBMPath) NewRBMChain() *RBMChain {
+func (p *RBMPath) NewRBMChain() *RBMChain { return &RBMChain{p.core.newChain()} }
+
+func (p *rbmPath[F]) newChain() chainCore {
 	D := p.d
-	c := &RBMChain{
+	c := &rbmChain[F]{
 		p:     p,
 		v:     make([]uint8, D),
 		vUp:   make([]int32, 0, D),
 		vDown: make([]int32, 0, D),
 		idx:   make([]int32, 0, max(D, p.la.H, p.lb.H)),
-		z:     make([]float64, D),
-		e:     make([]float64, max(D, p.la.H, p.lb.H)),
-		e2:    make([]float64, max(p.la.H, p.lb.H)),
+		z:     make([]F, D),
+		e:     make([]F, max(D, p.la.H, p.lb.H)),
+		e2:    make([]F, max(p.la.H, p.lb.H)),
 	}
 	c.sb = newLayerState(&p.lb, D)
 	if !p.la.weightless {
@@ -256,42 +338,74 @@ func (p *RBMPath) NewRBMChain() *RBMChain {
 	return c
 }
 
-func newLayerState(L *rbmLayer, D int) layerState {
-	return layerState{
-		x: make([]float64, L.H), h: make([]uint8, L.H), y: make([]float64, D),
+func newLayerState[F kernel.Float](L *rbmLayer[F], D int) layerState[F] {
+	return layerState[F]{
+		x: make([]F, L.H), h: make([]uint8, L.H), y: make([]F, D),
 		hUp: make([]int32, 0, L.H), hDown: make([]int32, 0, L.H), yStale: true,
 	}
 }
 
 // RBMChain is one chain on an RBMPath: the visible state v plus the cached
-// pre-activations. It implements Chain; SetVisible and Visible give RAISE
-// access to v.
-type RBMChain struct {
-	p          *RBMPath
-	v          []uint8
-	vOn        int
-	vUp, vDown []int32    // visible units turned on/off since x was last synced
-	xStale     bool       // x must be recomputed from scratch
-	sinceX     int        // incremental updates of x since the last recomputation
-	aAv, aBv   float64    // a_Aᵀv, a_Bᵀv, synced with x
-	sa, sb     layerState // hidden layers of A and B
-	idx        []int32    // scratch
-	z, e, e2   []float64  // scratch
+// pre-activations, in the path's precision. It implements Chain;
+// SetVisible and Visible give RAISE access to v.
+type RBMChain struct{ c chainCore }
+
+// SampleBase implements Chain: v ~ p_A exactly. It panics on a path made
+// by NewRBMPathFromStates, whose chains are started by SetVisible.
+func (c *RBMChain) SampleBase(rng *rand.Rand) { c.c.SampleBase(rng) }
+
+// SetVisible sets the visible state to v (0/1 values; RAISE starts from a
+// data vector this way).
+func (c *RBMChain) SetVisible(v []uint8) { c.c.SetVisible(v) }
+
+// Visible returns the current visible state (read-only; valid until the next
+// call that changes the chain).
+func (c *RBMChain) Visible() []uint8 { return c.c.Visible() }
+
+// Step implements Chain: it returns log f_next(v) − log f_prev(v) and then
+// makes one block-Gibbs transition at β = next.
+func (c *RBMChain) Step(prev, next float64, rng *rand.Rand) float64 {
+	return c.c.Step(prev, next, rng)
 }
 
-type layerState struct {
-	x          []float64 // b + Wᵀv
+// Transition implements Chain: one block-Gibbs transition at β.
+func (c *RBMChain) Transition(beta float64, rng *rand.Rand) { c.c.Transition(beta, rng) }
+
+// VisibleProbs sets dst_i = σ(z_i), the conditional probabilities
+// p_β(v_i = 1 | h) of the last visible draw, z = (1−β)(a_A + W_A h_A) +
+// β(a_B + W_B h_B) (at β = 1 the model's p(v_i = 1 | h) = σ(a_i + W_{i,:}h),
+// the "mean-field" image of a Gibbs sweep). It is defined only after a
+// Transition or Step; len(dst) must be D.
+func (c *RBMChain) VisibleProbs(dst []float64) { c.c.VisibleProbs(dst) }
+
+// LogUnnorm implements Chain: log f_β(v).
+func (c *RBMChain) LogUnnorm(beta float64) float64 { return c.c.LogUnnorm(beta) }
+
+// rbmChain is RBMChain in the precision F.
+type rbmChain[F kernel.Float] struct {
+	p          *rbmPath[F]
+	v          []uint8
+	vOn        int
+	vUp, vDown []int32       // visible units turned on/off since x was last synced
+	xStale     bool          // x must be recomputed from scratch
+	sinceX     int           // incremental updates of x since the last recomputation
+	aAv, aBv   float64       // a_Aᵀv, a_Bᵀv, synced with x
+	sa, sb     layerState[F] // hidden layers of A and B
+	idx        []int32       // scratch
+	z, e, e2   []F           // scratch
+}
+
+type layerState[F kernel.Float] struct {
+	x          []F // b + Wᵀv
 	h          []uint8
 	hOn        int
-	hUp, hDown []int32   // hidden units turned on/off since y was last synced
-	y          []float64 // W h
+	hUp, hDown []int32 // hidden units turned on/off since y was last synced
+	y          []F     // W h
 	yStale     bool
 	sinceY     int
 }
 
-// SampleBase implements Chain: v ~ p_A exactly. It panics on a path made
-// by NewRBMPathFromStates, whose chains are started by SetVisible.
-func (c *RBMChain) SampleBase(rng *rand.Rand) {
+func (c *rbmChain[F]) SampleBase(rng *rand.Rand) {
 	p := c.p
 	if p.fromStates {
 		panic("inference: SampleBase on an RBMPath from NewRBMPathFromStates; start its chains with SetVisible")
@@ -311,20 +425,16 @@ func b2u(b bool) uint8 {
 	return 0
 }
 
-// SetVisible sets the visible state to v (0/1 values; RAISE starts from a
-// data vector this way).
-func (c *RBMChain) SetVisible(v []uint8) {
+func (c *rbmChain[F]) SetVisible(v []uint8) {
 	for i := range c.v {
 		c.v[i] = b2u(v[i] != 0)
 	}
 	c.resetVisible()
 }
 
-// Visible returns the current visible state (read-only; valid until the next
-// call that changes the chain).
-func (c *RBMChain) Visible() []uint8 { return c.v }
+func (c *rbmChain[F]) Visible() []uint8 { return c.v }
 
-func (c *RBMChain) resetVisible() {
+func (c *rbmChain[F]) resetVisible() {
 	c.vOn = 0
 	for _, b := range c.v {
 		c.vOn += int(b)
@@ -336,7 +446,7 @@ func (c *RBMChain) resetVisible() {
 }
 
 // syncX brings x_A, x_B, a_Aᵀv and a_Bᵀv up to date with v.
-func (c *RBMChain) syncX() {
+func (c *rbmChain[F]) syncX() {
 	p := c.p
 	nf := len(c.vUp) + len(c.vDown)
 	switch {
@@ -344,14 +454,14 @@ func (c *RBMChain) syncX() {
 		c.fullX()
 	case nf > 0:
 		for _, L := range [2]struct {
-			st *layerState
-			l  *rbmLayer
+			st *layerState[F]
+			l  *rbmLayer[F]
 		}{{&c.sb, &p.lb}, {&c.sa, &p.la}} {
 			if L.l.weightless {
 				continue
 			}
-			rowsum.AddRows(L.st.x, L.l.w, c.vUp)
-			rowsum.SubRows(L.st.x, L.l.w, c.vDown)
+			addRows(L.st.x, L.l.w, c.vUp)
+			subRows(L.st.x, L.l.w, c.vDown)
 		}
 		aA, aB := p.la.a, p.lb.a
 		for _, i := range c.vUp {
@@ -368,26 +478,26 @@ func (c *RBMChain) syncX() {
 }
 
 // fullX recomputes x from the ones of v, or from the zeros when fewer.
-func (c *RBMChain) fullX() {
+func (c *rbmChain[F]) fullX() {
 	p := c.p
 	fromOnes := c.vOn <= p.d-c.vOn
 	idx := gatherIndices(c.idx, c.v, fromOnes)
 	for _, L := range [2]struct {
-		st *layerState
-		l  *rbmLayer
+		st *layerState[F]
+		l  *rbmLayer[F]
 	}{{&c.sb, &p.lb}, {&c.sa, &p.la}} {
 		if L.l.weightless {
 			continue
 		}
 		if fromOnes {
-			copy(L.st.x, L.l.b)
-			rowsum.AddRows(L.st.x, L.l.w, idx)
+			copy(L.st.x, L.l.bF)
+			addRows(L.st.x, L.l.w, idx)
 		} else {
 			x := L.st.x
 			for j := range x {
-				x[j] = L.l.b[j] + L.l.colSum[j]
+				x[j] = L.l.bF[j] + L.l.colSum[j]
 			}
-			rowsum.SubRows(x, L.l.w, idx)
+			subRows(x, L.l.w, idx)
 		}
 	}
 	aA, aB := p.la.a, p.lb.a
@@ -422,7 +532,7 @@ func gatherIndices(buf []int32, s []uint8, ones bool) []int32 {
 }
 
 // syncY brings y = W h up to date with h for one layer.
-func (c *RBMChain) syncY(st *layerState, L *rbmLayer) {
+func (c *rbmChain[F]) syncY(st *layerState[F], L *rbmLayer[F]) {
 	if L.weightless {
 		// W h = 0 whatever h is (and the layer keeps no weight tables):
 		// y stays at its zeros.
@@ -437,16 +547,16 @@ func (c *RBMChain) syncY(st *layerState, L *rbmLayer) {
 		idx := gatherIndices(c.idx, st.h, fromOnes)
 		if fromOnes {
 			clear(st.y)
-			rowsum.AddRows(st.y, L.wt, idx)
+			addRows(st.y, L.wt, idx)
 		} else {
 			copy(st.y, L.rowSum)
-			rowsum.SubRows(st.y, L.wt, idx)
+			subRows(st.y, L.wt, idx)
 		}
 		st.yStale = false
 		st.sinceY = 0
 	case nf > 0:
-		rowsum.AddRows(st.y, L.wt, st.hUp)
-		rowsum.SubRows(st.y, L.wt, st.hDown)
+		addRows(st.y, L.wt, st.hUp)
+		subRows(st.y, L.wt, st.hDown)
 		st.sinceY++
 	}
 	st.hUp, st.hDown = st.hUp[:0], st.hDown[:0]
@@ -454,14 +564,14 @@ func (c *RBMChain) syncY(st *layerState, L *rbmLayer) {
 
 // hidden draws h ~ σ(βn·x) for one layer; if weight is set it also returns
 // Σ_j softplus(βn x_j) − softplus(βp x_j), sharing the exponentials.
-func (c *RBMChain) hidden(st *layerState, bp, bn float64, weight bool, rng *rand.Rand) float64 {
+func (c *rbmChain[F]) hidden(st *layerState[F], bp, bn float64, weight bool, rng *rand.Rand) float64 {
 	H := len(st.x)
 	en := c.e[:H]
-	expNegAbs(en, st.x, bn)
+	expNegAbsF(en, st.x, bn)
 	d := 0.0
 	if weight {
 		ep := c.e2[:H]
-		expNegAbs(ep, st.x, bp)
+		expNegAbsF(ep, st.x, bp)
 		d = softplusDiff(st.x, en, ep, bn, bp)
 	}
 	var delta int
@@ -471,31 +581,29 @@ func (c *RBMChain) hidden(st *layerState, bp, bn float64, weight bool, rng *rand
 }
 
 // visible draws v ~ σ((1−β)(a_A + W_A h_A) + β(a_B + W_B h_B)).
-func (c *RBMChain) visible(beta float64, rng *rand.Rand) {
+func (c *rbmChain[F]) visible(beta float64, rng *rand.Rand) {
 	p := c.p
 	z := c.z
-	aA, aB, yB := p.la.a[:len(z)], p.lb.a[:len(z)], c.sb.y[:len(z)]
-	ob := 1 - beta
+	aA, aB, yB := p.la.aF[:len(z)], p.lb.aF[:len(z)], c.sb.y[:len(z)]
+	ob, b := F(1-beta), F(beta)
 	if p.la.weightless {
 		for i := range z {
-			z[i] = ob*aA[i] + beta*(aB[i]+yB[i])
+			z[i] = ob*aA[i] + b*(aB[i]+yB[i])
 		}
 	} else {
 		yA := c.sa.y[:len(z)]
 		for i := range z {
-			z[i] = ob*(aA[i]+yA[i]) + beta*(aB[i]+yB[i])
+			z[i] = ob*(aA[i]+yA[i]) + b*(aB[i]+yB[i])
 		}
 	}
 	e := c.e[:len(z)]
-	expNegAbs(e, z, 1)
+	expNegAbsF(e, z, 1)
 	var delta int
 	c.vUp, c.vDown, delta = sampleUnits(c.v, z, e, rng, c.vUp, c.vDown)
 	c.vOn += delta
 }
 
-// Step implements Chain: it returns log f_next(v) − log f_prev(v) and then
-// makes one block-Gibbs transition at β = next.
-func (c *RBMChain) Step(prev, next float64, rng *rand.Rand) float64 {
+func (c *rbmChain[F]) Step(prev, next float64, rng *rand.Rand) float64 {
 	p := c.p
 	c.syncX()
 	d := (next - prev) * (c.aBv - c.aAv - p.dH)
@@ -513,8 +621,7 @@ func (c *RBMChain) Step(prev, next float64, rng *rand.Rand) float64 {
 	return d
 }
 
-// Transition implements Chain: one block-Gibbs transition at β.
-func (c *RBMChain) Transition(beta float64, rng *rand.Rand) {
+func (c *rbmChain[F]) Transition(beta float64, rng *rand.Rand) {
 	p := c.p
 	c.syncX()
 	c.hidden(&c.sb, beta, beta, false, rng)
@@ -526,24 +633,18 @@ func (c *RBMChain) Transition(beta float64, rng *rand.Rand) {
 	c.visible(beta, rng)
 }
 
-// VisibleProbs sets dst_i = σ(z_i), the conditional probabilities
-// p_β(v_i = 1 | h) of the last visible draw, z = (1−β)(a_A + W_A h_A) +
-// β(a_B + W_B h_B) (at β = 1 the model's p(v_i = 1 | h) = σ(a_i + W_{i,:}h),
-// the "mean-field" image of a Gibbs sweep). It is defined only after a
-// Transition or Step; len(dst) must be D.
-func (c *RBMChain) VisibleProbs(dst []float64) {
+func (c *rbmChain[F]) VisibleProbs(dst []float64) {
 	for i, z := range c.z[:len(dst)] {
-		dst[i] = nmath.Sigmoid(z)
+		dst[i] = nmath.Sigmoid(float64(z))
 	}
 }
 
-// LogUnnorm implements Chain: log f_β(v).
-func (c *RBMChain) LogUnnorm(beta float64) float64 {
+func (c *rbmChain[F]) LogUnnorm(beta float64) float64 {
 	p := c.p
 	c.syncX()
 	l := (1-beta)*c.aAv + beta*c.aBv - ((1-beta)*float64(p.lb.H)+beta*float64(p.la.H))*math.Ln2
 	e := c.e[:p.lb.H]
-	expNegAbs(e, c.sb.x, beta)
+	expNegAbsF(e, c.sb.x, beta)
 	l += softplusSumScaled(c.sb.x, e, beta)
 	if p.la.weightless {
 		for _, b := range p.la.b {
@@ -551,7 +652,7 @@ func (c *RBMChain) LogUnnorm(beta float64) float64 {
 		}
 	} else {
 		e := c.e[:p.la.H]
-		expNegAbs(e, c.sa.x, 1-beta)
+		expNegAbsF(e, c.sa.x, 1-beta)
 		l += softplusSumScaled(c.sa.x, e, 1-beta)
 	}
 	return l

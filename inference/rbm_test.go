@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/models/modeltest"
@@ -253,16 +254,25 @@ func TestSampleBaseIsExact(t *testing.T) {
 // TestIncrementalPreactsDoNotDrift runs a 100×80 chain for 3,000 steps with
 // the periodic recomputation (and the switch to recomputing when cheaper)
 // disabled and compares the incrementally updated
-// pre-activations with a recomputation from scratch.
+// pre-activations with a recomputation from scratch, in both precisions.
+// The bound is a few thousand roundings of |x| ≲ 10: 1e-11 in float64,
+// 1e-3 in float32 (2^{−24}·10·3,000·… ≈ 2e-3 for errors of one sign; they
+// are of both signs).
 func TestIncrementalPreactsDoNotDrift(t *testing.T) {
+	t.Run("float64", func(t *testing.T) { testDrift[float64](t, 1e-11) })
+	t.Run("float32", func(t *testing.T) { testDrift[float32](t, 1e-3) })
+}
+
+func testDrift[F kernel.Float](t *testing.T, tol float64) {
 	m := randRBM(100, 80, 0.3, 1, 4)
-	path, err := NewBaseRatePath(m, nil)
+	path, err := NewBaseRatePathIn(kernel.Of[F](), m, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	path.recompute = math.MaxInt
-	path.alwaysIncremental = true
-	c := path.NewRBMChain()
+	pf := pathOf[F](path)
+	pf.recompute = math.MaxInt
+	pf.alwaysIncremental = true
+	c := chainOf[F](path.NewRBMChain())
 	rng := rand.New(rand.NewPCG(1, 1))
 	c.SampleBase(rng)
 	betas := LinearSchedule(3000)
@@ -278,22 +288,22 @@ func TestIncrementalPreactsDoNotDrift(t *testing.T) {
 	if incremental < 2900 || c.sinceX < 2900 || c.sb.sinceY < 2900 {
 		t.Fatalf("only %d incremental updates (%d since the last recomputation): the test does not exercise the incremental path", incremental, c.sinceX)
 	}
-	x := append([]float64(nil), c.sb.x...)
-	y := append([]float64(nil), c.sb.y...)
+	x := append([]F(nil), c.sb.x...)
+	y := append([]F(nil), c.sb.y...)
 	aBv := c.aBv
 	c.fullX()
 	c.sb.yStale = true
-	c.syncY(&c.sb, &path.lb)
+	c.syncY(&c.sb, &pf.lb)
 	worst := 0.0
 	for j := range x {
-		worst = max(worst, math.Abs(x[j]-c.sb.x[j]))
+		worst = max(worst, math.Abs(float64(x[j]-c.sb.x[j])))
 	}
 	for i := range y {
-		worst = max(worst, math.Abs(y[i]-c.sb.y[i]))
+		worst = max(worst, math.Abs(float64(y[i]-c.sb.y[i])))
 	}
 	worst = max(worst, math.Abs(aBv-c.aBv))
 	t.Logf("max |incremental − recomputed| after %d steps: %.3g", len(betas)-1, worst)
-	if worst > 1e-11 {
+	if worst > tol {
 		t.Fatalf("pre-activations drifted by %.3g", worst)
 	}
 }

@@ -45,7 +45,7 @@ func benchUpdateStd(b *testing.B, persistent bool, k int, ref, f32 bool, std flo
 	m := models.NewRBM(784, 500)
 	tr, err := NewRBMTrainer(m, RBMOptions{
 		Persistent: persistent, BatchSize: 100, WeightDecay: 2e-4,
-		Schedule: constSchedule{k: k, lr: 0.05, mom: 0.5}, Float32: f32,
+		Schedule: constSchedule{k: k, lr: 0.05, mom: 0.5}, Precision: precisionOf(f32),
 	}, 1)
 	if err != nil {
 		b.Fatal(err)
@@ -89,7 +89,7 @@ func BenchmarkCD1Update784x500Ref(b *testing.B)  { benchUpdateImpl(b, false, 1, 
 func BenchmarkPCD1Update784x500Ref(b *testing.B) { benchUpdateImpl(b, true, 1, true, false) }
 
 // BenchmarkCD1Update784x500Float32 and BenchmarkPCD1Update784x500Float32
-// are the updates with RBMOptions.Float32.
+// are the updates in float32 (RBMOptions.Precision).
 func BenchmarkCD1Update784x500Float32(b *testing.B)  { benchUpdateImpl(b, false, 1, false, true) }
 func BenchmarkPCD1Update784x500Float32(b *testing.B) { benchUpdateImpl(b, true, 1, false, true) }
 

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
@@ -51,13 +52,15 @@ type RBMOptions struct {
 	UpScale, DownScale float64
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
-	// Float32 makes the Gibbs sweeps and the gradient's sums read float32
-	// copies of W, Wᵀ and the biases and keep the hidden probabilities and
-	// row sums in float32 (half the bytes, twice the SIMD lanes), with
-	// cheaper Bernoulli draws; the parameters, their velocities and the
-	// update stay float64 (see rbm_fast.go). false keeps every number of
-	// the float64 trainer.
-	Float32 bool
+	// Precision kernel.Float32 makes the Gibbs sweeps and the gradient's
+	// sums read float32 copies of W, Wᵀ and the biases and keep the hidden
+	// probabilities and row sums in float32 (half the bytes, twice the SIMD
+	// lanes), with cheaper Bernoulli draws; the parameters, their
+	// velocities and the update stay float64 (see rbm_fast.go).
+	// kernel.Float64 (or unset) keeps every number of the float64 trainer.
+	// The checkpoint records it, and a resume in the other precision is
+	// refused (kernel.Check).
+	Precision kernel.Precision
 }
 
 // RBMTrainer trains an RBM by stochastic gradient ascent on the
@@ -85,7 +88,8 @@ type RBMTrainer struct {
 	perm             []int
 	ready            bool
 	fast             fastBuffers // states of the binary fast path (rbm_fast.go)
-	// f64 or (Opt.Float32) f32 are the fast path's reads in its precision.
+	// f64 or (Opt.Precision float32) f32 are the fast path's reads in its
+	// precision.
 	f64  *fastMats[float64]
 	f32  *fastMats[float32]
 	wtOK bool // f64/f32 hold the parameters (kept by the fast path's update)
@@ -127,6 +131,11 @@ func NewRBMTrainer(m *models.RBM, opt RBMOptions, seed uint64) (*RBMTrainer, err
 	if opt.Schedule == nil {
 		return nil, errors.New("no schedule")
 	}
+	prec, err := kernel.Parse(string(opt.Precision), kernel.Float64)
+	if err != nil {
+		return nil, err
+	}
+	opt.Precision = prec
 	if opt.Persistent && opt.Chains <= 0 {
 		opt.Chains = opt.BatchSize
 	}
@@ -206,7 +215,7 @@ func (t *RBMTrainer) setup() {
 		v: make([]uint8, o.BatchSize*D), vr: make([]float64, o.BatchSize*D),
 		vk: make([]uint8, R*D),
 	}
-	if o.Float32 {
+	if o.Precision == kernel.Float32 {
 		t.f32 = newFastMats32(t, n, o.BatchSize, R)
 	} else {
 		t.wt = make([]float64, D*H)

@@ -16,7 +16,7 @@ package train
 //
 // Both phases are written once for the precision F of what they read
 // (fastMats): float64 reads W, its transpose and the biases themselves;
-// float32 (RBMOptions.Float32) reads float32 copies of them, rounded from
+// float32 (RBMOptions.Precision) reads float32 copies of them, rounded from
 // the float64 parameters after every update, and keeps P and P_k, the
 // pre-activations and the row sums of the gradient in float32. The
 // parameters, their velocities and the update stay float64 in both.

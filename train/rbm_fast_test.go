@@ -222,7 +222,7 @@ func TestFloat32UpdateMatchesFloat64(t *testing.T) {
 		mk := func(f32 bool) *RBMTrainer {
 			tr, err := NewRBMTrainer(models.NewRBM(40, 30), RBMOptions{
 				Persistent: c.pcd, Chains: 35, BatchSize: 60, WeightDecay: 1e-3, UpScale: c.up, DownScale: c.down,
-				Schedule: constSchedule{k: c.k, lr: 0.1, mom: 0.5}, Workers: 2, Float32: f32,
+				Schedule: constSchedule{k: c.k, lr: 0.1, mom: 0.5}, Workers: 2, Precision: precisionOf(f32),
 			}, 7)
 			if err != nil {
 				t.Fatal(err)
@@ -296,7 +296,7 @@ func TestIncrementalGibbsMatchesFull(t *testing.T) {
 				incrementalGibbs = inc
 				tr, err := NewRBMTrainer(models.NewRBM(40, 30), RBMOptions{
 					Persistent: c.pcd, Chains: 35, BatchSize: 60, WeightDecay: 1e-3, UpScale: c.up, DownScale: c.down,
-					Schedule: constSchedule{k: c.k, lr: 0.1, mom: 0.5}, Workers: 2, Float32: f32,
+					Schedule: constSchedule{k: c.k, lr: 0.1, mom: 0.5}, Workers: 2, Precision: precisionOf(f32),
 				}, 7)
 				if err != nil {
 					t.Fatal(err)

@@ -102,13 +102,13 @@ func newTrainer(t *testing.T, persistent bool, seed uint64, workers int) *RBMTra
 	return newTrainerIn(t, false, persistent, seed, workers)
 }
 
-// newTrainerIn is newTrainer with RBMOptions.Float32 = f32.
+// newTrainerIn is newTrainer in float32 when f32 is set.
 func newTrainerIn(t *testing.T, f32, persistent bool, seed uint64, workers int) *RBMTrainer {
 	t.Helper()
 	m := models.NewRBM(10, 6)
 	tr, err := NewRBMTrainer(m, RBMOptions{
 		Persistent: persistent, Chains: 50, BatchSize: 40, WeightDecay: 1e-4, Shuffle: true,
-		Schedule: constSchedule{k: 1, lr: 0.1, mom: 0.5}, Workers: workers, Float32: f32,
+		Schedule: constSchedule{k: 1, lr: 0.1, mom: 0.5}, Workers: workers, Precision: precisionOf(f32),
 	}, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -224,8 +224,8 @@ func TestResumeEqualsUninterrupted(t *testing.T) {
 		}
 		other := newTrainerIn(t, !f32, pcd, 999, 1)
 		want := map[bool][]string{
-			false: {"trained in float64 precision, the experiment asks for float32", "older runs trained in float64 by default", "set train.precision: float64 to continue it"},
-			true:  {"trained in float32 precision, the experiment asks for float64", "set train.precision: float32 to continue it"},
+			false: {"trained in float64 precision, this trainer runs in float32", "older runs trained in float64 by default", "set the precision back to float64"},
+			true:  {"trained in float32 precision, this trainer runs in float64", "set the precision back to float32"},
 		}[f32]
 		err := other.Resume(loaded)
 		for _, w := range want {

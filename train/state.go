@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -19,30 +20,37 @@ type trainState struct {
 	// UpScale and DownScale are saved when not 1 (DBM pretraining).
 	UpScale   float64 `json:"up_scale,omitempty"`
 	DownScale float64 `json:"down_scale,omitempty"`
-	// Float32 is RBMOptions.Float32 (saved when true).
+	// Precision is RBMOptions.Precision, always saved.
+	Precision kernel.Precision `json:"precision,omitempty"`
+	// Float32 is how checkpoints written before Precision recorded a
+	// float32 trainer (true; absent for float64); read, never written.
 	Float32 bool `json:"float32,omitempty"`
 }
 
-// precisionName names the precision of RBMOptions.Float32.
-func precisionName(f32 bool) string {
-	if f32 {
-		return "float32"
+// precision is the precision the checkpoint was trained in: Precision, or
+// for an older checkpoint float32 when it says so, else float64.
+func (st trainState) precision() kernel.Precision {
+	if st.Float32 {
+		return kernel.Float32
 	}
-	return "float64"
+	return st.Precision.Or(kernel.Float64)
 }
 
 // precisionMismatch is the error of resuming a checkpoint trained in one
-// precision in the other; it names the setting that continues it. CD and
-// PCD train in float32 unless train.precision is set, and trained in
-// float64 by default before, so a float64 checkpoint of a config without
-// the key is the likely case.
-func precisionMismatch(was, now bool) error {
+// precision in the other: kernel.Check's, with the setting that continues
+// it. CD and PCD train in float32 unless train.precision is set, and
+// trained in float64 by default before, so a float64 checkpoint of a
+// config without the key is the likely case.
+func precisionMismatch(was, now kernel.Precision) error {
+	err := kernel.Check("checkpoint", was, now)
+	if err == nil {
+		return nil
+	}
 	why := ""
-	if !was && now {
+	if was == kernel.Float64 && now == kernel.Float32 {
 		why = "; cd and pcd train in float32 unless train.precision is set, and older runs trained in float64 by default"
 	}
-	return fmt.Errorf("checkpoint was trained in %s precision, the experiment asks for %s (a resumed run must repeat the uninterrupted one%s): set train.precision: %s to continue it",
-		precisionName(was), precisionName(now), why, precisionName(was))
+	return fmt.Errorf("%w%s", err, why)
 }
 
 // zeroIfOne returns 0 for 1, so that ordinary RBMs keep their meta as it was.
@@ -63,7 +71,7 @@ func (t *RBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 		return nil, err
 	}
 	js, err := json.Marshal(trainState{Epoch: t.done, Persistent: t.Opt.Persistent, Chains: t.Opt.Chains,
-		UpScale: zeroIfOne(t.up), DownScale: zeroIfOne(t.down), Float32: t.Opt.Float32})
+		UpScale: zeroIfOne(t.up), DownScale: zeroIfOne(t.down), Precision: t.Opt.Precision})
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +146,8 @@ func (t *RBMTrainer) Resume(c *models.Checkpoint) error {
 	if up, down := scaleOrOne(st.UpScale), scaleOrOne(st.DownScale); up != t.up || down != t.down {
 		return fmt.Errorf("checkpoint was trained with input scales up %v, down %v; the experiment asks for %v, %v", up, down, t.up, t.down)
 	}
-	if st.Float32 != t.Opt.Float32 {
-		return precisionMismatch(st.Float32, t.Opt.Float32)
+	if err := precisionMismatch(st.precision(), t.Opt.Precision); err != nil {
+		return err
 	}
 	get := func(name string, n int) ([]float64, error) {
 		a, ok := c.State[name]

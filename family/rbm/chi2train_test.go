@@ -103,7 +103,7 @@ func TestFloat32FromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(c.Meta.Train), `"float32":true`) {
+	if !strings.Contains(string(c.Meta.Train), `"precision":"float32"`) {
 		t.Errorf("checkpoint training state %s does not record float32", c.Meta.Train)
 	}
 }

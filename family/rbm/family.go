@@ -7,6 +7,7 @@ import (
 	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit"
 	"github.com/logz-ml/logz/family/kit/estim"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -76,7 +77,7 @@ func Options(t *Layer, workers int) train.RBMOptions {
 		Shuffle:     t.Shuffle,
 		Schedule:    *t,
 		Workers:     workers,
-		Float32:     t.PrecisionInUse() == "float32",
+		Precision:   kernel.Precision(t.PrecisionInUse()),
 		Epochs:      t.Epochs,
 	}
 }
@@ -125,4 +126,4 @@ func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 // Sandwich runs ais and raise from one start at growing K until their
 // bracket closes (estim.SandwichDef).
 var Sandwich = estim.SandwichDef(AIS, RAISE,
-	AISSettings{estim.AIS{Runs: 100, MinESSFraction: 0.1}}, estim.SandwichRAISE())
+	AISSettings{AIS: estim.AIS{Runs: 100, MinESSFraction: 0.1}}, estim.SandwichRAISE())

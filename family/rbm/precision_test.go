@@ -59,8 +59,8 @@ func TestDefaultPrecision(t *testing.T) {
 			t.Errorf("%s %s: precision %q, want %q", c.model, c.train, l.Precision, c.want)
 		}
 		if l.Method != "chi2" {
-			if got := rbm.Options(l, 1).Float32; got != (c.want == "float32") {
-				t.Errorf("%s %s: trainer options Float32 = %v, want %v", c.model, c.train, got, c.want == "float32")
+			if got := rbm.Options(l, 1).Precision; string(got) != c.want {
+				t.Errorf("%s %s: trainer options Precision = %q, want %q", c.model, c.train, got, c.want)
 			}
 		}
 		res, err := f.Resolved()
@@ -93,7 +93,7 @@ func TestDefaultPrecisionTrains(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(c.Meta.Train), `"float32":true`) {
+		if !strings.Contains(string(c.Meta.Train), `"precision":"float32"`) {
 			t.Errorf("%s: checkpoint training state %s does not record float32", method, c.Meta.Train)
 		}
 	}

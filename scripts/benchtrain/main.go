@@ -14,6 +14,7 @@ import (
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/family/rbm"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 	"github.com/logz-ml/logz/train"
 )
@@ -53,7 +54,7 @@ func main() {
 			f32  bool
 		}{{"default", def}, {"f32", true}, {"f64", false}} {
 			m := models.NewRBM(set.D, 500)
-			tr, err := train.NewRBMTrainer(m, train.RBMOptions{Persistent: pcd, BatchSize: 100, Shuffle: true, Schedule: sched{*lr}, Float32: c.f32}, 1)
+			tr, err := train.NewRBMTrainer(m, train.RBMOptions{Persistent: pcd, BatchSize: 100, Shuffle: true, Schedule: sched{*lr}, Precision: map[bool]kernel.Precision{true: kernel.Float32, false: kernel.Float64}[c.f32]}, 1)
 			if err != nil {
 				fmt.Fprintln(os.Stderr, err)
 				os.Exit(1)
@@ -90,5 +91,5 @@ func defaultFloat32(method string) (bool, error) {
 	if !ok {
 		return false, fmt.Errorf("benchtrain: train settings %T, want *rbm.Train", f.Experiments[0].Train)
 	}
-	return rbm.Options(&t.Layer, 0).Float32, nil
+	return rbm.Options(&t.Layer, 0).Precision == kernel.Float32, nil
 }
