@@ -10,8 +10,8 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
@@ -656,8 +656,8 @@ func (c *cslChain) hiddenStep(rng *rand.Rand) {
 		c.idx = recomputeRowSum(c.x, m.b, m.colSum, m.w, c.v, c.vOn, c.idx)
 		c.xStale, c.sinceX = false, 0
 	} else if nf > 0 {
-		rowsum.AddRows(c.x, m.w, c.vUp)
-		rowsum.SubRows(c.x, m.w, c.vDown)
+		kernel.AddRows(c.x, m.w, c.vUp)
+		kernel.SubRows(c.x, m.w, c.vDown)
 		c.sinceX++
 		c.incX++
 	}
@@ -676,8 +676,8 @@ func (c *cslChain) syncY() {
 		c.idx = recomputeRowSum(c.y, m.a, m.rowSum, m.wt, c.h, c.hOn, c.idx)
 		c.yStale, c.sinceY = false, 0
 	} else if nf > 0 {
-		rowsum.AddRows(c.y, m.wt, c.hUp)
-		rowsum.SubRows(c.y, m.wt, c.hDown)
+		kernel.AddRows(c.y, m.wt, c.hUp)
+		kernel.SubRows(c.y, m.wt, c.hDown)
 		c.sinceY++
 		c.incY++
 	}
@@ -709,13 +709,13 @@ func recomputeRowSum(dst, bias, all, w []float64, s []uint8, on int, idx []int32
 	}
 	if fromOnes {
 		copy(dst, bias)
-		rowsum.AddRows(dst, w, idx)
+		kernel.AddRows(dst, w, idx)
 	} else {
 		bias, all = bias[:len(dst)], all[:len(dst)]
 		for j := range dst {
 			dst[j] = bias[j] + all[j]
 		}
-		rowsum.SubRows(dst, w, idx)
+		kernel.SubRows(dst, w, idx)
 	}
 	return idx
 }

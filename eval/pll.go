@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/internal/expvec"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -141,7 +141,7 @@ func (k *pllKernel) example(r []uint8) float64 {
 		k.v[i] = float64(b)
 	}
 	m.HiddenPreact(k.pre, k.v)
-	expvec.SigPair(k.sig, k.comp, k.pre)
+	kernel.SigPair(k.sig, k.comp, k.pre)
 	sig, comp := k.sig[:H], k.comp[:H]
 	pll := 0.0
 	for i, vi := range k.v {

@@ -4,13 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/logz-ml/logz/internal/gemm"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/models"
 )
 
 // vaeISBatch is how many proposals of a work item are drawn before the
-// decoder runs on them together (matrix–matrix products, gemm.Cols).
+// decoder runs on them together (matrix–matrix products, kernel.GemmCols).
 const vaeISBatch = 100
 
 // vaeBatchModel is a VAE's decoder (and RBM prior) laid out for batched
@@ -163,11 +163,11 @@ func (bm *vaeBatchModel) decode(s *vaeBatchScratch, n int) {
 	for l := range L {
 		w := sz[l+1]
 		if l == L-1 {
-			gemm.Cols(gemm.Set, 1, n, 0, w, k, in, k, bm.aug[l], w, s.logits, w)
+			kernel.GemmCols(kernel.GemmSet, 1, n, 0, w, k, in, k, bm.aug[l], w, s.logits, w)
 			break
 		}
 		h := s.hidden[l]
-		gemm.Cols(gemm.Set, 1, n, 0, w, k, in, k, bm.aug[l], w, h[1:], w+1)
+		kernel.GemmCols(kernel.GemmSet, 1, n, 0, w, k, in, k, bm.aug[l], w, h[1:], w+1)
 		for r := range n {
 			row := h[r*(w+1)+1 : (r+1)*(w+1)]
 			for j, v := range row {
@@ -178,7 +178,7 @@ func (bm *vaeBatchModel) decode(s *vaeBatchScratch, n int) {
 	}
 	if p := bm.m.Prior; p != nil {
 		Z := sz[0]
-		gemm.Cols(gemm.Set, 1, n, 0, p.NHid, Z+1, s.zf, Z+1, bm.prior, p.NHid, s.pre, p.NHid)
+		kernel.GemmCols(kernel.GemmSet, 1, n, 0, p.NHid, Z+1, s.zf, Z+1, bm.prior, p.NHid, s.pre, p.NHid)
 	}
 }
 

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -418,8 +418,8 @@ func (c *DBMChain) sync(l int) {
 	case nf > 0:
 		z := c.z[l]
 		for _, f := range p.feeds[l] {
-			rowsum.AddRows(z, f.m, c.up[f.src])
-			rowsum.SubRows(z, f.m, c.down[f.src])
+			kernel.AddRows(z, f.m, c.up[f.src])
+			kernel.SubRows(z, f.m, c.down[f.src])
 		}
 		c.since[l]++
 	}
@@ -435,13 +435,13 @@ func (c *DBMChain) recomputeZ(l int) {
 		ones := c.on[s] <= len(c.x[s])-c.on[s]
 		idx := gatherIndices(c.idx, c.x[s], ones)
 		if ones {
-			rowsum.AddRows(z, f.m, idx)
+			kernel.AddRows(z, f.m, idx)
 			continue
 		}
 		for j, t := range f.all[:len(z)] {
 			z[j] += t
 		}
-		rowsum.SubRows(z, f.m, idx)
+		kernel.SubRows(z, f.m, idx)
 	}
 	c.stale[l] = false
 	c.since[l] = 0

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 
 	"github.com/logz-ml/logz/internal/kernel"
-	"github.com/logz-ml/logz/internal/rowsum"
 )
 
 // two32 is 2^32: a 32-bit uniform integer k stands for u = k·2^{−32} ∈ [0,1).
@@ -169,17 +168,17 @@ func expNegAbsF[F kernel.Float](dst, x []F, beta float64) {
 func addRows[F kernel.Float](dst, w []F, idx []int32) {
 	switch d := any(dst).(type) {
 	case []float64:
-		rowsum.AddRows(d, any(w).([]float64), idx)
+		kernel.AddRows(d, any(w).([]float64), idx)
 	case []float32:
-		rowsum.AddRows32(d, any(w).([]float32), idx)
+		kernel.AddRows32(d, any(w).([]float32), idx)
 	}
 }
 
 func subRows[F kernel.Float](dst, w []F, idx []int32) {
 	switch d := any(dst).(type) {
 	case []float64:
-		rowsum.SubRows(d, any(w).([]float64), idx)
+		kernel.SubRows(d, any(w).([]float64), idx)
 	case []float32:
-		rowsum.SubRows32(d, any(w).([]float32), idx)
+		kernel.SubRows32(d, any(w).([]float32), idx)
 	}
 }

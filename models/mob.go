@@ -3,9 +3,9 @@ package models
 import (
 	"fmt"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/npyx"
-	"github.com/logz-ml/logz/internal/rowsum"
 )
 
 // MaxMoBComponents bounds the components of a mixture of Bernoullis: a
@@ -102,7 +102,7 @@ func (m *MoB) LogMix() []float64 {
 
 // MoBTables are a mixture's parameters laid out for evaluating many x:
 // the logits transposed, Lt[d·K + k] = η_kd (so that Σ_{d: x_d=1} η_kd
-// over k is a sum of the rows of Lt that x selects, rowsum.AddRows), and
+// over k is a sum of the rows of Lt that x selects, kernel.AddRows), and
 // Base_k = log π_k − Σ_d softplus(η_kd), the log-joint of x = 0.
 type MoBTables struct {
 	K, D int
@@ -151,7 +151,7 @@ func OnUnits(x []uint8, buf []int32) []int32 {
 func (t *MoBTables) Joint(a []float64, on []int32) {
 	a = a[:t.K]
 	copy(a, t.Base)
-	rowsum.AddRows(a, t.Lt, on)
+	kernel.AddRows(a, t.Lt, on)
 }
 
 // LogProb returns log p(x) = logsumexp_k a_k and leaves a_k = log π_k +

@@ -9,10 +9,9 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
-	"github.com/logz-ml/logz/internal/expvec"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
-	"github.com/logz-ml/logz/internal/seqsum"
 	"github.com/logz-ml/logz/internal/shard"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
@@ -375,7 +374,7 @@ func (c *estChain) recompute() {
 			}
 			k := n.Sizes[l]
 			c.span[1] = int32(len(on))
-			seqsum.AddSelected(in, k, c.e.wt[l+1], k, k, on, c.span[:])
+			kernel.AddSelected(in, k, c.e.wt[l+1], k, k, on, c.span[:])
 		}
 		if c.e.st != nil {
 			c.addWithin(l, in, c.h[l])
@@ -436,7 +435,7 @@ func logJointOf(ins, hs [][]float64, beta float64, ex []float64) float64 {
 		for i, v := range in {
 			e[i] = -math.Abs(beta * v)
 		}
-		expvec.Exp(e, e)
+		kernel.Exp(e, e)
 		for i, v := range in {
 			a := beta * v
 			sp := math.Log1p(e[i])

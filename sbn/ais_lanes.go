@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 
-	"github.com/logz-ml/logz/internal/expvec"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/sbn/internal/sigpair"
 )
@@ -226,11 +226,11 @@ func (w *aisLanes) setBeta(beta float64) {
 			for i, v := range src[lo:hi] {
 				xs[i] = beta * v
 			}
-			expvec.Exp(ep[lo:hi], xs)
+			kernel.Exp(ep[lo:hi], xs)
 			for i := range xs {
 				xs[i] = -xs[i]
 			}
-			expvec.Exp(en[lo:hi], xs)
+			kernel.Exp(en[lo:hi], xs)
 			for i, v := range xs {
 				if math.Abs(v) > extreme {
 					ep[lo+i], en[lo+i] = math.NaN(), math.NaN()
@@ -265,11 +265,11 @@ func (e *estNet) newSteps(K int) *aisSteps {
 			}
 			m[i] = v / float64(K)
 		}
-		expvec.Exp(p, m)
+		kernel.Exp(p, m)
 		for i, x := range m {
 			m[i] = -x
 		}
-		expvec.Exp(m, m)
+		kernel.Exp(m, m)
 		return p, m
 	}
 	st.wp, st.wn = make([][]float64, len(e.wt)), make([][]float64, len(e.wt))
@@ -375,8 +375,8 @@ func (w *aisLanes) weights(g int, b0, b1 float64) {
 		for i, v := range in {
 			a1[i], a0[i] = b1*v, b0*v
 		}
-		expvec.SigPair(s, t, a1)
-		expvec.SigPair(s0, t0, a0)
+		kernel.SigPair(s, t, a1)
+		kernel.SigPair(s0, t0, a0)
 		if l == 0 {
 			var top [4]float64
 			for i, v := range in {
@@ -481,7 +481,7 @@ func (w *aisLanes) update(g, l, u int, d [4]float64, active int) {
 	nl, nc := len(w.h[l])/(4*w.ng), len(w.h[l-1])/(4*w.ng)
 	ol, oc := g*nl*4, g*nc*4
 	var D, sig [4]float64
-	expvec.Sigmoid(sig[:], w.cur.gain[:]) // nmath.Sigmoid's bits
+	kernel.Sigmoid(sig[:], w.cur.gain[:]) // nmath.Sigmoid's bits
 	flips := false
 	for q := range 4 {
 		k := 4*g + q
@@ -666,7 +666,7 @@ func (w *aisLanes) normalise(g int) {
 	for i, v := range in {
 		a[i] = w.beta * v
 	}
-	expvec.SigPair(s, t, a)
+	kernel.SigPair(s, t, a)
 	for i, v := range a {
 		if math.Abs(v) > extreme {
 			s[i], t[i] = math.NaN(), math.NaN()

@@ -1,8 +1,7 @@
 package sbn
 
 import (
-	"github.com/logz-ml/logz/internal/expvec"
-	"github.com/logz-ml/logz/internal/seqsum"
+	"github.com/logz-ml/logz/internal/kernel"
 )
 
 // The gradient of a chunk's kept Gibbs states, batched.
@@ -122,7 +121,7 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 			copy(A[m*k:(m+1)*k], n.B[l])
 		}
 		if l < L {
-			seqsum.AddSelected(A, k, wt[l+1], k, k, b.on[l+1], b.span[l+1][:2*M])
+			kernel.AddSelected(A, k, wt[l+1], k, k, b.on[l+1], b.span[l+1][:2*M])
 		}
 		var s []float64
 		if n.S != nil {
@@ -139,7 +138,7 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 					}
 				}
 			}
-			expvec.SigmoidBern(A, A)
+			kernel.SigmoidBern(A, A)
 			continue
 		}
 		for m := range M {
@@ -173,7 +172,7 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 			}
 		}
 		if l < L {
-			seqsum.AddSelected(g.W[l+1], k, A, k, k, b.sel[l+1], b.sspan[l+1][:2*n.Sizes[l+1]])
+			kernel.AddSelected(g.W[l+1], k, A, k, k, b.sel[l+1], b.sspan[l+1][:2*n.Sizes[l+1]])
 		}
 		if g.S != nil {
 			gs := g.S[l]

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/seeds"
-	"github.com/logz-ml/logz/internal/seqsum"
 	"github.com/logz-ml/logz/internal/shard"
 )
 
@@ -196,7 +196,7 @@ func (c *estChain) importance(m int, rng *rand.Rand) nmath.LogWeights {
 					}
 					b.span[2*p+1] = int32(len(on))
 				}
-				seqsum.AddSelected(in, k, c.e.wt[l+1], k, k, on, b.span[:2*B])
+				kernel.AddSelected(in, k, c.e.wt[l+1], k, k, on, b.span[:2*B])
 			}
 			if c.e.st != nil {
 				for p := range B {

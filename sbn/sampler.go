@@ -4,10 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/logz-ml/logz/internal/expvec"
 	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/seqsum"
 	"github.com/logz-ml/logz/sbn/internal/sigpair"
 )
 
@@ -150,7 +148,7 @@ func (g *gibbsTables) refresh(n *Net) {
 func transposeExp(w []float64, r, c int, t, ep, en, row []float64) {
 	for i := range r {
 		wi := w[i*c : (i+1)*c]
-		expvec.Exp(row[:c], wi)
+		kernel.Exp(row[:c], wi)
 		for j, x := range wi {
 			t[j*r+i] = x
 			if math.Abs(x) > sigpair.Extreme8 {
@@ -354,7 +352,7 @@ func (c *gibbsChains[F]) refresh(active int, g *gibbsTables) {
 				continue
 			}
 			ps, pt := c.ps[:m], c.pt[:m]
-			expvec.SigPair(ps, pt, ak)
+			kernel.SigPair(ps, pt, ak)
 			for i, a := range ak {
 				o := c.idx(l, k, i)
 				c.a[l][o] = F(a)
@@ -405,7 +403,7 @@ func (c *gibbsChains[F]) materialise(g *gibbsTables, k int) {
 	a := c.a0[k*m : (k+1)*m]
 	clear(a)
 	c.span[0], c.span[1] = 0, int32(len(on))
-	seqsum.AddSelected(a, m, g.wt[1], m, m, on, c.span)
+	kernel.AddSelected(a, m, g.wt[1], m, m, on, c.span)
 	var s []float64
 	if n.S != nil {
 		s = n.S[0]
@@ -427,7 +425,7 @@ func (c *gibbsChains[F]) visibleOdds(k int) {
 	m := c.n.Sizes[0]
 	a := c.a0[k*m : (k+1)*m]
 	e := c.ps[:m]
-	expvec.Exp(e, a)
+	kernel.Exp(e, a)
 	// Σ softplus(a_i): the log of products of up to 16 factors 1 + e^{a_i}
 	// (each below 1 + e^{30}), the other terms one by one.
 	sp, prod, cnt := 0.0, 1.0, 0
@@ -674,7 +672,7 @@ func (c *gibbsChains[F]) sweep(g *gibbsTables, rngs []*rand.Rand) {
 	for l := 1; l <= c.n.Layers(); l++ {
 		for j := range c.n.Sizes[l] {
 			c.logOdds(g, l, j)
-			expvec.Sigmoid(c.sig[:c.active], c.lo[:c.active])
+			kernel.Sigmoid(c.sig[:c.active], c.lo[:c.active])
 			for k := range c.active {
 				c.v[k] = 0
 				if rngs[k].Float64() < c.sig[k] {
@@ -713,7 +711,7 @@ func (n *Net) laneActivations(g *gibbsTables, l, active int, lon, lspan [][]int3
 	sum = sum[:active*m]
 	clear(sum)
 	if l < n.Layers() {
-		seqsum.AddSelected(sum, m, g.wt[l+1], m, m, lon[l+1], lspan[l+1][:2*active])
+		kernel.AddSelected(sum, m, g.wt[l+1], m, m, lon[l+1], lspan[l+1][:2*active])
 	}
 	var s []float64
 	if n.S != nil {
@@ -741,7 +739,7 @@ func (n *Net) visibleDots(active, L int, lon, lspan [][]int32, sum, dot1 []float
 	m := n.Sizes[1]
 	dot := sum[:active*m]
 	clear(dot)
-	seqsum.AddSelected(dot, m, n.W[1], m, m, lon[0], lspan[0][:2*active])
+	kernel.AddSelected(dot, m, n.W[1], m, m, lon[0], lspan[0][:2*active])
 	for j := range m {
 		for k := range L {
 			v := 0.0

@@ -6,11 +6,8 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/kernel"
-	"github.com/logz-ml/logz/internal/logistic"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/seeds"
-	transposes "github.com/logz-ml/logz/internal/transpose"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
@@ -23,7 +20,7 @@ import (
 // before every step the parameters are copied (rounded, in float32) to F
 // (W_lᵀ, S_lᵀ, T_lᵀ transposed, so that a binary unit at 1 adds one
 // contiguous row: package rowsum). In float32 every log-likelihood takes
-// one float32 exp per unit (logistic.LogLik); in float64 it is bernTerm's.
+// one float32 exp per unit (kernel.LogLik32); in float64 it is bernTerm's.
 // The uniforms of the draws are 24-bit in both.
 //
 // A dynamics step runs in parallel phases, each a list of items that
@@ -100,7 +97,7 @@ type isEngine[F kernel.Float] struct {
 
 // isKernels are the kernels of precision F: sums of selected rows
 // (package rowsum), the Bernoulli log-likelihood with σ of the logits
-// (logistic.LogLik in float32, one float32 exp per unit; bernTerm in
+// (kernel.LogLik32 in float32, one float32 exp per unit; bernTerm in
 // float64) and the transpose of a block.
 type isKernels[F kernel.Float] struct {
 	addRows       func(dst, w []F, idx []int32)
@@ -114,14 +111,14 @@ func kernelsOf[F kernel.Float]() isKernels[F] {
 	var k any
 	switch kernel.Of[F]() {
 	case kernel.Float32:
-		k = isKernels[float32]{rowsum.AddRows32, rowsum.AddRowsStride32, logistic.LogLik, transposes.Float32}
+		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32}
 	default:
-		k = isKernels[float64]{rowsum.AddRows, rowsum.AddRowsStride, logLik64, transposes.Float64}
+		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64}
 	}
 	return k.(isKernels[F])
 }
 
-// logLik64 is logistic.LogLik in float64: p_j = σ(a_j) and the sum of
+// logLik64 is kernel.LogLik32 in float64: p_j = σ(a_j) and the sum of
 // x_j a_j − softplus(a_j) (bernTerm's, added in order).
 func logLik64(p, a, x []float64) float64 {
 	p, x = p[:len(a)], x[:len(a)]

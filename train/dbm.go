@@ -9,9 +9,8 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
 
-	"github.com/logz-ml/logz/internal/gemm"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -570,7 +569,7 @@ func (t *DBMTrainer) jointBatch(data data.Examples, idx []int, k int, lr, mom fl
 				mt[i*B+r] = x
 			}
 		}
-		t.product(gemm.Set, 1/float64(B), n, n1, B, mt, j.mu[l+1], j.gpos[l])
+		t.product(kernel.GemmSet, 1/float64(B), n, n1, B, mt, j.mu[l+1], j.gpos[l])
 	}
 	// Weight updates, a chunk of rows of one W_l per task.
 	var offs [16]int
@@ -658,7 +657,7 @@ func (t *DBMTrainer) visibleInput(data data.Examples, idx []int) {
 			}
 			in := j.in0[r*n1 : (r+1)*n1]
 			clear(in)
-			rowsum.AddRows(in, m.W[0], on)
+			kernel.AddRows(in, m.W[0], on)
 		}
 	})
 }
@@ -693,10 +692,10 @@ func (t *DBMTrainer) meanField(B int) {
 				}
 			} else {
 				p := m.Sizes[l-1]
-				gemm.Cols(gemm.Set, 1, B, lo, hi, p, below, p, m.W[l-1], n, mu, n)
+				kernel.GemmCols(kernel.GemmSet, 1, B, lo, hi, p, below, p, m.W[l-1], n, mu, n)
 			}
 			if up != nil {
-				gemm.Cols(gemm.Add, 1, B, lo, hi, q, up, q, wt, n, mu, n)
+				kernel.GemmCols(kernel.GemmAdd, 1, B, lo, hi, q, up, q, wt, n, mu, n)
 			}
 			b := m.B[l][lo:hi]
 			for r := range B {
@@ -731,9 +730,9 @@ const dbmColChunk = 64
 
 // product sets c (m×n) to α·a·b, a m×k and b k×n (row-major, packed), or
 // adds α·a·b to it (op), column blocks in parallel.
-func (t *DBMTrainer) product(op gemm.Op, alpha float64, m, n, k int, a, b, c []float64) {
+func (t *DBMTrainer) product(op kernel.GemmOp, alpha float64, m, n, k int, a, b, c []float64) {
 	parallel(chunks(n, dbmColChunk), t.Opt.Workers, func(_, ch int) {
-		gemm.Cols(op, alpha, m, ch*dbmColChunk, min((ch+1)*dbmColChunk, n), k, a, k, b, n, c, n)
+		kernel.GemmCols(op, alpha, m, ch*dbmColChunk, min((ch+1)*dbmColChunk, n), k, a, k, b, n, c, n)
 	})
 }
 
@@ -742,7 +741,7 @@ func (t *DBMTrainer) reconError(B int) float64 {
 	m, j := t.M, t.j
 	D, n1 := m.Sizes[0], m.Sizes[1]
 	z := j.z[:B*D]
-	t.product(gemm.Set, 1, B, D, n1, j.mu[1], j.wt[0], z)
+	t.product(kernel.GemmSet, 1, B, D, n1, j.mu[1], j.wt[0], z)
 	nc := chunks(B, chunkSize)
 	parallel(nc, t.Opt.Workers, func(_, c int) {
 		s := 0.0
@@ -785,11 +784,11 @@ func (t *DBMTrainer) sweep(s *dbmScratch, c int, rng *rand.Rand) {
 			copy(z, m.B[l])
 			if l > 0 {
 				p := m.Sizes[l-1]
-				rowsum.AddRows(z, m.W[l-1], onUnits(s.on, j.chains[l-1][c*p:(c+1)*p]))
+				kernel.AddRows(z, m.W[l-1], onUnits(s.on, j.chains[l-1][c*p:(c+1)*p]))
 			}
 			if l < L {
 				q := m.Sizes[l+1]
-				rowsum.AddRows(z, j.wt[l], onUnits(s.on, j.chains[l+1][c*q:(c+1)*q]))
+				kernel.AddRows(z, j.wt[l], onUnits(s.on, j.chains[l+1][c*q:(c+1)*q]))
 			}
 			x := j.chains[l][c*n : (c+1)*n]
 			for i, zi := range z {
@@ -821,7 +820,7 @@ func (t *DBMTrainer) updateRows(s *dbmScratch, l, lo, hi, B int, lr, mom float64
 					on = append(on, int32(r))
 				}
 			}
-			rowsum.AddRows(g, j.mu[1], on)
+			kernel.AddRows(g, j.mu[1], on)
 			for c := range g {
 				g[c] *= invB
 			}
@@ -835,7 +834,7 @@ func (t *DBMTrainer) updateRows(s *dbmScratch, l, lo, hi, B int, lr, mom float64
 				on = append(on, int32(c))
 			}
 		}
-		rowsum.AddRows(neg, j.chains[l+1], on)
+		kernel.AddRows(neg, j.chains[l+1], on)
 		w, vel := m.W[l][i*n1:(i+1)*n1], j.velW[l][i*n1:(i+1)*n1]
 		for c, x := range w {
 			vel[c] = mom*vel[c] + lr*(g[c]-invM*neg[c]-wd*x)

@@ -9,8 +9,8 @@ import (
 	"runtime"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/internal/seeds"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -78,7 +78,7 @@ func (o MoBOptions) Check() error {
 // block the E-step is parallel over examples (each writes its own row of
 // responsibilities) and the statistics are parallel over pixels (S's row
 // of pixel d is the sum of the responsibility rows of the block's
-// examples with x_d = 1, rowsum.AddRows) — every entry of S and N_k, and
+// examples with x_d = 1, kernel.AddRows) — every entry of S and N_k, and
 // the log-likelihood, is summed in example order, so the result does not
 // depend on Workers or GOMAXPROCS. Nothing is random after the
 // initialisation, so a checkpoint needs the parameters and the epoch
@@ -285,11 +285,11 @@ func (t *MoBTrainer) blockStats(x data.Examples, idx []int) {
 	workgroup.ForEach(chunks+1, workers, func() func(int) {
 		return func(c int) {
 			if c == chunks {
-				rowsum.AddRows(t.nk, r, t.all[:b])
+				kernel.AddRows(t.nk, r, t.all[:b])
 				return
 			}
 			for d := c * chunk; d < min(D, (c+1)*chunk); d++ {
-				rowsum.AddRows(t.s[d*K:(d+1)*K], r, t.pix[t.pixAt[d]:t.pixAt[d+1]])
+				kernel.AddRows(t.s[d*K:(d+1)*K], r, t.pix[t.pixAt[d]:t.pixAt[d+1]])
 			}
 		}
 	})

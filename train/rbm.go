@@ -9,7 +9,6 @@ import (
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -403,7 +402,7 @@ func hiddenProbs(p []float64, m *models.RBM, v []float64, on []int32, up float64
 			}
 		}
 	}
-	rowsum.AddRows(p[:H], m.W, on)
+	kernel.AddRows(p[:H], m.W, on)
 	if up != 1 {
 		for j, x := range p[:H] {
 			p[j] = m.HBias[j] + up*x
@@ -429,7 +428,7 @@ func visiblePre(pre []float64, m *models.RBM, wt []float64, h []float64, on []in
 			on = append(on, int32(j))
 		}
 	}
-	rowsum.AddRows(pre[:m.NVis], wt, on)
+	kernel.AddRows(pre[:m.NVis], wt, on)
 	if down != 1 {
 		for i, x := range pre[:m.NVis] {
 			pre[i] = m.VBias[i] + down*x

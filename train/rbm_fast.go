@@ -29,10 +29,7 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
-	"github.com/logz-ml/logz/internal/logistic"
-	"github.com/logz-ml/logz/internal/rowsum"
-	"github.com/logz-ml/logz/internal/sgd"
-	"github.com/logz-ml/logz/internal/transpose"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
@@ -77,11 +74,11 @@ type fastMats[F fastFloat] struct {
 	subRows func(dst, w []F, idx []int32)
 	// sigmoid sets p = σ(x) (p may alias x); e is scratch of len(x).
 	sigmoid func(p, x, e []F)
-	// step is the update of a row of W with its velocities (sgd.Step), and
+	// step is the update of a row of W with its velocities (kernel.SGDStep), and
 	// in float32 of its copy (row of w); it returns the row's max |W_ij|
 	// and whether it is finite.
 	step func(row, vel []float64, g, copyRow []F, mom, lr, c, wd float64) (float64, bool)
-	// transpose copies an r×c block transposed (transpose.Float64/32).
+	// transpose copies an r×c block transposed (kernel.Transpose64/32).
 	transpose func(dst []F, ldd int, src []F, lds, r, c int)
 }
 
@@ -101,12 +98,12 @@ func newFastMats64(t *RBMTrainer, nTasks, B, R int) *fastMats[float64] {
 	m := t.M
 	return newFastMats(nTasks, m.NVis, m.NHid, B, R, &fastMats[float64]{
 		w: m.W, wt: t.wt, a: m.VBias, b: m.HBias,
-		addRows: rowsum.AddRows, subRows: rowsum.SubRows,
+		addRows: kernel.AddRows, subRows: kernel.SubRows,
 		sigmoid: func(p, x, _ []float64) { inference.Sigmoids(p, x) },
 		step: func(row, vel, g, _ []float64, mom, lr, c, wd float64) (float64, bool) {
-			return sgd.Step(row, vel, g, mom, lr, c, wd)
+			return kernel.SGDStep(row, vel, g, mom, lr, c, wd)
 		},
-		transpose: transpose.Float64,
+		transpose: kernel.Transpose64,
 	})
 }
 
@@ -117,10 +114,10 @@ func newFastMats32(t *RBMTrainer, nTasks, B, R int) *fastMats[float32] {
 	return newFastMats(nTasks, D, H, B, R, &fastMats[float32]{
 		w: make([]float32, D*H), wt: make([]float32, D*H), a: make([]float32, D), b: make([]float32, H),
 		shadow: true, cheap: true,
-		addRows: rowsum.AddRows32, subRows: rowsum.SubRows32,
-		sigmoid:   func(p, x, _ []float32) { logistic.Sigmoid(p, x) },
-		step:      sgd.Step32,
-		transpose: transpose.Float32,
+		addRows: kernel.AddRows32, subRows: kernel.SubRows32,
+		sigmoid:   func(p, x, _ []float32) { kernel.Sigmoid32(p, x) },
+		step:      kernel.SGDStep32,
+		transpose: kernel.Transpose32,
 	})
 }
 

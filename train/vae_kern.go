@@ -4,18 +4,14 @@ import (
 	"math"
 	"unsafe"
 
-	"github.com/logz-ml/logz/internal/gemm"
 	"github.com/logz-ml/logz/internal/kernel"
-	"github.com/logz-ml/logz/internal/logistic"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
-	"github.com/logz-ml/logz/internal/transpose"
 )
 
 // The VAE engine's kernels in either precision: float32 goes to the
-// packages' float32 kernels (gemm.Cols32, rowsum.AddRowsStride32, package
-// logistic, transpose.Float32), float64 to gemm.Cols, rowsum.AddRows,
-// transpose.Float64 and the float64 loops below, which compute σ, tanh and
+// packages' float32 kernels (kernel.GemmCols32, kernel.AddRowsStride32, package
+// logistic, kernel.Transpose32), float64 to kernel.GemmCols, kernel.AddRows,
+// kernel.Transpose64 and the float64 loops below, which compute σ, tanh and
 // the Bernoulli log-likelihood as the per-example float64 nets did
 // (nmath.Sigmoid, math.Tanh, nmath.Softplus). The choice is by F's size,
 // a constant of each instantiation.
@@ -30,13 +26,13 @@ func as64[F kernel.Float](s []F) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
-// colsF is gemm.Cols32 or gemm.Cols.
+// colsF is kernel.GemmCols32 or kernel.GemmCols.
 func colsF[F kernel.Float](m, j0, j1, k int, a []F, lda int, b []F, ldb int, c []F, ldc int) {
 	if is32[F]() {
-		gemm.Cols32(gemm.Set, 1, m, j0, j1, k, as32(a), lda, as32(b), ldb, as32(c), ldc)
+		kernel.GemmCols32(kernel.GemmSet, 1, m, j0, j1, k, as32(a), lda, as32(b), ldb, as32(c), ldc)
 		return
 	}
-	gemm.Cols(gemm.Set, 1, m, j0, j1, k, as64(a), lda, as64(b), ldb, as64(c), ldc)
+	kernel.GemmCols(kernel.GemmSet, 1, m, j0, j1, k, as64(a), lda, as64(b), ldb, as64(c), ldc)
 }
 
 // addRowsF adds the rows idx of w (row r at r·stride) to dst. In float64
@@ -44,15 +40,15 @@ func colsF[F kernel.Float](m, j0, j1, k int, a []F, lda int, b []F, ldb int, c [
 // whose entries up to stride are its own.
 func addRowsF[F kernel.Float](dst, w []F, stride int, idx []int32) {
 	if is32[F]() {
-		rowsum.AddRowsStride32(as32(dst), as32(w), stride, idx)
+		kernel.AddRowsStride32(as32(dst), as32(w), stride, idx)
 		return
 	}
 	if cap(dst) >= stride {
-		// rowsum.AddRows takes the row stride from len(dst): widen dst over
+		// kernel.AddRows takes the row stride from len(dst): widen dst over
 		// the padding, whose columns of w are 0 (adding 0 changes nothing).
 		// Every caller's dst is a row with its own padding up to stride,
 		// which no other job touches.
-		rowsum.AddRows(as64(dst[:stride]), as64(w), idx)
+		kernel.AddRows(as64(dst[:stride]), as64(w), idx)
 		return
 	}
 	d := as64(dst)
@@ -68,16 +64,16 @@ func addRowsF[F kernel.Float](dst, w []F, stride int, idx []int32) {
 // transposeF sets dst[j·ldd + i] = src[i·lds + j] for i < r, j < c.
 func transposeF[F kernel.Float](dst []F, ldd int, src []F, lds, r, c int) {
 	if is32[F]() {
-		transpose.Float32(as32(dst), ldd, as32(src), lds, r, c)
+		kernel.Transpose32(as32(dst), ldd, as32(src), lds, r, c)
 		return
 	}
-	transpose.Float64(as64(dst), ldd, as64(src), lds, r, c)
+	kernel.Transpose64(as64(dst), ldd, as64(src), lds, r, c)
 }
 
 // sigmoidF sets p_j = σ(x_j) (p may alias x).
 func sigmoidF[F kernel.Float](p, x []F) {
 	if is32[F]() {
-		logistic.Sigmoid(as32(p), as32(x))
+		kernel.Sigmoid32(as32(p), as32(x))
 		return
 	}
 	p = p[:len(x)]
@@ -90,7 +86,7 @@ func sigmoidF[F kernel.Float](p, x []F) {
 // binary x (p may alias a, not x).
 func logLikF[F kernel.Float](p, a, x []F) float64 {
 	if is32[F]() {
-		return logistic.LogLik(as32(p), as32(a), as32(x))
+		return kernel.LogLik32(as32(p), as32(a), as32(x))
 	}
 	p, x = p[:len(a)], x[:len(a)]
 	ll := 0.0
@@ -122,7 +118,7 @@ func tanh32(a []float32) {
 	for q, x := range a {
 		a[q] = 2 * x
 	}
-	logistic.Sigmoid(a, a)
+	kernel.Sigmoid32(a, a)
 	for q, x := range a {
 		a[q] = 2*x - 1
 	}

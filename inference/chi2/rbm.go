@@ -1,8 +1,8 @@
 package chi2
 
 import (
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
-	"github.com/logz-ml/logz/internal/rowsum"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -31,7 +31,7 @@ func (t RBMTarget) NewLogP() func(x []uint8) float64 {
 			}
 		}
 		copy(pre, m.HBias)
-		rowsum.AddRows(pre, m.W, idx)
+		kernel.AddRows(pre, m.W, idx)
 		for _, p := range pre {
 			s += nmath.Softplus(p)
 		}

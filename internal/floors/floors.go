@@ -60,6 +60,7 @@ var Sideways = []Edge{
 	{"internal/npyx", "internal/regfile"},
 	{"internal/imagegrid", "internal/atomicfile"},
 	{"internal/workgroup", "internal/seeds"},
+	{"sbn/internal/sigpair", "internal/kernel"},
 	{"family/dbn", "family/rbm"},
 	{"family/dbm", "family/dbn"},
 	{"family/dbm", "family/rbm"},

@@ -1,9 +1,0 @@
-//go:build !amd64 || purego
-
-package logistic
-
-var useAVX2 = false
-
-func sigmoidAsm(p, x []float32) int { return 0 }
-
-func logLikAsm(p, a, x []float32, acc *[16]float64) int { return 0 }
