@@ -171,7 +171,7 @@ func aisRows(env *evalenv.Env, d *models.DBM, s *estim.AIS, samples int, j evale
 	}
 	bound := samples == 0
 	var rows []report.Row
-	for si, sp := range env.Splits {
+	for _, sp := range env.Splits {
 		row := j.Base
 		row.Split, row.Runs, row.Betas, row.Init = sp.Name, s.Runs, s.Betas, s.Init
 		estim.SetAISLogZ(&row, z, estim.ExactLogZ(env), s)
@@ -188,7 +188,7 @@ func aisRows(env *evalenv.Env, d *models.DBM, s *estim.AIS, samples int, j evale
 			row.Notes = append(row.Notes, "mean-field lower bound on log f(v) (fixed-point iterations to convergence) minus the AIS log Z")
 		} else {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), samples), int64(sp.Data.Len()))
-			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+uint64(si)), env.Units(), progress)
+			lf, minESS, err := isLogF(d, sp.Data, samples, seeds.Derive(j.Seed, 100+sp.Key()), env.Units(), progress)
 			done()
 			if err != nil {
 				return rows, err
@@ -263,12 +263,12 @@ var RAISE = estim.Define(estim.Def[estim.RAISE]{
 				r.Progress, r.Units = progress, env.Units()
 				return r.LogProb(d, x)
 			},
-			func(si int, sp evalenv.Split) ([]float64, string, error) {
+			func(sp evalenv.Split) ([]float64, string, error) {
 				if x, ok := env.Memo(isLogFKey{sp.Name}); ok {
 					return x.([]float64), "the ais estimator's", nil
 				}
 				progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × 100", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
-				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+uint64(si)), env.Units(), progress)
+				x, _, err := isLogF(d, sp.Data, 100, seeds.Derive(j.Seed, 200+sp.Key()), env.Units(), progress)
 				done()
 				return x, "100", err
 			})

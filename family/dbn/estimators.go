@@ -114,9 +114,9 @@ var Bound = estim.Define(estim.Def[BoundSettings]{
 			return nil, err
 		}
 		var rows []report.Row
-		for si, sp := range env.Splits {
+		for _, sp := range env.Splits {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d dbn-bound %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), s.Samples), int64(sp.Data.Len()))
-			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, z, sp.Data)
+			res, err := eval.DBNBound{Samples: s.Samples, Seed: seeds.Derive(j.Seed, sp.Key()), Units: env.Units(), Progress: progress}.LogProb(d, z, sp.Data)
 			done()
 			if err != nil {
 				return rows, err
@@ -170,9 +170,9 @@ var AIS = estim.Define(estim.Def[AISSettings]{
 			return nil, err
 		}
 		var rows []report.Row
-		for si, sp := range env.Splits {
+		for _, sp := range env.Splits {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d IS %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, sp.Data.Len(), s.Samples), int64(sp.Data.Len()))
-			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, z, sp.Data)
+			res, err := eval.DBNIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, 100+sp.Key()), Units: env.Units(), Progress: progress}.LogProb(d, z, sp.Data)
 			done()
 			if err != nil {
 				return rows, err
@@ -224,9 +224,9 @@ var RAISE = estim.Define(estim.Def[estim.RAISE]{
 				res, err := r.LogProb(d, x)
 				return eval.RAISEResult{LogP: res.LogP, LogPSE: res.LogPSE, Mean: res.Mean, LogW: res.LogW, MinESS: res.MinESS, Chains: res.Samples, Steps: res.Steps, Warnings: res.Warnings}, err
 			},
-			func(si int, sp evalenv.Split) ([]float64, string, error) {
+			func(sp evalenv.Split) ([]float64, string, error) {
 				progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × 50", env.Experiment, env.Epoch, sp.Name, sp.Data.Len()), int64(sp.Data.Len()))
-				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+uint64(si)), Units: env.Units(), Progress: progress}.LogProb(d, eval.TopLogZ{}, sp.Data)
+				is, err := eval.DBNIS{Samples: 50, Seed: seeds.Derive(j.Seed, 200+sp.Key()), Units: env.Units(), Progress: progress}.LogProb(d, eval.TopLogZ{}, sp.Data)
 				done()
 				return is.LogF, "50", err
 			})

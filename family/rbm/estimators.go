@@ -208,9 +208,9 @@ var RAISE = estim.Define(estim.Def[estim.RAISE]{
 			est.BaseVBias = env.BaseRate
 		}
 		var rows []report.Row
-		for si, sp := range env.Splits {
+		for _, sp := range env.Splits {
 			start := time.Now()
-			idx, err := env.Sample(si, sp.Data, s.Examples)
+			idx, err := env.Sample(sp, s.Examples)
 			if err != nil {
 				return rows, err
 			}
@@ -373,9 +373,9 @@ var CSL = estim.Define(estim.Def[CSLSettings]{
 			c.BaseVBias = env.BaseRate
 		}
 		var rows []report.Row
-		for si, sp := range env.Splits {
+		for _, sp := range env.Splits {
 			start := time.Now()
-			idx, err := env.Sample(si, sp.Data, s.Examples)
+			idx, err := env.Sample(sp, s.Examples)
 			if err != nil {
 				return rows, err
 			}

@@ -190,15 +190,15 @@ var AIS = estim.Define(estim.Def[AISSettings]{
 // fields; perExample is its cost per example (proposals, chains × β).
 func onSubsamples(env *evalenv.Env, n *belief.Net, j evalenv.Job, examples int, perExample int64, est func(sp evalenv.Split, x evalenv.Subset, seed uint64, row *report.Row) ([]float64, error)) ([]report.Row, error) {
 	var rows []report.Row
-	for si, sp := range env.Splits {
+	for _, sp := range env.Splits {
 		start := time.Now()
-		idx, err := env.Sample(si, sp.Data, examples)
+		idx, err := env.Sample(sp, examples)
 		if err != nil {
 			return rows, err
 		}
 		row := j.Base
 		row.Split = sp.Name
-		lp, err := est(sp, evalenv.Subset{X: sp.Data, Idx: idx}, j.Seed+uint64(si), &row)
+		lp, err := est(sp, evalenv.Subset{X: sp.Data, Idx: idx}, j.Seed+sp.Key(), &row)
 		if err != nil {
 			return rows, err
 		}
@@ -209,7 +209,7 @@ func onSubsamples(env *evalenv.Env, n *belief.Net, j evalenv.Job, examples int, 
 		}
 		N := sp.Data.Len()
 		cheap := func() (estim.ControlX, error) {
-			return cheapX(env, n, si, sp, estim.CheapDraws(int64(len(idx))*perExample, N, cheapMost(n)))
+			return cheapX(env, n, sp, estim.CheapDraws(int64(len(idx))*perExample, N, cheapMost(n)))
 		}
 		if err := estim.ExtendSubsample(env, &row, lp, idx, N, exact, cheap); err != nil {
 			return rows, err
@@ -230,7 +230,7 @@ func cheapMost(n *belief.Net) int {
 	return 100
 }
 
-// cheapX is the cheap control variate X of split si for the sampling
+// cheapX is the cheap control variate X of split sp for the sampling
 // estimators' subsamples: importance sampling with the recognition network
 // with draws proposals per example when the net has one, else per-example
 // AIS with one chain and draws β — either the log of an unbiased estimate
@@ -239,12 +239,12 @@ func cheapMost(n *belief.Net) int {
 // needs it computes the same X; it is computed whole in every process (not
 // shared among shards: it is cheap) and not remembered for later entries
 // (which would make a resumed evaluation run this entry again).
-func cheapX(env *evalenv.Env, n *belief.Net, si int, sp evalenv.Split, draws int) (estim.ControlX, error) {
+func cheapX(env *evalenv.Env, n *belief.Net, sp evalenv.Split, draws int) (estim.ControlX, error) {
 	N := sp.Data.Len()
 	var x estim.ControlX
 	if n.Rec != nil {
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (IS) %s %d ex × %d", env.Experiment, env.Epoch, sp.Name, N, draws), int64(N)*int64(draws))
-		res, err := belief.IS{Samples: draws, Seed: estim.CVSeed(env, si, 1), Progress: progress}.LogProb(n, sp.Data)
+		res, err := belief.IS{Samples: draws, Seed: estim.CVSeed(env, sp, 1), Progress: progress}.LogProb(n, sp.Data)
 		done()
 		if err != nil {
 			return x, err
@@ -252,7 +252,7 @@ func cheapX(env *evalenv.Env, n *belief.Net, si int, sp evalenv.Split, draws int
 		x = estim.ControlX{X: res.LogP, Name: fmt.Sprintf("IS with the recognition network, %s per example", estim.Count(draws, "proposal"))}
 	} else {
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (AIS) %s %d ex × 1 × %d β", env.Experiment, env.Epoch, sp.Name, N, draws), int64(N))
-		res, err := belief.AIS{Chains: 1, Betas: draws, Seed: estim.CVSeed(env, si, 2), Progress: progress}.LogProb(n, sp.Data)
+		res, err := belief.AIS{Chains: 1, Betas: draws, Seed: estim.CVSeed(env, sp, 2), Progress: progress}.LogProb(n, sp.Data)
 		done()
 		if err != nil {
 			return x, err
@@ -366,11 +366,11 @@ var Completion = estim.Define(estim.Def[CompletionSettings]{
 		var rows []report.Row
 		for si, sp := range env.Splits {
 			start := time.Now()
-			idx, err := env.Sample(si, sp.Data, s.Examples)
+			idx, err := env.Sample(sp, s.Examples)
 			if err != nil {
 				return rows, err
 			}
-			res, err := belief.Complete(n, evalenv.Subset{X: sp.Data, Idx: idx}, s.Rows, s.Cols, s.Samples, s.Sweeps, j.Seed+uint64(si))
+			res, err := belief.Complete(n, evalenv.Subset{X: sp.Data, Idx: idx}, s.Rows, s.Cols, s.Samples, s.Sweeps, j.Seed+sp.Key())
 			if err != nil {
 				return rows, err
 			}

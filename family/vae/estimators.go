@@ -218,7 +218,7 @@ func meanRow(base report.Row, split string, lp []float64) report.Row {
 	return base
 }
 
-// cheapX is the cheap control variate X of split si for the is and elbo
+// cheapX is the cheap control variate X of split sp for the is and elbo
 // rows of a subsample: the same estimator (pick of the weights, minus the
 // same log Z) with draws proposals of q(z|x) per example on every example,
 // so that Y − X is only the difference of two estimates of one quantity.
@@ -227,14 +227,14 @@ func meanRow(base report.Row, split string, lp []float64) report.Row {
 // process (not shared among shards: it is cheap) and not remembered for
 // later entries (which would make a resumed evaluation run this entry
 // again).
-func cheapX(env *evalenv.Env, m *models.VAE, si int, sp evalenv.Split, draws int, what string, pick func(w eval.VAEWeights) []float64, logZ float64) (estim.ControlX, error) {
+func cheapX(env *evalenv.Env, m *models.VAE, sp evalenv.Split, draws int, what string, pick func(w eval.VAEWeights) []float64, logZ float64) (estim.ControlX, error) {
 	N := sp.Data.Len()
 	kind := uint64(1)
 	if what == "ELBO" {
 		kind = 2
 	}
 	progress, done := env.Bar(fmt.Sprintf("%s epoch %d control variate (%s) %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, N, draws), int64(N)*int64(draws))
-	w, err := eval.VAEIS{Samples: draws, Seed: estim.CVSeed(env, si, kind), Progress: progress}.Weights(m, sp.Data)
+	w, err := eval.VAEIS{Samples: draws, Seed: estim.CVSeed(env, sp, kind), Progress: progress}.Weights(m, sp.Data)
 	done()
 	if err != nil {
 		return estim.ControlX{}, err
@@ -262,14 +262,14 @@ func sampled(env *evalenv.Env, m *models.VAE, s *ISSettings, j evalenv.Job, what
 		return nil, err
 	}
 	var rows []report.Row
-	for si, sp := range env.Splits {
+	for _, sp := range env.Splits {
 		t0 := time.Now()
-		idx, err := env.Sample(si, sp.Data, s.Examples)
+		idx, err := env.Sample(sp, s.Examples)
 		if err != nil {
 			return rows, err
 		}
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d %s %s %d ex × %d", env.Experiment, env.Epoch, what, sp.Name, len(idx), s.Samples), int64(len(idx))*int64(s.Samples))
-		w, err := eval.VAEIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, uint64(si)), Progress: progress, Units: env.Units()}.Weights(m, evalenv.Subset{X: sp.Data, Idx: idx})
+		w, err := eval.VAEIS{Samples: s.Samples, Seed: seeds.Derive(j.Seed, sp.Key()), Progress: progress, Units: env.Units()}.Weights(m, evalenv.Subset{X: sp.Data, Idx: idx})
 		done()
 		if err != nil {
 			return rows, err
@@ -289,7 +289,7 @@ func sampled(env *evalenv.Env, m *models.VAE, s *ISSettings, j evalenv.Job, what
 		N := sp.Data.Len()
 		draws := estim.CheapDraws(int64(len(idx))*int64(s.Samples), N, 10)
 		cheap := func() (estim.ControlX, error) {
-			return cheapX(env, m, si, sp, draws, what, pick, z.value)
+			return cheapX(env, m, sp, draws, what, pick, z.value)
 		}
 		if err := estim.ExtendSubsample(env, &row, lp, idx, N, exact, cheap); err != nil {
 			return rows, err

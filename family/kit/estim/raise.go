@@ -70,8 +70,8 @@ func (r *RAISE) GapTol() float64 { return r.GapTolerance }
 type RAISERun func(x data.Examples, progress func(done, total int64)) (eval.RAISEResult, error)
 
 // LogFAll gives the control variate X = log f̂(v) of every example of split
-// si, and says what it is made of for the row's note.
-type LogFAll func(si int, s evalenv.Split) (x []float64, proposals string, err error)
+// s, and says what it is made of for the row's note.
+type LogFAll func(s evalenv.Split) (x []float64, proposals string, err error)
 
 // RAISEBySubsample runs RAISE (run) on a random subsample of each split and
 // extends its mean to the whole split with the control variate
@@ -81,9 +81,9 @@ type LogFAll func(si int, s evalenv.Split) (x []float64, proposals string, err e
 // only lowers its variance. label names the progress bar; steps is K.
 func RAISEBySubsample(env *evalenv.Env, r *RAISE, base report.Row, label string, steps int, run RAISERun, logF LogFAll) ([]report.Row, error) {
 	var rows []report.Row
-	for si, s := range env.Splits {
+	for _, s := range env.Splits {
 		start := time.Now()
-		idx, err := env.Sample(si, s.Data, r.Examples)
+		idx, err := env.Sample(s, r.Examples)
 		if err != nil {
 			return rows, err
 		}
@@ -108,7 +108,7 @@ func RAISEBySubsample(env *evalenv.Env, r *RAISE, base report.Row, label string,
 				row.Notes = append(row.Notes, fmt.Sprintf("RAISE on %d of %d examples: too few for a control variate to extend the mean to the split, so it is the mean of that subsample alone", len(idx), s.Data.Len()))
 			}
 		case len(idx) < s.Data.Len():
-			x, proposals, err := logF(si, s)
+			x, proposals, err := logF(s)
 			if err != nil {
 				return rows, err
 			}

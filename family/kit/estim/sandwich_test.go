@@ -90,7 +90,7 @@ func TestRAISEBySubsampleOneExample(t *testing.T) {
 		}
 		return eval.RAISEResult{LogP: lp, Mean: eval.MeanStat{Mean: -1.5, SE: math.NaN(), N: len(lp)}, MinESS: float64(r.Chains)}, nil
 	}
-	logF := func(int, evalenv.Split) ([]float64, string, error) {
+	logF := func(evalenv.Split) ([]float64, string, error) {
 		t.Error("the control variate was computed for one example")
 		return []float64{-1, -1, -1}, "50", nil
 	}

@@ -34,16 +34,16 @@ func CheapDraws(budget int64, N, most int) int {
 	return int(max(1, min(int64(most), k)))
 }
 
-// CVSeed is the seed of the cheap control variate of kind on split si of
+// CVSeed is the seed of the cheap control variate of kind on split sp of
 // this evaluation: derived from the evaluation's seed, stage and epoch
 // alone, so that every entry of the evaluation that needs the same X
 // computes the same one.
-func CVSeed(env *evalenv.Env, si int, kind uint64) uint64 {
+func CVSeed(env *evalenv.Env, sp evalenv.Split, kind uint64) uint64 {
 	stage := uint64(1)
 	if env.Stage == report.StageFinal {
 		stage = 2
 	}
-	return seeds.Derive(env.Seed, 0xc0, stage, uint64(env.Epoch), uint64(si), kind)
+	return seeds.Derive(env.Seed, 0xc0, stage, uint64(env.Epoch), sp.Key(), kind)
 }
 
 // ExtendSubsample finishes the row of a per-example stochastic lower bound

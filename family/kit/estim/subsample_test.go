@@ -221,12 +221,12 @@ func TestExtendSubsampleNoisyX(t *testing.T) {
 // the same examples (a learning curve compares the model, not the draw),
 // and different splits different ones.
 func TestSampleSameEveryEpoch(t *testing.T) {
-	a, err := (&evalenv.Env{Seed: 9, Epoch: 1}).Sample(0, seqRows(1000), 50)
+	a, err := (&evalenv.Env{Seed: 9, Epoch: 1}).Sample(evalenv.Split{Name: "test", Data: seqRows(1000)}, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := (&evalenv.Env{Seed: 9, Epoch: 7}).Sample(0, seqRows(1000), 50)
-	c, _ := (&evalenv.Env{Seed: 9, Epoch: 7}).Sample(1, seqRows(1000), 50)
+	b, _ := (&evalenv.Env{Seed: 9, Epoch: 7}).Sample(evalenv.Split{Name: "test", Data: seqRows(1000)}, 50)
+	c, _ := (&evalenv.Env{Seed: 9, Epoch: 7}).Sample(evalenv.Split{Name: "train", Data: seqRows(1000)}, 50)
 	if !slices.Equal(a, b) {
 		t.Errorf("epoch 1 and epoch 7 draw different examples: %v, %v", a[:5], b[:5])
 	}

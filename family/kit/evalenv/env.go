@@ -6,6 +6,7 @@ package evalenv
 
 import (
 	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"strings"
 	"sync/atomic"
@@ -27,6 +28,26 @@ type Split struct {
 	// row of the split carries it, so that results say which data they
 	// measured.
 	Source *data.Provenance
+}
+
+// Key is the split's label in the keys of random streams
+// (seeds.Derive(…, Key, …)): fixed by the split's name, never by its place
+// in evaluate.splits, so that a split's numbers do not change when other
+// splits are evaluated beside it or the list is reordered. The usual
+// splits have small fixed keys (test 0, train 1, valid 2); any other name
+// is keyed by its 64-bit FNV-1a hash.
+func (s Split) Key() uint64 {
+	switch s.Name {
+	case "test":
+		return 0
+	case "train":
+		return 1
+	case "valid":
+		return 2
+	}
+	h := fnv.New64a()
+	h.Write([]byte(s.Name))
+	return h.Sum64() | 1<<63
 }
 
 // Env is everything the estimators of one evaluation need besides the model
@@ -366,13 +387,14 @@ func (s Subset) Row(n int) []uint8 { return s.X.Row(s.Idx[n]) }
 // Sample draws the examples the subsampling estimators (RAISE, CSL, the
 // sbn and vae families' per-example estimators) evaluate on a split: n of
 // them, uniformly without replacement, from a generator that depends only
-// on the evaluation seed and the split's position — so every estimator of
+// on the evaluation seed and the split (Split.Key) — so every estimator of
 // an evaluation, and every epoch of a run, sees the same examples: a
 // learning curve then compares one set of examples from epoch to epoch
 // (its points differ by the model, not by the draw of examples), and each
 // point is still an unbiased estimate of the split's mean. n = 0 or n ≥ N
 // means all, in order.
-func (env *Env) Sample(split int, x data.Examples, n int) ([]int, error) {
+func (env *Env) Sample(split Split, n int) ([]int, error) {
+	x := split.Data
 	N := x.Len()
 	if n <= 0 || n >= N {
 		idx := make([]int, N)
@@ -381,6 +403,6 @@ func (env *Env) Sample(split int, x data.Examples, n int) ([]int, error) {
 		}
 		return idx, nil
 	}
-	rng := rand.New(rand.NewPCG(seeds.Derive(env.Seed, 7, uint64(split)), 0))
+	rng := rand.New(rand.NewPCG(seeds.Derive(env.Seed, 7, split.Key()), 0))
 	return eval.SampleIndices(N, n, rng)
 }
