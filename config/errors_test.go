@@ -203,6 +203,8 @@ func TestBadConfigs(t *testing.T) {
 			`bad.yaml:5: experiments[0].train: method "cd" needs chains = 0`}},
 		{"unknown precision", okExp + "    train:\n      precision: float16\n", []string{
 			`bad.yaml:5: experiments[0].train.precision: expected float64 or float32, got "float16"`}},
+		{"raise with a pilot schedule", okExp + "    evaluate:\n      final:\n        - {name: raise, schedule: pilot}\n", []string{
+			`bad.yaml:6: experiments[0].evaluate.final[0].schedule: expected linear or 2008 (a pilot chooses the spacing from AIS runs' weights: give RAISE the spacing an ais entry's note names), got "pilot"`}},
 		{"k_end below k", okExp + "    train:\n      k: 3\n      k_end: 2\n", []string{
 			`bad.yaml:6: experiments[0].train: k_end must be 0 (constant k) or ≥ k (3), got 2`}},
 		{"linear lr_end too big", okExp + "    train:\n      lr_schedule: linear\n      lr_end: 0.1\n", []string{
@@ -224,7 +226,7 @@ func TestBadConfigs(t *testing.T) {
 		{"2008 schedule with 2 betas", okExp + "    evaluate:\n      final:\n        - {name: ais, betas: 2, schedule: 2008}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0]: schedule "2008" (three segments) needs betas ≥ 3, got 2`}},
 		{"bad ais schedule", okExp + "    evaluate:\n      final:\n        - {name: ais, schedule: 2009}\n", []string{
-			`bad.yaml:6: experiments[0].evaluate.final[0].schedule: expected linear or 2008, got "2009"`}},
+			`bad.yaml:6: experiments[0].evaluate.final[0].schedule: expected linear, 2008 or pilot, got "2009" (did you mean "2008"?)`}},
 		{"bad ais init", okExp + "    evaluate:\n      final:\n        - {name: ais, init: data}\n", []string{
 			`bad.yaml:6: experiments[0].evaluate.final[0].init: expected base-rate or uniform, got "data"`}},
 		{"max_units above 40", okExp + "    evaluate:\n      final:\n        - {name: exact, max_units: 41}\n", []string{

@@ -90,6 +90,9 @@ type AISResult struct {
 	Precision kernel.Precision
 	// Warnings say when the numbers should not be trusted.
 	Warnings []string
+	// Notes say how the run was set up where its settings alone do not
+	// (e.g. the β spacing a pilot chose).
+	Notes []string
 }
 
 // MaxExactStartUnits bounds the smaller layer of a weighted RBM A whose

@@ -61,7 +61,7 @@ var (
 	flags  = []Flag{
 		{Name: "chains", Default: "100", Usage: "AIS runs; RAISE chains per example; CSL chains; sbn: AIS and BDMC chains per example (default 16)"},
 		{Name: "betas", Default: "14500", Usage: "number of intermediate distributions K (sbn ais and bdmc: default 1000)"},
-		{Name: "schedule", Default: "2008", Usage: "β schedule: linear or 2008"},
+		{Name: "schedule", Default: "2008", Usage: "β schedule: linear, 2008 or pilot (ais: the spacing whose pilot runs' log weights vary least)"},
 		{Name: "init", Default: "base-rate", Usage: "AIS start: base-rate or uniform"},
 		{Name: "max-units", Default: "25", Usage: "exact: refuse above this many units to enumerate (≤ 40)"},
 		{Name: "examples", Default: "100", Usage: "RAISE and CSL: evaluate a random subsample of N examples, extended to all by the control variate log f(v) (0 = all)"},

@@ -31,13 +31,19 @@ func Schedule2008() []float64 { return PiecewiseSchedule(14499) }
 // [0.5, 0.9) and the remaining n3 = K+1−n1−n2 in [0.9, 1], the last being
 // exactly 1 (spacing 0.1/(n3−1)). Each segment keeps at least one value (two
 // in the last); for K < 3 it returns LinearSchedule(K), and nil for K < 1.
-func PiecewiseSchedule(K int) []float64 {
+func PiecewiseSchedule(K int) []float64 { return segmentSchedule(K, 500, 4000, 14500) }
+
+// segmentSchedule returns K+1 inverse temperatures spaced uniformly within
+// the three segments [0, 0.5), [0.5, 0.9) and [0.9, 1], the segments
+// holding about w1/w, w2/w and the rest of the values (at least one, and two
+// in the last), the last exactly 1; LinearSchedule(K) for K < 3.
+func segmentSchedule(K int, w1, w2, w float64) []float64 {
 	if K < 3 {
 		return LinearSchedule(K)
 	}
 	n := K + 1
-	n1 := max(1, int(math.Round(float64(n)*500/14500)))
-	n2 := max(1, int(math.Round(float64(n)*4000/14500)))
+	n1 := max(1, int(math.Round(float64(n)*w1/w)))
+	n2 := max(1, int(math.Round(float64(n)*w2/w)))
 	n3 := n - n1 - n2
 	for n3 < 2 { // only for tiny K
 		if n2 > 1 {
@@ -59,6 +65,39 @@ func PiecewiseSchedule(K int) []float64 {
 	}
 	b[n-1] = 1
 	return b
+}
+
+// Shape is a spacing of the β_k that scales to any K: the share of the
+// values in each of the segments [0, 0.5), [0.5, 0.9) and [0.9, 1] of the
+// 2008 schedule's kind.
+type Shape struct {
+	// Name is how rows and notes call the shape.
+	Name string
+	// W1, W2, W are the weights of the first two segments out of W; W = 0
+	// means uniform spacing (LinearSchedule).
+	W1, W2, W float64
+}
+
+// Schedule returns the shape's K+1 inverse temperatures.
+func (s Shape) Schedule(K int) []float64 {
+	if s.W == 0 {
+		return LinearSchedule(K)
+	}
+	return segmentSchedule(K, s.W1, s.W2, s.W)
+}
+
+// PilotShapes are the spacings a pilot run chooses among (Salakhutdinov &
+// Murray 2008 §5 picked theirs "by quickly running a few preliminary
+// experiments" to minimise the variance of the log weights): from the
+// 2008 schedule's, which puts 69% of the β in [0.9, 1], through shares
+// 60% and 40% there, to the uniform spacing (10%) and one denser still at
+// small β (5%).
+var PilotShapes = []Shape{
+	{Name: "2008", W1: 500, W2: 4000, W: 14500},
+	{Name: "segments 10/30/60", W1: 10, W2: 30, W: 100},
+	{Name: "segments 15/45/40", W1: 15, W2: 45, W: 100},
+	{Name: "linear"},
+	{Name: "segments 70/25/5", W1: 70, W2: 25, W: 100},
 }
 
 // ValidateSchedule checks that betas is a usable annealing schedule: at least

@@ -276,20 +276,28 @@ func topLogZ(env *evalenv.Env, d *models.DBN, a *estim.AIS, seed uint64, maxUnit
 		z, err := eval.ExactTopLogZ(d, e)
 		return z, nil, err
 	}
-	betas, err := a.BetaSchedule()
-	if err != nil {
-		return eval.TopLogZ{}, nil, err
-	}
-	run := eval.AIS{Runs: a.Runs, Betas: betas, Seed: seed, Units: env.Units()}
+	var base []float64
 	if a.Init == "base-rate" && env.Train != nil {
-		if run.BaseVBias, err = eval.TopBaseRate(d, env.Train, 1); err != nil {
+		var err error
+		if base, err = eval.TopBaseRate(d, env.Train, 1); err != nil {
 			return eval.TopLogZ{}, nil, err
 		}
 	}
+	betas, note, err := a.ScheduleFor(seed, func(betas []float64, seed uint64) ([]float64, error) {
+		r, err := eval.AIS{Runs: estim.PilotRuns, Betas: betas, BaseVBias: base, Seed: seed, Units: env.Units()}.LogZ(top)
+		return r.LogW, err
+	})
+	if err != nil {
+		return eval.TopLogZ{}, nil, err
+	}
+	run := eval.AIS{Runs: a.Runs, Betas: betas, BaseVBias: base, Seed: seed, Units: env.Units()}
 	var done func()
 	run.Progress, done = env.Bar(fmt.Sprintf("%s epoch %d top-RBM AIS %d×%d", env.Experiment, env.Epoch, a.Runs, a.Betas), int64(a.Runs)*int64(len(betas)-1))
 	defer done()
 	z, res, err := eval.AISTopLogZ(d, run)
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
 	return z, &res, err
 }
 
@@ -300,6 +308,7 @@ func setTopLogZ(row *report.Row, z eval.TopLogZ, res *eval.AISResult) {
 		row.LogZLo1, row.LogZHi1 = report.F(res.LogZLo1), report.F(res.LogZHi1)
 		row.ESS = report.F(res.ESS)
 		row.Warnings = append(row.Warnings, res.Warnings...)
+		row.Notes = append(row.Notes, res.Notes...)
 	}
 	row.Warnings = append(row.Warnings, z.Warnings...)
 }

@@ -119,9 +119,6 @@ var AIS = estim.Define(estim.Def[AISSettings]{
 			return nil, err
 		}
 		start := time.Now()
-		if _, err := s.BetaSchedule(); err != nil {
-			return nil, err
-		}
 		vb, err := env.BaseVBias(s.Init, r.NVis)
 		if err != nil {
 			return nil, err

@@ -78,6 +78,7 @@ func DefaultRatio() RatioSettings {
 func (s *RatioSettings) Check(p family.Problems) {
 	a := estim.AIS{Runs: s.Runs, Anneal: estim.Anneal{Betas: s.Betas, Schedule: s.Schedule, Init: "uniform"}, MinESSFraction: s.MinESSFraction}
 	a.Check(p)
+	p.Check("schedule", s.Schedule != "pilot", "linear or 2008 (pilot is for ais)", s.Schedule)
 	p.Check("max_units", s.MaxUnits >= 1 && s.MaxUnits <= estim.MaxExactUnits, "an integer in [1,40]", s.MaxUnits)
 	p.Enum("start", s.Start, RatioStarts)
 	p.Check("gibbs_steps", s.GibbsSteps >= 1, "an integer ≥ 1", s.GibbsSteps)

@@ -15,6 +15,7 @@ import (
 // The accepted values of the shared estimator settings.
 var (
 	Schedules       = []string{"linear", "2008"}
+	AISSchedules    = []string{"linear", "2008", "pilot"}
 	Inits           = []string{"base-rate", "uniform"}
 	ControlVariates = []string{"alpha1", "fit", "none"}
 )
@@ -28,8 +29,12 @@ type Anneal struct {
 	// Schedule is the spacing of the inverse temperatures β_k: "linear"
 	// (β_k = k/K) or "2008" (the piecewise-uniform shape of Salakhutdinov &
 	// Murray 2008 — 500 β in [0,0.5), 4,000 in [0.5,0.9), 10,000 in [0.9,1]
-	// — with each segment's count scaled by (K+1)/14,500).
-	Schedule string `yaml:"schedule" want:"linear or 2008" cfg:"intstr" flag:"schedule"`
+	// — with each segment's count scaled by (K+1)/14,500) or, for AIS,
+	// "pilot": the spacing among inference.PilotShapes whose final log
+	// weights vary least over a short pilot (PilotRuns runs of each shape
+	// at PilotBetas(K) β, on seeds of their own), as the 2008 paper chose
+	// its spacing.
+	Schedule string `yaml:"schedule" want:"linear, 2008 or pilot (pilot: ais only)" cfg:"intstr" flag:"schedule"`
 	// Init is the base distribution: "base-rate" (W = 0, visible biases at
 	// the training data's smoothed log-odds) or "uniform" (all zero).
 	Init string `yaml:"init" want:"base-rate or uniform" flag:"init"`
@@ -39,7 +44,7 @@ type Anneal struct {
 func (a *Anneal) Check(p family.Problems) {
 	p.Check("betas", a.Betas >= 1, "a positive integer", a.Betas)
 	family.CheckMax(p, "betas", a.Betas, family.MaxBetas, "family.MaxBetas; the papers use at most 100,000")
-	if p.Enum("schedule", a.Schedule, Schedules) && a.Schedule == "2008" && a.Betas >= 1 && a.Betas < 3 {
+	if p.Enum("schedule", a.Schedule, AISSchedules) && a.Schedule == "2008" && a.Betas >= 1 && a.Betas < 3 {
 		p.Crossf("", "betas", "schedule \"2008\" (three segments) needs betas ≥ 3, got %d", a.Betas)
 	}
 	p.Enum("init", a.Init, Inits)
@@ -52,6 +57,8 @@ func (a *Anneal) BetaSchedule() ([]float64, error) {
 		return inference.LinearSchedule(a.Betas), nil
 	case "2008":
 		return inference.PiecewiseSchedule(a.Betas), nil
+	case "pilot":
+		return nil, fmt.Errorf("schedule \"pilot\" is chosen by pilot AIS runs on the model; only ais takes it")
 	}
 	return nil, fmt.Errorf("unknown schedule %q", a.Schedule)
 }
@@ -95,7 +102,10 @@ type AISKey struct {
 // AnnealLogZ estimates log Z by AIS along path with a's runs and schedule
 // and the given seed; label names the progress bar.
 func AnnealLogZ(env *evalenv.Env, path inference.Path, a *AIS, seed uint64, label string) (eval.AISResult, error) {
-	betas, err := a.BetaSchedule()
+	betas, note, err := a.ScheduleFor(seed, func(betas []float64, seed uint64) ([]float64, error) {
+		r, err := eval.AIS{Runs: PilotRuns, Betas: betas, Seed: seed, Units: env.Units()}.Run(path)
+		return r.LogW, err
+	})
 	if err != nil {
 		return eval.AISResult{}, err
 	}
@@ -103,7 +113,11 @@ func AnnealLogZ(env *evalenv.Env, path inference.Path, a *AIS, seed uint64, labe
 	var done func()
 	run.Progress, done = env.Bar(label, int64(a.Runs)*int64(len(betas)-1))
 	defer done()
-	return run.Run(path)
+	res, err := run.Run(path)
+	if note != "" {
+		res.Notes = append(res.Notes, note)
+	}
+	return res, err
 }
 
 // AISRow runs AIS along path (AnnealLogZ) and returns the entry's base row
@@ -140,6 +154,7 @@ func SetAISLogZ(row *report.Row, z *eval.AISResult, exactLogZ float64, a *AIS) {
 	row.ESS = report.F(z.ESS)
 	row.ExactLogZ = report.F(exactLogZ)
 	row.Warnings = append(row.Warnings, z.Warnings...)
+	row.Notes = append(row.Notes, z.Notes...)
 	if z.ESS < a.MinESSFraction*float64(a.Runs) && !hasESSWarning(row.Warnings) {
 		row.Warnings = append(row.Warnings, fmt.Sprintf("ESS %.1f of %d runs is below %.0f%%: log Z may be underestimated", z.ESS, a.Runs, 100*a.MinESSFraction))
 	}

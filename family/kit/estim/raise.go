@@ -49,6 +49,7 @@ func (r *RAISE) Check(p family.Problems) {
 	p.Check("chains", r.Chains >= 1, "a positive integer", r.Chains)
 	family.CheckMaxRuns(p, "chains", r.Chains)
 	r.Anneal.Check(p)
+	p.Check("schedule", r.Schedule != "pilot", "linear or 2008 (a pilot chooses the spacing from AIS runs' weights: give RAISE the spacing an ais entry's note names)", r.Schedule)
 	family.CheckSweeps(p, "chains", r.Chains, r.Betas)
 	p.Check("examples", r.Examples >= 0, "a non-negative integer (0 = all)", r.Examples)
 	p.Enum("control_variate", r.ControlVariate, ControlVariates)
