@@ -173,7 +173,7 @@ func NewChi2Proposal(c *Chi2, D int, base []float64, rng *rand.Rand) (chi2.Propo
 // evaluation, and warnings. A family's Finish should call PairLogZ to
 // bracket log Z between AIS and χ².
 func Chi2Def(target func(m models.Model) (chi2.Target, error)) *family.Estimator {
-	return Define(Def[Chi2]{
+	return Define(Def[models.Model, Chi2]{
 		Name:     Chi2Estimator,
 		Leans:    family.Leans{LogZ: family.High, LogLik: family.Low, Why: "the χ² bound is above log Z (its Monte-Carlo estimate leans low by less than its error with a good q)"},
 		Unshared: true,
