@@ -403,11 +403,7 @@ var CSL = estim.Define(estim.Def[*models.RBM, CSLSettings]{
 // of the RBM's visible marginal p̃(v) = exp(−F(v)) with a fitted proposal q
 // over the visible units (estim.Chi2Def; target chi2.RBMTarget). With ais
 // in the same evaluation, log Z is bracketed as [AIS, χ²] (estim.PairLogZ).
-var Chi2 = estim.Chi2Def(func(m models.Model) (chi2.Target, error) {
-	r, ok := m.(*models.RBM)
-	if !ok {
-		return nil, fmt.Errorf("chi2: a %s is not an rbm", m.TypeName())
-	}
+var Chi2 = estim.Chi2Def(func(r *models.RBM) (chi2.Target, error) {
 	return chi2.RBMTarget{M: r}, nil
 })
 
