@@ -42,7 +42,7 @@ func init() {
 		Train:    func() family.Settings { return &indepTrain{Epochs: 1} },
 		Trainers: []family.TrainerInfo{{Method: "", Doc: "smoothed means"}},
 		Plugin:   indepBuilder{},
-		Estimators: []*family.Estimator{estim.Define(estim.Def[noSettings]{
+		Estimators: []*family.Estimator{estim.Define(estim.Def[models.Model, noSettings]{
 			Name: "fail", Doc: "fails",
 			Run: func(env *evalenv.Env, _ models.Model, _ *noSettings, _ evalenv.Job) ([]report.Row, error) {
 				if breakEpochs != "" {

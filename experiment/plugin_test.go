@@ -148,7 +148,7 @@ func init() {
 		Train:    func() family.Settings { return &indepTrain{Epochs: 1} },
 		Trainers: []family.TrainerInfo{{Method: "", Doc: "smoothed means"}},
 		Plugin:   indepPlugin{},
-		Estimators: []*family.Estimator{estim.Define(estim.Def[noSettings]{
+		Estimators: []*family.Estimator{estim.Define(estim.Def[models.Model, noSettings]{
 			Name: "exact", Doc: "Σ_i v_i a_i − softplus(a_i)",
 			Run: func(env *evalenv.Env, m models.Model, _ *noSettings, j evalenv.Job) ([]report.Row, error) {
 				var rows []report.Row

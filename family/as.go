@@ -8,8 +8,9 @@ import (
 
 // As returns m as the model type T a plug-in works on, or an error naming
 // both ("the model is a dbm (*models.DBM), not a *models.RBM") where a
-// type assertion would panic: for the Plugin's methods and estimators,
-// which the runner hands a models.Model.
+// type assertion would panic: for the Plugin's methods, which the runner
+// hands a models.Model. Estimators get their model typed: family/kit/estim.Define
+// checks it here, once for all of them.
 func As[T models.Model](m models.Model) (T, error) {
 	t, ok := m.(T)
 	if !ok {

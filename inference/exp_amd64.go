@@ -60,21 +60,3 @@ func sigmoidAsm(p, x []float64) int {
 	sigmoidAVX2(&p[0], &x[0], n, &expConsts)
 	return n
 }
-
-// expNegAbs32AVX2 is the loop of expNegAbs32 on x[:n] (n a positive
-// multiple of 8), eight lanes at a time, the same bits (exp32_amd64.s).
-//
-//go:noescape
-func expNegAbs32AVX2(dst, x *float32, n int, beta float32, c *[11][8]float32)
-
-// expNegAbs32Asm runs the kernel on the leading multiple of 8 entries and
-// returns how many it did.
-func expNegAbs32Asm(dst, x []float32, beta float32) int {
-	n := len(dst) &^ 7
-	if !useAVX2 || n == 0 {
-		return 0
-	}
-	_ = x[n-1]
-	expNegAbs32AVX2(&dst[0], &x[0], n, beta, &exp32Consts)
-	return n
-}

@@ -6,5 +6,3 @@ var useAVX2 = false
 
 func expNegAbsAsm(dst, x []float64, beta float64) int { return 0 }
 func sigmoidAsm(p, x []float64) int                   { return 0 }
-
-func expNegAbs32Asm(dst, x []float32, beta float32) int { return 0 }

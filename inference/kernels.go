@@ -154,13 +154,13 @@ func sampleUniformBits(s []uint8, rng *rand.Rand) {
 }
 
 // expNegAbsF is expNegAbs in the precision F: float64 (exp.go) or float32
-// (exp32.go, β rounded to float32).
+// (kernel.ExpNegAbs32, β rounded to float32).
 func expNegAbsF[F kernel.Float](dst, x []F, beta float64) {
 	switch d := any(dst).(type) {
 	case []float64:
 		expNegAbs(d, any(x).([]float64), beta)
 	case []float32:
-		expNegAbs32(d, any(x).([]float32), float32(beta))
+		kernel.ExpNegAbs32(d, any(x).([]float32), float32(beta))
 	}
 }
 

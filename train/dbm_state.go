@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -23,6 +24,32 @@ type dbmTrainState struct {
 	// chains, momentum buffers and generator are saved.
 	Prepared bool `json:"joint_prepared,omitempty"`
 	Chains   int  `json:"chains,omitempty"`
+	// Precision is the joint training's precision, float64 (the only one
+	// it has), always saved; "" (checkpoints written before it was
+	// recorded) is float64 too.
+	Precision kernel.Precision `json:"precision,omitempty"`
+	// PretrainPrecisions are the pretraining RBMs' precisions, as a DBN
+	// trainer's (dbnTrainState.Precisions), saved in every phase when the
+	// DBM is pretrained: the joint phase continues from their weights.
+	// Absent in older checkpoints: not checked.
+	PretrainPrecisions []kernel.Precision `json:"pretrain_precisions,omitempty"`
+}
+
+// jointPrecision is the precision of joint training: float64.
+const jointPrecision = kernel.Float64
+
+// pretrainPrecisions are the precisions of the pretraining RBMs (float64
+// when unset), nil without pretraining.
+func (t *DBMTrainer) pretrainPrecisions() []kernel.Precision {
+	o := t.Opt
+	if o.PretrainEpochs == 0 || len(o.Pretrain) == 0 {
+		return nil
+	}
+	ps := make([]kernel.Precision, t.M.NumLayers())
+	for l := range ps {
+		ps[l] = o.Pretrain[min(l, len(o.Pretrain)-1)].Precision.Or(kernel.Float64)
+	}
+	return ps
 }
 
 // The checkpoint's state arrays: during pretraining the RBMs as
@@ -40,7 +67,8 @@ const preKey = "pre_"
 // training further.
 func (t *DBMTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	m, j := t.current(), t.j
-	st := dbmTrainState{Phase: t.Phase(), Epoch: t.done, JointEpoch: j.epoch, PretrainEpochs: t.Opt.PretrainEpochs}
+	st := dbmTrainState{Phase: t.Phase(), Epoch: t.done, JointEpoch: j.epoch, PretrainEpochs: t.Opt.PretrainEpochs,
+		Precision: jointPrecision, PretrainPrecisions: t.pretrainPrecisions()}
 	c := &models.Checkpoint{Model: m, Meta: models.Meta{Experiment: experiment, Epoch: t.done}, State: map[string]models.Array{}, Bytes: map[string][]byte{}}
 	if t.pre != nil {
 		st.PretrainData = t.Opt.PretrainData.String()
@@ -105,6 +133,12 @@ func (t *DBMTrainer) Resume(c *models.Checkpoint) error {
 	L := t.M.NumLayers()
 	if st.PretrainEpochs != o.PretrainEpochs {
 		return fmt.Errorf("checkpoint was pretrained with %d epochs per layer, the experiment asks for %d", st.PretrainEpochs, o.PretrainEpochs)
+	}
+	if err := kernel.Check("checkpoint", st.Precision, jointPrecision); err != nil {
+		return err
+	}
+	if err := checkLayerPrecisions(st.PretrainPrecisions, t.pretrainPrecisions()); err != nil {
+		return fmt.Errorf("pretraining: %w", err)
 	}
 	pre := L * o.PretrainEpochs
 	switch st.Phase {

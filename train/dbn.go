@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/data"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -589,6 +590,45 @@ type dbnTrainState struct {
 	Transpose  bool            `json:"transpose_init"`
 	Stacked    bool            `json:"stacked"`       // the current layer has started training
 	RBM        json.RawMessage `json:"rbm,omitempty"` // the current layer's RBMTrainer state
+	// Precisions are the layers' training precisions (RBMOptions.Precision,
+	// float64 when unset; "" for a frozen layer), always saved. Checkpoints
+	// written before they were recorded lack them: their finished layers'
+	// precisions are not known and not checked (the current layer's is, in
+	// its RBM state).
+	Precisions []kernel.Precision `json:"precisions,omitempty"`
+}
+
+// precisions are the precisions of the layers greedy training trains
+// (float64 when unset), "" for the frozen ones (not trained here).
+func (t *DBNTrainer) precisions() []kernel.Precision {
+	ps := make([]kernel.Precision, len(t.M.Layers))
+	for l := len(t.Opt.Frozen); l < len(ps); l++ {
+		ps[l] = t.Opt.layer(l).Precision.Or(kernel.Float64)
+	}
+	return ps
+}
+
+// checkLayerPrecisions refuses, with kernel.Check's message (as the RBM
+// trainer), a checkpoint whose layers were trained in other precisions
+// than the experiment's: was are the checkpoint's (nil when it does not
+// record them: not checked), now the experiment's; a layer frozen in
+// either ("") is not compared.
+func checkLayerPrecisions(was, now []kernel.Precision) error {
+	if was == nil {
+		return nil
+	}
+	if len(was) != len(now) {
+		return fmt.Errorf("checkpoint records the precisions of %d layers, the experiment has %d", len(was), len(now))
+	}
+	for l := range was {
+		if was[l] == "" || now[l] == "" {
+			continue
+		}
+		if err := precisionMismatch(was[l], now[l]); err != nil {
+			return fmt.Errorf("layer %d: %w", l+1, err)
+		}
+	}
+	return nil
 }
 
 // Checkpoint returns the whole DBN (layers not stacked yet hold whatever M
@@ -601,7 +641,8 @@ func (t *DBNTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	// remakes its initial state exactly (and a PCD trainer has no chains
 	// before its first epoch).
 	started := t.cur != nil && t.LayerEpoch > 0
-	st := dbnTrainState{Layer: t.Layer, LayerEpoch: t.LayerEpoch, Epoch: t.done, Data: t.Opt.Data.String(), Transpose: t.Opt.TransposeInit, Stacked: started}
+	st := dbnTrainState{Layer: t.Layer, LayerEpoch: t.LayerEpoch, Epoch: t.done, Data: t.Opt.Data.String(), Transpose: t.Opt.TransposeInit, Stacked: started,
+		Precisions: t.precisions()}
 	c := &models.Checkpoint{Model: t.M, Meta: models.Meta{Experiment: experiment, Epoch: t.done}, State: map[string]models.Array{}, Bytes: map[string][]byte{}}
 	if started {
 		inner, err := t.cur.Checkpoint(experiment)
@@ -637,6 +678,9 @@ func (t *DBNTrainer) Resume(c *models.Checkpoint) error {
 	if st.Data != t.Opt.Data.String() || st.Transpose != t.Opt.TransposeInit {
 		return fmt.Errorf("checkpoint was trained with layer data %s, transpose_init %v; the experiment asks for %s, %v",
 			st.Data, st.Transpose, t.Opt.Data, t.Opt.TransposeInit)
+	}
+	if err := checkLayerPrecisions(st.Precisions, t.precisions()); err != nil {
+		return err
 	}
 	L := len(t.M.Layers)
 	if st.Layer < len(t.Opt.Frozen) || st.Layer > L || st.LayerEpoch < 0 || (st.Layer < L && st.LayerEpoch >= t.Opt.layer(st.Layer).Epochs) {

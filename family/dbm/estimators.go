@@ -72,28 +72,20 @@ func annealBase(env *evalenv.Env, d *models.DBM, init string) ([][]float64, erro
 }
 
 // Exact enumerates the cheaper parity class of the layers.
-var Exact = estim.Define(estim.Def[estim.Exact]{
+var Exact = estim.Define(estim.Def[*models.DBM, estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z and log f(v) by enumerating the cheaper parity class of the layers",
 	Defaults: estim.Exact{MaxUnits: 25},
-	Feasible: func(m models.Model, s *estim.Exact) error {
-		d, err := family.As[*models.DBM](m)
-		if err != nil {
-			return err
-		}
+	Feasible: func(d *models.DBM, s *estim.Exact) error {
 		z, f := exactUnits(d)
 		if n := max(z, f); n > s.MaxUnits {
 			return fmt.Errorf("a DBM %v needs 2^%d terms for log Z and 2^%d per example for log f(v), above max_units %d; raise max_units (≤ 40) or drop exact", d.Sizes, z, f, s.MaxUnits)
 		}
 		return nil
 	},
-	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
-		d, err := family.As[*models.DBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, d *models.DBM, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
 		laps := estim.StartLaps()
 		var rows []report.Row
 		for _, sp := range env.Splits {
@@ -127,16 +119,12 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 })
 
 // MFBound is the mean-field lower bound on log f(v) minus the AIS log Z.
-var MFBound = estim.Define(estim.Def[estim.AIS]{
+var MFBound = estim.Define(estim.Def[*models.DBM, estim.AIS]{
 	Name:     "mf-bound",
 	Leans:    family.Leans{LogLik: family.Low, Why: "the mean-field bound minus AIS's log Ẑ: low up to AIS's error"},
 	Doc:      "DBM mean-field lower bound on log f(v) (Salakhutdinov & Hinton 2009) minus the AIS estimate of log Z",
 	Defaults: estim.DefaultAIS(),
-	Run: func(env *evalenv.Env, m models.Model, s *estim.AIS, j evalenv.Job) ([]report.Row, error) {
-		d, err := family.As[*models.DBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, d *models.DBM, s *estim.AIS, j evalenv.Job) ([]report.Row, error) {
 		return aisRows(env, d, s, 0, j)
 	},
 })
@@ -146,16 +134,12 @@ var MFBound = estim.Define(estim.Def[estim.AIS]{
 type AISSettings = estim.SampledAIS
 
 // AIS is log f(v) by importance sampling minus the AIS log Z.
-var AIS = estim.Define(estim.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[*models.DBM, AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogLik: family.Near, Why: "log f̂ by importance sampling leans low, −log Ẑ leans high"},
 	Doc:      "log f(v) by importance sampling with a mean-field proposal over the even hidden layers, odd layers summed out (RAISE §5.2), minus the AIS log Z",
 	Defaults: AISSettings{AIS: estim.DefaultAIS(), Samples: 500},
-	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
-		d, err := family.As[*models.DBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, d *models.DBM, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
 		return aisRows(env, d, &s.AIS, s.Samples, j)
 	},
 })
@@ -236,16 +220,12 @@ func logZFor(env *evalenv.Env, d *models.DBM, s *estim.AIS, seed uint64) (*eval.
 // RAISE is RAISE for DBMs (Alg. 3) on a subsample of each split, extended
 // by the control variate log f̂(v) (the IS estimate of an earlier ais entry
 // of the evaluation, else one with 100 proposals).
-var RAISE = estim.Define(estim.Def[estim.RAISE]{
+var RAISE = estim.Define(estim.Def[*models.DBM, estim.RAISE]{
 	Name:     "raise",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v)"},
 	Doc:      "RAISE with an intractable posterior (Burda et al. 2015, Alg. 3), extended to the split by the control variate log f̂(v) (IS)",
 	Defaults: estim.DefaultRAISE(),
-	Run: func(env *evalenv.Env, m models.Model, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
-		d, err := family.As[*models.DBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, d *models.DBM, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
 		betas, err := s.BetaSchedule()
 		if err != nil {
 			return nil, err

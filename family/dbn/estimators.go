@@ -20,7 +20,7 @@ import (
 
 // Exact enumerates the hidden layers below the top and the top RBM's
 // smaller layer.
-var Exact = estim.Define(estim.Def[estim.Exact]{
+var Exact = estim.Define(estim.Def[models.Model, estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
@@ -95,7 +95,7 @@ func (b *BoundSettings) Check(p family.Problems) {
 }
 
 // Bound is the DBN variational lower bound (2008 eq. 22–24).
-var Bound = estim.Define(estim.Def[BoundSettings]{
+var Bound = estim.Define(estim.Def[models.Model, BoundSettings]{
 	Name:  "dbn-bound",
 	Leans: family.Leans{LogLik: family.Low, Why: "a variational lower bound (minus the top RBM's AIS log Ẑ, which leans low)"},
 	Doc:   "DBN variational lower bound (2008 eq. 22–24) with the top RBM's log Z exact when small, else by AIS",
@@ -151,7 +151,7 @@ func CheapAIS() *AISSettings {
 
 // AIS is log f(v) by importance sampling with Q minus the top RBM's AIS
 // log Z.
-var AIS = estim.Define(estim.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[models.Model, AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogLik: family.Near, Why: "log f̂ by importance sampling leans low, −log Ẑ leans high"},
 	Doc:      "log f(v) by importance sampling with the recognition model Q (RAISE §5.3) minus the top RBM's AIS log Z",
@@ -195,7 +195,7 @@ var AIS = estim.Define(estim.Def[AISSettings]{
 
 // RAISE is RAISE with the top RBM unrolled (RAISE §3.3) on a subsample of
 // each split, extended by the control variate log f̂(v) (IS with Q).
-var RAISE = estim.Define(estim.Def[estim.RAISE]{
+var RAISE = estim.Define(estim.Def[models.Model, estim.RAISE]{
 	Name:     "raise",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v)"},
 	Doc:      "RAISE with the top RBM unrolled (Burda et al. 2015 §3.3), extended to the split by the control variate log f̂(v) (IS with Q)",

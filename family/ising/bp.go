@@ -33,7 +33,7 @@ func (s *BPSettings) Check(p family.Problems) {
 }
 
 // BP is the Bethe approximation of log Z by loopy belief propagation.
-var BP = estim.Define(estim.Def[BPSettings]{
+var BP = estim.Define(estim.Def[*models.Ising, BPSettings]{
 	Name: "bp",
 	Leans: family.Leans{Why: "the Bethe approximation: exact on a chain, an approximation of either sign on a loopy grid " +
 		"(tested against enumeration in eval/ising_bp_test.go)"},
@@ -41,11 +41,7 @@ var BP = estim.Define(estim.Def[BPSettings]{
 	Doc: "loopy belief propagation (damped synchronous sum-product in log space) and the Bethe free energy: " +
 		"log Z ≈ −F_Bethe at the beliefs; exact on 1×n grids; warns when the messages did not converge",
 	Defaults: BPSettings{Damping: eval.DefaultBetheBP.Damping, Tol: eval.DefaultBetheBP.Tol, MaxIter: eval.DefaultBetheBP.MaxIter},
-	Run: func(env *evalenv.Env, mm models.Model, s *BPSettings, j evalenv.Job) ([]report.Row, error) {
-		m, err := family.As[*models.Ising](mm)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, m *models.Ising, s *BPSettings, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
 		res, err := eval.BetheBP{Damping: s.Damping, Tol: s.Tol, MaxIter: s.MaxIter}.Run(m)
 		if err != nil {

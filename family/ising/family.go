@@ -107,17 +107,14 @@ func (s *ExactSettings) plan(m *models.Ising) (string, error) {
 }
 
 // Exact is exact log Z and mean log-likelihoods.
-var Exact = estim.Define(estim.Def[ExactSettings]{
+var Exact = estim.Define(estim.Def[*models.Ising, ExactSettings]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z: a transfer matrix over the grid's narrower side (D·2^width terms), or enumeration of all 2^D states",
 	Defaults: ExactSettings{Method: "auto", MaxUnits: 25, MaxWidth: 20},
-	Feasible: func(m models.Model, s *ExactSettings) error {
-		im, err := family.As[*models.Ising](m)
-		if err == nil {
-			_, err = s.plan(im)
-		}
+	Feasible: func(im *models.Ising, s *ExactSettings) error {
+		_, err := s.plan(im)
 		return err
 	},
 	CheckModel: func(p family.Problems, s *ExactSettings, model family.Settings, visible int) {
@@ -132,11 +129,7 @@ var Exact = estim.Define(estim.Def[ExactSettings]{
 			p.Crossf("", "", "%v", err)
 		}
 	},
-	Run: func(env *evalenv.Env, mm models.Model, s *ExactSettings, j evalenv.Job) ([]report.Row, error) {
-		m, err := family.As[*models.Ising](mm)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, m *models.Ising, s *ExactSettings, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
 		method, err := s.plan(m)
 		if err != nil {
@@ -171,16 +164,12 @@ func DefaultAIS() AISSettings {
 }
 
 // AIS is annealed importance sampling from independent bits.
-var AIS = estim.Define(estim.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[*models.Ising, AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogZ: family.Low, LogLik: family.High, Why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
 	Doc:      "AIS estimate of log Z along f_β = exp((1−β)·bᵀx + β·log p̃(x)) from independent bits (uniform: b = 0, log Z_0 = D log 2; or the data's base rate), single-site Gibbs sweeps",
 	Defaults: DefaultAIS(),
-	Run: func(env *evalenv.Env, mm models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
-		m, err := family.As[*models.Ising](mm)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, m *models.Ising, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
 		b, err := env.BaseVBias(s.Init, m.NumVisible())
 		if err != nil {
@@ -228,13 +217,7 @@ func loglikRows(env *evalenv.Env, base report.Row, m *models.Ising, logZ float64
 
 // Chi2 is the χ² upper bound on log Z (estim.Chi2Def): an Ising model is
 // its own target, log p̃(x) = Σ h_i s_i + Σ J_ij s_i s_j.
-var Chi2 = estim.Chi2Def(func(m models.Model) (chi2.Target, error) {
-	im, ok := m.(*models.Ising)
-	if !ok {
-		return nil, fmt.Errorf("chi2: expected an ising model, got %s", m.TypeName())
-	}
-	return im, nil
-})
+var Chi2 = estim.Chi2Def(func(im *models.Ising) (chi2.Target, error) { return im, nil })
 
 // SampleInits are the chain starts Sample accepts.
 func (Plugin) SampleInits() []string { return SampleInits }

@@ -46,7 +46,7 @@ func TestRegisterChecksTheSeams(t *testing.T) {
 			Plugin: p, Estimators: []*family.Estimator{e}}
 	}
 	good := func() *family.Estimator {
-		return estim.Define(estim.Def[settingsA]{Name: "est", Doc: "a test estimator", Run: run})
+		return estim.Define(estim.Def[models.Model, settingsA]{Name: "est", Doc: "a test estimator", Run: run})
 	}
 	mismatched := good()
 	mismatched.New = func() family.Settings { return &settingsB{} }

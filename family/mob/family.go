@@ -188,16 +188,12 @@ func (Plugin) Filters(mm models.Model) (*sampling.Filters, bool) {
 // Exact is the mean exact log p(x) of each split: logsumexp over the
 // components of log π_k + log p(x|k); the mixture is normalised, so its
 // log Z is 0 and nothing is estimated.
-var Exact = estim.Define(estim.Def[family.NoSettings]{
+var Exact = estim.Define(estim.Def[*models.MoB, family.NoSettings]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact: a normalised mixture, log p(x) by logsumexp over its components"},
 	Unshared: true,
 	Doc:      "exact log p(x) = logsumexp_k[log π_k + Σ_d x_d log μ_kd + (1−x_d) log(1−μ_kd)]; the mixture is normalised (log Z = 0), so nothing is estimated",
-	Run: func(env *evalenv.Env, mm models.Model, _ *family.NoSettings, j evalenv.Job) ([]report.Row, error) {
-		m, err := family.As[*models.MoB](mm)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, m *models.MoB, _ *family.NoSettings, j evalenv.Job) ([]report.Row, error) {
 		env.Remember(estim.ExactLogZKey{}, 0.0)
 		base := j.Base
 		base.LogZ = report.F(0)

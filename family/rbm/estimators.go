@@ -19,18 +19,14 @@ import (
 )
 
 // Exact is exact log Z by enumerating the smaller layer with a Gray-code walk.
-var Exact = estim.Define(estim.Def[estim.Exact]{
+var Exact = estim.Define(estim.Def[*models.RBM, estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log Z by enumerating the smaller layer (2^min(D,H) terms)",
 	Defaults: estim.Exact{MaxUnits: 25},
 	Work:     exactWork,
-	Feasible: func(m models.Model, s *estim.Exact) error {
-		r, err := family.As[*models.RBM](m)
-		if err != nil {
-			return err
-		}
+	Feasible: func(r *models.RBM, s *estim.Exact) error {
 		if n := min(r.NVis, r.NHid); n > s.MaxUnits {
 			return fmt.Errorf("the smaller layer of a %d×%d RBM has %d units, above max_units %d (2^%d terms); raise max_units (≤ 40) or drop exact", r.NVis, r.NHid, n, s.MaxUnits, n)
 		}
@@ -43,11 +39,7 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 				s.MaxUnits, visible, h, estim.MaxExactUnits)
 		}
 	},
-	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
-		r, err := family.As[*models.RBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, r *models.RBM, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
 		e, done, err := estim.ExactRBM(env, r, s.MaxUnits, "exact")
 		if err != nil {
@@ -107,17 +99,13 @@ func (*AISSettings) Legacy() map[string]any { return map[string]any{"samples": 5
 // AIS is the annealed importance sampling estimate of log Z from the data
 // base rate or the uniform start (Salakhutdinov & Murray 2008), with the
 // mean log-likelihood −F(v) − log Ẑ on each split.
-var AIS = estim.Define(estim.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[*models.RBM, AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogZ: family.Low, LogLik: family.High, Why: "log of an unbiased Ẑ is low; −log Ẑ makes log p high"},
 	Doc:      "annealed importance sampling estimate of log Z (Salakhutdinov & Murray 2008)",
 	Defaults: AISSettings{AIS: estim.DefaultAIS()},
 	Work:     aisWork,
-	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
-		r, err := family.As[*models.RBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, r *models.RBM, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
 		vb, err := env.BaseVBias(s.Init, r.NVis)
 		if err != nil {
@@ -182,17 +170,13 @@ func LogUnnormAll(m *models.RBM, x data.Examples) []float64 {
 // RAISE is reverse AIS on the annealing path of ais (Burda et al. 2015,
 // Alg. 2) on a subsample of each split, extended to the whole split by the
 // control variate log f(v) = −F(v).
-var RAISE = estim.Define(estim.Def[estim.RAISE]{
+var RAISE = estim.Define(estim.Def[*models.RBM, estim.RAISE]{
 	Name:     "raise",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p_ann(v) (enough β that p_ann ≈ p)"},
 	Doc:      "reverse AIS estimator: a stochastic lower bound on each example's log-probability under the annealing model (Burda et al. 2015)",
 	Defaults: estim.DefaultRAISE(),
 	Work:     raiseWork,
-	Run: func(env *evalenv.Env, m models.Model, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
-		r, err := family.As[*models.RBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, r *models.RBM, s *estim.RAISE, j evalenv.Job) ([]report.Row, error) {
 		betas, err := s.BetaSchedule()
 		if err != nil {
 			return nil, err
@@ -350,17 +334,13 @@ func matchedSteps(c *CSLSettings, all []family.Configured) int {
 }
 
 // CSL is the conservative sampling-based log-likelihood (Bengio et al. 2013).
-var CSL = estim.Define(estim.Def[CSLSettings]{
+var CSL = estim.Define(estim.Def[*models.RBM, CSLSettings]{
 	Name:     "csl",
 	Leans:    family.Leans{LogLik: family.Low, Why: "a stochastic lower bound when its chains mix"},
 	Doc:      "conservative sampling-based log-likelihood: log of the mean of p(v|h_s) over hidden states of Gibbs chains (Bengio et al. 2013)",
 	Defaults: CSLSettings{Chains: 100, Init: "base-rate", Examples: 100},
 	Work:     cslWork,
-	Run: func(env *evalenv.Env, m models.Model, s *CSLSettings, j evalenv.Job) ([]report.Row, error) {
-		r, err := family.As[*models.RBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, r *models.RBM, s *CSLSettings, j evalenv.Job) ([]report.Row, error) {
 		steps := s.Steps
 		if steps == 0 {
 			steps = matchedSteps(s, j.List)
@@ -420,26 +400,18 @@ var CSL = estim.Define(estim.Def[CSLSettings]{
 // of the RBM's visible marginal p̃(v) = exp(−F(v)) with a fitted proposal q
 // over the visible units (estim.Chi2Def; target chi2.RBMTarget). With ais
 // in the same evaluation, log Z is bracketed as [AIS, χ²] (estim.PairLogZ).
-var Chi2 = estim.Chi2Def(func(m models.Model) (chi2.Target, error) {
-	r, ok := m.(*models.RBM)
-	if !ok {
-		return nil, fmt.Errorf("chi2: a %s is not an rbm", m.TypeName())
-	}
+var Chi2 = estim.Chi2Def(func(r *models.RBM) (chi2.Target, error) {
 	return chi2.RBMTarget{M: r}, nil
 })
 
 // PLL is the mean pseudo-log-likelihood.
-var PLL = estim.Define(estim.Def[family.NoSettings]{
+var PLL = estim.Define(estim.Def[*models.RBM, family.NoSettings]{
 	Name:     "pll",
 	Leans:    family.Leans{Why: "a sum of log conditional probabilities, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean pseudo-log-likelihood (a cheap training signal, not a likelihood)",
-	Work:     func(m models.Model, _ *family.NoSettings, x []int) float64 { return pllWork(m, nil, x) },
-	Run: func(env *evalenv.Env, m models.Model, _ *family.NoSettings, j evalenv.Job) ([]report.Row, error) {
-		r, err := family.As[*models.RBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Work:     pllWork,
+	Run: func(env *evalenv.Env, r *models.RBM, _ *family.NoSettings, j evalenv.Job) ([]report.Row, error) {
 		laps := estim.StartLaps()
 		var rows []report.Row
 		for _, s := range env.Splits {
@@ -466,17 +438,13 @@ type ReconSettings struct {
 func (*ReconSettings) Check(family.Problems) {}
 
 // Recon is the mean squared reconstruction error after one Gibbs step.
-var Recon = estim.Define(estim.Def[ReconSettings]{
+var Recon = estim.Define(estim.Def[*models.RBM, ReconSettings]{
 	Name:     "recon",
 	Leans:    family.Leans{Why: "a squared error of visible bits, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "mean squared reconstruction error after one Gibbs step (a cheap signal)",
 	Work:     reconWork,
-	Run: func(env *evalenv.Env, m models.Model, _ *ReconSettings, j evalenv.Job) ([]report.Row, error) {
-		r, err := family.As[*models.RBM](m)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, r *models.RBM, _ *ReconSettings, j evalenv.Job) ([]report.Row, error) {
 		laps := estim.StartLaps()
 		rng := rand.New(rand.NewPCG(j.Seed, 0))
 		var rows []report.Row

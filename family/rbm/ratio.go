@@ -142,17 +142,13 @@ func ratioTarget(s *RatioSettings, visible int) (*models.RBM, error) {
 // the same list gave log Z_A and B is small enough), the exact difference
 // is shown beside it (exact_log_z of the row) and a warning is raised when
 // it lies outside the ±3σ̂ band.
-var AISRatio = estim.Define(estim.Def[RatioSettings]{
+var AISRatio = estim.Define(estim.Def[*models.RBM, RatioSettings]{
 	Name:     RatioEstimator,
 	Leans:    family.Leans{LogZ: family.Low, Ratio: true, Why: "runs from exact draws of A: log of an unbiased ratio estimate"},
 	Doc:      "AIS estimate of log Z_B − log Z_A for this rbm A and the rbm B of to: (a file), along the joint path of Salakhutdinov & Murray 2008 §3.2; runs start from exact draws of A, or from Gibbs chains of A when it has no exact sampler",
 	Defaults: DefaultRatio(),
-	Feasible: func(m models.Model, s *RatioSettings) error {
-		if _, err := ratioTarget(s, m.NumVisible()); err != nil {
-			return err
-		}
-		mA, err := family.As[*models.RBM](m)
-		if err != nil {
+	Feasible: func(mA *models.RBM, s *RatioSettings) error {
+		if _, err := ratioTarget(s, mA.NumVisible()); err != nil {
 			return err
 		}
 		if s.Start == StartExact && !eval.HasExactSampler(mA) {
@@ -172,12 +168,8 @@ var AISRatio = estim.Define(estim.Def[RatioSettings]{
 			p.Errorf("to", "expected an rbm with the data's %d visible units, but %s has %d", visible, s.To, b.NVis)
 		}
 	},
-	Run: func(env *evalenv.Env, m models.Model, s *RatioSettings, j evalenv.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, mA *models.RBM, s *RatioSettings, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
-		mA, err := family.As[*models.RBM](m)
-		if err != nil {
-			return nil, err
-		}
 		mB, err := ratioTarget(s, mA.NVis)
 		if err != nil {
 			return nil, err

@@ -3,6 +3,7 @@ package rbm
 import (
 	"math"
 
+	"github.com/logz-ml/logz/family"
 	"github.com/logz-ml/logz/family/kit/estim"
 	"github.com/logz-ml/logz/models"
 )
@@ -68,11 +69,7 @@ func sampled(examples []int, n int) float64 {
 	return float64(t)
 }
 
-func exactWork(m models.Model, s *estim.Exact, examples []int) float64 {
-	r, ok := m.(*models.RBM)
-	if !ok {
-		return 0
-	}
+func exactWork(r *models.RBM, s *estim.Exact, examples []int) float64 {
 	k, n := min(r.NVis, r.NHid), max(r.NVis, r.NHid)
 	if k > s.MaxUnits {
 		return 0
@@ -80,25 +77,16 @@ func exactWork(m models.Model, s *estim.Exact, examples []int) float64 {
 	return nsExactTerm*math.Ldexp(float64(n), k)*1e-9 + logFWork(r, examples)
 }
 
-func aisWork(m models.Model, s *AISSettings, examples []int) float64 {
-	r, ok := m.(*models.RBM)
-	if !ok {
-		return 0
-	}
+func aisWork(r *models.RBM, s *AISSettings, examples []int) float64 {
 	return float64(s.Runs)*float64(s.Betas)*sweepNS(r)*1e-9 + logFWork(r, examples)
 }
 
-func raiseWork(m models.Model, s *estim.RAISE, examples []int) float64 {
-	r, ok := m.(*models.RBM)
-	if !ok {
-		return 0
-	}
+func raiseWork(r *models.RBM, s *estim.RAISE, examples []int) float64 {
 	return (nsEntry + sampled(examples, s.Examples)*float64(s.Chains)*float64(s.Betas)*sweepNS(r)) * 1e-9
 }
 
-func cslWork(m models.Model, s *CSLSettings, examples []int) float64 {
-	r, ok := m.(*models.RBM)
-	if !ok || s.Steps == 0 {
+func cslWork(r *models.RBM, s *CSLSettings, examples []int) float64 {
+	if s.Steps == 0 {
 		return 0 // steps matched to the list's raise or ais: not known here
 	}
 	states := float64(s.Chains) * float64(s.Steps)
@@ -106,18 +94,10 @@ func cslWork(m models.Model, s *CSLSettings, examples []int) float64 {
 	return (nsEntry + chains + sampled(examples, s.Examples)*states*float64(r.NVis)*nsExactTerm) * 1e-9
 }
 
-func pllWork(m models.Model, _ *struct{}, examples []int) float64 {
-	r, ok := m.(*models.RBM)
-	if !ok {
-		return 0
-	}
+func pllWork(r *models.RBM, _ *family.NoSettings, examples []int) float64 {
 	return (nsEntry + sum(examples)*nsPLL*float64(r.NVis)*float64(r.NHid+pllPerUnit)) * 1e-9
 }
 
-func reconWork(m models.Model, _ *ReconSettings, examples []int) float64 {
-	r, ok := m.(*models.RBM)
-	if !ok {
-		return 0
-	}
+func reconWork(r *models.RBM, _ *ReconSettings, examples []int) float64 {
 	return (nsEntry + sum(examples)*(nsReconWeight*float64(r.NVis)*float64(r.NHid)+nsReconUnit*float64(r.NVis+r.NHid))) * 1e-9
 }

@@ -41,14 +41,13 @@ func meanRow(row report.Row, lp []float64, n *belief.Net) report.Row {
 type exactKey struct{ split string }
 
 // Exact is log p(x) by summing p(x, z) over every latent state.
-var Exact = estim.Define(estim.Def[estim.Exact]{
+var Exact = estim.Define(estim.Def[*belief.Net, estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Unshared: true,
 	Doc:      "exact log p(x) = log Σ_z p(x, z), enumerating the 2^(latent units) states",
 	Defaults: estim.Exact{MaxUnits: 20},
-	Feasible: func(m models.Model, s *estim.Exact) error {
-		n := m.(*belief.Net)
+	Feasible: func(n *belief.Net, s *estim.Exact) error {
 		if k := latentUnits(n); k > s.MaxUnits {
 			return fmt.Errorf("%s has %d latent units, above max_units %d (2^%d states); raise max_units (≤ 40) or drop exact", n.Label(), k, s.MaxUnits, k)
 		}
@@ -63,8 +62,7 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latent units, but the model has %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, k, estim.MaxExactUnits)
 		}
 	},
-	Run: func(env *evalenv.Env, m models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
-		n := m.(*belief.Net)
+	Run: func(env *evalenv.Env, n *belief.Net, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
 		var rows []report.Row
 		for _, sp := range env.Splits {
 			start := time.Now()
@@ -103,15 +101,14 @@ func (s *ISSettings) Check(p family.Problems) {
 
 // IS is importance sampling with the recognition network Q(z|x) as the
 // proposal (App. B.1, eq. 16).
-var IS = estim.Define(estim.Def[ISSettings]{
+var IS = estim.Define(estim.Def[*belief.Net, ISSettings]{
 	Name:     "is",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x)"},
 	Doc:      "importance sampling with the recognition network (App. B.1): log of an unbiased estimate of p(x), a stochastic lower bound",
 	Defaults: ISSettings{Samples: 5000},
 	// A recognition network is made by the adaptive-is trainer, so it
 	// cannot be checked before training; Run refuses a net without one.
-	Run: func(env *evalenv.Env, m models.Model, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
-		n := m.(*belief.Net)
+	Run: func(env *evalenv.Env, n *belief.Net, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
 		if n.Rec == nil {
 			return nil, fmt.Errorf("is needs a recognition network, and this %s has none (rec_W…, rec_c… arrays); train with sampler adaptive-is, or use ais", n.Label())
 		}
@@ -154,13 +151,12 @@ func (s *AISSettings) Check(p family.Problems) {
 }
 
 // AIS is per-example AIS from p(x, z | 0) to p(x, z | θ) (App. B.2, eq. 17).
-var AIS = estim.Define(estim.Def[AISSettings]{
+var AIS = estim.Define(estim.Def[*belief.Net, AISSettings]{
 	Name:     "ais",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x)"},
 	Doc:      "per-example AIS over parameter scaling p(x, z | βθ) (App. B.2): log of an unbiased estimate of p(x), a stochastic lower bound; needs no recognition network",
 	Defaults: AISSettings{Chains: 16, Betas: 1000, Examples: 100},
-	Run: func(env *evalenv.Env, m models.Model, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
-		n := m.(*belief.Net)
+	Run: func(env *evalenv.Env, n *belief.Net, s *AISSettings, j evalenv.Job) ([]report.Row, error) {
 		return onSubsamples(env, n, j, s.Examples, int64(s.Chains)*int64(s.Betas), func(sp evalenv.Split, x evalenv.Subset, seed uint64, row *report.Row) ([]float64, error) {
 			progress, done := env.Bar(fmt.Sprintf("%s epoch %d AIS %s %d ex × %d × %d β", env.Experiment, env.Epoch, sp.Name, x.Len(), s.Chains, s.Betas), int64(x.Len()*s.Chains))
 			res, err := belief.AIS{Chains: s.Chains, Betas: s.Betas, Seed: seed, Progress: progress, Units: env.Units()}.LogProb(n, x)
@@ -284,13 +280,12 @@ func (s *BDMCSettings) Check(p family.Problems) {
 // BDMC brackets log p(x) on data simulated from the model (Grosse,
 // Ghahramani & Adams 2015): forward AIS from below, reverse AIS from the
 // exact latent sample from above.
-var BDMC = estim.Define(estim.Def[BDMCSettings]{
+var BDMC = estim.Define(estim.Def[*belief.Net, BDMCSettings]{
 	Name:     "bdmc",
 	Leans:    family.Leans{Bracket: true, Why: "forward AIS below, reverse AIS above, on simulated data"},
 	Doc:      "bidirectional Monte Carlo on data simulated from the model: forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x)",
 	Defaults: BDMCSettings{Chains: 16, Betas: 1000, Examples: 100},
-	Run: func(env *evalenv.Env, m models.Model, s *BDMCSettings, j evalenv.Job) ([]report.Row, error) {
-		n := m.(*belief.Net)
+	Run: func(env *evalenv.Env, n *belief.Net, s *BDMCSettings, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
 		progress, done := env.Bar(fmt.Sprintf("%s epoch %d BDMC %d ex × %d × %d β ×2", env.Experiment, env.Epoch, s.Examples, s.Chains, s.Betas), int64(2*s.Examples*s.Chains))
 		res, err := belief.BDMC{Chains: s.Chains, Betas: s.Betas, Examples: s.Examples, Seed: j.Seed, Progress: progress, Units: env.Units()}.Run(n)
@@ -349,20 +344,19 @@ func (s *CompletionSettings) Check(p family.Problems) {
 
 // Completion fills in the lower half of images from the upper half (paper
 // §4.2.2) and reports the pixel error rate.
-var Completion = estim.Define(estim.Def[CompletionSettings]{
+var Completion = estim.Define(estim.Def[*belief.Net, CompletionSettings]{
 	Name:     "completion",
 	Leans:    family.Leans{Why: "a pixel error rate, not an estimate of log p"},
 	Unshared: true,
 	Doc:      "missing-data completion (§4.2.2): infer the lower half of each image from the upper half by Gibbs sampling, majority vote per pixel; the value is the pixel error rate of the lower half",
 	Defaults: CompletionSettings{Rows: 28, Cols: 28, Samples: 100, Sweeps: 5, Examples: 100},
-	Feasible: func(m models.Model, s *CompletionSettings) error {
+	Feasible: func(m *belief.Net, s *CompletionSettings) error {
 		if d := m.NumVisible(); d != s.Rows*s.Cols {
 			return fmt.Errorf("completion: rows × cols = %d × %d = %d, but the model has %d visible units; set rows and cols", s.Rows, s.Cols, s.Rows*s.Cols, d)
 		}
 		return nil
 	},
-	Run: func(env *evalenv.Env, m models.Model, s *CompletionSettings, j evalenv.Job) ([]report.Row, error) {
-		n := m.(*belief.Net)
+	Run: func(env *evalenv.Env, n *belief.Net, s *CompletionSettings, j evalenv.Job) ([]report.Row, error) {
 		var rows []report.Row
 		for si, sp := range env.Splits {
 			start := time.Now()

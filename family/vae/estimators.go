@@ -144,16 +144,12 @@ func setLogZ(env *evalenv.Env, row *report.Row, m *models.VAE, z logZ, a *estim.
 
 // Exact is log p(x) = logsumexp_z[log p(x|z) + log p̃(z)] − log Z over all
 // 2^Z latent states, with the prior's exact log Z.
-var Exact = estim.Define(estim.Def[estim.Exact]{
+var Exact = estim.Define(estim.Def[*models.VAE, estim.Exact]{
 	Name:     "exact",
 	Leans:    family.Leans{Why: "exact enumeration: the reference"},
 	Doc:      "exact log p(x) = logsumexp_z[log p(x|z) + log p̃(z)] − log Z, enumerating the 2^Z latent states (and the RBM prior's log Z)",
 	Defaults: estim.Exact{MaxUnits: 20},
-	Feasible: func(mm models.Model, s *estim.Exact) error {
-		m, err := family.As[*models.VAE](mm)
-		if err != nil {
-			return err
-		}
+	Feasible: func(m *models.VAE, s *estim.Exact) error {
 		if Z := m.NumLatent(); Z > s.MaxUnits {
 			return fmt.Errorf("%s has %d latents, above max_units %d (2^%d states); raise max_units (≤ %d) or drop exact", m.Label(), Z, s.MaxUnits, Z, estim.MaxExactUnits)
 		}
@@ -164,11 +160,7 @@ var Exact = estim.Define(estim.Def[estim.Exact]{
 			p.Crossf("", "", "exact enumeration needs at most max_units (%d) latents, but the model has latent: %d; remove exact or raise max_units (≤ %d)", s.MaxUnits, Z, estim.MaxExactUnits)
 		}
 	},
-	Run: func(env *evalenv.Env, mm models.Model, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
-		m, err := family.As[*models.VAE](mm)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, m *models.VAE, s *estim.Exact, j evalenv.Job) ([]report.Row, error) {
 		start := time.Now()
 		z, err := priorLogZ(env, m, &PriorLogZ{MaxUnits: estim.MaxExactUnits}, j.Seed)
 		if err != nil {
@@ -309,16 +301,12 @@ func sampled(env *evalenv.Env, m *models.VAE, s *ISSettings, j evalenv.Job, what
 //
 // z_k ~ q(z|x); p̂ is unbiased for p(x) given log Z, so log p̂ is a
 // stochastic lower bound on log p(x).
-var IS = estim.Define(estim.Def[ISSettings]{
+var IS = estim.Define(estim.Def[*models.VAE, ISSettings]{
 	Name:     "is",
 	Leans:    family.Leans{LogLik: family.Low, Why: "log of an unbiased estimate of p(x), given the prior's log Z"},
 	Doc:      "importance sampling with the encoder q(z|x): logmeanexp_k[log p(x|z_k) + log p̃(z_k) − log q(z_k|x)] − log Z, a stochastic lower bound on log p(x); log Z of an RBM prior exact or by AIS",
 	Defaults: ISSettings{Samples: 5000, PriorLogZ: defaultPriorLogZ()},
-	Run: func(env *evalenv.Env, mm models.Model, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
-		m, err := family.As[*models.VAE](mm)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, m *models.VAE, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
 		return sampled(env, m, s, j, "IS", func(w eval.VAEWeights) []float64 { return w.LogMeanW }, func(w eval.VAEWeights, n, N int) string {
 			minESS := math.Inf(1)
 			for _, e := range w.ESS {
@@ -334,16 +322,12 @@ var IS = estim.Define(estim.Def[ISSettings]{
 //	E_q(z|x)[log p(x|z) + log p̃(z) − log q(z|x)] − log Z ≤ log p(x),
 //
 // each example's expectation estimated from K draws of q(z|x).
-var ELBO = estim.Define(estim.Def[ISSettings]{
+var ELBO = estim.Define(estim.Def[*models.VAE, ISSettings]{
 	Name:     "elbo",
 	Leans:    family.Leans{LogLik: family.Low, Why: "a lower bound on log p(x), given the prior's log Z"},
 	Doc:      "evidence lower bound E_q[log p(x|z) + log p̃(z) − log q(z|x)] − log Z (a lower bound on log p(x)), K draws of q(z|x) per example",
 	Defaults: ISSettings{Samples: 100, PriorLogZ: defaultPriorLogZ()},
-	Run: func(env *evalenv.Env, mm models.Model, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
-		m, err := family.As[*models.VAE](mm)
-		if err != nil {
-			return nil, err
-		}
+	Run: func(env *evalenv.Env, m *models.VAE, s *ISSettings, j evalenv.Job) ([]report.Row, error) {
 		return sampled(env, m, s, j, "ELBO", func(w eval.VAEWeights) []float64 { return w.MeanLogW }, func(_ eval.VAEWeights, n, N int) string {
 			return fmt.Sprintf("ELBO from %d draws of q(z|x) per example on %d of %d examples", s.Samples, n, N)
 		})
@@ -351,11 +335,7 @@ var ELBO = estim.Define(estim.Def[ISSettings]{
 })
 
 // priorTarget is the χ² target of a VAE's RBM prior: p̃(z) = exp(−F(z)).
-func priorTarget(mm models.Model) (chi2.Target, error) {
-	m, ok := mm.(*models.VAE)
-	if !ok {
-		return nil, fmt.Errorf("chi2: a %s is not a vae", mm.TypeName())
-	}
+func priorTarget(m *models.VAE) (chi2.Target, error) {
 	if m.Prior == nil {
 		return nil, fmt.Errorf("chi2 bounds log Z of an RBM prior, and %s has a Bernoulli prior (log Z = 0); drop chi2", m.Label())
 	}
@@ -367,13 +347,13 @@ func priorTarget(mm models.Model) (chi2.Target, error) {
 // one split-free row with the bound as log_z. The is and elbo rows of the
 // same evaluation then show the log Z bracket [their log Z, χ²] and the
 // log-likelihood with the χ² bound in place of their log Z (finish).
-var Chi2 = estim.Define(estim.Def[estim.Chi2]{
+var Chi2 = estim.Define(estim.Def[*models.VAE, estim.Chi2]{
 	Name:     estim.Chi2Estimator,
 	Leans:    family.Leans{LogZ: family.High, Why: "the χ² bound on the prior's log Z is above it"},
 	Unshared: true,
 	Doc:      "χ² upper bound on log Z of the RBM prior with a fitted proposal q (Kuleshov & Ermon 2017); biased low as an estimate; is and elbo rows note the log Z bracket and the log-likelihood with it",
 	Defaults: estim.DefaultChi2(),
-	Feasible: func(m models.Model, _ *estim.Chi2) error {
+	Feasible: func(m *models.VAE, _ *estim.Chi2) error {
 		_, err := priorTarget(m)
 		return err
 	},
@@ -382,7 +362,7 @@ var Chi2 = estim.Define(estim.Def[estim.Chi2]{
 			p.Crossf("", "", "chi2 bounds log Z of an RBM prior, but the model has prior: %s (log Z = 0); remove chi2 or set prior: rbm", model.(*Model).Prior)
 		}
 	},
-	Run: func(env *evalenv.Env, m models.Model, s *estim.Chi2, j evalenv.Job) ([]report.Row, error) {
+	Run: func(env *evalenv.Env, m *models.VAE, s *estim.Chi2, j evalenv.Job) ([]report.Row, error) {
 		t, err := priorTarget(m)
 		if err != nil {
 			return nil, err

@@ -1,5 +1,6 @@
 // Package logistic computes the logistic sigmoid σ(x) = 1/(1+e^{−x}) of
-// float32 vectors with one exp per element, for the float32 RBM trainer. On
+// float32 vectors with one exp per element, for the float32 RBM trainer, and
+// (ExpNegAbs32) e^{−β|x|} for the float32 annealing chains. On
 // amd64 with AVX2 eight elements go at a time in assembly that performs the
 // float32 operations of the Go loop in the same order (no fused
 // multiply-add), so the results are the same bits (build tag purego: Go
@@ -75,7 +76,26 @@ func sigmoidGo(p, x []float32) {
 // expNegAbs is e^{−|x|} with −|x| clamped at expMin (a NaN too), the
 // exponential of the package comment.
 func expNegAbs(xj float32) float32 {
-	a := math.Float32frombits(math.Float32bits(xj) | 1<<31)
+	return expClamped(math.Float32frombits(math.Float32bits(xj) | 1<<31))
+}
+
+// ExpNegAbs32 sets dst[j] = e^{−β|x[j]|} for β ≥ 0 with the float32
+// exponential of the package comment (the argument −β|x| rounded to
+// float32 and clamped at −87, a NaN too): the exp of the float32 annealing
+// chains. On amd64 with AVX2 the leading multiple of 8 entries go through
+// the assembly, which does the same float32 operations in the same order,
+// so the same bits.
+func ExpNegAbs32(dst, x []float32, beta float32) {
+	x = x[:len(dst)]
+	j0 := expNegAbs32Asm(dst, x, beta)
+	for j := j0; j < len(x); j++ {
+		dst[j] = expClamped(float32(math.Float32frombits(math.Float32bits(x[j])|1<<31) * beta))
+	}
+}
+
+// expClamped is e^a for a ≤ 0 clamped at expMin (a NaN too), the
+// exponential of the package comment: the one float32 exp of the package.
+func expClamped(a float32) float32 {
 	if !(a >= expMin) {
 		a = expMin
 	}

@@ -2,16 +2,15 @@
 
 #include "textflag.h"
 
-// EXPNEGABS sets Y6 = e^{−|x|} for x in Y0 (−|x| clamped at expMin, a NaN
-// too), the exponential of the package comment, with the constants at DX
-// and expMagic in Y10, using Y1–Y5 and Y7. Step by step (Go's operand
-// order: VOP src2, src1, dst computes dst = src1 op src2):
-// a = −|x|; a = a > expMin ? a : expMin; t = a·expC + magic;
+// EXPCLAMPED sets Y6 = e^a for a in Y1 (clamped at expMin, a NaN too),
+// the exponential of the package comment (expClamped), with the constants
+// at DX and expMagic in Y10, using Y1–Y5 and Y7. Step by step (Go's
+// operand order: VOP src2, src1, dst computes dst = src1 op src2):
+// a = a > expMin ? a : expMin; t = a·expC + magic;
 // n = bits(t) − bits(magic); kf = t − magic; r = (a − kf·hi) − kf·lo;
 // r2 = r·r; q = r + r2·((½ + r/6) + r2/24); s = table[n & 7] with
 // (n >> 3) << 23 added to its bits; e = s + s·q.
-#define EXPNEGABS \
-	VORPS   (DX), Y0, Y1   \
+#define EXPCLAMPED \
 	VMAXPS  32(DX), Y1, Y1 \
 	VMULPS  64(DX), Y1, Y2 \
 	VADDPS  Y10, Y2, Y2    \
@@ -34,6 +33,12 @@
 	VPADDD  Y3, Y7, Y7     \
 	VMULPS  Y6, Y7, Y6     \
 	VADDPS  Y6, Y7, Y6
+
+// EXPNEGABS sets Y6 = e^{−|x|} for x in Y0: a = −|x| (the sign bit set),
+// then EXPCLAMPED.
+#define EXPNEGABS \
+	VORPS (DX), Y0, Y1 \
+	EXPCLAMPED
 
 // func sigmoid8AVX2(p, x *float32, n int, c *[11][8]float32)
 // Constants at c: 0 sign bit, 32 expMin, 64 expC, 96 expMagic, 128 expHi,
@@ -112,5 +117,29 @@ lloop:
 	VMOVUPD Y13, 32(R9)
 	VMOVUPD Y14, 64(R9)
 	VMOVUPD Y15, 96(R9)
+	VZEROUPPER
+	RET
+
+// func expNegAbs8AVX2(dst, x *float32, n int, beta float32, c *[11][8]float32)
+// The loop of ExpNegAbs32: a = (−|x|)·β, then EXPCLAMPED.
+TEXT ·expNegAbs8AVX2(SB), NOSPLIT, $0-40
+	MOVQ dst+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ n+16(FP), CX
+	VBROADCASTSS beta+24(FP), Y12
+	MOVQ c+32(FP), DX
+	SHLQ $2, CX
+	XORQ AX, AX
+	VMOVUPS 96(DX), Y10 // expMagic
+
+eloop:
+	VMOVUPS (SI)(AX*1), Y0
+	VORPS   (DX), Y0, Y1 // −|x|
+	VMULPS  Y12, Y1, Y1  // a = −|x|·β
+	EXPCLAMPED
+	VMOVUPS Y6, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, CX
+	JLT     eloop
 	VZEROUPPER
 	RET

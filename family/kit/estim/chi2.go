@@ -171,15 +171,15 @@ func NewChi2Proposal(c *Chi2, D int, base []float64, rng *rand.Rand) (chi2.Propo
 // on the log-likelihood, as the bound's estimate is biased low), the IS
 // estimate log mean w in a note, the gap to an exact log Z of the same
 // evaluation, and warnings. A family's Finish should call PairLogZ to
-// bracket log Z between AIS and χ².
-func Chi2Def(target func(m models.Model) (chi2.Target, error)) *family.Estimator {
-	return Define(Def[Chi2]{
+// bracket log Z between AIS and χ². M is the family's model type.
+func Chi2Def[M models.Model](target func(m M) (chi2.Target, error)) *family.Estimator {
+	return Define(Def[M, Chi2]{
 		Name:     Chi2Estimator,
 		Leans:    family.Leans{LogZ: family.High, LogLik: family.Low, Why: "the χ² bound is above log Z (its Monte-Carlo estimate leans low by less than its error with a good q)"},
 		Unshared: true,
 		Doc:      "χ² upper bound on log Z with a fitted proposal q (Kuleshov & Ermon 2017): ½ log mean (p̃/q)² on fresh draws; biased low as an estimate",
 		Defaults: DefaultChi2(),
-		Feasible: func(m models.Model, s *Chi2) error {
+		Feasible: func(m M, s *Chi2) error {
 			t, err := target(m)
 			if err != nil {
 				return err
@@ -187,7 +187,7 @@ func Chi2Def(target func(m models.Model) (chi2.Target, error)) *family.Estimator
 			_, err = NewChi2Proposal(s, t.Dim(), nil, rand.New(rand.NewPCG(0, 0)))
 			return err
 		},
-		Run: func(env *evalenv.Env, m models.Model, s *Chi2, j evalenv.Job) ([]report.Row, error) {
+		Run: func(env *evalenv.Env, m M, s *Chi2, j evalenv.Job) ([]report.Row, error) {
 			t, err := target(m)
 			if err != nil {
 				return nil, err

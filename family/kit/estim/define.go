@@ -29,26 +29,30 @@ func (impl[S]) Takes(s family.Settings) bool {
 	return ok
 }
 
-// Def is an estimator with typed settings *S; see Define.
-type Def[S any] struct {
+// Def is an estimator of the models of type M with typed settings *S;
+// see Define. M is the model type its functions work on (*models.RBM,
+// ...), or models.Model for one that takes several.
+type Def[M models.Model, S any] struct {
 	Name, Doc string
 	// Leans: see family.Estimator.
 	Leans family.Leans
 	// Defaults are the settings of an entry that sets nothing.
 	Defaults S
 	// Feasible and CheckModel are optional; see Estimator.
-	Feasible   func(m models.Model, s *S) error
+	Feasible   func(m M, s *S) error
 	CheckModel func(p family.Problems, s *S, model family.Settings, visible int)
-	Run        func(env *evalenv.Env, m models.Model, s *S, j evalenv.Job) ([]report.Row, error)
+	Run        func(env *evalenv.Env, m M, s *S, j evalenv.Job) ([]report.Row, error)
 	// Unshared: see Estimator.
 	Unshared bool
 	// Work: see Estimator.
-	Work func(m models.Model, s *S, examples []int) float64
+	Work func(m M, s *S, examples []int) float64
 }
 
 // Define turns a typed definition into an Estimator. *S must implement
-// Settings.
-func Define[S any](d Def[S]) *family.Estimator {
+// Settings. The one check of the model's type is here: Run and Feasible
+// of a model that is not an M return family.As's error, and Work says it
+// cannot foresee one (0).
+func Define[M models.Model, S any](d Def[M, S]) *family.Estimator {
 	if _, ok := any(new(S)).(family.Settings); !ok {
 		panic(fmt.Sprintf("family: estimator %s: *%T does not implement Settings", d.Name, d.Defaults))
 	}
@@ -66,11 +70,21 @@ func Define[S any](d Def[S]) *family.Estimator {
 			return any(&s).(family.Settings)
 		},
 		Impl: impl[S](func(env *evalenv.Env, m models.Model, s family.Settings, j evalenv.Job) ([]report.Row, error) {
-			return d.Run(env, m, typed(s), j)
+			mm, err := family.As[M](m)
+			if err != nil {
+				return nil, err
+			}
+			return d.Run(env, mm, typed(s), j)
 		}),
 	}
 	if d.Feasible != nil {
-		e.Feasible = func(m models.Model, s family.Settings) error { return d.Feasible(m, typed(s)) }
+		e.Feasible = func(m models.Model, s family.Settings) error {
+			mm, err := family.As[M](m)
+			if err != nil {
+				return err
+			}
+			return d.Feasible(mm, typed(s))
+		}
 	}
 	if d.CheckModel != nil {
 		e.CheckModel = func(p family.Problems, s family.Settings, model family.Settings, visible int) {
@@ -78,7 +92,13 @@ func Define[S any](d Def[S]) *family.Estimator {
 		}
 	}
 	if d.Work != nil {
-		e.Work = func(m models.Model, s family.Settings, examples []int) float64 { return d.Work(m, typed(s), examples) }
+		e.Work = func(m models.Model, s family.Settings, examples []int) float64 {
+			mm, err := family.As[M](m)
+			if err != nil {
+				return 0
+			}
+			return d.Work(mm, typed(s), examples)
+		}
 	}
 	return e
 }

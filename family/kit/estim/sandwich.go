@@ -146,7 +146,7 @@ func SandwichRAISE() RAISE {
 // their settings with the path left to the sandwich (zero betas, schedule,
 // init).
 func SandwichDef[A, R any](ais, raise *family.Estimator, aisDefaults A, raiseDefaults R) *family.Estimator {
-	return Define(Def[Sandwich[A, R]]{
+	return Define(Def[models.Model, Sandwich[A, R]]{
 		Name: "sandwich",
 		Leans: family.Leans{Bracket: true,
 			Why: "AIS (above) and RAISE (below) of one start at growing K until their gap closes: the pair brackets the truth in expectation"},
