@@ -363,8 +363,13 @@ func (f *isEngine[F]) updateItem(w *isWorker[F], item int) {
 		t.recAdam.StepRange(t.phi, t.gradPhi, -1/float64(f.nb), j.lo, j.hi)
 		return
 	}
-	t.prior.AddGradU(t.theta[j.lo:j.hi], t.grad[j.lo:j.hi])
 	w.src.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(f.epoch), uint64(f.batch), uint64(f.now), uint64(item)), 0)
+	if t.dyn.method == "sghmc" && t.prior.Kind == "student-t" {
+		sghmcStudentT(t.dyn, t.prior, t.theta, t.grad, &w.src, j.lo, j.hi)
+		f.kin[item] = 0
+		return
+	}
+	t.prior.AddGradU(t.theta[j.lo:j.hi], t.grad[j.lo:j.hi])
 	f.kin[item] = t.dyn.stepRange(t.theta, t.grad, w.rng, j.lo, j.hi)
 }
 
