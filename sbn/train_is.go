@@ -700,6 +700,14 @@ func (f *isEngine[F]) columns(w *isWorker[F], l, lo, hi, R int) [][]int32 {
 	for i := range cols {
 		cols[i] = cols[i][:0]
 	}
+	if hi-lo == jobUnits && (l > 0 || R == f.nb) {
+		mat, k := f.x, f.sizes[0]
+		if l > 0 {
+			mat, k = f.h[l], f.sizes[l]
+		}
+		columns8(mat, k, lo, R, cols)
+		return cols
+	}
 	if l == 0 {
 		n0 := f.sizes[0]
 		for k := range f.nb {

@@ -1,6 +1,7 @@
 package sbn
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -52,5 +53,38 @@ func TestSGHMCStudentTBits(t *testing.T) {
 	same("grad", g0, g1)
 	if s0.Uint64() != s1.Uint64() {
 		t.Errorf("the streams differ after the update")
+	}
+}
+
+// TestColumns8 checks the unrolled column lists against a plain scan of
+// a random binary matrix (with −0 and a non-unit nonzero among the
+// entries), for every block of eight units.
+func TestColumns8(t *testing.T) {
+	const R, k = 37, 24
+	rng := rand.New(rand.NewPCG(3, 4))
+	mat := make([]float32, R*k)
+	for i := range mat {
+		if rng.IntN(2) == 1 {
+			mat[i] = 1
+		}
+	}
+	mat[5], mat[9] = float32(math.Copysign(0, -1)), 2
+	cols := make([][]int32, jobUnits)
+	for lo := 0; lo < k; lo += jobUnits {
+		for i := range cols {
+			cols[i] = make([]int32, R)
+		}
+		columns8(mat, k, lo, R, cols)
+		for i := range jobUnits {
+			var want []int32
+			for r := range R {
+				if mat[r*k+lo+i] != 0 {
+					want = append(want, int32(r))
+				}
+			}
+			if fmt.Sprint(cols[i]) != fmt.Sprint(want) {
+				t.Errorf("unit %d: rows %v, want %v", lo+i, cols[i], want)
+			}
+		}
 	}
 }
