@@ -104,6 +104,7 @@ type isKernels[F kernel.Float] struct {
 	addRowsStride func(dst, w []F, stride int, idx []int32)
 	logLik        func(p, a, x []F) float64
 	transpose     func(dst []F, ldd int, src []F, lds, r, c int)
+	weigh         func(p, h, e []F, w F)
 }
 
 // kernelsOf returns the kernels of F.
@@ -111,9 +112,9 @@ func kernelsOf[F kernel.Float]() isKernels[F] {
 	var k any
 	switch kernel.Of[F]() {
 	case kernel.Float32:
-		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32}
+		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32}
 	default:
-		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64}
+		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64]}
 	}
 	return k.(isKernels[F])
 }
@@ -578,12 +579,13 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 			hl := x
 			if l > 0 {
 				hl = f.h[l][r*nl : (r+1)*nl]
-				weigh(f.q[l][r*nl:(r+1)*nl], hl, wr)
+				var e []F // ε_1's rows are summed into e1 as they are made
+				if l == 1 {
+					e = e1
+				}
+				f.kern.weigh(f.q[l][r*nl:(r+1)*nl], hl, e, wr)
 			}
-			weigh(f.a[l][r*nl:(r+1)*nl], hl, wr)
-		}
-		for j, v := range f.q[1][r*n1 : (r+1)*n1] {
-			e1[j] += v
+			f.kern.weigh(f.a[l][r*nl:(r+1)*nl], hl, nil, wr)
 		}
 	}
 	if c.step == t.opt.Steps-1 {
@@ -591,11 +593,21 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 	}
 }
 
-// weigh sets p_i = w·(h_i − p_i).
-func weigh[F kernel.Float](p, h []F, w F) {
+// weigh sets p_i = w·(h_i − p_i) and, with e non-nil, adds it to e_i
+// (kernel.Weigh32 in F).
+func weigh[F kernel.Float](p, h, e []F, w F) {
 	h = h[:len(p)]
+	if e == nil {
+		for i, v := range p {
+			p[i] = w * (h[i] - v)
+		}
+		return
+	}
+	e = e[:len(p)]
 	for i, v := range p {
-		p[i] = w * (h[i] - v)
+		u := w * (h[i] - v)
+		p[i] = u
+		e[i] += u
 	}
 }
 
