@@ -442,8 +442,9 @@ func (f *isEngine[F]) onRow(l, r int) []int32 {
 
 // draw sets h_j = 1 with probability p_j (a 24-bit uniform below p_j; two
 // per 64-bit draw) and returns the on-list (on has room for len(p)), with
-// no branch on the outcome.
-func draw[F kernel.Float](rng *rand.Rand, p, h []F, on []int32) []int32 {
+// no branch on the outcome. The generator is the concrete PCG (what
+// rand.Rand's Uint64 would return, inlined).
+func draw[F kernel.Float](rng *rand.PCG, p, h []F, on []int32) []int32 {
 	h, on = h[:len(p)], on[:len(p)]
 	n := 0
 	var u uint64
@@ -468,7 +469,7 @@ func draw[F kernel.Float](rng *rand.Rand, p, h []F, on []int32) []int32 {
 // input from below and, as units turn on, receives their rows of tt (row
 // m holds T[j, m] for every j, zero for j ≤ m), ending as the full
 // activations.
-func drawAR[F kernel.Float](rng *rand.Rand, act, tt, h []F, on []int32) []int32 {
+func drawAR[F kernel.Float](rng *rand.PCG, act, tt, h []F, on []int32) []int32 {
 	on = on[:0]
 	k := len(act)
 	var u uint64
@@ -531,7 +532,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 				f.kern.addRows(act, f.r[l], f.onRow(l-1, r))
 			}
 			if f.ar {
-				onl = drawAR(w.rng, act, f.tt[l], hl, onl)
+				onl = drawAR(&w.src, act, f.tt[l], hl, onl)
 				lq += f.kern.logLik(ql, act, hl)
 			} else {
 				sl := s0
@@ -540,7 +541,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 				} else {
 					sl = f.kern.logLik(ql, act, f.zero[:nl])
 				}
-				onl = draw(w.rng, ql, hl, onl)
+				onl = draw(&w.src, ql, hl, onl)
 				for _, j := range onl {
 					sl += float64(act[j])
 				}
@@ -631,9 +632,13 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 				f.kern.addRowsStride(sums[u*m+c0:u*m+c1], f.a[l-1][c0:R*m], m, rows)
 			}
 		}
-		for u := range cols {
-			for i, v := range sums[u*m : (u+1)*m] {
-				g[i*k+j.lo+u] = -f.scale * float64(v)
+		// Row i of ∂W_l holds the item's units side by side: write them
+		// together, one cache line per row.
+		nu := len(cols)
+		for i := range m {
+			gi := g[i*k+j.lo : i*k+j.lo+nu]
+			for u := range gi {
+				gi[u] = -f.scale * float64(sums[u*m+i])
 			}
 		}
 	case jobGradS, jobGradT: // ∂S_l[i,u] (i > u) = Σ_{r: h_{l,r,u}=1} δ_{l,r,i}; ∂T_l the same of ε
