@@ -65,6 +65,7 @@ type isEngine[F kernel.Float] struct {
 	non     [][]int32
 	lw      []float64
 	e1      []F       // BatchSize × n_1: Σ_s ε_{1,k·S+s} per example
+	xcols   [][]int32 // n_0 lists: the examples with x_i = 1 (made at a minibatch's first step)
 	signal  []float64 // BatchSize: the example's IS bound at the last step
 	zero    []F
 	all     []int32 // 0, 1, 2, …: every row
@@ -105,6 +106,7 @@ type isKernels[F kernel.Float] struct {
 	logLik        func(p, a, x []F) float64
 	transpose     func(dst []F, ldd int, src []F, lds, r, c int)
 	weigh         func(p, h, e []F, w F)
+	round         func(dst []F, src []float64)
 }
 
 // kernelsOf returns the kernels of F.
@@ -112,9 +114,9 @@ func kernelsOf[F kernel.Float]() isKernels[F] {
 	var k any
 	switch kernel.Of[F]() {
 	case kernel.Float32:
-		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32}
+		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32, kernel.Round32}
 	default:
-		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64]}
+		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64], convert[float64]}
 	}
 	return k.(isKernels[F])
 }
@@ -208,6 +210,10 @@ func newISEngine[F kernel.Float](t *Trainer) *isEngine[F] {
 	}
 	f.x, f.xon = mk(B*n.Sizes[0]), make([]int32, B*n.Sizes[0])
 	f.lw, f.e1, f.signal = make([]float64, rows), mk(B*n.Sizes[1]), make([]float64, B)
+	f.xcols = make([][]int32, n.Sizes[0])
+	for i := range f.xcols {
+		f.xcols[i] = make([]int32, 0, B)
+	}
 	f.zero = mk(maxN)
 	f.all = make([]int32, max(rows, B))
 	for i := range f.all {
@@ -393,14 +399,14 @@ func (f *isEngine[F]) refreshItem(w *isWorker[F], item int) {
 		rows, cols := n.Sizes[j.l-1], n.Sizes[j.l]
 		wc := w.conv[:(j.hi-j.lo)*cols]
 		ow, or := f.offW[j.l]+j.lo*cols, f.offR[j.l]+j.lo*cols
-		convert(wc, t.theta[ow:ow+len(wc)])
+		f.kern.round(wc, t.theta[ow:ow+len(wc)])
 		f.kern.transpose(f.wt[j.l][j.lo:], rows, wc, cols, j.hi-j.lo, cols)
-		convert(f.r[j.l][j.lo*cols:j.hi*cols], t.phi[or:or+len(wc)])
+		f.kern.round(f.r[j.l][j.lo*cols:j.hi*cols], t.phi[or:or+len(wc)])
 	case jobSmall:
 		for l, k := range n.Sizes {
-			convert(f.b[l], t.theta[f.offB[l]:f.offB[l]+k])
+			f.kern.round(f.b[l], t.theta[f.offB[l]:f.offB[l]+k])
 			if l > 0 {
-				convert(f.c[l], t.phi[f.offC[l]:f.offC[l]+k])
+				f.kern.round(f.c[l], t.phi[f.offC[l]:f.offC[l]+k])
 			}
 			if f.ar {
 				lowerT(f.st[l], t.theta[f.offS[l]:], k)
@@ -412,7 +418,8 @@ func (f *isEngine[F]) refreshItem(w *isWorker[F], item int) {
 	}
 }
 
-// convert sets dst to src rounded to F.
+// convert sets dst to src rounded to F (the float64 engine's round;
+// kernel.Round32 in float32).
 func convert[F kernel.Float](dst []F, src []float64) {
 	dst = dst[:len(src)]
 	for i, v := range src {
@@ -667,8 +674,11 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 		k := f.sizes[l]
 		g := t.gradPhi[f.offR[l]:]
 		var cols [][]int32
-		if l == 1 { // h_0 = x is shared by an example's rows: sum e1
-			cols = f.columns(w, 0, j.lo, j.hi, f.nb)
+		if l == 1 { // h_0 = x is shared by an example's rows (sum e1) and by the minibatch's steps
+			cols = f.xcols[j.lo:j.hi]
+			if t.cur.step == 0 {
+				f.columnsTo(cols, 0, j.lo, j.hi, f.nb)
+			}
 		} else {
 			cols = f.columns(w, l-1, j.lo, j.hi, R)
 		}
@@ -713,7 +723,11 @@ func (f *isEngine[F]) rowSum(w *isWorker[F], k int, mat []F, idx []int32) []F {
 // examples' x), the examples (R = the minibatch's size) or each example's
 // S rows.
 func (f *isEngine[F]) columns(w *isWorker[F], l, lo, hi, R int) [][]int32 {
-	cols := w.cols[:hi-lo]
+	return f.columnsTo(w.cols[:hi-lo], l, lo, hi, R)
+}
+
+// columnsTo is columns into cols (hi − lo lists with room for R rows).
+func (f *isEngine[F]) columnsTo(cols [][]int32, l, lo, hi, R int) [][]int32 {
 	for i := range cols {
 		cols[i] = cols[i][:0]
 	}
