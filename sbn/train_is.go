@@ -370,12 +370,13 @@ func (f *isEngine[F]) updateItem(w *isWorker[F], item int) {
 		t.recAdam.StepRange(t.phi, t.gradPhi, -1/float64(f.nb), j.lo, j.hi)
 		return
 	}
-	w.src.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(f.epoch), uint64(f.batch), uint64(f.now), uint64(item)), 0)
+	seed := seeds.Derive(t.opt.Seed, keyNoise, uint64(f.epoch), uint64(f.batch), uint64(f.now), uint64(item))
 	if t.dyn.method == "sghmc" && t.prior.Kind == "student-t" {
-		sghmcStudentT(t.dyn, t.prior, t.theta, t.grad, &w.src, j.lo, j.hi)
+		sghmcStudentT(t.dyn, t.prior, t.theta, t.grad, seed, 0, j.lo, j.hi)
 		f.kin[item] = 0
 		return
 	}
+	w.src.Seed(seed, 0)
 	t.prior.AddGradU(t.theta[j.lo:j.hi], t.grad[j.lo:j.hi])
 	f.kin[item] = t.dyn.stepRange(t.theta, t.grad, w.rng, j.lo, j.hi)
 }
@@ -449,15 +450,16 @@ func (f *isEngine[F]) onRow(l, r int) []int32 {
 
 // draw sets h_j = 1 with probability p_j (a 24-bit uniform below p_j; two
 // per 64-bit draw) and returns the on-list (on has room for len(p)), with
-// no branch on the outcome. The generator is the concrete PCG (what
-// rand.Rand's Uint64 would return, inlined).
-func draw[F kernel.Float](rng *rand.PCG, p, h []F, on []int32) []int32 {
+// no branch on the outcome. The generator is math/rand/v2's PCG held by
+// value (pcg), its state in registers for the row.
+func draw[F kernel.Float](src *pcg, p, h []F, on []int32) []int32 {
+	st := *src // in registers
 	h, on = h[:len(p)], on[:len(p)]
 	n := 0
 	var u uint64
 	for j, pj := range p {
 		if j&1 == 0 {
-			u = rng.Uint64()
+			st, u = st.next()
 		} else {
 			u <<= 24
 		}
@@ -469,6 +471,7 @@ func draw[F kernel.Float](rng *rand.PCG, p, h []F, on []int32) []int32 {
 		on[n] = int32(j)
 		n += v
 	}
+	*src = st
 	return on[:n]
 }
 
@@ -476,7 +479,7 @@ func draw[F kernel.Float](rng *rand.PCG, p, h []F, on []int32) []int32 {
 // input from below and, as units turn on, receives their rows of tt (row
 // m holds T[j, m] for every j, zero for j ≤ m), ending as the full
 // activations.
-func drawAR[F kernel.Float](rng *rand.PCG, act, tt, h []F, on []int32) []int32 {
+func drawAR[F kernel.Float](rng *pcg, act, tt, h []F, on []int32) []int32 {
 	on = on[:0]
 	k := len(act)
 	var u uint64
@@ -506,7 +509,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 	t := f.t
 	c := &t.cur
 	row := f.idx[k]
-	w.src.Seed(seeds.Derive(t.opt.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
+	rng := pcg{seeds.Derive(t.opt.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0}
 	n0, n1, S := f.sizes[0], f.sizes[1], f.S
 	x := f.x[k*n0 : (k+1)*n0]
 	xon := f.xon[k*n0 : k*n0 : (k+1)*n0]
@@ -539,7 +542,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 				f.kern.addRows(act, f.r[l], f.onRow(l-1, r))
 			}
 			if f.ar {
-				onl = drawAR(&w.src, act, f.tt[l], hl, onl)
+				onl = drawAR(&rng, act, f.tt[l], hl, onl)
 				lq += f.kern.logLik(ql, act, hl)
 			} else {
 				sl := s0
@@ -548,7 +551,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 				} else {
 					sl = f.kern.logLik(ql, act, f.zero[:nl])
 				}
-				onl = draw(&w.src, ql, hl, onl)
+				onl = draw(&rng, ql, hl, onl)
 				for _, j := range onl {
 					sl += float64(act[j])
 				}

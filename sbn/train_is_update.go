@@ -2,22 +2,25 @@ package sbn
 
 import (
 	"math"
-	"math/rand/v2"
+	"math/bits"
 )
 
 // The adaptive importance sampler's update of θ in one pass: with SGHMC
 // and the Student-t prior (the defaults), the prior's gradient
 // (Prior.AddGradU) and the dynamics step (dynamics.stepRange) on each
 // entry in turn, the same operations in the same order, with the injected
-// noise drawn by math/rand/v2's NormFloat64 written out on the concrete
-// PCG (the same draws from the same stream: the same numbers), so that
-// the generator inlines instead of being called through rand.Rand's
-// interface for each of the ~157,000 entries of every step.
+// noise drawn by math/rand/v2's NormFloat64 written out on its PCG held
+// by value (pcg: the same draws from the same seed, the same numbers), so
+// that the generator inlines, with its state in registers, instead of
+// being called through rand.Rand's interface for each of the ~157,000
+// entries of every step.
 
 // sghmcStudentT adds the Student-t prior's −∂ log p_0/∂θ to g[lo:hi] and
-// takes d's SGHMC step on theta[lo:hi] with the noise of src: as
-// p.AddGradU then d.stepRange with rand.New(src), bit for bit.
-func sghmcStudentT(d *dynamics, p Prior, theta, g []float64, src *rand.PCG, lo, hi int) {
+// takes d's SGHMC step on theta[lo:hi] with the noise of the PCG seeded
+// (seed1, seed2): as p.AddGradU then d.stepRange with
+// rand.New(rand.NewPCG(seed1, seed2)), bit for bit.
+func sghmcStudentT(d *dynamics, p Prior, theta, g []float64, seed1, seed2 uint64, lo, hi int) {
+	st := pcg{seed1, seed2}
 	nu1, nus2 := p.Nu+1, p.Nu*p.Sigma*p.Sigma
 	keep, eta := 1-d.alpha, d.eta
 	sd := math.Sqrt(2 * (d.alpha - d.betaHat) * eta)
@@ -27,12 +30,15 @@ func sghmcStudentT(d *dynamics, p Prior, theta, g []float64, src *rand.PCG, lo, 
 		gi := g[i] + nu1*x/(nus2+x*x)
 		g[i] = gi
 		// NormFloat64's first try, which returns in > 99% of the draws.
-		u := src.Uint64()
+		var u uint64
+		st, u = st.next()
 		j := int32(u)
 		k := u >> 32 & 0x7F
 		n := float64(j) * float64(zigW[k])
 		if zigAbs(j) >= zigK[k] {
-			n = normalRest(src, j, k, n)
+			src := st
+			n = normalRest(&src, j, k, n)
+			st = src
 		}
 		vi := keep*v[i] - eta*gi + sd*n
 		v[i] = vi
@@ -43,7 +49,7 @@ func sghmcStudentT(d *dynamics, p Prior, theta, g []float64, src *rand.PCG, lo, 
 // normalRest is the rest of NormFloat64 after a first try (j, k, x) that
 // fell outside its strip's rectangle: the base strip's tail, the wedge
 // test and, on rejection, further tries.
-func normalRest(src *rand.PCG, j int32, k uint64, x float64) float64 {
+func normalRest(src *pcg, j int32, k uint64, x float64) float64 {
 	for {
 		if k == 0 {
 			for {
@@ -72,13 +78,47 @@ func normalRest(src *rand.PCG, j int32, k uint64, x float64) float64 {
 }
 
 // zigFloat64 is rand.Rand's Float64 on src.
-func zigFloat64(src *rand.PCG) float64 { return float64(src.Uint64()<<11>>11) / (1 << 53) }
+func zigFloat64(src *pcg) float64 { return float64(src.Uint64()<<11>>11) / (1 << 53) }
 
 func zigAbs(i int32) uint32 {
 	if i < 0 {
 		return uint32(-i)
 	}
 	return uint32(i)
+}
+
+// pcg is math/rand/v2's PCG (128-bit LCG state, DXSM output; the same
+// constants, so the same numbers from the same Seed) held by value: a loop
+// that copies it into a local keeps the state in registers instead of
+// storing it back after every draw, as a *rand.PCG must.
+type pcg struct{ hi, lo uint64 }
+
+// Uint64 is (*rand.PCG).Uint64.
+func (p *pcg) Uint64() uint64 {
+	var u uint64
+	*p, u = p.next()
+	return u
+}
+
+// next is Uint64 by value: the generator after the draw, and the draw (a
+// loop that writes st, u = st.next() keeps st in registers).
+func (p pcg) next() (pcg, uint64) {
+	const (
+		mulHi    = 2549297995355413924
+		mulLo    = 4865540595714422341
+		incHi    = 6364136223846793005
+		incLo    = 1442695040888963407
+		cheapMul = 0xda942042e4dd58b5
+	)
+	hi, lo := bits.Mul64(p.lo, mulLo)
+	hi += p.hi*mulLo + p.lo*mulHi
+	lo, c := bits.Add64(lo, incLo, 0)
+	hi, _ = bits.Add64(hi, incHi, c)
+	out := hi ^ hi>>32
+	out *= cheapMul
+	out ^= out >> 48
+	out *= lo | 1
+	return pcg{hi, lo}, out
 }
 
 // The ziggurat's tables and tail start, copied from math/rand/v2
