@@ -54,8 +54,9 @@ type isEngine[F kernel.Float] struct {
 	// st[l] = S_lᵀ, r[l] = R_l (n_{l−1} × n_l), tt[l] = T_lᵀ, b, c.
 	wt, b, st, r, c, tt [][]F
 	// The examples: x (BatchSize × n_0) and room for their on-lists.
-	x   []F
-	xon []int32
+	x    []F
+	xon  []int32
+	nxon []int32 // per example, the length of its on-list (made at a minibatch's first step)
 	// Per row r = k·S + s (l ≥ 1): the states h[l] and their on-lists
 	// on[l] (the first non[l][r] entries of row r); a[l] (l ≥ 0) σ of the
 	// generative activations, then δ; q[l] σ of the recognition
@@ -208,7 +209,7 @@ func newISEngine[F kernel.Float](t *Trainer) *isEngine[F] {
 		f.h[l], f.q[l] = mk(rows*k), mk(rows*k)
 		f.on[l], f.non[l] = make([]int32, rows*k), make([]int32, rows)
 	}
-	f.x, f.xon = mk(B*n.Sizes[0]), make([]int32, B*n.Sizes[0])
+	f.x, f.xon, f.nxon = mk(B*n.Sizes[0]), make([]int32, B*n.Sizes[0]), make([]int32, B)
 	f.lw, f.e1, f.signal = make([]float64, rows), mk(B*n.Sizes[1]), make([]float64, B)
 	f.xcols = make([][]int32, n.Sizes[0])
 	for i := range f.xcols {
@@ -341,6 +342,9 @@ func (f *isEngine[F]) minibatch(idx []int, scale float64, workers, epoch, b int)
 
 // gradients computes the gradients of one dynamics step on the examples
 // idx into t.grad (−scale·Σ, without the prior) and t.gradPhi (Σ).
+// At steps after the first (t.cur.step > 0) idx must be the minibatch's
+// examples of step 0: x, its on-lists and its column lists are kept from
+// there.
 func (f *isEngine[F]) gradients(idx []int, scale float64, workers int) {
 	f.idx, f.nb, f.scale = idx, len(idx), scale
 	f.parallel(workers, len(f.refresh), f.doRefresh)
@@ -513,12 +517,16 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 	n0, n1, S := f.sizes[0], f.sizes[1], f.S
 	x := f.x[k*n0 : (k+1)*n0]
 	xon := f.xon[k*n0 : k*n0 : (k+1)*n0]
-	for i, v := range c.data.Row(row) {
-		x[i] = F(v)
-		if v != 0 {
-			xon = append(xon, int32(i))
+	if c.step == 0 { // x and its on-list serve the minibatch's steps
+		for i, v := range c.data.Row(row) {
+			x[i] = F(v)
+			if v != 0 {
+				xon = append(xon, int32(i))
+			}
 		}
+		f.nxon[k] = int32(len(xon))
 	}
+	xon = xon[:f.nxon[k]]
 	// Q(h_1 | x)'s input c_1 + R_1ᵀx is the same for the S proposals.
 	qb := w.qb
 	copy(qb, f.c[1])
