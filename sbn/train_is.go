@@ -108,6 +108,7 @@ type isKernels[F kernel.Float] struct {
 	transpose     func(dst []F, ldd int, src []F, lds, r, c int)
 	weigh         func(p, h, e []F, w F)
 	round         func(dst []F, src []float64)
+	widen         func(dst []float64, src []F, a float64)
 }
 
 // kernelsOf returns the kernels of F.
@@ -115,9 +116,9 @@ func kernelsOf[F kernel.Float]() isKernels[F] {
 	var k any
 	switch kernel.Of[F]() {
 	case kernel.Float32:
-		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32, kernel.Round32}
+		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32, kernel.Round32, kernel.Widen32}
 	default:
-		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64], convert[float64]}
+		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64], convert[float64], widen64}
 	}
 	return k.(isKernels[F])
 }
@@ -423,6 +424,14 @@ func (f *isEngine[F]) refreshItem(w *isWorker[F], item int) {
 	}
 }
 
+// widen64 is kernel.Widen32 in float64: dst_i = a·src_i.
+func widen64(dst, src []float64, a float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = a * v
+	}
+}
+
 // convert sets dst to src rounded to F (the float64 engine's round;
 // kernel.Round32 in float32).
 func convert[F kernel.Float](dst []F, src []float64) {
@@ -677,10 +686,7 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 		sum := w.sum[:j.c1-j.c0]
 		clear(sum)
 		f.kern.addRowsStride(sum, f.a[l][j.c0:R*k], k, f.all[:R])
-		g := t.grad[f.offB[l]+j.c0 : f.offB[l]+j.c1]
-		for i, v := range sum {
-			g[i] = -f.scale * float64(v)
-		}
+		f.kern.widen(t.grad[f.offB[l]+j.c0:f.offB[l]+j.c1], sum, -f.scale)
 	case jobGradR: // ∂R_l[i,u] = Σ_{r: h_{l−1,r,i}=1} ε_{l,r,u}
 		k := f.sizes[l]
 		g := t.gradPhi[f.offR[l]:]
@@ -700,10 +706,7 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 			} else {
 				sum = f.rowSum(w, k, f.q[l][:R*k], cols[i-j.lo])
 			}
-			dst := g[i*k : (i+1)*k]
-			for u, v := range sum {
-				dst[u] = float64(v)
-			}
+			f.kern.widen(g[i*k:(i+1)*k], sum, 1)
 		}
 	case jobGradC:
 		k := f.sizes[l]
@@ -713,10 +716,7 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 		} else {
 			sum = f.rowSum(w, k, f.q[l][:R*k], f.all[:R])
 		}
-		g := t.gradPhi[f.offC[l] : f.offC[l]+k]
-		for u, v := range sum {
-			g[u] = float64(v)
-		}
+		f.kern.widen(t.gradPhi[f.offC[l]:f.offC[l]+k], sum, 1)
 	}
 }
 
