@@ -54,8 +54,9 @@ type isEngine[F kernel.Float] struct {
 	// st[l] = S_lᵀ, r[l] = R_l (n_{l−1} × n_l), tt[l] = T_lᵀ, b, c.
 	wt, b, st, r, c, tt [][]F
 	// The examples: x (BatchSize × n_0) and room for their on-lists.
-	x   []F
-	xon []int32
+	x    []F
+	xon  []int32
+	nxon []int32 // per example, the length of its on-list (made at a minibatch's first step)
 	// Per row r = k·S + s (l ≥ 1): the states h[l] and their on-lists
 	// on[l] (the first non[l][r] entries of row r); a[l] (l ≥ 0) σ of the
 	// generative activations, then δ; q[l] σ of the recognition
@@ -65,6 +66,7 @@ type isEngine[F kernel.Float] struct {
 	non     [][]int32
 	lw      []float64
 	e1      []F       // BatchSize × n_1: Σ_s ε_{1,k·S+s} per example
+	xcols   [][]int32 // n_0 lists: the examples with x_i = 1 (made at a minibatch's first step)
 	signal  []float64 // BatchSize: the example's IS bound at the last step
 	zero    []F
 	all     []int32 // 0, 1, 2, …: every row
@@ -104,6 +106,9 @@ type isKernels[F kernel.Float] struct {
 	addRowsStride func(dst, w []F, stride int, idx []int32)
 	logLik        func(p, a, x []F) float64
 	transpose     func(dst []F, ldd int, src []F, lds, r, c int)
+	weigh         func(p, h, e []F, w F)
+	round         func(dst []F, src []float64)
+	widen         func(dst []float64, src []F, a float64)
 }
 
 // kernelsOf returns the kernels of F.
@@ -111,9 +116,9 @@ func kernelsOf[F kernel.Float]() isKernels[F] {
 	var k any
 	switch kernel.Of[F]() {
 	case kernel.Float32:
-		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32}
+		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32, kernel.Round32, kernel.Widen32}
 	default:
-		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64}
+		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64], convert[float64], widen64}
 	}
 	return k.(isKernels[F])
 }
@@ -205,8 +210,12 @@ func newISEngine[F kernel.Float](t *Trainer) *isEngine[F] {
 		f.h[l], f.q[l] = mk(rows*k), mk(rows*k)
 		f.on[l], f.non[l] = make([]int32, rows*k), make([]int32, rows)
 	}
-	f.x, f.xon = mk(B*n.Sizes[0]), make([]int32, B*n.Sizes[0])
+	f.x, f.xon, f.nxon = mk(B*n.Sizes[0]), make([]int32, B*n.Sizes[0]), make([]int32, B)
 	f.lw, f.e1, f.signal = make([]float64, rows), mk(B*n.Sizes[1]), make([]float64, B)
+	f.xcols = make([][]int32, n.Sizes[0])
+	for i := range f.xcols {
+		f.xcols[i] = make([]int32, 0, B)
+	}
 	f.zero = mk(maxN)
 	f.all = make([]int32, max(rows, B))
 	for i := range f.all {
@@ -334,6 +343,9 @@ func (f *isEngine[F]) minibatch(idx []int, scale float64, workers, epoch, b int)
 
 // gradients computes the gradients of one dynamics step on the examples
 // idx into t.grad (−scale·Σ, without the prior) and t.gradPhi (Σ).
+// At steps after the first (t.cur.step > 0) idx must be the minibatch's
+// examples of step 0: x, its on-lists and its column lists are kept from
+// there.
 func (f *isEngine[F]) gradients(idx []int, scale float64, workers int) {
 	f.idx, f.nb, f.scale = idx, len(idx), scale
 	f.parallel(workers, len(f.refresh), f.doRefresh)
@@ -363,8 +375,14 @@ func (f *isEngine[F]) updateItem(w *isWorker[F], item int) {
 		t.recAdam.StepRange(t.phi, t.gradPhi, -1/float64(f.nb), j.lo, j.hi)
 		return
 	}
+	seed := seeds.Derive(t.opt.Seed, keyNoise, uint64(f.epoch), uint64(f.batch), uint64(f.now), uint64(item))
+	if t.dyn.method == "sghmc" && t.prior.Kind == "student-t" {
+		sghmcStudentT(t.dyn, t.prior, t.theta, t.grad, seed, 0, j.lo, j.hi)
+		f.kin[item] = 0
+		return
+	}
+	w.src.Seed(seed, 0)
 	t.prior.AddGradU(t.theta[j.lo:j.hi], t.grad[j.lo:j.hi])
-	w.src.Seed(seeds.Derive(t.opt.Seed, keyNoise, uint64(f.epoch), uint64(f.batch), uint64(f.now), uint64(item)), 0)
 	f.kin[item] = t.dyn.stepRange(t.theta, t.grad, w.rng, j.lo, j.hi)
 }
 
@@ -387,14 +405,14 @@ func (f *isEngine[F]) refreshItem(w *isWorker[F], item int) {
 		rows, cols := n.Sizes[j.l-1], n.Sizes[j.l]
 		wc := w.conv[:(j.hi-j.lo)*cols]
 		ow, or := f.offW[j.l]+j.lo*cols, f.offR[j.l]+j.lo*cols
-		convert(wc, t.theta[ow:ow+len(wc)])
+		f.kern.round(wc, t.theta[ow:ow+len(wc)])
 		f.kern.transpose(f.wt[j.l][j.lo:], rows, wc, cols, j.hi-j.lo, cols)
-		convert(f.r[j.l][j.lo*cols:j.hi*cols], t.phi[or:or+len(wc)])
+		f.kern.round(f.r[j.l][j.lo*cols:j.hi*cols], t.phi[or:or+len(wc)])
 	case jobSmall:
 		for l, k := range n.Sizes {
-			convert(f.b[l], t.theta[f.offB[l]:f.offB[l]+k])
+			f.kern.round(f.b[l], t.theta[f.offB[l]:f.offB[l]+k])
 			if l > 0 {
-				convert(f.c[l], t.phi[f.offC[l]:f.offC[l]+k])
+				f.kern.round(f.c[l], t.phi[f.offC[l]:f.offC[l]+k])
 			}
 			if f.ar {
 				lowerT(f.st[l], t.theta[f.offS[l]:], k)
@@ -406,7 +424,16 @@ func (f *isEngine[F]) refreshItem(w *isWorker[F], item int) {
 	}
 }
 
-// convert sets dst to src rounded to F.
+// widen64 is kernel.Widen32 in float64: dst_i = a·src_i.
+func widen64(dst, src []float64, a float64) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = a * v
+	}
+}
+
+// convert sets dst to src rounded to F (the float64 engine's round;
+// kernel.Round32 in float32).
 func convert[F kernel.Float](dst []F, src []float64) {
 	dst = dst[:len(src)]
 	for i, v := range src {
@@ -436,14 +463,16 @@ func (f *isEngine[F]) onRow(l, r int) []int32 {
 
 // draw sets h_j = 1 with probability p_j (a 24-bit uniform below p_j; two
 // per 64-bit draw) and returns the on-list (on has room for len(p)), with
-// no branch on the outcome.
-func draw[F kernel.Float](rng *rand.Rand, p, h []F, on []int32) []int32 {
+// no branch on the outcome. The generator is math/rand/v2's PCG held by
+// value (pcg), its state in registers for the row.
+func draw[F kernel.Float](src *pcg, p, h []F, on []int32) []int32 {
+	st := *src // in registers
 	h, on = h[:len(p)], on[:len(p)]
 	n := 0
 	var u uint64
 	for j, pj := range p {
 		if j&1 == 0 {
-			u = rng.Uint64()
+			st, u = st.next()
 		} else {
 			u <<= 24
 		}
@@ -455,6 +484,7 @@ func draw[F kernel.Float](rng *rand.Rand, p, h []F, on []int32) []int32 {
 		on[n] = int32(j)
 		n += v
 	}
+	*src = st
 	return on[:n]
 }
 
@@ -462,7 +492,7 @@ func draw[F kernel.Float](rng *rand.Rand, p, h []F, on []int32) []int32 {
 // input from below and, as units turn on, receives their rows of tt (row
 // m holds T[j, m] for every j, zero for j ≤ m), ending as the full
 // activations.
-func drawAR[F kernel.Float](rng *rand.Rand, act, tt, h []F, on []int32) []int32 {
+func drawAR[F kernel.Float](rng *pcg, act, tt, h []F, on []int32) []int32 {
 	on = on[:0]
 	k := len(act)
 	var u uint64
@@ -492,16 +522,20 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 	t := f.t
 	c := &t.cur
 	row := f.idx[k]
-	w.src.Seed(seeds.Derive(t.opt.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0)
+	rng := pcg{seeds.Derive(t.opt.Seed, keyExample, uint64(c.epoch), uint64(c.batch), uint64(c.step), uint64(row)), 0}
 	n0, n1, S := f.sizes[0], f.sizes[1], f.S
 	x := f.x[k*n0 : (k+1)*n0]
 	xon := f.xon[k*n0 : k*n0 : (k+1)*n0]
-	for i, v := range c.data.Row(row) {
-		x[i] = F(v)
-		if v != 0 {
-			xon = append(xon, int32(i))
+	if c.step == 0 { // x and its on-list serve the minibatch's steps
+		for i, v := range c.data.Row(row) {
+			x[i] = F(v)
+			if v != 0 {
+				xon = append(xon, int32(i))
+			}
 		}
+		f.nxon[k] = int32(len(xon))
 	}
+	xon = xon[:f.nxon[k]]
 	// Q(h_1 | x)'s input c_1 + R_1ᵀx is the same for the S proposals.
 	qb := w.qb
 	copy(qb, f.c[1])
@@ -525,7 +559,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 				f.kern.addRows(act, f.r[l], f.onRow(l-1, r))
 			}
 			if f.ar {
-				onl = drawAR(w.rng, act, f.tt[l], hl, onl)
+				onl = drawAR(&rng, act, f.tt[l], hl, onl)
 				lq += f.kern.logLik(ql, act, hl)
 			} else {
 				sl := s0
@@ -534,7 +568,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 				} else {
 					sl = f.kern.logLik(ql, act, f.zero[:nl])
 				}
-				onl = draw(w.rng, ql, hl, onl)
+				onl = draw(&rng, ql, hl, onl)
 				for _, j := range onl {
 					sl += float64(act[j])
 				}
@@ -573,12 +607,13 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 			hl := x
 			if l > 0 {
 				hl = f.h[l][r*nl : (r+1)*nl]
-				weigh(f.q[l][r*nl:(r+1)*nl], hl, wr)
+				var e []F // ε_1's rows are summed into e1 as they are made
+				if l == 1 {
+					e = e1
+				}
+				f.kern.weigh(f.q[l][r*nl:(r+1)*nl], hl, e, wr)
 			}
-			weigh(f.a[l][r*nl:(r+1)*nl], hl, wr)
-		}
-		for j, v := range f.q[1][r*n1 : (r+1)*n1] {
-			e1[j] += v
+			f.kern.weigh(f.a[l][r*nl:(r+1)*nl], hl, nil, wr)
 		}
 	}
 	if c.step == t.opt.Steps-1 {
@@ -586,11 +621,21 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 	}
 }
 
-// weigh sets p_i = w·(h_i − p_i).
-func weigh[F kernel.Float](p, h []F, w F) {
+// weigh sets p_i = w·(h_i − p_i) and, with e non-nil, adds it to e_i
+// (kernel.Weigh32 in F).
+func weigh[F kernel.Float](p, h, e []F, w F) {
 	h = h[:len(p)]
+	if e == nil {
+		for i, v := range p {
+			p[i] = w * (h[i] - v)
+		}
+		return
+	}
+	e = e[:len(p)]
 	for i, v := range p {
-		p[i] = w * (h[i] - v)
+		u := w * (h[i] - v)
+		p[i] = u
+		e[i] += u
 	}
 }
 
@@ -614,9 +659,13 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 				f.kern.addRowsStride(sums[u*m+c0:u*m+c1], f.a[l-1][c0:R*m], m, rows)
 			}
 		}
-		for u := range cols {
-			for i, v := range sums[u*m : (u+1)*m] {
-				g[i*k+j.lo+u] = -f.scale * float64(v)
+		// Row i of ∂W_l holds the item's units side by side: write them
+		// together, one cache line per row.
+		nu := len(cols)
+		for i := range m {
+			gi := g[i*k+j.lo : i*k+j.lo+nu]
+			for u := range gi {
+				gi[u] = -f.scale * float64(sums[u*m+i])
 			}
 		}
 	case jobGradS, jobGradT: // ∂S_l[i,u] (i > u) = Σ_{r: h_{l,r,u}=1} δ_{l,r,i}; ∂T_l the same of ε
@@ -637,16 +686,16 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 		sum := w.sum[:j.c1-j.c0]
 		clear(sum)
 		f.kern.addRowsStride(sum, f.a[l][j.c0:R*k], k, f.all[:R])
-		g := t.grad[f.offB[l]+j.c0 : f.offB[l]+j.c1]
-		for i, v := range sum {
-			g[i] = -f.scale * float64(v)
-		}
+		f.kern.widen(t.grad[f.offB[l]+j.c0:f.offB[l]+j.c1], sum, -f.scale)
 	case jobGradR: // ∂R_l[i,u] = Σ_{r: h_{l−1,r,i}=1} ε_{l,r,u}
 		k := f.sizes[l]
 		g := t.gradPhi[f.offR[l]:]
 		var cols [][]int32
-		if l == 1 { // h_0 = x is shared by an example's rows: sum e1
-			cols = f.columns(w, 0, j.lo, j.hi, f.nb)
+		if l == 1 { // h_0 = x is shared by an example's rows (sum e1) and by the minibatch's steps
+			cols = f.xcols[j.lo:j.hi]
+			if t.cur.step == 0 {
+				f.columnsTo(cols, 0, j.lo, j.hi, f.nb)
+			}
 		} else {
 			cols = f.columns(w, l-1, j.lo, j.hi, R)
 		}
@@ -657,10 +706,7 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 			} else {
 				sum = f.rowSum(w, k, f.q[l][:R*k], cols[i-j.lo])
 			}
-			dst := g[i*k : (i+1)*k]
-			for u, v := range sum {
-				dst[u] = float64(v)
-			}
+			f.kern.widen(g[i*k:(i+1)*k], sum, 1)
 		}
 	case jobGradC:
 		k := f.sizes[l]
@@ -670,10 +716,7 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 		} else {
 			sum = f.rowSum(w, k, f.q[l][:R*k], f.all[:R])
 		}
-		g := t.gradPhi[f.offC[l] : f.offC[l]+k]
-		for u, v := range sum {
-			g[u] = float64(v)
-		}
+		f.kern.widen(t.gradPhi[f.offC[l]:f.offC[l]+k], sum, 1)
 	}
 }
 
@@ -691,9 +734,21 @@ func (f *isEngine[F]) rowSum(w *isWorker[F], k int, mat []F, idx []int32) []F {
 // examples' x), the examples (R = the minibatch's size) or each example's
 // S rows.
 func (f *isEngine[F]) columns(w *isWorker[F], l, lo, hi, R int) [][]int32 {
-	cols := w.cols[:hi-lo]
+	return f.columnsTo(w.cols[:hi-lo], l, lo, hi, R)
+}
+
+// columnsTo is columns into cols (hi − lo lists with room for R rows).
+func (f *isEngine[F]) columnsTo(cols [][]int32, l, lo, hi, R int) [][]int32 {
 	for i := range cols {
 		cols[i] = cols[i][:0]
+	}
+	if hi-lo == jobUnits && (l > 0 || R == f.nb) {
+		mat, k := f.x, f.sizes[0]
+		if l > 0 {
+			mat, k = f.h[l], f.sizes[l]
+		}
+		columns8(mat, k, lo, R, cols)
+		return cols
 	}
 	if l == 0 {
 		n0 := f.sizes[0]
