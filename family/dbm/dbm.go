@@ -38,7 +38,8 @@ func (*Model) Legacy() map[string]any { return dbn.LegacyModelKeys() }
 // mean-field positive phase (method pcd; chains persistent chains, k Gibbs
 // sweeps per update) after optional greedy pretraining.
 type Train struct {
-	rbm.Layer `yaml:",inline"`
+	rbm.Layer       `yaml:",inline"`
+	family.Stopping `yaml:",inline"`
 	// MeanFieldIters is the number of mean-field fixed-point iterations of
 	// the positive phase of joint training (Salakhutdinov & Hinton 2009).
 	MeanFieldIters int `yaml:"mean_field_iters" want:"a positive integer"`
@@ -77,6 +78,7 @@ type Pretrain struct {
 
 // Check reports bad settings; joint training needs method pcd.
 func (t *Train) Check(p family.Problems) {
+	t.CheckStopping(p)
 	t.Layer.Check(p)
 	if t.Method != "pcd" {
 		p.Crossf("method", "method", "a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got %q; pretraining has its own train.pretrain.method)", t.Method)
