@@ -15,7 +15,7 @@ var keyDocs = map[string]string{
 	"github.com/logz-ml/logz/config.Data.Threshold":                   "the cut for binarize \"threshold\", in (0,1)",
 	"github.com/logz-ml/logz/config.Data.Train":                       "data specs (see ParseDataSpec): mnist:train|test, fashion-mnist:train|test, digits:train|train-shifted|test, omniglot:train|test, caltech-silhouettes:train|valid|test, ocr-letters:train|valid|test, binarized-mnist:train|valid|test, idx:PATH, npy:PATH, planted:train|valid|test",
 	"github.com/logz-ml/logz/config.Data.Validation":                  "the number of training examples (after limit_train) held out as the validation split, a random subset drawn with the experiment's seed",
-	"github.com/logz-ml/logz/config.Evaluate.ByLabel":                 "breaks each mean log-likelihood of a shared log Z (exact, AIS, the χ² bound) down by the examples' labels: the mean log p of each label's examples with its standard error (Burda et al. 2015, footnote 2: digits \"1\" against \"8\")",
+	"github.com/logz-ml/logz/config.Evaluate.ByLabel":                 "breaks each mean log-likelihood of a shared log Z (exact, AIS, the χ² bound), and RAISE's over the examples it evaluated, down by the examples' labels: the mean log p of each label's examples with its standard error (Burda et al. 2015, footnote 2: digits \"1\" against \"8\")",
 	"github.com/logz-ml/logz/config.Evaluate.Every":                   "runs the every_epoch estimators after epochs e with e mod every = 0",
 	"github.com/logz-ml/logz/config.Evaluate.EveryEpoch":              "the (cheap) estimators run after epochs",
 	"github.com/logz-ml/logz/config.Evaluate.Final":                   "the estimators run once after training (the thorough ones)",
