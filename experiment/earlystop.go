@@ -49,13 +49,13 @@ func monitorOf(exp config.Experiment, es *family.EarlyStop) string {
 }
 
 // stopStateOf reads where early stopping stands from the epoch rows of
-// experiment name: per evaluated epoch, the first valid row of the monitor
+// experiment name from epoch from on (family.EarlyStopFrom): per evaluated epoch, the first valid row of the monitor
 // estimator; a strictly greater mean log-likelihood is better (a missing
 // one, NaN, is not).
-func stopStateOf(rows []report.Row, name, monitor string, patience int) stopState {
+func stopStateOf(rows []report.Row, name, monitor string, patience, from int) stopState {
 	var s stopState
 	for _, row := range rows {
-		if row.Experiment != name || row.Stage != report.StageEpoch || row.Estimator != monitor || row.Split != "valid" || row.Epoch == s.last {
+		if row.Experiment != name || row.Stage != report.StageEpoch || row.Estimator != monitor || row.Split != "valid" || row.Epoch == s.last || row.Epoch < from {
 			continue
 		}
 		s.last = row.Epoch
@@ -79,7 +79,7 @@ func (r *runner) stopState() (s stopState, on bool) {
 	if es == nil {
 		return stopState{}, false
 	}
-	return stopStateOf(r.mine, r.exp.Name, monitorOf(r.exp, es), es.Patience), true
+	return stopStateOf(r.mine, r.exp.Name, monitorOf(r.exp, es), es.Patience, family.EarlyStopFrom(r.exp.Train, r.b.tr.Total())), true
 }
 
 // stopped reports whether early stopping has ended training.

@@ -45,7 +45,7 @@ func TestStopStateOf(t *testing.T) {
 				report.Row{Experiment: "a", Stage: report.StageFinal, Epoch: e, Estimator: "ais", Split: "valid", MeanLoglik: noise},
 			)
 		}
-		if got := stopStateOf(rows, "a", "ais", c.patience); got != c.want {
+		if got := stopStateOf(rows, "a", "ais", c.patience, 1); got != c.want {
 			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
 		}
 	}

@@ -228,3 +228,54 @@ func TestEarlyStopResume(t *testing.T) {
 	}
 	sameRows(t, withoutSeconds(t, filepath.Join(full, config.ResultsFile)), want)
 }
+
+// TestEarlyStopDBNWatchesTheStack: a dbn's early stopping watches only the
+// top layer's epochs (family.StopFrom): the first layer alone, an RBM,
+// evaluates better on valid than the freshly stacked DBN, and selecting
+// it would hand the final evaluation a DBN its valid estimate was not of.
+// The best epoch is in the top layer and the final exact valid equals
+// that epoch's bit for bit.
+// Mutation checked: StopFrom ignored (from = 1): the best epoch is in the
+// first layer and the final valid differs from it.
+func TestEarlyStopDBNWatchesTheStack(t *testing.T) {
+	y := `name: dbn
+seed: 1
+experiments:
+  - name: a
+    data:
+      train: planted:train
+      test: planted:test
+      planted: {visible: 10, hidden: 4, train: 200, valid: 100, test: 50}
+    model: {type: dbn, layers: [6, 10]}
+    train: {method: cd, epochs: 3, batch_size: 20, learning_rate: 0.05, transpose_init: true, early_stop: {patience: 1}}
+    evaluate: {splits: [valid], every_epoch: [exact], final: [exact]}
+`
+	f, err := config.Parse([]byte(y), "dbn.yaml", config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := runTiny(t, f, experiment.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	rows := withoutSeconds(t, filepath.Join(dir, config.ResultsFile))
+	valid := meanByEpoch(rows, "valid")
+	var stop, final *report.Row
+	for i, r := range rows {
+		switch {
+		case r.Estimator == "early_stop":
+			stop = &rows[i]
+		case r.Stage == report.StageFinal && r.Estimator == "exact":
+			final = &rows[i]
+		}
+	}
+	if stop == nil || final == nil {
+		t.Fatalf("no early_stop or final row: %+v", rows)
+	}
+	if stop.Epoch < 4 {
+		t.Errorf("best epoch %d is in the first layer (epochs 1–3)", stop.Epoch)
+	}
+	if final.Epoch != stop.Epoch || *final.MeanLoglik != valid[stop.Epoch] {
+		t.Errorf("final exact valid %v (epoch %d), want epoch %d's %v", *final.MeanLoglik, final.Epoch, stop.Epoch, valid[stop.Epoch])
+	}
+}

@@ -47,6 +47,24 @@ func EarlyStopOf(t Settings) *EarlyStop {
 	return nil
 }
 
+// StopFrom is implemented by train settings whose runs train other models
+// before the one the config describes (a dbn's lower layers, a dbm's
+// pretraining RBMs): early stopping watches only the epochs from
+// StopFrom(total) on, total being the run's epochs, so that the model it
+// selects is of the kind the config asks for.
+type StopFrom interface {
+	StopFrom(total int) int
+}
+
+// EarlyStopFrom is the first epoch early stopping watches in a run of
+// total epochs with train settings t (1 unless t is a StopFrom).
+func EarlyStopFrom(t Settings, total int) int {
+	if s, ok := t.(StopFrom); ok {
+		return max(1, s.StopFrom(total))
+	}
+	return 1
+}
+
 // CheckStopping reports the early_stop settings' own problems; every
 // family's train Check calls it. What they need of the rest of the
 // experiment (a validation split, an after-epoch estimator) is checked by

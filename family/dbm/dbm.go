@@ -76,6 +76,10 @@ type Pretrain struct {
 	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
 }
 
+// StopFrom is the first epoch of joint training: early stopping
+// (train.early_stop) watches the DBM, not its pretraining RBMs.
+func (t *Train) StopFrom(total int) int { return total - t.Epochs + 1 }
+
 // Check reports bad settings; joint training needs method pcd.
 func (t *Train) Check(p family.Problems) {
 	t.CheckStopping(p)

@@ -82,6 +82,10 @@ func (t *Train) EpochCost(epoch, _ int) float64 {
 	return 1 + float64(t.KAt((epoch-1)%t.Epochs+1))
 }
 
+// StopFrom is the first epoch of the top layer: early stopping
+// (train.early_stop) watches the whole stack only.
+func (t *Train) StopFrom(total int) int { return total - t.Epochs + 1 }
+
 // Check reports bad settings.
 func (t *Train) Check(p family.Problems) {
 	t.CheckStopping(p)
