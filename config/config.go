@@ -250,8 +250,9 @@ type Evaluate struct {
 	// Final are the estimators run once after training (the thorough ones).
 	Final []Estimator `yaml:"final" want:"a list of estimators"`
 	// ByLabel breaks each mean log-likelihood of a shared log Z (exact,
-	// AIS, the χ² bound) down by the examples' labels: the mean log p of
-	// each label's examples with its standard error (Burda et al. 2015,
+	// AIS, the χ² bound), and RAISE's over the examples it evaluated, down
+	// by the examples' labels: the mean log p of each label's examples with
+	// its standard error (Burda et al. 2015,
 	// footnote 2: digits "1" against "8"); needs labelled data (mnist:,
 	// fashion-mnist:, digits: with their labels files).
 	ByLabel bool `yaml:"by_label,omitempty" want:"true or false"`

@@ -172,6 +172,38 @@ func (v *validator) experiment(e *Experiment) {
 	e.Model.Settings.Check(section{v: v, prefix: "model"})
 	e.Train.Check(section{v: v, prefix: "train"})
 	v.evaluate(e, f, train, trainOK)
+	v.earlyStop(e, train, trainOK)
+}
+
+// earlyStop checks train.early_stop against the rest of the experiment:
+// it compares after-epoch estimates on the valid split, so it needs a
+// validation split, after-epoch evaluations with the split listed, and a
+// monitor among evaluate.every_epoch.
+func (v *validator) earlyStop(e *Experiment, train DataSpec, trainOK bool) {
+	s, ok := e.Train.(family.Stopper)
+	if !ok {
+		return
+	}
+	es := s.EarlyStopping() // its own settings are checked by the train section's Check
+	if !es.On() {
+		return
+	}
+	const rel = "train.early_stop.patience"
+	ev := e.Evaluate
+	switch {
+	case e.Data.Validation == 0 && !(trainOK && train.Scheme == "planted"):
+		v.contextf(rel, rel, "early stopping compares estimates on a validation split, and there is none: set data.validation to the number of training examples to hold out (or use planted training data, whose valid split is planted:valid)")
+	case !slices.Contains(ev.Splits, "valid"):
+		v.contextf(rel, rel, "early stopping compares estimates on the valid split: add valid to evaluate.splits (now %v)", ev.Splits)
+	case ev.Every == 0 || len(ev.EveryEpoch) == 0:
+		v.contextf(rel, rel, "early stopping needs after-epoch evaluations: evaluate.every > 0 (now %d) and at least one evaluate.every_epoch estimator (now %d)", ev.Every, len(ev.EveryEpoch))
+	case es.Monitor != "" && !slices.ContainsFunc(ev.EveryEpoch, func(c Estimator) bool { return c.Name == es.Monitor }):
+		names := make([]string, len(ev.EveryEpoch))
+		for i, c := range ev.EveryEpoch {
+			names[i] = c.Name
+		}
+		v.contextf("train.early_stop.monitor", "train.early_stop.monitor", "monitor %q is not an entry of evaluate.every_epoch (its entries: %s)", es.Monitor, strings.Join(names, ", "))
+	}
 }
 
 func (v *validator) dataSpec(rel, s, example string) (DataSpec, bool) {

@@ -187,6 +187,11 @@ func Load(spec string, opt Options) (*Set, error) {
 		if g, err = ReadImages(path); err != nil {
 			return nil, err
 		}
+		// Labels beside it, as for mnist: (what evaluate.by_label and
+		// logz eval --by-label accept idx: images for).
+		if labels, err = readLabelsBeside(path, g.N); err != nil {
+			return nil, err
+		}
 	default:
 		if path, err = findImages(sp, opt); err != nil {
 			return nil, err

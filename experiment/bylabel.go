@@ -76,6 +76,14 @@ func addByLabel(m models.Model, splits []evalenv.Split, rows []report.Row) {
 	}
 }
 
+// AddByLabel is addByLabel for `logz eval --by-label`: it breaks down the
+// rows of a shared log Z of model m on the labelled splits (the rows of
+// estimators that keep per-example values, RAISE, are broken down by the
+// estimator when Env.ByLabel is set).
+func AddByLabel(m models.Model, splits []evalenv.Split, rows []report.Row) {
+	addByLabel(m, splits, rows)
+}
+
 // logUnnormAll returns log f(v_n) for every example of s.
 func logUnnormAll(m logUnnormer, s *data.Set) []float64 {
 	v := make([]float64, s.D)

@@ -23,6 +23,7 @@ import (
 // Files logz writes in an experiment's directory.
 const (
 	modelFile    = "model.npz"
+	bestFile     = "best.npz" // the best model by validation (train.early_stop)
 	epochsFile   = "epochs.csv"
 	progressFile = "final.progress.json"
 	samplesFile  = "samples.npy"
@@ -32,7 +33,7 @@ const (
 // experiment's directory.
 func isExperimentFile(n string) bool {
 	switch n {
-	case modelFile, epochsFile, progressFile, samplesFile, SamplesInfoFile, SamplesPNG, FiltersPNG,
+	case modelFile, bestFile, epochsFile, progressFile, samplesFile, SamplesInfoFile, SamplesPNG, FiltersPNG,
 		CompletionName + ".npy", CompletionName + ".json", CompletionName + ".png":
 		return true
 	}
@@ -437,7 +438,7 @@ func resolvedByLogz(b []byte) bool {
 // others are taken by their names.
 func logzExperimentFile(path string) bool {
 	switch filepath.Base(path) {
-	case modelFile:
+	case modelFile, bestFile:
 		_, err := models.Load(path, family.Codecs())
 		return err == nil
 	case epochsFile:
@@ -514,7 +515,7 @@ func describeFile(path string, short bool) string {
 		if rows, err := report.ReadResults(path); err == nil {
 			return fmt.Sprintf("%s (%d rows)", name, len(rows))
 		}
-	case modelFile:
+	case modelFile, bestFile:
 		if c, err := models.Load(path, family.Codecs()); err == nil {
 			return fmt.Sprintf("%s (model after epoch %d)", name, c.Meta.Epoch)
 		}

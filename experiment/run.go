@@ -310,7 +310,7 @@ func (r *runner) buildWith(done *trained) (*built, error) {
 	}
 	tracked := evalenv.NewTracked()
 	ev := evalenv.Env{Experiment: exp.Name, Splits: Splits(exp, train0, valid, test), BaseRate: baseRate, Train: train0, Seed: config.DeriveSeed(exp.Seed, 2),
-		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked}
+		Notice: func(msg string) { fmt.Fprintln(r.opt.Stderr, msg) }, Tracked: tracked, ByLabel: exp.Evaluate.ByLabel}
 	warnings := family.TrainWarnings(exp.Train, train0.N)
 	for _, w := range warnings {
 		fmt.Fprintf(r.opt.Stderr, "%s: warning: %s\n", exp.Name, w)

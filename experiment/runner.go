@@ -188,7 +188,7 @@ func (r *runner) restore(c *models.Checkpoint) error {
 func (r *runner) keepEpochs(earlier []report.Row) {
 	tr := r.b.tr
 	for _, row := range earlier {
-		if row.Stage == report.StageEpoch && row.Epoch <= tr.Completed() {
+		if row.Stage == report.StageEpoch && row.Epoch <= tr.Completed() && row.Estimator != earlyStopRow {
 			r.mine = append(r.mine, row)
 		}
 	}
@@ -199,10 +199,10 @@ func (r *runner) keepEpochs(earlier []report.Row) {
 // interrupted run recorded for the trained model, so that they are not
 // computed again.
 func (r *runner) readRecorded() error {
-	tr := r.b.tr
+	over, epoch := r.trainedEpoch()
 	p, err := readProgress(filepath.Join(r.dir, progressFile))
 	switch {
-	case err == nil && tr.Completed() == tr.Total() && p.Epoch == tr.Completed():
+	case err == nil && over && p.Epoch == epoch:
 		r.done = map[int]evalenv.Entry{}
 		for _, e := range p.Entries {
 			r.done[e.Index] = e
@@ -218,7 +218,7 @@ func (r *runner) readRecorded() error {
 func (r *runner) sayResumed() {
 	exp, tr := r.exp, r.b.tr
 	switch {
-	case tr.Completed() < tr.Total():
+	case tr.Completed() < tr.Total() && !r.stopped():
 		fmt.Fprintf(r.opt.Stderr, "%s: resuming after epoch %d from %s\n", exp.Name, tr.Completed(), r.ckpt)
 	case len(r.done) == len(exp.Evaluate.Final):
 		fmt.Fprintf(r.opt.Stderr, "%s: finished before (%d epochs, %d final estimators); kept\n", exp.Name, tr.Completed(), len(r.done))
@@ -240,12 +240,12 @@ func (r *runner) trainEpochs() error {
 	ref, unknown, n := r.foresee(r.exp.Evaluate.Final, func(i int) bool { _, ok := r.done[i]; return ok })
 	r.eta.finalDue(r.index, ref, unknown, n)
 	live := progress.IsTerminal(r.opt.Stderr)
-	for r.b.tr.Completed() < r.b.tr.Total() {
+	for r.b.tr.Completed() < r.b.tr.Total() && !r.stopped() {
 		if err := r.trainEpoch(live); err != nil {
 			return err
 		}
 	}
-	return nil
+	return r.selectBest()
 }
 
 // trainEpoch trains one epoch and does what follows it (see trainEpochs);
@@ -274,6 +274,11 @@ func (r *runner) trainEpoch(live bool) error {
 			return errors.Join(err, r.keep(err))
 		}
 		line += estimates
+		best, err := r.afterValidation(sum.Epoch)
+		if err != nil {
+			return errors.Join(err, r.keep(err))
+		}
+		line += best
 	}
 	r.eta.epoch(r.index, trained.Sub(start), time.Since(trained), evaluated)
 	if evaluated {
@@ -291,7 +296,7 @@ func (r *runner) trainEpoch(live bool) error {
 	if err := r.keep(nil); err != nil {
 		return err
 	}
-	if r.checkpointDue(sum.Epoch) || sum.Epoch == epochs {
+	if r.checkpointDue(sum.Epoch) || sum.Epoch == epochs || r.stopped() {
 		return r.checkpoint()
 	}
 	return nil
@@ -342,6 +347,18 @@ func (r *runner) evaluateEpoch(epoch int) (string, error) {
 	return line, nil
 }
 
+// saveCheckpoint saves the trainer's checkpoint, with the estimators'
+// tracked state and the run record, at path.
+func (r *runner) saveCheckpoint(path string) error {
+	c, err := r.b.tr.Checkpoint(r.exp.Name)
+	if err != nil {
+		return err
+	}
+	r.b.tracked.Put(c)
+	c.Meta.Run = r.b.record
+	return r.opt.Status.write(func() error { return models.Save(path, c, family.Codecs()) })
+}
+
 func (r *runner) checkpointDue(epoch int) bool {
 	c, ok := r.exp.Train.(family.CheckpointSchedule)
 	return ok && c.CheckpointDue(epoch)
@@ -351,13 +368,7 @@ func (r *runner) checkpointDue(epoch int) bool {
 // model.npz.
 func (r *runner) checkpoint() error {
 	tr := r.b.tr
-	c, err := tr.Checkpoint(r.exp.Name)
-	if err != nil {
-		return err
-	}
-	r.b.tracked.Put(c)
-	c.Meta.Run = r.b.record
-	if err := r.opt.Status.write(func() error { return models.Save(r.ckpt, c, family.Codecs()) }); err != nil {
+	if err := r.saveCheckpoint(r.ckpt); err != nil {
 		return err
 	}
 	r.opt.Status.set(r.exp.Name, fmt.Sprintf("%s/%s holds epoch %d of %d", r.exp.Name, modelFile, tr.Completed(), tr.Total()))

@@ -100,6 +100,9 @@ func RunShard(f *config.File, opt ShardOptions) error {
 	if err := CheckData(f); err != nil {
 		return err
 	}
+	if err := refuseEarlyStop(f); err != nil {
+		return err
+	}
 	resolved, err := f.Resolved()
 	if err != nil {
 		return err
@@ -165,6 +168,9 @@ func RunShard(f *config.File, opt ShardOptions) error {
 // same config), and writes config.resolved.yaml and the parts folder: what
 // `logz slurm` does before it submits the shards.
 func PrepareShards(f *config.File, dir string) error {
+	if err := refuseEarlyStop(f); err != nil {
+		return err
+	}
 	resolved, err := f.Resolved()
 	if err != nil {
 		return err

@@ -75,6 +75,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	dataDir := fs.String("data-dir", "", "directory of the MNIST/Fashion-MNIST IDX files")
 	split := fs.String("split", "", "name of the evaluated split in the table and results (default: the part of mnist:, fashion-mnist: and planted: specs, test for idx: and npy:)")
 	asJSON := fs.Bool("json", false, "print the results.json object instead of a table")
+	byLabel := fs.Bool("by-label", false, "break each mean log-likelihood down by the examples' labels, as evaluate.by_label (exact, ais, chi2 and raise rows of an rbm); needs labelled data (default: for a model written by logz run on its own data, the run's evaluate.by_label)")
 	shardFlag := fs.String("shard", "", "compute shard i of n of the evaluation (i/n, or env/n for i from $SLURM_ARRAY_TASK_ID and the like) into --parts DIR")
 	partsDir := fs.String("parts", "", "with --shard: the folder the shards' parts go to; without: merge the parts there and print the results")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), evalUsage); printFlags(fs) }
@@ -320,9 +321,20 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintln(stderr, rc.describe(*modelPath, !given["seed"], list, fromRun))
 		}
 	}
+	labels := *byLabel
+	if rc != nil && useRun && !given["by-label"] {
+		labels = rc.exp.Evaluate.ByLabel
+	}
+	if labels {
+		for _, s := range splits {
+			if s.Data.(*data.Set).Labels == nil {
+				return fmt.Errorf("--by-label: the %s split (%s) has no labels; it needs labelled images (mnist:, fashion-mnist:, digits:, or idx: with its labels-idx1 file beside it)", s.Name, s.Source.Spec)
+			}
+		}
+	}
 	ev := evalenv.Env{
 		Experiment: name, Stage: report.StageFinal, Epoch: ckpt.Meta.Epoch,
-		Splits:   splits,
+		Splits: splits, ByLabel: labels,
 		BaseRate: data.LogOdds(base, 1), Train: base, Seed: evalSeed, Positions: positions, Tracked: tracked,
 		Notice: func(msg string) { fmt.Fprintln(stderr, msg) },
 	}
@@ -351,6 +363,9 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	}
 	if err != nil {
 		return err
+	}
+	if labels {
+		experiment.AddByLabel(ckpt.Model, splits, rows)
 	}
 	if rc != nil {
 		rc.checkBits(rows, splits, useRun)

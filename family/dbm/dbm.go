@@ -38,7 +38,8 @@ func (*Model) Legacy() map[string]any { return dbn.LegacyModelKeys() }
 // mean-field positive phase (method pcd; chains persistent chains, k Gibbs
 // sweeps per update) after optional greedy pretraining.
 type Train struct {
-	rbm.Layer `yaml:",inline"`
+	rbm.Layer       `yaml:",inline"`
+	family.Stopping `yaml:",inline"`
 	// MeanFieldIters is the number of mean-field fixed-point iterations of
 	// the positive phase of joint training (Salakhutdinov & Hinton 2009).
 	MeanFieldIters int `yaml:"mean_field_iters" want:"a positive integer"`
@@ -75,8 +76,13 @@ type Pretrain struct {
 	LearningRate float64 `yaml:"learning_rate" want:"a positive number"`
 }
 
+// StopFrom is the first epoch of joint training: early stopping
+// (train.early_stop) watches the DBM, not its pretraining RBMs.
+func (t *Train) StopFrom(total int) int { return total - t.Epochs + 1 }
+
 // Check reports bad settings; joint training needs method pcd.
 func (t *Train) Check(p family.Problems) {
+	t.CheckStopping(p)
 	t.Layer.Check(p)
 	if t.Method != "pcd" {
 		p.Crossf("method", "method", "a dbm is trained jointly with persistent chains (PCD with a mean-field positive phase): set train.method: pcd (got %q; pretraining has its own train.pretrain.method)", t.Method)

@@ -53,7 +53,8 @@ func (*Model) Legacy() map[string]any { return LegacyModelKeys() }
 // (train.epochs epochs per layer) and what the layers above the first
 // train on.
 type Train struct {
-	rbm.Layer `yaml:",inline"`
+	rbm.Layer       `yaml:",inline"`
+	family.Stopping `yaml:",inline"`
 	// LayerData is what the layers above the first train on: "sampled"
 	// (one draw from Q(h_l|h_{l−1}) per example, 2008 §4.1), "resampled" (a
 	// fresh draw every epoch) or "mean-field" (the probabilities themselves).
@@ -81,8 +82,13 @@ func (t *Train) EpochCost(epoch, _ int) float64 {
 	return 1 + float64(t.KAt((epoch-1)%t.Epochs+1))
 }
 
+// StopFrom is the first epoch of the top layer: early stopping
+// (train.early_stop) watches the whole stack only.
+func (t *Train) StopFrom(total int) int { return total - t.Epochs + 1 }
+
 // Check reports bad settings.
 func (t *Train) Check(p family.Problems) {
+	t.CheckStopping(p)
 	t.Layer.Check(p)
 	p.Enum("layer_data", t.LayerData, []string{"sampled", "resampled", "mean-field"})
 	if t.BottomFrom != "" {

@@ -107,6 +107,8 @@ type Train struct {
 	// CheckpointEvery writes model.npz after every N-th epoch and after
 	// the last; 0 = only after the last.
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
+	// Stopping adds early_stop (validation early stopping, every family).
+	family.Stopping `yaml:",inline"`
 }
 
 // DefaultTrain is pcd with 100 chains, one sweep per step, Adam at 0.02
@@ -121,6 +123,7 @@ var Methods = []string{"exact", "pcd", "chi2"}
 
 // Check reports bad train settings.
 func (t *Train) Check(p family.Problems) {
+	t.CheckStopping(p)
 	p.Enum("method", t.Method, Methods)
 	family.CheckEpochs(p, "epochs", t.Epochs)
 	p.Check("batch_size", t.BatchSize >= 1 && t.BatchSize <= 100000, "an integer in [1, 100000]", t.BatchSize)

@@ -68,6 +68,8 @@ type Train struct {
 	// CheckpointEvery writes model.npz after every N-th epoch and after
 	// the last; 0 = only after the last.
 	CheckpointEvery int `yaml:"checkpoint_every" want:"a non-negative integer"`
+	// Stopping adds early_stop (validation early stopping, every family).
+	family.Stopping `yaml:",inline"`
 }
 
 // DefaultTrain is 20 EM iterations with Laplace smoothing (α = β = 1).
@@ -77,6 +79,7 @@ func DefaultTrain() Train {
 
 // Check reports bad train settings.
 func (t *Train) Check(p family.Problems) {
+	t.CheckStopping(p)
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	p.Enum("method", t.Method, []string{"em"})
 	family.CheckEpochs(p, "epochs", t.Epochs)

@@ -203,7 +203,13 @@ var RAISE = estim.Define(estim.Def[*models.RBM, estim.RAISE]{
 			if err != nil {
 				return rows, err
 			}
-			rows = append(rows, raiseRow(j.Base, s, sp, idx, res, r, start))
+			row := raiseRow(j.Base, s, sp, idx, res, r, start)
+			if set, ok := sp.Data.(*data.Set); ok && env.ByLabel && set.Labels != nil {
+				// Each label's mean over its examples of the subsample
+				// (not extended by the control variate).
+				row.ByLabel = estim.ByLabel(res.LogP, idx, set.Labels, 0)
+			}
+			rows = append(rows, row)
 		}
 		return rows, nil
 	},

@@ -59,7 +59,8 @@ func (m *Model) Legacy() map[string]any { return map[string]any{"layers": []int(
 type Train struct {
 	Layer `yaml:",inline"`
 	// Chi2Train holds the settings of method chi2 (its own keys of train:).
-	Chi2Train `yaml:",inline"`
+	Chi2Train       `yaml:",inline"`
+	family.Stopping `yaml:",inline"`
 }
 
 // Layer configures CD-k or PCD with SGD, momentum and L2 weight decay: the
@@ -247,6 +248,7 @@ var TrainMethods = []string{"cd", "pcd", "chi2"}
 // (DefaultPrecision of the method) and reports bad settings of an rbm's
 // train: section (method cd, pcd or chi2).
 func (t *Train) Check(p family.Problems) {
+	t.CheckStopping(p)
 	t.Layer.check(p, TrainMethods)
 	if t.Method == "chi2" {
 		t.Chi2Train.Check(p)

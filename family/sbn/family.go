@@ -70,6 +70,8 @@ type Train struct {
 	// AVX2 register; log-odds, gradient, parameters and dynamics in
 	// float64.
 	Precision kernel.Precision `yaml:"precision" want:"float64 or float32 (adaptive-is: the sums of the proposals and gradients in float32; gibbs: the chains' activations, σ pairs, odds and e^{±W} in float32, eight chains per AVX2 register; log-weights or log-odds, parameters and dynamics float64)"`
+	// Stopping adds early_stop (validation early stopping, every family).
+	family.Stopping `yaml:",inline"`
 }
 
 // DefaultTrain is the paper's setting (App. C) for 10 epochs.
@@ -88,6 +90,7 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
 // Check reports bad train settings.
 func (t *Train) Check(p family.Problems) {
+	t.CheckStopping(p)
 	p.Enum("method", t.Method, []string{"sghmc", "sgnht", "adam"})
 	p.Enum("sampler", t.Sampler, []string{"gibbs", "adaptive-is"})
 	p.Enum("prior", t.Prior, []string{"student-t", "gaussian", "none"})

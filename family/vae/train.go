@@ -57,6 +57,8 @@ type Train struct {
 	// Chi2Train holds the prior fitter's keys (q_steps, q_samples,
 	// q_components, q_learning_rate, q_decay, q_init_std, linearise).
 	rbm.Chi2Train `yaml:",inline"`
+	// Stopping adds early_stop (validation early stopping, every family).
+	family.Stopping `yaml:",inline"`
 }
 
 // DefaultTrain is nvil for 10 epochs, minibatch 100, Adam at 3e-4, one
@@ -82,6 +84,7 @@ const (
 
 // Check reports bad train settings.
 func (t *Train) Check(p family.Problems) {
+	t.CheckStopping(p)
 	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 	p.Enum("method", t.Method, []string{"nvil"})
 	family.CheckEpochs(p, "epochs", t.Epochs)

@@ -114,6 +114,11 @@ type Env struct {
 	// their rows (the runner sets it for the final evaluation and writes
 	// each to files in the experiment's folder); nil: estimators make none.
 	Artifact func(sampling.Artifact) error
+	// ByLabel asks estimators whose rows are means of per-example values
+	// they keep themselves (RAISE on its subsample) to break them down by
+	// the split's labels (evaluate.by_label, logz eval --by-label); rows of
+	// a shared log Z are broken down by the caller.
+	ByLabel bool
 
 	// memo holds what estimators of one evaluation share (an AIS log Z of
 	// given settings, an exact log Z, per-example IS estimates).
