@@ -330,6 +330,18 @@ func (v *vaeEngine[F]) adamRange(n *bnet[F], off int, g []float64) {
 	view.StepRange(n.net.Params()[off:], g, -1, 0, len(g))
 }
 
+// adamRow32 takes, fused in float32, the Adam step st of row i of net n's
+// W_l with its float32 gradient g (the row's first n_{l+1} entries) and
+// sets the row of the F copy w[l], as gradOut, adamRange and copyRows do
+// in turn, with the same bits, in one pass.
+func (v *vaeEngine[F]) adamRow32(st *optim.Step32, n *bnet[F], l, i int, g []F, wk int) {
+	out, p := n.sizes[l+1], n.pad[l]
+	big, nan := st.Range(n.net.Params(), as32(g[:out]), as32(n.w[l][i*p:i*p+out]), n.off[l]+i*out)
+	if nan || !(big <= models.MaxAbsParam) {
+		v.bad[wk] = true
+	}
+}
+
 // adam is net n's Adam state.
 func (v *vaeEngine[F]) adam(n *bnet[F]) *optim.Adam {
 	t := v.t
@@ -608,6 +620,13 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 		}
 		gw := n.gw[l][j.lo*p:]
 		colsF(j.hi-j.lo, 0, p, rows, at[j.lo*rows:], rows, n.dl[l], p, gw, p)
+		if v.fused && is32[F]() {
+			st := v.adam(n).Prepare32(-1)
+			for i := j.lo; i < j.hi; i++ {
+				v.adamRow32(&st, n, l, i, gw[(i-j.lo)*p:], wk)
+			}
+			return
+		}
 		o := n.off[l] + j.lo*out
 		g := v.gradOut(n, o, (j.hi-j.lo)*out, scratch)
 		for i := range j.hi - j.lo {
@@ -646,6 +665,16 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 		}
 	case jGradFirst: // rows lo…hi of ∂W_0, sums of the δ rows whose input is on
 		out, p := n.sizes[1], n.pad[0]
+		if v.fused && is32[F]() {
+			st := v.adam(n).Prepare32(-1)
+			for i := j.lo; i < j.hi; i++ {
+				acc := n.gw[0][i*p : i*p+out]
+				clear(acc)
+				addRowsF(acc, n.dl[0], p, v.inputRows(n, i))
+				v.adamRow32(&st, n, 0, i, acc, wk)
+			}
+			return
+		}
 		g := v.gradOut(n, j.lo*out, (j.hi-j.lo)*out, scratch)
 		for i := j.lo; i < j.hi; i++ {
 			acc := n.gw[0][i*p : i*p+out] // its own padding up to p: addRowsF may widen
