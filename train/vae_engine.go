@@ -527,6 +527,9 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	}
 	// log p(x|z), the signal, the output deltas; the prior's negative
 	// phase; the transposed activations for the gradients.
+	if !v.priorReady() {
+		return
+	}
 	jobs = jobs[:0]
 	for _, w := range t.active {
 		k := jPrior
@@ -544,6 +547,22 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	// Backpropagation, layer by layer from the top.
 	v.jobs = v.backprop(jobs, nets...)
 	v.fresh = v.fused
+}
+
+// priorReady waits for the step's fitting of q (VAETrainer.priorReady);
+// on its error it ends the step before any parameter changes, undoing the
+// Adam steps' T++.
+func (v *vaeEngine[F]) priorReady() bool {
+	if v.t.priorReady() == nil {
+		return true
+	}
+	if v.fused {
+		for _, n := range v.nets() {
+			v.adam(n).T--
+		}
+	}
+	v.fresh = false
+	return false
 }
 
 func (v *vaeEngine[F]) baseLayers() int {

@@ -193,6 +193,9 @@ func (v *vaeEngine[F]) gradientAux() {
 	v.run(v.dataJobs(jobs[:0], jSample))
 	v.zColumns()
 	jobs = v.denseLayers(jobs, 1, dec, p)
+	if !v.priorReady() {
+		return
+	}
 	// The signal and output deltas, the prior, the transposed activations.
 	jobs = jobs[:0]
 	for _, w := range v.t.active {
