@@ -307,8 +307,9 @@ func (v *vaeEngine[F]) refresh(jobs []vjob[F]) []vjob[F] {
 	return jobs
 }
 
-// gradRows is the rows of ∂W (input units) of one gradient job.
-const gradRows = 16
+// gradRows is the rows of ∂W (input units) of one gradient job: a
+// multiple of the float32 product's 6-row tiles.
+const gradRows = 24
 
 // gradOut returns where the float64 gradient of net n's parameters
 // off…off+size−1 goes: the worker's scratch when fused, else the trainer's

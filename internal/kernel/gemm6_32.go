@@ -24,6 +24,10 @@ func GemmCols32x6(op GemmOp, alpha float32, m, j0, j1, k int, a []float32, lda i
 	j := j0
 	for ; j+16 <= j1; j += 16 {
 		for i := 0; i < m6; i += 6 {
+			if op == GemmSet && alpha == 1 { // α·s = s: the kernel writes C
+				kern6x16Set(k, a[i*lda:], lda, b[j:], ldb, c[i*ldc+j:], ldc)
+				continue
+			}
 			kern6x16(k, a[i*lda:], lda, b[j:], ldb, &tile)
 			store(op, alpha, tile[:], 16, 6, 16, c[i*ldc+j:], ldc)
 		}

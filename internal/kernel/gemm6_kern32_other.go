@@ -6,3 +6,7 @@ package kernel
 func kern6x16(k int, a []float32, lda int, b []float32, ldb int, t *[96]float32) {
 	panic("kernel: kern6x16 without AVX2")
 }
+
+func kern6x16Set(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	panic("kernel: kern6x16Set without AVX2")
+}
