@@ -28,7 +28,7 @@ func GemmCols32x6(op GemmOp, alpha float32, m, j0, j1, k int, a []float32, lda i
 				kern6x16Set(k, a[i*lda:], lda, b[j:], ldb, c[i*ldc+j:], ldc)
 				continue
 			}
-			kern6x16(k, a[i*lda:], lda, b[j:], ldb, &tile)
+			kern6x16Set(k, a[i*lda:], lda, b[j:], ldb, tile[:], 16)
 			store(op, alpha, tile[:], 16, 6, 16, c[i*ldc+j:], ldc)
 		}
 	}
