@@ -137,7 +137,7 @@ func newBNet[F kernel.Float](n *mlp.Net, rows int) *bnet[F] {
 // Job kinds of a phase.
 const (
 	jRefreshW  = iota // rows lo…hi of w[l] and b[l] from the float64 net
-	jRefreshWT        // wt[l] from w[l]
+	jRefreshWT        // columns lo…hi of wt[l] from rows lo…hi of w[l]
 	jFirst            // first layer, rows lo…hi, columns c0…c1 (binary input)
 	jDense            // act[l] = act[l−1] W_l, columns lo…hi
 	jTranspose        // at[l] from act[l]
@@ -167,8 +167,10 @@ type vjob[F kernel.Float] struct {
 	task   *vaeTask
 }
 
-// colBlock is the width of a column block of a product job (four strips).
-const colBlock = 64
+// colBlock is the width of a column block of a product job (two strips):
+// narrow enough that a phase's jobs split evenly between two workers
+// (the decoder's 784 outputs: 49 jobs, not 13).
+const colBlock = 32
 
 // newVAEEngine prepares the engine for minibatches of at most B examples.
 func newVAEEngine[F kernel.Float](t *VAETrainer, B int) *vaeEngine[F] {
@@ -300,7 +302,7 @@ func (v *vaeEngine[F]) refresh(jobs []vjob[F]) []vjob[F] {
 	for _, n := range nets {
 		for l := range n.w {
 			if l > 0 || n.dense {
-				jobs = append(jobs, vjob[F]{kind: jRefreshWT, n: n, l: l})
+				jobs = blocks(jobs, jRefreshWT, n, l, n.sizes[l], 128)
 			}
 		}
 	}
@@ -605,7 +607,7 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 			n.copyBias(l)
 		}
 	case jRefreshWT:
-		n.transposeRows(l, 0, n.sizes[l])
+		n.transposeRows(l, j.lo, j.hi)
 	case jFirst:
 		v.first(n, j.lo, j.hi, j.c0, j.c1)
 	case jDense:
