@@ -9,9 +9,10 @@ import (
 
 // TestCols32x6BitIdentical checks GemmCols32x6 against the definition bit
 // for bit: row counts with and without leftover rows after the 6-row tiles
-// (5, 6, 7, 12, 16, 23, 100), partial strips, split column blocks.
+// (5, 6, 7, 8, 12, 14, 16, 20, 23, 100), partial strips, split column
+// blocks.
 func TestCols32x6BitIdentical(t *testing.T) {
-	checkColsBitIdentical(t, GemmCols32x6, naive32, [][3]int{{6, 16, 1}, {6, 16, 37}, {7, 19, 13}, {12, 61, 30}, {5, 5, 2}, {16, 48, 64}, {23, 35, 9}, {100, 64, 20}}, 16)
+	checkColsBitIdentical(t, GemmCols32x6, naive32, [][3]int{{6, 16, 1}, {6, 16, 37}, {7, 19, 13}, {12, 61, 30}, {5, 5, 2}, {16, 48, 64}, {23, 35, 9}, {100, 64, 20}, {20, 32, 11}, {14, 16, 5}, {8, 16, 3}}, 16)
 }
 
 // BenchmarkCols32x6Shapes times GemmCols32x6 against GemmCols32 on the VAE
