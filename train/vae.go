@@ -15,6 +15,7 @@ import (
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/optim"
 	"github.com/logz-ml/logz/internal/seeds"
+	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
 )
 
@@ -172,12 +173,21 @@ type VAETrainer struct {
 	qsrc                         *rand.PCG
 	qrng                         *rand.Rand
 	omega                        []float64
-	tasks, active                []*vaeTask
-	perm                         []int
-	data                         data.Examples
-	epoch, batch                 int // keys of the current step's streams
-	scale                        float64
-	eng                          vaeGradEngine // the gradient in Opt.Precision
+	// The step's fitting of q (Step): with two or more workers it runs on
+	// its own goroutine (fitRun) beside the engine's first phases, which do
+	// not read q, until priorReady waits for it; fitting says it was
+	// started, fitBound and fitErr are its result.
+	fitGroup      workgroup.Group
+	fitRun        func()
+	fitting       bool
+	fitBound      float64
+	fitErr        error
+	tasks, active []*vaeTask
+	perm          []int
+	data          data.Examples
+	epoch, batch  int // keys of the current step's streams
+	scale         float64
+	eng           vaeGradEngine // the gradient in Opt.Precision
 	// adamAux are the Adam states of the auxiliary nets (Q, Enc, P of
 	// models.VAEAux).
 	adamAux []optim.Adam
@@ -250,6 +260,7 @@ func NewVAETrainer(m *models.VAE, opt VAEOptions, seed uint64) (*VAETrainer, err
 			return nil, err
 		}
 		t.logp = chi2.RBMTarget{M: r}.NewLogP()
+		t.fitRun = func() { t.fitBound, t.fitErr = t.fitQ() }
 		t.qsrc = rand.NewPCG(1, 0)
 		t.qrng = rand.New(t.qsrc)
 		t.omega = make([]float64, 0, opt.QSamples)
@@ -418,21 +429,22 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 	m := t.M
 	if m.Prior != nil {
 		t.qsrc.Seed(seeds.Derive(t.Seed, vaeSeedQ, uint64(epoch), uint64(batch)), 0)
-		for range t.Opt.QSteps {
-			if _, err := t.Fit.Step(t.logp, t.qrng); err != nil {
-				return st, err
-			}
+		t.fitErr = nil
+		if t.Opt.Workers > 1 {
+			t.fitting = true
+			t.fitGroup.Go(t.fitRun)
+		} else if t.fitBound, t.fitErr = t.fitQ(); t.fitErr != nil {
+			return st, t.fitErr
 		}
-		bound, err := t.Fit.Draw(t.logp, t.qrng)
-		if err != nil {
-			return st, err
-		}
-		st.LogZ = bound
 	}
 	sumF, sumLog, err := t.gradient(data, idx, epoch, batch, true)
+	if e := t.awaitFit(); e != nil {
+		return st, e
+	}
 	if err != nil {
 		return st, err
 	}
+	st.LogZ = t.fitBound
 	k := float64(len(idx) * t.Opt.Samples)
 	st.ELBO = sumF/k - st.LogZ
 	st.LogLik = sumLog / k
@@ -447,6 +459,50 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 	return st, nil
 }
 
+// fitQ is the step's fitting of q: QSteps fitter steps, then fresh draws
+// for the tracked bound (returned) and the chi2 gradient.
+func (t *VAETrainer) fitQ() (float64, error) {
+	for range t.Opt.QSteps {
+		if _, err := t.Fit.Step(t.logp, t.qrng); err != nil {
+			return 0, err
+		}
+	}
+	return t.Fit.Draw(t.logp, t.qrng)
+}
+
+// awaitFit waits for the step's fitting of q if it runs beside the
+// engine and returns its error.
+func (t *VAETrainer) awaitFit() error {
+	if t.fitting {
+		t.fitGroup.Wait()
+		t.fitting = false
+	}
+	return t.fitErr
+}
+
+// priorReady is called by the engine before the phase that reads q's
+// draws (the prior's chi2 negative phase): it waits for the fitting and
+// sets the draws' weights ω. On an error the engine stops before any
+// parameter changes.
+func (t *VAETrainer) priorReady() error {
+	if err := t.awaitFit(); err != nil {
+		return err
+	}
+	t.setOmega()
+	return nil
+}
+
+// setOmega sets the chi2 draws' weights ω from the fitter's current draws.
+func (t *VAETrainer) setOmega() {
+	if t.M.Prior != nil && t.Opt.PriorTraining == PriorTrainingChi2 {
+		if t.Opt.Linearise {
+			t.omega = t.Fit.Linearised(t.omega)
+		} else {
+			t.omega = t.Fit.NormalisedSquares(t.omega)
+		}
+	}
+}
+
 // Gradient computes the ascent direction of the minibatch's objective at
 // the current parameters (see the type's doc) into the first active
 // task's buffers (gDec, gEnc, gBase, prior.gW/gA/gB or gLog), updates the
@@ -454,6 +510,7 @@ func (t *VAETrainer) Step(data data.Examples, idx []int, epoch, batch int) (VAES
 // Σ log p(x|z) over the examples and draws. The chi2 negative phase uses
 // the fitter's current draws.
 func (t *VAETrainer) Gradient(data data.Examples, idx []int, epoch, batch int) (sumF, sumLog float64, err error) {
+	t.fitErr = nil
 	return t.gradient(data, idx, epoch, batch, false)
 }
 
@@ -465,6 +522,9 @@ func (t *VAETrainer) gradient(data data.Examples, idx []int, epoch, batch int, f
 	t.data, t.epoch, t.batch = data, epoch, batch
 	sumF, sumLog, sumD, sumD2 := t.engineGradient(idx, fused)
 	t.data = nil
+	if t.fitErr != nil {
+		return 0, 0, t.fitErr
+	}
 	if math.IsNaN(sumF) || math.IsInf(sumF, 0) {
 		return sumF, sumLog, fmt.Errorf("the objective f(x,z) summed over the minibatch is %g", sumF)
 	}
@@ -489,12 +549,12 @@ func (t *VAETrainer) layout(idx []int) {
 		n := o.Chains
 		kind := vaeChains
 		if o.PriorTraining == PriorTrainingChi2 {
-			if o.Linearise {
-				t.omega = t.Fit.Linearised(t.omega)
-			} else {
-				t.omega = t.Fit.NormalisedSquares(t.omega)
+			// One weight ω per draw of q: set now unless q is still being
+			// fitted (Step), then by priorReady.
+			if !t.fitting {
+				t.setOmega()
 			}
-			n, kind = len(t.omega), vaeDraws
+			n, kind = len(t.Fit.Draws), vaeDraws
 		} else {
 			Z, H := r.NVis, r.NHid
 			for i := range Z {

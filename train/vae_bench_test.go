@@ -56,12 +56,15 @@ func benchVAEStepAux(b *testing.B, Z int, prior string, workers int, prec kernel
 		b.Fatal(err)
 	}
 	b.ReportAllocs()
+	cpu0 := cpuTime()
 	b.ResetTimer()
 	for i := range b.N {
 		if _, err := tr.Step(data, idx, 1, i+1); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.StopTimer()
+	b.ReportMetric(float64(cpuTime()-cpu0)/1e6/float64(b.N), "cpu-ms/op")
 }
 
 func BenchmarkVAEStep784x500x200RBM8Chi2(b *testing.B) { benchVAEStep(b, 200, PriorTrainingChi2, 1) }

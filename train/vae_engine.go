@@ -137,8 +137,8 @@ func newBNet[F kernel.Float](n *mlp.Net, rows int) *bnet[F] {
 // Job kinds of a phase.
 const (
 	jRefreshW  = iota // rows lo…hi of w[l] and b[l] from the float64 net
-	jRefreshWT        // wt[l] from w[l]
-	jFirst            // first layer, rows lo…hi (binary input)
+	jRefreshWT        // columns lo…hi of wt[l] from rows lo…hi of w[l]
+	jFirst            // first layer, rows lo…hi, columns c0…c1 (binary input)
 	jDense            // act[l] = act[l−1] W_l, columns lo…hi
 	jTranspose        // at[l] from act[l]
 	jGradDense        // ∂W_l = act[l−1]ᵀ δ_l, rows lo…hi (and Adam, fused)
@@ -163,11 +163,14 @@ type vjob[F kernel.Float] struct {
 	n      *bnet[F]
 	l      int
 	lo, hi int
+	c0, c1 int // jFirst: the block of columns
 	task   *vaeTask
 }
 
-// colBlock is the width of a column block of a product job (four strips).
-const colBlock = 64
+// colBlock is the width of a column block of a product job (two strips):
+// narrow enough that a phase's jobs split evenly between two workers
+// (the decoder's 784 outputs: 49 jobs, not 13).
+const colBlock = 32
 
 // newVAEEngine prepares the engine for minibatches of at most B examples.
 func newVAEEngine[F kernel.Float](t *VAETrainer, B int) *vaeEngine[F] {
@@ -299,15 +302,16 @@ func (v *vaeEngine[F]) refresh(jobs []vjob[F]) []vjob[F] {
 	for _, n := range nets {
 		for l := range n.w {
 			if l > 0 || n.dense {
-				jobs = append(jobs, vjob[F]{kind: jRefreshWT, n: n, l: l})
+				jobs = blocks(jobs, jRefreshWT, n, l, n.sizes[l], 128)
 			}
 		}
 	}
 	return jobs
 }
 
-// gradRows is the rows of ∂W (input units) of one gradient job.
-const gradRows = 16
+// gradRows is the rows of ∂W (input units) of one gradient job: a
+// multiple of the float32 product's 6-row tiles.
+const gradRows = 24
 
 // gradOut returns where the float64 gradient of net n's parameters
 // off…off+size−1 goes: the worker's scratch when fused, else the trainer's
@@ -328,6 +332,18 @@ func (v *vaeEngine[F]) adamRange(n *bnet[F], off int, g []float64) {
 	a := v.adam(n)
 	view := optim.Adam{LR: a.LR, M: a.M[off:], S: a.S[off:], T: a.T}
 	view.StepRange(n.net.Params()[off:], g, -1, 0, len(g))
+}
+
+// adamRow32 takes, fused in float32, the Adam step st of row i of net n's
+// W_l with its float32 gradient g (the row's first n_{l+1} entries) and
+// sets the row of the F copy w[l], as gradOut, adamRange and copyRows do
+// in turn, with the same bits, in one pass.
+func (v *vaeEngine[F]) adamRow32(st *optim.Step32, n *bnet[F], l, i int, g []F, wk int) {
+	out, p := n.sizes[l+1], n.pad[l]
+	big, nan := st.Range(n.net.Params(), as32(g[:out]), as32(n.w[l][i*p:i*p+out]), n.off[l]+i*out)
+	if nan || !(big <= models.MaxAbsParam) {
+		v.bad[wk] = true
+	}
 }
 
 // adam is net n's Adam state.
@@ -484,9 +500,9 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	// The F copies; the transposes with the first layers of the encoder
 	// and baseline.
 	jobs := v.refresh(v.jobs)
-	jobs = blocks(jobs, jFirst, v.enc, 0, v.nb, chunkSize)
+	jobs = v.firstBlocks(jobs, v.enc)
 	if v.base != nil {
-		jobs = blocks(jobs, jFirst, v.base, 0, v.nb, chunkSize)
+		jobs = v.firstBlocks(jobs, v.base)
 	}
 	v.run(jobs)
 	// The encoder's and baseline's dense layers.
@@ -514,6 +530,9 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	}
 	// log p(x|z), the signal, the output deltas; the prior's negative
 	// phase; the transposed activations for the gradients.
+	if !v.priorReady() {
+		return
+	}
 	jobs = jobs[:0]
 	for _, w := range t.active {
 		k := jPrior
@@ -531,6 +550,22 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	// Backpropagation, layer by layer from the top.
 	v.jobs = v.backprop(jobs, nets...)
 	v.fresh = v.fused
+}
+
+// priorReady waits for the step's fitting of q (VAETrainer.priorReady);
+// on its error it ends the step before any parameter changes, undoing the
+// Adam steps' T++.
+func (v *vaeEngine[F]) priorReady() bool {
+	if v.t.priorReady() == nil {
+		return true
+	}
+	if v.fused {
+		for _, n := range v.nets() {
+			v.adam(n).T--
+		}
+	}
+	v.fresh = false
+	return false
 }
 
 func (v *vaeEngine[F]) baseLayers() int {
@@ -572,9 +607,9 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 			n.copyBias(l)
 		}
 	case jRefreshWT:
-		n.transposeRows(l, 0, n.sizes[l])
+		n.transposeRows(l, j.lo, j.hi)
 	case jFirst:
-		v.first(n, j.lo, j.hi)
+		v.first(n, j.lo, j.hi, j.c0, j.c1)
 	case jDense:
 		rows := v.rowsOf(n)
 		if l == 0 { // dense input
@@ -608,6 +643,13 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 		}
 		gw := n.gw[l][j.lo*p:]
 		colsF(j.hi-j.lo, 0, p, rows, at[j.lo*rows:], rows, n.dl[l], p, gw, p)
+		if v.fused && is32[F]() {
+			st := v.adam(n).Prepare32(-1)
+			for i := j.lo; i < j.hi; i++ {
+				v.adamRow32(&st, n, l, i, gw[(i-j.lo)*p:], wk)
+			}
+			return
+		}
 		o := n.off[l] + j.lo*out
 		g := v.gradOut(n, o, (j.hi-j.lo)*out, scratch)
 		for i := range j.hi - j.lo {
@@ -646,6 +688,16 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 		}
 	case jGradFirst: // rows lo…hi of ∂W_0, sums of the δ rows whose input is on
 		out, p := n.sizes[1], n.pad[0]
+		if v.fused && is32[F]() {
+			st := v.adam(n).Prepare32(-1)
+			for i := j.lo; i < j.hi; i++ {
+				acc := n.gw[0][i*p : i*p+out]
+				clear(acc)
+				addRowsF(acc, n.dl[0], p, v.inputRows(n, i))
+				v.adamRow32(&st, n, 0, i, acc, wk)
+			}
+			return
+		}
 		g := v.gradOut(n, j.lo*out, (j.hi-j.lo)*out, scratch)
 		for i := j.lo; i < j.hi; i++ {
 			acc := n.gw[0][i*p : i*p+out] // its own padding up to p: addRowsF may widen
@@ -702,14 +754,39 @@ func biasGrad[F kernel.Float](g []float64, d []F, p, rows, lo int) {
 	}
 }
 
-// first computes the first layer of net n (encoder or baseline: input x)
-// for the examples lo…hi.
-func (v *vaeEngine[F]) first(n *bnet[F], lo, hi int) {
-	out, p := n.sizes[1], n.pad[0]
+// firstCols is the width of a column block of a first-layer job: 128
+// columns of a 784-row W_0 (400 KB) stay in a core's L2 cache while the
+// job sums the rows that its examples select.
+const firstCols = 128
+
+// firstBlocks appends the first-layer jobs of net n (binary input x):
+// blocks of firstCols columns, each over chunks of examples, so that W_0
+// is read from the shared cache once per chunk and block rather than once
+// per example. Each entry's sum is the same (the row sums are column by
+// column), so the blocks give the same bits as whole rows. In float64 a
+// job takes whole rows (addRowsF widens a float64 row over its padding).
+func (v *vaeEngine[F]) firstBlocks(jobs []vjob[F], n *bnet[F]) []vjob[F] {
+	out := n.sizes[1]
+	width := out
+	if is32[F]() {
+		width = firstCols
+	}
+	for c0 := 0; c0 < out; c0 += width {
+		for lo := 0; lo < v.nb; lo += chunkSize {
+			jobs = append(jobs, vjob[F]{kind: jFirst, n: n, lo: lo, hi: min(lo+chunkSize, v.nb), c0: c0, c1: min(c0+width, out)})
+		}
+	}
+	return jobs
+}
+
+// first computes columns c0…c1 of the first layer of net n (encoder or
+// baseline: input x) for the examples lo…hi.
+func (v *vaeEngine[F]) first(n *bnet[F], lo, hi, c0, c1 int) {
+	p := n.pad[0]
 	for k := lo; k < hi; k++ {
-		a := n.act[0][k*p : k*p+out]
-		copy(a, n.b[0])
-		addRowsF(a, n.w[0], p, v.xOn[v.xOff[k]:v.xOff[k+1]])
+		a := n.act[0][k*p+c0 : k*p+c1]
+		copy(a, n.b[0][c0:c1])
+		addRowsF(a, n.w[0][c0:], p, v.xOn[v.xOff[k]:v.xOff[k+1]])
 		if len(n.w) > 1 {
 			tanhF(a)
 		}

@@ -172,9 +172,9 @@ func (v *vaeEngine[F]) gradientAux() {
 	// baseline's first layers.
 	jobs := v.refresh(v.jobs)
 	jobs = blocks(jobs, jPre, enc, 0, v.nb, chunkSize)
-	jobs = blocks(jobs, jFirst, q, 0, v.nb, chunkSize)
+	jobs = v.firstBlocks(jobs, q)
 	if v.base != nil {
-		jobs = blocks(jobs, jFirst, v.base, 0, v.nb, chunkSize)
+		jobs = v.firstBlocks(jobs, v.base)
 	}
 	v.run(jobs)
 	if v.base != nil {
@@ -193,6 +193,9 @@ func (v *vaeEngine[F]) gradientAux() {
 	v.run(v.dataJobs(jobs[:0], jSample))
 	v.zColumns()
 	jobs = v.denseLayers(jobs, 1, dec, p)
+	if !v.priorReady() {
+		return
+	}
 	// The signal and output deltas, the prior, the transposed activations.
 	jobs = jobs[:0]
 	for _, w := range v.t.active {

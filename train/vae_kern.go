@@ -26,10 +26,11 @@ func as64[F kernel.Float](s []F) []float64 {
 	return unsafe.Slice((*float64)(unsafe.Pointer(unsafe.SliceData(s))), len(s))
 }
 
-// colsF is kernel.GemmCols32 or kernel.GemmCols.
+// colsF is kernel.GemmCols32x6 (GemmCols32 in 6-row tiles, the same bits) or
+// kernel.GemmCols.
 func colsF[F kernel.Float](m, j0, j1, k int, a []F, lda int, b []F, ldb int, c []F, ldc int) {
 	if is32[F]() {
-		kernel.GemmCols32(kernel.GemmSet, 1, m, j0, j1, k, as32(a), lda, as32(b), ldb, as32(c), ldc)
+		kernel.GemmCols32x6(kernel.GemmSet, 1, m, j0, j1, k, as32(a), lda, as32(b), ldb, as32(c), ldc)
 		return
 	}
 	kernel.GemmCols(kernel.GemmSet, 1, m, j0, j1, k, as64(a), lda, as64(b), ldb, as64(c), ldc)

@@ -1,0 +1,84 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func kern6x16SetAVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
+// Sets the 6×16 block of C at c (row stride ldc) to the fused chains.
+// Y0…Y11: the tile (two registers per row); per p: Y12, Y13 = b[p][0:16],
+// Y14/Y15 = a[r][p] broadcast; VFMADD231PS y, x, acc is acc = x·y + acc,
+// rounded once to float32 (the chains of kern4x16AVX2).
+TEXT ·kern6x16SetAVX2(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	MOVQ c+40(FP), DX
+	SHLQ $2, R8
+	SHLQ $2, R9
+	LEAQ (SI)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), BX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+	XORQ AX, AX
+
+loop:
+	VMOVUPS      (DI), Y12
+	VMOVUPS      32(DI), Y13
+	VBROADCASTSS (SI)(AX*1), Y14
+	VBROADCASTSS (R10)(AX*1), Y15
+	VFMADD231PS  Y12, Y14, Y0
+	VFMADD231PS  Y13, Y14, Y1
+	VFMADD231PS  Y12, Y15, Y2
+	VFMADD231PS  Y13, Y15, Y3
+	VBROADCASTSS (R11)(AX*1), Y14
+	VBROADCASTSS (R12)(AX*1), Y15
+	VFMADD231PS  Y12, Y14, Y4
+	VFMADD231PS  Y13, Y14, Y5
+	VFMADD231PS  Y12, Y15, Y6
+	VFMADD231PS  Y13, Y15, Y7
+	VBROADCASTSS (R13)(AX*1), Y14
+	VBROADCASTSS (BX)(AX*1), Y15
+	VFMADD231PS  Y12, Y14, Y8
+	VFMADD231PS  Y13, Y14, Y9
+	VFMADD231PS  Y12, Y15, Y10
+	VFMADD231PS  Y13, Y15, Y11
+	ADDQ         $4, AX
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          loop
+
+	MOVQ ldc+48(FP), R8
+	SHLQ $2, R8
+	VMOVUPS Y0, (DX)
+	VMOVUPS Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y2, (DX)
+	VMOVUPS Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y4, (DX)
+	VMOVUPS Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y6, (DX)
+	VMOVUPS Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y8, (DX)
+	VMOVUPS Y9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPS Y10, (DX)
+	VMOVUPS Y11, 32(DX)
+	VZEROUPPER
+	RET
