@@ -118,48 +118,9 @@ func newRecEngine(t *Trainer) *recEngine {
 // at the last step.
 func (e *recEngine) minibatch(idx []int, scale float64, workers, epoch, b int) (signal float64) {
 	t := e.t
-	n := t.net
-	e.idx, e.epoch, e.batch = idx, epoch, b
-	e.active = 0
-	for lo := 0; lo < len(idx); lo += chunkSize {
-		tk := e.tasks[e.active]
-		tk.rows, tk.pos = idx[lo:min(lo+chunkSize, len(idx))], lo
-		e.active++
-	}
-	workers = min(workers, e.active)
-	L := float64(t.opt.Samples)
+	e.layout(idx, epoch, b)
 	for step := range t.opt.Steps {
-		e.step = step
-		for l := 1; l <= n.Layers(); l++ {
-			transpose(n.W[l], n.Sizes[l-1], n.Sizes[l], e.wt[l])
-		}
-		e.next.Store(0)
-		if workers <= 1 {
-			e.work()
-		} else {
-			for range workers {
-				e.wg.Go(e.work)
-			}
-			e.wg.Wait()
-		}
-		t0 := e.tasks[0]
-		signal = t0.sumF
-		for _, tk := range e.tasks[1:e.active] {
-			addNet(t0.g, tk.g)
-			addRec(t0.gq, tk.gq)
-			axpy(t0.gb, tk.gb)
-			signal += tk.sumF
-		}
-		for l := 1; l <= n.Layers(); l++ {
-			transpose(t0.g.W[l], n.Sizes[l], n.Sizes[l-1], e.gsum.W[l])
-		}
-		// θ: Adam on ∇Ũ = −∇log p_0 − (N/|B|) Σ_n (1/L) Σ_s ∇ log p(x_n, h_{n,s}).
-		gather(e.gGen, t.genTri, t.grad)
-		for i := range t.grad {
-			t.grad[i] *= -scale
-		}
-		// φ: Adam's ascent on (1/|B|) Σ (the tasks' weights carry 1/L).
-		gather(e.grec, t.recTri, t.gradPhi)
+		signal = e.gradients(step, scale, workers)
 		if e.nvil != nil {
 			e.nvil.update(e.tasks[:e.active], len(idx), t.opt.Samples)
 		}
@@ -167,7 +128,59 @@ func (e *recEngine) minibatch(idx []int, scale float64, workers, epoch, b int) (
 		t.recAdam.Step(t.phi, t.gradPhi, -1/float64(len(idx)))
 		scatter(t.phi, t.rec, t.recTri)
 	}
-	return signal / L
+	return signal
+}
+
+// layout cuts the minibatch idx into the tasks' chunks.
+func (e *recEngine) layout(idx []int, epoch, b int) {
+	e.idx, e.epoch, e.batch = idx, epoch, b
+	e.active = 0
+	for lo := 0; lo < len(idx); lo += chunkSize {
+		tk := e.tasks[e.active]
+		tk.rows, tk.pos = idx[lo:min(lo+chunkSize, len(idx))], lo
+		e.active++
+	}
+}
+
+// gradients computes the gradients of step of the minibatch laid out:
+// t.grad = −scale·Σ_n (1/L) Σ_s ∇_θ log p(x_n, h_{n,s}) (without the
+// prior) and t.gradPhi = Σ (the sleep phase's or NVIL's φ gradient, each
+// example's L terms weighted 1/L), and the sum over the draws of the
+// baseline's gradient in tasks[0].gb; it returns the minibatch's Σ_n
+// (1/L) Σ_s log p(x_n, h_{n,s}) − log Q(h_{n,s} | x_n).
+func (e *recEngine) gradients(step int, scale float64, workers int) (signal float64) {
+	t := e.t
+	n := t.net
+	e.step = step
+	for l := 1; l <= n.Layers(); l++ {
+		transpose(n.W[l], n.Sizes[l-1], n.Sizes[l], e.wt[l])
+	}
+	e.next.Store(0)
+	if workers = min(workers, e.active); workers <= 1 {
+		e.work()
+	} else {
+		for range workers {
+			e.wg.Go(e.work)
+		}
+		e.wg.Wait()
+	}
+	t0 := e.tasks[0]
+	signal = t0.sumF
+	for _, tk := range e.tasks[1:e.active] {
+		addNet(t0.g, tk.g)
+		addRec(t0.gq, tk.gq)
+		axpy(t0.gb, tk.gb)
+		signal += tk.sumF
+	}
+	for l := 1; l <= n.Layers(); l++ {
+		transpose(t0.g.W[l], n.Sizes[l], n.Sizes[l-1], e.gsum.W[l])
+	}
+	gather(e.gGen, t.genTri, t.grad)
+	for i := range t.grad {
+		t.grad[i] *= -scale
+	}
+	gather(e.grec, t.recTri, t.gradPhi)
+	return signal / float64(t.opt.Samples)
 }
 
 // addRec adds the parameters of b to a.
