@@ -2,6 +2,9 @@ package sbn
 
 import (
 	"math/rand/v2"
+
+	"github.com/logz-ml/logz/internal/kernel"
+	"github.com/logz-ml/logz/internal/nmath"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/seeds"
@@ -249,8 +252,9 @@ func (e *recEngine) runTask(tk *recTask) {
 		for s := range L {
 			pos := (tk.pos+k)*L + s
 			tk.src.Seed(seeds.Derive(t.opt.Seed, keySleep, uint64(e.epoch), uint64(e.batch), uint64(e.step), uint64(pos)), 0)
-			n.Sample(h, tk.rng, tk.sc)
-			n.AddGradLogQ(h, w, tk.gq, gs)
+			e.dream(tk)
+			n.forwardQ(h, gs.pq, gs.on, nil)
+			n.addGradQ(h, gs.pq, gs.on, w, tk.gq)
 		}
 	}
 }
@@ -268,4 +272,36 @@ func (e *recEngine) restore(get func(string, []float64) error) error {
 		return e.nvil.restore(get)
 	}
 	return nil
+}
+
+// dream draws (h, x) ~ p(h, x | θ) top-down into tk.h, with the on-lists
+// in tk.gs.on: a layer's input from above is b_l plus the rows of W_{l+1}ᵀ
+// (e.wt) of the units at 1 (kernel.AddRows), then its units are drawn in
+// raster order (adding S_l's row for an autoregressive net), each as
+// Sample draws it (a uniform below σ(a)).
+func (e *recEngine) dream(tk *recTask) {
+	n := e.t.net
+	L := n.Layers()
+	gs := tk.gs
+	for l := L; l >= 0; l-- {
+		k := n.Sizes[l]
+		a := gs.p[l][:k]
+		copy(a, n.B[l])
+		if l < L {
+			kernel.AddRows(a, e.wt[l+1], gs.on[l+1])
+		}
+		hl, on := tk.h[l], gs.on[l][:0]
+		for i, ai := range a {
+			if n.S != nil {
+				ai += lowerDot(n.S[l], k, i, hl)
+			}
+			if tk.rng.Float64() < nmath.Sigmoid(ai) {
+				hl[i] = 1
+				on = append(on, int32(i))
+			} else {
+				hl[i] = 0
+			}
+		}
+		gs.on[l] = on
+	}
 }
