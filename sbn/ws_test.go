@@ -277,3 +277,57 @@ func TestRWSIsAdam(t *testing.T) {
 		}
 	}
 }
+
+// TestBaselinesCountEpochsAndBatches: the trainer contract of
+// TestTrainerCountsEpochsAndBatches for the methods added beside DSGHMC —
+// Total, Completed, the epoch's signal, the batch hook seeing every
+// minibatch once with its size, and a checkpoint that resumes at its epoch
+// into a fresh trainer with the same state.
+func TestBaselinesCountEpochsAndBatches(t *testing.T) {
+	x := plantedData(randomNet([]int{6, 3}, false, 2, 5), 230, 6) // minibatches 100, 100, 30
+	for _, c := range []struct {
+		method, sampler, signal string
+		precision               kernel.Precision
+	}{
+		{"sgld", "gibbs", SignalLogJoint, kernel.Float32},
+		{"sgld", "adaptive-is", SignalISBound, kernel.Float32},
+		{"rws", "adaptive-is", SignalISBound, kernel.Float32},
+		{"wake-sleep", "adaptive-is", SignalELBO, kernel.Float64},
+		{"nvil", "adaptive-is", SignalELBO, kernel.Float64},
+	} {
+		o := DefaultTrainOptions()
+		o.Method, o.Sampler, o.Precision, o.Steps, o.Epochs = c.method, c.sampler, c.precision, 2, 2
+		tr, err := NewTrainer(New([]int{6, 3}, false), len(x), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sizes []int
+		tr.SetOnBatch(func(n int) { sizes = append(sizes, n) })
+		for e := 1; e <= 2; e++ {
+			sizes = nil
+			st, err := tr.TrainEpoch(x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Epoch != e || tr.Completed() != e || st.Signal != c.signal || st.K != 2 || tr.Total() != 2 {
+				t.Errorf("%s: epoch %d: summary %+v, Completed %d", c.method, e, st, tr.Completed())
+			}
+			if len(sizes) != 3 || sizes[0] != 100 || sizes[1] != 100 || sizes[2] != 30 {
+				t.Errorf("%s: epoch %d: the batch hook saw minibatches of %v, want [100 100 30]", c.method, e, sizes)
+			}
+		}
+		ck, err := tr.Checkpoint("x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := NewTrainer(New([]int{6, 3}, false), len(x), o)
+		if err := again.Resume(ck); err != nil || again.Completed() != 2 || ck.Meta.Epoch != 2 {
+			t.Errorf("%s: resumed at epoch %d (meta %d): %v", c.method, again.Completed(), ck.Meta.Epoch, err)
+		}
+		a1, _ := tr.state()
+		a2, _ := again.state()
+		if len(a1) != len(a2) {
+			t.Errorf("%s: the resumed state has %d arrays, the saved one %d", c.method, len(a2), len(a1))
+		}
+	}
+}
