@@ -207,6 +207,7 @@ var keyDocs = map[string]string{
 	"github.com/logz-ml/logz/family/sbn.Train.RecLearningRate":        "the recognition network's Adam step (adaptive-is)",
 	"github.com/logz-ml/logz/family/sbn.Train.Sampler":                "draws the latent states: gibbs (eq. 15) or adaptive-is (recognition network on the inclusive KL, eq. 7–10)",
 	"github.com/logz-ml/logz/family/sbn.Train.Samples":                "L, latent samples per example and step",
+	"github.com/logz-ml/logz/family/sbn.Train.Sleep":                  "adds, for rws, the sleep-phase update of the recognition network (dreams (h, x) from the model) to the wake-phase one",
 	"github.com/logz-ml/logz/family/sbn.Train.Steps":                  "the number of dynamics steps per minibatch",
 	"github.com/logz-ml/logz/family/vae.ISSettings.Examples":          "evaluates a random subsample of each split (0 = all",
 	"github.com/logz-ml/logz/family/vae.ISSettings.Samples":           "K, the proposals z_k ~ q(z|x) per example",

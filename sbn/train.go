@@ -89,6 +89,9 @@ type TrainOptions struct {
 	// BaselineHidden is the number of tanh units of NVIL's input-dependent
 	// baseline b(x) (nvil only; 0: the running mean alone).
 	BaselineHidden int
+	// Sleep adds RWS's sleep-phase update of the recognition network to
+	// its wake-phase one (rws only; rws.go).
+	Sleep bool
 }
 
 // DefaultTrainOptions are the paper's settings (App. C and §4; docs/methods.md#sg-mcmc-scaling):
@@ -239,6 +242,8 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("sbn trainer: persistent states need the gibbs sampler, not %s", o.Sampler)
 	case (o.Method == "rws" || recMethod(o.Method)) && o.Sampler != "adaptive-is":
 		return nil, fmt.Errorf("sbn trainer: method %s draws the latents from its recognition network: it needs sampler adaptive-is, not %s", o.Method, o.Sampler)
+	case o.Sleep && o.Method != "rws":
+		return nil, fmt.Errorf("sbn trainer: the sleep phase is an option of rws, not of %s", o.Method)
 	case o.BaselineHidden < 0:
 		return nil, fmt.Errorf("sbn trainer: baseline hidden units %d must not be negative", o.BaselineHidden)
 	case o.Sampler == "adaptive-is" && (!(o.RecLearningRate > 0) || math.IsInf(o.RecLearningRate, 0)):
@@ -309,6 +314,9 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 			t.is = newISEngine[float32](t)
 		} else {
 			t.is = newISEngine[float64](t)
+		}
+		if o.Sleep {
+			t.is = newRWSSleep(t, t.is)
 		}
 		return t, nil
 	}
@@ -634,6 +642,7 @@ type trainerMeta struct {
 	RecAdamT   int    `json:"rec_adam_t,omitempty"`
 	AvgN       int    `json:"avg_n,omitempty"`
 	AvgPos     int    `json:"avg_pos,omitempty"`
+	Sleep      bool   `json:"sleep,omitempty"`
 	// Precision is the sampler's: "float32" for the float32 adaptive
 	// importance or Gibbs sampler; "float64", or "" in the checkpoints
 	// written before float64 was recorded, for float64.
@@ -713,7 +722,7 @@ func (t *Trainer) state() (map[string]models.Array, map[string][]byte) {
 func (t *Trainer) meta() trainerMeta {
 	return trainerMeta{Format: 1, Epoch: t.ep, Label: t.net.Label(), N: t.n, Method: t.opt.Method, Sampler: t.opt.Sampler,
 		Persistent: t.opt.Persistent, Average: t.opt.Average, Seed: t.opt.Seed,
-		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos, Precision: t.precision()}
+		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos, Precision: t.precision(), Sleep: t.opt.Sleep}
 }
 
 // precision is the precision the sampler runs in.
@@ -733,10 +742,10 @@ func (t *Trainer) restore(arrays map[string]models.Array, bytes map[string][]byt
 		return err
 	}
 	if m.Label != want.Label || m.N != want.N || m.Method != want.Method || m.Sampler != want.Sampler ||
-		m.Persistent != want.Persistent || m.Average != want.Average || m.Seed != want.Seed {
-		return fmt.Errorf("sbn trainer state is for %s, N = %d, %s with %s (persistent %v, average %d, seed %d); this trainer is %s, N = %d, %s with %s (persistent %v, average %d, seed %d)",
-			m.Label, m.N, m.Method, m.Sampler, m.Persistent, m.Average, m.Seed,
-			want.Label, want.N, want.Method, want.Sampler, want.Persistent, want.Average, want.Seed)
+		m.Persistent != want.Persistent || m.Average != want.Average || m.Seed != want.Seed || m.Sleep != want.Sleep {
+		return fmt.Errorf("sbn trainer state is for %s, N = %d, %s with %s (persistent %v, average %d, seed %d, sleep %v); this trainer is %s, N = %d, %s with %s (persistent %v, average %d, seed %d, sleep %v)",
+			m.Label, m.N, m.Method, m.Sampler, m.Persistent, m.Average, m.Seed, m.Sleep,
+			want.Label, want.N, want.Method, want.Sampler, want.Persistent, want.Average, want.Seed, want.Sleep)
 	}
 	get := func(name string, dst []float64) error {
 		a, ok := arrays[name]

@@ -39,13 +39,15 @@ import (
 // Everything is float64 (GradScratch's forward, addGrad, forwardQ and
 // addGradQ of grad.go).
 type recEngine struct {
-	t     *Trainer
-	nvil  *nvilState // nil for wake-sleep
-	wt    [][]float64
-	tasks []*recTask
-	gsum  *Net
-	gGen  [][]float64 // gsum's slices (paramSlices)
-	grec  [][]float64 // tasks[0].gq's slices (recSlices)
+	t    *Trainer
+	nvil *nvilState // nil for wake-sleep
+	// sleepOnly: the sleep phase alone, for rws with Sleep (rws.go)
+	sleepOnly bool
+	wt        [][]float64
+	tasks     []*recTask
+	gsum      *Net
+	gGen      [][]float64 // gsum's slices (paramSlices)
+	grec      [][]float64 // tasks[0].gq's slices (recSlices)
 
 	// the current step
 	idx                []int
@@ -219,6 +221,9 @@ func (e *recEngine) runTask(tk *recTask) {
 	w := 1 / float64(L)
 	gs, h := tk.gs, tk.h
 	for k, row := range tk.rows {
+		if e.sleepOnly {
+			break
+		}
 		tk.src.Seed(seeds.Derive(t.opt.Seed, keyExample, uint64(e.epoch), uint64(e.batch), uint64(e.step), uint64(row)), 0)
 		x := t.cur.data.Row(row)
 		f := tk.f[k*L : (k+1)*L]
@@ -304,4 +309,29 @@ func (e *recEngine) dream(tk *recTask) {
 		}
 		gs.on[l] = on
 	}
+}
+
+// sleepGradient runs the sleep phase alone (sleepOnly) at step of the
+// minibatch laid out and writes Σ_k (1/L) Σ_s ∇_φ log Q(h_{k,s} | x_{k,s})
+// over its dreams into dst (the flat φ order).
+func (e *recEngine) sleepGradient(step, workers int, dst []float64) {
+	n := e.t.net
+	e.step = step
+	for l := 1; l <= n.Layers(); l++ {
+		transpose(n.W[l], n.Sizes[l-1], n.Sizes[l], e.wt[l])
+	}
+	e.next.Store(0)
+	if workers = min(workers, e.active); workers <= 1 {
+		e.work()
+	} else {
+		for range workers {
+			e.wg.Go(e.work)
+		}
+		e.wg.Wait()
+	}
+	t0 := e.tasks[0]
+	for _, tk := range e.tasks[1:e.active] {
+		addRec(t0.gq, tk.gq)
+	}
+	gather(e.grec, e.t.recTri, dst)
 }

@@ -2,6 +2,7 @@ package sbn
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/logz-ml/logz/internal/kernel"
@@ -329,5 +330,90 @@ func TestBaselinesCountEpochsAndBatches(t *testing.T) {
 		if len(a1) != len(a2) {
 			t.Errorf("%s: the resumed state has %d arrays, the saved one %d", c.method, len(a2), len(a1))
 		}
+	}
+}
+
+// TestRWSSleepPhase: rws with Sleep adds to φ's gradient the sleep
+// phase's, whose mean over many steps equals the enumerated |B| E_{p(h,x)}
+// [∇_φ log Q(h | x)] within 5 standard errors on the tiny nets; its state
+// resumes bit for bit (2 epochs, restore, 1 more = 3 straight, workers 1
+// against 3) and a state without the sleep phase is refused.
+func TestRWSSleepPhase(t *testing.T) {
+	for _, c := range tiny {
+		t.Run(c.name, func(t *testing.T) {
+			n := randomNet(c.sizes, c.ar, 1.3, 121)
+			o := DefaultTrainOptions()
+			o.Method, o.Sleep, o.Samples, o.Seed = "rws", true, 2, 122
+			tr, err := NewTrainer(n, 50, o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := tr.is.(*rwsSleep[float32]).sleep
+			idx := []int{0, 1, 2, 3, 4, 5, 6}
+			e.layout(idx, 1, 0)
+			Q := len(tr.phi)
+			s, s2, g := make([]float64, Q), make([]float64, Q), make([]float64, Q)
+			const reps = 4000
+			for rep := range reps {
+				e.sleepGradient(rep, 2, g)
+				for i, v := range g {
+					s[i] += v
+					s2[i] += v * v
+				}
+			}
+			for i := range s {
+				s[i] /= reps
+				s2[i] = math.Sqrt(max(s2[i]/reps-s[i]*s[i], 0) / (reps - 1))
+			}
+			gq := NewRecognition(n.Sizes, n.AR())
+			sc, gs := n.NewScratch(), n.NewGradScratch()
+			allStates(n, func(h [][]float64) {
+				n.AddGradLogQ(h, float64(len(idx))*math.Exp(n.LogJoint(h, 1, sc)), gq, gs)
+			})
+			compare(t, "∇φ (rws sleep)", s, s2, flatRec(tr, gq))
+		})
+	}
+	data := plantedData(randomNet([]int{6, 3, 2}, true, 2, 123), 230, 124)
+	fresh := func(workers int, sleep bool) *Trainer {
+		n := New([]int{6, 3, 2}, true)
+		InitNormal(n, 1, 125)
+		o := DefaultTrainOptions()
+		o.Method, o.Sleep, o.Steps, o.Workers, o.Seed = "rws", sleep, 2, workers, 126
+		tr, err := NewTrainer(n, len(data), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tr
+	}
+	straight, first := fresh(1, true), fresh(3, true)
+	for range 3 {
+		straight.TrainEpoch(data)
+	}
+	for range 2 {
+		first.TrainEpoch(data)
+	}
+	arr, byt := first.state()
+	second := fresh(3, true)
+	if err := second.restore(arr, byt); err != nil {
+		t.Fatal(err)
+	}
+	second.TrainEpoch(data)
+	if d := sameNet(second.Net(), straight.Net()); d != "" {
+		t.Errorf("resumed rws with sleep differs from the straight run in %s", d)
+	}
+	wakeOnly := fresh(1, false)
+	for range 3 {
+		wakeOnly.TrainEpoch(data)
+	}
+	if d := sameNet(wakeOnly.Net(), straight.Net()); d == "" {
+		t.Errorf("the sleep phase changed nothing")
+	}
+	if err := fresh(1, false).restore(arr, byt); err == nil || !strings.Contains(err.Error(), "sleep") {
+		t.Errorf("a state with the sleep phase restored into rws without it: %v", err)
+	}
+	o := DefaultTrainOptions()
+	o.Method, o.Sleep = "adam", true
+	if _, err := NewTrainer(New([]int{6, 3}, false), 10, o); err == nil {
+		t.Errorf("adam with the sleep phase was accepted")
 	}
 }

@@ -167,6 +167,7 @@ var sbnCase = tinyCase{
 		`{method: adam, epochs: 2, batch_size: 20, steps: 2, samples: 2}`,
 		`{method: sgld, sampler: gibbs, epochs: 2, batch_size: 20, steps: 2, samples: 2}`,
 		`{method: rws, epochs: 2, batch_size: 20, steps: 2, samples: 2}`,
+		`{method: rws, sleep: true, epochs: 2, batch_size: 20, steps: 2, samples: 2}`,
 		`{method: wake-sleep, precision: float64, epochs: 2, batch_size: 20, steps: 2, samples: 2}`,
 		`{method: nvil, precision: float64, baseline_hidden: 4, epochs: 2, batch_size: 20, steps: 2, samples: 2}`,
 	},

@@ -75,6 +75,9 @@ type Train struct {
 	// BaselineHidden is the number of tanh units of NVIL's input-dependent
 	// baseline b(x) (nvil; 0: the running mean alone).
 	BaselineHidden int `yaml:"baseline_hidden" want:"a non-negative integer"`
+	// Sleep adds, for rws, the sleep-phase update of the recognition
+	// network (dreams (h, x) from the model) to the wake-phase one.
+	Sleep bool `yaml:"sleep" want:"true or false"`
 }
 
 // DefaultTrain is the paper's setting (App. C) for 10 epochs.
@@ -120,6 +123,9 @@ func (t *Train) Check(p family.Problems) {
 			p.Crossf("sampler", "method", "method %s draws the latents from its recognition network: set sampler: adaptive-is (got %q)", t.Method, t.Sampler)
 		}
 	}
+	if t.Sleep && t.Method != "rws" {
+		p.Crossf("sleep", "sleep", "the sleep phase is an option of method rws (got %q); wake-sleep always runs it", t.Method)
+	}
 	if (t.Method == "wake-sleep" || t.Method == "nvil") && t.Precision != kernel.Float64 {
 		p.Crossf("precision", "method", "method %s runs in float64 only: set precision: float64 (got %q)", t.Method, t.Precision)
 	}
@@ -159,7 +165,7 @@ func (t *Train) options(seed uint64, workers int) belief.TrainOptions {
 		PriorSigma: t.PriorSigma, PriorNu: t.PriorNu, Steps: t.Steps, BatchSize: t.BatchSize, Samples: t.Samples,
 		BurnIn: t.BurnIn, GibbsSweeps: t.GibbsSweeps, Persistent: t.Persistent,
 		RecLearningRate: t.RecLearningRate, Average: t.Average, Seed: seed, Workers: workers, Epochs: t.Epochs,
-		Precision: t.Precision, BaselineHidden: t.BaselineHidden,
+		Precision: t.Precision, BaselineHidden: t.BaselineHidden, Sleep: t.Sleep,
 	}
 }
 
@@ -189,7 +195,7 @@ func newFamily(name string, ar bool) *family.Family {
 			{Method: "sgnht", Doc: "SG Nosé–Hoover thermostat (the official DSGHMC code): adaptive friction ξ, injected noise 2ηA"},
 			{Method: "sgld", Doc: "SG Langevin dynamics (Welling & Teh 2011): θ ← θ − (η/2)∇Ũ + N(0, η), η = λ/N, with either sampler"},
 			{Method: "adam", Doc: "Adam on the same doubly stochastic gradient, no injected noise (a maximum-likelihood or MAP point estimate)"},
-			{Method: "rws", Doc: "reweighted wake-sleep (Bornschein & Bengio 2015): Adam on the self-normalised IS gradient of log p(x) with the adaptive-is sampler, Q by the wake-phase update"},
+			{Method: "rws", Doc: "reweighted wake-sleep (Bornschein & Bengio 2015): Adam on the self-normalised IS gradient of log p(x) with the adaptive-is sampler, Q by the wake-phase update (sleep: true adds the sleep phase's)"},
 			{Method: "wake-sleep", Doc: "wake-sleep (Hinton et al. 1995): wake phase ∇θ log p(x, h), h ~ Q; sleep phase ∇φ log Q(h | x), (h, x) ~ p; Adam on both (float64)"},
 			{Method: "nvil", Doc: "NVIL (Mnih & Gregor 2014): the variational lower bound, Q by the score function with a centred, variance-normalised learning signal and an input-dependent baseline; Adam (float64)"},
 		},
