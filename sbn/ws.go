@@ -156,19 +156,7 @@ func (e *recEngine) layout(idx []int, epoch, b int) {
 func (e *recEngine) gradients(step int, scale float64, workers int) (signal float64) {
 	t := e.t
 	n := t.net
-	e.step = step
-	for l := 1; l <= n.Layers(); l++ {
-		transpose(n.W[l], n.Sizes[l-1], n.Sizes[l], e.wt[l])
-	}
-	e.next.Store(0)
-	if workers = min(workers, e.active); workers <= 1 {
-		e.work()
-	} else {
-		for range workers {
-			e.wg.Go(e.work)
-		}
-		e.wg.Wait()
-	}
+	e.run(step, workers)
 	t0 := e.tasks[0]
 	signal = t0.sumF
 	for _, tk := range e.tasks[1:e.active] {
@@ -315,6 +303,17 @@ func (e *recEngine) dream(tk *recTask) {
 // minibatch laid out and writes Σ_k (1/L) Σ_s ∇_φ log Q(h_{k,s} | x_{k,s})
 // over its dreams into dst (the flat φ order).
 func (e *recEngine) sleepGradient(step, workers int, dst []float64) {
+	e.run(step, workers)
+	t0 := e.tasks[0]
+	for _, tk := range e.tasks[1:e.active] {
+		addRec(t0.gq, tk.gq)
+	}
+	gather(e.grec, e.t.recTri, dst)
+}
+
+// run runs the tasks of step of the minibatch laid out on up to workers
+// goroutines, at the net's current θ (W_lᵀ refreshed first).
+func (e *recEngine) run(step, workers int) {
 	n := e.t.net
 	e.step = step
 	for l := 1; l <= n.Layers(); l++ {
@@ -329,9 +328,4 @@ func (e *recEngine) sleepGradient(step, workers int, dst []float64) {
 		}
 		e.wg.Wait()
 	}
-	t0 := e.tasks[0]
-	for _, tk := range e.tasks[1:e.active] {
-		addRec(t0.gq, tk.gq)
-	}
-	gather(e.grec, e.t.recTri, dst)
 }
