@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 )
 
@@ -97,13 +98,7 @@ func (n *Net) forward(h, p [][]float64, on [][]int32, wt [][]float64) float64 {
 		a := p[l][:k]
 		copy(a, n.B[l])
 		if l < L {
-			w := wt[l+1]
-			for _, j := range on[l+1] {
-				row := w[int(j)*k : (int(j)+1)*k]
-				for i := range a {
-					a[i] += row[i]
-				}
-			}
+			kernel.AddRows(a, wt[l+1], on[l+1])
 		}
 		var s []float64
 		if n.S != nil {
@@ -229,13 +224,7 @@ func (n *Net) forwardQ(h, pq [][]float64, on [][]int32, rng *rand.Rand) float64 
 		k := n.Sizes[l]
 		q := pq[l]
 		copy(q, r.C[l])
-		w := r.R[l]
-		for _, i := range on[l-1] {
-			row := w[int(i)*k : (int(i)+1)*k]
-			for j := range q {
-				q[j] += row[j]
-			}
-		}
+		kernel.AddRows(q, r.R[l], on[l-1])
 		var t []float64
 		if r.T != nil {
 			t = r.T[l]

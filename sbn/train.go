@@ -20,7 +20,14 @@ import (
 // Zhu & Zhang 2015, Alg. 1 and App. C; see train_dynamics.go for the update
 // equations and their units).
 type TrainOptions struct {
-	// Method is the parameter dynamics: "sghmc", "sgnht" or "adam".
+	// Method is the training method (Methods): the dynamics "sghmc",
+	// "sgnht" or "sgld" (train_dynamics.go), "adam" (Adam on the same
+	// gradient), or a baseline of Du, Zhu & Zhang's Table 3 whose θ
+	// moves by Adam: "rws" (reweighted wake-sleep: adam with the
+	// adaptive-is sampler), "wake-sleep" (ws.go) or "nvil" (nvil.go).
+	// rws, wake-sleep and nvil need Sampler "adaptive-is" (their
+	// recognition network draws the latents); wake-sleep and nvil run in
+	// float64 only.
 	Method string
 	// Sampler draws the latent states for the gradient: "gibbs" (eq. 15)
 	// or "adaptive-is" (recognition-net proposals, eq. 6–10).
@@ -79,6 +86,12 @@ type TrainOptions struct {
 	Precision kernel.Precision
 	// Epochs is the number of epochs to train (the trainer's Total).
 	Epochs int
+	// BaselineHidden is the number of tanh units of NVIL's input-dependent
+	// baseline b(x) (nvil only; 0: the running mean alone).
+	BaselineHidden int
+	// Sleep adds RWS's sleep-phase update of the recognition network to
+	// its wake-phase one (rws only; rws.go).
+	Sleep bool
 }
 
 // DefaultTrainOptions are the paper's settings (App. C and §4; docs/methods.md#sg-mcmc-scaling):
@@ -95,6 +108,7 @@ func DefaultTrainOptions() TrainOptions {
 		PriorSigma: 0.09, PriorNu: 2.2,
 		Steps: 10, BatchSize: 100, Samples: 5, BurnIn: 5, GibbsSweeps: 1,
 		RecLearningRate: 0.001, Average: 1, Seed: 1, Precision: kernel.Float32,
+		BaselineHidden: 100,
 	}
 }
 
@@ -103,9 +117,14 @@ func DefaultTrainOptions() TrainOptions {
 // log p(x, h_s) with h_s the kept states (gibbs), or of
 // log (1/L) Σ_s p(x, h_s)/Q(h_s | x), a stochastic lower bound on log p(x)
 // in expectation (adaptive-is).
+//
+// wake-sleep and nvil: the mean of (1/L) Σ_s log p(x, h_s) − log Q(h_s | x)
+// with h_s ~ Q(· | x) at the last step, an unbiased estimate of the
+// variational lower bound (SignalELBO).
 const (
 	SignalLogJoint = "log-joint"
 	SignalISBound  = "is-bound"
+	SignalELBO     = "elbo"
 )
 
 // Random streams are keyed by what they are for (seeds.Derive), never by
@@ -115,6 +134,8 @@ const (
 	keyExample = 2 // (seed, keyExample, epoch, minibatch, step, example): latent draws
 	keyNoise   = 3 // (seed, keyNoise, epoch, minibatch, step): injected noise
 	keyRecInit = 4 // (seed, keyRecInit): the recognition net's initial weights
+	keySleep   = 5 // (seed, keySleep, epoch, minibatch, step, position): wake-sleep's dreams
+	keyBase    = 6 // (seed, keyBase): NVIL's baseline network's initial weights
 )
 
 // chunkSize is the number of examples of a minibatch handled by one task
@@ -150,7 +171,8 @@ type Trainer struct {
 	phi, gradPhi []float64
 	recAdam      optim.Adam
 
-	is      isSampler    // the adaptive importance sampler (nil for gibbs)
+	is      isSampler    // the adaptive importance sampler (nil for gibbs, wake-sleep and nvil)
+	rule    *recEngine   // wake-sleep and nvil (ws.go; nil otherwise)
 	gibbs   *gibbsTables // the Gibbs sampler's tables, W_lᵀ and the exponentials, refreshed each step (nil for adaptive-is)
 	latent  int          // Σ_{l≥1} n_l
 	persist []uint8      // N × latent persistent Gibbs states
@@ -218,6 +240,12 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("sbn trainer: Gibbs burn-in %d must be ≥ 0 and sweeps between samples %d ≥ 1", o.BurnIn, o.GibbsSweeps)
 	case o.Persistent && o.Sampler != "gibbs":
 		return nil, fmt.Errorf("sbn trainer: persistent states need the gibbs sampler, not %s", o.Sampler)
+	case (o.Method == "rws" || recMethod(o.Method)) && o.Sampler != "adaptive-is":
+		return nil, fmt.Errorf("sbn trainer: method %s draws the latents from its recognition network: it needs sampler adaptive-is, not %s", o.Method, o.Sampler)
+	case o.Sleep && o.Method != "rws":
+		return nil, fmt.Errorf("sbn trainer: the sleep phase is an option of rws, not of %s", o.Method)
+	case o.BaselineHidden < 0:
+		return nil, fmt.Errorf("sbn trainer: baseline hidden units %d must not be negative", o.BaselineHidden)
 	case o.Sampler == "adaptive-is" && (!(o.RecLearningRate > 0) || math.IsInf(o.RecLearningRate, 0)):
 		return nil, fmt.Errorf("sbn trainer: recognition learning rate %v must be a positive number", o.RecLearningRate)
 	case o.Average < 0 || o.Workers < 0:
@@ -228,6 +256,9 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("sbn trainer: %w", err)
 	}
 	o.Precision = prec
+	if recMethod(o.Method) && prec != kernel.Float64 {
+		return nil, fmt.Errorf("sbn trainer: method %s runs in float64 only (its engine is not generic over the precision): set precision float64, not %s", o.Method, prec)
+	}
 	t := &Trainer{net: n, opt: o, n: N, prior: Prior{o.Prior, o.PriorSigma, o.PriorNu}}
 	if err := t.prior.Check(); err != nil {
 		return nil, fmt.Errorf("sbn trainer: %w", err)
@@ -274,11 +305,18 @@ func NewTrainer(n *Net, N int, opt TrainOptions) (*Trainer, error) {
 		}
 	}
 	t.noise = rand.New(&t.noiseSrc)
+	if recMethod(o.Method) {
+		t.rule = newRecEngine(t)
+		return t, nil
+	}
 	if o.Sampler == "adaptive-is" {
 		if o.Precision == kernel.Float32 {
 			t.is = newISEngine[float32](t)
 		} else {
 			t.is = newISEngine[float64](t)
+		}
+		if o.Sleep {
+			t.is = newRWSSleep(t, t.is)
 		}
 		return t, nil
 	}
@@ -349,6 +387,9 @@ func (t *Trainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	if o.Sampler == "gibbs" {
 		st.Signal = SignalLogJoint
 	}
+	if t.rule != nil {
+		st.Signal = SignalELBO
+	}
 	b, err := data.Minibatches(t.perm, o.BatchSize, t.onBatch, func(b int, idx []int) error {
 		st.ReconError += t.minibatch(x, idx, epoch, b)
 		if t.avg != nil {
@@ -413,6 +454,9 @@ func (t *Trainer) minibatch(x data.Examples, idx []int, epoch, b int) (signal fl
 	}
 	if t.is != nil {
 		return t.is.minibatch(idx, scale, workers, epoch, b)
+	}
+	if t.rule != nil {
+		return t.rule.minibatch(idx, scale, workers, epoch, b)
 	}
 	t.active = 0
 	for lo := 0; lo < len(idx); lo += chunkSize {
@@ -598,6 +642,7 @@ type trainerMeta struct {
 	RecAdamT   int    `json:"rec_adam_t,omitempty"`
 	AvgN       int    `json:"avg_n,omitempty"`
 	AvgPos     int    `json:"avg_pos,omitempty"`
+	Sleep      bool   `json:"sleep,omitempty"`
 	// Precision is the sampler's: "float32" for the float32 adaptive
 	// importance or Gibbs sampler; "float64", or "" in the checkpoints
 	// written before float64 was recorded, for float64.
@@ -624,7 +669,10 @@ func (t *Trainer) Resume(c *models.Checkpoint) error { return t.restore(c.State,
 //	theta            the current sample of the free generative parameters
 //	phi              the recognition network (adaptive-is)
 //	momentum         SGHMC/SGNHT v;  thermostat [ξ] (sgnht)
-//	adam_m, adam_s   Adam moments (adam);  rec_adam_m, rec_adam_s (adaptive-is)
+//	adam_m, adam_s   Adam moments (adam, rws, wake-sleep, nvil);  rec_adam_m, rec_adam_s (adaptive-is)
+//	nvil_baseline, nvil_adam_m, nvil_adam_s, nvil_signal
+//	                 NVIL's baseline net, its Adam moments, and [μ, v,
+//	                 steps, Adam's T] of the learning signal (nvil)
 //	average          Average × |θ| ring of the last samples (Average > 1)
 //	bytes: trainer (JSON: epoch, options that must match, step counters),
 //	       gibbs (N × Σ_{l≥1} n_l persistent states), gibbs_seen (N flags)
@@ -642,7 +690,7 @@ func (t *Trainer) state() (map[string]models.Array, map[string][]byte) {
 		put("rec_adam_m", t.recAdam.M)
 		put("rec_adam_s", t.recAdam.S)
 	}
-	switch t.opt.Method {
+	switch t.dyn.method {
 	case "sghmc":
 		put("momentum", t.dyn.v)
 	case "sgnht":
@@ -651,6 +699,9 @@ func (t *Trainer) state() (map[string]models.Array, map[string][]byte) {
 	case "adam":
 		put("adam_m", t.dyn.adam.M)
 		put("adam_s", t.dyn.adam.S)
+	}
+	if t.rule != nil {
+		t.rule.state(put)
 	}
 	if t.avg != nil {
 		flat := make([]float64, 0, len(t.avg)*len(t.theta))
@@ -671,7 +722,7 @@ func (t *Trainer) state() (map[string]models.Array, map[string][]byte) {
 func (t *Trainer) meta() trainerMeta {
 	return trainerMeta{Format: 1, Epoch: t.ep, Label: t.net.Label(), N: t.n, Method: t.opt.Method, Sampler: t.opt.Sampler,
 		Persistent: t.opt.Persistent, Average: t.opt.Average, Seed: t.opt.Seed,
-		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos, Precision: t.precision()}
+		AdamT: t.dyn.adam.T, RecAdamT: t.recAdam.T, AvgN: t.avgN, AvgPos: t.avgPos, Precision: t.precision(), Sleep: t.opt.Sleep}
 }
 
 // precision is the precision the sampler runs in.
@@ -691,10 +742,10 @@ func (t *Trainer) restore(arrays map[string]models.Array, bytes map[string][]byt
 		return err
 	}
 	if m.Label != want.Label || m.N != want.N || m.Method != want.Method || m.Sampler != want.Sampler ||
-		m.Persistent != want.Persistent || m.Average != want.Average || m.Seed != want.Seed {
-		return fmt.Errorf("sbn trainer state is for %s, N = %d, %s with %s (persistent %v, average %d, seed %d); this trainer is %s, N = %d, %s with %s (persistent %v, average %d, seed %d)",
-			m.Label, m.N, m.Method, m.Sampler, m.Persistent, m.Average, m.Seed,
-			want.Label, want.N, want.Method, want.Sampler, want.Persistent, want.Average, want.Seed)
+		m.Persistent != want.Persistent || m.Average != want.Average || m.Seed != want.Seed || m.Sleep != want.Sleep {
+		return fmt.Errorf("sbn trainer state is for %s, N = %d, %s with %s (persistent %v, average %d, seed %d, sleep %v); this trainer is %s, N = %d, %s with %s (persistent %v, average %d, seed %d, sleep %v)",
+			m.Label, m.N, m.Method, m.Sampler, m.Persistent, m.Average, m.Seed, m.Sleep,
+			want.Label, want.N, want.Method, want.Sampler, want.Persistent, want.Average, want.Seed, want.Sleep)
 	}
 	get := func(name string, dst []float64) error {
 		a, ok := arrays[name]
@@ -722,7 +773,7 @@ func (t *Trainer) restore(arrays map[string]models.Array, bytes map[string][]byt
 			}
 		}
 	}
-	switch t.opt.Method {
+	switch t.dyn.method {
 	case "sghmc":
 		if err := get("momentum", t.dyn.v); err != nil {
 			return err
@@ -740,6 +791,11 @@ func (t *Trainer) restore(arrays map[string]models.Array, bytes map[string][]byt
 			if e != nil {
 				return e
 			}
+		}
+	}
+	if t.rule != nil {
+		if err := t.rule.restore(get); err != nil {
+			return err
 		}
 	}
 	if t.avg != nil {

@@ -1,7 +1,6 @@
 package sbn
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/logz-ml/logz/internal/kernel"
@@ -12,16 +11,7 @@ import (
 // MNIST-like rows (15% of the pixels on), with the default precision
 // unless precision is set.
 func benchMinibatch(b *testing.B, sampler, precision string) {
-	rng := rand.New(rand.NewPCG(1, 1))
-	data := make(rows, 100)
-	for k := range data {
-		data[k] = make([]uint8, 784)
-		for i := range data[k] {
-			if rng.Float64() < 0.15 {
-				data[k][i] = 1
-			}
-		}
-	}
+	data := mnistLike()
 	n := New([]int{784, 200}, false)
 	InitNormal(n, 0.1, 1)
 	o := DefaultTrainOptions()

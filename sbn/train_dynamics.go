@@ -37,8 +37,15 @@ import (
 //	  A is NoiseA (0.1, "momentum decay" in the code), ξ starts at A; the
 //	  thermostat ξ rises when the kinetic energy exceeds its target
 //	  (E v² = η) and so absorbs unknown gradient noise.
+//	sgld (stochastic gradient Langevin dynamics, Welling & Teh 2011), with
+//	  ε = η = λ/N:
+//	    θ ← θ − (ε/2) ∇Ũ(θ) + N(0, ε)
+//	  i.e. θ + (ε/2)·(the estimate of ∇ log posterior) plus noise of
+//	  variance ε; no momentum, no state beyond θ. On U = θ²/(2s²) the
+//	  discretised chain's stationary variance is s²/(1 − ε/(4s²)).
 //	adam (Kingma & Ba 2015; no injected noise: a maximum-likelihood or MAP
-//	  point estimate, reweighted-wake-sleep style): on g = ∇Ũ/N,
+//	  point estimate; the rws, wake-sleep and nvil methods run it on their
+//	  own gradients): on g = ∇Ũ/N,
 //	    m ← β₁m + (1−β₁)g,  s ← β₂s + (1−β₂)g²,  θ ← θ − λ m̂/(√ŝ + ε)
 //	  with β₁ = 0.9, β₂ = 0.999, ε = 10⁻⁸ and m̂, ŝ bias-corrected.
 type dynamics struct {
@@ -56,7 +63,10 @@ type dynamics struct {
 
 func newDynamics(method string, lr, friction, gradNoise, noiseA float64, N, size int) (*dynamics, error) {
 	d := &dynamics{method: method, lr: lr, eta: lr / float64(N), alpha: friction, betaHat: gradNoise, a: noiseA, n: float64(N)}
-	switch method {
+	if optimiser[method] {
+		d.method = "adam"
+	}
+	switch d.method {
 	case "sghmc":
 		if !(friction > 0 && friction <= 1) {
 			return nil, fmt.Errorf("sghmc: friction α = %v must lie in (0, 1]", friction)
@@ -71,10 +81,11 @@ func newDynamics(method string, lr, friction, gradNoise, noiseA float64, N, size
 		}
 		d.v = make([]float64, size)
 		d.xi = noiseA
+	case "sgld":
 	case "adam":
 		d.adam = optim.NewAdam(lr, size)
 	default:
-		return nil, fmt.Errorf("method %q: expected sghmc, sgnht or adam", method)
+		return nil, fmt.Errorf("method %q: expected %s", method, methodList)
 	}
 	if !(lr > 0) || math.IsInf(lr, 0) {
 		return nil, fmt.Errorf("%s: learning rate %v must be a positive number", method, lr)
@@ -96,11 +107,21 @@ func (d *dynamics) begin() {
 	}
 }
 
+// Methods are the trainer's methods (TrainOptions.Method), methodList
+// them in words, and optimiser those whose θ moves by Adam (the dynamics
+// "adam"): adam itself, rws (adam with the adaptive importance sampler
+// under its own name), wake-sleep and nvil (ws.go, nvil.go).
+var (
+	Methods    = []string{"sghmc", "sgnht", "sgld", "adam", "rws", "wake-sleep", "nvil"}
+	methodList = "sghmc, sgnht, sgld, adam, rws, wake-sleep or nvil"
+	optimiser  = map[string]bool{"adam": true, "rws": true, "wake-sleep": true, "nvil": true}
+)
+
 // stepRange is step on theta[lo:hi] with its own noise stream rng, so that
 // a partition of the parameters can be moved concurrently (the numbers
 // then depend on the partition, not on the goroutines): after begin, the
 // ranges, and for sgnht finish with the sum of the ranges' returns (their
-// Σ v² in a fixed order). sghmc and adam move θ here; sgnht only v.
+// Σ v² in a fixed order). sghmc, sgld and adam move θ here; sgnht only v.
 func (d *dynamics) stepRange(theta, gradU []float64, rng *rand.Rand, lo, hi int) (kin float64) {
 	switch d.method {
 	case "sghmc":
@@ -118,6 +139,12 @@ func (d *dynamics) stepRange(theta, gradU []float64, rng *rand.Rand, lo, hi int)
 		for i := range v {
 			v[i] = keep*v[i] - eta*gradU[i] + sd*rng.NormFloat64()
 			kin += v[i] * v[i]
+		}
+	case "sgld":
+		half, sd := d.eta/2, math.Sqrt(d.eta)
+		theta, gradU := theta[lo:hi], gradU[lo:hi]
+		for i := range theta {
+			theta[i] += -half*gradU[i] + sd*rng.NormFloat64()
 		}
 	case "adam":
 		d.adam.StepRange(theta, gradU, 1/d.n, lo, hi)

@@ -109,6 +109,8 @@ func TestTrainingRaisesLikelihood(t *testing.T) {
 	}{
 		{"sghmc", "gibbs", "float64"}, {"sghmc", "adaptive-is", "float64"}, {"sgnht", "gibbs", "float64"}, {"adam", "adaptive-is", "float64"},
 		{"sghmc", "adaptive-is", "float32"}, {"adam", "adaptive-is", "float32"}, {"sghmc", "gibbs", "float32"}, {"sgnht", "gibbs", "float32"},
+		{"sgld", "gibbs", "float32"}, {"sgld", "adaptive-is", "float32"}, {"rws", "adaptive-is", "float32"},
+		{"wake-sleep", "adaptive-is", "float64"}, {"nvil", "adaptive-is", "float64"},
 	} {
 		n := New([]int{8, 3}, false)
 		InitNormal(n, initStd, 5)
@@ -116,8 +118,11 @@ func TestTrainingRaisesLikelihood(t *testing.T) {
 		o := DefaultTrainOptions()
 		o.Method, o.Sampler, o.Seed, o.Precision = c.method, c.sampler, 9, c.precision
 		o.LearningRate, o.RecLearningRate = 0.05, 0.01
-		if c.method == "adam" {
+		switch c.method {
+		case "adam", "rws", "wake-sleep", "nvil":
 			o.LearningRate = 0.01
+		case "sgld": // η/2 = 0.5/N on ∇Ũ, SGHMC's η/α
+			o.LearningRate = 1
 		}
 		tr, err := NewTrainer(n, len(trainSet), o)
 		if err != nil {

@@ -15,10 +15,12 @@ import (
 // Train is the train: section of the sbn and arsbn families (Du, Zhu &
 // Zhang 2015, Alg. 1 and App. C; see sbn.TrainOptions for the equations).
 type Train struct {
-	// Method is the parameter dynamics: sghmc, sgnht (SG Nosé–Hoover
-	// thermostat, as the official code) or adam (no injected noise: a
-	// maximum-likelihood / reweighted-wake-sleep baseline).
-	Method string `yaml:"method" want:"sghmc, sgnht or adam"`
+	// Method is the training method: sghmc, sgnht (SG Nosé–Hoover
+	// thermostat, as the official code), sgld (Langevin dynamics), adam
+	// (no injected noise), or a baseline of the paper's Table 3: rws
+	// (reweighted wake-sleep, adam with the adaptive-is sampler),
+	// wake-sleep or nvil (float64 only).
+	Method string `yaml:"method" want:"sghmc, sgnht, sgld, adam, rws, wake-sleep or nvil"`
 	// Sampler draws the latent states: gibbs (eq. 15) or adaptive-is
 	// (recognition network on the inclusive KL, eq. 7–10).
 	Sampler string `yaml:"sampler" want:"gibbs or adaptive-is"`
@@ -70,6 +72,12 @@ type Train struct {
 	// AVX2 register; log-odds, gradient, parameters and dynamics in
 	// float64.
 	Precision kernel.Precision `yaml:"precision" want:"float64 or float32 (adaptive-is: the sums of the proposals and gradients in float32; gibbs: the chains' activations, σ pairs, odds and e^{±W} in float32, eight chains per AVX2 register; log-weights or log-odds, parameters and dynamics float64)"`
+	// BaselineHidden is the number of tanh units of NVIL's input-dependent
+	// baseline b(x) (nvil; 0: the running mean alone).
+	BaselineHidden int `yaml:"baseline_hidden" want:"a non-negative integer"`
+	// Sleep adds, for rws, the sleep-phase update of the recognition
+	// network (dreams (h, x) from the model) to the wake-phase one.
+	Sleep bool `yaml:"sleep" want:"true or false"`
 	// Stopping adds early_stop (validation early stopping, every family).
 	family.Stopping `yaml:",inline"`
 }
@@ -83,6 +91,7 @@ func DefaultTrain() Train {
 		Prior: o.Prior, PriorSigma: o.PriorSigma, PriorNu: o.PriorNu,
 		BurnIn: o.BurnIn, GibbsSweeps: o.GibbsSweeps, Persistent: o.Persistent,
 		RecLearningRate: o.RecLearningRate, Average: max(1, o.Average), CheckpointEvery: 1, Precision: o.Precision,
+		BaselineHidden: o.BaselineHidden,
 	}
 }
 
@@ -91,7 +100,7 @@ func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 // Check reports bad train settings.
 func (t *Train) Check(p family.Problems) {
 	t.CheckStopping(p)
-	p.Enum("method", t.Method, []string{"sghmc", "sgnht", "adam"})
+	p.Enum("method", t.Method, belief.Methods)
 	p.Enum("sampler", t.Sampler, []string{"gibbs", "adaptive-is"})
 	p.Enum("prior", t.Prior, []string{"student-t", "gaussian", "none"})
 	p.Enum("precision", string(t.Precision), []string{string(kernel.Float64), string(kernel.Float32)})
@@ -110,6 +119,19 @@ func (t *Train) Check(p family.Problems) {
 	p.Check("rec_learning_rate", t.RecLearningRate > 0 && finite(t.RecLearningRate), "a positive number", t.RecLearningRate)
 	p.Check("average", t.Average >= 1 && t.Average <= 1000, "an integer in [1, 1000]", t.Average)
 	p.Check("checkpoint_every", t.CheckpointEvery >= 0, "a non-negative integer", t.CheckpointEvery)
+	p.Check("baseline_hidden", t.BaselineHidden >= 0 && t.BaselineHidden <= models.MaxUnits, fmt.Sprintf("an integer in [0, %d]", models.MaxUnits), t.BaselineHidden)
+	switch t.Method {
+	case "rws", "wake-sleep", "nvil":
+		if t.Sampler != "adaptive-is" {
+			p.Crossf("sampler", "method", "method %s draws the latents from its recognition network: set sampler: adaptive-is (got %q)", t.Method, t.Sampler)
+		}
+	}
+	if t.Sleep && t.Method != "rws" {
+		p.Crossf("sleep", "sleep", "the sleep phase is an option of method rws (got %q); wake-sleep always runs it", t.Method)
+	}
+	if (t.Method == "wake-sleep" || t.Method == "nvil") && t.Precision != kernel.Float64 {
+		p.Crossf("precision", "method", "method %s runs in float64 only: set precision: float64 (got %q)", t.Method, t.Precision)
+	}
 	t.checkMinibatch(p)
 }
 
@@ -146,7 +168,7 @@ func (t *Train) options(seed uint64, workers int) belief.TrainOptions {
 		PriorSigma: t.PriorSigma, PriorNu: t.PriorNu, Steps: t.Steps, BatchSize: t.BatchSize, Samples: t.Samples,
 		BurnIn: t.BurnIn, GibbsSweeps: t.GibbsSweeps, Persistent: t.Persistent,
 		RecLearningRate: t.RecLearningRate, Average: t.Average, Seed: seed, Workers: workers, Epochs: t.Epochs,
-		Precision: t.Precision,
+		Precision: t.Precision, BaselineHidden: t.BaselineHidden, Sleep: t.Sleep,
 	}
 }
 
@@ -174,7 +196,11 @@ func newFamily(name string, ar bool) *family.Family {
 		Trainers: []family.TrainerInfo{
 			{Method: "sghmc", Doc: "doubly stochastic SGHMC (Alg. 1): minibatch and latent-sample gradients scaled by N/B, friction α, injected noise 2(α−β̂)η, Student-t prior"},
 			{Method: "sgnht", Doc: "SG Nosé–Hoover thermostat (the official DSGHMC code): adaptive friction ξ, injected noise 2ηA"},
-			{Method: "adam", Doc: "Adam on the same doubly stochastic gradient, no injected noise (maximum-likelihood / reweighted-wake-sleep baseline)"},
+			{Method: "sgld", Doc: "SG Langevin dynamics (Welling & Teh 2011): θ ← θ − (η/2)∇Ũ + N(0, η), η = λ/N, with either sampler"},
+			{Method: "adam", Doc: "Adam on the same doubly stochastic gradient, no injected noise (a maximum-likelihood or MAP point estimate)"},
+			{Method: "rws", Doc: "reweighted wake-sleep (Bornschein & Bengio 2015): Adam on the self-normalised IS gradient of log p(x) with the adaptive-is sampler, Q by the wake-phase update (sleep: true adds the sleep phase's)"},
+			{Method: "wake-sleep", Doc: "wake-sleep (Hinton et al. 1995): wake phase ∇θ log p(x, h), h ~ Q; sleep phase ∇φ log Q(h | x), (h, x) ~ p; Adam on both (float64)"},
+			{Method: "nvil", Doc: "NVIL (Mnih & Gregor 2014): the variational lower bound, Q by the score function with a centred, variance-normalised learning signal and an input-dependent baseline; Adam (float64)"},
 		},
 		Estimators: []*family.Estimator{Exact, IS, AIS, BDMC, Completion},
 		EveryEpoch: func() []family.Configured {
