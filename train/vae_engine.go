@@ -351,10 +351,11 @@ func (v *vaeEngine[F]) adamRange(n *bnet[F], off int, g []float64) {
 // adamRow32 takes, fused in float32, the Adam step st of row i of net n's
 // W_l with its float32 gradient g (the row's first n_{l+1} entries) and
 // sets the row of the F copy w[l], as gradOut, adamRange and copyRows do
-// in turn, with the same bits, in one pass.
-func (v *vaeEngine[F]) adamRow32(st *optim.Step32, n *bnet[F], l, i int, g []F, wk int) {
+// in turn, in one pass, with the float32 moments mm of the weights
+// (vae_adam32.go).
+func (v *vaeEngine[F]) adamRow32(st *optim.Step32, mm *moments32, n *bnet[F], l, i int, g []F, wk int) {
 	out, p := n.sizes[l+1], n.pad[l]
-	big, nan := st.Range(n.net.Params(), as32(g[:out]), as32(n.w[l][i*p:i*p+out]), n.off[l]+i*out)
+	big, nan := st.RangeM32(n.net.Params(), mm.m, mm.s, as32(g[:out]), as32(n.w[l][i*p:i*p+out]), n.off[l]+i*out)
 	if nan || !(big <= models.MaxAbsParam) {
 		v.bad[wk] = true
 	}
@@ -506,6 +507,13 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 		clear(v.bad)
 	}
 	v.prepare(idx)
+	if fused && is32[F]() {
+		adams := make([]*optim.Adam, 0, 8)
+		for _, n := range v.nets() {
+			adams = append(adams, v.adam(n))
+		}
+		t.ensureMoments32(adams)
+	}
 	if v.aux != nil {
 		v.gradientAux()
 		return
@@ -677,9 +685,10 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 		gw := n.gw[l][j.lo*p:]
 		colsF(j.hi-j.lo, 0, p, rows, at[j.lo*rows:], rows, n.dl[l], p, gw, p)
 		if v.fused && is32[F]() {
-			st := v.adam(n).Prepare32(-1)
+			a := v.adam(n)
+			st, mm := a.Prepare32(-1), v.t.moments32Of(a)
 			for i := j.lo; i < j.hi; i++ {
-				v.adamRow32(&st, n, l, i, gw[(i-j.lo)*p:], wk)
+				v.adamRow32(&st, mm, n, l, i, gw[(i-j.lo)*p:], wk)
 			}
 			return
 		}
@@ -722,12 +731,13 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 	case jGradFirst: // rows lo…hi of ∂W_0, sums of the δ rows whose input is on
 		out, p := n.sizes[1], n.pad[0]
 		if v.fused && is32[F]() {
-			st := v.adam(n).Prepare32(-1)
+			a := v.adam(n)
+			st, mm := a.Prepare32(-1), v.t.moments32Of(a)
 			for i := j.lo; i < j.hi; i++ {
 				acc := n.gw[0][i*p : i*p+out]
 				clear(acc)
 				addRowsF(acc, n.dl[0], p, v.inputRows(n, i))
-				v.adamRow32(&st, n, 0, i, acc, wk)
+				v.adamRow32(&st, mm, n, 0, i, acc, wk)
 			}
 			return
 		}
