@@ -188,6 +188,8 @@ type VAETrainer struct {
 	epoch, batch  int // keys of the current step's streams
 	scale         float64
 	eng           vaeGradEngine // the gradient in Opt.Precision
+	// mom32: the float32 engine's Adam moments of the nets' weights (vae_adam32.go).
+	mom32 map[*optim.Adam]*moments32
 	// adamAux are the Adam states of the auxiliary nets (Q, Enc, P of
 	// models.VAEAux).
 	adamAux []optim.Adam
@@ -285,6 +287,7 @@ func (t *VAETrainer) InitParams(base []float64, priorStd float64) error {
 		return fmt.Errorf("vae trainer: %d base-rate logits for %d visible units", len(base), m.NumVisible())
 	}
 	t.eng = nil // its copies of the parameters are stale
+	t.dropMoments32(true)
 	rng := func(net uint64) *rand.Rand { return rand.New(rand.NewPCG(seeds.Derive(t.Seed, vaeSeedInit, net), 0)) }
 	m.Dec.Init(rng(1))
 	m.Enc.Init(rng(2))
@@ -725,6 +728,10 @@ type vaeTrainState struct {
 	// Precision is the engine's (written since the engine became generic;
 	// "" in older files: legacyVAEPrecision).
 	Precision kernel.Precision `json:"precision,omitempty"`
+	// AdamMoments "float32": the nets' weights' Adam moments were kept in
+	// float32 (vae_adam32.go) and their float64 arrays hold those values;
+	// "" (float64, and files before): as computed. Resume reads either.
+	AdamMoments string `json:"adam_moments,omitempty"`
 }
 
 // legacyVAEPrecision is the precision a checkpoint without the field was
@@ -765,6 +772,10 @@ func legacyVAEPrecision(c *models.Checkpoint) kernel.Precision {
 // alias the trainer's buffers: save the checkpoint before training further.
 func (t *VAETrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 	st := vaeTrainState{Epoch: t.done, Method: "nvil", Seed: t.Seed, LogZ: t.LogZ, Precision: t.Opt.Precision.Or(kernel.Float64)}
+	if t.mom32 != nil {
+		t.widenMoments32()
+		st.AdamMoments = "float32"
+	}
 	m := t.M
 	c := &models.Checkpoint{
 		Model: m,
@@ -933,5 +944,6 @@ func (t *VAETrainer) Resume(c *models.Checkpoint) error {
 	t.SignalMean, t.SignalVar, t.SignalSteps = sig[0], sig[1], int(sig[2])
 	t.done, t.Seed, t.LogZ = st.Epoch, st.Seed, st.LogZ
 	t.eng = nil // its copies of the parameters are stale
+	t.dropMoments32(false)
 	return nil
 }

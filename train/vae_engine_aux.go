@@ -147,10 +147,12 @@ func (v *vaeEngine[F]) backprop(jobs []vjob[F], nets ...*bnet[F]) []vjob[F] {
 				jobs = blocks(jobs, jGradDense, n, l, n.sizes[l], gradRows)
 				jobs = append(jobs, vjob[F]{kind: jBiasDense, n: n, l: l})
 				jobs = blocks(jobs, jDelta, n, l-1, n.pad[l-1], colBlock)
-			case l == 0 && n.dense:
+			case l == 0 && (n.dense || n == v.dec && v.zDense):
 				jobs = blocks(jobs, jGradDense, n, 0, n.sizes[0], gradRows)
 				jobs = append(jobs, vjob[F]{kind: jBiasDense, n: n, l: 0})
-				jobs = blocks(jobs, jDeltaIn, n, 0, pad16(n.sizes[0]), colBlock)
+				if n.dense { // not the decoder on z: no ∂/∂z
+					jobs = blocks(jobs, jDeltaIn, n, 0, pad16(n.sizes[0]), colBlock)
+				}
 			case l == 0:
 				jobs = blocks(jobs, jGradFirst, n, 0, n.sizes[0], 16)
 				jobs = append(jobs, vjob[F]{kind: jBiasFirst, n: n})

@@ -172,3 +172,46 @@ func compareEngine(t *testing.T, name string, prec kernel.Precision, a, b *VAETr
 		}
 	}
 }
+
+// TestVAEEngineZPaths checks both ways of the float32 decoder's first
+// layer and its ∂W_0 on the draws z against the reference: dense products
+// (zDenseMin 0) and row sums (zDenseMin above 1), on a shape whose
+// gradient rows split into several jobs and one with two hidden layers,
+// and that each setting took its path. Mutations checked: the transpose of
+// z for ∂W_0 left out (fails with products), the row-sum jobs of the
+// deferred first layer left out (fails with row sums).
+func TestVAEEngineZPaths(t *testing.T) {
+	defer func(m float64) { zDenseMin = m }(zDenseMin)
+	wide := bernoulliRows(40, 40, 0.3, rand.New(rand.NewPCG(3, 9)))
+	for _, dense := range []bool{true, false} {
+		zDenseMin = 2
+		if dense {
+			zDenseMin = 0
+		}
+		for _, c := range []struct {
+			Z, H   int
+			hidden []int
+		}{{30, 0, []int{37}}, {7, 3, []int{21, 13}}} {
+			opt := vaeTestOptions(PriorTrainingChi2, 2)
+			opt.BatchSize = 40
+			a, b := vaeEnginePair(t, 40, c.Z, c.H, c.hidden, opt, 0, 0, kernel.Float32)
+			idx := make([]int, 40)
+			for i := range idx {
+				idx[i] = (7 * i) % 40
+			}
+			if a.M.Prior != nil {
+				for _, tr := range []*VAETrainer{a, b} {
+					tr.qsrc.Seed(1, 2)
+					if _, err := tr.Fit.Draw(tr.logp, tr.qrng); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			name := fmt.Sprintf("dense %v Z%d H%d hidden %v", dense, c.Z, c.H, c.hidden)
+			compareEngine(t, name, kernel.Float32, a, b, wide, idx, 40)
+			if got := b.eng.(*vaeEngine[float32]).zDense; got != dense {
+				t.Errorf("%s: the step took zDense = %v", name, got)
+			}
+		}
+	}
+}

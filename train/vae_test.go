@@ -4,10 +4,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/logz-ml/logz/internal/kernel"
@@ -657,9 +659,94 @@ func TestVAEDivergenceDetected(t *testing.T) {
 				a = &tr.adamAux[1]
 			}
 			a.M[len(a.M)/2], a.S[len(a.S)/2] = 1e30, 0
+			if mm := tr.mom32[a]; mm != nil { // float32: the weights' moments are these
+				mm.m[len(a.M)/2], mm.s[len(a.S)/2] = 1e30, 0
+			}
 			if _, err := tr.TrainEpoch(data); !errors.Is(err, ErrDiverged) {
 				t.Errorf("%s %s: a parameter past MaxAbsParam gave %v, want ErrDiverged", prec, which, err)
 			}
 		}
 	}
+}
+
+// TestVAEMoments32Resume: a float32 checkpoint says its weights' Adam
+// moments were float32 and holds them exactly; a checkpoint whose float64
+// moments are not float32 values (an earlier file) resumes with them
+// rounded to float32: training on from it gives the same bits as from the
+// same file with the moments rounded beforehand, and the float32 moments
+// made at the first step are the file's. Mutations checked: the float32
+// moments made as zeros at a resume (fails), Checkpoint not widening them
+// (fails TestVAEResumeBitIdentical).
+func TestVAEMoments32Resume(t *testing.T) {
+	data := vaePlanted(90, 2)
+	opt := vaeTestOptions(PriorTrainingChi2, 2)
+	opt.Precision = kernel.Float32
+	tr := newTinyTrainer(t, 0, opt, 8, baseRateOf(data))
+	if _, err := tr.TrainEpoch(data); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := tr.Checkpoint("test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st vaeTrainState
+	if err := decodeTrainState(ck, &st); err != nil || st.AdamMoments != "float32" {
+		t.Fatalf("train state %+v (%v): want adam_moments float32", st, err)
+	}
+	m := ck.State["adam_dec_m"].Data
+	isW := map[string][]bool{"dec": weightEntries(tr.M.Dec.Sizes()), "enc": weightEntries(tr.M.Enc.Sizes())}
+	for i, x := range m {
+		if isW["dec"][i] && float64(float32(x)) != x {
+			t.Fatalf("adam_dec_m[%d] = %v is not a float32 value", i, x)
+		}
+	}
+	// An earlier file's moments: the same, off float32 values.
+	run := func(how func(x float64) float64) []float64 {
+		c := *ck
+		c.State = maps.Clone(ck.State)
+		for _, name := range []string{"adam_dec_m", "adam_dec_s", "adam_enc_m", "adam_enc_s"} {
+			a := c.State[name]
+			d := slices.Clone(a.Data)
+			for i, x := range a.Data {
+				if isW[name[5:8]][i] { // the weights' (the biases' stay float64)
+					d[i] = how(x * (1 + 0x1p-30))
+				}
+			}
+			a.Data = d
+			c.State[name] = a
+		}
+		r := newTinyTrainer(t, 0, opt, 3, nil)
+		if err := r.Resume(&c); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.TrainEpoch(data); err != nil {
+			t.Fatal(err)
+		}
+		return vaeParams(r)
+	}
+	sameBits(t, "moments rounded at resume", run(func(x float64) float64 { return float64(float32(x)) }), run(func(x float64) float64 { return x }))
+	// The float32 moments a step makes from the resumed ones.
+	r := newTinyTrainer(t, 0, opt, 3, nil)
+	if err := r.Resume(ck); err != nil {
+		t.Fatal(err)
+	}
+	r.ensureMoments32([]*optim.Adam{&r.adamDec})
+	mm := r.moments32Of(&r.adamDec)
+	for i, x := range m {
+		if mm.m[i] != float32(x) {
+			t.Fatalf("resumed float32 moment %d: %v, checkpoint %v", i, mm.m[i], x)
+		}
+	}
+}
+
+// weightEntries marks the weights among an mlp.Net's parameters of layer
+// sizes s (each layer's weights, then its biases).
+func weightEntries(s []int) []bool {
+	var w []bool
+	for l := range len(s) - 1 {
+		for i := range (s[l] + 1) * s[l+1] {
+			w = append(w, i < s[l]*s[l+1])
+		}
+	}
+	return w
 }
