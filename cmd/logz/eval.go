@@ -376,7 +376,11 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 	if err := report.RenderTable(stdout, rows, report.TableOptions{}); err != nil {
 		return err
 	}
-	return report.RenderSandwich(stdout, rows, report.TableOptions{})
+	if err := report.RenderSandwich(stdout, rows, report.TableOptions{}); err != nil {
+		return err
+	}
+	printRowNotes(stdout, rows)
+	return nil
 }
 
 // recordsRun reports whether the model file at path was written by logz
@@ -451,12 +455,23 @@ func evalWithoutData(sel family.Flag, modelPath string, names []string, values m
 	if err := report.RenderTable(stdout, rows, report.TableOptions{}); err != nil {
 		return err
 	}
+	printRowNotes(stdout, rows)
+	return nil
+}
+
+// printRowNotes prints each row's own notes (how it was set up: the AIS
+// chains' precision, the β spacing a pilot chose, a subsample's extension)
+// under the table, once per estimator and note.
+func printRowNotes(w io.Writer, rows []report.Row) {
+	seen := map[string]bool{}
 	for _, r := range rows {
 		for _, n := range r.Notes {
-			fmt.Fprintf(stdout, "  %s: %s\n", r.Estimator, n)
+			if k := r.Estimator + "\x00" + n; !seen[k] {
+				seen[k] = true
+				fmt.Fprintf(w, "  %s: %s\n", r.Estimator, n)
+			}
 		}
 	}
-	return nil
 }
 
 // checkBinarizeFlags checks --binarize and --threshold of command cmd.
