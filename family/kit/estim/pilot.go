@@ -3,10 +3,12 @@ package estim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/logz-ml/logz/inference"
 	"github.com/logz-ml/logz/internal/seeds"
+	"gonum.org/v1/gonum/stat"
 )
 
 // PilotRuns is the number of AIS runs of each shape in a pilot.
@@ -65,20 +67,8 @@ func (a *Anneal) ScheduleFor(seed uint64, run PilotRun) ([]float64, string, erro
 // sampleVariance is the unbiased sample variance of x (NaN for fewer than
 // two values or any non-finite one).
 func sampleVariance(x []float64) float64 {
-	if len(x) < 2 {
+	if len(x) < 2 || slices.ContainsFunc(x, func(v float64) bool { return math.IsNaN(v) || math.IsInf(v, 0) }) {
 		return math.NaN()
 	}
-	m := 0.0
-	for _, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return math.NaN()
-		}
-		m += v
-	}
-	m /= float64(len(x))
-	s := 0.0
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return s / float64(len(x)-1)
+	return stat.Variance(x, nil)
 }
