@@ -42,6 +42,29 @@ func writeLabelledIDX(t *testing.T, dir string, n int) string {
 	return p
 }
 
+// runTinyLabelledRBM runs `logz run` of a 4-hidden-unit RBM, one epoch, on
+// 30 images of writeLabelledIDX (train and test the same), with the given
+// evaluate: block (indented as a key of the experiment), and returns the
+// run's folder and the experiment's model file.
+func runTinyLabelledRBM(t *testing.T, evaluate string) (out, model string) {
+	t.Helper()
+	dir := t.TempDir()
+	img := writeLabelledIDX(t, t.TempDir(), 30)
+	cfg := writeConfig(t, dir, `name: tiny
+experiments:
+  - name: a
+    data: {train: "idx:`+img+`", test: "idx:`+img+`", binarize: threshold}
+    model: {hidden: 4}
+    train: {epochs: 1, batch_size: 10}
+    evaluate:
+`+evaluate)
+	out = filepath.Join(dir, "run")
+	if _, stderr, err := runLogz(t, "run", cfg, "--out", out); err != nil {
+		t.Fatalf("%v\n%s", err, stderr)
+	}
+	return out, filepath.Join(out, "a", "model.npz")
+}
+
 // TestEvalByLabel: `logz eval --by-label` breaks the exact and raise rows
 // down by the labels beside the images (each label's count a third of the
 // examples; the counts weighted means give the row's mean); without the
@@ -102,24 +125,11 @@ func TestEvalByLabel(t *testing.T) {
 // Mutations checked: the runner not setting Env.ByLabel (raise row without
 // by_label), logz eval not taking the run's setting.
 func TestRunByLabelRAISEAndEval(t *testing.T) {
-	dir := t.TempDir()
-	img := writeLabelledIDX(t, t.TempDir(), 30)
-	cfg := writeConfig(t, dir, `name: lab
-experiments:
-  - name: a
-    data: {train: "idx:`+img+`", test: "idx:`+img+`", binarize: threshold}
-    model: {hidden: 4}
-    train: {epochs: 1, batch_size: 10}
-    evaluate:
-      splits: [test]
+	out, model := runTinyLabelledRBM(t, `      splits: [test]
       by_label: true
       every_epoch: []
       final: [exact, {name: raise, chains: 5, betas: 100, examples: 0}]
 `)
-	out := filepath.Join(dir, "run")
-	if _, stderr, err := runLogz(t, "run", cfg, "--out", out); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
 	rows, err := report.ReadResults(filepath.Join(out, "results.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -136,7 +146,6 @@ experiments:
 	if b := broken(rows); !b["exact"] || !b["raise"] {
 		t.Errorf("run: rows broken down by label: %v, want exact and raise", b)
 	}
-	model := filepath.Join(out, "a", "model.npz")
 	stdout, stderr, err := runLogz(t, "eval", "--model", model, "--json")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)

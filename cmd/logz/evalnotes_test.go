@@ -1,7 +1,6 @@
 package main
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -11,24 +10,11 @@ import (
 // plain model file: here the β spacing an ais pilot chose. (Mutation:
 // dropping printRowNotes from the run-model path fails.)
 func TestEvalRunModelPrintsRowNotes(t *testing.T) {
-	dir := t.TempDir()
-	img := writeLabelledIDX(t, t.TempDir(), 30)
-	cfg := writeConfig(t, dir, `name: notes
-experiments:
-  - name: a
-    data: {train: "idx:`+img+`", test: "idx:`+img+`", binarize: threshold}
-    model: {hidden: 4}
-    train: {epochs: 1, batch_size: 10}
-    evaluate:
-      splits: [test]
+	_, model := runTinyLabelledRBM(t, `      splits: [test]
       every_epoch: []
       final: [exact]
 `)
-	out := filepath.Join(dir, "run")
-	if _, stderr, err := runLogz(t, "run", cfg, "--out", out); err != nil {
-		t.Fatalf("%v\n%s", err, stderr)
-	}
-	stdout, stderr, err := runLogz(t, "eval", "--model", filepath.Join(out, "a", "model.npz"), "--estimator", "ais", "--schedule", "pilot", "--betas", "50", "--chains", "10")
+	stdout, stderr, err := runLogz(t, "eval", "--model", model, "--estimator", "ais", "--schedule", "pilot", "--betas", "50", "--chains", "10")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, stderr)
 	}
