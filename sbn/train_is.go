@@ -3,6 +3,7 @@ package sbn
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/kernel"
@@ -92,6 +93,9 @@ type isEngine[F kernel.Float] struct {
 	items int
 	next  atomic.Int32
 	wg    workgroup.Group
+	// The helpers of a minibatch's phases (pooled while they run).
+	pool   *phasePool
+	pooled bool
 	// The phases as func values, made once (a method value made per call
 	// would allocate).
 	doRefresh, doExample, doGrad, doUpdate func(*isWorker[F], int)
@@ -290,9 +294,29 @@ func (f *isEngine[F]) offsets(n *Net) {
 }
 
 // parallel runs fn on items 0 … items−1 with the given number of
-// goroutines (the caller is one of them).
+// goroutines (the caller is one of them): on the pool's helpers while one
+// runs with workers − 1 of them (a minibatch), otherwise on goroutines
+// started for this phase.
 func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
+	if p := f.pool; f.pooled && len(p.helpers) == workers-1 {
+		f.fn, f.items = fn, items
+		f.next.Store(0)
+		p.phase(f.loops[0])
+		return
+	}
 	workers = max(1, min(workers, items))
+	f.grow(workers)
+	f.fn, f.items = fn, items
+	f.next.Store(0)
+	for i := 1; i < workers; i++ {
+		f.wg.Go(f.loops[i])
+	}
+	f.loops[0]()
+	f.wg.Wait()
+}
+
+// grow makes the scratch and the item loops of workers goroutines.
+func (f *isEngine[F]) grow(workers int) {
 	for len(f.ws) < workers {
 		n := f.t.net
 		m := 0
@@ -316,13 +340,28 @@ func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
 			}
 		})
 	}
-	f.fn, f.items = fn, items
-	f.next.Store(0)
-	for i := 1; i < workers; i++ {
-		f.wg.Go(f.loops[i])
+}
+
+// startPool starts a pool of workers − 1 helpers for a minibatch's phases
+// (none for one worker, nor for more workers than GOMAXPROCS: a goroutine
+// waiting busily would hold a processor another needs); stopPool stops it.
+func (f *isEngine[F]) startPool(workers int) {
+	if workers < 2 || workers > runtime.GOMAXPROCS(0) {
+		return
 	}
-	f.loops[0]()
-	f.wg.Wait()
+	f.grow(workers)
+	if f.pool == nil || len(f.pool.helpers) != workers-1 {
+		f.pool = newPhasePool(workers-1, func(i int) { f.loops[i+1]() })
+	}
+	f.pool.start()
+	f.pooled = true
+}
+
+func (f *isEngine[F]) stopPool() {
+	if f.pooled {
+		f.pooled = false
+		f.pool.close()
+	}
 }
 
 // minibatch runs the steps of minibatch b of epoch on the examples idx
@@ -331,11 +370,14 @@ func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
 func (f *isEngine[F]) minibatch(idx []int, scale float64, workers, epoch, b int) float64 {
 	t := f.t
 	f.epoch, f.batch = epoch, b
+	f.startPool(workers)
+	defer f.stopPool() // after a panic
 	for step := range t.opt.Steps {
 		t.cur.step = step
 		f.gradients(idx, scale, workers)
 		f.update(step, workers)
 	}
+	f.stopPool()
 	scatter(t.theta, t.gen, t.genTri)
 	scatter(t.phi, t.rec, t.recTri)
 	return f.signalSum()
