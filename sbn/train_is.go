@@ -182,6 +182,7 @@ type isWorker[F kernel.Float] struct {
 	cols [][]int32 // jobUnits lists of rows
 	ht   []F       // gemmUnits × rows: a block of h_lᵀ (the GEMM's ∂W_l)
 	gw   []F       // gemmUnits × colBlock: a block of ∂W_lᵀ
+	gt   []F       // colBlock × gemmUnits: gw transposed
 }
 
 // jobUnits is the number of units per gradient item and refreshRows the
@@ -320,7 +321,7 @@ func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
 		w := &isWorker[F]{act: make([]F, m), qb: make([]F, n.Sizes[1]), pq: make([]F, n.Sizes[1]),
 			sum: make([]F, m), sumW: make([]F, jobUnits*m), conv: make([]F, refreshRows*m), cols: make([][]int32, jobUnits)}
 		if f.dense {
-			w.ht, w.gw = make([]F, gemmUnits*len(f.all)), make([]F, gemmUnits*colBlock)
+			w.ht, w.gw, w.gt = make([]F, gemmUnits*len(f.all)), make([]F, gemmUnits*colBlock), make([]F, gemmUnits*colBlock)
 		}
 		for i := range w.cols {
 			w.cols[i] = make([]int32, 0, len(f.all))

@@ -55,13 +55,13 @@ func (f *isEngine[F]) gemmWItem(w *isWorker[F], j isJob) {
 	ht, gw := w.ht[:nu*R], w.gw[:nu*nc]
 	f.kern.transpose(ht, R, f.h[l][j.lo:], k, R, nu)
 	f.kern.gemm(kernel.GemmSet, 1, nu, 0, nc, R, ht, R, f.a[l-1][j.c0:], m, gw, nc)
-	// Row i of ∂W_l holds the item's units side by side.
+	// Row i of ∂W_l holds the item's units side by side: transposed, each
+	// is one contiguous run of ∂W_lᵀ's block.
+	gt := w.gt[:nc*nu]
+	f.kern.transpose(gt, nu, gw, nc, nu, nc)
 	g := f.t.grad[f.offW[l]:]
 	for i := j.c0; i < j.c1; i++ {
-		gi := g[i*k+j.lo : i*k+j.hi]
-		for u := range gi {
-			gi[u] = -f.scale * float64(gw[u*nc+i-j.c0])
-		}
+		f.kern.widen(g[i*k+j.lo:i*k+j.hi], gt[(i-j.c0)*nu:(i-j.c0+1)*nu], -f.scale)
 	}
 }
 
