@@ -623,7 +623,8 @@ func (f *isEngine[F]) scoreItem(w *isWorker[F], k int) {
 			act := w.act[:nl]
 			switch {
 			case f.dense && l < f.L:
-				addVec(act, f.a[l][r*nl:(r+1)*nl], f.b[l])
+				copy(act, f.a[l][r*nl:(r+1)*nl]) // h_{l+1}·W_{l+1}ᵀ, then + b_l
+				f.kern.addRows(act, f.b[l], f.all[:1])
 			case l < f.L:
 				copy(act, f.b[l])
 				f.kern.addRows(act, f.wt[l+1], f.onRow(l+1, r))

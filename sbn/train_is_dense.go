@@ -64,11 +64,3 @@ func (f *isEngine[F]) gemmWItem(w *isWorker[F], j isJob) {
 		f.kern.widen(g[i*k+j.lo:i*k+j.hi], gt[(i-j.c0)*nu:(i-j.c0+1)*nu], -f.scale)
 	}
 }
-
-// addVec sets dst_j = a_j + b_j.
-func addVec[F kernel.Float](dst, a, b []F) {
-	a, b = a[:len(dst)], b[:len(dst)]
-	for j := range dst {
-		dst[j] = a[j] + b[j]
-	}
-}
