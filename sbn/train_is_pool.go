@@ -9,19 +9,18 @@ import (
 	"github.com/logz-ml/logz/internal/workgroup"
 )
 
-// phasePool runs the many short parallel phases of a minibatch (four per
-// dynamics step, about a millisecond each) on helper goroutines that live
-// for the whole minibatch, instead of starting a goroutine per phase. A
-// goroutine started per phase waits for the runtime to wake a parked
-// thread, and the kernel to run it: on a two-core virtual machine that is
-// slow, and slower when the core has meanwhile gone to another process
-// (measured with the other processes of the machine at a lower weight:
-// 1.12 s for 20 minibatches on two threads with a goroutine per phase,
-// 0.82–0.86 s with this pool, 1.2 s on one thread). Here a goroutine that
-// finished its share of a phase waits busily for the next one (a helper)
-// or for the helpers (the caller) for a while, and only then parks. Which
-// goroutine runs which item still does not matter: the phases' items write
-// disjoint outputs.
+// phasePool runs the many short parallel phases of a minibatch (six per
+// dynamics step, under a millisecond to a few each) on helper goroutines
+// that live for the whole minibatch, instead of starting a goroutine per
+// phase. A goroutine started per phase waits for the runtime to wake a
+// parked thread and for the kernel to run it, which on a two-core virtual
+// machine is slow, and slower when the core has meanwhile gone to another
+// process: one core then does most of the phase alone. Here a goroutine
+// that finished its share of a phase waits busily for the next one (a
+// helper) or for the helpers (the caller) for a while, and only then
+// parks. Which goroutine runs which item still does not matter: the
+// phases' items write disjoint outputs. docs/performance.md has the
+// measurements.
 type phasePool struct {
 	run     func(helper int) // a helper's share of the current phase
 	gen     atomic.Uint64    // bumped to start a phase
