@@ -426,13 +426,17 @@ func (t *Trainer) EpochSettings(models.EpochSummary) string {
 // checkFinite reports a parameter that is not finite or beyond
 // models.MaxAbsParam.
 func (t *Trainer) checkFinite() error {
+	// One comparison per entry, false for NaN as for ±Inf and beyond the
+	// limit (no chain of additions on the minibatch's serial path: a sum
+	// would not be finite only with an entry that is not, as the entries
+	// are bounded).
 	bad := func(xs []float64) bool {
-		s, big := 0.0, 0.0
 		for _, x := range xs {
-			s += x
-			big = max(big, math.Abs(x))
+			if !(math.Abs(x) <= models.MaxAbsParam) {
+				return true
+			}
 		}
-		return math.IsNaN(s) || math.IsInf(s, 0) || big > models.MaxAbsParam
+		return false
 	}
 	if bad(t.theta) || bad(t.phi) {
 		if err := t.net.Validate(); err != nil {

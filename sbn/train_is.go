@@ -3,6 +3,7 @@ package sbn
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/kernel"
@@ -92,9 +93,17 @@ type isEngine[F kernel.Float] struct {
 	items int
 	next  atomic.Int32
 	wg    workgroup.Group
+	// The helpers of a minibatch's phases (pooled while they run).
+	pool   *phasePool
+	pooled bool
 	// The phases as func values, made once (a method value made per call
 	// would allocate).
-	doRefresh, doExample, doGrad, doUpdate func(*isWorker[F], int)
+	doRefresh, doExample, doScore, doGrad, doUpdate, doGemmA func(*isWorker[F], int)
+	// dense: the products with the latent states are GEMMs (kern.gemm
+	// set): the examples' phase is split around them (exampleItem, then the
+	// items gemmA, then scoreItem); ∂W_l is a GEMM (the items jobGemmW).
+	dense bool
+	gemmA []isJob
 }
 
 // isKernels are the kernels of precision F: sums of selected rows
@@ -109,6 +118,10 @@ type isKernels[F kernel.Float] struct {
 	weigh         func(p, h, e []F, w F)
 	round         func(dst []F, src []float64)
 	widen         func(dst []float64, src []F, a float64)
+	// gemm (float32 only; nil in float64, which keeps its row sums) is
+	// kernel.GemmCols32x6: the products with the latent states, about half
+	// on, as dense products (train_is_dense.go).
+	gemm func(op kernel.GemmOp, alpha F, m, j0, j1, k int, a []F, lda int, b []F, ldb int, c []F, ldc int)
 }
 
 // kernelsOf returns the kernels of F.
@@ -116,9 +129,9 @@ func kernelsOf[F kernel.Float]() isKernels[F] {
 	var k any
 	switch kernel.Of[F]() {
 	case kernel.Float32:
-		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32, kernel.Round32, kernel.Widen32}
+		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32, kernel.Round32, kernel.Widen32, kernel.GemmCols32x6}
 	default:
-		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64], convert[float64], widen64}
+		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64], convert[float64], widen64, nil}
 	}
 	return k.(isKernels[F])
 }
@@ -156,6 +169,8 @@ const (
 	jobGradT        // ∂T_l for units k of layer l
 	jobTheta        // the update of θ[lo:hi]
 	jobPhi          // the update of φ[lo:hi]
+	jobGemmW        // ∂W_l for units lo…hi−1 of layer l, its columns c0…c1−1 (a GEMM)
+	jobGemmA        // columns c0…c1−1 of the generative products h_{l+1}·W_{l+1}ᵀ (a GEMM)
 )
 
 // isWorker is one goroutine's scratch.
@@ -169,6 +184,9 @@ type isWorker[F kernel.Float] struct {
 	sumW []F       // jobUnits × max n_l
 	conv []F       // refreshRows × max n_l
 	cols [][]int32 // jobUnits lists of rows
+	ht   []F       // gemmUnits × rows: a block of h_lᵀ (the GEMM's ∂W_l)
+	gw   []F       // gemmUnits × colBlock: a block of ∂W_lᵀ
+	gt   []F       // colBlock × gemmUnits: gw transposed
 }
 
 // jobUnits is the number of units per gradient item and refreshRows the
@@ -234,7 +252,12 @@ func newISEngine[F kernel.Float](t *Trainer) *isEngine[F] {
 	}
 	f.refresh = append(f.refresh, isJob{kind: jobSmall})
 	// The big items first, so that the last ones are short.
+	f.dense = f.kern.gemm != nil
 	for l := 1; l <= L; l++ {
+		if f.dense {
+			f.gemmJobs(l)
+			continue
+		}
 		units(jobGradW, l, n.Sizes[l], &f.grads)
 	}
 	for l := 0; l <= L; l++ {
@@ -259,7 +282,7 @@ func newISEngine[F kernel.Float](t *Trainer) *isEngine[F] {
 	for lo := 0; lo < len(t.phi); lo += updBlock {
 		f.updates = append(f.updates, isJob{kind: jobPhi, lo: lo, hi: min(lo+updBlock, len(t.phi))})
 	}
-	f.doRefresh, f.doExample, f.doGrad, f.doUpdate = f.refreshItem, f.exampleItem, f.gradItem, f.updateItem
+	f.doRefresh, f.doExample, f.doScore, f.doGrad, f.doUpdate, f.doGemmA = f.refreshItem, f.exampleItem, f.scoreItem, f.gradItem, f.updateItem, f.gemmAItem
 	return f
 }
 
@@ -290,9 +313,29 @@ func (f *isEngine[F]) offsets(n *Net) {
 }
 
 // parallel runs fn on items 0 … items−1 with the given number of
-// goroutines (the caller is one of them).
+// goroutines (the caller is one of them): on the pool's helpers while one
+// runs with workers − 1 of them (a minibatch), otherwise on goroutines
+// started for this phase.
 func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
+	if p := f.pool; f.pooled && len(p.helpers) == workers-1 {
+		f.fn, f.items = fn, items
+		f.next.Store(0)
+		p.phase(f.loops[0])
+		return
+	}
 	workers = max(1, min(workers, items))
+	f.grow(workers)
+	f.fn, f.items = fn, items
+	f.next.Store(0)
+	for i := 1; i < workers; i++ {
+		f.wg.Go(f.loops[i])
+	}
+	f.loops[0]()
+	f.wg.Wait()
+}
+
+// grow makes the scratch and the item loops of workers goroutines.
+func (f *isEngine[F]) grow(workers int) {
 	for len(f.ws) < workers {
 		n := f.t.net
 		m := 0
@@ -301,6 +344,9 @@ func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
 		}
 		w := &isWorker[F]{act: make([]F, m), qb: make([]F, n.Sizes[1]), pq: make([]F, n.Sizes[1]),
 			sum: make([]F, m), sumW: make([]F, jobUnits*m), conv: make([]F, refreshRows*m), cols: make([][]int32, jobUnits)}
+		if f.dense {
+			w.ht, w.gw, w.gt = make([]F, gemmUnits*len(f.all)), make([]F, gemmUnits*colBlock), make([]F, gemmUnits*colBlock)
+		}
 		for i := range w.cols {
 			w.cols[i] = make([]int32, 0, len(f.all))
 		}
@@ -316,13 +362,28 @@ func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
 			}
 		})
 	}
-	f.fn, f.items = fn, items
-	f.next.Store(0)
-	for i := 1; i < workers; i++ {
-		f.wg.Go(f.loops[i])
+}
+
+// startPool starts a pool of workers − 1 helpers for a minibatch's phases
+// (none for one worker, nor for more workers than GOMAXPROCS: a goroutine
+// waiting busily would hold a processor another needs); stopPool stops it.
+func (f *isEngine[F]) startPool(workers int) {
+	if workers < 2 || workers > runtime.GOMAXPROCS(0) {
+		return
 	}
-	f.loops[0]()
-	f.wg.Wait()
+	f.grow(workers)
+	if f.pool == nil || len(f.pool.helpers) != workers-1 {
+		f.pool = newPhasePool(workers-1, func(i int) { f.loops[i+1]() })
+	}
+	f.pool.start()
+	f.pooled = true
+}
+
+func (f *isEngine[F]) stopPool() {
+	if f.pooled {
+		f.pooled = false
+		f.pool.close()
+	}
 }
 
 // minibatch runs the steps of minibatch b of epoch on the examples idx
@@ -331,11 +392,14 @@ func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
 func (f *isEngine[F]) minibatch(idx []int, scale float64, workers, epoch, b int) float64 {
 	t := f.t
 	f.epoch, f.batch = epoch, b
+	f.startPool(workers)
+	defer f.stopPool() // after a panic
 	for step := range t.opt.Steps {
 		t.cur.step = step
 		f.gradients(idx, scale, workers)
 		f.update(step, workers)
 	}
+	f.stopPool()
 	scatter(t.theta, t.gen, t.genTri)
 	scatter(t.phi, t.rec, t.recTri)
 	return f.signalSum()
@@ -350,6 +414,10 @@ func (f *isEngine[F]) gradients(idx []int, scale float64, workers int) {
 	f.idx, f.nb, f.scale = idx, len(idx), scale
 	f.parallel(workers, len(f.refresh), f.doRefresh)
 	f.parallel(workers, len(idx), f.doExample)
+	if f.dense {
+		f.parallel(workers, len(f.gemmA), f.doGemmA)
+	}
+	f.parallel(workers, len(idx), f.doScore)
 	f.parallel(workers, len(f.grads), f.doGrad)
 }
 
@@ -516,8 +584,8 @@ func drawAR[F kernel.Float](rng *pcg, act, tt, h []F, on []int32) []int32 {
 	return on
 }
 
-// exampleItem draws and scores the S proposals of example k of the
-// minibatch and fills its rows of δ, ε and e1.
+// exampleItem draws the S proposals of example k of the minibatch and
+// sets their log-weights to −log Q(h | x) (scoreItem adds log p(x, h)).
 func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 	t := f.t
 	c := &t.cur
@@ -576,13 +644,34 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 			}
 			f.non[l][r] = int32(len(onl))
 		}
+		f.lw[r] = -lq
+	}
+}
+
+// scoreItem adds log p(x, h_r) to the log-weights of example k's rows r
+// and fills its rows of δ, ε and e1. With dense, f.a[l] (l < L) holds the
+// products h_{l+1}·W_{l+1}ᵀ (the items gemmA).
+func (f *isEngine[F]) scoreItem(w *isWorker[F], k int) {
+	t := f.t
+	c := &t.cur
+	n0, n1, S := f.sizes[0], f.sizes[1], f.S
+	x := f.x[k*n0 : (k+1)*n0]
+	xon := f.xon[k*n0 : k*n0+int(f.nxon[k])]
+	for s := range S {
+		r := k*S + s
 		lp := 0.0
 		for l := 0; l <= f.L; l++ {
 			nl := f.sizes[l]
 			act := w.act[:nl]
-			copy(act, f.b[l])
-			if l < f.L {
+			switch {
+			case f.dense && l < f.L:
+				copy(act, f.a[l][r*nl:(r+1)*nl]) // h_{l+1}·W_{l+1}ᵀ, then + b_l
+				f.kern.addRows(act, f.b[l], f.all[:1])
+			case l < f.L:
+				copy(act, f.b[l])
 				f.kern.addRows(act, f.wt[l+1], f.onRow(l+1, r))
+			default:
+				copy(act, f.b[l])
 			}
 			hl, onl := x, xon
 			if l > 0 {
@@ -593,7 +682,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 			}
 			lp += f.kern.logLik(f.a[l][r*nl:(r+1)*nl], act, hl)
 		}
-		f.lw[r] = lp - lq
+		f.lw[r] += lp // = lp − lq, the same bits
 	}
 	lw := f.lw[k*S : (k+1)*S]
 	lse := nmath.LogSumExp(lw)
@@ -647,6 +736,8 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 	R := f.nb * f.S
 	l := j.l
 	switch j.kind {
+	case jobGemmW:
+		f.gemmWItem(w, j)
 	case jobGradW: // ∂W_l[i,u] = Σ_{r: h_{l,r,u}=1} δ_{l−1,r,i}
 		m, k := f.sizes[l-1], f.sizes[l]
 		g := t.grad[f.offW[l]:]

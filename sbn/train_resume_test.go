@@ -254,3 +254,29 @@ func TestCommittedCheckpointsResume(t *testing.T) {
 		t.Logf("%s: precision %q resumes in %s", f, m.Precision, want)
 	}
 }
+
+// TestCheckFinite: a NaN, an infinity or an entry beyond
+// models.MaxAbsParam in θ or in φ is reported, an entry at the limit is
+// not.
+func TestCheckFinite(t *testing.T) {
+	o := DefaultTrainOptions()
+	tr, err := NewTrainer(New([]int{6, 3}, false), 10, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, xs := range [][]float64{tr.theta, tr.phi} {
+		for _, c := range []struct {
+			x   float64
+			bad bool
+		}{{math.NaN(), true}, {math.Inf(1), true}, {math.Inf(-1), true}, {1.0001 * models.MaxAbsParam, true},
+			{-1.0001 * models.MaxAbsParam, true}, {models.MaxAbsParam, false}, {-models.MaxAbsParam, false}, {0.5, false}} {
+			k := len(xs) - 1
+			old := xs[k]
+			xs[k] = c.x
+			if err := tr.checkFinite(); (err != nil) != c.bad {
+				t.Errorf("entry %v (of %d): %v", c.x, len(xs), err)
+			}
+			xs[k] = old
+		}
+	}
+}
