@@ -2,6 +2,7 @@ package train
 
 import (
 	"math"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/logz-ml/logz/internal/kernel"
@@ -72,6 +73,7 @@ type vaeEngine[F kernel.Float] struct {
 	next           atomic.Int64
 	wg             workgroup.Group
 	works          []func() // worker(w) for each worker w
+	procs          int      // the step's workers: Workers, at most GOMAXPROCS
 	// scratch is each worker's float64 gradient of a block of parameters
 	// (fused: handed to Adam at once instead of stored whole).
 	scratch [][]float64
@@ -385,16 +387,20 @@ func (v *vaeEngine[F]) nets() []*bnet[F] {
 	return []*bnet[F]{v.enc, v.dec}
 }
 
-// run runs the jobs of one phase on the trainer's workers.
+// run runs the jobs of one phase on the step's workers: the caller is
+// worker 0 and starts taking jobs at once; workers 1…procs−1 are
+// goroutines started for the phase (a goroutine's start on an idle core
+// waits for that core's thread to wake, so the caller's jobs are not kept
+// waiting for it). Which worker runs a job changes nothing in its results.
 func (v *vaeEngine[F]) run(jobs []vjob[F]) {
 	v.phase = jobs
 	v.next.Store(0)
-	if workers := min(v.t.Opt.Workers, len(jobs)); workers <= 1 {
-		v.worker(0)
-	} else {
-		for w := range workers {
-			v.wg.Go(v.works[w])
-		}
+	workers := min(v.procs, len(jobs))
+	for w := 1; w < workers; w++ {
+		v.wg.Go(v.works[w])
+	}
+	v.worker(0)
+	if workers > 1 {
 		v.wg.Wait()
 	}
 }
@@ -500,6 +506,7 @@ func blocks[F kernel.Float](jobs []vjob[F], kind int, n *bnet[F], l, total, size
 func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	t := v.t
 	v.fused = fused
+	v.procs = min(t.Opt.Workers, runtime.GOMAXPROCS(0))
 	if fused {
 		for _, n := range v.nets() {
 			v.adam(n).T++
