@@ -730,10 +730,7 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 		colsF(rows, j.lo, j.hi, n.sizes[l+2], n.dl[l+1], pn, n.wt[l+1], p, n.dl[l], p)
 		hi := min(j.hi, n.sizes[l+1])
 		for r := range rows {
-			d, u := n.dl[l][r*p+j.lo:r*p+hi], n.act[l][r*p+j.lo:r*p+hi]
-			for q, x := range u {
-				d[q] *= 1 - x*x
-			}
+			tanhGradF(n.dl[l][r*p+j.lo:r*p+hi], n.act[l][r*p+j.lo:r*p+hi])
 		}
 	case jGradFirst: // rows lo…hi of ∂W_0, sums of the δ rows whose input is on
 		out, p := n.sizes[1], n.pad[0]

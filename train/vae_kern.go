@@ -114,6 +114,19 @@ func tanhF[F kernel.Float](a []F) {
 	}
 }
 
+// tanhGradF sets d_q = d_q·(1 − u_q²) (a delta through u = tanh): in
+// float32 kernel.TanhGrad32 (the same operations, eight at a time).
+func tanhGradF[F kernel.Float](d, u []F) {
+	if is32[F]() {
+		kernel.TanhGrad32(as32(d), as32(u))
+		return
+	}
+	d = d[:len(u)]
+	for q, x := range u {
+		d[q] *= 1 - x*x
+	}
+}
+
 // tanh32 sets a_j = tanh(a_j) = 2σ(2a_j) − 1.
 func tanh32(a []float32) {
 	for q, x := range a {
