@@ -47,18 +47,21 @@ type vaeEngine[F kernel.Float] struct {
 	nb, rows       int // examples and rows (examples × Samples) of the step
 	capB           int // the most examples the buffers hold
 	// The step's binary inputs: x as float32 rows (nb × X), the on-units
-	// of each example (xOn[xOff[k]:xOff[k+1]]) and the examples of each
+	// of each example (xOn, X entries reserved per example, xN the count:
+	// xOnOf) and the examples of each
 	// pixel (xCol[xcOff[i]:xcOff[i+1]]); likewise the draws z (zs,
 	// rows × Z) with their on-lists per row (zOn, Z entries reserved per
 	// row, zN the count) and per latent (zCol, zcOff).
-	xf          []F
-	xOn, xCol   []int32
-	xOff, xcOff []int
-	zs          []uint8
-	zOn, zCol   []int32
-	zN          []int32
-	zcOff       []int
-	zf, pf      []F // per chunk of examples: a draw z as 0/1 (Z), scratch (Z)
+	xf        []F
+	xOn, xCol []int32
+	xN        []int32
+	xcOff     []int
+	idx       []int // the step's examples while prepare reads them
+	zs        []uint8
+	zOn, zCol []int32
+	zN        []int32
+	zcOff     []int
+	zf, pf    []F // per chunk of examples: a draw z as 0/1 (Z), scratch (Z)
 	// zDense: this step's decoder first layer and its ∂W_0 are dense
 	// products on the draws as 0/1 rows zd (rows × Z, dec.in) and their
 	// transpose (dec.inT), not row sums (denseZ). deferZ: the decoder's
@@ -158,6 +161,7 @@ const (
 	jGradFirst        // ∂W_0 rows lo…hi (input units) by row sums
 	jFirstZ           // the decoder's first layer by row sums, rows lo…hi (deferZ)
 	jBiasFirst        // ∂b_0
+	jPrepare          // x and the on-lists of examples lo…hi (prepare)
 	jSample           // the draws of a chunk of examples (task)
 	jSignal           // log p(x|z), f, the signal and δ_L of a chunk (task)
 	jPrior            // a χ² draws or chains task of the prior
@@ -198,7 +202,7 @@ func newVAEEngine[F kernel.Float](t *VAETrainer, B int) *vaeEngine[F] {
 		v.base = newBNet[F](t.Base, B)
 	}
 	v.xf = make([]F, B*v.X)
-	v.xOff, v.xcOff = make([]int, B+1), make([]int, v.X+1)
+	v.xOn, v.xN, v.xcOff = make([]int32, B*v.X), make([]int32, B), make([]int, v.X+1)
 	v.zs = make([]uint8, rows*v.Z)
 	v.zOn, v.zCol, v.zN = make([]int32, rows*v.Z), make([]int32, rows*v.Z), make([]int32, rows)
 	v.zcOff = make([]int, v.Z+1)
@@ -418,33 +422,27 @@ func (v *vaeEngine[F]) worker(w int) {
 }
 
 // prepare reads the minibatch's examples: x as float32 and its on-lists
-// by example and by pixel.
+// by example (a phase of jPrepare jobs over chunks of examples) and by
+// pixel.
 func (v *vaeEngine[F]) prepare(idx []int) {
 	t := v.t
 	X := v.X
 	v.nb, v.rows = len(idx), len(idx)*v.S
-	v.xOn = v.xOn[:0]
+	v.idx = idx
+	v.run(blocks(v.jobs[:0], jPrepare, nil, 0, v.nb, chunkSize))
+	v.idx = nil
 	clear(v.xcOff)
-	for k, n := range idx {
-		x := t.data.Row(n)
-		xf := v.xf[k*X : (k+1)*X]
-		for i, b := range x[:X] {
-			if b != 0 {
-				xf[i] = 1
-				v.xOn = append(v.xOn, int32(i))
-				v.xcOff[i+1]++
-			} else {
-				xf[i] = 0
-			}
+	for k := range v.nb {
+		for _, i := range v.xOnOf(k) {
+			v.xcOff[i+1]++
 		}
-		v.xOff[k+1] = len(v.xOn)
 	}
 	for i := range X {
 		v.xcOff[i+1] += v.xcOff[i]
 	}
-	v.xCol = grow32(v.xCol, len(v.xOn))
+	v.xCol = grow32(v.xCol, v.xcOff[X])
 	for k := range v.nb {
-		for _, i := range v.xOn[v.xOff[k]:v.xOff[k+1]] {
+		for _, i := range v.xOnOf(k) {
 			v.xCol[v.xcOff[i]] = int32(k)
 			v.xcOff[i]++
 		}
@@ -460,6 +458,28 @@ func (v *vaeEngine[F]) prepare(idx []int) {
 		}
 	}
 }
+
+// readExamples sets examples lo…hi's x as float32 and on-lists.
+func (v *vaeEngine[F]) readExamples(lo, hi int) {
+	X := v.X
+	for k := lo; k < hi; k++ {
+		x := v.t.data.Row(v.idx[k])
+		xf := v.xf[k*X : (k+1)*X]
+		on := v.xOn[k*X : k*X]
+		for i, b := range x[:X] {
+			if b != 0 {
+				xf[i] = 1
+				on = append(on, int32(i))
+			} else {
+				xf[i] = 0
+			}
+		}
+		v.xN[k] = int32(len(on))
+	}
+}
+
+// xOnOf is example k's on-units.
+func (v *vaeEngine[F]) xOnOf(k int) []int32 { return v.xOn[k*v.X : k*v.X+int(v.xN[k])] }
 
 // zColumns builds the per-latent lists of the rows whose draw has z_j = 1.
 func (v *vaeEngine[F]) zColumns() {
@@ -771,6 +791,8 @@ func (v *vaeEngine[F]) do(j *vjob[F], wk int) {
 				v.bad[wk] = true
 			}
 		}
+	case jPrepare:
+		v.readExamples(j.lo, j.hi)
 	case jSample:
 		if v.aux != nil {
 			v.sampleAux(j.task)
@@ -833,7 +855,7 @@ func (v *vaeEngine[F]) first(n *bnet[F], lo, hi, c0, c1 int) {
 	for k := lo; k < hi; k++ {
 		a := n.act[0][k*p+c0 : k*p+c1]
 		copy(a, n.b[0][c0:c1])
-		addRowsF(a, n.w[0][c0:], p, v.xOn[v.xOff[k]:v.xOff[k+1]])
+		addRowsF(a, n.w[0][c0:], p, v.xOnOf(k))
 		if len(n.w) > 1 {
 			tanhF(a)
 		}

@@ -237,7 +237,7 @@ func (v *vaeEngine[F]) doAux(j *vjob[F]) {
 		for k := j.lo; k < j.hi; k++ {
 			a := ax.pre[k*pp : k*pp+out]
 			copy(a, n.b[0])
-			addRowsF(a, n.w[0], p, v.xOn[v.xOff[k]:v.xOff[k+1]])
+			addRowsF(a, n.w[0], p, v.xOnOf(k))
 		}
 	case jAuxFirst:
 		out, p, pp := n.sizes[1], n.pad[0], pad16(n.sizes[1])
@@ -314,7 +314,7 @@ func (v *vaeEngine[F]) sampleAux(w *vaeTask) {
 			on := v.drawRow(w, r, enc.act[L-1][r*pe:r*pe+Z], ax.u)
 			a := p.act[0][r*pp : r*pp+H]
 			copy(a, p.b[0])
-			addRowsF(a, p.w[0], pp, v.xOn[v.xOff[e]:v.xOff[e+1]])
+			addRowsF(a, p.w[0], pp, v.xOnOf(e))
 			addRowsF(a, p.w[0][X*pp:], pp, on)
 			tanhF(a)
 		}
