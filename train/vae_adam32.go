@@ -6,8 +6,10 @@ import (
 )
 
 // The float32 engine's fused Adam steps of the nets' weights keep the
-// moments M and S of the weight entries in float32 (optim.Step32.RangeM32:
-// 16 bytes less state to read and write per weight each step); the biases,
+// moments M and S of the weight entries in float32 (16 bytes less state to
+// read and write per weight each step) and compute them and the step in
+// float32 (optim.Step32.RangeS32: eight square roots and divisions an
+// instruction), subtracting the step from the float64 weight; the biases,
 // the prior and the float64 engine keep them in float64. The float64
 // arrays of optim.Adam stay the state that checkpoints hold: Checkpoint
 // widens the float32 moments into them first (exactly), so the format is

@@ -361,7 +361,7 @@ func (v *vaeEngine[F]) adamRange(n *bnet[F], off int, g []float64) {
 // (vae_adam32.go).
 func (v *vaeEngine[F]) adamRow32(st *optim.Step32, mm *moments32, n *bnet[F], l, i int, g []F, wk int) {
 	out, p := n.sizes[l+1], n.pad[l]
-	big, nan := st.RangeM32(n.net.Params(), mm.m, mm.s, as32(g[:out]), as32(n.w[l][i*p:i*p+out]), n.off[l]+i*out)
+	big, nan := st.RangeS32(n.net.Params(), mm.m, mm.s, as32(g[:out]), as32(n.w[l][i*p:i*p+out]), n.off[l]+i*out)
 	if nan || !(big <= models.MaxAbsParam) {
 		v.bad[wk] = true
 	}

@@ -19,6 +19,20 @@ import (
 // (fails the bit comparison), the assembly storing s unrounded over m's
 // slot (fails both).
 func TestRangeM32(t *testing.T) {
+	testRange32(t, (*Step32).RangeM32, func(want, mPrev, g, θ float64, k *[9]float64) float64 {
+		return math.Ldexp(math.Abs(want), -18) + math.Ldexp(math.Abs(θ), -51)
+	})
+}
+
+// rangeFunc is RangeM32 or RangeS32.
+type rangeFunc func(st *Step32, theta []float64, m, s []float32, g, w []float32, lo int) (float64, bool)
+
+// testRange32 is TestRangeM32 for a kernel f with float32 moments: the
+// assembly against the Go loop bit for bit, and each step's θ change
+// against Range's (float64 moments) within tol(want, the float64 M before
+// the step, the scaled gradient, θ, the step's constants).
+func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64, k *[9]float64) float64) {
+	t.Helper()
 	have := useAVX2
 	defer func() { useAVX2 = have }()
 	for _, n := range []int{1, 3, 4, 5, 8, 13, 37, 64} {
@@ -56,13 +70,14 @@ func TestRangeM32(t *testing.T) {
 				}
 			}
 			before := append([]float64(nil), ref.x...)
+			mPrev := append([]float64(nil), ref.a.M...)
 			var bigs [2]float64
 			var nans [2]bool
 			for k, sd := range []*side{goS, asmS} {
 				useAVX2 = k == 1 && have
 				sd.a.T++
 				st := sd.a.Prepare32(-0.37)
-				bigs[k], nans[k] = st.RangeM32(sd.x, sd.m, sd.s, g32, sd.w, lo)
+				bigs[k], nans[k] = f(&st, sd.x, sd.m, sd.s, g32, sd.w, lo)
 			}
 			ref.a.T++
 			st := ref.a.Prepare32(-0.37)
@@ -78,7 +93,7 @@ func TestRangeM32(t *testing.T) {
 					continue
 				}
 				want, got := ref.x[i]-before[i], goS.x[i]-before[i]
-				tol := math.Ldexp(math.Abs(want), -18) + math.Ldexp(math.Abs(before[i]), -51)
+				tol := tol(want, mPrev[i], -0.37*float64(g32[i-lo]), before[i], &st.k)
 				if math.Abs(got-want) > tol {
 					t.Errorf("n %d step %d entry %d: step %v, with float64 moments %v (tolerance %.3g)", n, step, i, got, want, tol)
 				}
@@ -126,5 +141,46 @@ func BenchmarkAdamRange32(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestRangeS32 is TestRangeM32 for RangeS32 (the step in float32): the
+// assembly against the Go loop bit for bit, and each θ change against
+// Range's within 2⁻¹⁸ relative to the size of the terms it is made of
+// (β₁M and (1−β₁)g may cancel in M, which float32 computes with an error
+// relative to the terms, not to their difference), plus θ's rounding.
+// Mutations checked: the assembly's division by √(s·c₂) without ε (fails
+// the bit comparison), the Go loop's m from β₁ in place of 1−β₁ times g
+// (fails both).
+func TestRangeS32(t *testing.T) {
+	testRange32(t, (*Step32).RangeS32, func(want, mPrev, g, θ float64, k *[9]float64) float64 {
+		c1, lr := k[5], k[7]
+		terms := lr * c1 * (math.Abs(AdamB1*mPrev) + math.Abs((1-AdamB1)*g))
+		// terms/(√ŝ + ε) from want = lr·c1·m/(√ŝ + ε) and m.
+		m := AdamB1*mPrev + (1-AdamB1)*g
+		size := math.Abs(want)
+		if m != 0 {
+			size = math.Abs(want) * terms / (lr * c1 * math.Abs(m))
+		}
+		return math.Ldexp(size, -18) + math.Ldexp(math.Abs(θ), -51)
+	})
+}
+
+// BenchmarkAdamRangeS32 is BenchmarkAdamRange32's M32 case for RangeS32.
+func BenchmarkAdamRangeS32(b *testing.B) {
+	const n, row = 1_060_000, 500
+	a := NewAdam(0.003, n)
+	x, g, w := make([]float64, n), make([]float32, n), make([]float32, n)
+	m, s := make([]float32, n), make([]float32, n)
+	for i := range g {
+		g[i] = float32(i%7) * 1e-3
+	}
+	b.SetBytes(n)
+	for range b.N {
+		a.T++
+		st := a.Prepare32(-1)
+		for lo := 0; lo < n; lo += row {
+			st.RangeS32(x, m, s, g[lo:lo+row], w[lo:lo+row], lo)
+		}
 	}
 }
