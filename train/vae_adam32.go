@@ -7,9 +7,11 @@ import (
 
 // The float32 engine's fused Adam steps of the nets' weights keep the
 // moments M and S of the weight entries in float32 (16 bytes less state to
-// read and write per weight each step) and compute them and the step in
-// float32 (optim.Step32.RangeS32: eight square roots and divisions an
-// instruction), subtracting the step from the float64 weight; the biases,
+// read and write per weight each step), compute them and the step in
+// float32 (eight square roots and divisions an instruction) and take the
+// step on the float32 copy of the weights, writing the float64 weights as
+// its exact widening without reading them (optim.Step32.RangeW32: 8 bytes
+// less again; the weights are float32 values from the first step); the biases,
 // the prior and the float64 engine keep them in float64. The float64
 // arrays of optim.Adam stay the state that checkpoints hold: Checkpoint
 // widens the float32 moments into them first (exactly), so the format is

@@ -19,8 +19,9 @@ import (
 // the type's doc batched over the minibatch so that every layer is one
 // matrix product, with the log-probabilities, the learning signal, the
 // prior and the gradients handed to Adam in float64. The parameters and
-// Adam stay float64; every step copies them to F (with Wᵀ for
-// backpropagation) first. In float32 the products are gemm.Cols32 and σ,
+// Adam stay float64 (but the float32 engine's fused Adam step keeps the
+// nets' weights float32 values: vae_adam32.go); every step copies them to
+// F (with Wᵀ for backpropagation) first. In float32 the products are gemm.Cols32 and σ,
 // tanh = 2σ(2·) − 1 and the Bernoulli log-probabilities package
 // logistic's; in float64 gemm.Cols and the float64 functions of the
 // models' nets (vae_kern.go).
@@ -361,7 +362,7 @@ func (v *vaeEngine[F]) adamRange(n *bnet[F], off int, g []float64) {
 // (vae_adam32.go).
 func (v *vaeEngine[F]) adamRow32(st *optim.Step32, mm *moments32, n *bnet[F], l, i int, g []F, wk int) {
 	out, p := n.sizes[l+1], n.pad[l]
-	big, nan := st.RangeS32(n.net.Params(), mm.m, mm.s, as32(g[:out]), as32(n.w[l][i*p:i*p+out]), n.off[l]+i*out)
+	big, nan := st.RangeW32(n.net.Params(), mm.m, mm.s, as32(g[:out]), as32(n.w[l][i*p:i*p+out]), n.off[l]+i*out)
 	if nan || !(big <= models.MaxAbsParam) {
 		v.bad[wk] = true
 	}

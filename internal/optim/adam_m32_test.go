@@ -51,6 +51,9 @@ func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64,
 		for i := range goS.x {
 			v := rng.NormFloat64() * 100
 			goS.x[i], asmS.x[i], ref.x[i] = v, v, v
+			if i >= lo && i < lo+n { // the float32 copies (RangeW32 reads them)
+				goS.w[i-lo], asmS.w[i-lo] = float32(v), float32(v)
+			}
 		}
 		g32 := make([]float32, n)
 		for step := range 6 {
@@ -153,17 +156,20 @@ func BenchmarkAdamRange32(b *testing.B) {
 // the bit comparison), the Go loop's m from β₁ in place of 1−β₁ times g
 // (fails both).
 func TestRangeS32(t *testing.T) {
-	testRange32(t, (*Step32).RangeS32, func(want, mPrev, g, θ float64, k *[9]float64) float64 {
-		c1, lr := k[5], k[7]
-		terms := lr * c1 * (math.Abs(AdamB1*mPrev) + math.Abs((1-AdamB1)*g))
-		// terms/(√ŝ + ε) from want = lr·c1·m/(√ŝ + ε) and m.
-		m := AdamB1*mPrev + (1-AdamB1)*g
-		size := math.Abs(want)
-		if m != 0 {
-			size = math.Abs(want) * terms / (lr * c1 * math.Abs(m))
-		}
-		return math.Ldexp(size, -18) + math.Ldexp(math.Abs(θ), -51)
-	})
+	testRange32(t, (*Step32).RangeS32, rangeS32Tol)
+}
+
+// rangeS32Tol is TestRangeS32's bound on a θ change.
+func rangeS32Tol(want, mPrev, g, θ float64, k *[9]float64) float64 {
+	c1, lr := k[5], k[7]
+	terms := lr * c1 * (math.Abs(AdamB1*mPrev) + math.Abs((1-AdamB1)*g))
+	// terms/(√ŝ + ε) from want = lr·c1·m/(√ŝ + ε) and m.
+	m := AdamB1*mPrev + (1-AdamB1)*g
+	size := math.Abs(want)
+	if m != 0 {
+		size = math.Abs(want) * terms / (lr * c1 * math.Abs(m))
+	}
+	return math.Ldexp(size, -18) + math.Ldexp(math.Abs(θ), -51)
 }
 
 // BenchmarkAdamRangeS32 is BenchmarkAdamRange32's M32 case for RangeS32.
@@ -183,4 +189,16 @@ func BenchmarkAdamRangeS32(b *testing.B) {
 			st.RangeS32(x, m, s, g[lo:lo+row], w[lo:lo+row], lo)
 		}
 	}
+}
+
+// TestRangeW32 is TestRangeS32 for RangeW32 (the step taken on the float32
+// weights w, θ = float64(w)): each θ change against Range's
+// within TestRangeS32's bound plus θ's float32 rounding before and after
+// (2⁻²³|θ|). Mutations checked: the assembly's θ widened from w before
+// the step (fails the bit comparison), the Go loop's √(s·c₂) without ε
+// (fails the step bound).
+func TestRangeW32(t *testing.T) {
+	testRange32(t, (*Step32).RangeW32, func(want, mPrev, g, θ float64, k *[9]float64) float64 {
+		return rangeS32Tol(want, mPrev, g, θ, k) + math.Ldexp(math.Abs(θ), -23)
+	})
 }

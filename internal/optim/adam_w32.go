@@ -1,0 +1,42 @@
+package optim
+
+import "math"
+
+// RangeW32 is RangeS32 taking the step on the float32 weights: w holds
+// float32(θ) on entry (as every Range leaves it), and the step is
+// subtracted from w in float32; θ is then set to float64(w), exactly,
+// without being read. The weights thus stay float32 values; the step
+// reads 8 bytes less state per weight than RangeS32, for a memory-bound
+// step.
+func (st *Step32) RangeW32(theta []float64, m, s []float32, g, w []float32, lo int) (big float64, nan bool) {
+	n := len(g)
+	theta, m, s, w = theta[lo:lo+n], m[lo:lo+n], s[lo:lo+n], w[:n]
+	k := st.k32()
+	j, big, nan := adamW32Asm(theta, m, s, g, w, &k)
+	b, nn := adamW32Go(theta[j:], m[j:], s[j:], g[j:], w[j:], &k)
+	return max(big, b), nan || nn
+}
+
+// adamW32Go is RangeW32's loop: adamS32Go's moments and step, the step
+// subtracted from w in float32.
+func adamW32Go(theta []float64, m32, s32, g, w []float32, k *[9]float32) (big float64, nan bool) {
+	m32, s32, g, w = m32[:len(theta)], s32[:len(theta)], g[:len(theta)], w[:len(theta)]
+	scale, b1, ob1, b2, ob2, c1, c2, lr, eps := k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8]
+	for i := range theta {
+		gi := float32(scale * g[i])
+		m := float32(b1*m32[i]) + float32(ob1*gi)
+		s := float32(b2*s32[i]) + float32(float32(ob2*gi)*gi)
+		m32[i], s32[i] = m, s
+		num := float32(lr * float32(m*c1))
+		den := float32(math.Sqrt(float64(float32(s*c2)))) + eps
+		x := w[i] - float32(num/den)
+		w[i] = x
+		theta[i] = float64(x)
+		if a := math.Abs(float64(x)); a != a {
+			nan = true
+		} else if a > big {
+			big = a
+		}
+	}
+	return big, nan
+}
