@@ -24,7 +24,7 @@ func TestRangeM32(t *testing.T) {
 	})
 }
 
-// rangeFunc is RangeM32 or RangeS32.
+// rangeFunc is RangeM32 or RangeW32.
 type rangeFunc func(st *Step32, theta []float64, m, s []float32, g, w []float32, lo int) (float64, bool)
 
 // testRange32 is TestRangeM32 for a kernel f with float32 moments: the
@@ -114,16 +114,13 @@ func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64,
 	}
 }
 
-// BenchmarkAdamRange32 times one step of Range (float64 moments) and
-// RangeM32 (float32 moments) over 1,060,000 entries, about the float32
-// Ber(200) VAE's nets, in blocks of 500 as the engine's rows.
+// BenchmarkAdamRange32 times one step of Range (float64 moments),
+// RangeM32 (float32 moments) and RangeW32 (float32 arithmetic and
+// weights) over 1,060,000 entries, about the float32 Ber(200) VAE's nets,
+// in blocks of 500 as the engine's rows.
 func BenchmarkAdamRange32(b *testing.B) {
 	const n, row = 1_060_000, 500
-	for _, m32 := range []bool{false, true} {
-		name := "M64"
-		if m32 {
-			name = "M32"
-		}
+	for _, name := range []string{"M64", "M32", "W32"} {
 		b.Run(name, func(b *testing.B) {
 			a := NewAdam(0.003, n)
 			x, g, w := make([]float64, n), make([]float32, n), make([]float32, n)
@@ -136,9 +133,12 @@ func BenchmarkAdamRange32(b *testing.B) {
 				a.T++
 				st := a.Prepare32(-1)
 				for lo := 0; lo < n; lo += row {
-					if m32 {
+					switch name {
+					case "M32":
 						st.RangeM32(x, m, s, g[lo:lo+row], w[lo:lo+row], lo)
-					} else {
+					case "W32":
+						st.RangeW32(x, m, s, g[lo:lo+row], w[lo:lo+row], lo)
+					default:
 						st.Range(x, g[lo:lo+row], w[lo:lo+row], lo)
 					}
 				}
@@ -147,20 +147,11 @@ func BenchmarkAdamRange32(b *testing.B) {
 	}
 }
 
-// TestRangeS32 is TestRangeM32 for RangeS32 (the step in float32): the
-// assembly against the Go loop bit for bit, and each θ change against
-// Range's within 2⁻¹⁸ relative to the size of the terms it is made of
-// (β₁M and (1−β₁)g may cancel in M, which float32 computes with an error
-// relative to the terms, not to their difference), plus θ's rounding.
-// Mutations checked: the assembly's division by √(s·c₂) without ε (fails
-// the bit comparison), the Go loop's m from β₁ in place of 1−β₁ times g
-// (fails both).
-func TestRangeS32(t *testing.T) {
-	testRange32(t, (*Step32).RangeS32, rangeS32Tol)
-}
-
-// rangeS32Tol is TestRangeS32's bound on a θ change.
-func rangeS32Tol(want, mPrev, g, θ float64, k *[9]float64) float64 {
+// rangeF32Tol bounds a θ change of a float32 step against Range's: 2⁻¹⁸
+// relative to the size of the terms it is made of (β₁M and (1−β₁)g may
+// cancel in M, which float32 computes with an error relative to the
+// terms, not to their difference), plus θ's float64 rounding.
+func rangeF32Tol(want, mPrev, g, θ float64, k *[9]float64) float64 {
 	c1, lr := k[5], k[7]
 	terms := lr * c1 * (math.Abs(AdamB1*mPrev) + math.Abs((1-AdamB1)*g))
 	// terms/(√ŝ + ε) from want = lr·c1·m/(√ŝ + ε) and m.
@@ -172,33 +163,17 @@ func rangeS32Tol(want, mPrev, g, θ float64, k *[9]float64) float64 {
 	return math.Ldexp(size, -18) + math.Ldexp(math.Abs(θ), -51)
 }
 
-// BenchmarkAdamRangeS32 is BenchmarkAdamRange32's M32 case for RangeS32.
-func BenchmarkAdamRangeS32(b *testing.B) {
-	const n, row = 1_060_000, 500
-	a := NewAdam(0.003, n)
-	x, g, w := make([]float64, n), make([]float32, n), make([]float32, n)
-	m, s := make([]float32, n), make([]float32, n)
-	for i := range g {
-		g[i] = float32(i%7) * 1e-3
-	}
-	b.SetBytes(n)
-	for range b.N {
-		a.T++
-		st := a.Prepare32(-1)
-		for lo := 0; lo < n; lo += row {
-			st.RangeS32(x, m, s, g[lo:lo+row], w[lo:lo+row], lo)
-		}
-	}
-}
-
-// TestRangeW32 is TestRangeS32 for RangeW32 (the step taken on the float32
-// weights w, θ = float64(w)): each θ change against Range's
-// within TestRangeS32's bound plus θ's float32 rounding before and after
-// (2⁻²³|θ|). Mutations checked: the assembly's θ widened from w before
-// the step (fails the bit comparison), the Go loop's √(s·c₂) without ε
-// (fails the step bound).
+// TestRangeW32 is TestRangeM32 for RangeW32 (float32 arithmetic, the step
+// taken on the float32 weights w, θ = float64(w)): the assembly against
+// the Go loop bit for bit, and each θ change against Range's within
+// rangeF32Tol plus θ's float32 rounding before and after (2⁻²³|θ|).
+// Mutations checked: the assembly's θ widened from w before the step
+// (fails the bit comparison), the Go loop's √(s·c₂) without ε (fails the
+// step bound), and before, in the same loops of the float32 step alone:
+// the assembly's division without ε, the Go loop's M update with β₁ for
+// 1−β₁ (each failed).
 func TestRangeW32(t *testing.T) {
 	testRange32(t, (*Step32).RangeW32, func(want, mPrev, g, θ float64, k *[9]float64) float64 {
-		return rangeS32Tol(want, mPrev, g, θ, k) + math.Ldexp(math.Abs(θ), -23)
+		return rangeF32Tol(want, mPrev, g, θ, k) + math.Ldexp(math.Abs(θ), -23)
 	})
 }

@@ -2,12 +2,15 @@ package optim
 
 import "math"
 
-// RangeW32 is RangeS32 taking the step on the float32 weights: w holds
-// float32(θ) on entry (as every Range leaves it), and the step is
-// subtracted from w in float32; θ is then set to float64(w), exactly,
-// without being read. The weights thus stay float32 values; the step
-// reads 8 bytes less state per weight than RangeS32, for a memory-bound
-// step.
+// RangeW32 is RangeM32 in float32 arithmetic, taking the step on the
+// float32 weights: the moments are updated in float32 from their float32
+// values, the step lr·(m·c₁)/(√(s·c₂) + ε) is computed in float32 (the
+// constants rounded to float32; eight square roots and divisions an AVX2
+// instruction) and subtracted from w, which holds float32(θ) on entry (as
+// every Range leaves it), in float32; θ is then set to float64(w),
+// exactly, without being read. The weights thus stay float32 values; the
+// step reads 8 bytes less state per weight than RangeM32, for a
+// memory-bound step.
 func (st *Step32) RangeW32(theta []float64, m, s []float32, g, w []float32, lo int) (big float64, nan bool) {
 	n := len(g)
 	theta, m, s, w = theta[lo:lo+n], m[lo:lo+n], s[lo:lo+n], w[:n]
@@ -17,8 +20,18 @@ func (st *Step32) RangeW32(theta []float64, m, s []float32, g, w []float32, lo i
 	return max(big, b), nan || nn
 }
 
-// adamW32Go is RangeW32's loop: adamS32Go's moments and step, the step
-// subtracted from w in float32.
+// k32 is the step's constants rounded to float32: scale, β₁, 1−β₁, β₂,
+// 1−β₂, c₁, c₂, lr, ε.
+func (st *Step32) k32() [9]float32 {
+	var k [9]float32
+	for i, x := range st.k {
+		k[i] = float32(x)
+	}
+	return k
+}
+
+// adamW32Go is RangeW32's loop; every operation rounds to float32 (the
+// conversions keep the compiler from fusing them).
 func adamW32Go(theta []float64, m32, s32, g, w []float32, k *[9]float32) (big float64, nan bool) {
 	m32, s32, g, w = m32[:len(theta)], s32[:len(theta)], g[:len(theta)], w[:len(theta)]
 	scale, b1, ob1, b2, ob2, c1, c2, lr, eps := k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7], k[8]
