@@ -2,15 +2,18 @@ package optim
 
 import "math"
 
-// RangeW32 is RangeM32 in float32 arithmetic, taking the step on the
-// float32 weights: the moments are updated in float32 from their float32
-// values, the step lr·(m·c₁)/(√(s·c₂) + ε) is computed in float32 (the
-// constants rounded to float32; eight square roots and divisions an AVX2
-// instruction) and subtracted from w, which holds float32(θ) on entry (as
-// every Range leaves it), in float32; θ is then set to float64(w),
-// exactly, without being read. The weights thus stay float32 values; the
-// step reads 8 bytes less state per weight than RangeM32, for a
-// memory-bound step.
+// RangeW32 is StepRange in float32 for a trainer whose weights are
+// float32 values, on entries lo … lo+len(g)−1 with the float32 gradient
+// g: the moments m and s (float32, indexed like theta, from lo) are
+// updated in float32 from their float32 values, the step
+// lr·(m·c₁)/(√(s·c₂) + ε) is computed in float32 (the constants rounded to
+// float32; eight square roots and divisions an AVX2 instruction) and
+// subtracted from w (len(g) entries), which must hold float32(θ) on entry,
+// in float32; θ is then set to float64(w), exactly, without being read.
+// It returns the largest |θ| among the updated entries (±Inf included) and
+// whether one is NaN. Per weight it reads 16 bytes (m, s, g, w) and
+// writes 20 (θ, m, s, w), where StepRange on a float64 gradient reads 32
+// and writes 24: the step is memory-bound.
 func (st *Step32) RangeW32(theta []float64, m, s []float32, g, w []float32, lo int) (big float64, nan bool) {
 	n := len(g)
 	theta, m, s, w = theta[lo:lo+n], m[lo:lo+n], s[lo:lo+n], w[:n]

@@ -3,7 +3,8 @@
 package optim
 
 // adamW32AVX2 is adamW32Go on the first n entries (n a multiple of 8),
-// eight at a time; out as adam32AVX2's.
+// eight at a time; out receives the largest |θ| and a non-zero value if
+// a θ is NaN.
 //
 //go:noescape
 func adamW32AVX2(n int, theta *float64, m, s, grad, w *float32, k *[9]float32, out *[2]float64)

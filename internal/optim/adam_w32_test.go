@@ -6,32 +6,15 @@ import (
 	"testing"
 )
 
-// TestRangeM32 checks Step32.RangeM32 in two ways, over 6 steps on
+// testRange32 checks a kernel f with float32 moments, over 6 steps on
 // gradients of many magnitudes with zeros (a NaN and an Inf in the last
-// steps), lengths with and without a remainder and a range not at 0:
-// the assembly loop gives θ, m, s, w and the largest |θ| and NaN flag bit
-// for bit as the Go loop; and against Range (float64 moments) from the
-// same state, each step's θ change agrees within the float32 rounding of
-// the moments: m and s carry a relative error of at most a few 2⁻²⁴ each,
-// so the step lr·m̂/(√ŝ + ε) within 2⁻¹⁸ relative (generous: 64·u) plus
-// the float64 rounding of θ, before the NaN and Inf steps.
-// Mutations checked: the Go loop updating θ with the rounded float32 m
-// (fails the bit comparison), the assembly storing s unrounded over m's
-// slot (fails both).
-func TestRangeM32(t *testing.T) {
-	testRange32(t, (*Step32).RangeM32, func(want, mPrev, g, θ float64, k *[9]float64) float64 {
-		return math.Ldexp(math.Abs(want), -18) + math.Ldexp(math.Abs(θ), -51)
-	})
-}
-
-// rangeFunc is RangeM32 or RangeW32.
-type rangeFunc func(st *Step32, theta []float64, m, s []float32, g, w []float32, lo int) (float64, bool)
-
-// testRange32 is TestRangeM32 for a kernel f with float32 moments: the
-// assembly against the Go loop bit for bit, and each step's θ change
-// against Range's (float64 moments) within tol(want, the float64 M before
-// the step, the scaled gradient, θ, the step's constants).
-func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64, k *[9]float64) float64) {
+// steps), lengths with and without a remainder and a range not at 0: the
+// assembly loop gives θ, m, s, w and the largest |θ| and NaN flag bit for
+// bit as the Go loop; and each step's θ change agrees with StepRange's
+// (float64 moments and arithmetic, on the same gradient widened) from the
+// same θ within tol(want, the float64 M before the step, the scaled
+// gradient, θ, the step's constants), before the NaN and Inf steps.
+func testRange32(t *testing.T, f func(st *Step32, theta []float64, m, s []float32, g, w []float32, lo int) (float64, bool), tol func(want, mPrev, g, θ float64, k *[9]float64) float64) {
 	t.Helper()
 	have := useAVX2
 	defer func() { useAVX2 = have }()
@@ -55,7 +38,7 @@ func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64,
 				goS.w[i-lo], asmS.w[i-lo] = float32(v), float32(v)
 			}
 		}
-		g32 := make([]float32, n)
+		g32, g64 := make([]float32, n), make([]float64, n+lo+1)
 		for step := range 6 {
 			for i := range g32 {
 				g32[i] = float32(math.Ldexp(rng.NormFloat64(), rng.IntN(40)-20))
@@ -71,6 +54,7 @@ func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64,
 						g32[i] = float32(math.Inf(-1))
 					}
 				}
+				g64[lo+i] = float64(g32[i])
 			}
 			before := append([]float64(nil), ref.x...)
 			mPrev := append([]float64(nil), ref.a.M...)
@@ -84,7 +68,7 @@ func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64,
 			}
 			ref.a.T++
 			st := ref.a.Prepare32(-0.37)
-			st.Range(ref.x, g32, ref.w, lo)
+			ref.a.StepRange(ref.x, g64, -0.37, lo, lo+n)
 			for i := range goS.x {
 				if math.Float64bits(goS.x[i]) != math.Float64bits(asmS.x[i]) || math.Float32bits(goS.m[i]) != math.Float32bits(asmS.m[i]) || math.Float32bits(goS.s[i]) != math.Float32bits(asmS.s[i]) {
 					t.Fatalf("n %d step %d entry %d: Go θ %v m %v s %v, assembly θ %v m %v s %v", n, step, i, goS.x[i], goS.m[i], goS.s[i], asmS.x[i], asmS.m[i], asmS.s[i])
@@ -102,7 +86,7 @@ func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64,
 				}
 				goS.x[i] = ref.x[i] // the next step from the same θ
 				asmS.x[i] = ref.x[i]
-				goS.w[i-lo], asmS.w[i-lo] = ref.w[i-lo], ref.w[i-lo]
+				goS.w[i-lo], asmS.w[i-lo] = float32(ref.x[i]), float32(ref.x[i])
 			}
 			if bigs[0] != bigs[1] || nans[0] != nans[1] {
 				t.Fatalf("n %d step %d: largest |θ| %v vs %v, NaN %v vs %v", n, step, bigs[0], bigs[1], nans[0], nans[1])
@@ -114,32 +98,33 @@ func testRange32(t *testing.T, f rangeFunc, tol func(want, mPrev, g, θ float64,
 	}
 }
 
-// BenchmarkAdamRange32 times one step of Range (float64 moments),
-// RangeM32 (float32 moments) and RangeW32 (float32 arithmetic and
-// weights) over 1,060,000 entries, about the float32 Ber(200) VAE's nets,
-// in blocks of 500 as the engine's rows.
+// BenchmarkAdamRange32 times one step of StepRange (float64 gradient,
+// moments and arithmetic) and RangeW32 (float32) over 1,060,000 entries,
+// about the float32 Ber(200) VAE's nets, in blocks of 500 as the engine's
+// rows.
 func BenchmarkAdamRange32(b *testing.B) {
 	const n, row = 1_060_000, 500
-	for _, name := range []string{"M64", "M32", "W32"} {
+	for _, name := range []string{"F64", "W32"} {
 		b.Run(name, func(b *testing.B) {
 			a := NewAdam(0.003, n)
 			x, g, w := make([]float64, n), make([]float32, n), make([]float32, n)
+			g64 := make([]float64, n)
 			m, s := make([]float32, n), make([]float32, n)
 			for i := range g {
 				g[i] = float32(i%7) * 1e-3
+				g64[i] = float64(g[i])
 			}
 			b.SetBytes(n)
+			b.ReportAllocs()
+			b.ResetTimer()
 			for range b.N {
 				a.T++
 				st := a.Prepare32(-1)
 				for lo := 0; lo < n; lo += row {
-					switch name {
-					case "M32":
-						st.RangeM32(x, m, s, g[lo:lo+row], w[lo:lo+row], lo)
-					case "W32":
+					if name == "W32" {
 						st.RangeW32(x, m, s, g[lo:lo+row], w[lo:lo+row], lo)
-					default:
-						st.Range(x, g[lo:lo+row], w[lo:lo+row], lo)
+					} else {
+						a.StepRange(x, g64, -1, lo, lo+row)
 					}
 				}
 			}
@@ -147,7 +132,7 @@ func BenchmarkAdamRange32(b *testing.B) {
 	}
 }
 
-// rangeF32Tol bounds a θ change of a float32 step against Range's: 2⁻¹⁸
+// rangeF32Tol bounds a θ change of a float32 step against StepRange's: 2⁻¹⁸
 // relative to the size of the terms it is made of (β₁M and (1−β₁)g may
 // cancel in M, which float32 computes with an error relative to the
 // terms, not to their difference), plus θ's float64 rounding.
@@ -163,10 +148,10 @@ func rangeF32Tol(want, mPrev, g, θ float64, k *[9]float64) float64 {
 	return math.Ldexp(size, -18) + math.Ldexp(math.Abs(θ), -51)
 }
 
-// TestRangeW32 is TestRangeM32 for RangeW32 (float32 arithmetic, the step
-// taken on the float32 weights w, θ = float64(w)): the assembly against
-// the Go loop bit for bit, and each θ change against Range's within
-// rangeF32Tol plus θ's float32 rounding before and after (2⁻²³|θ|).
+// TestRangeW32 is testRange32 for RangeW32 (float32 arithmetic, the step
+// taken on the float32 weights w, θ = float64(w)): each θ change against
+// StepRange's within rangeF32Tol plus θ's float32 rounding before and
+// after (2⁻²³|θ|).
 // Mutations checked: the assembly's θ widened from w before the step
 // (fails the bit comparison), the Go loop's √(s·c₂) without ε (fails the
 // step bound), and before, in the same loops of the float32 step alone:

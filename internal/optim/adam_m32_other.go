@@ -1,7 +1,0 @@
-//go:build !amd64 || purego
-
-package optim
-
-func adamM32Asm(theta []float64, m, s, g, w []float32, k *[9]float64) (int, float64, bool) {
-	return 0, 0, false
-}
