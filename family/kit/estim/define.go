@@ -16,12 +16,17 @@ import (
 	"github.com/logz-ml/logz/models"
 )
 
-// impl is the Impl of an estimator of settings *S (an evalenv.Runner).
+// impl is the Impl of an estimator of settings *S: an evalenv.Runner, as
+// the compiler checks below. Every family's estimators are built by
+// Define, so kit.Register's check at start-up (kept for an Estimator
+// written by hand) holds for all of them by construction.
 type impl[S any] func(env *evalenv.Env, m models.Model, s family.Settings, j evalenv.Job) ([]report.Row, error)
 
 func (f impl[S]) Run(env *evalenv.Env, m models.Model, s family.Settings, j evalenv.Job) ([]report.Row, error) {
 	return f(env, m, s, j)
 }
+
+var _ evalenv.Runner = impl[family.NoSettings](nil)
 
 // Takes reports whether s is a *S.
 func (impl[S]) Takes(s family.Settings) bool {
