@@ -79,3 +79,5 @@ func TestPGExactForms(t *testing.T) {
 		t.Errorf("log Φ jumps at −30: %.15g %.15g", a, b)
 	}
 }
+
+func pgRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }

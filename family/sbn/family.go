@@ -21,8 +21,7 @@ type Train struct {
 	// (reweighted wake-sleep, adam with the adaptive-is sampler),
 	// wake-sleep or nvil (float64 only), or pg-gibbs (sbn only: Gan et
 	// al.'s batch Gibbs sampler with Pólya-Gamma augmentation, one sweep
-	// per epoch; of these settings it uses prior, prior_sigma, prior_nu
-	// and precision).
+	// per epoch, set by the prior keys and precision alone).
 	Method string `yaml:"method" want:"sghmc, sgnht, sgld, adam, rws, wake-sleep, nvil or pg-gibbs"`
 	// Sampler draws the latent states: gibbs (eq. 15) or adaptive-is
 	// (recognition network on the inclusive KL, eq. 7–10).
