@@ -69,16 +69,20 @@ func drawPG(rng *rand.Rand, c float64) float64 {
 		} else {
 			x = pgTruncIG(rng, z)
 		}
-		s := pgCoef(0, x)
+		lx := 0.0 // log (2/(πx))^{3/2}, for x ≤ t
+		if x <= pgTrunc {
+			lx = -1.5 * math.Log(0.5*math.Pi*x)
+		}
+		s := pgCoef(0, x, lx)
 		y := rng.Float64() * s
 		for n := 1; ; n++ {
 			if n&1 == 1 {
-				s -= pgCoef(n, x)
+				s -= pgCoef(n, x, lx)
 				if y <= s {
 					return 0.25 * x
 				}
 			} else {
-				s += pgCoef(n, x)
+				s += pgCoef(n, x, lx)
 				if y > s {
 					break
 				}
@@ -87,22 +91,31 @@ func drawPG(rng *rand.Rand, c float64) float64 {
 	}
 }
 
-// pgCoef is a_n(x) of the alternating series.
-func pgCoef(n int, x float64) float64 {
+// pgCoef is a_n(x) of the alternating series, given lx = log (2/(πx))^{3/2}
+// when x ≤ t.
+func pgCoef(n int, x, lx float64) float64 {
 	k := float64(n) + 0.5
 	if x > pgTrunc {
 		return math.Pi * k * math.Exp(-k*k*math.Pi*math.Pi*x/2)
 	}
-	return math.Pi * k * math.Exp(-1.5*math.Log(0.5*math.Pi*x)-2*k*k/x)
+	return math.Pi * k * math.Exp(lx-2*k*k/x)
 }
 
 // pgExpMass is the probability p/(p+q) that a proposal comes from the
-// truncated exponential (PSW 2013, §4.3: q/p = (4/π)(e^{x_b} + e^{x_a})),
-// from logs.
+// truncated exponential (PSW 2013, §4.3:
+// q/p = (4/π)(e^{x_b} + e^{x_a}), x_b = x₀ − z + log Φ(b), x_a = x₀ + z +
+// log Φ(a), x₀ = log f_z + f_z·t): directly for z < 10, where no factor
+// leaves the float64 range (f_z·t < 33, Φ(a) > 10⁻²⁰), else from logs.
 func pgExpMass(z, fz float64) float64 {
 	rt := math.Sqrt(1 / pgTrunc)
 	b := rt * (pgTrunc*z - 1)
 	a := -rt * (pgTrunc*z + 1)
+	if z < 10 {
+		phiB := 0.5 * math.Erfc(-b/math.Sqrt2)
+		phiA := 0.5 * math.Erfc(-a/math.Sqrt2)
+		qp := 4 / math.Pi * fz * math.Exp(fz*pgTrunc-z) * (phiB + math.Exp(2*z)*phiA)
+		return 1 / (1 + qp)
+	}
 	x0 := math.Log(fz) + fz*pgTrunc
 	xb := x0 - z + logPhi(b)
 	xa := x0 + z + logPhi(a)

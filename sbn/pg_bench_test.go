@@ -7,13 +7,13 @@ import (
 )
 
 // BenchmarkPGSweep times one sweep of pg-gibbs on an SBN 784-200 over
-// 6,000 MNIST-like examples (15% of the pixels on; a tenth of MNIST's
-// training set: a full sweep takes about ten times as long), from N(0,
+// 3,000 MNIST-like examples (15% of the pixels on; a twentieth of MNIST's
+// training set: a sweep of its 50,000 takes about 17 times as long), from N(0,
 // 0.01²) weights after one warm-up sweep (the latents then about half on:
 // the pair sums' work grows with the square of the fraction on).
 // BenchmarkPGDraw times one PG(1, c) draw at c = 1.5.
 func BenchmarkPGSweep(b *testing.B) {
-	x := pgData(6000, 784, 1)
+	x := pgData(3000, 784, 1)
 	for i := range x.X { // 15% on
 		x.X[i] = 0
 		if (i*2654435761)%100 < 15 {

@@ -81,3 +81,20 @@ func TestPGExactForms(t *testing.T) {
 }
 
 func pgRand() *rand.Rand { return rand.New(rand.NewPCG(1, 2)) }
+
+// TestPGExpMassForms: the direct and the log form of the mixture weight
+// agree where they meet (z = 10) and below it.
+func TestPGExpMassForms(t *testing.T) {
+	for _, z := range []float64{0, 0.3, 1.5625, 4, 9.99} {
+		fz := math.Pi*math.Pi/8 + z*z/2
+		direct := pgExpMass(z, fz)
+		rt := math.Sqrt(1 / pgTrunc)
+		x0 := math.Log(fz) + fz*pgTrunc
+		xb := x0 - z + logPhi(rt*(pgTrunc*z-1))
+		xa := x0 + z + logPhi(-rt*(pgTrunc*z+1))
+		logForm := 1 / (1 + 4/math.Pi*(math.Exp(xb)+math.Exp(xa)))
+		if math.Abs(direct-logForm) > 1e-12*logForm {
+			t.Errorf("z = %g: direct %.15g, from logs %.15g", z, direct, logForm)
+		}
+	}
+}

@@ -143,7 +143,7 @@ func TestPGRowConditional(t *testing.T) {
 	const sweeps = 30000
 	ws, bs, tops := make([]float64, sweeps), make([]float64, sweeps), make([]float64, sweeps)
 	for e := 1; e <= sweeps; e++ {
-		if err := tr.sweepRows(x, e, 1); err != nil {
+		if _, err := tr.sweepRows(x, e, 1); err != nil {
 			t.Fatal(err)
 		}
 		tr.sweepTop(e)
@@ -288,3 +288,35 @@ func TestPGResumeAndWorkers(t *testing.T) {
 }
 
 func pgStateTheta(t *testing.T, tr *PGTrainer) []float64 { th, _, _ := pgState(t, tr); return th }
+
+// TestPGSignal: a sweep's signal is the mean over the examples of
+// log p(x, h) at their new latent states and the θ before the sweep's
+// parameter updates (LogJoint of a copy of that net).
+func TestPGSignal(t *testing.T) {
+	x := pgData(1300, 10, 4)
+	n := randomNet([]int{10, 4, 3}, false, 0.8, 3)
+	tr, err := NewPGTrainer(n, x.N, pgOptions(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		before := n.clone()
+		st, err := tr.TrainEpoch(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h, sc := before.States(), before.NewScratch()
+		want := 0.0
+		for ex := range x.N {
+			for i, v := range x.Row(ex) {
+				h[0][i] = float64(v)
+			}
+			tr.unpack(ex, h)
+			want += before.LogJoint(h, 1, sc)
+		}
+		want /= float64(x.N)
+		if st.Signal != SignalLogJoint || math.Abs(st.ReconError-want) > 1e-9*math.Abs(want) {
+			t.Errorf("signal %s %.12g, mean log p(x, h) %.12g", st.Signal, st.ReconError, want)
+		}
+	}
+}
