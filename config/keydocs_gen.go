@@ -200,7 +200,7 @@ var keyDocs = map[string]string{
 	"github.com/logz-ml/logz/family/sbn.Train.GibbsSweeps":            "the Gibbs sweeps between two kept states",
 	"github.com/logz-ml/logz/family/sbn.Train.GradNoise":              "β̂ ∈ [0, friction], the estimated noise of the stochastic gradient",
 	"github.com/logz-ml/logz/family/sbn.Train.LearningRate":           "λ: the step on the per-data gradient, η = λ/N (Adam's step for adam)",
-	"github.com/logz-ml/logz/family/sbn.Train.Method":                 "the training method: sghmc, sgnht (SG Nosé–Hoover thermostat, as the official code), sgld (Langevin dynamics), adam (no injected noise), or a baseline of the paper's Table 3: rws (reweighted wake-sleep, adam with the adaptive-is sampler), wake-sleep or nvil (float64 only)",
+	"github.com/logz-ml/logz/family/sbn.Train.Method":                 "the training method: sghmc, sgnht (SG Nosé–Hoover thermostat, as the official code), sgld (Langevin dynamics), adam (no injected noise), or a baseline of the paper's Table 3: rws (reweighted wake-sleep, adam with the adaptive-is sampler), wake-sleep or nvil (float64 only), or pg-gibbs (sbn only: Gan et al.'s batch Gibbs sampler with Pólya-Gamma augmentation, one sweep per epoch, set by the prior keys and precision alone)",
 	"github.com/logz-ml/logz/family/sbn.Train.NoiseA":                 "SGNHT's A",
 	"github.com/logz-ml/logz/family/sbn.Train.Persistent":             "keeps each example's Gibbs state across epochs",
 	"github.com/logz-ml/logz/family/sbn.Train.Precision":              "of the sampler: float32 or float64",

@@ -110,10 +110,12 @@ func (d *dynamics) begin() {
 // Methods are the trainer's methods (TrainOptions.Method), methodList
 // them in words, and optimiser those whose θ moves by Adam (the dynamics
 // "adam"): adam itself, rws (adam with the adaptive importance sampler
-// under its own name), wake-sleep and nvil (ws.go, nvil.go).
+// under its own name), wake-sleep and nvil (ws.go, nvil.go). "pg-gibbs",
+// Gan et al.'s batch Gibbs sampler, is PGTrainer's (pg_train.go), not
+// Trainer's.
 var (
-	Methods    = []string{"sghmc", "sgnht", "sgld", "adam", "rws", "wake-sleep", "nvil"}
-	methodList = "sghmc, sgnht, sgld, adam, rws, wake-sleep or nvil"
+	Methods    = []string{"sghmc", "sgnht", "sgld", "adam", "rws", "wake-sleep", "nvil", "pg-gibbs"}
+	methodList = "sghmc, sgnht, sgld, adam, rws, wake-sleep or nvil (pg-gibbs: NewPGTrainer)"
 	optimiser  = map[string]bool{"adam": true, "rws": true, "wake-sleep": true, "nvil": true}
 )
 

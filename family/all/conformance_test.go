@@ -141,7 +141,7 @@ var tiny = map[string]tinyCase{
 		evaluate: `[exact]`,
 	},
 	"sbn":   sbnCase,
-	"arsbn": sbnCase,
+	"arsbn": arsbnCase,
 	"vae": {
 		data:  plantedRBM,
 		model: `{latent: 4, hidden: [8], prior: rbm, prior_hidden: 2, init_prior_std: 1}`,
@@ -156,8 +156,16 @@ var tiny = map[string]tinyCase{
 	},
 }
 
-// sbnCase is the tiny experiment of both sigmoid belief net families.
-var sbnCase = tinyCase{
+// sbnCase is the tiny experiment of the sigmoid belief nets: arsbnCase's
+// plus pg-gibbs (plain SBNs only).
+var sbnCase = func() tinyCase {
+	c := arsbnCase
+	c.train = append(append([]string(nil), c.train...), `{method: pg-gibbs, epochs: 2}`)
+	return c
+}()
+
+// arsbnCase is the tiny experiment of both sigmoid belief net families.
+var arsbnCase = tinyCase{
 	data:  plantedSBN,
 	model: `{layers: [3], init_weight_std: 1}`,
 	train: []string{

@@ -19,8 +19,10 @@ type Train struct {
 	// thermostat, as the official code), sgld (Langevin dynamics), adam
 	// (no injected noise), or a baseline of the paper's Table 3: rws
 	// (reweighted wake-sleep, adam with the adaptive-is sampler),
-	// wake-sleep or nvil (float64 only).
-	Method string `yaml:"method" want:"sghmc, sgnht, sgld, adam, rws, wake-sleep or nvil"`
+	// wake-sleep or nvil (float64 only), or pg-gibbs (sbn only: Gan et
+	// al.'s batch Gibbs sampler with Pólya-Gamma augmentation, one sweep
+	// per epoch, set by the prior keys and precision alone).
+	Method string `yaml:"method" want:"sghmc, sgnht, sgld, adam, rws, wake-sleep, nvil or pg-gibbs"`
 	// Sampler draws the latent states: gibbs (eq. 15) or adaptive-is
 	// (recognition network on the inclusive KL, eq. 7–10).
 	Sampler string `yaml:"sampler" want:"gibbs or adaptive-is"`
@@ -126,6 +128,14 @@ func (t *Train) Check(p family.Problems) {
 			p.Crossf("sampler", "method", "method %s draws the latents from its recognition network: set sampler: adaptive-is (got %q)", t.Method, t.Sampler)
 		}
 	}
+	if t.Method == "pg-gibbs" {
+		if t.Prior == "none" {
+			p.Crossf("prior", "method", "method pg-gibbs needs a proper prior: set prior: student-t or gaussian (got %q)", t.Prior)
+		}
+		if t.Average > 1 {
+			p.Crossf("average", "method", "method pg-gibbs evaluates its last sample: set average: 1 (got %d)", t.Average)
+		}
+	}
 	if t.Sleep && t.Method != "rws" {
 		p.Crossf("sleep", "sleep", "the sleep phase is an option of method rws (got %q); wake-sleep always runs it", t.Method)
 	}
@@ -184,6 +194,18 @@ func init() {
 }
 
 func newFamily(name string, ar bool) *family.Family {
+	trainers := []family.TrainerInfo{
+		{Method: "sghmc", Doc: "doubly stochastic SGHMC (Alg. 1): minibatch and latent-sample gradients scaled by N/B, friction α, injected noise 2(α−β̂)η, Student-t prior"},
+		{Method: "sgnht", Doc: "SG Nosé–Hoover thermostat (the official DSGHMC code): adaptive friction ξ, injected noise 2ηA"},
+		{Method: "sgld", Doc: "SG Langevin dynamics (Welling & Teh 2011): θ ← θ − (η/2)∇Ũ + N(0, η), η = λ/N, with either sampler"},
+		{Method: "adam", Doc: "Adam on the same doubly stochastic gradient, no injected noise (a maximum-likelihood or MAP point estimate)"},
+		{Method: "rws", Doc: "reweighted wake-sleep (Bornschein & Bengio 2015): Adam on the self-normalised IS gradient of log p(x) with the adaptive-is sampler, Q by the wake-phase update (sleep: true adds the sleep phase's)"},
+		{Method: "wake-sleep", Doc: "wake-sleep (Hinton et al. 1995): wake phase ∇θ log p(x, h), h ~ Q; sleep phase ∇φ log Q(h | x), (h, x) ~ p; Adam on both (float64)"},
+		{Method: "nvil", Doc: "NVIL (Mnih & Gregor 2014): the variational lower bound, Q by the score function with a centred, variance-normalised learning signal and an input-dependent baseline; Adam (float64)"},
+	}
+	if !ar {
+		trainers = append(trainers, family.TrainerInfo{Method: "pg-gibbs", Doc: "batch Gibbs sampler with Pólya-Gamma augmentation (Gan et al. 2015): per epoch one sweep of every example's latents, then ω ~ PG(1, ψ) and each unit's row of weights from its Gaussian conditional, Student-t prior as a scale mixture; the last sample evaluated"})
+	}
 	codec := belief.TypeOf(ar)
 	doc := "sigmoid belief net, p(h_L) Π_l p(h_{l−1}|h_l) with σ(W_l h_l + b_{l−1}) (Du, Zhu & Zhang 2015, eq. 11–12); arrays gen_W<l>, gen_b<l>, optional rec_W<l>, rec_c<l>"
 	if ar {
@@ -191,17 +213,9 @@ func newFamily(name string, ar bool) *family.Family {
 	}
 	return &family.Family{
 		Name: name, Doc: doc, Codec: codec, OwnEvalDefaults: true,
-		Model: func() family.Settings { m := DefaultModel(); return &m },
-		Train: func() family.Settings { t := DefaultTrain(); return &t },
-		Trainers: []family.TrainerInfo{
-			{Method: "sghmc", Doc: "doubly stochastic SGHMC (Alg. 1): minibatch and latent-sample gradients scaled by N/B, friction α, injected noise 2(α−β̂)η, Student-t prior"},
-			{Method: "sgnht", Doc: "SG Nosé–Hoover thermostat (the official DSGHMC code): adaptive friction ξ, injected noise 2ηA"},
-			{Method: "sgld", Doc: "SG Langevin dynamics (Welling & Teh 2011): θ ← θ − (η/2)∇Ũ + N(0, η), η = λ/N, with either sampler"},
-			{Method: "adam", Doc: "Adam on the same doubly stochastic gradient, no injected noise (a maximum-likelihood or MAP point estimate)"},
-			{Method: "rws", Doc: "reweighted wake-sleep (Bornschein & Bengio 2015): Adam on the self-normalised IS gradient of log p(x) with the adaptive-is sampler, Q by the wake-phase update (sleep: true adds the sleep phase's)"},
-			{Method: "wake-sleep", Doc: "wake-sleep (Hinton et al. 1995): wake phase ∇θ log p(x, h), h ~ Q; sleep phase ∇φ log Q(h | x), (h, x) ~ p; Adam on both (float64)"},
-			{Method: "nvil", Doc: "NVIL (Mnih & Gregor 2014): the variational lower bound, Q by the score function with a centred, variance-normalised learning signal and an input-dependent baseline; Adam (float64)"},
-		},
+		Model:      func() family.Settings { m := DefaultModel(); return &m },
+		Train:      func() family.Settings { t := DefaultTrain(); return &t },
+		Trainers:   trainers,
 		Estimators: []*family.Estimator{Exact, IS, AIS, BDMC, Completion},
 		EveryEpoch: func() []family.Configured {
 			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 4, Betas: 100, Examples: 50}}}
@@ -220,6 +234,9 @@ func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	belief.InitNormal(n, m.InitWeightStd, a.Seed)
 	if m.InitVisibleBias == "base-rate" && len(a.BaseRate) == len(n.B[0]) {
 		copy(n.B[0], a.BaseRate)
+	}
+	if t.Method == "pg-gibbs" {
+		return belief.NewPGTrainer(n, a.Data.N, t.options(a.Seed, a.Workers))
 	}
 	tr, err := belief.NewTrainer(n, a.Data.N, t.options(a.Seed, a.Workers))
 	if err != nil {
