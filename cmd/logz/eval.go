@@ -280,11 +280,15 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		}
 		splits, base = []evalenv.Split{{Name: defaultSplit(dataSpec), Data: set}}, set
 	}
+	// wholes[k]: the bits of split k before --limit took its first
+	// examples, which the run's record of the split is compared with.
+	wholes := make([]data.Provenance, len(splits))
 	for k := range splits {
 		s := splits[k].Data.(*data.Set)
 		if s.D != ckpt.Model.NumVisible() {
 			return fmt.Errorf("%s has %d units per example but the model in %s has %d visible units", s.Source.Spec, s.D, *modelPath, ckpt.Model.NumVisible())
 		}
+		wholes[k] = s.Fingerprint()
 		if *limit > 0 && *limit < s.N {
 			s = s.Limit(*limit)
 		}
@@ -368,7 +372,7 @@ func cmdEval(args []string, stdout, stderr io.Writer) error {
 		experiment.AddByLabel(ckpt.Model, splits, rows)
 	}
 	if rc != nil {
-		rc.checkBits(rows, splits, useRun)
+		rc.checkBits(rows, splits, wholes, useRun)
 	}
 	if *asJSON {
 		return report.EncodeResults(stdout, rows)

@@ -155,17 +155,19 @@ func (rc *runContext) finalEntries(names []string) (list []config.Estimator, pos
 	return list, positions, missing
 }
 
-// checkBits compares the bits of each evaluated split with those the run
+// checkBits compares the bits of each evaluated split, as read before
+// --limit kept its first examples (wholes, by split), with those the run
 // evaluated under that split's name and says on its rows when they
 // differ: a warning when the run's data were meant (asked), a note when
-// the flags asked for other data.
-func (rc *runContext) checkBits(rows []report.Row, splits []evalenv.Split, asked bool) {
-	for _, s := range splits {
+// the flags asked for other data. The first examples of the run's own
+// bits are the run's bits.
+func (rc *runContext) checkBits(rows []report.Row, splits []evalenv.Split, wholes []data.Provenance, asked bool) {
+	for k, s := range splits {
 		was, ok := rc.rec.Splits[s.Name]
-		if !ok || s.Source == nil || was.Same(*s.Source) {
+		if !ok || s.Source == nil || was.Same(wholes[k]) {
 			continue
 		}
-		msg := fmt.Sprintf("these are not the bits the run evaluated as its %s split: %s here, %s in the run", s.Name, s.Source, was)
+		msg := fmt.Sprintf("these are not the bits the run evaluated as its %s split: %s here, %s in the run", s.Name, wholes[k], was)
 		for k := range rows {
 			if rows[k].Split != s.Name {
 				continue

@@ -199,6 +199,19 @@ func TestReevaluateMNISTRun(t *testing.T) {
 	if n := strings.Join(other[0].Notes, " "); !strings.Contains(n, "not the bits the run evaluated") || !strings.Contains(n, want[0].Data.Short()) {
 		t.Errorf("notes of the other bits: %q; want them to say they are not the run's (sha256 %s)", n, want[0].Data.Short())
 	}
+	// The run's first examples are the run's bits: --limit alone says
+	// nothing about other bits; with other bits it still does.
+	first := evalList(t, "--model", model, "--data", "mnist:test", "--estimator", "exact", "--limit", "50")
+	if len(first) != 1 || first[0].Data.N != 50 {
+		t.Fatalf("--limit 50: %+v; want one row on 50 examples", first)
+	}
+	if n := strings.Join(append(first[0].Warnings, first[0].Notes...), " "); strings.Contains(n, "not the bits") {
+		t.Errorf("--limit 50 on the run's own test split: %q", n)
+	}
+	otherFirst := evalList(t, "--model", model, "--data", "mnist:test", "--estimator", "exact", "--limit", "50", "--binarize-seed", "5")
+	if len(otherFirst) != 1 || !strings.Contains(strings.Join(otherFirst[0].Notes, " "), "not the bits the run evaluated") {
+		t.Errorf("--limit 50 --binarize-seed 5: %+v; want a note that these are not the run's bits", otherFirst)
+	}
 }
 
 // TestResumeRefusesOtherData: a run interrupted after epoch 1 and resumed
