@@ -15,8 +15,10 @@
 #                    shards side by side (--full F; 0 skips it)
 #
 # Models without a recognition network (Gibbs-trained) get ais.json and
-# bdmc.json only. The test images are binarised stochastically with
-# `logz eval`'s seed (1), the same bits for every file here.
+# bdmc.json only. The test images are the bits the run that trained the
+# model evaluated (logz eval reads the run's record in the model file; for
+# a model without one, stochastic binarisation with logz eval's seed 1),
+# the same bits for every file here.
 #
 #   scripts/eval-sbn.sh MODEL.npz OUTDIR [--examples N] [--full F] [--max-is L]
 #
