@@ -160,7 +160,26 @@ func TestCommittedDBNCheckpointsResume(t *testing.T) {
 					t.Fatalf("%s: %v", f, err)
 				}
 			case *models.DBM:
-				t.Fatalf("%s: a committed DBM checkpoint: add it to this test", f)
+				var st dbmTrainState
+				if err := json.Unmarshal(c.Meta.Train, &st); err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
+				recorded = st.PretrainPrecisions
+				o := dbmOpts(st.PretrainEpochs, st.JointEpoch)
+				o.Pretrain[0].Precision = p
+				o.Chains = st.Chains
+				if st.PretrainData != "" { // recorded while pretraining
+					if o.PretrainData, err = ParseLayerData(st.PretrainData); err != nil {
+						t.Fatalf("%s: %v", f, err)
+					}
+				}
+				d, err := models.NewDBM(m.Sizes...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tr, err = NewDBMTrainer(d, o, 1); err != nil {
+					t.Fatalf("%s: %v", f, err)
+				}
 			default:
 				continue
 			}
