@@ -218,7 +218,8 @@ func TestAverage(t *testing.T) {
 // docs/runs (written before the precision was a kernel.Precision, float32
 // as "float32" and float64 as no field) restore into a trainer of the
 // precision they record and are refused, with kernel.Check's message, by
-// one of the other.
+// one of the other (or, for a method with no engine in the other
+// precision, are not offered one).
 func TestCommittedCheckpointsResume(t *testing.T) {
 	files, _ := filepath.Glob("../docs/runs/*sbn*/*/model.npz")
 	if len(files) == 0 {
@@ -241,6 +242,9 @@ func TestCommittedCheckpointsResume(t *testing.T) {
 			o.Precision = p
 			tr, err := NewTrainer(n, m.N, o)
 			if err != nil {
+				if p != want {
+					continue // the method has no engine in this precision
+				}
 				t.Fatalf("%s: %v", f, err)
 			}
 			err = tr.Resume(c)
