@@ -45,3 +45,42 @@ func BenchmarkMinibatchAdaptiveISFloat32(b *testing.B) {
 func BenchmarkMinibatchGibbs(b *testing.B)        { benchMinibatch(b, "gibbs", "") }
 func BenchmarkMinibatchGibbsFloat64(b *testing.B) { benchMinibatch(b, "gibbs", "float64") }
 func BenchmarkMinibatchGibbsFloat32(b *testing.B) { benchMinibatch(b, "gibbs", "float32") }
+
+// BenchmarkMinibatchGibbsShapes times the Gibbs sampler's minibatch (the
+// settings of benchMinibatch, default precision) on each shape of the
+// paper's Table 2 Gibbs rows, for their cost relative to SBN 200.
+func BenchmarkMinibatchGibbsShapes(b *testing.B) {
+	for _, c := range []struct {
+		name  string
+		sizes []int
+		ar    bool
+	}{
+		{"sbn200", []int{784, 200}, false},
+		{"sbn200-200", []int{784, 200, 200}, false},
+		{"sbn200-200-200", []int{784, 200, 200, 200}, false},
+		{"arsbn200", []int{784, 200}, true},
+		{"arsbn200-200", []int{784, 200, 200}, true},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			n := New(c.sizes, c.ar)
+			InitNormal(n, 0.1, 1)
+			o := DefaultTrainOptions()
+			o.Sampler = "gibbs"
+			tr, err := NewTrainer(n, 60000, o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			data := mnistLike()
+			idx := make([]int, 100)
+			for i := range idx {
+				idx[i] = i
+			}
+			tr.minibatch(data, idx, 1, 0) // setup
+			b.ReportAllocs()
+			b.ResetTimer()
+			for k := 0; b.Loop(); k++ {
+				tr.minibatch(data, idx, 1, k+1)
+			}
+		})
+	}
+}
