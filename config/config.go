@@ -94,7 +94,27 @@ type Experiment struct {
 	// its axes and this point's labels on them. The resolved config keeps
 	// it, so that the reports can average over the seed axis.
 	Grid GridPoint `yaml:"grid_point,omitempty"`
+	// Select, on an experiment with a grid, chooses the grid's point whose
+	// estimate on a held-out split is best and reports that point's
+	// numbers on the other splits (see docs/grid.md). Every point of the
+	// grid carries it; the reports read it from the resolved config.
+	Select Select `yaml:"select,omitempty"`
 }
+
+// Select chooses a grid's point on a held-out split: the point (with a
+// seed axis, the group of seeds) whose mean log-likelihood estimate by
+// Estimator on Split is highest; ties go to the first in grid order.
+type Select struct {
+	// Split is the split the estimates are compared on: valid (or train);
+	// never test, whose numbers the choice reports.
+	Split string `yaml:"split" want:"the split to choose on: valid (or train), not test"`
+	// Estimator names the evaluate.final estimator whose mean
+	// log-likelihood is compared (its first entry of that name).
+	Estimator string `yaml:"estimator" want:"the name of an evaluate.final estimator"`
+}
+
+// IsZero reports whether no selection is asked for.
+func (s Select) IsZero() bool { return s == Select{} }
 
 // Reference is a published mean log-likelihood per split, with its source.
 // 0 = none for a split.

@@ -29,6 +29,7 @@ import (
 const (
 	gridKey      = "grid"
 	gridPointKey = "grid_point"
+	selectKey    = "select"
 )
 
 // SeedAxis is the grid axis that sets the experiment seed; the reports
@@ -80,16 +81,23 @@ func (g GridPoint) Group() string {
 		}
 		return s
 	}
+	if s := g.Setting(); s != "" {
+		return g.Of + " (" + s + ")"
+	}
+	return g.Of
+}
+
+// Setting writes the point's coordinates other than its seed,
+// "train.learning_rate=0.05, model.hidden=25" ("" for a grid of seeds
+// alone).
+func (g GridPoint) Setting() string {
 	var parts []string
 	for i, a := range g.Axes {
 		if a != SeedAxis && i < len(g.At) {
 			parts = append(parts, a+"="+g.At[i])
 		}
 	}
-	if len(parts) == 0 {
-		return g.Of
-	}
-	return g.Of + " (" + strings.Join(parts, ", ") + ")"
+	return strings.Join(parts, ", ")
 }
 
 // gridAxis is one axis of a grid: a setting path and its values.
@@ -124,6 +132,8 @@ func (p *parser) expandGrids(root *yaml.Node) {
 						p.errorf(be.line, "base."+be.key, "a grid belongs to an experiment (write grid: under the experiment whose settings it varies), not to base")
 					case gridPointKey:
 						p.errorf(be.line, "base."+be.key, "grid_point records which grid point an experiment is; base cannot set it")
+					case selectKey:
+						p.errorf(be.line, "base."+be.key, "select chooses among the points of one grid; write it beside that experiment's grid:, not in base")
 					}
 				}
 			}
@@ -345,6 +355,9 @@ func (p *parser) gridAxis(e kv, gpath string) (*gridAxis, bool) {
 	case gridKey, gridPointKey:
 		p.errorf(e.line, at, "a grid cannot set %s", a.keys[0])
 		return nil, false
+	case selectKey:
+		p.errorf(e.line, at, "a grid cannot set select (one select chooses among all the grid's points; write it beside grid:)")
+		return nil, false
 	}
 	v := deref(e.val)
 	add := func(label string, val *yaml.Node, line int) bool {
@@ -516,23 +529,47 @@ func (p *parser) gridPath(line int, path string) string {
 	return path
 }
 
-// GridOf reads a resolved config (File.Resolved, config.resolved.yaml)
-// and returns the grid point of each experiment that is one.
-func GridOf(resolved []byte) (map[string]GridPoint, error) {
+// GridEntry is an experiment of a resolved config that a grid made: its
+// name, its position in the list, its point and its grid's select:.
+type GridEntry struct {
+	Name   string
+	Index  int
+	Point  GridPoint
+	Select Select
+}
+
+// GridEntries returns the experiments of a resolved config that are grid
+// points, in the config's order.
+func GridEntries(resolved []byte) ([]GridEntry, error) {
 	var doc struct {
 		Experiments []struct {
-			Name  string    `yaml:"name"`
-			Point GridPoint `yaml:"grid_point"`
+			Name   string    `yaml:"name"`
+			Point  GridPoint `yaml:"grid_point"`
+			Select Select    `yaml:"select"`
 		} `yaml:"experiments"`
 	}
 	if err := yaml.Unmarshal(resolved, &doc); err != nil {
 		return nil, fmt.Errorf("grid: %w", err)
 	}
-	out := map[string]GridPoint{}
-	for _, e := range doc.Experiments {
+	var out []GridEntry
+	for i, e := range doc.Experiments {
 		if !e.Point.IsZero() {
-			out[e.Name] = e.Point
+			out = append(out, GridEntry{Name: e.Name, Index: i, Point: e.Point, Select: e.Select})
 		}
+	}
+	return out, nil
+}
+
+// GridOf reads a resolved config (File.Resolved, config.resolved.yaml)
+// and returns the grid point of each experiment that is one.
+func GridOf(resolved []byte) (map[string]GridPoint, error) {
+	entries, err := GridEntries(resolved)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]GridPoint{}
+	for _, e := range entries {
+		out[e.Name] = e.Point
 	}
 	return out, nil
 }

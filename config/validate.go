@@ -173,6 +173,43 @@ func (v *validator) experiment(e *Experiment) {
 	e.Train.Check(section{v: v, prefix: "train"})
 	v.evaluate(e, f, train, trainOK)
 	v.earlyStop(e, train, trainOK)
+	v.selectPoint(e)
+}
+
+// selectPoint checks select: against the rest of the experiment: it
+// chooses among a grid's points, on a split the experiment evaluates other
+// than test (whose numbers the choice reports: choosing on them would
+// report the best of several tries at the test set, biased upwards), by
+// the mean log-likelihood of one of its evaluate.final estimators.
+func (v *validator) selectPoint(e *Experiment) {
+	s := e.Select
+	if s.IsZero() {
+		return
+	}
+	if e.Grid.IsZero() {
+		v.errorAt("select", "select chooses among the points of a grid, and this experiment has none: add grid: (e.g. {train.learning_rate: [0.05, 0.01]}) or drop select")
+		return
+	}
+	switch {
+	case s.Split == "":
+		v.errorAt("select.split", "missing: the split whose estimates choose the point, e.g. split: valid")
+	case !slices.Contains(splitNames, s.Split):
+		v.enum("select.split", s.Split, splitNames)
+	case s.Split == "test":
+		v.errorAt("select.split", "test is refused: the choice reports the chosen point's test numbers, and choosing on them would report the best of several tries at the test set (biased upwards); hold out a validation split (data.validation: N, or planted data's valid split), add valid to evaluate.splits and choose on valid")
+	case !slices.Contains(e.Evaluate.Splits, s.Split):
+		v.contextf("select.split", "select.split", "%s is not among evaluate.splits (now %v): add it, so that every point is estimated on it", s.Split, e.Evaluate.Splits)
+	}
+	names := make([]string, len(e.Evaluate.Final))
+	for i, c := range e.Evaluate.Final {
+		names[i] = c.Name
+	}
+	switch {
+	case s.Estimator == "":
+		v.errorAt("select.estimator", "missing: the evaluate.final estimator whose mean log-likelihood chooses the point (its entries: %s)", strings.Join(names, ", "))
+	case !slices.Contains(names, s.Estimator):
+		v.contextf("select.estimator", "select.estimator", "%q is not an entry of evaluate.final (its entries: %s)%s", s.Estimator, strings.Join(names, ", "), didYouMean(s.Estimator, names))
+	}
 }
 
 // earlyStop checks train.early_stop against the rest of the experiment:

@@ -232,18 +232,25 @@ func WriteHTMLReport(dir string, meta map[string]string) error {
 	return h.write(rows)
 }
 
-// reportGrid returns the grid points with a seed axis of the experiments
-// of a resolved config, for the reports' means over seeds.
+// reportGrid returns the grid points with a seed axis, or with select:,
+// of the experiments of a resolved config, for the reports' means over
+// seeds and the grids' choices.
 func reportGrid(resolved []byte) (report.Grid, error) {
-	pts, err := config.GridOf(resolved)
+	entries, err := config.GridEntries(resolved)
 	if err != nil {
 		return nil, err
 	}
 	g := report.Grid{}
-	for name, p := range pts {
-		if seed, ok := p.Seed(); ok {
-			g[name] = report.GridPoint{Group: p.Group(), Seed: seed}
+	for _, e := range entries {
+		seed, ok := e.Point.Seed()
+		if !ok && e.Select.IsZero() {
+			continue
 		}
+		pt := report.GridPoint{Group: e.Point.Group(), Seed: seed, Of: e.Point.Of, Setting: e.Point.Setting(), Index: e.Index}
+		if !e.Select.IsZero() {
+			pt.Select = &report.SelectSpec{Split: e.Select.Split, Estimator: e.Select.Estimator}
+		}
+		g[e.Name] = pt
 	}
 	return g, nil
 }

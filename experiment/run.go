@@ -166,7 +166,7 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 	}
 	writeReport := func() error {
 		return opt.Status.write(func() error {
-			if err := report.WriteResults(resultsPath, rows); err != nil {
+			if err := report.WriteResultsGrid(resultsPath, rows, html.grid); err != nil {
 				return err
 			}
 			if err := atomicfile.WriteFile(filepath.Join(opt.Out, config.ReportFile), func(w io.Writer) error {

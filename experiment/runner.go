@@ -459,7 +459,11 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 func (r *runner) keepResults(error) error {
 	return r.opt.Status.write(func() error {
 		all := append(append([]report.Row(nil), r.others...), r.mine...)
-		if err := report.WriteResults(r.resultsPath, all); err != nil {
+		var g report.Grid
+		if r.html != nil {
+			g = r.html.grid
+		}
+		if err := report.WriteResultsGrid(r.resultsPath, all, g); err != nil {
 			return err
 		}
 		if err := r.html.epoch(all); err != nil {

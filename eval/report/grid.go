@@ -19,10 +19,20 @@ import (
 type GridPoint struct {
 	Group string
 	Seed  string
+	// Of names the experiment whose grid made the point, Setting is the
+	// point's coordinates other than its seed, Index its position in the
+	// run's experiments; Select is its grid's select: (nil without one).
+	// Selections reads them.
+	Of      string
+	Setting string
+	Index   int
+	Select  *SelectSpec
 }
 
-// Grid maps the experiments that are points of a grid with a seed axis to
-// their points; the tables add, per group, the mean ± SE over its seeds.
+// Grid maps the experiments that are points of a grid with a seed axis,
+// or of a grid with select:, to their points; the tables add, per group,
+// the mean ± SE over its seeds, and per grid with select: its choice
+// (Selections).
 type Grid map[string]GridPoint
 
 // legendSeeds explains the lines that average over seeds.

@@ -74,6 +74,10 @@ func writeDoc(d doc, title string, meta map[string]string, rows []Row, g Grid) {
 		d.table(main)
 		d.list(legend, false)
 	}
+	if sel, legend := selectionLines(rows, g); len(sel) > 0 {
+		d.para(selectionTitle + ":")
+		d.list(append(sel, legend), false)
+	}
 	if sw := sandwichGrid(rows); sw != nil {
 		d.para(sandwichTitle + ":")
 		d.table(sw.grid)

@@ -41,7 +41,12 @@ func (r Row) MarshalJSON() ([]byte, error) {
 // spaces and ending in a newline: the object `logz eval --json` prints and
 // results.json holds. It writes nothing and returns an error naming the row
 // when a row fails Validate.
-func EncodeResults(w io.Writer, rows []Row) error {
+func EncodeResults(w io.Writer, rows []Row) error { return EncodeResultsGrid(w, rows, nil) }
+
+// EncodeResultsGrid is EncodeResults for a run whose experiments g places
+// in grid points: the object adds "selections", the choice of every grid
+// with select: (Selections), when there is one.
+func EncodeResultsGrid(w io.Writer, rows []Row, g Grid) error {
 	if err := validateRows(rows); err != nil {
 		return fmt.Errorf("report: results: %w", err)
 	}
@@ -53,9 +58,10 @@ func EncodeResults(w io.Writer, rows []Row) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	err := enc.Encode(struct {
-		Version   int   `json:"version"`
-		Estimates []Row `json:"estimates"`
-	}{Version, rows})
+		Version    int         `json:"version"`
+		Estimates  []Row       `json:"estimates"`
+		Selections []Selection `json:"selections,omitempty"`
+	}{Version, rows, Selections(rows, g)})
 	if err != nil {
 		return fmt.Errorf("report: results: %w", err)
 	}
@@ -65,11 +71,15 @@ func EncodeResults(w io.Writer, rows []Row) error {
 
 // WriteResults writes rows to path as results.json, atomically: a crash or
 // a bad row leaves any previous file at path intact.
-func WriteResults(path string, rows []Row) error {
+func WriteResults(path string, rows []Row) error { return WriteResultsGrid(path, rows, nil) }
+
+// WriteResultsGrid is WriteResults with the selections of the grids of g
+// (EncodeResultsGrid).
+func WriteResultsGrid(path string, rows []Row, g Grid) error {
 	if err := validateRows(rows); err != nil {
 		return fmt.Errorf("report: %s: %w", path, err)
 	}
-	return atomicfile.WriteFile(path, func(w io.Writer) error { return EncodeResults(w, rows) })
+	return atomicfile.WriteFile(path, func(w io.Writer) error { return EncodeResultsGrid(w, rows, g) })
 }
 
 // WriteFileAtomic writes path through write via a temporary file in the same
@@ -103,6 +113,9 @@ func decodeResults(data []byte, name string) ([]Row, error) {
 	var doc struct {
 		Version   *int   `json:"version"`
 		Estimates *[]Row `json:"estimates"`
+		// Selections are derived from the estimates and the run's config
+		// (EncodeResultsGrid), so reading skips them.
+		Selections json.RawMessage `json:"selections"`
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()

@@ -772,6 +772,13 @@ func RenderTable(w io.Writer, rows []Row, opt TableOptions) error {
 			b.WriteString(wrapText(l, width, "  ", "    "))
 		}
 	}
+	if sel, legend := selectionLines(rows, opt.Grid); len(sel) > 0 {
+		b.WriteString(selectionTitle + ":\n")
+		for _, l := range sel {
+			b.WriteString(wrapText(l, width, "  ", "    "))
+		}
+		b.WriteString(wrapText(legend, width, "  ", "    "))
+	}
 	if bl := byLabelGrid(rows); bl != nil {
 		b.WriteString("\n" + ByLabelTitle + ":\n")
 		if err := renderFitted(&b, bl, opt.ASCII, opt.tableWidth()); err != nil {
