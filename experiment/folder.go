@@ -205,12 +205,14 @@ func sameConfig(f *config.File, resolved []byte, dir, what, must string) error {
 	// So is an experiment's grid_point, which says which grid made it: a
 	// run of experiments written out by hand goes on under a config that
 	// makes the same experiments with a grid (and the other way round).
-	points := map[string]config.GridPoint{}
+	// And select:, which chooses among the results and changes none: a run
+	// goes on (or is re-reported) under another choice.
+	points := map[string]config.Experiment{}
 	for _, e := range f.Experiments {
-		points[e.Name] = e.Grid
+		points[e.Name] = e
 	}
 	for i, e := range was.Experiments {
-		was.Experiments[i].Grid = points[e.Name]
+		was.Experiments[i].Grid, was.Experiments[i].Select = points[e.Name].Grid, points[e.Name].Select
 	}
 	wasResolved, err := was.Resolved()
 	if err != nil {
