@@ -198,7 +198,8 @@ func (p *parser) parse(data []byte) *File {
 		index int
 		name  string
 	}
-	seen := map[string]named{} // lower-cased name → first experiment with it
+	seen := map[string]named{}            // lower-cased name → first experiment with it
+	gridSelect := map[string]Experiment{} // grid → its first point
 	f.progress = p.opt.Progress
 	for i, item := range seq.Content {
 		if f.progress != nil && i%progressEvery == 0 && i > 0 {
@@ -234,6 +235,15 @@ func (p *parser) parse(data []byte) *File {
 		v := &validator{scope: s}
 		v.experiment(&e)
 		v.binarizeWarnings(&e, seedSet)
+		if !e.Grid.IsZero() {
+			// One select: chooses among all the points of a grid.
+			if first, ok := gridSelect[e.Grid.Of]; !ok {
+				gridSelect[e.Grid.Of] = e
+			} else if first.Select != e.Select {
+				s.errorAt("select", "%s differs from the select of %s, another point of the grid %s: one select chooses among all the grid's points (set it for the grid, e.g. --set %s:select.split=valid)",
+					showSelect(e.Select), first.Name, e.Grid.Of, e.Grid.Of)
+			}
+		}
 		if e.Name != "" {
 			low := strings.ToLower(e.Name)
 			if prev, dup := seen[low]; dup {
@@ -264,6 +274,14 @@ func (p *parser) parse(data []byte) *File {
 		}
 	}
 	return f
+}
+
+// showSelect writes a select: setting as the file would.
+func showSelect(s Select) string {
+	if s.IsZero() {
+		return "no select"
+	}
+	return fmt.Sprintf("select {split: %s, estimator: %s}", s.Split, s.Estimator)
 }
 
 // progressEvery is the number of experiments between two calls of

@@ -81,3 +81,32 @@ func TestSelectResolved(t *testing.T) {
 		t.Errorf("setting %q, group %q", g.Setting(), g.Group())
 	}
 }
+
+// TestSelectOnePerGrid: --set may not give one point of a grid another
+// select: than the others (Selections reads one per grid); for the whole
+// grid it may. Mutation checked: dropping the check in parse (the
+// mixed grid is accepted).
+func TestSelectOnePerGrid(t *testing.T) {
+	y := []byte(selGrid + "    select: {split: valid, estimator: ais}\n")
+	set := func(arg string) Options {
+		o, err := ParseOverride(arg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return Options{Set: []Override{o}}
+	}
+	_, err := Parse(y, "x.yaml", set("rbm.learning_rate-0.01.seed-2:select.estimator=exact"))
+	want := "experiments[0].select: select {split: valid, estimator: exact} differs from the select of rbm.learning_rate-0.05.seed-1, another point of the grid rbm"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v\nlacks %q", err, want)
+	}
+	f, err := Parse(y, "x.yaml", set("rbm:select.estimator=exact"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range f.Experiments {
+		if e.Select.Estimator != "exact" {
+			t.Errorf("%s: select %+v after --set rbm:select.estimator=exact", e.Name, e.Select)
+		}
+	}
+}
