@@ -34,6 +34,8 @@ type Selection struct {
 	// points with that same value.
 	Chosen string   `json:"chosen"`
 	Tied   []string `json:"tied,omitempty"`
+	// ChosenExperiments are the chosen point's experiments (one per seed).
+	ChosenExperiments []string `json:"chosen_experiments"`
 	// Results are the chosen point's final log-likelihood estimates on
 	// the splits other than Split, in the order of its rows.
 	Results []SelectionResult `json:"results"`
@@ -112,7 +114,7 @@ func Selections(rows []Row, g Grid) []Selection {
 	for _, of := range grids {
 		ms := byGrid[of]
 		spec := *ms[0].p.Select
-		s := Selection{Grid: of, Split: spec.Split, Estimator: spec.Estimator, Results: []SelectionResult{}}
+		s := Selection{Grid: of, Split: spec.Split, Estimator: spec.Estimator, ChosenExperiments: []string{}, Results: []SelectionResult{}}
 		var groups [][]member
 		at := map[string]int{}
 		for _, m := range ms {
@@ -136,8 +138,10 @@ func Selections(rows []Row, g Grid) []Selection {
 				case pt.Skipped != "":
 				case r == nil:
 					pt.Skipped = fmt.Sprintf("%s has no final %s estimate on %s (failed or not finished)", m.name, spec.Estimator, spec.Split)
-				case r.MeanLoglik == nil || math.IsNaN(*r.MeanLoglik) || math.IsInf(*r.MeanLoglik, 0):
-					pt.Skipped = fmt.Sprintf("%s has no finite mean log-likelihood by %s on %s", m.name, spec.Estimator, spec.Split)
+				case r.MeanLoglik == nil:
+					pt.Skipped = fmt.Sprintf("%s: %s gives no mean log-likelihood on %s", m.name, spec.Estimator, spec.Split)
+				case math.IsNaN(*r.MeanLoglik) || math.IsInf(*r.MeanLoglik, 0):
+					pt.Skipped = fmt.Sprintf("%s: %s's mean log-likelihood on %s is %g", m.name, spec.Estimator, spec.Split, *r.MeanLoglik)
 				default:
 					xs = append(xs, *r.MeanLoglik)
 					own = r.LoglikSE
@@ -162,7 +166,7 @@ func Selections(rows []Row, g Grid) []Selection {
 			s.Points = append(s.Points, pt)
 		}
 		if best >= 0 {
-			s.Chosen = s.Points[best].Point
+			s.Chosen, s.ChosenExperiments = s.Points[best].Point, s.Points[best].Experiments
 			s.Results = chosenResults(final, groups[best], spec.Split)
 		}
 		out = append(out, s)

@@ -51,7 +51,7 @@ func TestSelectionOnValid(t *testing.T) {
 		map[string][]float64{"0.5": {-20}, "0.05": {-21}},
 		map[string][]float64{"0.5": {-19}, "0.05": {-18}})
 	s := oneSelection(t, rows, g)
-	if s.Chosen != "rbm (lr=0.5)" {
+	if s.Chosen != "rbm (lr=0.5)" || len(s.ChosenExperiments) != 1 || s.ChosenExperiments[0] != "rbm.lr-0.5.seed-1" {
 		t.Fatalf("chosen %q, want rbm (lr=0.5) (best on valid; lr=0.05 is best on test)", s.Chosen)
 	}
 	if len(s.Results) != 1 || s.Results[0].Split != "test" || s.Results[0].Mean != -19 || *s.Results[0].SE != 0.5 || s.Results[0].Seeds != 1 {
@@ -99,6 +99,16 @@ func TestSelectionSkipsMissing(t *testing.T) {
 	}
 	if !strings.HasSuffix(s.Line(), "; skipped: rbm (lr=0.5) (rbm.lr-0.5.seed-2 has no final ais estimate on valid (failed or not finished))") {
 		t.Errorf("line %q", s.Line())
+	}
+	// A row without a mean log-likelihood (a training signal's) is no
+	// estimate either.
+	for i := range rows {
+		if rows[i].Experiment == "rbm.lr-0.05.seed-1" && rows[i].Split == "valid" {
+			rows[i].MeanLoglik, rows[i].LoglikSE, rows[i].LogZ, rows[i].Value = nil, nil, nil, p(3)
+		}
+	}
+	if s := oneSelection(t, rows, g); s.Chosen != "" || !strings.Contains(s.Points[1].Skipped, "rbm.lr-0.05.seed-1: ais gives no mean log-likelihood on valid") {
+		t.Errorf("a signal row: %+v", s.Points)
 	}
 	// No point with an estimate: none chosen, and said.
 	rows, g = selGrid([]string{"0.5"}, map[string][]float64{}, map[string][]float64{"0.5": {-9}})
