@@ -202,9 +202,14 @@ func NewPGTrainer(n *Net, N int, opt TrainOptions) (*PGTrainer, error) {
 
 // run calls f(w, i) for i = 0 … tasks−1 on the workers (w: the worker's
 // scratch, which results must not depend on).
-func (t *PGTrainer) run(tasks int, f func(w *pgWorker, i int)) {
+func (t *PGTrainer) run(tasks int, f func(w *pgWorker, i int)) { runTasks(&t.wg, t.ws, tasks, f) }
+
+// runTasks calls f(w, i) for i = 0 … tasks−1 on up to len(ws) goroutines,
+// each with its own scratch w, taking the next task until none is left
+// (the batch trainers' worker pool: results must not depend on w).
+func runTasks[W any](g *workgroup.Group, ws []W, tasks int, f func(w W, i int)) {
 	var next atomic.Int64
-	work := func(w *pgWorker) {
+	work := func(w W) {
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= tasks {
@@ -213,15 +218,15 @@ func (t *PGTrainer) run(tasks int, f func(w *pgWorker, i int)) {
 			f(w, i)
 		}
 	}
-	k := min(t.workers, tasks)
+	k := min(len(ws), tasks)
 	if k <= 1 {
-		work(t.ws[0])
+		work(ws[0])
 		return
 	}
-	for _, w := range t.ws[:k] {
-		t.wg.Go(func() { work(w) })
+	for _, w := range ws[:k] {
+		g.Go(func() { work(w) })
 	}
-	t.wg.Wait()
+	g.Wait()
 }
 
 // Completed is the number of completed sweeps.
