@@ -612,6 +612,19 @@ func (t *PGTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 		Bytes: map[string][]byte{"trainer": js, "pg_h": hb}}, nil
 }
 
+// checkPGMeta refuses a state m of another method, net, N, seed, prior or
+// precision than want.
+func checkPGMeta(m, want pgMeta) error {
+	if err := kernel.Check("sbn trainer state", m.Precision, want.Precision); err != nil {
+		return err
+	}
+	if m.Method != want.Method || m.Label != want.Label || m.N != want.N || m.Seed != want.Seed || m.Prior != want.Prior {
+		return fmt.Errorf("sbn trainer state is for %s of %s, N = %d, seed %d, prior %s; this trainer is %s of %s, N = %d, seed %d, prior %s",
+			m.Method, m.Label, m.N, m.Seed, m.Prior, want.Method, want.Label, want.N, want.Seed, want.Prior)
+	}
+	return nil
+}
+
 // Resume restores a state written by Checkpoint for the same net shape,
 // N, seed, prior and precision.
 func (t *PGTrainer) Resume(c *models.Checkpoint) error {
@@ -619,13 +632,8 @@ func (t *PGTrainer) Resume(c *models.Checkpoint) error {
 	if err := json.Unmarshal(c.Bytes["trainer"], &m); err != nil {
 		return fmt.Errorf("sbn trainer state: %w", err)
 	}
-	want := t.meta()
-	if err := kernel.Check("sbn trainer state", m.Precision, want.Precision); err != nil {
+	if err := checkPGMeta(m, t.meta()); err != nil {
 		return err
-	}
-	if m.Method != want.Method || m.Label != want.Label || m.N != want.N || m.Seed != want.Seed || m.Prior != want.Prior {
-		return fmt.Errorf("sbn trainer state is for %s of %s, N = %d, seed %d, prior %s; this trainer is %s of %s, N = %d, seed %d, prior %s",
-			m.Method, m.Label, m.N, m.Seed, m.Prior, want.Method, want.Label, want.N, want.Seed, want.Prior)
 	}
 	xs, tri := paramSlices(t.net)
 	ts, _ := paramSlices(t.tau)
