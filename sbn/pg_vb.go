@@ -264,7 +264,9 @@ func NewVBTrainer(n *Net, N int, opt TrainOptions) (*VBTrainer, error) {
 	return t, nil
 }
 
-func (t *VBTrainer) run(tasks int, f func(w *vbWorker, i int)) { runTasks(&t.wg, t.ws[:t.workers], tasks, f) }
+func (t *VBTrainer) run(tasks int, f func(w *vbWorker, i int)) {
+	runTasks(&t.wg, t.ws[:t.workers], tasks, f)
+}
 
 // tauShape is α = (ν+1)/2 of q(τ) (Student-t).
 func (t *VBTrainer) tauShape() float64 { return (t.prior.Nu + 1) / 2 }
@@ -436,7 +438,7 @@ func (t *VBTrainer) globalBound() float64 {
 		et, elt := a/b, dga-math.Log(b)
 		total += 0.5*elt - 0.5*math.Log(2*math.Pi) - 0.5*et*(mu*mu+v) // E log N(θ; 0, 1/τ)
 		total += a0*math.Log(b0) - lga0 + (a0-1)*elt - b0*et          // E log Gamma(τ; a0, b0)
-		total += a - math.Log(b) + lga + (1-a)*dga                     // H(Gamma(a, b))
+		total += a - math.Log(b) + lga + (1-a)*dga                    // H(Gamma(a, b))
 	})
 	return total
 }
