@@ -187,6 +187,8 @@ var keyDocs = map[string]string{
 	"github.com/logz-ml/logz/family/sbn.CompletionSettings.Sweeps":    "the Gibbs sweeps between two kept reconstructions (and before the first)",
 	"github.com/logz-ml/logz/family/sbn.ISSettings.Examples":          "evaluates a random subsample of each split (0 = all)",
 	"github.com/logz-ml/logz/family/sbn.ISSettings.Samples":           "the number of proposals per example",
+	"github.com/logz-ml/logz/family/sbn.MFSettings.Examples":          "evaluates a random subsample of each split (0 = all)",
+	"github.com/logz-ml/logz/family/sbn.MFSettings.Passes":            "the number of rounds of q(ω) and q(h) updates per example",
 	"github.com/logz-ml/logz/family/sbn.Model.InitVisibleBias":        "\"base-rate\" (b_0 = the training data's smoothed log-odds) or \"zero\"",
 	"github.com/logz-ml/logz/family/sbn.Model.InitWeightStd":          "σ of the initial weights W ~ N(0, σ²) (and of the recognition network's)",
 	"github.com/logz-ml/logz/family/sbn.Model.Layers":                 "the latent layer sizes n_1 … n_L, bottom up",

@@ -127,6 +127,10 @@ type VBTrainer struct {
 	wg      workgroup.Group
 	ws      []*vbWorker
 
+	// point: q(θ) is the point μ (Σ = 0, never updated): the products
+	// with Σ are skipped and Σ, the sums and the packed M are not held
+	point bool
+
 	lam, lin      [][]float64 // layer l: R×P and R×D sums of the pass
 	topLin, topOm []float64
 	topC          []float64
@@ -159,6 +163,11 @@ func pgPacked(D, a, b int) int { return a*D - a*(a-1)/2 + b - a }
 // set of N examples. Of the options it uses Prior, PriorSigma, PriorNu,
 // Seed, Workers and Epochs; Precision must be float64.
 func NewVBTrainer(n *Net, N int, opt TrainOptions) (*VBTrainer, error) {
+	return newVB(n, N, opt, false)
+}
+
+// newVB is NewVBTrainer, or with point the state of MeanFieldBound.
+func newVB(n *Net, N int, opt TrainOptions, point bool) (*VBTrainer, error) {
 	if err := n.Validate(); err != nil {
 		return nil, err
 	}
@@ -182,7 +191,7 @@ func NewVBTrainer(n *Net, N int, opt TrainOptions) (*VBTrainer, error) {
 		return nil, fmt.Errorf("sbn trainer: method pg-vb runs in float64 only (got precision %s)", prec)
 	}
 	opt.Precision = prec
-	t := &VBTrainer{net: n, opt: opt, n: N, prior: Prior{opt.Prior, opt.PriorSigma, opt.PriorNu}}
+	t := &VBTrainer{net: n, opt: opt, n: N, prior: Prior{opt.Prior, opt.PriorSigma, opt.PriorNu}, point: point}
 	if err := t.prior.Check(); err != nil {
 		return nil, fmt.Errorf("sbn trainer: %w", err)
 	}
@@ -206,6 +215,11 @@ func NewVBTrainer(n *Net, N int, opt TrainOptions) (*VBTrainer, error) {
 		D := k + 1
 		P := D * (D + 1) / 2
 		maxR, maxD, maxP = max(maxR, R), max(maxD, D), max(maxP, P)
+		t.wt[l], t.wt2[l] = make([]float64, D*R), make([]float64, k*R)
+		t.cb[l], t.om[l], t.act[l] = make([]float64, vbBlock*R), make([]float64, vbBlock*R), make([]float64, vbBlock*R)
+		if point {
+			continue
+		}
 		t.sig[l], t.logdet[l], t.fac[l] = make([]float64, R*P), make([]float64, R), make([]float64, P)
 		for a := range D {
 			for b := a; b < D; b++ {
@@ -220,8 +234,6 @@ func NewVBTrainer(n *Net, N int, opt TrainOptions) (*VBTrainer, error) {
 			t.logdet[l][j] = float64(D) * math.Log(s2)
 		}
 		t.lam[l], t.lin[l] = make([]float64, R*P), make([]float64, R*D)
-		t.wt[l], t.wt2[l] = make([]float64, D*R), make([]float64, k*R)
-		t.cb[l], t.om[l], t.act[l] = make([]float64, vbBlock*R), make([]float64, vbBlock*R), make([]float64, vbBlock*R)
 	}
 	kL := n.Sizes[L]
 	t.topVar, t.topLin, t.topOm, t.topC = make([]float64, kL), make([]float64, kL), make([]float64, kL), make([]float64, kL)
@@ -239,7 +251,9 @@ func NewVBTrainer(n *Net, N int, opt TrainOptions) (*VBTrainer, error) {
 	}
 	t.omT, t.vT = make([]float64, maxR*vbBlock), make([]float64, maxR*vbBlock)
 	t.mt, t.mv = make([]float64, vbBlock*maxD), make([]float64, vbBlock*maxD)
-	t.mk, t.mkT, t.g = make([]float64, vbBlock*maxP), make([]float64, vbBlock*maxP), make([]float64, vbBlock*maxP)
+	if !point {
+		t.mk, t.mkT, t.g = make([]float64, vbBlock*maxP), make([]float64, vbBlock*maxP), make([]float64, vbBlock*maxP)
+	}
 	t.tT, t.ex = make([]float64, maxR*vbBlock), make([]float64, vbBlock)
 	t.workers = opt.Workers
 	if t.workers == 0 {
@@ -398,8 +412,10 @@ func (t *VBTrainer) begin() {
 			}
 			wt[k*R+j] = n.B[l-1][j]
 		}
-		clear(t.lam[l])
-		clear(t.lin[l])
+		if !t.point {
+			clear(t.lam[l])
+			clear(t.lin[l])
+		}
 	}
 	clear(t.topLin)
 	for k, b := range n.B[L] {
@@ -467,13 +483,16 @@ func (t *VBTrainer) buildM(lo, K, l int, mkT bool) {
 	P := D * (D + 1) / 2
 	t.run(K, func(_ *vbWorker, i int) {
 		m := t.m[(lo+i)*t.latent+t.off[l]:][:k]
-		mt, mv, mk := t.mt[i*D:(i+1)*D], t.mv[i*k:(i+1)*k], t.mk[i*P:(i+1)*P]
+		mt, mv := t.mt[i*D:(i+1)*D], t.mv[i*k:(i+1)*k]
 		copy(mt, m)
 		mt[k] = 1
 		for a, v := range m {
 			mv[a] = v * (1 - v)
 		}
-		p := 0
+		if t.point {
+			return
+		}
+		mk, p := t.mk[i*P:(i+1)*P], 0
 		for a, ma := range mt {
 			mk[p] = ma
 			p++
@@ -483,7 +502,7 @@ func (t *VBTrainer) buildM(lo, K, l int, mkT bool) {
 			}
 		}
 	})
-	if !mkT {
+	if !mkT || t.point {
 		return
 	}
 	fac := t.fac[l]
@@ -524,6 +543,10 @@ func (t *VBTrainer) blockOmega(x data.Examples, lo, K int) float64 {
 		// tr(Σ_j M_n), R×K: pieces of vbRows rows of Σ, vbChunk at a time
 		tT := t.tT[:R*K]
 		t.run((R+vbRows-1)/vbRows, func(_ *vbWorker, s int) {
+			if t.point {
+				clear(tT[s*vbRows*K : min(R, (s+1)*vbRows)*K])
+				return
+			}
 			j0, j1 := s*vbRows, min(R, (s+1)*vbRows)
 			op := kernel.GemmSet
 			for p0 := 0; p0 < P; p0 += vbChunk {
@@ -586,8 +609,11 @@ func (t *VBTrainer) blockLatent(x data.Examples, lo, K int) {
 		R, k := n.Sizes[l-1], n.Sizes[l]
 		D := k + 1
 		P := D * (D + 1) / 2
-		g := t.g[:K*P]
-		t.gemm(kernel.GemmSet, K, P, R, t.om[l], R, t.sig[l], P, g, P)
+		var g []float64
+		if !t.point {
+			g = t.g[:K*P]
+			t.gemm(kernel.GemmSet, K, P, R, t.om[l], R, t.sig[l], P, g, P)
+		}
 		wt, wt2 := t.wt[l], t.wt2[l]
 		t.run(K, func(w *vbWorker, i int) {
 			ex := lo + i
@@ -605,11 +631,15 @@ func (t *VBTrainer) blockLatent(x data.Examples, lo, K int) {
 				r[j] -= om[j] * act[j]
 			}
 			gf, u, s2 := w.gf[:D*D], w.u[:D], w.s2[:k]
-			gp := g[i*P : (i+1)*P]
-			for a := range D {
-				for b := a; b < D; b++ {
-					v := gp[pgPacked(D, a, b)]
-					gf[a*D+b], gf[b*D+a] = v, v
+			if t.point {
+				clear(gf)
+			} else {
+				gp := g[i*P : (i+1)*P]
+				for a := range D {
+					for b := a; b < D; b++ {
+						v := gp[pgPacked(D, a, b)]
+						gf[a*D+b], gf[b*D+a] = v, v
+					}
 				}
 			}
 			for a := range D {
@@ -846,4 +876,50 @@ func (t *VBTrainer) Resume(c *models.Checkpoint) error {
 	}
 	t.ep = m.Epoch
 	return nil
+}
+
+// MeanFieldBound returns, for every example of x, the mean-field bound on
+// log p(x | θ) of the net n taken as a point (q(θ) = δ_μ: Σ = 0), q(h)
+// factorised Bernoulli optimised per example: from m = ½, passes rounds of
+// q(ω) then q(h) coordinate updates (blockOmega, blockLatent), each never
+// lowering the bound, then the bound at the last q(h) with c optimal:
+//
+//	Σ_{l,j} [(E v_j − ½) ā_j − log 2 − log cosh(c_j/2)] + H(q(h)) ≤ log p(x | μ),
+//
+// c_j = √(E ψ_j²) (the Jaakkola–Jordan bound on each log σ). This is the
+// test-time bound of pg-vb's model (its posterior mean); Gan et al.'s
+// bounds also average over q(θ), which the net alone does not carry.
+// Deterministic; workers goroutines (0: GOMAXPROCS), the same bits for
+// any number.
+func MeanFieldBound(n *Net, x data.Examples, passes, workers int) ([]float64, error) {
+	if passes < 0 {
+		return nil, fmt.Errorf("mean-field bound: passes %d must not be negative", passes)
+	}
+	N := x.Len()
+	if N == 0 {
+		return nil, nil
+	}
+	if d := len(x.Row(0)); d != n.Sizes[0] {
+		return nil, fmt.Errorf("mean-field bound: the data has %d units per example, the net %d visible units", d, n.Sizes[0])
+	}
+	t, err := newVB(n, N, TrainOptions{Prior: "gaussian", PriorSigma: 1, Workers: workers, Precision: kernel.Float64}, true)
+	if err != nil {
+		return nil, err
+	}
+	for i := range t.m {
+		t.m[i] = 0.5
+	}
+	clear(t.topVar)
+	t.begin()
+	out := make([]float64, N)
+	for lo := 0; lo < N; lo += vbBlock {
+		K := min(vbBlock, N-lo)
+		for range passes {
+			t.blockOmega(x, lo, K)
+			t.blockLatent(x, lo, K)
+		}
+		t.blockOmega(x, lo, K)
+		copy(out[lo:], t.ex[:K])
+	}
+	return out, nil
 }

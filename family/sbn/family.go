@@ -213,6 +213,10 @@ func newFamily(name string, ar bool) *family.Family {
 		trainers = append(trainers, family.TrainerInfo{Method: "pg-gibbs", Doc: "batch Gibbs sampler with Pólya-Gamma augmentation (Gan et al. 2015): per epoch one sweep of every example's latents, then ω ~ PG(1, ψ) and each unit's row of weights from its Gaussian conditional, Student-t prior as a scale mixture; the last sample evaluated"},
 			family.TrainerInfo{Method: "pg-vb", Doc: "mean-field variational Bayes with Pólya-Gamma augmentation (Gan et al. 2015): per epoch one pass of exact coordinate updates of q(h) (Bernoulli), q(ω) = PG(1, c), each unit's row q(w, b) Gaussian and q(τ) (Student-t prior); signal the variational bound; the posterior mean evaluated (float64)"})
 	}
+	estimators := []*family.Estimator{Exact, IS, AIS, BDMC, Completion}
+	if !ar {
+		estimators = append(estimators, MFBound)
+	}
 	codec := belief.TypeOf(ar)
 	doc := "sigmoid belief net, p(h_L) Π_l p(h_{l−1}|h_l) with σ(W_l h_l + b_{l−1}) (Du, Zhu & Zhang 2015, eq. 11–12); arrays gen_W<l>, gen_b<l>, optional rec_W<l>, rec_c<l>"
 	if ar {
@@ -223,7 +227,7 @@ func newFamily(name string, ar bool) *family.Family {
 		Model:      func() family.Settings { m := DefaultModel(); return &m },
 		Train:      func() family.Settings { t := DefaultTrain(); return &t },
 		Trainers:   trainers,
-		Estimators: []*family.Estimator{Exact, IS, AIS, BDMC, Completion},
+		Estimators: estimators,
 		EveryEpoch: func() []family.Configured {
 			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 4, Betas: 100, Examples: 50}}}
 		},
