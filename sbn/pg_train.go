@@ -261,11 +261,8 @@ func (t *PGTrainer) EpochSettings(models.EpochSummary) string {
 // latent states and the θ they were drawn under (SignalLogJoint).
 func (t *PGTrainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	N := x.Len()
-	if N != t.n {
-		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d", N, t.n)
-	}
-	if d := len(x.Row(0)); d != t.net.Sizes[0] {
-		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
+	if err := checkBatchData(x, t.n, t.net.Sizes[0]); err != nil {
+		return models.EpochSummary{}, err
 	}
 	e := t.ep + 1
 	t.sweepLatent(x, e)
@@ -284,6 +281,18 @@ func (t *PGTrainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	}
 	t.ep = e
 	return models.EpochSummary{Epoch: e, K: 1, ReconError: signal / float64(N), Signal: SignalLogJoint}, nil
+}
+
+// checkBatchData refuses data of other than N examples of visible units
+// for a batch trainer made for N.
+func checkBatchData(x data.Examples, N, visible int) error {
+	if x.Len() != N {
+		return fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d", x.Len(), N)
+	}
+	if d := len(x.Row(0)); d != visible {
+		return fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, visible)
+	}
+	return nil
 }
 
 // sweepLatent updates every example's latent units once (at the first

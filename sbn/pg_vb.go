@@ -155,6 +155,14 @@ type vbWorker struct {
 	rhs, mu      *mat.VecDense
 }
 
+// vbDims returns layer l's rows R = n_{l−1}, units k = n_l, D = k + 1 and
+// P = D(D+1)/2, the size of a packed D×D symmetric matrix.
+func vbDims(n *Net, l int) (R, k, D, P int) {
+	R, k = n.Sizes[l-1], n.Sizes[l]
+	D = k + 1
+	return R, k, D, D * (D + 1) / 2
+}
+
 // pgPacked is the index of entry (a, b), a ≤ b, of a symmetric D×D
 // matrix packed by rows of its upper triangle.
 func pgPacked(D, a, b int) int { return a*D - a*(a-1)/2 + b - a }
@@ -211,9 +219,7 @@ func newVB(n *Net, N int, opt TrainOptions, point bool) (*VBTrainer, error) {
 	t.cb, t.om, t.act = make([][]float64, L+1), make([][]float64, L+1), make([][]float64, L+1)
 	maxR, maxD, maxP := 0, 0, 0
 	for l := 1; l <= L; l++ {
-		R, k := n.Sizes[l-1], n.Sizes[l]
-		D := k + 1
-		P := D * (D + 1) / 2
+		R, k, D, P := vbDims(n, l)
 		maxR, maxD, maxP = max(maxR, R), max(maxD, D), max(maxP, P)
 		t.wt[l], t.wt2[l] = make([]float64, D*R), make([]float64, k*R)
 		t.cb[l], t.om[l], t.act[l] = make([]float64, vbBlock*R), make([]float64, vbBlock*R), make([]float64, vbBlock*R)
@@ -307,9 +313,7 @@ func (t *VBTrainer) eachParam(f func(mu, v float64, rate *float64)) {
 		return &x[i]
 	}
 	for l := 1; l <= L; l++ {
-		R, k := n.Sizes[l-1], n.Sizes[l]
-		D := k + 1
-		P := D * (D + 1) / 2
+		R, k, D, P := vbDims(n, l)
 		for j := range R {
 			s := t.sig[l][j*P:]
 			for a := range k {
@@ -367,11 +371,8 @@ func (t *VBTrainer) EpochSettings(models.EpochSummary) string {
 // from (SignalELBO).
 func (t *VBTrainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	N := x.Len()
-	if N != t.n {
-		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d", N, t.n)
-	}
-	if d := len(x.Row(0)); d != t.net.Sizes[0] {
-		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
+	if err := checkBatchData(x, t.n, t.net.Sizes[0]); err != nil {
+		return models.EpochSummary{}, err
 	}
 	e := t.ep + 1
 	t.begin()
@@ -478,9 +479,7 @@ func (t *VBTrainer) vVals(x data.Examples, l, ex int, dst []float64) {
 // packed E[h̃h̃ᵀ] (K×P, into t.mk; with mkT also transposed, P×K, the
 // off-diagonal doubled).
 func (t *VBTrainer) buildM(lo, K, l int, mkT bool) {
-	k := t.net.Sizes[l]
-	D := k + 1
-	P := D * (D + 1) / 2
+	_, k, D, P := vbDims(t.net, l)
 	t.run(K, func(_ *vbWorker, i int) {
 		m := t.m[(lo+i)*t.latent+t.off[l]:][:k]
 		mt, mv := t.mt[i*D:(i+1)*D], t.mv[i*k:(i+1)*k]
@@ -533,9 +532,7 @@ func (t *VBTrainer) blockOmega(x data.Examples, lo, K int) float64 {
 	L := n.Layers()
 	clear(t.ex[:K])
 	for l := 1; l <= L; l++ {
-		R, k := n.Sizes[l-1], n.Sizes[l]
-		D := k + 1
-		P := D * (D + 1) / 2
+		R, k, D, P := vbDims(n, l)
 		t.buildM(lo, K, l, true)
 		act, cb, om := t.act[l], t.cb[l], t.om[l]
 		t.gemm(kernel.GemmSet, K, R, D, t.mt, D, t.wt[l], R, act, R)
@@ -606,9 +603,7 @@ func (t *VBTrainer) blockLatent(x data.Examples, lo, K int) {
 	n := t.net
 	L := n.Layers()
 	for l := 1; l <= L; l++ {
-		R, k := n.Sizes[l-1], n.Sizes[l]
-		D := k + 1
-		P := D * (D + 1) / 2
+		R, k, D, P := vbDims(n, l)
 		var g []float64
 		if !t.point {
 			g = t.g[:K*P]
@@ -688,9 +683,7 @@ func (t *VBTrainer) blockStats(x data.Examples, lo, K int) {
 	n := t.net
 	L := n.Layers()
 	for l := 1; l <= L; l++ {
-		R, k := n.Sizes[l-1], n.Sizes[l]
-		D := k + 1
-		P := D * (D + 1) / 2
+		R, _, D, P := vbDims(n, l)
 		t.buildM(lo, K, l, false)
 		om := t.om[l]
 		omT, vT := t.omT[:R*K], t.vT[:R*K]
@@ -719,9 +712,7 @@ func (t *VBTrainer) updateRows() error {
 	n := t.net
 	L := n.Layers()
 	for l := 1; l <= L; l++ {
-		R, k := n.Sizes[l-1], n.Sizes[l]
-		D := k + 1
-		P := D * (D + 1) / 2
+		R, k, D, P := vbDims(n, l)
 		bad := make([]bool, R)
 		t.run(R, func(w *vbWorker, j int) {
 			if w.sym == nil || w.sym.SymmetricDim() != D {
