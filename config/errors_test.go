@@ -186,7 +186,7 @@ func TestBadConfigs(t *testing.T) {
 		{"dbm with one layer", okExp + "    model: {type: dbm, layers: [4]}\n    train: {method: pcd}\n", []string{
 			`bad.yaml:4: experiments[0].model.layers: a dbm needs at least two hidden layer sizes (e.g. [500, 1000]), got [4]`}},
 		{"mf-bound on an rbm", okExp + "    evaluate: {final: [mf-bound]}\n", []string{
-			`bad.yaml:4: experiments[0].evaluate.final[0].name: mf-bound is an estimator of model type dbm, not of rbm (the model type is rbm; its estimators: exact, ais, ais-ratio, raise, sandwich, csl, chi2, pll, recon)`}},
+			`bad.yaml:4: experiments[0].evaluate.final[0].name: mf-bound is an estimator of model type dbm or sbn, not of rbm (the model type is rbm; its estimators: exact, ais, ais-ratio, raise, sandwich, csl, chi2, pll, recon)`}},
 		{"bad pretrain settings", okExp + "    model: {type: dbm, layers: [4, 3]}\n    train: {method: pcd, mean_field_iters: 0, pretrain: {epochs: -1, method: cdd, k: 0, learning_rate: 0}}\n", []string{
 			`experiments[0].train.mean_field_iters: expected a positive integer, got 0`,
 			`experiments[0].train.pretrain.epochs: expected a non-negative integer (0 = no pretraining), got -1`,

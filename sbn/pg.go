@@ -35,11 +35,10 @@ const pgTrunc = 0.64
 // cumulants of the Laplace transform), by their series near 0.
 func pgMeanVar(c float64) (mean, variance float64) {
 	c = math.Abs(c)
+	mean = pgMean(c)
 	if c < 1e-3 {
-		c2 := c * c
-		return 0.25 - c2/48, 1.0/24 - c2/120 // Taylor: mean ¼ − c²/48 + …, variance 1/24 − c²/120 + …
+		return mean, 1.0/24 - c*c/120 // Taylor: variance 1/24 − c²/120 + …
 	}
-	mean = math.Tanh(c/2) / (2 * c)
 	sech := 1 / math.Cosh(c/2)
 	if c > 700 { // sinh and cosh overflow: variance ≈ (e^c/2)/(4c³) · 4e^{−c} = 1/(2c³)
 		return mean, 1 / (2 * c * c * c)
@@ -47,13 +46,25 @@ func pgMeanVar(c float64) (mean, variance float64) {
 	return mean, (math.Sinh(c) - c) / (4 * c * c * c) * sech * sech
 }
 
+// pgMean is the mean tanh(c/2)/(2c) of PG(1, c), by its Taylor series
+// ¼ − c²/48 + … for |c| < 10⁻³ (the limit ¼ at c = 0).
+func pgMean(c float64) float64 {
+	c = math.Abs(c)
+	if c < 1e-3 {
+		return 0.25 - c*c/48
+	}
+	return math.Tanh(c/2) / (2 * c)
+}
+
+// logCosh is log cosh x without overflow.
+func logCosh(x float64) float64 {
+	x = math.Abs(x)
+	return x + math.Log1p(math.Exp(-2*x)) - math.Ln2
+}
+
 // pgLaplace is E[e^{−sω}] for ω ~ PG(1, c): cosh(c/2)/cosh(√(c²/4 + s/2)),
 // from logs.
 func pgLaplace(c, s float64) float64 {
-	logCosh := func(x float64) float64 {
-		x = math.Abs(x)
-		return x + math.Log1p(math.Exp(-2*x)) - math.Ln2
-	}
 	return math.Exp(logCosh(c/2) - logCosh(math.Sqrt(c*c/4+s/2)))
 }
 

@@ -13,13 +13,7 @@ import (
 // the pair sums' work grows with the square of the fraction on).
 // BenchmarkPGDraw times one PG(1, c) draw at c = 1.5.
 func BenchmarkPGSweep(b *testing.B) {
-	x := pgData(3000, 784, 1)
-	for i := range x.X { // 15% on
-		x.X[i] = 0
-		if (i*2654435761)%100 < 15 {
-			x.X[i] = 1
-		}
-	}
+	x := mnistLikeSet(3000)
 	n := New([]int{784, 200}, false)
 	InitNormal(n, 0.01, 1)
 	o := TrainOptions{Prior: "student-t", PriorSigma: 0.09, PriorNu: 2.2, Seed: 1, Precision: kernel.Float32, Epochs: 1 << 30}

@@ -202,9 +202,14 @@ func NewPGTrainer(n *Net, N int, opt TrainOptions) (*PGTrainer, error) {
 
 // run calls f(w, i) for i = 0 … tasks−1 on the workers (w: the worker's
 // scratch, which results must not depend on).
-func (t *PGTrainer) run(tasks int, f func(w *pgWorker, i int)) {
+func (t *PGTrainer) run(tasks int, f func(w *pgWorker, i int)) { runTasks(&t.wg, t.ws, tasks, f) }
+
+// runTasks calls f(w, i) for i = 0 … tasks−1 on up to len(ws) goroutines,
+// each with its own scratch w, taking the next task until none is left
+// (the batch trainers' worker pool: results must not depend on w).
+func runTasks[W any](g *workgroup.Group, ws []W, tasks int, f func(w W, i int)) {
 	var next atomic.Int64
-	work := func(w *pgWorker) {
+	work := func(w W) {
 		for {
 			i := int(next.Add(1)) - 1
 			if i >= tasks {
@@ -213,15 +218,15 @@ func (t *PGTrainer) run(tasks int, f func(w *pgWorker, i int)) {
 			f(w, i)
 		}
 	}
-	k := min(t.workers, tasks)
+	k := min(len(ws), tasks)
 	if k <= 1 {
-		work(t.ws[0])
+		work(ws[0])
 		return
 	}
-	for _, w := range t.ws[:k] {
-		t.wg.Go(func() { work(w) })
+	for _, w := range ws[:k] {
+		g.Go(func() { work(w) })
 	}
-	t.wg.Wait()
+	g.Wait()
 }
 
 // Completed is the number of completed sweeps.
@@ -256,11 +261,8 @@ func (t *PGTrainer) EpochSettings(models.EpochSummary) string {
 // latent states and the θ they were drawn under (SignalLogJoint).
 func (t *PGTrainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	N := x.Len()
-	if N != t.n {
-		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d", N, t.n)
-	}
-	if d := len(x.Row(0)); d != t.net.Sizes[0] {
-		return models.EpochSummary{}, fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, t.net.Sizes[0])
+	if err := checkBatchData(x, t.n, t.net.Sizes[0]); err != nil {
+		return models.EpochSummary{}, err
 	}
 	e := t.ep + 1
 	t.sweepLatent(x, e)
@@ -279,6 +281,18 @@ func (t *PGTrainer) TrainEpoch(x data.Examples) (models.EpochSummary, error) {
 	}
 	t.ep = e
 	return models.EpochSummary{Epoch: e, K: 1, ReconError: signal / float64(N), Signal: SignalLogJoint}, nil
+}
+
+// checkBatchData refuses data of other than N examples of visible units
+// for a batch trainer made for N.
+func checkBatchData(x data.Examples, N, visible int) error {
+	if x.Len() != N {
+		return fmt.Errorf("sbn trainer: the data has %d examples, the trainer was made for N = %d", x.Len(), N)
+	}
+	if d := len(x.Row(0)); d != visible {
+		return fmt.Errorf("sbn trainer: the data has %d units per example, the net %d visible units", d, visible)
+	}
+	return nil
 }
 
 // sweepLatent updates every example's latent units once (at the first
@@ -607,6 +621,19 @@ func (t *PGTrainer) Checkpoint(experiment string) (*models.Checkpoint, error) {
 		Bytes: map[string][]byte{"trainer": js, "pg_h": hb}}, nil
 }
 
+// checkPGMeta refuses a state m of another method, net, N, seed, prior or
+// precision than want.
+func checkPGMeta(m, want pgMeta) error {
+	if err := kernel.Check("sbn trainer state", m.Precision, want.Precision); err != nil {
+		return err
+	}
+	if m.Method != want.Method || m.Label != want.Label || m.N != want.N || m.Seed != want.Seed || m.Prior != want.Prior {
+		return fmt.Errorf("sbn trainer state is for %s of %s, N = %d, seed %d, prior %s; this trainer is %s of %s, N = %d, seed %d, prior %s",
+			m.Method, m.Label, m.N, m.Seed, m.Prior, want.Method, want.Label, want.N, want.Seed, want.Prior)
+	}
+	return nil
+}
+
 // Resume restores a state written by Checkpoint for the same net shape,
 // N, seed, prior and precision.
 func (t *PGTrainer) Resume(c *models.Checkpoint) error {
@@ -614,13 +641,8 @@ func (t *PGTrainer) Resume(c *models.Checkpoint) error {
 	if err := json.Unmarshal(c.Bytes["trainer"], &m); err != nil {
 		return fmt.Errorf("sbn trainer state: %w", err)
 	}
-	want := t.meta()
-	if err := kernel.Check("sbn trainer state", m.Precision, want.Precision); err != nil {
+	if err := checkPGMeta(m, t.meta()); err != nil {
 		return err
-	}
-	if m.Method != want.Method || m.Label != want.Label || m.N != want.N || m.Seed != want.Seed || m.Prior != want.Prior {
-		return fmt.Errorf("sbn trainer state is for %s of %s, N = %d, seed %d, prior %s; this trainer is %s of %s, N = %d, seed %d, prior %s",
-			m.Method, m.Label, m.N, m.Seed, m.Prior, want.Method, want.Label, want.N, want.Seed, want.Prior)
 	}
 	xs, tri := paramSlices(t.net)
 	ts, _ := paramSlices(t.tau)

@@ -111,11 +111,12 @@ func (d *dynamics) begin() {
 // them in words, and optimiser those whose θ moves by Adam (the dynamics
 // "adam"): adam itself, rws (adam with the adaptive importance sampler
 // under its own name), wake-sleep and nvil (ws.go, nvil.go). "pg-gibbs",
-// Gan et al.'s batch Gibbs sampler, is PGTrainer's (pg_train.go), not
+// Gan et al.'s batch Gibbs sampler, is PGTrainer's (pg_train.go), and
+// "pg-vb", its mean-field counterpart, VBTrainer's (pg_vb.go), not
 // Trainer's.
 var (
-	Methods    = []string{"sghmc", "sgnht", "sgld", "adam", "rws", "wake-sleep", "nvil", "pg-gibbs"}
-	methodList = "sghmc, sgnht, sgld, adam, rws, wake-sleep or nvil (pg-gibbs: NewPGTrainer)"
+	Methods    = []string{"sghmc", "sgnht", "sgld", "adam", "rws", "wake-sleep", "nvil", "pg-gibbs", "pg-vb"}
+	methodList = "sghmc, sgnht, sgld, adam, rws, wake-sleep or nvil (pg-gibbs: NewPGTrainer; pg-vb: NewVBTrainer)"
 	optimiser  = map[string]bool{"adam": true, "rws": true, "wake-sleep": true, "nvil": true}
 )
 

@@ -49,7 +49,7 @@ func TestModelsCommand(t *testing.T) {
 		"rbm":   {"exact", "ais", "ais-ratio", "raise", "sandwich", "csl", "chi2", "pll", "recon"},
 		"dbn":   {"exact", "dbn-bound", "ais", "raise", "sandwich"},
 		"dbm":   {"exact", "mf-bound", "ais", "raise", "sandwich"},
-		"sbn":   {"exact", "is", "ais", "bdmc", "completion"},
+		"sbn":   {"exact", "is", "ais", "bdmc", "completion", "mf-bound"},
 		"arsbn": {"exact", "is", "ais", "bdmc", "completion"},
 		"ising": {"exact", "ais", "chi2", "bp"},
 		"mob":   {"exact"},

@@ -157,10 +157,11 @@ var tiny = map[string]tinyCase{
 }
 
 // sbnCase is the tiny experiment of the sigmoid belief nets: arsbnCase's
-// plus pg-gibbs (plain SBNs only).
+// plus pg-gibbs and pg-vb and the mf-bound estimator (plain SBNs only).
 var sbnCase = func() tinyCase {
 	c := arsbnCase
-	c.train = append(append([]string(nil), c.train...), `{method: pg-gibbs, epochs: 2}`)
+	c.train = append(append([]string(nil), c.train...), `{method: pg-gibbs, epochs: 2}`, `{method: pg-vb, precision: float64, epochs: 2}`)
+	c.evaluate = strings.TrimSuffix(c.evaluate, "]") + ",\n\t\t{name: mf-bound, passes: 20, examples: 0}]"
 	return c
 }()
 

@@ -414,3 +414,44 @@ func CompletionFigure(x data.Examples, res belief.CompletionResult, rows, cols i
 		Caption:  fmt.Sprintf("missing-data completion of the first %d %s examples: originals; the lower %d of %d rows hidden (grey); completed by the per-pixel vote", k, split, rows-rows/2, rows),
 	}
 }
+
+// MFSettings is the settings of the mean-field bound.
+type MFSettings struct {
+	// Passes is the number of rounds of q(ω) and q(h) updates per example.
+	Passes int `yaml:"passes" want:"a positive integer"`
+	// Examples evaluates a random subsample of each split (0 = all).
+	Examples      int `yaml:"examples" want:"a non-negative integer (0 = all)" flag:"examples"`
+	family.Seeded `yaml:",inline"`
+}
+
+// Check reports bad mean-field settings.
+func (s *MFSettings) Check(p family.Problems) {
+	p.Check("passes", s.Passes >= 1 && s.Passes <= 10000, "an integer in [1, 10000]", s.Passes)
+	p.Check("examples", s.Examples >= 0, "a non-negative integer (0 = all)", s.Examples)
+}
+
+// MFBound is the mean-field lower bound on log p(x) at the net's
+// parameters (pg-vb's q(h) per test example, sbn.MeanFieldBound).
+var MFBound = estim.Define(estim.Def[*belief.Net, MFSettings]{
+	Name:     "mf-bound",
+	Leans:    family.Leans{LogLik: family.Low, Why: "a variational lower bound on log p(x)"},
+	Unshared: true,
+	Doc:      "mean-field lower bound on log p(x) at the net's parameters: a factorised Bernoulli q(h) per example by coordinate ascent on the Jaakkola–Jordan (Pólya-Gamma) bound, as pg-vb's q(h); plain SBNs",
+	Defaults: MFSettings{Passes: 50},
+	Feasible: func(n *belief.Net, _ *MFSettings) error {
+		if n.AR() {
+			return fmt.Errorf("mf-bound: %s is autoregressive; the mean-field bound is for plain SBNs", n.Label())
+		}
+		return nil
+	},
+	Run: func(env *evalenv.Env, n *belief.Net, s *MFSettings, j evalenv.Job) ([]report.Row, error) {
+		return onSubsamples(env, n, j, s.Examples, int64(s.Passes), func(sp evalenv.Split, x evalenv.Subset, _ uint64, row *report.Row) ([]float64, error) {
+			lp, err := belief.MeanFieldBound(n, x, s.Passes, 0)
+			if err != nil {
+				return nil, err
+			}
+			row.Notes = append(row.Notes, fmt.Sprintf("mean-field lower bound at the net's parameters (θ a point), %d rounds of q(ω) and q(h) updates per example from q(h) = ½, on %d of %d examples", s.Passes, x.Len(), sp.Data.Len()))
+			return lp, nil
+		})
+	},
+})

@@ -21,8 +21,10 @@ type Train struct {
 	// (reweighted wake-sleep, adam with the adaptive-is sampler),
 	// wake-sleep or nvil (float64 only), or pg-gibbs (sbn only: Gan et
 	// al.'s batch Gibbs sampler with Pólya-Gamma augmentation, one sweep
-	// per epoch, set by the prior keys and precision alone).
-	Method string `yaml:"method" want:"sghmc, sgnht, sgld, adam, rws, wake-sleep, nvil or pg-gibbs"`
+	// per epoch, set by the prior keys and precision alone), or pg-vb
+	// (sbn only, float64: its mean-field variational counterpart, one pass
+	// of coordinate updates per epoch, the posterior mean evaluated).
+	Method string `yaml:"method" want:"sghmc, sgnht, sgld, adam, rws, wake-sleep, nvil, pg-gibbs or pg-vb"`
 	// Sampler draws the latent states: gibbs (eq. 15) or adaptive-is
 	// (recognition network on the inclusive KL, eq. 7–10).
 	Sampler string `yaml:"sampler" want:"gibbs or adaptive-is"`
@@ -128,18 +130,22 @@ func (t *Train) Check(p family.Problems) {
 			p.Crossf("sampler", "method", "method %s draws the latents from its recognition network: set sampler: adaptive-is (got %q)", t.Method, t.Sampler)
 		}
 	}
-	if t.Method == "pg-gibbs" {
+	if t.Method == "pg-gibbs" || t.Method == "pg-vb" {
 		if t.Prior == "none" {
-			p.Crossf("prior", "method", "method pg-gibbs needs a proper prior: set prior: student-t or gaussian (got %q)", t.Prior)
+			p.Crossf("prior", "method", "method %s needs a proper prior: set prior: student-t or gaussian (got %q)", t.Method, t.Prior)
 		}
 		if t.Average > 1 {
-			p.Crossf("average", "method", "method pg-gibbs evaluates its last sample: set average: 1 (got %d)", t.Average)
+			what := "its last sample"
+			if t.Method == "pg-vb" {
+				what = "the posterior mean"
+			}
+			p.Crossf("average", "method", "method %s evaluates %s: set average: 1 (got %d)", t.Method, what, t.Average)
 		}
 	}
 	if t.Sleep && t.Method != "rws" {
 		p.Crossf("sleep", "sleep", "the sleep phase is an option of method rws (got %q); wake-sleep always runs it", t.Method)
 	}
-	if (t.Method == "wake-sleep" || t.Method == "nvil") && t.Precision != kernel.Float64 {
+	if (t.Method == "wake-sleep" || t.Method == "nvil" || t.Method == "pg-vb") && t.Precision != kernel.Float64 {
 		p.Crossf("precision", "method", "method %s runs in float64 only: set precision: float64 (got %q)", t.Method, t.Precision)
 	}
 	t.checkMinibatch(p)
@@ -204,7 +210,12 @@ func newFamily(name string, ar bool) *family.Family {
 		{Method: "nvil", Doc: "NVIL (Mnih & Gregor 2014): the variational lower bound, Q by the score function with a centred, variance-normalised learning signal and an input-dependent baseline; Adam (float64)"},
 	}
 	if !ar {
-		trainers = append(trainers, family.TrainerInfo{Method: "pg-gibbs", Doc: "batch Gibbs sampler with Pólya-Gamma augmentation (Gan et al. 2015): per epoch one sweep of every example's latents, then ω ~ PG(1, ψ) and each unit's row of weights from its Gaussian conditional, Student-t prior as a scale mixture; the last sample evaluated"})
+		trainers = append(trainers, family.TrainerInfo{Method: "pg-gibbs", Doc: "batch Gibbs sampler with Pólya-Gamma augmentation (Gan et al. 2015): per epoch one sweep of every example's latents, then ω ~ PG(1, ψ) and each unit's row of weights from its Gaussian conditional, Student-t prior as a scale mixture; the last sample evaluated"},
+			family.TrainerInfo{Method: "pg-vb", Doc: "mean-field variational Bayes with Pólya-Gamma augmentation (Gan et al. 2015): per epoch one pass of exact coordinate updates of q(h) (Bernoulli), q(ω) = PG(1, c), each unit's row q(w, b) Gaussian and q(τ) (Student-t prior); signal the variational bound; the posterior mean evaluated (float64)"})
+	}
+	estimators := []*family.Estimator{Exact, IS, AIS, BDMC, Completion}
+	if !ar {
+		estimators = append(estimators, MFBound)
 	}
 	codec := belief.TypeOf(ar)
 	doc := "sigmoid belief net, p(h_L) Π_l p(h_{l−1}|h_l) with σ(W_l h_l + b_{l−1}) (Du, Zhu & Zhang 2015, eq. 11–12); arrays gen_W<l>, gen_b<l>, optional rec_W<l>, rec_c<l>"
@@ -216,7 +227,7 @@ func newFamily(name string, ar bool) *family.Family {
 		Model:      func() family.Settings { m := DefaultModel(); return &m },
 		Train:      func() family.Settings { t := DefaultTrain(); return &t },
 		Trainers:   trainers,
-		Estimators: []*family.Estimator{Exact, IS, AIS, BDMC, Completion},
+		Estimators: estimators,
 		EveryEpoch: func() []family.Configured {
 			return []family.Configured{{Name: "ais", Settings: &AISSettings{Chains: 4, Betas: 100, Examples: 50}}}
 		},
@@ -235,8 +246,11 @@ func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	if m.InitVisibleBias == "base-rate" && len(a.BaseRate) == len(n.B[0]) {
 		copy(n.B[0], a.BaseRate)
 	}
-	if t.Method == "pg-gibbs" {
+	switch t.Method {
+	case "pg-gibbs":
 		return belief.NewPGTrainer(n, a.Data.N, t.options(a.Seed, a.Workers))
+	case "pg-vb":
+		return belief.NewVBTrainer(n, a.Data.N, t.options(a.Seed, a.Workers))
 	}
 	tr, err := belief.NewTrainer(n, a.Data.N, t.options(a.Seed, a.Workers))
 	if err != nil {

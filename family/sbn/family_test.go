@@ -107,3 +107,31 @@ func TestRunsEndToEnd(t *testing.T) {
 		t.Errorf("the per-epoch lines should name the training signal:\n%s", stderr.String())
 	}
 }
+
+// TestPGVBValidate: method pg-vb is refused with a flat prior, with
+// average above 1 and in float32, each with its reason, and accepted with
+// a Student-t prior in float64.
+func TestPGVBValidate(t *testing.T) {
+	cfg := func(train string) string {
+		return `name: v
+experiments:
+  - name: e
+    data: {train: "planted:train", test: "planted:test", planted: {model: sbn, visible: 6, hidden: 2, train: 20, valid: 5, test: 10}}
+    model: {type: sbn, layers: [2]}
+    train: ` + train + "\n"
+	}
+	for train, want := range map[string]string{
+		`{method: pg-vb, precision: float64, prior: none}`:     "method pg-vb needs a proper prior",
+		`{method: pg-vb, precision: float64, average: 2}`:      "method pg-vb evaluates the posterior mean: set average: 1",
+		`{method: pg-vb, precision: float32}`:                  "method pg-vb runs in float64 only",
+		`{method: pg-vb, precision: float64, prior: gaussian}`: "",
+	} {
+		_, err := config.Parse([]byte(cfg(train)), "v.yaml", config.Options{})
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("%s: %v", train, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("%s: want %q, got %v", train, want, err)
+		}
+	}
+}
