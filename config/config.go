@@ -349,6 +349,12 @@ type Options struct {
 	// to the document before it is decoded (see Override). File.Overrides
 	// records them.
 	Set []Override
+	// Recorded says the document is a config that a run recorded (in a
+	// checkpoint, or a run folder's config.resolved.yaml read to evaluate
+	// its models): the files the run read when it started, such as a
+	// dbn's train.bottom_from, are not checked, for they may have moved
+	// since and re-evaluating the run's models does not read them.
+	Recorded bool
 }
 
 // DefaultModelType is the model type of an experiment that names none.

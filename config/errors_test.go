@@ -447,3 +447,19 @@ func TestSuggest(t *testing.T) {
 		t.Errorf("editDistance(kitten, sitting) = %d, want 3", d)
 	}
 }
+
+// TestRecordedSkipsInputFiles: a config that a run recorded (Options.Recorded)
+// is read even when a file the run read at its start (a dbn's
+// train.bottom_from) is no longer there, and keeps the setting; the same
+// document as a user's config is refused for it.
+func TestRecordedSkipsInputFiles(t *testing.T) {
+	src := "experiments:\n  - name: e\n    data: {train: planted:train, test: planted:test}\n" +
+		"    model: {type: dbn, layers: [4, 3]}\n    train: {bottom_from: no/such/cd25.npz}\n"
+	if _, err := Parse([]byte(src), "run.yaml", Options{}); err == nil || !strings.Contains(err.Error(), "no/such/cd25.npz does not exist") {
+		t.Fatalf("a user's config: %v, want the missing bottom_from refused", err)
+	}
+	f := mustParse(t, src, "run.yaml", Options{Recorded: true})
+	if got := reflect.ValueOf(f.Experiments[0].Train).Elem().FieldByName("BottomFrom").String(); got != "no/such/cd25.npz" {
+		t.Fatalf("recorded bottom_from %q, want no/such/cd25.npz", got)
+	}
+}

@@ -85,6 +85,11 @@ func (s section) Crossf(rel, lineRel, format string, args ...any) {
 	s.v.crossf(s.rel(rel), s.rel(lineRel), format, args...)
 }
 
+// ChecksInputFiles says whether the settings that name files the run
+// reads when it starts must name files that exist (not so in a recorded
+// config, Options.Recorded).
+func (s section) ChecksInputFiles() bool { return !s.v.p.opt.Recorded }
+
 var _ family.Problems = section{}
 
 // check reports "expected <want>, got <got>" at rel unless ok.

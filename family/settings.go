@@ -70,6 +70,16 @@ type Problems interface {
 	Crossf(rel, lineRel, format string, args ...any)
 }
 
+// ChecksInputFiles says whether p wants the settings that name input files
+// (a dbn's train.bottom_from) checked against the file system: yes unless
+// p says otherwise with a ChecksInputFiles method, as the problems of a
+// config that a run recorded do (the files may have moved since, and
+// re-evaluating the run's models does not read them).
+func ChecksInputFiles(p Problems) bool {
+	c, ok := p.(interface{ ChecksInputFiles() bool })
+	return !ok || c.ChecksInputFiles()
+}
+
 // Configured is one entry of an evaluate list: an estimator name of the
 // experiment's family and its settings.
 type Configured struct {

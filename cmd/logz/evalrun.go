@@ -33,7 +33,7 @@ func readRunContext(ckpt *models.Checkpoint, path string, stderr io.Writer) *run
 	if rec == nil || rec.Config == "" {
 		return folderRunContext(ckpt, path, stderr)
 	}
-	f, err := config.Parse([]byte(rec.Config), path+" (the config its run recorded)", config.Options{})
+	f, err := config.Parse([]byte(rec.Config), path+" (the config its run recorded)", config.Options{Recorded: true})
 	if err == nil && len(f.Experiments) != 1 {
 		err = fmt.Errorf("it holds %d experiments, not 1", len(f.Experiments))
 	}
@@ -59,7 +59,7 @@ func folderRunContext(ckpt *models.Checkpoint, path string, stderr io.Writer) *r
 	if err != nil {
 		return nil
 	}
-	f, err := config.Parse(b, resolved, config.Options{})
+	f, err := config.Parse(b, resolved, config.Options{Recorded: true})
 	if err != nil {
 		fmt.Fprintf(stderr, "logz eval: %s lies in a run folder whose %s cannot be read (%v); the flags decide the data, seed and estimates\n", path, resolved, err)
 		return nil

@@ -91,7 +91,7 @@ func (t *Train) Check(p family.Problems) {
 	t.CheckStopping(p)
 	t.Layer.Check(p)
 	p.Enum("layer_data", t.LayerData, []string{"sampled", "resampled", "mean-field"})
-	if t.BottomFrom != "" {
+	if t.BottomFrom != "" && family.ChecksInputFiles(p) {
 		if _, err := LoadBottom(t.BottomFrom); err != nil {
 			p.Errorf("bottom_from", "expected the path of a trained rbm or dbn .npz; %v", err)
 		}
