@@ -350,10 +350,11 @@ type Options struct {
 	// records them.
 	Set []Override
 	// Recorded says the document is a config that a run recorded (in a
-	// checkpoint, or a run folder's config.resolved.yaml read to evaluate
-	// its models): the files the run read when it started, such as a
-	// dbn's train.bottom_from, are not checked, for they may have moved
-	// since and re-evaluating the run's models does not read them.
+	// checkpoint, or a run folder's config.resolved.yaml, read to evaluate
+	// its models, merge its shards or compare it with the config of a
+	// --resume): the files the run read when it started, such as a dbn's
+	// train.bottom_from, are not checked, for they may have moved since
+	// and none of these reads them.
 	Recorded bool
 }
 

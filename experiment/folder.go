@@ -193,7 +193,7 @@ func sameConfig(f *config.File, resolved []byte, dir, what, must string) error {
 	if err != nil {
 		return folderError("%s: %v; without it logz cannot check that the run used this config", what, err)
 	}
-	was, err := config.Parse(old, path, config.Options{})
+	was, err := config.Parse(old, path, config.Options{Recorded: true})
 	if err != nil {
 		return folderError("%s: %v", what, err)
 	}
@@ -353,7 +353,7 @@ func experimentDirs(f *config.File, dir string, was *config.File) map[string]boo
 	}
 	if was == nil {
 		if b, err := os.ReadFile(filepath.Join(dir, config.ResolvedFile)); err == nil {
-			was, _ = config.Parse(b, config.ResolvedFile, config.Options{})
+			was, _ = config.Parse(b, config.ResolvedFile, config.Options{Recorded: true})
 		}
 	}
 	if was != nil {
@@ -404,7 +404,7 @@ func logzRunFile(path string) bool {
 		if resolvedByLogz(b) {
 			return true
 		}
-		_, err = config.Parse(b, path, config.Options{})
+		_, err = config.Parse(b, path, config.Options{Recorded: true})
 		return err == nil
 	case config.ResultsFile:
 		_, err := report.ReadResults(path)

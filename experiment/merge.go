@@ -132,7 +132,7 @@ func readShardedConfig(dir string) (*config.File, error) {
 	if _, err := os.Stat(filepath.Join(dir, PartsDir)); errors.Is(err, fs.ErrNotExist) {
 		return nil, notSharded(dir)
 	}
-	return config.Parse(b, path, config.Options{})
+	return config.Parse(b, path, config.Options{Recorded: true})
 }
 
 // notSharded is the error of merge and status on a run folder made by
