@@ -11,8 +11,12 @@ import (
 // MNIST-like rows (15% of the pixels on), with the default precision
 // unless precision is set.
 func benchMinibatch(b *testing.B, sampler, precision string) {
+	benchMinibatchOf(b, New([]int{784, 200}, false), sampler, precision)
+}
+
+// benchMinibatchOf is benchMinibatch on the net n (of 784 visible units).
+func benchMinibatchOf(b *testing.B, n *Net, sampler, precision string) {
 	data := mnistLike()
-	n := New([]int{784, 200}, false)
 	InitNormal(n, 0.1, 1)
 	o := DefaultTrainOptions()
 	o.Sampler = sampler
@@ -61,26 +65,6 @@ func BenchmarkMinibatchGibbsShapes(b *testing.B) {
 		{"arsbn200", []int{784, 200}, true},
 		{"arsbn200-200", []int{784, 200, 200}, true},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			n := New(c.sizes, c.ar)
-			InitNormal(n, 0.1, 1)
-			o := DefaultTrainOptions()
-			o.Sampler = "gibbs"
-			tr, err := NewTrainer(n, 60000, o)
-			if err != nil {
-				b.Fatal(err)
-			}
-			data := mnistLike()
-			idx := make([]int, 100)
-			for i := range idx {
-				idx[i] = i
-			}
-			tr.minibatch(data, idx, 1, 0) // setup
-			b.ReportAllocs()
-			b.ResetTimer()
-			for k := 0; b.Loop(); k++ {
-				tr.minibatch(data, idx, 1, k+1)
-			}
-		})
+		b.Run(c.name, func(b *testing.B) { benchMinibatchOf(b, New(c.sizes, c.ar), "gibbs", "") })
 	}
 }
