@@ -41,3 +41,38 @@ func BenchmarkCols32x6Shapes(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkFMAPeak32 measures the core's float32 FMA throughput (twelve
+// independent 8-lane chains, no loads), the ceiling of the GFLOP/cpu-s
+// the GEMM benchmarks report.
+func BenchmarkFMAPeak32(b *testing.B) {
+	const rounds = 1 << 20
+	if !fmaPeak32(1) {
+		b.Skip("no AVX2/FMA assembly")
+	}
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	for b.Loop() {
+		fmaPeak32(rounds)
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := float64(r1.Utime.Nano()-r0.Utime.Nano()) / 1e9
+	b.ReportMetric(192*rounds*float64(b.N)/cpu/1e9, "GFLOP/cpu-s")
+}
+
+// BenchmarkCols32x6DW times GemmCols32x6 on the shape of the SBN engine's
+// ∂W item: 48 units × 500 rows of h transposed, times a 128-column block
+// of the 784-wide δ rows.
+func BenchmarkCols32x6DW(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	m, k, n, ldb := 48, 500, 128, 784
+	a, w, c := randSlice32(rng, m*k), randSlice32(rng, k*ldb), make([]float32, m*n)
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+	for b.Loop() {
+		GemmCols32x6(GemmSet, 1, m, 0, n, k, a, k, w[128:], ldb, c, n)
+	}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := float64(r1.Utime.Nano()-r0.Utime.Nano()) / 1e9
+	b.ReportMetric(2*float64(m*k*n)*float64(b.N)/cpu/1e9, "GFLOP/cpu-s")
+}
