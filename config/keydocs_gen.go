@@ -192,6 +192,7 @@ var keyDocs = map[string]string{
 	"github.com/logz-ml/logz/family/sbn.ISSettings.Samples":           "the number of proposals per example",
 	"github.com/logz-ml/logz/family/sbn.MFSettings.Examples":          "evaluates a random subsample of each split (0 = all)",
 	"github.com/logz-ml/logz/family/sbn.MFSettings.Passes":            "the number of rounds of q(ω) and q(h) updates per example",
+	"github.com/logz-ml/logz/family/sbn.MFSettings.Samples":           "the number of draws h ~ q per example for the ELBO of the fitted q(h) itself (sbn.MeanFieldELBO: unbiased, tighter than the Jaakkola–Jordan bound)",
 	"github.com/logz-ml/logz/family/sbn.Model.InitVisibleBias":        "\"base-rate\" (b_0 = the training data's smoothed log-odds) or \"zero\"",
 	"github.com/logz-ml/logz/family/sbn.Model.InitWeightStd":          "σ of the initial weights W ~ N(0, σ²) (and of the recognition network's)",
 	"github.com/logz-ml/logz/family/sbn.Model.Layers":                 "the latent layer sizes n_1 … n_L, bottom up",

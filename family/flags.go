@@ -66,7 +66,7 @@ var (
 		{Name: "max-units", Default: "25", Usage: "exact: refuse above this many units to enumerate (≤ 40)"},
 		{Name: "examples", Default: "100", Usage: "RAISE and CSL: evaluate a random subsample of N examples, extended to all by the control variate log f(v) (0 = all)"},
 		{Name: "control-variate", Default: "alpha1", Usage: "RAISE: alpha1, fit (least squares) or none"},
-		{Name: "samples", ZeroUnset: true, Usage: "proposals per example of estimators that sample (dbn/dbm ais: 500 by default; dbn-bound: 5); chi2: fresh draws of q for the bound (default 10000)"},
+		{Name: "samples", ZeroUnset: true, Usage: "proposals per example of estimators that sample (dbn/dbm ais: 500 by default; dbn-bound: 5); chi2: fresh draws of q for the bound (default 10000); sbn mf-bound: draws of q(h) for its ELBO (default 0: the Jaakkola–Jordan bound)"},
 		{Name: "q", Usage: "chi2: the proposal family, mixture or aux (default mixture)"},
 		{Name: "components", ZeroUnset: true, Usage: "chi2: mixture components K (default 10)"},
 		{Name: "fit-steps", Usage: "chi2: fitter steps from scratch (default 2000)"},

@@ -95,6 +95,9 @@ import (
 // start distinct.
 const keyVBInit = 111
 
+// keyMFELBO keys MeanFieldELBO's draws: (seed, keyMFELBO, example).
+const keyMFELBO = 112
+
 // vbBlock is the number of examples of a block; vbChunk the inner
 // dimension of the trace product's pieces (a 32-row piece of Σ and the
 // block's Mᵀ piece stay in cache).
@@ -883,19 +886,27 @@ func (t *VBTrainer) Resume(c *models.Checkpoint) error {
 // Deterministic; workers goroutines (0: GOMAXPROCS), the same bits for
 // any number.
 func MeanFieldBound(n *Net, x data.Examples, passes, workers int) ([]float64, error) {
+	jj, _, err := meanField(n, x, passes, workers)
+	return jj, err
+}
+
+// meanField fits MeanFieldBound's q(h) to every example of x and returns
+// the bounds and the trainer that holds the means of q(h) (t.m: example ex's
+// layer l at ex·t.latent + t.off[l]).
+func meanField(n *Net, x data.Examples, passes, workers int) ([]float64, *VBTrainer, error) {
 	if passes < 0 {
-		return nil, fmt.Errorf("mean-field bound: passes %d must not be negative", passes)
+		return nil, nil, fmt.Errorf("mean-field bound: passes %d must not be negative", passes)
 	}
 	N := x.Len()
 	if N == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if d := len(x.Row(0)); d != n.Sizes[0] {
-		return nil, fmt.Errorf("mean-field bound: the data has %d units per example, the net %d visible units", d, n.Sizes[0])
+		return nil, nil, fmt.Errorf("mean-field bound: the data has %d units per example, the net %d visible units", d, n.Sizes[0])
 	}
 	t, err := newVB(n, N, TrainOptions{Prior: "gaussian", PriorSigma: 1, Workers: workers, Precision: kernel.Float64}, true)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for i := range t.m {
 		t.m[i] = 0.5
@@ -912,5 +923,64 @@ func MeanFieldBound(n *Net, x data.Examples, passes, workers int) ([]float64, er
 		t.blockOmega(x, lo, K)
 		copy(out[lo:], t.ex[:K])
 	}
+	return out, t, nil
+}
+
+// MeanFieldELBO returns, for every example of x, a Monte Carlo estimate of
+// the evidence lower bound of the factorised q(h) = Π Bern(h_j; m_j) that
+// MeanFieldBound fits (the same passes):
+//
+//	ELBO(q) = E_q[log p(x, h) − log q(h)] ≈ (1/S) Σ_s [log p(x, h_s) − log q(h_s)],   h_s ~ q,
+//
+// unbiased for ELBO(q) ≤ log p(x | μ). The Jaakkola–Jordan bound of
+// MeanFieldBound bounds each E_q log σ from below, so it is at most
+// ELBO(q) of the same q: this is the tighter bound of the two, without the
+// quadratic's slack. The draws of x's example ex come from the stream
+// keyed by (seed, ex): the same numbers for any workers (0: GOMAXPROCS).
+func MeanFieldELBO(n *Net, x data.Examples, passes, samples int, seed uint64, workers int) ([]float64, error) {
+	if samples < 1 {
+		return nil, fmt.Errorf("mean-field ELBO: samples %d; want at least 1", samples)
+	}
+	if err := estCheckRows(n, x); err != nil {
+		return nil, err
+	}
+	_, t, err := meanField(n, x, passes, workers)
+	if err != nil || t == nil {
+		return nil, err
+	}
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	N := x.Len()
+	out := make([]float64, N)
+	e := estPrepare(n)
+	workgroup.ForEach(N, workers, func() func(int) {
+		c := e.newChain()
+		rng, pcg := estRand()
+		return func(ex int) {
+			pcg.Seed(seeds.Derive(seed, keyMFELBO, uint64(ex)), 0)
+			c.setVisible(x.Row(ex))
+			m := t.m[ex*t.latent : (ex+1)*t.latent]
+			sum := 0.0
+			for range samples {
+				lq := 0.0
+				for l := 1; l < len(c.h); l++ {
+					ml := m[t.off[l]:][:len(c.h[l])]
+					for j, mj := range ml {
+						if rng.Float64() < mj {
+							c.h[l][j] = 1
+							lq += math.Log(mj)
+						} else {
+							c.h[l][j] = 0
+							lq += math.Log1p(-mj)
+						}
+					}
+				}
+				c.recompute()
+				sum += c.logJoint(1) - lq
+			}
+			out[ex] = sum / float64(samples)
+		}
+	})
 	return out, nil
 }

@@ -473,3 +473,71 @@ func TestVBMeanFieldBound(t *testing.T) {
 	}
 	t.Logf("mean gap to log p(x): %.4f nats", gap/float64(x.N))
 }
+
+// TestVBMeanFieldELBO: on an SBN 6-3-2, MeanFieldELBO's Monte Carlo mean
+// equals the ELBO of the fitted q(h) computed by enumerating h (per example
+// within 5 standard errors, and over all examples within 4, the errors from
+// the enumerated variance of log p(x, h) − log q(h)); the enumerated ELBO
+// lies between the Jaakkola–Jordan bound of the same q and log p(x); 1 and
+// 3 workers give the same bits.
+func TestVBMeanFieldELBO(t *testing.T) {
+	const S, passes = 400, 30
+	x := pgData(150, 6, 8)
+	n := randomNet([]int{6, 3, 2}, false, 1.3, 21)
+	exact, err := ExactLogProb(n, x, 20, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	jj, tr, err := meanField(n, x, passes, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := MeanFieldELBO(n, x, passes, S, 9, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got3, _ := MeanFieldELBO(n, x, passes, S, 9, 3)
+	if !slices.Equal(got, got3) {
+		t.Error("1 and 3 workers differ")
+	}
+	sc := n.NewScratch()
+	h := n.States()
+	sumDiff, sumVar := 0.0, 0.0
+	for ex := range x.N {
+		for i, b := range x.Row(ex) {
+			h[0][i] = float64(b)
+		}
+		m := tr.m[ex*tr.latent : (ex+1)*tr.latent]
+		elbo, sq := 0.0, 0.0
+		for code := range 1 << tr.latent {
+			lq, bit := 0.0, 0
+			for l := 1; l <= n.Layers(); l++ {
+				for j := range h[l] {
+					mj := m[tr.off[l]+j]
+					if code>>bit&1 == 1 {
+						h[l][j], lq = 1, lq+math.Log(mj)
+					} else {
+						h[l][j], lq = 0, lq+math.Log1p(-mj)
+					}
+					bit++
+				}
+			}
+			q := math.Exp(lq)
+			f := n.LogJoint(h, 1, sc) - lq
+			elbo += q * f
+			sq += q * f * f
+		}
+		v := (sq - elbo*elbo) / S
+		if d := got[ex] - elbo; d*d > 25*v+1e-20 {
+			t.Errorf("example %d: Monte Carlo ELBO %.6f, enumerated %.6f (SE %.4f)", ex, got[ex], elbo, math.Sqrt(v))
+		}
+		if jj[ex] > elbo+1e-9 || elbo > exact[ex]+1e-9 {
+			t.Errorf("example %d: want JJ %.6f ≤ ELBO %.6f ≤ log p(x) %.6f", ex, jj[ex], elbo, exact[ex])
+		}
+		sumDiff += got[ex] - elbo
+		sumVar += v
+	}
+	if z := sumDiff / math.Sqrt(sumVar); math.Abs(z) > 4 {
+		t.Errorf("Monte Carlo ELBO off the enumerated one over the examples by %.2f standard errors", z)
+	}
+}

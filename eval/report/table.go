@@ -59,9 +59,10 @@ var boundNotes = map[string]string{
 	"recon":     "recon: squared reconstruction error per example after one Gibbs step (lower is better); a training signal, not a log-likelihood.",
 	"reference": "reference: a published number (its source is in results.json's notes), shown for comparison; not computed by logz.",
 	// Notes of one model type ("<type>/<estimator>") take precedence.
-	"sbn/ais":   "ais (sigmoid belief nets): per-example AIS from p(x, z | 0) to p(x, z | θ) (parameter scaling); the log of an unbiased estimate of p(x), a stochastic lower bound on log p(x).",
-	"sbn/bdmc":  "bdmc: on data simulated from the model, forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x); the gap bounds the error of AIS at that β.",
-	"sbn/exact": "exact (sigmoid belief nets): log p(x) = log Σ_z p(x, z), summed over every latent state.",
+	"sbn/ais":      "ais (sigmoid belief nets): per-example AIS from p(x, z | 0) to p(x, z | θ) (parameter scaling); the log of an unbiased estimate of p(x), a stochastic lower bound on log p(x).",
+	"sbn/bdmc":     "bdmc: on data simulated from the model, forward AIS (lower) and reverse AIS from the exact latent sample (upper) bracket log p(x); the gap bounds the error of AIS at that β.",
+	"sbn/mf-bound": "mf-bound (sigmoid belief nets): a mean-field lower bound on log p(x) at the net's parameters, q(h) factorised and fitted per example; with samples 0 the Jaakkola–Jordan bound of that q(h) (deterministic, the looser), with samples > 0 the ELBO of the same q(h) from its draws (an unbiased estimate of a lower bound, so a stochastic lower bound).",
+	"sbn/exact":    "exact (sigmoid belief nets): log p(x) = log Σ_z p(x, z), summed over every latent state.",
 	// dbn-bound whose top RBM's log Z was enumerated (no AIS runs).
 	noteDBNBoundExact: "dbn-bound (a line without AIS runs): a variational lower bound on log p(v) with the top RBM's log Z computed exactly (its smaller layer is within max_units, so it was enumerated); its mean lies below log p(v) up to the sampling error of its draws from Q.",
 }
