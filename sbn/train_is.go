@@ -94,7 +94,7 @@ type isEngine[F kernel.Float] struct {
 	next  atomic.Int32
 	wg    workgroup.Group
 	// The helpers of a minibatch's phases (pooled while they run).
-	pool   *phasePool
+	pool   *workgroup.Pool
 	pooled bool
 	// The phases as func values, made once (a method value made per call
 	// would allocate).
@@ -317,10 +317,10 @@ func (f *isEngine[F]) offsets(n *Net) {
 // runs with workers − 1 of them (a minibatch), otherwise on goroutines
 // started for this phase.
 func (f *isEngine[F]) parallel(workers, items int, fn func(*isWorker[F], int)) {
-	if p := f.pool; f.pooled && len(p.helpers) == workers-1 {
+	if p := f.pool; f.pooled && p.Helpers() == workers-1 {
 		f.fn, f.items = fn, items
 		f.next.Store(0)
-		p.phase(f.loops[0])
+		p.Phase(f.loops[0])
 		return
 	}
 	workers = max(1, min(workers, items))
@@ -372,17 +372,17 @@ func (f *isEngine[F]) startPool(workers int) {
 		return
 	}
 	f.grow(workers)
-	if f.pool == nil || len(f.pool.helpers) != workers-1 {
-		f.pool = newPhasePool(workers-1, func(i int) { f.loops[i+1]() })
+	if f.pool == nil || f.pool.Helpers() != workers-1 {
+		f.pool = workgroup.NewPool(workers-1, func(i int) { f.loops[i+1]() })
 	}
-	f.pool.start()
+	f.pool.Start()
 	f.pooled = true
 }
 
 func (f *isEngine[F]) stopPool() {
 	if f.pooled {
 		f.pooled = false
-		f.pool.close()
+		f.pool.Close()
 	}
 }
 

@@ -78,6 +78,10 @@ type vaeEngine[F kernel.Float] struct {
 	wg             workgroup.Group
 	works          []func() // worker(w) for each worker w
 	procs          int      // the step's workers: Workers, at most GOMAXPROCS
+	// pool: helpers that run workers 1…procs−1's shares of the step's
+	// phases (startPool), instead of a goroutine started per phase.
+	pool   *workgroup.Pool
+	pooled bool
 	// scratch is each worker's float64 gradient of a block of parameters
 	// (fused: handed to Adam at once instead of stored whole).
 	scratch [][]float64
@@ -393,13 +397,18 @@ func (v *vaeEngine[F]) nets() []*bnet[F] {
 }
 
 // run runs the jobs of one phase on the step's workers: the caller is
-// worker 0 and starts taking jobs at once; workers 1…procs−1 are
-// goroutines started for the phase (a goroutine's start on an idle core
-// waits for that core's thread to wake, so the caller's jobs are not kept
-// waiting for it). Which worker runs a job changes nothing in its results.
+// worker 0 and starts taking jobs at once; workers 1…procs−1 are the
+// pool's helpers while it runs (startPool), otherwise goroutines started
+// for the phase (a goroutine's start on an idle core waits for that core's
+// thread to wake, so the caller's jobs are not kept waiting for it).
+// Which worker runs a job changes nothing in its results.
 func (v *vaeEngine[F]) run(jobs []vjob[F]) {
 	v.phase = jobs
 	v.next.Store(0)
+	if v.pooled {
+		v.pool.Phase(v.works[0])
+		return
+	}
 	workers := min(v.procs, len(jobs))
 	for w := 1; w < workers; w++ {
 		v.wg.Go(v.works[w])
@@ -407,6 +416,29 @@ func (v *vaeEngine[F]) run(jobs []vjob[F]) {
 	v.worker(0)
 	if workers > 1 {
 		v.wg.Wait()
+	}
+}
+
+// startPool starts the helpers of the step's remaining phases (none for
+// one worker, nor for more workers than GOMAXPROCS: a helper waiting
+// busily would hold a processor another goroutine needs); stopPool stops
+// them. The step starts them once the fitting of q that runs beside its
+// first phases (VAETrainer.fitting) is done, for the same reason.
+func (v *vaeEngine[F]) startPool() {
+	if v.pooled || v.procs < 2 || v.procs > runtime.GOMAXPROCS(0) {
+		return
+	}
+	if v.pool == nil || v.pool.Helpers() != v.procs-1 {
+		v.pool = workgroup.NewPool(v.procs-1, func(i int) { v.worker(i + 1) })
+	}
+	v.pool.Start()
+	v.pooled = true
+}
+
+func (v *vaeEngine[F]) stopPool() {
+	if v.pooled {
+		v.pooled = false
+		v.pool.Close()
 	}
 }
 
@@ -528,6 +560,10 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	t := v.t
 	v.fused = fused
 	v.procs = min(t.Opt.Workers, runtime.GOMAXPROCS(0))
+	if !t.fitting {
+		v.startPool()
+	}
+	defer v.stopPool()
 	if fused {
 		for _, n := range v.nets() {
 			v.adam(n).T++
@@ -595,6 +631,7 @@ func (v *vaeEngine[F]) gradient(idx []int, fused bool) {
 	if !v.priorReady() {
 		return
 	}
+	v.startPool()
 	jobs = jobs[:0]
 	for _, w := range t.active {
 		k := jPrior

@@ -1,19 +1,17 @@
-package sbn
+package workgroup
 
 import (
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/logz-ml/logz/internal/workgroup"
 )
 
 // TestPhasePool runs phases on a pool of three helpers and the caller:
 // every item of every phase exactly once, with the phase's results all
 // there when phase returns, also after pauses longer than spinFor (the
 // helpers and the caller park and must be woken); a helper's panic is
-// raised by phase as a *workgroup.Panic, and close stops the helpers
+// raised by phase as a *Panic, and close stops the helpers
 // (none is left running). Waits that park at once, many times over, do
 // not hang (a wake-up between a waiter's last look and its parking is not
 // lost).
@@ -32,7 +30,7 @@ func TestPhasePool(t *testing.T) {
 			hits[k].Add(1)
 		}
 	}
-	p := newPhasePool(3, func(i int) {
+	p := NewPool(3, func(i int) {
 		if i == 1 && boom.Load() {
 			panic("helper")
 		}
@@ -42,10 +40,10 @@ func TestPhasePool(t *testing.T) {
 	go func() {
 		defer close(finished)
 		for round := range 2 { // a pool is started again for the next minibatch
-			p.start()
+			p.Start()
 			for ph := range 60 {
 				next.Store(0)
-				p.phase(loop)
+				p.Phase(loop)
 				for k := range hits {
 					if n := hits[k].Swap(0); n != 1 {
 						t.Errorf("round %d phase %d: item %d ran %d times", round, ph, k, n)
@@ -56,15 +54,15 @@ func TestPhasePool(t *testing.T) {
 					time.Sleep(3 * spinFor) // the helpers park
 				}
 			}
-			p.close()
+			p.Close()
 		}
 		// Waits that park at once, many times: a notify that comes
 		// between a waiter's last look and its parking must not be lost.
 		p.spinFor = 0
-		p.start()
+		p.Start()
 		for range 5000 {
 			next.Store(0)
-			p.phase(loop)
+			p.Phase(loop)
 			for k := range hits {
 				hits[k].Store(0)
 			}
@@ -74,12 +72,12 @@ func TestPhasePool(t *testing.T) {
 		func() {
 			defer func() { e = recover() }()
 			next.Store(0)
-			p.phase(loop)
+			p.Phase(loop)
 		}()
-		if e, ok := e.(*workgroup.Panic); !ok || e.Value != "helper" {
+		if e, ok := e.(*Panic); !ok || e.Value != "helper" {
 			t.Errorf("phase raised %v, want the helper's panic", e)
 		}
-		p.close()
+		p.Close()
 	}()
 	select {
 	case <-finished:

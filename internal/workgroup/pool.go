@@ -1,18 +1,17 @@
-package sbn
+package workgroup
 
 import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/logz-ml/logz/internal/workgroup"
 )
 
-// phasePool runs the many short parallel phases of a minibatch (six per
-// dynamics step, under a millisecond to a few each) on helper goroutines
-// that live for the whole minibatch, instead of starting a goroutine per
-// phase. A goroutine started per phase waits for the runtime to wake a
+// Pool runs a trainer's many short parallel phases (an SBN minibatch's
+// six per dynamics step, a VAE step's ten or so; under a millisecond to a
+// few each) on helper goroutines that live from Start to Close (a
+// minibatch, a step), instead of starting a goroutine per phase. A
+// goroutine started per phase waits for the runtime to wake a
 // parked thread and for the kernel to run it, which on a two-core virtual
 // machine is slow, and slower when the core has meanwhile gone to another
 // process: one core then does most of the phase alone. Here a goroutine
@@ -21,7 +20,7 @@ import (
 // parks. Which goroutine runs which item still does not matter: the
 // phases' items write disjoint outputs. docs/performance.md has the
 // measurements.
-type phasePool struct {
+type Pool struct {
 	run     func(helper int) // a helper's share of the current phase
 	gen     atomic.Uint64    // bumped to start a phase
 	quit    atomic.Bool
@@ -29,7 +28,7 @@ type phasePool struct {
 	helpers []waiter
 	main    waiter
 	spinFor time.Duration // the longest busy wait (the constant spinFor)
-	failed  atomic.Pointer[workgroup.Panic]
+	failed  atomic.Pointer[Panic]
 	exited  sync.WaitGroup
 }
 
@@ -91,10 +90,10 @@ func (w *waiter) notify() {
 	}
 }
 
-// newPhasePool makes a pool of helpers goroutines that run run(i) (i =
+// NewPool makes a pool of helpers goroutines that run run(i) (i =
 // 0 … helpers−1) at every phase between start and close.
-func newPhasePool(helpers int, run func(helper int)) *phasePool {
-	p := &phasePool{run: run, helpers: make([]waiter, helpers), spinFor: spinFor}
+func NewPool(helpers int, run func(helper int)) *Pool {
+	p := &Pool{run: run, helpers: make([]waiter, helpers), spinFor: spinFor}
 	p.main.wake = make(chan struct{}, 1)
 	for i := range p.helpers {
 		p.helpers[i].wake = make(chan struct{}, 1)
@@ -105,8 +104,11 @@ func newPhasePool(helpers int, run func(helper int)) *phasePool {
 	return p
 }
 
-// start starts the helpers.
-func (p *phasePool) start() {
+// Helpers is the number of helpers (the goroutines besides the caller).
+func (p *Pool) Helpers() int { return len(p.helpers) }
+
+// Start starts the helpers.
+func (p *Pool) Start() {
 	p.quit.Store(false)
 	p.failed.Store(nil)
 	p.exited.Add(len(p.helpers))
@@ -117,7 +119,7 @@ func (p *phasePool) start() {
 }
 
 // helper is helper i's loop, from phase seen on.
-func (p *phasePool) helper(i int, seen uint64) {
+func (p *Pool) helper(i int, seen uint64) {
 	defer p.exited.Done()
 	w := &p.helpers[i]
 	for {
@@ -135,18 +137,18 @@ func (p *phasePool) helper(i int, seen uint64) {
 
 // share runs helper i's share of the phase, keeping the first panic for
 // the caller (as workgroup.Group does).
-func (p *phasePool) share(i int) {
+func (p *Pool) share(i int) {
 	defer func() {
 		if r := recover(); r != nil {
-			p.failed.CompareAndSwap(nil, &workgroup.Panic{Value: r, Stack: debug.Stack()})
+			p.failed.CompareAndSwap(nil, &Panic{Value: r, Stack: debug.Stack()})
 		}
 	}()
 	p.run(i)
 }
 
-// phase runs a phase: the helpers' shares and own, the caller's, and
+// Phase runs a phase: the helpers' shares and own, the caller's, and
 // waits for the helpers; a helper's panic is raised here.
-func (p *phasePool) phase(own func()) {
+func (p *Pool) Phase(own func()) {
 	p.done.Store(0)
 	p.gen.Add(1)
 	for i := range p.helpers {
@@ -160,14 +162,14 @@ func (p *phasePool) phase(own func()) {
 }
 
 // wait waits for the helpers to finish the current phase.
-func (p *phasePool) wait() {
+func (p *Pool) wait() {
 	n := int32(len(p.helpers))
 	p.main.await(func() bool { return p.done.Load() == n }, p.spinFor)
 }
 
-// close stops the helpers (after the current phase, if the caller's share
+// Close stops the helpers (after the current phase, if the caller's share
 // panicked).
-func (p *phasePool) close() {
+func (p *Pool) Close() {
 	p.wait()
 	p.quit.Store(true)
 	p.gen.Add(1)
