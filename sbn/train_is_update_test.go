@@ -14,13 +14,7 @@ import (
 // tail and the wedges) many times.
 func TestSGHMCStudentTBits(t *testing.T) {
 	const n = 400000
-	rng := rand.New(rand.NewPCG(1, 2))
-	theta, g := make([]float64, n), make([]float64, n)
-	for i := range theta {
-		theta[i] = 0.2 * rng.NormFloat64()
-		g[i] = 50 * rng.NormFloat64()
-	}
-	p := Prior{Kind: "student-t", Sigma: 0.09, Nu: 2.2}
+	theta, g, p := updateProblem(n)
 	mk := func() *dynamics {
 		d, err := newDynamics("sghmc", 0.01, 0.1, 0.01, 0, 60000, n)
 		if err != nil {
@@ -100,13 +94,7 @@ func TestPCG(t *testing.T) {
 // (157,784 entries) in blocks of updBlock, as one dynamics step does.
 func BenchmarkSGHMCStudentT(b *testing.B) {
 	const n = 784*200 + 784 + 200
-	rng := rand.New(rand.NewPCG(1, 2))
-	theta, g := make([]float64, n), make([]float64, n)
-	for i := range theta {
-		theta[i] = 0.2 * rng.NormFloat64()
-		g[i] = 50 * rng.NormFloat64()
-	}
-	p := Prior{Kind: "student-t", Sigma: 0.09, Nu: 2.2}
+	theta, g, p := updateProblem(n)
 	d, err := newDynamics("sghmc", 1e-6, 0.1, 0, 0, 60000, n)
 	if err != nil {
 		b.Fatal(err)
@@ -118,4 +106,16 @@ func BenchmarkSGHMCStudentT(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entry")
+}
+
+// updateProblem is n parameters θ ~ N(0, 0.2²), gradients ~ N(0, 50²) and
+// a Student-t prior, for the fused update's test and benchmark.
+func updateProblem(n int) (theta, g []float64, p Prior) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	theta, g = make([]float64, n), make([]float64, n)
+	for i := range theta {
+		theta[i] = 0.2 * rng.NormFloat64()
+		g[i] = 50 * rng.NormFloat64()
+	}
+	return theta, g, Prior{Kind: "student-t", Sigma: 0.09, Nu: 2.2}
 }
