@@ -259,11 +259,14 @@ func (Plugin) NewTrainer(a family.TrainerArgs) (family.Trainer, error) {
 	return tr, nil
 }
 
-// Finish warns on an is or ais row above the exact row of its evaluation
-// beyond noise when the two were not compared example by example (exact
-// listed after them): both are stochastic lower bounds on log p(x).
+// Finish warns on an is, ais or mf-bound row above the exact row of its
+// evaluation beyond noise when the two were not compared example by
+// example (exact listed after them): all are (stochastic) lower bounds on
+// log p(x).
 func (Plugin) Finish(_ models.Model, rows []report.Row, _ []family.Configured) []report.Row {
-	report.CheckLowerBounds(rows, func(r *report.Row) bool { return r.Estimator == "is" || r.Estimator == "ais" })
+	report.CheckLowerBounds(rows, func(r *report.Row) bool {
+		return r.Estimator == "is" || r.Estimator == "ais" || r.Estimator == "mf-bound"
+	})
 	return rows
 }
 

@@ -111,9 +111,10 @@ func TestSubsampleExtended(t *testing.T) {
 	}
 }
 
-// TestFinishChecksLowerBounds: the family's Finish warns on an is or ais
-// row above the exact row listed after it (so never compared example by
-// example) beyond noise. Mutation checked: dropping the Finish fails it.
+// TestFinishChecksLowerBounds: the family's Finish warns on an is, ais or
+// mf-bound row above the exact row listed after it (so never compared
+// example by example) beyond noise. Mutations checked: dropping the Finish
+// fails it, and so does leaving mf-bound out of its check.
 func TestFinishChecksLowerBounds(t *testing.T) {
 	f := func(v float64) *float64 { return &v }
 	for _, fam := range []*family.Family{fsbn.SBN, fsbn.ARSBN} {
@@ -127,12 +128,17 @@ func TestFinishChecksLowerBounds(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s has no Finish", fam.Name)
 		}
-		rows := fin.Finish(nil, []report.Row{is, ais, ex}, nil)
+		mf := base
+		mf.Estimator, mf.MeanLoglik, mf.LoglikSE = "mf-bound", f(-8.9), f(0.2)
+		rows := fin.Finish(nil, []report.Row{is, ais, mf, ex}, nil)
 		if len(rows[0].Warnings) != 1 || !strings.Contains(rows[0].Warnings[0], "is is 0.70 nats above exact") {
 			t.Errorf("%s: is warnings %q", fam.Name, rows[0].Warnings)
 		}
-		if len(rows[1].Warnings)+len(rows[2].Warnings) > 0 {
-			t.Errorf("%s: ais %q exact %q", fam.Name, rows[1].Warnings, rows[2].Warnings)
+		if len(rows[2].Warnings) != 1 || !strings.Contains(rows[2].Warnings[0], "mf-bound is 1.00 nats above exact") {
+			t.Errorf("%s: mf-bound warnings %q", fam.Name, rows[2].Warnings)
+		}
+		if len(rows[1].Warnings)+len(rows[3].Warnings) > 0 {
+			t.Errorf("%s: ais %q exact %q", fam.Name, rows[1].Warnings, rows[3].Warnings)
 		}
 	}
 }
