@@ -9,6 +9,7 @@ import (
 
 	"github.com/logz-ml/logz/data"
 	"github.com/logz-ml/logz/inference"
+	"github.com/logz-ml/logz/internal/kernel"
 	"github.com/logz-ml/logz/internal/nmath"
 	"github.com/logz-ml/logz/internal/workgroup"
 	"github.com/logz-ml/logz/models"
@@ -416,6 +417,11 @@ type DBMISResult struct {
 
 // LogUnnorm estimates log f(v), drawing from rng.
 func (s DBMIS) LogUnnorm(d *models.DBM, v []float64, rng *rand.Rand) (DBMISResult, error) {
+	return s.logUnnorm(d, v, rng, evenWeights(d))
+}
+
+// logUnnorm is LogUnnorm with the transposed weights of evenWeights(d).
+func (s DBMIS) logUnnorm(d *models.DBM, v []float64, rng *rand.Rand, wt [][]float64) (DBMISResult, error) {
 	if s.Samples < 0 || s.Floor < 0 || s.Floor >= 0.5 {
 		return DBMISResult{}, fmt.Errorf("DBM IS: Samples = %d, Floor = %v; want Samples ≥ 0 and 0 ≤ Floor < 0.5", s.Samples, s.Floor)
 	}
@@ -445,20 +451,157 @@ func (s DBMIS) LogUnnorm(d *models.DBM, v []float64, rng *rand.Rand) (DBMISResul
 			}
 		}
 	}
-	scratch := make([]float64, maxInts(d.Sizes))
+	sc := newEvenScorer(d, wt, xs[0])
 	logw := make([]float64, S)
-	for i := range logw {
-		lq := 0.0
-		for l := 2; l <= L; l += 2 {
-			models.SampleBernoulli(xs[l], zq[l], rng)
-			for j, z := range zq[l] {
-				lq += xs[l][j]*z - nmath.Softplus(z)
+	var lq [evenBatch]float64
+	for lo := 0; lo < S; lo += evenBatch {
+		B := min(evenBatch, S-lo)
+		for i := range B {
+			lq[i] = 0
+			for l := 2; l <= L; l += 2 {
+				x := sc.state(i, l)
+				models.SampleBernoulli(x, zq[l], rng)
+				for j, z := range zq[l] {
+					lq[i] += x[j]*z - nmath.Softplus(z)
+				}
 			}
 		}
-		logw[i] = d.LogUnnormEven(xs, scratch) - lq
+		f := logw[lo : lo+B]
+		sc.score(B, f)
+		for i := range f {
+			f[i] -= lq[i]
+		}
 	}
 	st := nmath.Summarise(logw)
 	return DBMISResult{LogF: st.LogMean, Stats: st, Bound: fit.Bound}, nil
+}
+
+// evenBatch is how many even states evenScorer scores together: the rows
+// of each W_lᵀ they select are added in one pass over the matrix
+// (kernel.AddSelected's tiles), which then stays in the cache.
+const evenBatch = 32
+
+// evenScorer computes d.LogUnnormEven for batches of binary even states
+// that share the visible vector v, with its bits: each odd layer's input
+// z_l = (W_{l−1}ᵀ x_{l−1} + W_l x_{l+1}) + b_l in LayerInput's order — the
+// part from below by the rows of the units on, one after another (from v
+// once per scorer), the part from above as the sum of the columns of W_l of
+// the units on in x_{l+1} in increasing order, starting from 0, which is
+// the dot product w_jᵀx_{l+1} term by term when x_{l+1} is 0/1 (a zero term
+// adds nothing to it, a one adds the weight exactly); the sums Σ b_lᵀx_l
+// and Σ softplus(z) in LogUnnormEven's order.
+type evenScorer struct {
+	d   *models.DBM
+	wt  [][]float64 // wt[l] (l odd, l < L): W_l transposed (n_{l+1} × n_l)
+	v1  []float64   // layer 1's input from v
+	xs  [][][]float64
+	t   []float64 // evenBatch × max n_l: the parts from above
+	z   []float64
+	on  []int32
+	spn []int32
+}
+
+// evenWeights returns W_l transposed for every odd l < L (nil elsewhere),
+// evenScorer's wt.
+func evenWeights(d *models.DBM) [][]float64 {
+	L := d.NumLayers()
+	wt := make([][]float64, L+1)
+	for l := 1; l < L; l += 2 {
+		n, m := d.Sizes[l], d.Sizes[l+1]
+		w, t := d.W[l], make([]float64, n*m)
+		for j := range n {
+			for k := range m {
+				t[k*n+j] = w[j*m+k]
+			}
+		}
+		wt[l] = t
+	}
+	return wt
+}
+
+// newEvenScorer returns a scorer of states with visible vector v and the
+// transposed weights wt (evenWeights, shared read-only).
+func newEvenScorer(d *models.DBM, wt [][]float64, v []float64) *evenScorer {
+	L := d.NumLayers()
+	e := &evenScorer{d: d, wt: wt, xs: make([][][]float64, evenBatch)}
+	e.v1 = make([]float64, d.Sizes[1])
+	d.LayerInput(e.v1, 1, v, nil)
+	wide := maxInts(d.Sizes)
+	for i := range e.xs {
+		e.xs[i] = make([][]float64, L+1)
+		e.xs[i][0] = v
+		for l := 2; l <= L; l += 2 {
+			e.xs[i][l] = make([]float64, d.Sizes[l])
+		}
+	}
+	e.t, e.z = make([]float64, evenBatch*wide), make([]float64, wide)
+	e.on, e.spn = make([]int32, 0, evenBatch*wide), make([]int32, 2*evenBatch)
+	return e
+}
+
+// state is the buffer of even layer l of the batch's state i.
+func (e *evenScorer) state(i, l int) []float64 { return e.xs[i][l] }
+
+// score sets out[0:B] to log f of the batch's first B states.
+func (e *evenScorer) score(B int, out []float64) {
+	d := e.d
+	L := d.NumLayers()
+	for i := range B {
+		s := 0.0
+		for l := 0; l <= L; l += 2 {
+			s += dotF(d.B[l], e.xs[i][l])
+		}
+		out[i] = s
+	}
+	for l := 1; l <= L; l += 2 {
+		n := d.Sizes[l]
+		binary := true
+		if l < L {
+			e.on = e.on[:0]
+			for i := range B {
+				e.spn[2*i] = int32(len(e.on))
+				for k, x := range e.xs[i][l+1] {
+					if x == 1 {
+						e.on = append(e.on, int32(k))
+					} else if x != 0 {
+						binary = false
+					}
+				}
+				e.spn[2*i+1] = int32(len(e.on))
+			}
+			if binary {
+				t := e.t[:B*n]
+				clear(t)
+				kernel.AddSelected(t, n, e.wt[l], n, n, e.on, e.spn[:2*B])
+			}
+		}
+		for i := range B {
+			z := e.z[:n]
+			if !binary {
+				below, above := e.xs[i][l-1], []float64(nil)
+				if l < L {
+					above = e.xs[i][l+1]
+				}
+				d.LayerInput(z, l, below, above)
+			} else {
+				if l == 1 {
+					copy(z, e.v1)
+				} else {
+					d.LayerInput(z, l, e.xs[i][l-1], nil)
+				}
+				if l < L {
+					for j, a := range e.t[i*n : (i+1)*n] {
+						z[j] += a
+					}
+				}
+			}
+			s := out[i]
+			for j, b := range d.B[l] {
+				s += nmath.Softplus(z[j] + b)
+			}
+			out[i] = s
+		}
+	}
 }
 
 // ---------------------------------------------------------------------------
@@ -564,8 +707,9 @@ func (m DBMMeanField) Bounds(d *models.DBM, x data.Examples) ([]float64, MeanSta
 func (s DBMIS) LogUnnormAll(d *models.DBM, x data.Examples, seed uint64, units Units) ([]DBMISResult, error) {
 	out := make([]DBMISResult, x.Len())
 	var done atomic.Int64
+	wt := evenWeights(d)
 	err := forDBMExamples(d, x, units, func(n int, v []float64) error {
-		r, err := s.LogUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))))
+		r, err := s.logUnnorm(d, v, rand.New(rand.NewPCG(seed, uint64(n))), wt)
 		out[n] = r
 		if s.Progress != nil {
 			s.Progress(done.Add(1), int64(x.Len()))
