@@ -98,12 +98,15 @@ type isEngine[F kernel.Float] struct {
 	pooled bool
 	// The phases as func values, made once (a method value made per call
 	// would allocate).
-	doRefresh, doExample, doScore, doGrad, doUpdate, doGemmA func(*isWorker[F], int)
-	// dense: the products with the latent states are GEMMs (kern.gemm
-	// set): the examples' phase is split around them (exampleItem, then the
-	// items gemmA, then scoreItem); ∂W_l is a GEMM (the items jobGemmW).
-	dense bool
-	gemmA []isJob
+	doRefresh, doExample, doScore, doGrad, doUpdate, doBinA func(*isWorker[F], int)
+	// dense: the products with the latent states are binary products of
+	// all the rows at once (kern.bin set; train_is_dense.go): the examples'
+	// phase is split around them (exampleItem, then the items binA, then
+	// scoreItem); ∂W_l is one too (the items jobBinW). codesA[l] and
+	// codesW[l] are the codes of h_l and h_lᵀ.
+	dense          bool
+	binA          []isJob
+	codesA, codesW [][]int32
 }
 
 // isKernels are the kernels of precision F: sums of selected rows
@@ -118,10 +121,13 @@ type isKernels[F kernel.Float] struct {
 	weigh         func(p, h, e []F, w F)
 	round         func(dst []F, src []float64)
 	widen         func(dst []float64, src []F, a float64)
-	// gemm (float32 only; nil in float64, which keeps its row sums) is
-	// kernel.GemmCols32x6: the products with the latent states, about half
-	// on, as dense products (train_is_dense.go).
-	gemm func(op kernel.GemmOp, alpha F, m, j0, j1, k int, a []F, lda int, b []F, ldb int, c []F, ldc int)
+	// bin, codes and codesT (float32 only; nil in float64, which keeps its row
+	// sums) are kernel.BinMul32, BinCodes32 and BinCodesT32: the products with
+	// the latent states, about half on, as binary products of all the
+	// rows at once (train_is_dense.go).
+	bin    func(op kernel.GemmOp, M, j0, j1, K int, codes []int32, b []F, ldb int, c []F, ldc int, scratch []F)
+	codes  func(codes []int32, m, K int, a []F)
+	codesT func(codes []int32, m0, m1, K int, a []F, lda int)
 }
 
 // kernelsOf returns the kernels of F.
@@ -129,9 +135,9 @@ func kernelsOf[F kernel.Float]() isKernels[F] {
 	var k any
 	switch kernel.Of[F]() {
 	case kernel.Float32:
-		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32, kernel.Round32, kernel.Widen32, kernel.GemmCols32x6}
+		k = isKernels[float32]{kernel.AddRows32, kernel.AddRowsStride32, kernel.LogLik32, kernel.Transpose32, kernel.Weigh32, kernel.Round32, kernel.Widen32, kernel.BinMul32, kernel.BinCodes32, kernel.BinCodesT32}
 	default:
-		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64], convert[float64], widen64, nil}
+		k = isKernels[float64]{kernel.AddRows, kernel.AddRowsStride, logLik64, kernel.Transpose64, weigh[float64], convert[float64], widen64, nil, nil, nil}
 	}
 	return k.(isKernels[F])
 }
@@ -159,18 +165,19 @@ type isJob struct {
 }
 
 const (
-	jobWR    = iota // refresh rows i of W_l (into W_lᵀ's columns) and of R_l (units i of layer l−1)
-	jobSmall        // refresh the biases, S_lᵀ and T_lᵀ
-	jobGradW        // ∂W_l for units j of layer l
-	jobGradS        // ∂S_l for units k of layer l
-	jobGradB        // ∂b_l
-	jobGradR        // ∂R_l for units i of layer l−1
-	jobGradC        // ∂c_l
-	jobGradT        // ∂T_l for units k of layer l
-	jobTheta        // the update of θ[lo:hi]
-	jobPhi          // the update of φ[lo:hi]
-	jobGemmW        // ∂W_l for units lo…hi−1 of layer l, its columns c0…c1−1 (a GEMM)
-	jobGemmA        // columns c0…c1−1 of the generative products h_{l+1}·W_{l+1}ᵀ (a GEMM)
+	jobWR     = iota // refresh rows i of W_l (into W_lᵀ's columns) and of R_l (units i of layer l−1)
+	jobSmall         // refresh the biases, S_lᵀ and T_lᵀ
+	jobGradW         // ∂W_l for units j of layer l
+	jobGradS         // ∂S_l for units k of layer l
+	jobGradB         // ∂b_l
+	jobGradR         // ∂R_l for units i of layer l−1
+	jobGradC         // ∂c_l
+	jobGradT         // ∂T_l for units k of layer l
+	jobTheta         // the update of θ[lo:hi]
+	jobPhi           // the update of φ[lo:hi]
+	jobBinW          // ∂W_l for every unit of layer l, its columns c0…c1−1 (a binary product)
+	jobBinA          // columns c0…c1−1 of the generative products h_{l+1}·W_{l+1}ᵀ (a binary product)
+	jobCodesW        // the codes of units lo…hi−1 of h_lᵀ
 )
 
 // isWorker is one goroutine's scratch.
@@ -184,9 +191,9 @@ type isWorker[F kernel.Float] struct {
 	sumW []F       // jobUnits × max n_l
 	conv []F       // refreshRows × max n_l
 	cols [][]int32 // jobUnits lists of rows
-	ht   []F       // gemmUnits × rows: a block of h_lᵀ (the GEMM's ∂W_l)
-	gw   []F       // gemmUnits × colBlock: a block of ∂W_lᵀ
-	gt   []F       // colBlock × gemmUnits: gw transposed
+	gw   []F       // max n_l × binCols: a block of ∂W_lᵀ
+	gt   []F       // binCols × max n_l: gw transposed
+	bin  []F       // kernel.BinMul32's scratch
 }
 
 // jobUnits is the number of units per gradient item and refreshRows the
@@ -252,10 +259,17 @@ func newISEngine[F kernel.Float](t *Trainer) *isEngine[F] {
 	}
 	f.refresh = append(f.refresh, isJob{kind: jobSmall})
 	// The big items first, so that the last ones are short.
-	f.dense = f.kern.gemm != nil
+	f.dense = f.kern.bin != nil
+	if f.dense {
+		f.codesA, f.codesW = make([][]int32, L+1), make([][]int32, L+1)
+		for l := 1; l <= L; l++ {
+			f.codesA[l] = make([]int32, kernel.BinCodes32Len(rows, n.Sizes[l]))
+			f.codesW[l] = make([]int32, kernel.BinCodes32Len(n.Sizes[l], rows))
+		}
+	}
 	for l := 1; l <= L; l++ {
 		if f.dense {
-			f.gemmJobs(l)
+			f.binJobs(l)
 			continue
 		}
 		units(jobGradW, l, n.Sizes[l], &f.grads)
@@ -282,7 +296,7 @@ func newISEngine[F kernel.Float](t *Trainer) *isEngine[F] {
 	for lo := 0; lo < len(t.phi); lo += updBlock {
 		f.updates = append(f.updates, isJob{kind: jobPhi, lo: lo, hi: min(lo+updBlock, len(t.phi))})
 	}
-	f.doRefresh, f.doExample, f.doScore, f.doGrad, f.doUpdate, f.doGemmA = f.refreshItem, f.exampleItem, f.scoreItem, f.gradItem, f.updateItem, f.gemmAItem
+	f.doRefresh, f.doExample, f.doScore, f.doGrad, f.doUpdate, f.doBinA = f.refreshItem, f.exampleItem, f.scoreItem, f.gradItem, f.updateItem, f.binAItem
 	return f
 }
 
@@ -345,7 +359,7 @@ func (f *isEngine[F]) grow(workers int) {
 		w := &isWorker[F]{act: make([]F, m), qb: make([]F, n.Sizes[1]), pq: make([]F, n.Sizes[1]),
 			sum: make([]F, m), sumW: make([]F, jobUnits*m), conv: make([]F, refreshRows*m), cols: make([][]int32, jobUnits)}
 		if f.dense {
-			w.ht, w.gw, w.gt = make([]F, gemmUnits*len(f.all)), make([]F, gemmUnits*colBlock), make([]F, gemmUnits*colBlock)
+			w.gw, w.gt, w.bin = make([]F, m*binCols), make([]F, m*binCols), make([]F, kernel.BinScratch32)
 		}
 		for i := range w.cols {
 			w.cols[i] = make([]int32, 0, len(f.all))
@@ -415,7 +429,7 @@ func (f *isEngine[F]) gradients(idx []int, scale float64, workers int) {
 	f.parallel(workers, len(f.refresh), f.doRefresh)
 	f.parallel(workers, len(idx), f.doExample)
 	if f.dense {
-		f.parallel(workers, len(f.gemmA), f.doGemmA)
+		f.parallel(workers, len(f.binA), f.doBinA)
 	}
 	f.parallel(workers, len(idx), f.doScore)
 	f.parallel(workers, len(f.grads), f.doGrad)
@@ -643,6 +657,9 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 				lq += sl
 			}
 			f.non[l][r] = int32(len(onl))
+			if f.dense {
+				f.kern.codes(f.codesA[l], r, nl, hl)
+			}
 		}
 		f.lw[r] = -lq
 	}
@@ -650,7 +667,7 @@ func (f *isEngine[F]) exampleItem(w *isWorker[F], k int) {
 
 // scoreItem adds log p(x, h_r) to the log-weights of example k's rows r
 // and fills its rows of δ, ε and e1. With dense, f.a[l] (l < L) holds the
-// products h_{l+1}·W_{l+1}ᵀ (the items gemmA).
+// products h_{l+1}·W_{l+1}ᵀ (the items binA).
 func (f *isEngine[F]) scoreItem(w *isWorker[F], k int) {
 	t := f.t
 	c := &t.cur
@@ -736,8 +753,8 @@ func (f *isEngine[F]) gradItem(w *isWorker[F], item int) {
 	R := f.nb * f.S
 	l := j.l
 	switch j.kind {
-	case jobGemmW:
-		f.gemmWItem(w, j)
+	case jobBinW:
+		f.binWItem(w, j)
 	case jobGradW: // ∂W_l[i,u] = Σ_{r: h_{l,r,u}=1} δ_{l−1,r,i}
 		m, k := f.sizes[l-1], f.sizes[l]
 		g := t.grad[f.offW[l]:]

@@ -1,14 +1,22 @@
 #!/usr/bin/python3
-"""Pairs the two runs of config.yaml (old: row sums, new: float32 GEMMs) by
-experiment and writes report.md: the final test log-likelihood of each
+"""Pairs the two runs of DIR/config.yaml (DIR/old and DIR/new: the builds
+before and after a change of the float32 trainer's arithmetic) by
+experiment and writes DIR/report.md: the final test log-likelihood of each
 pair, the mean difference new − old per group with its standard error over
 the seeds, and the MNIST training IS bound per epoch.
 
-    /usr/bin/python3 docs/runs/paired-sbn-precision/gemm/pair.py
+    /usr/bin/python3 docs/runs/paired-sbn-precision/pair.py gemm
+    /usr/bin/python3 docs/runs/paired-sbn-precision/pair.py binary
 """
-import json, math, os
+import json, math, os, sys
 
-here = os.path.dirname(os.path.abspath(__file__))
+here = os.path.join(os.path.dirname(os.path.abspath(__file__)), sys.argv[1])
+# What old and new are, per directory: the report's title and first lines.
+changes = {
+    "gemm": ("Row sums vs float32 GEMMs", "sums of\nselected rows", "float32 GEMMs for the products with the latent\nstates"),
+    "binary": ("Float32 GEMMs vs binary products", "float32\nGEMMs", "binary products (four Russians' tables) for the products\nwith the latent states"),
+}
+title, old, new = changes[sys.argv[1]]
 
 
 def load(v):
@@ -22,10 +30,8 @@ def load(v):
 
 
 (fo, eo), (fn, en) = load("old"), load("new")
-out = ["# Row sums vs float32 GEMMs in the float32 adaptive-IS trainer, paired by seed", "",
-       "Both runs of `config.yaml` (same seeds, data and draws), before (old: sums of",
-       "selected rows) and after (new: float32 GEMMs for the products with the latent",
-       "states). Final test log-likelihood in nats: exact for the planted 20-6 nets, IS",
+out = [f"# {title} in the float32 adaptive-IS trainer, paired by seed", "",
+       *f"Both runs of `config.yaml` (same seeds, data and draws), before (old: {old}) and after (new: {new}). Final test log-likelihood in nats: exact for the planted 20-6 nets, IS".split("\n"),
        "with 200 proposals on 500 test images for MNIST 784-200 after 2 epochs.", "",
        "| experiment | old | new | new − old |", "| --- | ---: | ---: | ---: |"]
 groups = {}
