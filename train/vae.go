@@ -188,6 +188,10 @@ type VAETrainer struct {
 	epoch, batch  int // keys of the current step's streams
 	scale         float64
 	eng           vaeGradEngine // the gradient in Opt.Precision
+	// inEpoch: TrainEpoch is running its steps, so that without a fitting
+	// of q (a Bernoulli prior) the engine's helpers live from one step to
+	// the next (engine.keepPool) and TrainEpoch stops them at its end.
+	inEpoch bool
 	// mom32: the float32 engine's Adam moments of the nets' weights (vae_adam32.go).
 	mom32 map[*optim.Adam]*moments32
 	// adamAux are the Adam states of the auxiliary nets (Q, Enc, P of
@@ -381,6 +385,13 @@ func (t *VAETrainer) TrainEpoch(data data.Examples) (EpochSummary, error) {
 	n := data.Len()
 	t.perm = Order(t.perm, n, o.Shuffle, rand.New(rand.NewPCG(seeds.Derive(t.Seed, vaeSeedShuffle, uint64(epoch)), 0)))
 	var elbo, logZ float64
+	t.inEpoch = true
+	defer func() {
+		t.inEpoch = false
+		if t.eng != nil {
+			t.eng.release()
+		}
+	}()
 	if err := t.run(t.perm, o.BatchSize, func(b int, idx []int) error {
 		s, err := t.Step(data, idx, epoch, b)
 		elbo += s.ELBO * float64(len(idx))

@@ -1,6 +1,7 @@
 package train
 
 import (
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -195,3 +196,29 @@ func cpuTime() time.Duration {
 
 func BenchmarkVAEEpochBer200Float32(b *testing.B) { benchVAEEpoch(b, kernel.Float32) }
 func BenchmarkVAEEpochBer200Float64(b *testing.B) { benchVAEEpoch(b, kernel.Float64) }
+
+// TestVAEEpochReleasesHelpers requires TrainEpoch to stop the engine's
+// helpers, which live from one step to the next within an epoch of a
+// Bernoulli-prior VAE (keepPool), in either precision: no goroutine is
+// left behind (goroutines that have finished may take a moment to exit,
+// so the count is awaited for up to a second).
+func TestVAEEpochReleasesHelpers(t *testing.T) {
+	var data data.Examples = vaePlanted(60, 5)
+	for _, prec := range []kernel.Precision{kernel.Float64, kernel.Float32} {
+		opt := vaeTestOptions(PriorTrainingChi2, 2)
+		opt.Precision = prec
+		tr := newTinyTrainer(t, 0, opt, 2, nil)
+		before := runtime.NumGoroutine()
+		if _, err := tr.TrainEpoch(data); err != nil {
+			t.Fatal(err)
+		}
+		after := runtime.NumGoroutine()
+		for wait := 0; after != before && wait < 100; wait++ {
+			time.Sleep(10 * time.Millisecond)
+			after = runtime.NumGoroutine()
+		}
+		if after != before {
+			t.Errorf("%s: %d goroutines before the epoch, %d after", prec, before, after)
+		}
+	}
+}
