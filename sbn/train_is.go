@@ -105,7 +105,7 @@ type isEngine[F kernel.Float] struct {
 	// scoreItem); ∂W_l is one too (the items jobBinW). codesA[l] and
 	// codesW[l] are the codes of h_l and h_lᵀ.
 	dense          bool
-	binA          []isJob
+	binA           []isJob
 	codesA, codesW [][]int32
 }
 
