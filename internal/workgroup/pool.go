@@ -37,7 +37,7 @@ type Pool struct {
 // phase (the other goroutine's last item) on an idle machine, far shorter
 // than a scheduler's time slice; spinStep is how much a wait that ended
 // while spinning lengthens the next.
-const spinFor, spinStep = 500 * time.Microsecond, 2 * time.Microsecond
+const spinFor, spinStep = 50 * time.Microsecond, 2 * time.Microsecond
 
 // A waiter is a goroutine that waits busily, then parks; its state says
 // which, so that the goroutine that makes its condition true knows whether
