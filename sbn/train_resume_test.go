@@ -221,6 +221,9 @@ func TestAverage(t *testing.T) {
 // one of the other (or, for a method with no engine in the other
 // precision, are not offered one).
 func TestCommittedCheckpointsResume(t *testing.T) {
+	type resumer interface {
+		Resume(*models.Checkpoint) error
+	}
 	files, _ := filepath.Glob("../docs/runs/*sbn*/*/model.npz")
 	if len(files) == 0 {
 		t.Skip("no committed sbn checkpoint")
@@ -237,10 +240,28 @@ func TestCommittedCheckpointsResume(t *testing.T) {
 		n := c.Model.(*Net)
 		o := DefaultTrainOptions()
 		o.Method, o.Sampler, o.Persistent, o.Average, o.Seed = m.Method, m.Sampler, m.Persistent, m.Average, m.Seed
+		// Gan et al.'s samplers have trainers of their own, whose state
+		// also names the prior.
+		newTrainer := func(o TrainOptions) (resumer, error) {
+			switch m.Method {
+			case "pg-gibbs":
+				return NewPGTrainer(n, m.N, o)
+			case "pg-vb":
+				return NewVBTrainer(n, m.N, o)
+			}
+			return NewTrainer(n, m.N, o)
+		}
+		if m.Method == "pg-gibbs" || m.Method == "pg-vb" {
+			var pm pgMeta
+			if err := json.Unmarshal(c.Bytes["trainer"], &pm); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+			o.Prior = pm.Prior
+		}
 		want := m.Precision.Or(kernel.Float64)
 		for _, p := range []kernel.Precision{kernel.Float32, kernel.Float64} {
 			o.Precision = p
-			tr, err := NewTrainer(n, m.N, o)
+			tr, err := newTrainer(o)
 			if err != nil {
 				if p != want {
 					continue // the method has no engine in this precision
