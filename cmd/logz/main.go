@@ -127,8 +127,10 @@ Usage:
                          'logz run NAME'), or print one
   logz data get NAME [--dir DIR] [--shifts] [--csv FILE [--any-checksum]]
                          fetch and verify a data set (mnist, fashion-mnist,
-                         digits) into where logz reads it, or into DIR;
-                         --shifts, --csv and --any-checksum are for digits
+                         digits, and the published omniglot,
+                         caltech-silhouettes, ocr-letters, binarized-mnist)
+                         into where logz reads it, or into DIR; --shifts,
+                         --csv and --any-checksum are for digits
   logz version           print the version
   logz help [COMMAND]    show help
   logz help config [SECTION]
