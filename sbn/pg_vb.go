@@ -98,11 +98,15 @@ const keyVBInit = 111
 // keyMFELBO keys MeanFieldELBO's draws: (seed, keyMFELBO, example).
 const keyMFELBO = 112
 
-// vbBlock is the number of examples of a block; vbChunk the inner
+// vbBlock is the number of examples of a block: the precisions' sums
+// (R×P, 127 MB for a 784-200 layer, far beyond the caches) are read and
+// written once per block, so larger blocks spend less of the epoch on that
+// traffic (512 against 128: 15% less CPU per epoch of 784-200 on MNIST-like
+// data; the block's three K×P buffers are 83 MB each). vbChunk is the inner
 // dimension of the trace product's pieces (a 32-row piece of Σ and the
 // block's Mᵀ piece stay in cache).
 const (
-	vbBlock = 128
+	vbBlock = 512
 	vbChunk = 256
 	vbRows  = 32
 	vbCols  = 512

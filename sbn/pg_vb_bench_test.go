@@ -9,8 +9,9 @@ import (
 )
 
 // BenchmarkVBEpoch times one epoch of pg-vb on an SBN 784-200 over 512
-// MNIST-like examples (15% of the pixels on; four blocks: an epoch over
-// MNIST's 50,000 takes about 98 times as long), from N(0, 0.01²) weights
+// MNIST-like examples (15% of the pixels on; one block, of the 98 of an
+// epoch over MNIST's 50,000, whose cost grows in proportion but for the
+// rows' inversions once per epoch), from N(0, 0.01²) weights
 // after one warm-up epoch; cpu-ms/op is the process's CPU time per epoch
 // (a figure that a shared machine's load does not inflate). The three products of 2·N·784·20,301 flops
 // (K-block GEMMs over the packed 201×201 covariances) are the bulk.
