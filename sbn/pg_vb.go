@@ -87,7 +87,7 @@ import (
 // packed by rows, pgPacked), tr(Σ_j M_n) for a block is Σ (R×P) · Mᵀ
 // (P×K, off-diagonal entries doubled), G_n is ω̄ (K×R) · Σ (R×P) and the
 // precisions' sums ω̄ᵀ (R×K) · M (K×P): three products of 2·N·R·P flops
-// per epoch and layer (kernel.GemmCols, fixed order: the bits do not
+// per epoch and layer (kernel.GemmCols6, fixed order: the bits do not
 // depend on the workers), the bulk of the work. Everything is float64.
 //
 // Start: μ the net as initialised, Σ_j = σ²I, E τ = 1/σ², and m drawn
@@ -526,7 +526,7 @@ func (t *VBTrainer) buildM(lo, K, l int, mkT bool) {
 // vbCols columns of C.
 func (t *VBTrainer) gemm(op kernel.GemmOp, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	t.run((n+vbCols-1)/vbCols, func(_ *vbWorker, s int) {
-		kernel.GemmCols(op, 1, m, s*vbCols, min(n, (s+1)*vbCols), k, a, lda, b, ldb, c, ldc)
+		kernel.GemmCols6(op, 1, m, s*vbCols, min(n, (s+1)*vbCols), k, a, lda, b, ldb, c, ldc)
 	})
 }
 
@@ -554,7 +554,7 @@ func (t *VBTrainer) blockOmega(x data.Examples, lo, K int) float64 {
 			j0, j1 := s*vbRows, min(R, (s+1)*vbRows)
 			op := kernel.GemmSet
 			for p0 := 0; p0 < P; p0 += vbChunk {
-				kernel.GemmCols(op, 1, j1-j0, 0, K, min(vbChunk, P-p0), t.sig[l][j0*P+p0:], P, t.mkT[p0*K:], K, tT[j0*K:], K)
+				kernel.GemmCols6(op, 1, j1-j0, 0, K, min(vbChunk, P-p0), t.sig[l][j0*P+p0:], P, t.mkT[p0*K:], K, tT[j0*K:], K)
 				op = kernel.GemmAdd
 			}
 		})

@@ -15,6 +15,49 @@ func TestCols32x6BitIdentical(t *testing.T) {
 	checkColsBitIdentical(t, GemmCols32x6, naive32, [][3]int{{6, 16, 1}, {6, 16, 37}, {7, 19, 13}, {12, 61, 30}, {5, 5, 2}, {16, 48, 64}, {23, 35, 9}, {100, 64, 20}, {20, 32, 11}, {14, 16, 5}, {8, 16, 3}}, 16)
 }
 
+// TestCols6BitIdentical checks GemmCols6 against the definition bit for
+// bit, with the same row counts as TestCols32x6BitIdentical and, with B
+// packed (48 rows or more), panels of one strip (k = 3,000), of several
+// (k = 700: five strips) and wider than the columns (k = 300).
+func TestCols6BitIdentical(t *testing.T) {
+	checkColsBitIdentical(t, GemmCols6, naive, [][3]int{{6, 8, 1}, {6, 8, 37}, {7, 19, 13}, {12, 61, 30}, {5, 5, 2}, {16, 48, 64}, {23, 35, 9}, {100, 64, 20}, {20, 32, 11}, {14, 16, 5}, {8, 16, 3},
+		{60, 45, 300}, {54, 200, 700}, {50, 30, 3000}}, 8)
+}
+
+// BenchmarkCols6Shapes times GemmCols6 against GemmCols on the mean-field
+// VB trainer's three products for a 784-200 layer in one block of 512
+// examples (P = 20,301 packed covariance entries): the trace product's
+// 32-row piece over a 256-entry chunk, the block's G = ω̄·Σ (columns in
+// 512-wide jobs; 64 of them here) and the precisions' sums ω̄ᵀ·M (C += …,
+// the same).
+func BenchmarkCols6Shapes(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, s := range []struct {
+		name    string
+		op      GemmOp
+		m, k, n int
+	}{{"trace", GemmAdd, 32, 256, 512}, {"G", GemmSet, 512, 784, 512}, {"sums", GemmAdd, 784, 512, 512}} {
+		a, w, c := randSlice(rng, s.m*s.k), randSlice(rng, s.k*s.n), make([]float64, s.m*s.n)
+		for _, f := range []struct {
+			name string
+			cols func(GemmOp, float64, int, int, int, int, []float64, int, []float64, int, []float64, int)
+		}{{"4x8", GemmCols}, {"6x8", GemmCols6}} {
+			b.Run(fmt.Sprintf("%s/%s/%dx%dx%d", f.name, s.name, s.m, s.k, s.n), func(b *testing.B) {
+				f.cols(s.op, 1, s.m, 0, s.n, s.k, a, s.k, w, s.n, c, s.n) // fills the panel pool
+				b.ReportAllocs()
+				var r0, r1 syscall.Rusage
+				syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
+				for b.Loop() {
+					f.cols(s.op, 1, s.m, 0, s.n, s.k, a, s.k, w, s.n, c, s.n)
+				}
+				syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+				cpu := float64(r1.Utime.Nano()-r0.Utime.Nano()) / 1e9
+				b.ReportMetric(2*float64(s.m*s.k*s.n)*float64(b.N)/cpu/1e9, "GFLOP/cpu-s")
+			})
+		}
+	}
+}
+
 // BenchmarkCols32x6Shapes times GemmCols32x6 against GemmCols32 on the VAE
 // engine's product shapes (m×k by k×n in 64-column jobs).
 func BenchmarkCols32x6Shapes(b *testing.B) {

@@ -1,0 +1,84 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func kern6x8SetAVX2(k int, a *float64, lda int, b *float64, ldb int, c *float64, ldc int)
+// Sets the 6×8 block of C at c (row stride ldc) to the fused chains.
+// Y0…Y11: the tile (two registers per row); per p: Y12, Y13 = b[p][0:8],
+// Y14/Y15 = a[r][p] broadcast; VFMADD231PD y, x, acc is acc = x·y + acc,
+// rounded once, as math.FMA (the chains of kern4x8AVX2).
+TEXT ·kern6x8SetAVX2(SB), NOSPLIT, $0-56
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R9
+	MOVQ c+40(FP), DX
+	SHLQ $3, R8
+	SHLQ $3, R9
+	LEAQ (SI)(R8*1), R10
+	LEAQ (R10)(R8*1), R11
+	LEAQ (R11)(R8*1), R12
+	LEAQ (R12)(R8*1), R13
+	LEAQ (R13)(R8*1), BX
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	XORQ AX, AX
+
+loop:
+	VMOVUPD      (DI), Y12
+	VMOVUPD      32(DI), Y13
+	VBROADCASTSD (SI)(AX*1), Y14
+	VBROADCASTSD (R10)(AX*1), Y15
+	VFMADD231PD  Y12, Y14, Y0
+	VFMADD231PD  Y13, Y14, Y1
+	VFMADD231PD  Y12, Y15, Y2
+	VFMADD231PD  Y13, Y15, Y3
+	VBROADCASTSD (R11)(AX*1), Y14
+	VBROADCASTSD (R12)(AX*1), Y15
+	VFMADD231PD  Y12, Y14, Y4
+	VFMADD231PD  Y13, Y14, Y5
+	VFMADD231PD  Y12, Y15, Y6
+	VFMADD231PD  Y13, Y15, Y7
+	VBROADCASTSD (R13)(AX*1), Y14
+	VBROADCASTSD (BX)(AX*1), Y15
+	VFMADD231PD  Y12, Y14, Y8
+	VFMADD231PD  Y13, Y14, Y9
+	VFMADD231PD  Y12, Y15, Y10
+	VFMADD231PD  Y13, Y15, Y11
+	ADDQ         $8, AX
+	ADDQ         R9, DI
+	DECQ         CX
+	JNZ          loop
+
+	MOVQ ldc+48(FP), R8
+	SHLQ $3, R8
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ    R8, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
+	VZEROUPPER
+	RET
