@@ -101,7 +101,8 @@ func cols6[F float32 | float64](op GemmOp, alpha F, m, j0, j1, k int, a []F, lda
 	for jp := j0; jp < jf && m6 > 0; jp += pw {
 		je := min(jp+pw, jf)
 		bp, lp, step := b[jp:], ldb, w // the panel, its row stride, its strips' step
-		if pk != nil {                 // row by row: each row's piece of the panel is contiguous in B
+		// Packed row by row: each row's piece of the panel is contiguous in B.
+		if pk != nil {
 			ns := (je - jp) / w
 			for p := range k {
 				src := b[p*ldb+jp : p*ldb+je]
