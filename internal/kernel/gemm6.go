@@ -19,15 +19,20 @@ func GemmCols6(op GemmOp, alpha float64, m, j0, j1, k int, a []float64, lda int,
 		return
 	}
 	var tile [48]float64
-	pk := panelPool.Get().(*[]float64)
-	if n := panelCols(k, 8, 8) * k; len(*pk) < n {
-		*pk = make([]float64, n)
+	var pk *[]float64 // a panel buffer only where cols6 may pack
+	var buf []float64
+	if m >= gemmPackRows {
+		pk = panelPool.Get().(*[]float64)
+		if n := panelCols(k, 8, 8) * k; len(*pk) < n {
+			*pk = make([]float64, n)
+		}
+		buf = *pk
+		defer panelPool.Put(pk)
 	}
-	cols6(op, alpha, m, j0, j1, k, a, lda, b, ldb, c, ldc, tile[:], 8, *pk,
+	cols6(op, alpha, m, j0, j1, k, a, lda, b, ldb, c, ldc, tile[:], 8, buf,
 		func(a, b []float64, ldb int, c []float64, ldc int) { kern6x8Set(k, a, lda, b, ldb, c, ldc) },
 		func(a, b []float64, ldb int) { kern6x8Set(k, a, lda, b, ldb, tile[:], 8) },
 		func(m, j0, j1 int, a, c []float64) { GemmCols(op, alpha, m, j0, j1, k, a, lda, b, ldb, c, ldc) })
-	panelPool.Put(pk)
 }
 
 // panelPool holds GemmCols6's panel buffers.
