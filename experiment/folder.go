@@ -160,11 +160,15 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string, own 
 	return nil
 }
 
-// damagedState refuses a checkpoint (read from path) whose training state
-// (its state_* arrays: momentum and Adam buffers, persistent chains,
-// baselines) holds NaN: logz never saves one, so the file is damaged, and
-// training from it would only be reported later as a diverged training.
+// damagedState refuses a model-only checkpoint (read from path), or one
+// whose training state (its state_* arrays: momentum
+// and Adam buffers, persistent chains, baselines) holds NaN: logz never
+// saves one, so the file is damaged, and training from it would only be
+// reported later as a diverged training.
 func damagedState(path string, c *models.Checkpoint) error {
+	if c.Meta.ModelOnly {
+		return fmt.Errorf("%s holds the model without the trainer's state (as logz export writes it): it can be evaluated and sampled, not resumed", path)
+	}
 	for _, k := range sortedStateKeys(c) {
 		for i, x := range c.State[k].Data {
 			if math.IsNaN(x) {

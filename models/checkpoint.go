@@ -34,6 +34,10 @@ type Meta struct {
 	// Run, in a file written by a logz run, says what that experiment
 	// trained and evaluated on; nil in files written otherwise.
 	Run *RunRecord `json:"run,omitempty"`
+	// ModelOnly, in a file written by logz export, says it holds the
+	// model without the trainer's state (but any fitted proposal the
+	// estimators read): it can be evaluated and sampled, not resumed.
+	ModelOnly bool `json:"model_only,omitempty"`
 }
 
 // RunRecord is what the experiment that wrote a checkpoint trained and
@@ -200,4 +204,29 @@ func fromArrays(arrays map[string]*npyx.Array, known Codecs) (*Checkpoint, error
 		c.State[k] = Array{Name: k, Shape: a.Shape, Data: a.Data}
 	}
 	return c, nil
+}
+
+// CopyState copies the state arrays and bytes of c whose keys start with
+// prefix into arrays and bytes.
+func (c *Checkpoint) CopyState(prefix string, arrays map[string]Array, bytes map[string][]byte) {
+	for k, v := range c.State {
+		if strings.HasPrefix(k, prefix) {
+			arrays[k] = v
+		}
+	}
+	for k, v := range c.Bytes {
+		if strings.HasPrefix(k, prefix) {
+			bytes[k] = v
+		}
+	}
+}
+
+// WithoutTrainerState returns the model of c with c's meta (its epoch and
+// run record kept, so an evaluation still reads the run's data) but none
+// of the trainer's state, marked ModelOnly. The model is shared with c,
+// not copied.
+func (c *Checkpoint) WithoutTrainerState() *Checkpoint {
+	meta := c.Meta
+	meta.Train, meta.ModelOnly = nil, true
+	return &Checkpoint{Model: c.Model, Meta: meta, State: map[string]Array{}, Bytes: map[string][]byte{}}
 }

@@ -16,13 +16,18 @@ var updateDocs = flag.Bool("update-docs", false, "rewrite the generated flag ref
 
 // flagCommands are the commands whose flags docs/reference.md lists, in
 // its order.
-var flagCommands = []string{"run", "eval", "sample", "models", "status", "slurm", "merge", "plot", "configs", "data", "compare"}
+var flagCommands = []string{"run", "eval", "sample", "export", "models", "status", "slurm", "merge", "plot", "configs", "data", "compare"}
 
 type flagDoc struct{ name, value, def, usage string }
 
 var (
-	flagHead  = regexp.MustCompile(`^  --?([a-z0-9-]+)(?: (.*))?$`)
-	flagDefRe = regexp.MustCompile(` \(default ("[^"]*"|[^:()"]*)\)$`)
+	flagHead = regexp.MustCompile(`^  --?([a-z0-9-]+)(?: (.*))?$`)
+	// flagAligned is a flag of a hand-written Flags: section (logz data):
+	// "  --csv FILE       meaning", the meaning going on in lines indented
+	// to its column.
+	flagAligned = regexp.MustCompile(`^  --([a-z0-9-]+)(?: ([A-Z]+))? {2,}(\S.*)$`)
+	flagGoesOn  = regexp.MustCompile(`^ {8,}(\S.*)$`)
+	flagDefRe   = regexp.MustCompile(` \(default ("[^"]*"|[^:()"]*)\)$`)
 )
 
 // commandFlags parses the Flags: section of `logz CMD --help`.
@@ -37,8 +42,16 @@ func commandFlags(t *testing.T, cmd string) []flagDoc {
 		return nil
 	}
 	var docs []flagDoc
+	aligned := false
 	for _, l := range strings.Split(flags, "\n") {
-		if m := flagHead.FindStringSubmatch(l); m != nil {
+		if m := flagAligned.FindStringSubmatch(l); m != nil {
+			docs = append(docs, flagDoc{name: m[1], value: m[2], usage: m[3]})
+			aligned = true
+		} else if m := flagGoesOn.FindStringSubmatch(l); m != nil && aligned {
+			d := &docs[len(docs)-1]
+			d.usage += " " + m[1]
+		} else if m := flagHead.FindStringSubmatch(l); m != nil {
+			aligned = false
 			docs = append(docs, flagDoc{name: m[1], value: m[2]})
 		} else if u, ok := strings.CutPrefix(l, "    \t"); ok && len(docs) > 0 {
 			d := &docs[len(docs)-1]

@@ -108,6 +108,9 @@ Usage:
                          RBM's Gibbs chains from a χ² proposal, data or
                          random states); write them, or compare how fast an
                          RBM's chains from each start mix
+  logz export --model FILE.npz --out OUT.npz
+                         write a saved model without the trainer's state
+                         (to evaluate, sample or share; not to resume)
   logz plot DIR          redraw report.html and the images of a run folder
                          from its files (no training)
   logz compare RUN RUN... [--out DIR] [--ascii]
@@ -181,6 +184,8 @@ func dispatch(args []string, stdout, stderr io.Writer) error {
 		return cmdSample(rest, stdout, stderr)
 	case "plot":
 		return cmdPlot(rest, stdout)
+	case "export":
+		return cmdExport(rest, stdout)
 	case "compare":
 		return cmdCompare(rest, stdout, stderr)
 	case "models":

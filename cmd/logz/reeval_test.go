@@ -47,6 +47,20 @@ func sameNumbers(a, b report.Row) string {
 	return sameBits(a, b, true)
 }
 
+// requireSameNumbers fails t unless got (a re-evaluation) has the rows
+// of want (a run's final rows) with every number equal bit for bit.
+func requireSameNumbers(t *testing.T, want, got []report.Row) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("re-evaluation gave %d rows, the run %d", len(got), len(want))
+	}
+	for i := range want {
+		if d := sameNumbers(want[i], got[i]); d != "" {
+			t.Errorf("row %d: %s", i, d)
+		}
+	}
+}
+
 // sameBits is sameNumbers, with the bracket [loglik_lo, loglik_hi] only
 // when brackets is set (a bracket pairs a row with another estimator's,
 // which an evaluation of a part of the run's list may not run).
@@ -90,18 +104,10 @@ func TestReevaluateQuickstart(t *testing.T) {
 	}
 	model := filepath.Join(dir, "cd1-h12", "model.npz")
 	want := finalOf(t, dir, "cd1-h12")
-	got := evalList(t, "--model", model)
-	if len(got) != len(want) {
-		t.Fatalf("re-evaluation gave %d rows, the run %d", len(got), len(want))
-	}
-	for i := range want {
-		if d := sameNumbers(want[i], got[i]); d != "" {
-			t.Errorf("row %d: %s", i, d)
-		}
-	}
+	requireSameNumbers(t, want, evalList(t, "--model", model))
 	// Two estimators of the run's list on one split: the run's rows of
 	// them (the AIS rows without the bracket RAISE made with them).
-	got = evalList(t, "--model", model, "--data", "planted:test", "--estimator", "exact,ais")
+	got := evalList(t, "--model", model, "--data", "planted:test", "--estimator", "exact,ais")
 	var sub []report.Row
 	for _, r := range want {
 		if r.Split == "test" && (r.Estimator == "exact" || r.Estimator == "ais") {

@@ -347,7 +347,7 @@ func cmdSample(args []string, stdout, stderr io.Writer) error {
 			}
 		}
 	}
-	release, err := lockRunFolders(*out, *pngPath)
+	release, err := lockRunFolders("sample", *out, *pngPath)
 	if err != nil {
 		return err
 	}
@@ -482,9 +482,9 @@ func checkOutputs(model, dataArg, out, png string) error {
 
 // lockRunFolders takes the lock of every logz run folder that holds one
 // of paths (the nearest folder above it that holds a run), so that the
-// samples are not written into a run folder while a run, a merge or a
-// redraw writes it; release drops them.
-func lockRunFolders(paths ...string) (release func(), err error) {
+// command cmd (sample, export) does not write into a run folder while a
+// run, a merge or a redraw writes it; release drops them.
+func lockRunFolders(cmd string, paths ...string) (release func(), err error) {
 	var held []func() error
 	release = func() {
 		for _, r := range held {
@@ -504,7 +504,7 @@ func lockRunFolders(paths ...string) (release func(), err error) {
 		r, err := experiment.LockFolder(dir)
 		if err != nil {
 			release()
-			return nil, fmt.Errorf("sample: %s lies in the logz run folder %s: %w", p, dir, err)
+			return nil, fmt.Errorf("%s: %s lies in the logz run folder %s: %w", cmd, p, dir, err)
 		}
 		held = append(held, r)
 	}

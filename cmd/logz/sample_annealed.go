@@ -167,7 +167,7 @@ func sampleAnnealed(a annealedArgs, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	release, err := lockRunFolders(a.out, a.png)
+	release, err := lockRunFolders("sample", a.out, a.png)
 	if err != nil {
 		return err
 	}

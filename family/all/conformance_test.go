@@ -465,6 +465,12 @@ func checkResume(t *testing.T, f *family.Family, exp config.Experiment, dir stri
 		}
 		if at == 1 {
 			first = loaded.Model
+			// Without its trainer state (as logz export writes it) the
+			// checkpoint is refused by every trainer, never resumed from
+			// zeroed buffers.
+			if err := newTrainer(t, f, exp, train).Resume(loaded.WithoutTrainerState()); err == nil {
+				t.Errorf("resume from the checkpoint after epoch 1 without its trainer state: no error")
+			}
 		}
 		resumed := newTrainer(t, f, exp, train)
 		if err := resumed.Resume(loaded); err != nil {

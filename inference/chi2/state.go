@@ -3,6 +3,7 @@ package chi2
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/logz-ml/logz/models"
 )
@@ -37,6 +38,22 @@ func PutState(prefix string, f *Fitter, arrays map[string]models.Array, bytes ma
 func HasState(prefix string, bytes map[string][]byte) bool {
 	_, ok := bytes[prefix+"kind"]
 	return ok
+}
+
+// CopySaved copies every proposal saved in the checkpoint from (the
+// state under each prefix p with a "<p>kind" entry naming a proposal kind)
+// into to, leaving the rest of from's state behind: what a model-only file
+// keeps so that evaluation and sampling warm-start from the same q.
+func CopySaved(to, from *models.Checkpoint) {
+	var prefixes []string
+	for k, v := range from.Bytes {
+		if p, ok := strings.CutSuffix(k, "kind"); ok && (string(v) == KindMixture || string(v) == KindAux) {
+			prefixes = append(prefixes, p)
+		}
+	}
+	for _, p := range prefixes {
+		from.CopyState(p, to.State, to.Bytes)
+	}
 }
 
 // LoadState rebuilds a fitter with options opt from a checkpoint's state

@@ -43,16 +43,7 @@ func (t *Tracked) Restore(c *models.Checkpoint) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.fitters, t.arrays, t.bytes = map[string]*chi2.Fitter{}, map[string]models.Array{}, map[string][]byte{}
-	for k, v := range c.State {
-		if strings.HasPrefix(k, TrackPrefix) {
-			t.arrays[k] = v
-		}
-	}
-	for k, v := range c.Bytes {
-		if strings.HasPrefix(k, TrackPrefix) {
-			t.bytes[k] = v
-		}
-	}
+	c.CopyState(TrackPrefix, t.arrays, t.bytes)
 }
 
 // Put adds the tracked state to a checkpoint (allocating its maps).
