@@ -11,7 +11,11 @@
 // docs/runs when the section names none. A quoted value q with d decimals
 // is backed when some number v in those files rounds to it, |round(v, d) −
 // q| < ½·10^−d (either sign, since files hold log Z and documents may quote
-// −log p). Integers (epochs, counts) are not checked.
+// −log p). An estimate quoted with its error, "−96.34 ± 1.15", is backed
+// only by one file holding both, at most a few lines apart (as a
+// results.json estimate or a CSV row holds them): a section naming many
+// folders would back almost any single two-decimal number somewhere.
+// Integers (epochs, counts) are not checked.
 //
 // Not checked, by their column header: the paper's numbers ("paper"),
 // differences or widths computed from other cells ("gap", "width",
@@ -30,6 +34,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -95,27 +100,37 @@ func Check(doc, runs string) ([]Unbacked, error) {
 	var out []Unbacked
 	for _, sec := range sections(lines) {
 		dirs := sec.folders()
-		var values []float64
 		if len(dirs) == 0 {
-			values, err = idx.values(runs)
-			if err != nil {
-				return nil, err
-			}
+			dirs = []string{"."}
 		}
+		var files []fileValues
 		for _, d := range dirs {
-			v, err := idx.values(filepath.Join(runs, d))
+			f, err := idx.files(filepath.Join(runs, d))
 			if err != nil {
 				return nil, fmt.Errorf("%s:%d: section %q: %w", doc, sec.start+1, sec.title, err)
 			}
-			values = append(values, v...)
+			files = append(files, f...)
 		}
-		sort.Float64s(values)
 		for _, c := range sec.cells() {
 			if derived.MatchString(c.column) {
 				continue
 			}
-			for _, q := range decimal.FindAllString(c.text, -1) {
-				if !backed(q, values) {
+			// An estimate and its error ("−96.34 ± 1.15") come from one
+			// file: a file that holds both, at most pairWindow lines apart.
+			paired := map[int]bool{}
+			for _, m := range withError.FindAllStringSubmatchIndex(c.text, -1) {
+				q, e := c.text[m[2]:m[3]], c.text[m[4]:m[5]]
+				paired[m[2]] = true
+				if !slices.ContainsFunc(files, func(f fileValues) bool { return pairBacked(q, e, f) }) {
+					out = append(out, Unbacked{File: doc, Line: c.line + 1, Column: c.column, Value: q + " ± " + e})
+				}
+			}
+			for _, m := range decimal.FindAllStringIndex(c.text, -1) {
+				q := c.text[m[0]:m[1]]
+				if paired[m[0]] || errorOfPair(c.text, m[0]) {
+					continue
+				}
+				if !slices.ContainsFunc(files, func(f fileValues) bool { return len(linesOf(q, f)) > 0 }) {
 					out = append(out, Unbacked{File: doc, Line: c.line + 1, Column: c.column, Value: q})
 				}
 			}
@@ -124,16 +139,49 @@ func Check(doc, runs string) ([]Unbacked, error) {
 	return out, nil
 }
 
-// backed reports whether some value rounds to the quoted decimal q, of
-// either sign.
-func backed(q string, sorted []float64) bool {
+// withError matches an estimate with its standard error, "−96.34 ± 1.15"
+// (the estimate possibly in bold).
+var withError = regexp.MustCompile(`([−-]?\d+\.\d+)\**\s*±\s*(\d+\.\d+)`)
+
+// errorOfPair reports whether the decimal at byte i of text is the error
+// of a withError pair (checked with its estimate).
+func errorOfPair(text string, i int) bool {
+	for _, m := range withError.FindAllStringSubmatchIndex(text, -1) {
+		if m[4] == i {
+			return true
+		}
+	}
+	return false
+}
+
+// linesOf returns the lines of f that hold a value rounding to the quoted
+// decimal q, of either sign.
+func linesOf(q string, f fileValues) []int {
 	x, d := parse(q)
 	half := 0.5 * math.Pow(10, -float64(d))
+	var out []int
 	for _, t := range []float64{x, -x} {
 		// candidates lie within half (plus rounding slack) of t
-		i := sort.SearchFloat64s(sorted, t-half*1.000001)
-		for ; i < len(sorted) && sorted[i] <= t+half*1.000001; i++ {
-			if r := roundTo(sorted[i], d); math.Abs(r-t) < half/10 {
+		i := sort.Search(len(f), func(i int) bool { return f[i].v >= t-half*1.000001 })
+		for ; i < len(f) && f[i].v <= t+half*1.000001; i++ {
+			if r := roundTo(f[i].v, d); math.Abs(r-t) < half/10 {
+				out = append(out, f[i].line)
+			}
+		}
+		if x == 0 {
+			break
+		}
+	}
+	return out
+}
+
+// pairBacked reports whether f holds an estimate q and its error e at most
+// pairWindow lines apart.
+func pairBacked(q, e string, f fileValues) bool {
+	le := linesOf(e, f)
+	for _, a := range linesOf(q, f) {
+		for _, b := range le {
+			if a-b <= pairWindow && b-a <= pairWindow {
 				return true
 			}
 		}
@@ -246,24 +294,39 @@ func isRule(row []string) bool {
 	return true
 }
 
-// index caches the decimals of the result files under each folder.
+// index caches the decimals of the result files under each folder, file
+// by file.
 type index struct {
 	root  string
-	cache map[string][]float64
+	cache map[string][]fileValues
 }
 
-func newIndex(root string) *index { return &index{root: root, cache: map[string][]float64{}} }
+func newIndex(root string) *index { return &index{root: root, cache: map[string][]fileValues{}} }
+
+// fileValues are the decimals of one result file, sorted by value, each
+// with its line.
+type fileValues []valueAt
+
+type valueAt struct {
+	v    float64
+	line int
+}
+
+// pairWindow is how many lines apart an estimate and its error may lie in
+// a result file: a results.json estimate spreads its fields over a few
+// lines (mean_loglik, then loglik_lo, loglik_hi, loglik_se).
+const pairWindow = 8
 
 var resultExt = map[string]bool{".json": true, ".md": true, ".csv": true, ".txt": true}
 
-func (ix *index) values(dir string) ([]float64, error) {
+func (ix *index) files(dir string) ([]fileValues, error) {
 	if v, ok := ix.cache[dir]; ok {
 		return v, nil
 	}
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("no result folder %s", dir)
 	}
-	var vals []float64
+	var files []fileValues
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !resultExt[filepath.Ext(p)] {
 			return err
@@ -275,20 +338,23 @@ func (ix *index) values(dir string) ([]float64, error) {
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 1<<20), 1<<26)
-		for sc.Scan() {
+		var vals fileValues
+		for line := 1; sc.Scan(); line++ {
 			for _, m := range numberInFile.FindAllString(sc.Text(), -1) {
 				if v, err := strconv.ParseFloat(strings.Replace(m, "−", "-", 1), 64); err == nil {
-					vals = append(vals, v)
+					vals = append(vals, valueAt{v, line})
 				}
 			}
 		}
+		sort.Slice(vals, func(i, j int) bool { return vals[i].v < vals[j].v })
+		files = append(files, vals)
 		return sc.Err()
 	})
 	if err != nil {
 		return nil, err
 	}
-	ix.cache[dir] = vals
-	return vals, nil
+	ix.cache[dir] = files
+	return files, nil
 }
 
 // numberInFile matches decimals in result files, with exponents as JSON

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +24,7 @@ func TestCheck(t *testing.T) {
 		}
 	}
 	write("runs/a/results.json", `{"mean_loglik": -85.74499, "log_z": 508.33, "tiny": 1.5e-3}`)
+	write("runs/a/other.json", "{\"far\": 2.25,\n"+strings.Repeat("\"pad\": 0,\n", 20)+"\"estimate\": -90.5}")
 	write("runs/b/x/epochs.csv", "epoch,test\n3,-101.254\n")
 	write("doc.md", `# Doc
 
@@ -33,6 +35,7 @@ func TestCheck(t *testing.T) {
 | model 1.5 | paper: AIS | ours: AIS | log Z | gap | ours: late |
 |---|---|---|---|---|---|
 | M | −1.11 | **−85.74** ± 0.0015 | 508.3 | 9.99 | −101.25 |
+| N | −1.11 | −85.74 ± 508.33 | 2.25 | 9.99 | −90.50 ± 2.25 |
 
 ## Second, in docs/runs/b/
 
@@ -48,11 +51,13 @@ func TestCheck(t *testing.T) {
 	for _, u := range got {
 		vals = append(vals, u.Column+" "+u.Value)
 	}
-	// Backed: −85.74 (−85.74499 rounded), 508.3, 0.0015 (1.5e-3), the
-	// paper's, gap and model columns skipped; in section b −101.25 and
+	// Backed: −85.74 (−85.74499 rounded) with its error 0.0015 (1.5e-3) in
+	// the same file and line, −85.74 ± 508.33 likewise, 508.3, 2.25 alone,
+	// the paper's, gap and model columns skipped; in section b −101.25 and
 	// 101.254 (the opposite sign). Unbacked: −101.25 in section a (only b's
-	// files hold it) and −85.74 in section b (only a's).
-	want := []string{"ours: late −101.25", "ours −85.74"}
+	// files hold it), −90.50 ± 2.25 (one file holds both, 21 lines apart)
+	// and −85.74 in section b (only a's files hold it).
+	want := []string{"ours: late −101.25", "ours: late −90.50 ± 2.25", "ours −85.74"}
 	if !slices.Equal(vals, want) {
 		t.Errorf("unbacked = %q, want %q", vals, want)
 	}
