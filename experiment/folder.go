@@ -147,7 +147,7 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string, own 
 			if want := exp.Model.Type; c.Model.TypeName() != want {
 				return folderError("--resume: %s holds a %s, the config's experiment %s is a %s", ck, c.Model.TypeName(), exp.Name, want)
 			}
-			if err := damagedState(ck, c); err != nil {
+			if err := unresumable(ck, c); err != nil {
 				return folderError("--resume: %v; move it away to train %s from scratch", err, exp.Name)
 			}
 		} else if !errors.Is(err, fs.ErrNotExist) {
@@ -160,12 +160,13 @@ func (p *prepared) checkResume(f *config.File, resolved []byte, dir string, own 
 	return nil
 }
 
-// damagedState refuses a model-only checkpoint (read from path), or one
-// whose training state (its state_* arrays: momentum
-// and Adam buffers, persistent chains, baselines) holds NaN: logz never
-// saves one, so the file is damaged, and training from it would only be
-// reported later as a diverged training.
-func damagedState(path string, c *models.Checkpoint) error {
+// unresumable refuses a checkpoint (read from path) that a run cannot
+// resume from: a model-only file (as logz export writes it), or one whose
+// training state (its state_* arrays: momentum and Adam buffers,
+// persistent chains, baselines) holds NaN: logz never saves one, so the
+// file is damaged, and training from it would only be reported later as a
+// diverged training.
+func unresumable(path string, c *models.Checkpoint) error {
 	if c.Meta.ModelOnly {
 		return fmt.Errorf("%s holds the model without the trainer's state (as logz export writes it): it can be evaluated and sampled, not resumed", path)
 	}

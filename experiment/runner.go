@@ -155,7 +155,7 @@ func (r *runner) resume(earlier []report.Row) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("--resume: %w", err)
 	}
-	if err := damagedState(r.ckpt, c); err != nil {
+	if err := unresumable(r.ckpt, c); err != nil {
 		return false, fmt.Errorf("--resume: %w; move it away to train %s from scratch", err, r.exp.Name)
 	}
 	if err := r.restore(c); err != nil {
