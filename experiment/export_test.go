@@ -4,7 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"time"
 )
+
+// WithClock is opt with now in place of time.Now for its Deadline.
+func WithClock(opt Options, now func() time.Time) Options {
+	opt.clock = now
+	return opt
+}
 
 // ResealPart gives the part file at path the checksum of its content, as
 // writePart does: a test that edits a part on purpose to reach the merge's

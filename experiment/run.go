@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/data"
@@ -54,6 +55,15 @@ type Options struct {
 	// Status, if set, is kept up to date with what is safely on disk (for a
 	// message when the run is interrupted).
 	Status *Status
+	// Deadline, if set, is when the run must have stopped: an epoch is not
+	// started when the longest epoch of this sitting (with its evaluation
+	// and checkpoint) would end after it, and the epoch before it is then
+	// saved; a final estimator (or a piece of one) is not started once it
+	// has passed. Run then returns a *TimeLimitError and --resume
+	// continues. A final estimator that has begun runs to its end.
+	Deadline time.Time
+	// clock, if set, replaces time.Now for Deadline (tests).
+	clock func() time.Time
 
 	// merge, if set, makes Run a merge of a sharded run (see Merge).
 	merge *mergePlan
@@ -189,11 +199,17 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 		experiment = func(r *runner, rows []report.Row) ([]report.Row, error) { return r.merge(rows, plan) }
 	}
 	for i, exp := range f.Experiments {
+		if opt.timeUp(0) {
+			return rows, opt.timeLimitError(errTimeUp)
+		}
 		r := newRunner(exp, opt, i)
 		r.resultsPath, r.html, r.eta = resultsPath, html, eta
 		rows, err = experiment(r, rows)
 		if pe := (*PartsError)(nil); errors.As(err, &pe) {
 			return rows, fmt.Errorf("merging %s: %w", exp.Name, pe)
+		}
+		if errors.Is(err, errTimeUp) {
+			return rows, errors.Join(writeReport(), opt.timeLimitError(err))
 		}
 		if err != nil {
 			fmt.Fprintf(opt.Stderr, "logz: experiment %s failed: %v\n", exp.Name, err)

@@ -56,6 +56,11 @@ type runner struct {
 	// pieces are the finished pieces of final entries an interrupted run
 	// recorded but did not finish (a sandwich's rounds).
 	pieces map[int][][]report.Row
+	// longest is the longest epoch of this sitting, with its evaluation
+	// and checkpoint; outOfTime says that the next one would end after
+	// the deadline (Options.Deadline), so training stops after this one.
+	longest   time.Duration
+	outOfTime bool
 	// keep writes the experiment's rows so far where its mode keeps them
 	// (keepResults, or a training shard's part) and its epochs.csv; failed
 	// is the error its training stopped with, or nil.
@@ -240,12 +245,28 @@ func (r *runner) trainEpochs() error {
 	ref, unknown, n := r.foresee(r.exp.Evaluate.Final, func(i int) bool { _, ok := r.done[i]; return ok })
 	r.eta.finalDue(r.index, ref, unknown, n)
 	live := progress.IsTerminal(r.opt.Stderr)
+	if r.b.tr.Completed() < r.b.tr.Total() && !r.stopped() && r.opt.timeUp(0) {
+		return errTimeUp
+	}
 	for r.b.tr.Completed() < r.b.tr.Total() && !r.stopped() {
+		start := r.opt.now()
 		if err := r.trainEpoch(live); err != nil {
 			return err
 		}
+		r.longest = max(r.longest, r.opt.now().Sub(start))
+		if r.outOfTime {
+			return errTimeUp
+		}
 	}
 	return r.selectBest()
+}
+
+// noTimeForAnother says, at the end of an epoch that began at start,
+// whether another epoch as long as the longest of this sitting would end
+// after the deadline (with no more epochs to train, it never does).
+func (r *runner) noTimeForAnother(start time.Time) bool {
+	tr := r.b.tr
+	return tr.Completed() < tr.Total() && !r.stopped() && r.opt.timeUp(max(r.longest, r.opt.now().Sub(start)))
 }
 
 // trainEpoch trains one epoch and does what follows it (see trainEpochs);
@@ -253,7 +274,7 @@ func (r *runner) trainEpochs() error {
 func (r *runner) trainEpoch(live bool) error {
 	exp, tr, train := r.exp, r.b.tr, r.b.train
 	epochs := tr.Total()
-	start := time.Now()
+	start, begun := time.Now(), r.opt.now()
 	var bar *progress.Bar
 	if live {
 		bar = progress.New(r.opt.Stderr, fmt.Sprintf("%s epoch %d/%d", exp.Name, tr.Completed()+1, epochs), int64(train.N))
@@ -296,7 +317,8 @@ func (r *runner) trainEpoch(live bool) error {
 	if err := r.keep(nil); err != nil {
 		return err
 	}
-	if r.checkpointDue(sum.Epoch) || sum.Epoch == epochs || r.stopped() {
+	r.outOfTime = r.noTimeForAnother(begun)
+	if r.checkpointDue(sum.Epoch) || sum.Epoch == epochs || r.stopped() || r.outOfTime {
 		return r.checkpoint()
 	}
 	return nil
@@ -421,6 +443,20 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 			}
 		}
 	}
+	// With a deadline, no final estimator, or piece of one, starts after
+	// it: everything finished is recorded, so --resume goes on from there.
+	finished := func(i int) bool { _, ok := r.done[i]; return ok }
+	moreAfter := func(i int) bool {
+		for j := i + 1; j < len(exp.Evaluate.Final); j++ {
+			if !finished(j) {
+				return true
+			}
+		}
+		return false
+	}
+	if moreAfter(-1) && r.opt.timeUp(0) {
+		return errTimeUp
+	}
 	ev := r.finalEnv()
 	ev.Done, ev.Progress, ev.Sharding, ev.Pieces = r.done, progress, sharding, r.pieces
 	ev.OnPiece = func(i int, name string, k int, rows []report.Row) error {
@@ -429,6 +465,9 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 			return err
 		}
 		st.set(exp.Name, fmt.Sprintf("%s trained (%d epochs), %d of %d final estimators recorded, and %d piece(s) of %s", exp.Name, tr.Completed(), len(prog.Entries), len(exp.Evaluate.Final), k+1, name))
+		if r.opt.timeUp(0) {
+			return errTimeUp
+		}
 		return nil
 	}
 	ev.Artifact = func(a sampling.Artifact) error {
@@ -440,6 +479,9 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 			return err
 		}
 		st.set(exp.Name, fmt.Sprintf("%s trained (%d epochs), %d of %d final estimators recorded", exp.Name, tr.Completed(), len(prog.Entries), len(exp.Evaluate.Final)))
+		if moreAfter(e.Index) && r.opt.timeUp(0) {
+			return errTimeUp
+		}
 		return nil
 	}
 	rows, err := ev.Run(r.b.fam, tr.Current(), exp.Evaluate.Final)

@@ -46,6 +46,10 @@ type ShardOptions struct {
 	Logz string
 	// Status, if set, is kept up to date with what is safely on disk.
 	Status *Status
+	// Deadline, if set, stops the shard's training as Options.Deadline
+	// stops a run's (RunShard then returns a *TimeLimitError); its share
+	// of the final evaluation is not limited.
+	Deadline time.Time
 }
 
 // NotDoneError is returned by RunShard when an experiment in its scope
@@ -116,7 +120,7 @@ func RunShard(f *config.File, opt ShardOptions) error {
 		return err
 	}
 	eta := newRunETA(make([]int, len(f.Experiments)))
-	base := Options{Out: opt.Out, Resume: true, Stderr: opt.Stderr, Stdout: io.Discard, Workers: opt.Workers, Status: opt.Status}
+	base := Options{Out: opt.Out, Resume: true, Stderr: opt.Stderr, Stdout: io.Discard, Workers: opt.Workers, Status: opt.Status, Deadline: opt.Deadline}
 	var failed []string
 	if opt.Phase != PhaseEval {
 		for i, exp := range f.Experiments {
@@ -124,6 +128,9 @@ func RunShard(f *config.File, opt ShardOptions) error {
 				continue
 			}
 			if err := trainShard(exp, i, base, opt, eta); err != nil {
+				if errors.Is(err, errTimeUp) {
+					return base.timeLimitError(err)
+				}
 				var fe *FolderError
 				if errors.As(err, &fe) {
 					return err

@@ -50,15 +50,27 @@ func (s *Status) write(f func() error) error {
 	return f()
 }
 
+// Kept returns what is on disk, one phrase per experiment that has
+// anything.
+func (s *Status) Kept() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.kept()
+}
+
+func (s *Status) kept() (kept []string) {
+	for _, e := range s.order {
+		kept = append(kept, s.state[e])
+	}
+	return kept
+}
+
 // Stop waits for a write in progress to finish, blocks all later ones (the
 // process is about to exit) and returns what is on disk, one phrase per
 // experiment that has anything. Call it at most once.
 func (s *Status) Stop() (out string, kept []string) {
 	s.mu.Lock() // never unlocked: nothing is written after Stop
-	for _, e := range s.order {
-		kept = append(kept, s.state[e])
-	}
-	return s.out, kept
+	return s.out, s.kept()
 }
 
 // finalProgress is an experiment's final.progress.json: the final

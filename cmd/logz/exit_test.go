@@ -15,7 +15,8 @@ import (
 
 // TestExitStatus builds the logz binary and checks the exit status, stdout
 // and stderr of command lines: 0 for success and help, 1 for a failed run
-// or evaluation, 2 for a usage error, never the Go runtime's 2 of a crash.
+// or evaluation, 2 for a usage error, never the Go runtime's 2 of a crash,
+// 3 for a run stopped at its --time-limit.
 func TestExitStatus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -26,6 +27,7 @@ func TestExitStatus(t *testing.T) {
 	if err := os.WriteFile(badYAML, []byte("experiments:\n  - name: a\n    data: {train: planted:train, test: [planted:test}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	limited := filepath.Join(dir, "limited")
 	eval := []string{"eval", "--model", numpyModel, "--data", numpyData}
 	with := func(base []string, more ...string) []string { return append(append([]string(nil), base...), more...) }
 	cases := []struct {
@@ -74,6 +76,8 @@ func TestExitStatus(t *testing.T) {
 		{"data get of an unknown set", []string{"data", "get", "cifar"}, 2, `logz: data get: unknown data set "cifar"; known: binarized-mnist, caltech-silhouettes, digits, fashion-mnist, mnist, ocr-letters, omniglot`, ""},
 		{"data get with another set's flag", []string{"data", "get", "mnist", "--shifts"}, 2, "logz: data get: --shifts is a flag of digits only, not of mnist", ""},
 		{"help data", []string{"help", "data"}, 0, "", "Usage: logz data get NAME"},
+		{"negative --time-limit", []string{"run", "--time-limit", "-1m"}, 2, "logz: run: --time-limit wants a positive duration such as 1h50m, got -1m0s", ""},
+		{"run stopped at its --time-limit", []string{"run", "--out", limited, "--time-limit", "1ns"}, 3, "continue with: logz run --out " + limited + " --time-limit 1ns --resume", ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

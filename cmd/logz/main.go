@@ -27,6 +27,7 @@ const (
 	exitOK     = 0
 	exitFailed = 1 // a run or evaluation failed, or logz met an internal error
 	exitUsage  = 2 // a mistake on the command line (a usageError)
+	exitTime   = 3 // a run stopped at its --time-limit (a timeLimitError)
 )
 
 // debugEnv, when set to a non-empty value, adds the stack to the report of
@@ -68,6 +69,9 @@ func exitStatus(f func() error, stderr io.Writer) (status int) {
 	if errors.As(err, &ue) {
 		return exitUsage
 	}
+	if errors.As(err, new(timeLimitError)) {
+		return exitTime
+	}
 	return exitFailed
 }
 
@@ -82,13 +86,15 @@ const mainUsage = `logz trains binary latent-variable models and measures them i
 
 Usage:
   logz run [CONFIG.yaml] [--out DIR] [--seed N] [--set PATH=VALUE ...]
-           [--resume | --force]
+           [--resume | --force] [--time-limit D]
                          train and evaluate every experiment of the file
                          (no file: the embedded quickstart; a name such
                          as quickstart-sbn: that built-in config); --set
                          overrides a value of the file; --resume
                          continues the run in DIR (--resume=auto: or
-                         starts it if DIR holds none), --force discards it
+                         starts it if DIR holds none), --force discards
+                         it; --time-limit stops cleanly, work saved, before
+                         D has passed (exit status 3; --resume continues)
   logz run CONFIG.yaml --out DIR --shard i/n|env/n [--phase train|eval]
            [--experiment NAMES]
                          run shard i of n of a run (a job array task)
@@ -148,6 +154,8 @@ Exit status:
      data file, a failed experiment, or an internal error of logz
   2  a usage error: no or unknown command, unknown flag, bad flag value,
      missing required flag or argument, a run folder refused
+  3  a run stopped at its --time-limit before it was finished (what was
+     written is kept; the run continues with --resume)
   130, 143  interrupted by SIGINT or SIGTERM (what was written is kept;
      the run continues with --resume)
 

@@ -47,6 +47,14 @@ Interrupted (Ctrl-C, SIGTERM), logz finishes the file it is writing, says
 what is kept and exits with status 130 (143); --resume continues from
 there.
 
+--time-limit D (e.g. 1h50m: a little less than a job's wall time) ends a
+sitting cleanly before D has passed: an epoch does not start when one as
+long as the longest so far (with its evaluation) would end after D, and
+the last one trained is saved even between checkpoints; no final
+estimator, or round of one, starts after D (one already running goes to
+its end). logz then says what is kept and exits with status 3; the same
+command with --resume (or --resume=auto) continues.
+
 --set PATH=VALUE (repeatable) replaces a value of the file without editing
 it, e.g. another data set for a shipped config:
   logz run configs/repro-chi2-vae-ber200.yaml --set data.train=npy:tr.npy \
@@ -78,6 +86,7 @@ Flags:
 `
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
+	startTime := time.Now() // --time-limit counts from here
 	fs := flag.NewFlagSet("run", flag.ContinueOnError)
 	out := fs.String("out", "", "run directory (default runs/<config name>)")
 	seed := fs.String("seed", "", "replace the config file's seed (experiments with their own seed keep it)")
@@ -89,6 +98,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	only := fs.String("experiment", "", "with --shard: only the experiments of these comma-separated names")
 	var sets setFlags
 	fs.Var(&sets, "set", setUsage)
+	timeLimit := fs.Duration("time-limit", 0, "stop cleanly before this much time has passed (e.g. 1h50m, under a job's wall-time limit): no epoch starts that would end after it (judged by the longest epoch so far) and the last one is saved; no final estimator starts after it; exit status 3, and --resume continues")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
@@ -114,6 +124,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		shard = &s
 	}
+	if *timeLimit < 0 {
+		return usageError{fmt.Sprintf("run: --time-limit wants a positive duration such as 1h50m, got %s", *timeLimit)}
+	}
 	if shard == nil && (*phase != "" || *only != "") {
 		return usageError{"run: --phase and --experiment choose a shard's work; they need --shard"}
 	}
@@ -135,21 +148,30 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if dir == "" {
 		dir = filepath.Join("runs", f.Name)
 	}
+	var deadline time.Time
+	if *timeLimit > 0 {
+		deadline = startTime.Add(*timeLimit)
+	}
 	if shard != nil {
-		return runShard(f, *shard, *phase, splitList(*only), dir, args, stderr)
+		return runShard(f, *shard, *phase, splitList(*only), dir, args, deadline, stderr)
 	}
 	status := &experiment.Status{}
-	stopSignals := onInterrupt(status, resumeCommand(pos, dir, *seed, sets), stderr)
+	again := resumeCommand(pos, dir, *seed, sets, *timeLimit)
+	stopSignals := onInterrupt(status, again, stderr)
 	defer stopSignals()
 	start := time.Now()
 	_, err = experiment.Run(f, experiment.Options{
 		Out: dir, Resume: resume.on(), ResumeAuto: resume == resumeAuto, Force: *force, Stdout: stdout, Stderr: stderr, Status: status,
-		Banner: fmt.Sprintf("logz %s: running %d experiment(s) of %s into %s", versionString(), len(f.Experiments), f.Name, dir),
-		Meta:   reportMeta(commandLine("run", args), start),
+		Banner:   fmt.Sprintf("logz %s: running %d experiment(s) of %s into %s", versionString(), len(f.Experiments), f.Name, dir),
+		Meta:     reportMeta(commandLine("run", args), start),
+		Deadline: deadline,
 	})
 	var refused *experiment.FolderError
 	if errors.As(err, &refused) {
 		return usageError{"run: " + err.Error()}
+	}
+	if tl := (*experiment.TimeLimitError)(nil); errors.As(err, &tl) {
+		return timeLimitError{err, again}
 	}
 	var failed *experiment.FailedError
 	if err == nil || errors.As(err, &failed) {
@@ -256,15 +278,29 @@ func reportMeta(command string, start time.Time) map[string]string {
 
 // resumeCommand is the command that continues this run: the same config,
 // seed and --set overrides.
-func resumeCommand(pos []string, dir, seed string, sets setFlags) string {
+func resumeCommand(pos []string, dir, seed string, sets setFlags, timeLimit time.Duration) string {
 	cmd := append([]string(nil), pos...)
 	cmd = append(cmd, "--out", dir)
 	if seed != "" {
 		cmd = append(cmd, "--seed", seed)
 	}
 	cmd = append(cmd, sets.args()...)
+	if timeLimit > 0 {
+		cmd = append(cmd, "--time-limit", timeLimit.String())
+	}
 	return commandLine("run", append(cmd, "--resume"))
 }
+
+// timeLimitError is a run stopped at its --time-limit (exit status 3):
+// what it kept, and the command that continues.
+type timeLimitError struct {
+	err   error
+	again string
+}
+
+func (e timeLimitError) Error() string { return e.err.Error() + "\ncontinue with: " + e.again }
+
+func (e timeLimitError) Unwrap() error { return e.err }
 
 // exit ends the process; a variable for tests.
 var exit = os.Exit

@@ -309,7 +309,7 @@ func TestSetPassedOn(t *testing.T) {
 	if jobs != 3 { // training, and the evaluation of cd and of pcd
 		t.Errorf("%d job scripts run logz run, want 3:\n%s", jobs, stdout)
 	}
-	got := resumeCommand([]string{"c.yaml"}, "out", "", setFlags{"data.train=npy:a b.npy"})
+	got := resumeCommand([]string{"c.yaml"}, "out", "", setFlags{"data.train=npy:a b.npy"}, 0)
 	if want := "logz run c.yaml --out out --set 'data.train=npy:a b.npy' --resume"; got != want {
 		t.Errorf("resumeCommand = %q, want %q", got, want)
 	}

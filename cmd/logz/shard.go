@@ -14,7 +14,7 @@ import (
 )
 
 // runShard is `logz run --shard`.
-func runShard(f *config.File, shard experiment.Shard, phase string, only []string, dir string, args []string, stderr io.Writer) error {
+func runShard(f *config.File, shard experiment.Shard, phase string, only []string, dir string, args []string, deadline time.Time, stderr io.Writer) error {
 	status := &experiment.Status{}
 	again := commandLine("run", args) + " (finished parts are kept)"
 	stopSignals := onInterrupt(status, again, stderr)
@@ -30,10 +30,14 @@ func runShard(f *config.File, shard experiment.Shard, phase string, only []strin
 	start := time.Now()
 	err := experiment.RunShard(f, experiment.ShardOptions{
 		Out: dir, Shard: shard, Phase: phase, Experiments: only, Stderr: stderr, Logz: versionString(), Status: status,
+		Deadline: deadline,
 	})
 	var refused *experiment.FolderError
 	if errors.As(err, &refused) {
 		return usageError{"run: " + err.Error()}
+	}
+	if tl := (*experiment.TimeLimitError)(nil); errors.As(err, &tl) {
+		return timeLimitError{err, again}
 	}
 	if err == nil {
 		fmt.Fprintf(stderr, "logz: shard %s wrote its parts into %s (%.1f s); once every shard has run: logz merge %s\n",

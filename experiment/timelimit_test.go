@@ -1,0 +1,179 @@
+package experiment_test
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/logz-ml/logz/config"
+	"github.com/logz-ml/logz/eval/report"
+	"github.com/logz-ml/logz/experiment"
+	"github.com/logz-ml/logz/family"
+	"github.com/logz-ml/logz/models"
+)
+
+// limitConfig is two small RBM experiments of 6 epochs that checkpoint
+// every 5: a stop after epoch 3 must save a checkpoint of its own.
+const limitConfig = `name: limit
+seed: 4
+base:
+  data:
+    train: planted:train
+    test: planted:test
+    planted: {visible: 8, hidden: 3, train: 200, valid: 50, test: 100}
+  model: {type: rbm, hidden: 3}
+  train: {epochs: 6, batch_size: 20, learning_rate: 0.05, checkpoint_every: 5}
+  evaluate:
+    every_epoch: [exact]
+    final:
+      - exact
+      - {name: ais, runs: 8, betas: 200}
+experiments:
+  - name: a
+  - name: b
+`
+
+func limitFile(t *testing.T) *config.File {
+	t.Helper()
+	f, err := config.Parse([]byte(limitConfig), "limit.yaml", config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// savedEpoch is the epoch of the checkpoint at path.
+func savedEpoch(t *testing.T, path string) int {
+	t.Helper()
+	c, err := models.Load(path, family.Codecs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Meta.Epoch
+}
+
+// uninterrupted runs limitConfig to its end in a new folder and returns
+// its results without wall times.
+func uninterrupted(t *testing.T) []report.Row {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := runTiny(t, limitFile(t), experiment.Options{Out: dir}); err != nil {
+		t.Fatal(err)
+	}
+	return withoutSeconds(t, filepath.Join(dir, "results.json"))
+}
+
+// TestTimeLimitStopsBetweenEpochs: on a clock where every epoch takes a
+// minute, a deadline 3.5 minutes away lets three epochs run (a fourth
+// would end after it), saves epoch 3 although checkpoints fall every 5,
+// starts no other experiment, says what it kept, and a --resume then
+// reaches the uninterrupted run's results exactly.
+func TestTimeLimitStopsBetweenEpochs(t *testing.T) {
+	want := uninterrupted(t)
+	dir := t.TempDir()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var epochs atomic.Int64
+	var stderr strings.Builder
+	w := &lineWatcher{on: func(line string) {
+		stderr.WriteString(line + "\n")
+		if strings.Contains(line, ": epoch ") {
+			epochs.Add(1)
+		}
+	}}
+	clock := func() time.Time { return base.Add(time.Duration(epochs.Load()) * time.Minute) }
+	opt := experiment.WithClock(experiment.Options{Out: dir, Stderr: w, Deadline: base.Add(3*time.Minute + 30*time.Second)}, clock)
+	_, err := experiment.Run(limitFile(t), opt)
+	var tl *experiment.TimeLimitError
+	if !errors.As(err, &tl) {
+		t.Fatalf("want a *TimeLimitError, got %v\n%s", err, stderr.String())
+	}
+	if got := epochs.Load(); got != 3 {
+		t.Errorf("%d epochs trained, want 3", got)
+	}
+	if got := savedEpoch(t, filepath.Join(dir, "a", "model.npz")); got != 3 {
+		t.Errorf("model.npz holds epoch %d, want 3", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("experiment b was started after the time limit: %v", err)
+	}
+	if !strings.Contains(err.Error(), "a/model.npz holds epoch 3 of 6") {
+		t.Errorf("the error does not say what was kept: %v", err)
+	}
+	if _, err := runTiny(t, limitFile(t), experiment.Options{Out: dir, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, withoutSeconds(t, filepath.Join(dir, "results.json")), want)
+}
+
+// TestTimeLimitStopsBetweenFinalEstimators: the deadline passes while the
+// first final estimator runs (the clock jumps once it is recorded); the
+// run stops before the second, keeps the first, and a --resume reaches the
+// uninterrupted run's results exactly. A deadline passed before the run
+// starts trains nothing.
+func TestTimeLimitStopsBetweenFinalEstimators(t *testing.T) {
+	want := uninterrupted(t)
+	dir := t.TempDir()
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	progress := filepath.Join(dir, "a", "final.progress.json")
+	clock := func() time.Time {
+		if _, err := os.Stat(progress); err == nil {
+			return base.Add(time.Hour)
+		}
+		return base
+	}
+	_, err := runTiny(t, limitFile(t), experiment.WithClock(experiment.Options{Out: dir, Deadline: base.Add(time.Minute)}, clock))
+	var tl *experiment.TimeLimitError
+	if !errors.As(err, &tl) {
+		t.Fatalf("want a *TimeLimitError, got %v", err)
+	}
+	b, rerr := os.ReadFile(progress)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	var recorded struct{ Entries []json.RawMessage }
+	if err := json.Unmarshal(b, &recorded); err != nil || len(recorded.Entries) != 1 {
+		t.Errorf("final.progress.json records %d estimators (%v), want 1:\n%s", len(recorded.Entries), err, b)
+	}
+	if !strings.Contains(err.Error(), "1 of 2 final estimators recorded") {
+		t.Errorf("the error does not say what was kept: %v", err)
+	}
+	if _, err := runTiny(t, limitFile(t), experiment.Options{Out: dir, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, withoutSeconds(t, filepath.Join(dir, "results.json")), want)
+
+	late := t.TempDir()
+	_, err = runTiny(t, limitFile(t), experiment.Options{Out: late, Deadline: time.Now().Add(-time.Second)})
+	if !errors.As(err, &tl) || !strings.Contains(err.Error(), "nothing finished was saved") {
+		t.Errorf("a deadline already passed: want a *TimeLimitError saying nothing was saved, got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(late, "a", "model.npz")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a deadline already passed: an epoch was trained (%v)", err)
+	}
+}
+
+// TestTimeLimitStopsShardTraining: a shard whose deadline has passed
+// trains nothing and says so (a *TimeLimitError, not a failed
+// experiment); run again without a limit it trains and evaluates as usual.
+func TestTimeLimitStopsShardTraining(t *testing.T) {
+	dir := t.TempDir()
+	f := limitFile(t)
+	opt := experiment.ShardOptions{Out: dir, Shard: experiment.Shard{Index: 0, Count: 1}, Logz: "test", Deadline: time.Now().Add(-time.Second)}
+	err := experiment.RunShard(f, opt)
+	var tl *experiment.TimeLimitError
+	if !errors.As(err, &tl) {
+		t.Fatalf("want a *TimeLimitError, got %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "a", "model.npz")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an epoch was trained after the deadline (%v)", err)
+	}
+	opt.Deadline = time.Time{}
+	if err := experiment.RunShard(f, opt); err != nil {
+		t.Fatal(err)
+	}
+}
