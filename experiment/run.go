@@ -56,10 +56,10 @@ type Options struct {
 	// message when the run is interrupted).
 	Status *Status
 	// Deadline, if set, is when the run must have stopped: an epoch is not
-	// started when the longest epoch of this sitting (with its evaluation
-	// and checkpoint) would end after it, and the epoch before it is then
-	// saved; a final estimator (or a piece of one) is not started once it
-	// has passed. Run then returns a *TimeLimitError and --resume
+	// started when one as long as the longest so far (with its evaluation;
+	// a resumed run counts the epochs it kept) would end after it, and the
+	// epoch before it is then saved; a final estimator (or a piece of one)
+	// is not started once it has passed. Run then returns a *TimeLimitError and --resume
 	// continues. A final estimator that has begun runs to its end.
 	Deadline time.Time
 	// clock, if set, replaces time.Now for Deadline (tests).

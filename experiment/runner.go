@@ -56,8 +56,8 @@ type runner struct {
 	// pieces are the finished pieces of final entries an interrupted run
 	// recorded but did not finish (a sandwich's rounds).
 	pieces map[int][][]report.Row
-	// longest is the longest epoch of this sitting, with its evaluation
-	// and checkpoint; outOfTime says that the next one would end after
+	// longest is the longest epoch so far, with its evaluation (and, in
+	// this sitting, its checkpoint); outOfTime says that the next one would end after
 	// the deadline (Options.Deadline), so training stops after this one.
 	longest   time.Duration
 	outOfTime bool
@@ -167,7 +167,25 @@ func (r *runner) resume(earlier []report.Row) (bool, error) {
 		return false, fmt.Errorf("--resume from %s: %w", r.ckpt, err)
 	}
 	r.keepEpochs(earlier)
+	r.longest = longestEpoch(r.mine)
 	return true, nil
+}
+
+// longestEpoch is the longest epoch among rows, an epoch's time being the
+// seconds of its training row and of the estimates after it: a resumed
+// sitting judges its first epoch by the epochs of the sittings before.
+func longestEpoch(rows []report.Row) time.Duration {
+	secs := map[int]float64{}
+	for _, row := range rows {
+		if row.Stage == report.StageEpoch {
+			secs[row.Epoch] += row.Seconds
+		}
+	}
+	var longest float64
+	for _, s := range secs {
+		longest = max(longest, s)
+	}
+	return time.Duration(longest * float64(time.Second))
 }
 
 // restore puts the model of checkpoint c into the trainer, and the
@@ -219,6 +237,13 @@ func (r *runner) readRecorded() error {
 	return nil
 }
 
+// recorded says whether an interrupted run recorded final estimator i of
+// the trained model (r.done), which is then not run again.
+func (r *runner) recorded(i int) bool {
+	_, ok := r.done[i]
+	return ok
+}
+
 // sayResumed says on Stderr where the restored experiment stands.
 func (r *runner) sayResumed() {
 	exp, tr := r.exp, r.b.tr
@@ -242,10 +267,10 @@ func (r *runner) trainEpochs() error {
 		due = r.exp.Evaluate.Due
 	}
 	r.eta.start(r.index, r.b.tr.Total(), r.b.tr.Completed(), due)
-	ref, unknown, n := r.foresee(r.exp.Evaluate.Final, func(i int) bool { _, ok := r.done[i]; return ok })
+	ref, unknown, n := r.foresee(r.exp.Evaluate.Final, r.recorded)
 	r.eta.finalDue(r.index, ref, unknown, n)
 	live := progress.IsTerminal(r.opt.Stderr)
-	if r.b.tr.Completed() < r.b.tr.Total() && !r.stopped() && r.opt.timeUp(0) {
+	if r.b.tr.Completed() < r.b.tr.Total() && !r.stopped() && r.opt.timeUp(r.longest) {
 		return errTimeUp
 	}
 	for r.b.tr.Completed() < r.b.tr.Total() && !r.stopped() {
@@ -262,7 +287,7 @@ func (r *runner) trainEpochs() error {
 }
 
 // noTimeForAnother says, at the end of an epoch that began at start,
-// whether another epoch as long as the longest of this sitting would end
+// whether another epoch as long as the longest so far would end
 // after the deadline (with no more epochs to train, it never does).
 func (r *runner) noTimeForAnother(start time.Time) bool {
 	tr := r.b.tr
@@ -438,17 +463,16 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 			prog.Entries = append(prog.Entries, e)
 		}
 		for k, piece := range r.pieces[i] {
-			if _, finished := r.done[i]; !finished {
+			if !r.recorded(i) {
 				prog.setPiece(i, k, piece)
 			}
 		}
 	}
 	// With a deadline, no final estimator, or piece of one, starts after
 	// it: everything finished is recorded, so --resume goes on from there.
-	finished := func(i int) bool { _, ok := r.done[i]; return ok }
 	moreAfter := func(i int) bool {
 		for j := i + 1; j < len(exp.Evaluate.Final); j++ {
-			if !finished(j) {
+			if !r.recorded(j) {
 				return true
 			}
 		}

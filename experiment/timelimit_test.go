@@ -76,6 +76,35 @@ func uninterrupted(t *testing.T) []report.Row {
 func TestTimeLimitStopsBetweenEpochs(t *testing.T) {
 	want := uninterrupted(t)
 	dir := t.TempDir()
+	epochs, stderr, err := stopAfterThreeEpochs(t, dir)
+	var tl *experiment.TimeLimitError
+	if !errors.As(err, &tl) {
+		t.Fatalf("want a *TimeLimitError, got %v\n%s", err, stderr)
+	}
+	if epochs != 3 {
+		t.Errorf("%d epochs trained, want 3", epochs)
+	}
+	if got := savedEpoch(t, filepath.Join(dir, "a", "model.npz")); got != 3 {
+		t.Errorf("model.npz holds epoch %d, want 3", got)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("experiment b was started after the time limit: %v", err)
+	}
+	if !strings.Contains(err.Error(), "a/model.npz holds epoch 3 of 6") {
+		t.Errorf("the error does not say what was kept: %v", err)
+	}
+	if _, err := runTiny(t, limitFile(t), experiment.Options{Out: dir, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, withoutSeconds(t, filepath.Join(dir, "results.json")), want)
+}
+
+// stopAfterThreeEpochs runs limitConfig in dir on a clock where every
+// epoch takes a minute, with a deadline 3.5 minutes away: three epochs
+// run (a fourth would end after it). It returns the epochs trained, what
+// the run said and its error.
+func stopAfterThreeEpochs(t *testing.T, dir string) (int64, string, error) {
+	t.Helper()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var epochs atomic.Int64
 	var stderr strings.Builder
@@ -88,21 +117,39 @@ func TestTimeLimitStopsBetweenEpochs(t *testing.T) {
 	clock := func() time.Time { return base.Add(time.Duration(epochs.Load()) * time.Minute) }
 	opt := experiment.WithClock(experiment.Options{Out: dir, Stderr: w, Deadline: base.Add(3*time.Minute + 30*time.Second)}, clock)
 	_, err := experiment.Run(limitFile(t), opt)
+	return epochs.Load(), stderr.String(), err
+}
+
+// TestTimeLimitCountsKeptEpochs: a resumed sitting judges its first epoch
+// by the epochs it kept. Their rows (training and evaluation, 30 s each)
+// say each took a minute, so with 50 s left no epoch starts and the checkpoint stays at epoch 3; without
+// a limit the run then ends with the uninterrupted run's results.
+func TestTimeLimitCountsKeptEpochs(t *testing.T) {
+	want := uninterrupted(t)
+	dir := t.TempDir()
+	if _, _, err := stopAfterThreeEpochs(t, dir); err == nil {
+		t.Fatal("the first sitting was not stopped by its time limit")
+	}
+	results := filepath.Join(dir, "results.json")
+	rows, err := report.ReadResults(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range rows {
+		if rows[i].Stage == report.StageEpoch {
+			rows[i].Seconds = 30
+		}
+	}
+	if err := report.WriteResults(results, rows); err != nil {
+		t.Fatal(err)
+	}
+	_, err = runTiny(t, limitFile(t), experiment.Options{Out: dir, Resume: true, Deadline: time.Now().Add(50 * time.Second)})
 	var tl *experiment.TimeLimitError
 	if !errors.As(err, &tl) {
-		t.Fatalf("want a *TimeLimitError, got %v\n%s", err, stderr.String())
-	}
-	if got := epochs.Load(); got != 3 {
-		t.Errorf("%d epochs trained, want 3", got)
+		t.Fatalf("want a *TimeLimitError, got %v", err)
 	}
 	if got := savedEpoch(t, filepath.Join(dir, "a", "model.npz")); got != 3 {
-		t.Errorf("model.npz holds epoch %d, want 3", got)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "b")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("experiment b was started after the time limit: %v", err)
-	}
-	if !strings.Contains(err.Error(), "a/model.npz holds epoch 3 of 6") {
-		t.Errorf("the error does not say what was kept: %v", err)
+		t.Errorf("model.npz holds epoch %d, want 3 (an epoch was started with too little time left)", got)
 	}
 	if _, err := runTiny(t, limitFile(t), experiment.Options{Out: dir, Resume: true}); err != nil {
 		t.Fatal(err)
