@@ -56,9 +56,10 @@ type Options struct {
 	// message when the run is interrupted).
 	Status *Status
 	// Deadline, if set, is when the run must have stopped: an epoch is not
-	// started when one as long as the longest so far (with its evaluation;
-	// a resumed run counts the epochs it kept) would end after it, and the
-	// epoch before it is then saved; a final estimator (or a piece of one)
+	// started when one as long as the longest of this sitting (with its
+	// evaluation), or on Resume a typical one of the epochs kept
+	// (typicalEpoch), would end after it, and the epoch before it is then
+	// saved; a final estimator (or a piece of one)
 	// is not started once it has passed. Run then returns a *TimeLimitError and --resume
 	// continues. A final estimator that has begun runs to its end.
 	Deadline time.Time

@@ -4,10 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
 	"time"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/logz-ml/logz/config"
 	"github.com/logz-ml/logz/eval/report"
@@ -56,8 +59,9 @@ type runner struct {
 	// pieces are the finished pieces of final entries an interrupted run
 	// recorded but did not finish (a sandwich's rounds).
 	pieces map[int][][]report.Row
-	// longest is the longest epoch so far, with its evaluation (and, in
-	// this sitting, its checkpoint); outOfTime says that the next one would end after
+	// longest is the longest epoch of this sitting, with its evaluation
+	// and checkpoint, or a typical epoch of those a resumed run kept
+	// (typicalEpoch) if longer; outOfTime says that the next one would end after
 	// the deadline (Options.Deadline), so training stops after this one.
 	longest   time.Duration
 	outOfTime bool
@@ -167,25 +171,39 @@ func (r *runner) resume(earlier []report.Row) (bool, error) {
 		return false, fmt.Errorf("--resume from %s: %w", r.ckpt, err)
 	}
 	r.keepEpochs(earlier)
-	r.longest = longestEpoch(r.mine)
+	r.longest = typicalEpoch(r.mine)
 	return true, nil
 }
 
-// longestEpoch is the longest epoch among rows, an epoch's time being the
-// seconds of its training row and of the estimates after it: a resumed
-// sitting judges its first epoch by the epochs of the sittings before.
-func longestEpoch(rows []report.Row) time.Duration {
-	secs := map[int]float64{}
+// typicalEpoch is how long an epoch takes by the epoch rows of earlier
+// sittings: the median seconds of their training rows plus the median
+// seconds of the estimates of an evaluated epoch. A resumed sitting judges
+// its first epoch by it; medians, so that an epoch that once took far
+// longer (the machine paused or shared) does not keep every later sitting
+// from starting one.
+func typicalEpoch(rows []report.Row) time.Duration {
+	var train []float64
+	eval := map[int]float64{}
 	for _, row := range rows {
-		if row.Stage == report.StageEpoch {
-			secs[row.Epoch] += row.Seconds
+		switch {
+		case row.Stage != report.StageEpoch:
+		case row.Estimator == "train":
+			train = append(train, row.Seconds)
+		default:
+			eval[row.Epoch] += row.Seconds
 		}
 	}
-	var longest float64
-	for _, s := range secs {
-		longest = max(longest, s)
+	secs := median(train) + median(slices.Collect(maps.Values(eval)))
+	return time.Duration(secs * float64(time.Second))
+}
+
+// median is the median of xs (0 when empty); it sorts xs.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
 	}
-	return time.Duration(longest * float64(time.Second))
+	slices.Sort(xs)
+	return stat.Quantile(0.5, stat.Empirical, xs, nil)
 }
 
 // restore puts the model of checkpoint c into the trainer, and the
@@ -287,7 +305,7 @@ func (r *runner) trainEpochs() error {
 }
 
 // noTimeForAnother says, at the end of an epoch that began at start,
-// whether another epoch as long as the longest so far would end
+// whether another epoch as long as r.longest would end
 // after the deadline (with no more epochs to train, it never does).
 func (r *runner) noTimeForAnother(start time.Time) bool {
 	tr := r.b.tr

@@ -98,7 +98,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	only := fs.String("experiment", "", "with --shard: only the experiments of these comma-separated names")
 	var sets setFlags
 	fs.Var(&sets, "set", setUsage)
-	timeLimit := fs.Duration("time-limit", 0, "stop cleanly before this much time has passed (e.g. 1h50m, under a job's wall-time limit): no epoch starts that would end after it (judged by the longest epoch so far) and the last one is saved; no final estimator starts after it; exit status 3, and --resume continues")
+	timeLimit := fs.Duration("time-limit", 0, "stop cleanly before this much time has passed (e.g. 1h50m, under a job's wall-time limit): no epoch starts that would end after it (judged by the longest epoch so far, or a typical one of those kept) and the last one is saved; no final estimator starts after it; exit status 3, and --resume continues")
 	fs.Usage = func() { fmt.Fprint(fs.Output(), runUsage); printFlags(fs) }
 	pos, err := parseFlags(fs, args, stdout)
 	if err != nil {
