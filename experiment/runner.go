@@ -507,6 +507,9 @@ func (r *runner) finalEvaluation(progress func(string, int64) (func(int64), func
 			return err
 		}
 		st.set(exp.Name, fmt.Sprintf("%s trained (%d epochs), %d of %d final estimators recorded, and %d piece(s) of %s", exp.Name, tr.Completed(), len(prog.Entries), len(exp.Evaluate.Final), k+1, name))
+		return nil
+	}
+	ev.BeforePiece = func() error {
 		if r.opt.timeUp(0) {
 			return errTimeUp
 		}

@@ -231,3 +231,69 @@ func TestTimeLimitStopsShardTraining(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// sandwichConfig is one small RBM whose only final estimator is a
+// sandwich in rounds from 5 β up to maxBetas β that cannot
+// close before its budget.
+func sandwichConfig(t *testing.T, maxBetas string) *config.File {
+	t.Helper()
+	src := `name: limit-sandwich
+seed: 4
+experiments:
+  - name: a
+    data:
+      train: planted:train
+      test: planted:test
+      planted: {visible: 8, hidden: 3, train: 200, valid: 50, test: 100}
+    model: {type: rbm, hidden: 3}
+    train: {epochs: 2, batch_size: 20, learning_rate: 0.05}
+    evaluate:
+      final:
+        - {name: sandwich, until_gap: 1e-9, start_betas: 5, max_betas: ` + maxBetas + `, ais: {runs: 6}, raise: {chains: 3, examples: 11}}
+`
+	f, err := config.Parse([]byte(src), "limit-sandwich.yaml", config.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// TestTimeLimitStopsBetweenSandwichRounds: the deadline passes once the
+// first round of a sandwich is recorded (the clock jumps); the run stops
+// before the second round, keeps the first, and a --resume reaches the
+// uninterrupted run's results exactly. A sandwich of a single round is
+// not stopped after it: nothing more was to start, so the run ends.
+func TestTimeLimitStopsBetweenSandwichRounds(t *testing.T) {
+	want := t.TempDir()
+	if _, err := runTiny(t, sandwichConfig(t, "80"), experiment.Options{Out: want}); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	jumpAfterPiece := func(dir string) func() time.Time {
+		return func() time.Time {
+			b, err := os.ReadFile(filepath.Join(dir, "a", "final.progress.json"))
+			if err == nil && strings.Contains(string(b), `"pieces"`) {
+				return base.Add(time.Hour)
+			}
+			return base
+		}
+	}
+	dir := t.TempDir()
+	_, err := runTiny(t, sandwichConfig(t, "80"), experiment.WithClock(experiment.Options{Out: dir, Deadline: base.Add(time.Minute)}, jumpAfterPiece(dir)))
+	var tl *experiment.TimeLimitError
+	if !errors.As(err, &tl) {
+		t.Fatalf("want a *TimeLimitError, got %v", err)
+	}
+	if !strings.Contains(err.Error(), "1 piece(s) of sandwich") {
+		t.Errorf("the error does not say that one round was kept: %v", err)
+	}
+	if _, err := runTiny(t, sandwichConfig(t, "80"), experiment.Options{Out: dir, Resume: true}); err != nil {
+		t.Fatal(err)
+	}
+	sameRows(t, withoutSeconds(t, filepath.Join(dir, "results.json")), withoutSeconds(t, filepath.Join(want, "results.json")))
+
+	one := t.TempDir()
+	if _, err := runTiny(t, sandwichConfig(t, "5"), experiment.WithClock(experiment.Options{Out: one, Deadline: base.Add(time.Minute)}, jumpAfterPiece(one))); err != nil {
+		t.Errorf("a one-round sandwich was stopped after its round: %v", err)
+	}
+}

@@ -180,6 +180,11 @@ func runSandwich(env *evalenv.Env, m models.Model, ks []int, tol float64, at fun
 		// (its seeds are the entry's and r, so computing it again would
 		// give the same rows).
 		round, recorded := env.RecordedPiece(r)
+		if !recorded {
+			if err := env.StartingPiece(r); err != nil {
+				return rows, err
+			}
+		}
 		for n, e := range []struct {
 			name string
 			run  evalenv.Runner

@@ -94,6 +94,10 @@ type Env struct {
 	// the evaluation. A run records them so that --resume continues at the
 	// piece it reached.
 	OnPiece func(entry int, estimator string, piece int, rows []report.Row) error
+	// BeforePiece, if set, is called before an entry that works in pieces
+	// computes a piece after its first; an error stops the evaluation (a
+	// run's time limit: no round of a sandwich starts after it).
+	BeforePiece func() error
 	// Tracked, if set, holds estimator state kept across the evaluations
 	// of one experiment (the fitted q of a chi2 entry with track: true);
 	// the runner keeps it for the whole experiment, saves it in each
@@ -256,6 +260,15 @@ func (env *Env) RecordedPiece(k int) ([]report.Row, bool) {
 		rows[i] = r.Clone()
 	}
 	return rows, true
+}
+
+// StartingPiece tells BeforePiece that the running entry is about to
+// compute piece k (nothing for its first piece).
+func (env *Env) StartingPiece(k int) error {
+	if k == 0 || env.BeforePiece == nil || env.Sharding != nil {
+		return nil
+	}
+	return env.BeforePiece()
 }
 
 // FinishedPiece tells OnPiece that the running entry finished piece k.
