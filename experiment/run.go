@@ -65,6 +65,9 @@ type Options struct {
 	Deadline time.Time
 	// clock, if set, replaces time.Now for Deadline (tests).
 	clock func() time.Time
+	// begun is when the sitting began (set by Run and RunShard), from which
+	// the time limit is Deadline − begun.
+	begun time.Time
 
 	// merge, if set, makes Run a merge of a sharded run (see Merge).
 	merge *mergePlan
@@ -117,6 +120,7 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 		opt.Status = &Status{}
 	}
 	opt.Status.start(opt.Out)
+	opt.begun = opt.now()
 	resolved, err := f.Resolved()
 	if err != nil {
 		return nil, err

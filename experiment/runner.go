@@ -289,6 +289,9 @@ func (r *runner) trainEpochs() error {
 	r.eta.finalDue(r.index, ref, unknown, n)
 	live := progress.IsTerminal(r.opt.Stderr)
 	if r.b.tr.Completed() < r.b.tr.Total() && !r.stopped() && r.opt.timeUp(r.longest) {
+		if limit := r.opt.Deadline.Sub(r.opt.begun); limit > 0 && limit < r.longest {
+			return r.limitTooShort(limit)
+		}
 		return errTimeUp
 	}
 	for r.b.tr.Completed() < r.b.tr.Total() && !r.stopped() {

@@ -121,6 +121,7 @@ func RunShard(f *config.File, opt ShardOptions) error {
 	}
 	eta := newRunETA(make([]int, len(f.Experiments)))
 	base := Options{Out: opt.Out, Resume: true, Stderr: opt.Stderr, Stdout: io.Discard, Workers: opt.Workers, Status: opt.Status, Deadline: opt.Deadline}
+	base.begun = base.now()
 	var failed []string
 	if opt.Phase != PhaseEval {
 		for i, exp := range f.Experiments {

@@ -42,6 +42,15 @@ func (o Options) now() time.Time {
 	return time.Now()
 }
 
+// limitTooShort is the error of a resumed sitting whose whole time limit
+// is shorter than a typical epoch of those kept (r.longest): no sitting
+// of that length can train one, so asking for another would repeat this.
+func (r *runner) limitTooShort(limit time.Duration) error {
+	enough := (r.longest + r.longest/10 + time.Minute - 1).Truncate(time.Minute)
+	return fmt.Errorf("the time limit (%s) is shorter than an epoch of %s (about %s: the median training and evaluation time of the %d epochs kept), so no sitting that long can train one; give a limit of at least %s",
+		limit.Round(time.Second), r.exp.Name, r.longest.Round(time.Second), r.b.tr.Completed(), enough)
+}
+
 // timeLimitError is err as a *TimeLimitError when err is errTimeUp.
 func (o Options) timeLimitError(err error) error {
 	if !errors.Is(err, errTimeUp) {

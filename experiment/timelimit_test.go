@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -122,11 +123,12 @@ func stopAfterThreeEpochs(t *testing.T, dir string) (int64, string, error) {
 
 // TestTimeLimitCountsKeptEpochs: a resumed sitting judges its first epoch
 // by the epochs it kept (the median training time plus the median
-// evaluation). Their rows (training and evaluation, 30 s each) say an epoch
-// takes a minute, so with 50 s left no epoch starts and the checkpoint
-// stays at epoch 3. One epoch that took ten hours (a paused machine) does
-// not stop a sitting with two minutes left, which then ends the run with
-// the uninterrupted run's results.
+// evaluation). Their rows (training 60 s, evaluation 0) say an epoch of
+// experiment a takes a minute, so a 50 s limit trains none of a (an
+// error: no sitting that long could) and the checkpoint stays at epoch 3,
+// while b, which kept no epochs, runs. One epoch that took ten hours (a
+// paused machine) does not stop a sitting with two minutes, which then
+// ends the run with the uninterrupted run's results.
 func TestTimeLimitCountsKeptEpochs(t *testing.T) {
 	want := uninterrupted(t)
 	dir := t.TempDir()
@@ -143,17 +145,22 @@ func TestTimeLimitCountsKeptEpochs(t *testing.T) {
 		case r.Stage != report.StageEpoch:
 		case r.Epoch == 1 && r.Estimator == "train":
 			rows[i].Seconds = 36000
+		case r.Estimator == "train":
+			rows[i].Seconds = 60
 		default:
-			rows[i].Seconds = 30
+			rows[i].Seconds = 0
 		}
 	}
 	if err := report.WriteResults(results, rows); err != nil {
 		t.Fatal(err)
 	}
-	_, err = runTiny(t, limitFile(t), experiment.Options{Out: dir, Resume: true, Deadline: time.Now().Add(50 * time.Second)})
-	var tl *experiment.TimeLimitError
-	if !errors.As(err, &tl) {
-		t.Fatalf("50 s left: want a *TimeLimitError, got %v", err)
+	stderr, err := runTiny(t, limitFile(t), experiment.Options{Out: dir, Resume: true, Deadline: time.Now().Add(50 * time.Second)})
+	var failed *experiment.FailedError
+	if !errors.As(err, &failed) || !slices.Equal(failed.Experiments, []string{"a"}) {
+		t.Fatalf("a 50 s limit: want experiment a failed, got %v\n%s", err, stderr)
+	}
+	if !strings.Contains(stderr, "the time limit (50s) is shorter than an epoch of a (about 1m0s") || !strings.Contains(stderr, "at least 2m0s") {
+		t.Errorf("a 50 s limit: the error does not say that an epoch of a takes a minute:\n%s", stderr)
 	}
 	if got := savedEpoch(t, filepath.Join(dir, "a", "model.npz")); got != 3 {
 		t.Errorf("model.npz holds epoch %d, want 3 (an epoch was started with too little time left)", got)

@@ -49,11 +49,13 @@ there.
 
 --time-limit D (e.g. 1h50m: a little less than a job's wall time) ends a
 sitting cleanly before D has passed: an epoch does not start when one as
-long as the longest so far (with its evaluation) would end after D, and
-the last one trained is saved even between checkpoints; no final
-estimator, or round of one, starts after D (one already running goes to
-its end). logz then says what is kept and exits with status 3; the same
-command with --resume (or --resume=auto) continues.
+long as the longest of the sitting (with its evaluation), or before the
+first a typical one of those kept, would end after D, and the last one
+trained is saved even between checkpoints; no final estimator, or round
+of one, starts after D (one already running goes to its end). logz then
+says what is kept and exits with status 3; the same command with
+--resume (or --resume=auto) continues. A D shorter than a typical epoch
+kept is an error (no sitting that long could train one).
 
 --set PATH=VALUE (repeatable) replaces a value of the file without editing
 it, e.g. another data set for a shipped config:
