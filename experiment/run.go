@@ -59,8 +59,8 @@ type Options struct {
 	// started when one as long as the longest of this sitting (with its
 	// evaluation), or on Resume a typical one of the epochs kept
 	// (typicalEpoch), would end after it, and the epoch before it is then
-	// saved; a final estimator (or a piece of one)
-	// is not started once it has passed. Run then returns a *TimeLimitError and --resume
+	// saved; a final estimator (or a piece of one) is not started once it
+	// has passed. Run then returns a *TimeLimitError and --resume
 	// continues. A final estimator that has begun runs to its end.
 	Deadline time.Time
 	// clock, if set, replaces time.Now for Deadline (tests).
