@@ -27,11 +27,12 @@ type gradBatch struct {
 	sel   [][]int32   // per layer l ≥ 1: for each unit j, the states at 1 there, in order
 	sspan [][]int32   // per layer l ≥ 1: unit j's states are sel[l][sspan[2j]:sspan[2j+1]]
 	count []int32
-	loff  []int // per layer l ≥ 1: its offset in a flat latent state
+	loff  []int   // per layer l ≥ 1: its offset in a flat latent state
+	cur   []int32 // M: the cursors of addLowerAll and addLowerGrad
 }
 
 func (n *Net) newGradBatch(M int) *gradBatch {
-	b := &gradBatch{lp: make([]float64, M)}
+	b := &gradBatch{lp: make([]float64, M), cur: make([]int32, M)}
 	widest := 0
 	for _, k := range n.Sizes {
 		b.act = append(b.act, make([]float64, M*k))
@@ -127,30 +128,19 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 		if n.S != nil {
 			s = n.S[l]
 		}
+		if s != nil {
+			addLowerAll(A, s, k, M, group(l, S), b.on[l], b.span[l], b.cur)
+		}
 		if !wantLP {
 			// σ alone (the bits of bernTerm's), four at a time.
-			if s != nil {
-				for m := range M {
-					a := A[m*k : (m+1)*k]
-					onl := b.on[l][b.span[l][2*m]:b.span[l][2*m+1]]
-					for i := range k {
-						a[i] = addLower(a[i], s, k, i, onl)
-					}
-				}
-			}
 			kernel.SigmoidBern(A, A)
 			continue
 		}
 		for m := range M {
 			a, h := A[m*k:(m+1)*k], state(l, m)
-			onl := b.on[l][b.span[l][2*m]:b.span[l][2*m+1]]
 			lpm := lp[m]
 			for i := range k {
-				ai := a[i]
-				if s != nil {
-					ai = addLower(ai, s, k, i, onl)
-				}
-				t, sig := bernTerm(h[i], ai)
+				t, sig := bernTerm(h[i], a[i])
 				lpm += t
 				a[i] = sig
 			}
@@ -175,35 +165,17 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 			kernel.AddSelected(g.W[l+1], k, A, k, k, b.sel[l+1], b.sspan[l+1][:2*n.Sizes[l+1]])
 		}
 		if g.S != nil {
-			gs := g.S[l]
-			for m := range M {
-				d := A[m*k : (m+1)*k]
-				onl := b.on[l][b.span[l][2*m]:b.span[l][2*m+1]]
-				for i := range k {
-					row := gs[i*k : i*k+i]
-					x := d[i]
-					for _, j := range onl {
-						if int(j) >= i {
-							break
-						}
-						row[j] += x
-					}
-				}
-			}
+			addLowerGrad(g.S[l], A, k, M, group(l, S), b.on[l], b.span[l], b.cur)
 		}
 	}
 }
 
-// addLower returns a + Σ S[i,j] over the units j < i at 1 (on, in
-// increasing order), added one after another: the within-layer input of
-// unit i of a layer with weights S (k × k).
-func addLower(a float64, S []float64, k, i int, on []int32) float64 {
-	row := S[i*k : i*k+i]
-	for _, j := range on {
-		if int(j) >= i {
-			break
-		}
-		a += row[j]
+// group returns how many consecutive states share layer l's units at 1:
+// the S states of an example share its visible layer (the data), and
+// every latent layer is a state's own.
+func group(l, S int) int {
+	if l == 0 {
+		return S
 	}
-	return a
+	return 1
 }

@@ -233,6 +233,7 @@ type gibbsChains[F kernel.Float] struct {
 	a0ok []bool
 	on1  []int32
 	span []int32
+	cur  []int32 // lanes: the cursors of addLowerAll
 
 	penJ    int // the layer-1 unit whose update of the visible layer waits (−1: none)
 	penFlip [][8]uint32
@@ -260,7 +261,7 @@ func newGibbsChains[F kernel.Float](n *Net, lanes int) *gibbsChains[F] {
 		widest = max(widest, s)
 	}
 	c := &gibbsChains[F]{n: n, ng: ng, lanes: L, dot1: make([]float64, n.Sizes[1]*L), penJ: -1,
-		a0: make([]float64, L*n.Sizes[0]), a0ok: make([]bool, L), r0: make([]F, L*n.Sizes[0]), sp0: make([]float64, L), spNew: make([]float64, L), on1: make([]int32, 0, n.Sizes[1]), span: make([]int32, 2),
+		a0: make([]float64, L*n.Sizes[0]), a0ok: make([]bool, L), r0: make([]F, L*n.Sizes[0]), sp0: make([]float64, L), spNew: make([]float64, L), on1: make([]int32, 0, n.Sizes[1]), span: make([]int32, 2), cur: make([]int32, L),
 		penFlip: make([][8]uint32, ng), penSel: make([][8]uint32, ng), penAny: make([]bool, ng),
 		sum: make([]float64, widest*L), ps: make([]float64, widest), pt: make([]float64, widest),
 		sel: make([][8]uint32, ng), p: make([][8]float64, ng), dot: make([][8]float64, ng), exp: make([][8]int64, ng),
@@ -327,7 +328,7 @@ func (c *gibbsChains[F]) refresh(active int, g *gibbsTables) {
 	for l := range c.h {
 		m := n.Sizes[l]
 		sum := c.sum[:active*m]
-		n.laneActivations(g, l, active, c.lon, c.lspan, sum)
+		n.laneActivations(g, l, active, c.lon, c.lspan, sum, c.cur)
 		for k := range L {
 			if k >= active {
 				for i := range m {
@@ -706,7 +707,7 @@ func laneUnitsOn(sizes []int, active int, on func(l, k, i int) bool, lon, lspan 
 // laneActivations sets sum[k·n_l + i], for lanes k < active whose units at
 // 1 are lon, lspan (laneUnitsOn), to the activation of unit i of layer l,
 // b_l + (Σ_{j on} W_{l+1}[i,j]) + Σ_{j<i on} S_l[i,j], as one chain sums it.
-func (n *Net) laneActivations(g *gibbsTables, l, active int, lon, lspan [][]int32, sum []float64) {
+func (n *Net) laneActivations(g *gibbsTables, l, active int, lon, lspan [][]int32, sum []float64, cur []int32) {
 	m := n.Sizes[l]
 	sum = sum[:active*m]
 	clear(sum)
@@ -718,16 +719,13 @@ func (n *Net) laneActivations(g *gibbsTables, l, active int, lon, lspan [][]int3
 		s = n.S[l]
 	}
 	for k := range active {
-		onl := lon[l][lspan[l][2*k]:lspan[l][2*k+1]]
 		ak := sum[k*m : (k+1)*m]
-		for i := range m {
-			a := n.B[l][i]
-			a += ak[i]
-			if s != nil {
-				a = addLower(a, s, m, i, onl)
-			}
-			ak[i] = a
+		for i, b := range n.B[l] {
+			ak[i] = b + ak[i]
 		}
+	}
+	if s != nil {
+		addLowerAll(sum, s, m, active, 1, lon[l], lspan[l], cur)
 	}
 }
 
