@@ -124,12 +124,8 @@ func (n *Net) addGradBatch(b *gradBatch, xs []float64, K, S int, kept []float64,
 		if l < L {
 			kernel.AddSelected(A, k, wt[l+1], k, k, b.on[l+1], b.span[l+1][:2*M])
 		}
-		var s []float64
 		if n.S != nil {
-			s = n.S[l]
-		}
-		if s != nil {
-			addLowerAll(A, s, k, M, group(l, S), b.on[l], b.span[l], b.cur)
+			addLowerAll(A, n.S[l], k, M, group(l, S), b.on[l], b.span[l], b.cur)
 		}
 		if !wantLP {
 			// σ alone (the bits of bernTerm's), four at a time.
