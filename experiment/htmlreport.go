@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -51,6 +52,17 @@ type htmlReport struct {
 	// lastEnd and lastCost are the end and duration of the last write.
 	lastEnd  time.Time
 	lastCost time.Duration
+	// written holds the rows report.html shows (when wrote): a write of
+	// the same rows is skipped, so a sitting that changed nothing keeps the
+	// report of the one that did, its command included.
+	written []report.Row
+	wrote   bool
+}
+
+// shows records that report.html, if the run folder has one, shows rows.
+func (h *htmlReport) shows(rows []report.Row) {
+	_, err := os.Stat(filepath.Join(h.out, config.HTMLFile))
+	h.written, h.wrote = slices.Clone(rows), err == nil
 }
 
 // htmlBudget is the least ratio of the time between two epoch-time
@@ -83,6 +95,9 @@ func (h *htmlReport) epoch(rows []report.Row) error {
 func (h *htmlReport) write(rows []report.Row) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if h.wrote && reflect.DeepEqual(rows, h.written) {
+		return nil
+	}
 	start := time.Now()
 	defer func() { h.lastEnd = time.Now(); h.lastCost = h.lastEnd.Sub(start) }()
 	var b bytes.Buffer
@@ -115,10 +130,14 @@ func (h *htmlReport) write(rows []report.Row) error {
 			return err
 		}
 	}
-	return atomicfile.WriteFile(filepath.Join(h.out, config.HTMLFile), func(w io.Writer) error {
+	if err := atomicfile.WriteFile(filepath.Join(h.out, config.HTMLFile), func(w io.Writer) error {
 		_, err := w.Write(b.Bytes())
 		return err
-	})
+	}); err != nil {
+		return err
+	}
+	h.written, h.wrote = slices.Clone(rows), true
+	return nil
 }
 
 func (h *htmlReport) figures(exp string, rows []report.Row) ([]report.Figure, error) {

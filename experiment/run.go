@@ -12,6 +12,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -173,13 +175,26 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 		meta[k] = v
 	}
 	html := newHTMLReport(opt.Out, "logz report: "+f.Name, meta)
+	html.shows(rows)
 	if html.sweep.Setting, html.sweep.X, err = config.SweepOf(resolved); err != nil {
 		return nil, err
 	}
 	if html.grid, err = reportGrid(resolved); err != nil {
 		return nil, err
 	}
+	// report.md and report.html are rewritten only when this sitting
+	// changed the rows (or there are none yet): a sitting that trained and
+	// evaluated nothing (a --resume of a finished run, or one refused by
+	// its time limit) leaves the report of the sitting that did the work,
+	// its command included.
+	reported := slices.Clone(rows)
+	_, statErr := os.Stat(filepath.Join(opt.Out, config.ReportFile))
+	haveReport := statErr == nil
 	writeReport := func() error {
+		if haveReport && reflect.DeepEqual(rows, reported) {
+			return nil
+		}
+		reported, haveReport = slices.Clone(rows), true
 		return opt.Status.write(func() error {
 			if err := report.WriteResultsGrid(resultsPath, rows, html.grid); err != nil {
 				return err

@@ -106,6 +106,12 @@ func TestTimeLimitStopsBetweenEpochs(t *testing.T) {
 // the run said and its error.
 func stopAfterThreeEpochs(t *testing.T, dir string) (int64, string, error) {
 	t.Helper()
+	return stopAfterThreeEpochsOf(t, limitFile(t), dir)
+}
+
+// stopAfterThreeEpochsOf is stopAfterThreeEpochs for the config f.
+func stopAfterThreeEpochsOf(t *testing.T, f *config.File, dir string) (int64, string, error) {
+	t.Helper()
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var epochs atomic.Int64
 	var stderr strings.Builder
@@ -117,8 +123,80 @@ func stopAfterThreeEpochs(t *testing.T, dir string) (int64, string, error) {
 	}}
 	clock := func() time.Time { return base.Add(time.Duration(epochs.Load()) * time.Minute) }
 	opt := experiment.WithClock(experiment.Options{Out: dir, Stderr: w, Deadline: base.Add(3*time.Minute + 30*time.Second)}, clock)
-	_, err := experiment.Run(limitFile(t), opt)
+	_, err := experiment.Run(f, opt)
 	return epochs.Load(), stderr.String(), err
+}
+
+// keptEpochsTakeAMinute rewrites the results of the run in dir so that its
+// kept epochs say: training 60 s, evaluation 0; except that epoch paused
+// (0: none) trained for ten hours.
+func keptEpochsTakeAMinute(t *testing.T, dir string, paused int) {
+	t.Helper()
+	results := filepath.Join(dir, "results.json")
+	rows, err := report.ReadResults(results)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range rows {
+		switch {
+		case r.Stage != report.StageEpoch:
+		case r.Epoch == paused && r.Estimator == "train":
+			rows[i].Seconds = 36000
+		case r.Estimator == "train":
+			rows[i].Seconds = 60
+		default:
+			rows[i].Seconds = 0
+		}
+	}
+	if err := report.WriteResults(results, rows); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRefusedSittingKeepsTheReport: a sitting that trains and evaluates
+// nothing leaves the run folder as it was, report.md's command and start
+// time included (they are the sitting's that did the work): one refused
+// because its time limit is shorter than an epoch, and a --resume of a
+// finished run.
+func TestRefusedSittingKeepsTheReport(t *testing.T) {
+	f, err := config.Parse([]byte(strings.Replace(limitConfig, "  - name: b\n", "", 1)), "limit.yaml", config.Options{})
+	if err != nil || len(f.Experiments) != 1 {
+		t.Fatalf("one experiment: %v", err)
+	}
+	dir := t.TempDir()
+	if _, _, err := stopAfterThreeEpochsOf(t, f, dir); err == nil {
+		t.Fatal("the first sitting was not stopped by its time limit")
+	}
+	keptEpochsTakeAMinute(t, dir, 0)
+	sitting := func(name string, deadline time.Time) error {
+		_, err := runTiny(t, f, experiment.Options{Out: dir, Resume: true, Deadline: deadline,
+			Meta: map[string]string{"command": "logz run (sitting " + name + ")"}})
+		return err
+	}
+	// The report of the first sitting names no command; the second writes one.
+	if err := sitting("two", time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	if !strings.Contains(before["/report.md"], "sitting two") {
+		t.Fatalf("the sitting that finished the run did not write its command into report.md:\n%s", before["/report.md"])
+	}
+	if err := sitting("three", time.Time{}); err != nil {
+		t.Fatalf("a --resume of the finished run: %v", err)
+	}
+	unchanged(t, before, snapshot(t, dir))
+
+	// Refused: a's kept epochs take a minute, the limit is 50 s.
+	dir = t.TempDir()
+	if _, _, err := stopAfterThreeEpochsOf(t, f, dir); err == nil {
+		t.Fatal("the first sitting was not stopped by its time limit")
+	}
+	keptEpochsTakeAMinute(t, dir, 0)
+	before = snapshot(t, dir)
+	if err := sitting("four", time.Now().Add(50*time.Second)); err == nil {
+		t.Fatal("a 50 s sitting was not refused")
+	}
+	unchanged(t, before, snapshot(t, dir))
 }
 
 // TestTimeLimitCountsKeptEpochs: a resumed sitting judges its first epoch
@@ -135,25 +213,7 @@ func TestTimeLimitCountsKeptEpochs(t *testing.T) {
 	if _, _, err := stopAfterThreeEpochs(t, dir); err == nil {
 		t.Fatal("the first sitting was not stopped by its time limit")
 	}
-	results := filepath.Join(dir, "results.json")
-	rows, err := report.ReadResults(results)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range rows {
-		switch {
-		case r.Stage != report.StageEpoch:
-		case r.Epoch == 1 && r.Estimator == "train":
-			rows[i].Seconds = 36000
-		case r.Estimator == "train":
-			rows[i].Seconds = 60
-		default:
-			rows[i].Seconds = 0
-		}
-	}
-	if err := report.WriteResults(results, rows); err != nil {
-		t.Fatal(err)
-	}
+	keptEpochsTakeAMinute(t, dir, 1)
 	stderr, err := runTiny(t, limitFile(t), experiment.Options{Out: dir, Resume: true, Deadline: time.Now().Add(50 * time.Second)})
 	var failed *experiment.FailedError
 	if !errors.As(err, &failed) || !slices.Equal(failed.Experiments, []string{"a"}) {
