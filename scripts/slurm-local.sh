@@ -17,7 +17,9 @@
 # so processes are tracked by proctrack/linuxproc with task/none;
 # select/cons_tres with CR_CPU; SlurmdParameters=config_overrides (the node
 # is what the config says); no accounting or job completion storage (so no
-# sacct); munged on a private socket (AuthInfo=socket=…); the scheduler
+# sacct); munged on a private socket (AuthInfo=socket=…), with credentials
+# of 10 s (cred_expire=10; a requeued job waits that long, rather than two
+# minutes, before it may start again); the scheduler
 # without its batch delay; and ports $LOGZ_SLURM_PORT and the next
 # (default 26817, 26818) rather than Slurm's 6817/6818, so a real Slurm on
 # the machine is not disturbed. The node comes up in about a second.
@@ -74,7 +76,7 @@ SlurmUser=$(id -un)
 SlurmdUser=root
 AuthType=auth/munge
 CredType=cred/munge
-AuthInfo=socket=$DIR/munge/munge.socket
+AuthInfo=socket=$DIR/munge/munge.socket,cred_expire=10
 StateSaveLocation=$DIR/state
 SlurmdSpoolDir=$DIR/spool
 SlurmctldPidFile=$DIR/run/slurmctld.pid

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -20,7 +21,7 @@ import (
 	"github.com/logz-ml/logz/internal/atomicfile"
 )
 
-const slurmUsage = `Usage: logz slurm [CONFIG.yaml] --shards N [--out DIR] [--sbatch-args "..."] [--seed S] [--set PATH=VALUE ...] [--logz PATH] [--dry-run]
+const slurmUsage = `Usage: logz slurm [CONFIG.yaml] --shards N [--out DIR] [--sbatch-args "..."] [--time-limit D] [--seed S] [--set PATH=VALUE ...] [--logz PATH] [--dry-run]
 
 Runs CONFIG.yaml (no file: the embedded quickstart) on a Slurm cluster as
 job arrays, through Slurm's own commands. It writes readable sbatch scripts
@@ -48,7 +49,20 @@ can always simply run again).
 --sbatch-args are sbatch options every job gets (e.g. "--partition=short
 --time=2:00:00 --cpus-per-task=2"), written as #SBATCH lines, quoted as
 sbatch reads them ('--comment="two words"' stays one option); a newline or
-another control character in them, or in DIR, is refused. The scripts
+another control character in them, or in DIR, is refused.
+
+--time-limit D (a little less than the jobs' --time, e.g. 1h50m under
+--time=2:00:00) lets training outlast one job: each training task runs
+'logz run ... --time-limit D', which stops cleanly before D has passed
+with its epochs saved (exit status 3), and then puts itself back in the
+queue ('scontrol requeue'; the script has #SBATCH --requeue and appends to
+its log), to continue from its checkpoint when Slurm starts it again. The
+evaluation tasks wait for it as before (a requeued task is pending, not
+failed). If Slurm refuses the requeue, the task fails and 'logz status'
+says how to resubmit it. A limit shorter than an epoch is refused by the
+task (it could never finish one). Evaluation tasks are not limited.
+
+The scripts
 run the logz binary at --logz (default: this program's path, which must be
 visible from the compute nodes). --seed and --set act as in 'logz run'
 and are passed on to every job. --dry-run prints the scripts and the
@@ -99,6 +113,7 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	shards := fs.Int("shards", 0, "number of shards of every final evaluation, N (required)")
 	out := fs.String("out", "", "run directory (default runs/<config name>)")
 	sbatchArgs := fs.String("sbatch-args", "", "sbatch options for every job, e.g. \"--partition=short --time=1:00:00\"")
+	timeLimit := fs.Duration("time-limit", 0, "each training task stops cleanly before this much time (e.g. 1h50m, under the jobs' --time) and requeues itself to continue")
 	seed := fs.String("seed", "", "replace the config file's seed, as in logz run")
 	logzPath := fs.String("logz", "", "the logz binary the jobs run (default: this program)")
 	dryRun := fs.Bool("dry-run", false, "print the scripts and sbatch commands; write and submit nothing")
@@ -121,6 +136,9 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	}
 	if opt.Set, err = sets.overrides("slurm"); err != nil {
 		return err
+	}
+	if *timeLimit < 0 {
+		return usageError{fmt.Sprintf("slurm: --time-limit wants a positive duration such as 1h50m, got %s", *timeLimit)}
 	}
 	extra, err := sbatchLines(*sbatchArgs)
 	if err != nil {
@@ -188,23 +206,30 @@ func cmdSlurm(args []string, stdout, stderr io.Writer) error {
 	var scripts []script
 	T := plan.TrainTasks
 	plan.Scripts.Train = filepath.Join(sdir, "train.sbatch")
-	scripts = append(scripts, script{plan.Scripts.Train, sbatchScript(
-		fmt.Sprintf("Training of the %d experiment(s) of %s on %d array task(s): task k trains the experiments at positions k, k+%d, … of the file.", len(f.Experiments), label, T, T),
-		"logz-train-"+f.Name, fmt.Sprintf("0-%d", T-1), filepath.Join(logPattern, "train-%a.out"), extra,
-		append(run, "--shard", fmt.Sprintf("env/%d", T), "--phase", experiment.PhaseTrain))})
+	about := fmt.Sprintf("Training of the %d experiment(s) of %s on %d array task(s): task k trains the experiments at positions k, k+%d, … of the file.", len(f.Experiments), label, T, T)
+	trainRun := append(slices.Clip(run), "--shard", fmt.Sprintf("env/%d", T), "--phase", experiment.PhaseTrain)
+	trainExtra := extra
+	if *timeLimit > 0 {
+		about += fmt.Sprintf(" A task stops before %s with its work saved and requeues itself to continue.", *timeLimit)
+		trainRun = append(trainRun, "--time-limit", timeLimit.String())
+		trainExtra = append(slices.Clip(extra), "--requeue", "--open-mode=append")
+	}
+	scripts = append(scripts, script{plan.Scripts.Train, sbatchScript(about,
+		"logz-train-"+f.Name, fmt.Sprintf("0-%d", T-1), filepath.Join(logPattern, "train-%a.out"), trainExtra,
+		trainRun, *timeLimit > 0)})
 	for k, e := range f.Experiments {
 		path := filepath.Join(sdir, fmt.Sprintf("eval-%d-%s.sbatch", k, e.Name))
 		plan.Scripts.Eval = append(plan.Scripts.Eval, path)
 		scripts = append(scripts, script{path, sbatchScript(
 			fmt.Sprintf("Final evaluation of experiment %s of %s in %d shard(s): task i computes shard i (the AIS runs, RAISE pairs, CSL chain groups and IS examples whose index is i mod %d); it runs once training task %d has succeeded.", e.Name, label, *shards, *shards, k%T),
 			fmt.Sprintf("logz-eval-%s-%s", f.Name, e.Name), fmt.Sprintf("0-%d", *shards-1), filepath.Join(logPattern, fmt.Sprintf("eval-%d-%%a.out", k)), extra,
-			append(run, "--shard", fmt.Sprintf("env/%d", *shards), "--phase", experiment.PhaseEval, "--experiment", e.Name))})
+			append(slices.Clip(run), "--shard", fmt.Sprintf("env/%d", *shards), "--phase", experiment.PhaseEval, "--experiment", e.Name), false)})
 	}
 	plan.Scripts.Merge = filepath.Join(sdir, "merge.sbatch")
 	scripts = append(scripts, script{plan.Scripts.Merge, sbatchScript(
 		fmt.Sprintf("Merge of the shards of %s into results.json, report.md and the CSVs, once every evaluation task has succeeded.", label),
 		"logz-merge-"+f.Name, "", filepath.Join(logPattern, "merge.out"), extra,
-		[]string{bin, "merge", dir})})
+		[]string{bin, "merge", dir}, false)})
 
 	if *dryRun {
 		for _, s := range scripts {
@@ -304,8 +329,10 @@ func sbatch(script string, opts ...string) (string, error) {
 // sbatchScript is a batch script: a comment, #SBATCH lines and the
 // command. output is the --output file pattern, written as one word of
 // its #SBATCH line (sbatchWord); the lines of extra are written as they
-// are (sbatchLines quotes them).
-func sbatchScript(about, name, array, output string, extra []string, command []string) string {
+// are (sbatchLines quotes them). With requeue, an exit status 3 of the
+// command (a run stopped at its --time-limit, its work saved) puts the
+// array task back in the queue.
+func sbatchScript(about, name, array, output string, extra []string, command []string, requeue bool) string {
 	var b strings.Builder
 	b.WriteString("#!/bin/bash\n")
 	for _, l := range wrap(about, 76) {
@@ -323,12 +350,24 @@ func sbatchScript(about, name, array, output string, extra []string, command []s
 	for _, l := range extra {
 		fmt.Fprintf(&b, "#SBATCH %s\n", l)
 	}
-	b.WriteString("set -eu\n")
 	q := make([]string, len(command))
 	for i, c := range command {
 		q[i] = shellQuote(c)
 	}
-	b.WriteString("exec " + strings.Join(q, " ") + "\n")
+	if !requeue {
+		b.WriteString("set -eu\n")
+		b.WriteString("exec " + strings.Join(q, " ") + "\n")
+		return b.String()
+	}
+	b.WriteString("set -u\n")
+	b.WriteString("rc=0\n")
+	b.WriteString(strings.Join(q, " ") + " || rc=$?\n")
+	fmt.Fprintf(&b, "if [ \"$rc\" = %d ]; then\n", exitTime)
+	b.WriteString("\t# Stopped at its --time-limit with its work saved: back in the queue, to\n")
+	b.WriteString("\t# continue from it (the jobs that depend on this task wait).\n")
+	b.WriteString("\tscontrol requeue \"${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}\"\n")
+	b.WriteString("fi\n")
+	b.WriteString("exit \"$rc\"\n")
 	return b.String()
 }
 

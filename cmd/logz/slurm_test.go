@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -153,6 +154,80 @@ func TestSlurmDryRun(t *testing.T) {
 	}
 }
 
+// TestSlurmTimeLimitRequeues: with --time-limit, the training script runs
+// logz with that limit and, when logz exits with status 3 (stopped at the
+// limit, its work saved), requeues its own array task and exits 3; any
+// other status is the script's without a requeue. The evaluation scripts
+// get no limit. The script is run by bash with a fake logz and scontrol.
+func TestSlurmTimeLimitRequeues(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeConfig(t, dir, tinyConfig)
+	fake := filepath.Join(dir, "bin")
+	os.MkdirAll(fake, 0o755)
+	calls := filepath.Join(dir, "calls.log")
+	for name, body := range map[string]string{
+		"logz":     "echo \"logz $*\" >> \"$CALLS\"\nexit \"$FAKE_RC\"\n",
+		"scontrol": "echo \"scontrol $*\" >> \"$CALLS\"\n",
+	} {
+		if err := os.WriteFile(filepath.Join(fake, name), []byte("#!/bin/bash\n"+body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "run")
+	stdout, _, err := runLogz(t, "slurm", cfg, "--shards", "2", "--out", out, "--logz", filepath.Join(fake, "logz"), "--dry-run", "--time-limit", "1h50m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scripts := map[string]string{}
+	name := ""
+	for _, line := range strings.SplitAfter(stdout, "\n") {
+		if strings.HasPrefix(line, "==> ") {
+			name = filepath.Base(strings.TrimSuffix(strings.TrimPrefix(line, "==> "), " <==\n"))
+			continue
+		}
+		scripts[name] += line
+	}
+	train := scripts["train.sbatch"]
+	for _, want := range []string{"#SBATCH --requeue\n", "#SBATCH --open-mode=append\n", "--phase train --time-limit 1h50m0s || rc=$?\n"} {
+		if !strings.Contains(train, want) {
+			t.Errorf("train.sbatch has no %q:\n%s", want, train)
+		}
+	}
+	if eval := scripts["eval-0-cd.sbatch"]; eval == "" || strings.Contains(eval, "time-limit") || strings.Contains(eval, "requeue") {
+		t.Errorf("eval-0-cd.sbatch is missing or limited:\n%s", eval)
+	}
+	path := filepath.Join(dir, "train.sbatch")
+	if err := os.WriteFile(path, []byte(train), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		rc      int
+		requeue bool
+	}{{3, true}, {0, false}, {1, false}, {2, false}} {
+		os.Remove(calls)
+		cmd := exec.Command("bash", path)
+		cmd.Env = append(os.Environ(), "PATH="+fake+string(os.PathListSeparator)+os.Getenv("PATH"), "CALLS="+calls,
+			fmt.Sprintf("FAKE_RC=%d", c.rc), "SLURM_ARRAY_JOB_ID=7", "SLURM_ARRAY_TASK_ID=1")
+		b, err := cmd.CombinedOutput()
+		rc := 0
+		if ee := (*exec.ExitError)(nil); errors.As(err, &ee) {
+			rc = ee.ExitCode()
+		} else if err != nil {
+			t.Fatalf("bash %s: %v: %s", path, err, b)
+		}
+		log, _ := os.ReadFile(calls)
+		if rc != c.rc {
+			t.Errorf("logz exit %d: the script exited %d\n%s%s", c.rc, rc, b, log)
+		}
+		if got := strings.Contains(string(log), "scontrol requeue 7_1\n"); got != c.requeue {
+			t.Errorf("logz exit %d: requeued %v, want %v:\n%s", c.rc, got, c.requeue, log)
+		}
+		if !strings.HasPrefix(string(log), "logz run "+cfg+" --out "+out+" --shard env/2 --phase train --time-limit 1h50m0s\n") {
+			t.Errorf("logz exit %d: logz ran as\n%s", c.rc, log)
+		}
+	}
+}
+
 // TestSlurmBadFlags: sbatch options logz sets itself, a bad --shards and
 // unbalanced quotes are usage errors naming the problem.
 func TestSlurmBadFlags(t *testing.T) {
@@ -167,6 +242,7 @@ func TestSlurmBadFlags(t *testing.T) {
 		{[]string{"--shards", "2", "--sbatch-args", "-d afterok:1"}, "-d is set by logz slurm itself"},
 		{[]string{"--shards", "2", "--sbatch-args", "short"}, `"short" is not an sbatch option`},
 		{[]string{"--shards", "2", "--sbatch-args", "--comment='a b"}, "unbalanced '"},
+		{[]string{"--shards", "2", "--time-limit", "-5m"}, "--time-limit wants a positive duration"},
 	} {
 		_, _, err := runLogz(t, append([]string{"slurm", cfg, "--dry-run"}, c.args...)...)
 		if _, ok := err.(usageError); !ok || !strings.Contains(err.Error(), c.want) {
