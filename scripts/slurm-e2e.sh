@@ -9,13 +9,16 @@
 # training array, an evaluation array per experiment, a merge job, chained
 # by afterok dependencies — waits for the jobs by polling squeue, and checks
 # that the merged results.json equals the unsharded one in every number
-# (the times, "seconds", aside). Prints the wall time of both. Before that,
+# (the times, "seconds", aside). Prints the wall time of both. Then once
+# more with --time-limit at half the longest experiment's training, and
+# checks that a training task stopped at it, requeued itself, continued, and
+# that the merged results are again the unsharded run's. Before that,
 # it checks that sbatch reads a script of `logz slurm` as written: with a run
 # directory holding a blank and --sbatch-args '--comment="two words"', the
 # training script passes `sbatch --test-only`, and submitted on hold, the
 # job has the comment "two words" and its log under the directory with the
 # blank (then it is cancelled). Skips, saying why, where Slurm cannot be
-# installed. About a minute for the quickstart. .ci/run calls it.
+# installed. About two minutes for the quickstart. .ci/run calls it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 config="${1:-}"
@@ -75,37 +78,71 @@ if ! grep -qF "Comment=two words" <<< "$shown" || ! grep -qF "StdOut=$qdir/slurm
 fi
 echo "slurm-e2e: OK: sbatch reads --out with a blank and --comment=\"two words\" as written"
 
+# wait_for DIR: wait until the jobs of the run in DIR have left the queue.
+wait_for() {
+	local jobs deadline
+	# The job ids are the quoted numbers of plan.json.
+	jobs=$(grep -o '"[0-9][0-9]*"' "$1/slurm/plan.json" | tr -d '"' | paste -sd,)
+	deadline=$(($(date +%s) + timeout))
+	while [ -n "$(squeue -h -j "$jobs" -o %i 2> /dev/null)" ]; do
+		if [ "$(date +%s)" -gt "$deadline" ]; then
+			echo "slurm-e2e: jobs $jobs still queued after ${timeout}s:"
+			squeue -j "$jobs" || true
+			scancel $(echo "$jobs" | tr , ' ') || true
+			exit 1
+		fi
+		sleep 0.5
+	done
+}
+
+# same_results DIR: the merged results.json in DIR equals the unsharded
+# run's in every number (the times, "seconds", aside).
+same_results() {
+	if [ ! -s "$1/results.json" ]; then
+		echo "slurm-e2e: the merge wrote no results.json in $1; job logs:"
+		tail -n 5 "$1"/slurm/logs/*.out
+		"$work/logz" status "$1" || true
+		exit 1
+	fi
+	norm() { sed -E 's/"seconds": [^,]*,/"seconds": 0,/' "$1"; }
+	if ! cmp -s <(norm "$work/whole/results.json") <(norm "$1/results.json"); then
+		echo "slurm-e2e: FAILED: the merged results.json in $1 differs from the unsharded run's:"
+		diff <(norm "$work/whole/results.json") <(norm "$1/results.json") | head -20
+		exit 1
+	fi
+}
+
 t0=$(date +%s%N)
 "$work/logz" run "${args[@]}" --out "$work/whole" > /dev/null 2> "$work/whole.log" || { tail -20 "$work/whole.log"; exit 1; }
 t1=$(date +%s%N)
 "$work/logz" slurm "${args[@]}" --shards "$shards" --out "$work/sharded" --logz "$work/logz" | tee "$work/submit.log"
-# The job ids are the quoted numbers of plan.json.
-jobs=$(grep -o '"[0-9][0-9]*"' "$work/sharded/slurm/plan.json" | tr -d '"' | paste -sd,)
-deadline=$(($(date +%s) + timeout))
-while [ -n "$(squeue -h -j "$jobs" -o %i 2> /dev/null)" ]; do
-	if [ "$(date +%s)" -gt "$deadline" ]; then
-		echo "slurm-e2e: jobs $jobs still queued after ${timeout}s:"
-		squeue -j "$jobs" || true
-		scancel $(echo "$jobs" | tr , ' ') || true
-		exit 1
-	fi
-	sleep 0.5
-done
+wait_for "$work/sharded"
 t2=$(date +%s%N)
-
-if [ ! -s "$work/sharded/results.json" ]; then
-	echo "slurm-e2e: the merge wrote no results.json; job logs:"
-	tail -n 5 "$work"/sharded/slurm/logs/*.out
-	"$work/logz" status "$work/sharded" || true
-	exit 1
-fi
-norm() { sed -E 's/"seconds": [^,]*,/"seconds": 0,/' "$1"; }
-if ! cmp -s <(norm "$work/whole/results.json") <(norm "$work/sharded/results.json"); then
-	echo "slurm-e2e: FAILED: the merged results.json differs from the unsharded run's:"
-	diff <(norm "$work/whole/results.json") <(norm "$work/sharded/results.json") | head -20
-	exit 1
-fi
+same_results "$work/sharded"
 printf 'slurm-e2e: OK: %s in %d shards on Slurm gives the same results.json as without (times aside)\n' "${config:-the quickstart}" "$shards"
 secs() { printf '%d.%d' $(($1 / 1000000000)) $(($1 / 100000000 % 10)); }
 printf 'slurm-e2e: wall time: unsharded %s s; on Slurm, submission to merged results %s s (%s CPUs)\n' \
 	"$(secs $((t1 - t0)))" "$(secs $((t2 - t1)))" "$(nproc)"
+
+# --time-limit: a limit of half the longest experiment's training (its
+# epochs' seconds in the unsharded run) stops that training task at least
+# once; it requeues itself, continues from its checkpoint, and the merged
+# results are still the unsharded run's.
+longest=0
+for csv in "$work"/whole/*/epochs.csv; do
+	s=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; next } c { t += $c } END { printf "%d", t + 0.5 }' "$csv")
+	[ "$s" -gt "$longest" ] && longest=$s
+done
+limit=$(((longest + 1) / 2))
+[ "$limit" -ge 1 ] || limit=1
+"$work/logz" slurm "${args[@]}" --shards "$shards" --out "$work/limited" --logz "$work/logz" --time-limit "${limit}s" > "$work/submit-limited.log"
+wait_for "$work/limited"
+same_results "$work/limited"
+requeued=$(grep -l "DUE TO JOB REQUEUE" "$work"/limited/slurm/logs/train-*.out | wc -l)
+if [ "$requeued" -lt 1 ]; then
+	echo "slurm-e2e: FAILED: no training task stopped at --time-limit ${limit}s and was requeued (training took ${longest} s unsharded); logs:"
+	tail -n 5 "$work"/limited/slurm/logs/train-*.out
+	exit 1
+fi
+printf 'slurm-e2e: OK: with --time-limit %ss (training %d s), %d training task(s) stopped, requeued themselves and continued; the same results.json\n' \
+	"$limit" "$longest" "$requeued"

@@ -102,9 +102,11 @@ Usage:
   logz status DIR [--shards N]
                          what a sharded run has done, and what to resubmit
   logz slurm [CONFIG.yaml] --shards N [--out DIR] [--sbatch-args "..."]
-             [--seed S] [--set PATH=VALUE ...] [--logz PATH] [--dry-run]
+             [--time-limit D] [--seed S] [--set PATH=VALUE ...]
+             [--logz PATH] [--dry-run]
                          run the file on Slurm: training and evaluation job
-                         arrays and a merge job, with their dependencies
+                         arrays and a merge job, with their dependencies;
+                         --time-limit: training tasks requeue themselves
   logz eval --model FILE.npz --data SPEC --estimator LIST [flags]
                          evaluate a saved model (--shard i/n --parts DIR to
                          share it among processes, --parts DIR to merge)
