@@ -131,7 +131,7 @@ printf 'slurm-e2e: wall time: unsharded %s s; on Slurm, submission to merged res
 longest=0
 for csv in "$work"/whole/*/epochs.csv; do
 	s=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "seconds") c = i; next } c { t += $c } END { printf "%d", t + 0.5 }' "$csv")
-	[ "$s" -gt "$longest" ] && longest=$s
+	if [ "$s" -gt "$longest" ]; then longest=$s; fi
 done
 limit=$(((longest + 1) / 2))
 [ "$limit" -ge 1 ] || limit=1
