@@ -194,7 +194,6 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 		if haveReport && reflect.DeepEqual(rows, reported) {
 			return nil
 		}
-		reported, haveReport = slices.Clone(rows), true
 		return opt.Status.write(func() error {
 			if err := report.WriteResultsGrid(resultsPath, rows, html.grid); err != nil {
 				return err
@@ -204,7 +203,11 @@ func runLocked(f *config.File, opt Options) ([]report.Row, error) {
 			}); err != nil {
 				return err
 			}
-			return html.write(rows)
+			if err := html.write(rows); err != nil {
+				return err
+			}
+			reported, haveReport = slices.Clone(rows), true
+			return nil
 		})
 	}
 	var failed []string
